@@ -1,0 +1,281 @@
+"""Dataset configs: YAML with `dataset`, `scene` and `variables`, validated before any work.
+
+Dataset size: the enumerated variables (`fixed`, `varying_all`, `varying_all_range`) form a
+Cartesian product of their levels; each combination is rendered `n_images` times. Random
+variables (`varying_random`, `varying_among_range`) add no combinations: they are drawn per
+image from that image's seed.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from byo.errors import ConfigError, format_key_path
+from byo.setup import SetupConfig
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DatasetSection(Strict):
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")
+    family: str
+    output_dir: str | None = None
+    seed: int = Field(0, ge=0, lt=2**63)
+    n_images: int = Field(1, ge=1)
+    split: str = "test"  # recorded in legends and the CLEVR scenes file
+
+
+class _Variation(Strict):
+    n_images: int | None = Field(None, ge=1)
+
+
+class Fixed(_Variation):
+    type: Literal["fixed"]
+    value: Any
+
+
+class VaryingAll(_Variation):
+    type: Literal["varying_all"]
+    levels: list[Any] = Field(min_length=1)
+
+
+class VaryingAllRange(_Variation):
+    """Each integer in [min, max]; for floats every `step` from min up to max (inclusive)."""
+
+    type: Literal["varying_all_range"]
+    min: float
+    max: float
+    step: float | None = Field(None, gt=0)
+
+    @model_validator(mode="after")
+    def _check(self):
+        if self.max < self.min:
+            raise ValueError(f"max ({self.max}) is below min ({self.min})")
+        integral = float(self.min).is_integer() and float(self.max).is_integer()
+        if self.step is None and not integral:
+            raise ValueError("float ranges need a `step`")
+        return self
+
+    def values(self) -> list[float | int]:
+        step = self.step or 1
+        count = int(math.floor((self.max - self.min) / step + 1e-9)) + 1
+        integral = all(float(v).is_integer() for v in (self.min, self.max, step))
+        vals = [self.min + i * step for i in range(count)]
+        return [int(round(v)) for v in vals] if integral else [round(v, 10) for v in vals]
+
+
+class VaryingRandom(_Variation):
+    type: Literal["varying_random"]
+    choices: list[Any] = Field(min_length=1)
+
+
+class VaryingAmongRange(_Variation):
+    """Uniform draw from [min, max]; integers when both bounds are integers (unless `integer: false`)."""
+
+    type: Literal["varying_among_range"]
+    min: float
+    max: float
+    integer: bool | None = None
+
+    @model_validator(mode="after")
+    def _check(self):
+        if self.max < self.min:
+            raise ValueError(f"max ({self.max}) is below min ({self.min})")
+        return self
+
+    @property
+    def is_integer(self) -> bool:
+        if self.integer is not None:
+            return self.integer
+        return float(self.min).is_integer() and float(self.max).is_integer()
+
+
+Variation = Annotated[
+    Fixed | VaryingAll | VaryingAllRange | VaryingRandom | VaryingAmongRange, Field(discriminator="type")
+]
+ENUMERATED = (Fixed, VaryingAll, VaryingAllRange)
+
+
+class DatasetConfig(Strict):
+    dataset: DatasetSection
+    scene: dict[str, Any] = Field(default_factory=dict)
+    variables: dict[str, Variation] = Field(default_factory=dict)
+
+    def enumerated(self) -> dict[str, list[Any]]:
+        out = {}
+        for path, var in self.variables.items():
+            if isinstance(var, Fixed):
+                out[path] = [var.value]
+            elif isinstance(var, VaryingAll):
+                out[path] = list(var.levels)
+            elif isinstance(var, VaryingAllRange):
+                out[path] = var.values()
+        return out
+
+    def random_variables(self) -> dict[str, VaryingRandom | VaryingAmongRange]:
+        return {p: v for p, v in self.variables.items() if not isinstance(v, ENUMERATED)}
+
+    @property
+    def repetitions(self) -> int:
+        declared = {v.n_images for v in self.variables.values() if v.n_images is not None}
+        return declared.pop() if declared else self.dataset.n_images
+
+
+# --- dotted paths into the scene --------------------------------------------------------
+def set_path(tree: dict, path: str, value: Any) -> None:
+    """Set `a.b.0.c` in nested dicts/lists, creating dicts on the way."""
+    parts = path.split(".")
+    node: Any = tree
+    for i, part in enumerate(parts[:-1]):
+        if isinstance(node, list):
+            node = node[int(part)]
+            continue
+        if not isinstance(node.get(part, {}), (dict, list)):
+            raise KeyError(".".join(parts[: i + 1]))
+        node = node.setdefault(part, {})
+    last = parts[-1]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+
+
+def deep_merge(base: dict, override: dict) -> dict:
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+# --- loading and validation -----------------------------------------------------------
+_TYPE_NAMES = {"str", "int", "float", "bool", "none", "list", "dict"}
+_VARIATION_TAGS = {"fixed", "varying_all", "varying_all_range", "varying_random", "varying_among_range"}
+
+
+def _is_union_tag(part) -> bool:
+    """Pydantic puts union branch names into error locations; they are not keys of the input."""
+    if not isinstance(part, str):
+        return False
+    return (part in _TYPE_NAMES or part in _VARIATION_TAGS or "[" in part or part.startswith("function-")
+            or part[:1].isupper())
+
+
+def _pydantic_problems(err: ValidationError, prefix: tuple = ()) -> list[tuple[str, str]]:
+    """One message per key path; for unions, the most specific branch message wins."""
+    by_path: dict[str, list[tuple[str, str]]] = {}
+    for e in err.errors():
+        loc = prefix + tuple(p for p in e["loc"] if not _is_union_tag(p))
+        msg = e["msg"].removeprefix("Value error, ")
+        if e["type"] == "extra_forbidden":
+            msg = "unknown key"
+        elif e["type"] == "missing":
+            msg = "required key is missing"
+        elif e["type"] != "value_error" and "input" in e:
+            msg = f"{msg} (got {e['input']!r})"
+        by_path.setdefault(format_key_path(loc), []).append((e["type"], msg))
+    problems = []
+    for key, found in by_path.items():
+        specific = [m for t, m in found if t == "value_error"] or [found[0][1]]
+        problems.append((key, specific[0]))
+    return problems
+
+
+def scene_for_levels(cfg: DatasetConfig, family, levels: dict[str, Any]) -> dict:
+    scene = deep_merge(family.default_scene, cfg.scene)
+    for path, value in levels.items():
+        set_path(scene, path, value)
+    return scene
+
+
+def validate_scene(scene: dict, family, prefix: tuple = ("scene",)):
+    """Validate a full scene dict: shared setup plus the family's `content`. Returns (setup, content)."""
+    scene = dict(scene)
+    content = scene.pop("content", {})
+    problems = []
+    setup = family_content = None
+    try:
+        setup = SetupConfig.model_validate(scene)
+    except ValidationError as err:
+        problems += _pydantic_problems(err, prefix)
+    try:
+        family_content = family.content_model.model_validate(content)
+    except ValidationError as err:
+        problems += _pydantic_problems(err, prefix + ("content",))
+    return setup, family_content, problems
+
+
+def _level_samples(var) -> list[tuple[str, Any]]:
+    """Values worth validating for a variable, with the key naming each."""
+    if isinstance(var, Fixed):
+        return [("value", var.value)]
+    if isinstance(var, VaryingAll):
+        return [(f"levels[{i}]", v) for i, v in enumerate(var.levels)]
+    if isinstance(var, VaryingAllRange):
+        vals = var.values()
+        return [("min", vals[0]), ("max", vals[-1])]
+    if isinstance(var, VaryingRandom):
+        return [(f"choices[{i}]", v) for i, v in enumerate(var.choices)]
+    lo, hi = (int(var.min), int(var.max)) if var.is_integer else (var.min, var.max)
+    return [("min", lo), ("max", hi)]
+
+
+def load_config(path: str | Path) -> tuple[DatasetConfig, Any]:
+    """Load and validate a dataset config. Raises ConfigError naming file, key path and expectation."""
+    from byo.families import get_family
+
+    path = Path(path)
+    file = str(path)
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise ConfigError(file, [("<file>", "file not found")]) from None
+    except yaml.YAMLError as err:
+        raise ConfigError(file, [("<file>", f"not valid YAML: {err}")]) from None
+    if not isinstance(raw, dict):
+        raise ConfigError(file, [("<top level>", "expected a mapping with keys dataset, scene, variables")])
+    try:
+        cfg = DatasetConfig.model_validate(raw)
+    except ValidationError as err:
+        raise ConfigError(file, _pydantic_problems(err)) from None
+
+    try:
+        family = get_family(cfg.dataset.family)
+    except KeyError as err:
+        raise ConfigError(file, [("dataset.family", str(err.args[0]))]) from None
+
+    base = deep_merge(family.default_scene, cfg.scene)
+    _, _, problems = validate_scene(base, family)
+
+    declared = {name: v.n_images for name, v in cfg.variables.items() if v.n_images is not None}
+    if len(set(declared.values())) > 1:
+        listing = ", ".join(f"{k}: {n}" for k, n in declared.items())
+        problems.append(("variables", f"n_images must be the same for every variable that sets it (got {listing})"))
+
+    for var_path, var in cfg.variables.items():
+        for key, value in _level_samples(var):
+            scene = copy.deepcopy(base)
+            try:
+                set_path(scene, var_path, value)
+            except (KeyError, IndexError, ValueError) as err:
+                problems.append((format_key_path(("variables", var_path)),
+                                 f"path does not lead into the scene (stuck at {err})"))
+                break
+            _, _, level_problems = validate_scene(scene, family, prefix=("variables", var_path, key))
+            if level_problems:
+                problems.append((format_key_path(("variables", var_path, key)),
+                                 f"value {value!r} is invalid at scene.{var_path}: "
+                                 + "; ".join(f"{k.split(var_path)[-1] or k}: {m}" for k, m in level_problems)))
+    if problems:
+        raise ConfigError(file, problems)
+    return cfg, family

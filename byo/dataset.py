@@ -1,0 +1,87 @@
+"""Dataset layout on disk, atomic writes, completeness and the per-dataset files."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+IMAGES, MASKS, LEGENDS = "images", "masks", "legends"
+METADATA = "metadata.jsonl"
+RESOLVED_CONFIG = "config.resolved.json"
+SOURCE_CONFIG = "config.yaml"
+
+
+class Layout:
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def image(self, name: str) -> Path:
+        return self.root / IMAGES / f"{name}.png"
+
+    def mask(self, name: str) -> Path:
+        return self.root / MASKS / f"{name}.png"
+
+    def legend(self, name: str) -> Path:
+        return self.root / LEGENDS / f"{name}.json"
+
+    def legend_text(self, name: str) -> Path:
+        return self.root / LEGENDS / f"{name}.txt"
+
+    def is_complete(self, name: str) -> bool:
+        """The legend is written last, so its presence (with image and mask) marks a finished image."""
+        return all(p.is_file() for p in (self.legend(name), self.image(name), self.mask(name)))
+
+    def make_dirs(self) -> None:
+        for sub in (IMAGES, MASKS, LEGENDS):
+            (self.root / sub).mkdir(parents=True, exist_ok=True)
+
+    def legends(self) -> list[dict]:
+        """Complete legends, in image index order."""
+        out = []
+        for path in sorted((self.root / LEGENDS).glob("*.json")):
+            legend = json.loads(path.read_text())
+            if self.is_complete(legend["name"]):
+                out.append(legend)
+        return sorted(out, key=lambda lg: lg["index"])
+
+
+def temp_path_for(final: Path) -> Path:
+    """A temporary sibling (same directory, so the final rename is atomic)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{final.stem}.", suffix=final.suffix, dir=final.parent)
+    os.close(fd)
+    return Path(tmp)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    tmp = temp_path_for(path)
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def metadata_row(legend: dict) -> dict:
+    """One Hugging Face imagefolder row: `file_name` plus flat, loadable columns."""
+    return {
+        "file_name": legend["image"],
+        "name": legend["name"],
+        "index": legend["index"],
+        "seed": legend["seed"],
+        "family": legend["family"],
+        "split": legend["split"],
+        "legend": f"{LEGENDS}/{legend['name']}.json",
+        "mask_file": legend["mask"],
+        "levels": json.dumps(legend["levels"], sort_keys=True),
+        "n_objects": len(legend["objects"]),
+        "objects": [{"name": o["name"], "kind": o["kind"], "visible_pixels": o["visible_pixels"],
+                     "bbox": o["bbox"]} for o in legend["objects"]],
+    }
+
+
+def write_metadata(layout: Layout, legends: list[dict]) -> Path:
+    path = layout.root / METADATA
+    atomic_write_text(path, "".join(json.dumps(metadata_row(lg)) + "\n" for lg in legends))
+    return path

@@ -1,0 +1,32 @@
+"""Errors that name the file, the key path and what was expected."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+
+def format_key_path(loc: Iterable[str | int]) -> str:
+    """('variables', 'camera.distance', 'levels', 2) -> variables."camera.distance".levels[2]"""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif "." in part:
+            out += f'."{part}"' if out else f'"{part}"'
+        else:
+            out += f".{part}" if out else part
+    return out or "<top level>"
+
+
+class ConfigError(ValueError):
+    """A configuration problem, reported before any work starts."""
+
+    def __init__(self, file: str, problems: Sequence[tuple[str, str]]):
+        self.file = file
+        self.problems = list(problems)
+        lines = [f"{file}: {key}: {expected}" for key, expected in self.problems]
+        super().__init__("invalid config\n" + "\n".join("  " + line for line in lines))
+
+
+class RenderError(RuntimeError):
+    """A scene could not be rendered as requested (e.g. objects never visible enough)."""

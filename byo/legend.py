@@ -1,0 +1,56 @@
+"""Legends: the scene spec plus what the render measured; JSON and a human-readable text."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from byo.spec import SceneSpec
+
+
+def build_legend(spec: SceneSpec, *, image: str, mask: str, blender_version: str,
+                 pixel_coords: list, measured: dict[int, dict], render_applied: dict) -> dict[str, Any]:
+    data = spec.model_dump(mode="json")
+    objects = []
+    for obj, px in zip(data.pop("objects"), pixel_coords, strict=True):
+        m = measured[obj["id"]]
+        objects.append({**obj, "pixel_coords": [round(px[0], 2), round(px[1], 2), round(px[2], 4)],
+                        "bbox": m["bbox"], "visible_pixels": m["visible_pixels"]})
+    w, h = spec.setup.resolution
+    return {
+        "image": image, "mask": mask, "width": w, "height": h,
+        "tool": {"name": "byo-render", "version": data.pop("tool_version")},
+        "blender": {"version": blender_version, **render_applied},
+        **data,
+        "objects": objects,
+    }
+
+
+def dumps(legend: dict) -> str:
+    return json.dumps(legend, indent=1, sort_keys=False) + "\n"
+
+
+def legend_text(legend: dict, family) -> str:
+    s = legend["setup"]
+    cam, blur = s["camera"], s["blur"]
+    lines = [
+        f"{legend['name']}  ({legend['family']}, dataset {legend['dataset']}, split {legend['split']})",
+        f"seed {legend['seed']}, attempt {legend['attempt']}; byo-render {legend['tool']['version']}, "
+        f"Blender {legend['blender']['version']}",
+        "levels: " + (", ".join(f"{k}={v}" for k, v in legend["levels"].items()) or "-"),
+        f"camera: distance {cam['distance']} m, elevation {cam['elevation']} deg, azimuth {cam['azimuth']} deg, "
+        f"lens {cam['focal_length']} mm",
+        f"lighting: x{s['lighting_multiplier']} (" + ", ".join(f"{li['name']} {li['power']} W" for li in s["lights"]) + ")",
+        "blur: " + (f"f/{blur['fstop']} focused at {blur['focus_distance']} m" if blur["enabled"] else "none"),
+        "table: " + (f"{s['table']['shape']} {s['table']['length']}x{s['table']['width']} m, texture "
+                     f"{s['table']['texture']}, colour {s['table']['color']}" if s["table"]["enabled"] else "none"),
+        f"resolution: {legend['width']}x{legend['height']}, engine {s['render']['engine']}",
+        f"objects ({len(legend['objects'])}):",
+    ]
+    for o in legend["objects"]:
+        attrs = ", ".join(f"{k} {v}" for k, v in o["attributes"].items() if k != "rgb")
+        px = o["pixel_coords"]
+        lines.append(f"  #{o['id']} {o['name']}: {attrs}; at pixel ({px[0]:.0f}, {px[1]:.0f}), "
+                     f"{o['visible_pixels']} visible px, box {o['bbox']}")
+    lines += family.legend_lines(legend)
+    return "\n".join(lines) + "\n"

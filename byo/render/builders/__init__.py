@@ -1,0 +1,1 @@
+"""Per-family builders: realize a scene spec's objects as Blender objects."""

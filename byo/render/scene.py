@@ -1,0 +1,310 @@
+"""Shared setup written once for every family: reset, render settings, camera, lights, blur,
+table, floor, background; and the segmentation (object index) render."""
+
+from __future__ import annotations
+
+import os
+
+import bmesh
+import bpy
+from mathutils import Matrix, Vector
+
+from byo.camera import camera_axes
+from byo.render import compat
+from byo.setup import ResolvedSetup
+
+
+def srgb_to_linear(c: float) -> float:
+    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+
+def linear_rgb(rgb) -> tuple[float, float, float]:
+    return tuple(srgb_to_linear(float(c)) for c in rgb[:3])
+
+
+def reset() -> bpy.types.Scene:
+    """Start every scene from an empty factory state: nothing leaks from the previous one."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    return bpy.context.scene
+
+
+def principled_material(name: str, rgb, roughness: float, metallic: float = 0.0, specular: float = 0.5):
+    mat = bpy.data.materials.new(name)
+    compat.use_nodes(mat)
+    compat.set_principled(mat.node_tree.nodes["Principled BSDF"], rgb, roughness, metallic, specular)
+    mat.diffuse_color = (*rgb, 1.0)  # what Workbench shows
+    mat.roughness = roughness
+    mat.metallic = metallic
+    return mat
+
+
+def mesh_object(name: str, bm: bmesh.types.BMesh, material=None, smooth=None) -> bpy.types.Object:
+    mesh = bpy.data.meshes.new(name)
+    bm.to_mesh(mesh)
+    bm.free()
+    if smooth is not None:
+        compat.set_smooth(mesh, [smooth(p) for p in mesh.polygons])
+    if material is not None:
+        mesh.materials.append(material)
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def look_at(obj, target) -> None:
+    direction = Vector(target) - obj.location
+    obj.rotation_euler = direction.to_track_quat("-Z", "Y").to_euler()
+
+
+# --- parts ------------------------------------------------------------------------------
+def configure_render(scene, setup: ResolvedSetup, threads: int) -> dict:
+    r = setup.render
+    scene.render.resolution_x, scene.render.resolution_y = setup.resolution
+    scene.render.resolution_percentage = 100
+    scene.render.image_settings.file_format = "PNG"
+    scene.render.image_settings.color_mode = "RGB"
+    scene.render.image_settings.color_depth = "8"
+    scene.render.image_settings.compression = 15
+    scene.render.threads_mode = "FIXED"
+    scene.render.threads = max(1, threads)
+    scene.render.dither_intensity = 1.0
+    compat.disable_stamps(scene.render)
+    scene.view_settings.view_transform = r.view_transform
+    scene.view_settings.look = "None"
+    applied = {"engine": r.engine}
+    if r.engine == "workbench":
+        scene.render.engine = "BLENDER_WORKBENCH"
+        scene.display.shading.light = "STUDIO"
+        scene.display.shading.color_type = "MATERIAL"
+        scene.display.render_aa = "8"
+        return applied
+    scene.render.engine = "CYCLES"
+    c = scene.cycles
+    c.device = "CPU"
+    c.samples = r.samples
+    c.use_adaptive_sampling = r.adaptive_threshold is not None
+    if r.adaptive_threshold is not None:
+        c.adaptive_threshold = r.adaptive_threshold
+    c.max_bounces = r.max_bounces
+    c.diffuse_bounces = r.diffuse_bounces
+    c.glossy_bounces = r.glossy_bounces
+    c.transparent_max_bounces = r.transparent_bounces
+    c.transmission_bounces = min(r.max_bounces, 4)
+    c.volume_bounces = 0
+    c.filter_width = r.filter_width
+    c.use_animated_seed = False
+    applied["denoised"] = compat.set_denoising(c, r.denoise)
+    return applied
+
+
+def add_camera(scene, setup: ResolvedSetup) -> bpy.types.Object:
+    cam = setup.camera
+    data = bpy.data.cameras.new("camera")
+    data.lens = cam.focal_length
+    data.sensor_width = cam.sensor_width
+    data.sensor_fit = "AUTO"
+    data.clip_start = 0.01
+    data.clip_end = 200.0
+    obj = bpy.data.objects.new("camera", data)
+    scene.collection.objects.link(obj)
+    axes = camera_axes(cam.location, cam.target, cam.azimuth)
+    rot = Matrix([list(axes[i]) for i in range(3)])
+    obj.matrix_world = Matrix.Translation(cam.location) @ rot.to_4x4()
+    data.dof.use_dof = setup.blur.enabled
+    if setup.blur.enabled:
+        data.dof.aperture_fstop = setup.blur.fstop
+        data.dof.focus_distance = setup.blur.focus_distance
+    scene.camera = obj
+    return obj
+
+
+def add_lights(scene, setup: ResolvedSetup) -> list:
+    lights = []
+    for spec in setup.lights:
+        data = bpy.data.lights.new(f"{spec.name}_light", "AREA")
+        data.energy = spec.power
+        data.size = spec.size
+        obj = bpy.data.objects.new(f"{spec.name}_light", data)
+        obj.location = spec.location
+        scene.collection.objects.link(obj)
+        look_at(obj, setup.camera.target)
+        lights.append(obj)
+    return lights
+
+
+def set_background(scene, setup: ResolvedSetup) -> None:
+    world = bpy.data.worlds.new("world")
+    compat.use_nodes(world)
+    bg = world.node_tree.nodes["Background"]
+    bg.inputs["Color"].default_value = (*linear_rgb(setup.background.color), 1.0)
+    bg.inputs["Strength"].default_value = setup.background.strength
+    scene.world = world
+
+
+def add_floor(setup: ResolvedSetup):
+    if not setup.floor.enabled:
+        return None
+    bm = bmesh.new()
+    bmesh.ops.create_grid(bm, x_segments=1, y_segments=1, size=30.0)
+    mat = principled_material("floor", linear_rgb(setup.floor.color), setup.floor.roughness)
+    obj = mesh_object("floor", bm, mat)
+    obj.location.z = setup.floor_z
+    return obj
+
+
+def _table_material(setup: ResolvedSetup):
+    t = setup.table
+    base = linear_rgb(t.color)
+    mat = principled_material("table", base, t.roughness)
+    if t.texture == "low":
+        return mat
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    bsdf = nodes["Principled BSDF"]
+    coords = nodes.new("ShaderNodeTexCoord")
+    noise = nodes.new("ShaderNodeTexNoise")
+    noise.inputs["Scale"].default_value = 12.0
+    noise.inputs["Detail"].default_value = 8.0
+    links.new(coords.outputs["Object"], noise.inputs["Vector"])
+    ramp = nodes.new("ShaderNodeValToRGB")
+    dark = tuple(0.55 * c for c in base)
+    light = tuple(min(1.0, 1.35 * c) for c in base)
+    ramp.color_ramp.elements[0].color = (*dark, 1.0)
+    ramp.color_ramp.elements[1].color = (*light, 1.0)
+    pattern = noise.outputs["Fac"]
+    if t.texture == "high":
+        # Layered: fine noise times cellular Voronoi, plus a bump from the same pattern.
+        voronoi = nodes.new("ShaderNodeTexVoronoi")
+        voronoi.inputs["Scale"].default_value = 25.0
+        links.new(coords.outputs["Object"], voronoi.inputs["Vector"])
+        mix = nodes.new("ShaderNodeMath")
+        mix.operation = "MULTIPLY_ADD"
+        links.new(voronoi.outputs["Distance"], mix.inputs[0])
+        mix.inputs[1].default_value = 0.8
+        links.new(noise.outputs["Fac"], mix.inputs[2])
+        pattern = mix.outputs["Value"]
+        ramp.color_ramp.elements.new(0.5).color = (*base, 1.0)
+        bump = nodes.new("ShaderNodeBump")
+        bump.inputs["Strength"].default_value = 0.6
+        bump.inputs["Distance"].default_value = 0.02
+        links.new(pattern, bump.inputs["Height"])
+        links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
+    links.new(pattern, ramp.inputs["Fac"])
+    links.new(ramp.outputs["Color"], bsdf.inputs["Base Color"])
+    return mat
+
+
+def add_table(setup: ResolvedSetup):
+    t = setup.table
+    if not t.enabled:
+        return None
+    bm = bmesh.new()
+    if t.shape == "rectangular":
+        bmesh.ops.create_cube(bm, size=1.0)
+        bmesh.ops.scale(bm, vec=(t.length, t.width, t.thickness), verts=bm.verts)
+    else:
+        width = t.length if t.shape == "circular" else t.width
+        bmesh.ops.create_cone(bm, cap_ends=True, segments=96, radius1=0.5, radius2=0.5, depth=1.0)
+        bmesh.ops.scale(bm, vec=(t.length, width, t.thickness), verts=bm.verts)
+    bmesh.ops.translate(bm, vec=(0.0, 0.0, -t.thickness / 2), verts=bm.verts)  # top face at z = 0
+    return mesh_object("table", bm, _table_material(setup))
+
+
+def build_setup(scene, setup: ResolvedSetup, threads: int) -> dict:
+    applied = configure_render(scene, setup, threads)
+    add_camera(scene, setup)
+    add_lights(scene, setup)
+    set_background(scene, setup)
+    add_floor(setup)
+    add_table(setup)
+    return applied
+
+
+# --- rendering ------------------------------------------------------------------------
+def render_to(scene, path: str) -> None:
+    scene.render.filepath = path
+    bpy.ops.render.render(write_still=True)
+
+
+def render_mask(scene, path: str, objects: dict[int, list]) -> None:
+    """Render each object's mask index as an exact grey level (index / 255): one Cycles sample,
+    no pixel filter, no blur, lights off, emission only, Raw view transform."""
+    saved = {
+        "engine": scene.render.engine, "view": scene.view_settings.view_transform,
+        "dither": scene.render.dither_intensity,
+    }
+    cam = scene.camera.data
+    saved_dof = cam.dof.use_dof
+    mat = bpy.data.materials.new("mask_index")
+    compat.use_nodes(mat)
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    for n in list(nodes):
+        nodes.remove(n)
+    info = nodes.new("ShaderNodeObjectInfo")
+    scale = nodes.new("ShaderNodeMath")
+    scale.operation = "DIVIDE"
+    scale.inputs[1].default_value = 255.0
+    emission = nodes.new("ShaderNodeEmission")
+    out = nodes.new("ShaderNodeOutputMaterial")
+    links.new(info.outputs["Object Index"], scale.inputs[0])
+    links.new(scale.outputs["Value"], emission.inputs["Color"])
+    links.new(emission.outputs["Emission"], out.inputs["Surface"])
+
+    for obj in scene.objects:
+        obj.pass_index = 0
+    for index, parts in objects.items():
+        for obj in parts:
+            obj.pass_index = index
+    lights = [o for o in scene.objects if o.type == "LIGHT"]
+    for light in lights:
+        light.hide_render = True
+    world_strength = scene.world.node_tree.nodes["Background"].inputs["Strength"]
+    saved_strength = world_strength.default_value
+    world_strength.default_value = 0.0
+    layer = bpy.context.view_layer
+    layer.material_override = mat
+
+    scene.render.engine = "CYCLES"
+    c = scene.cycles
+    cycles_saved = {k: getattr(c, k) for k in ("samples", "use_adaptive_sampling", "use_denoising",
+                                                 "filter_width", "max_bounces", "seed")}
+    c.samples = 1
+    c.use_adaptive_sampling = False
+    c.use_denoising = False
+    c.filter_width = 0.01
+    c.max_bounces = 0
+    cam.dof.use_dof = False
+    scene.view_settings.view_transform = "Raw"
+    scene.render.dither_intensity = 0.0
+    try:
+        render_to(scene, path)
+    finally:
+        for k, v in cycles_saved.items():
+            setattr(c, k, v)
+        layer.material_override = None
+        for light in lights:
+            light.hide_render = False
+        world_strength.default_value = saved_strength
+        cam.dof.use_dof = saved_dof
+        scene.render.engine = saved["engine"]
+        scene.view_settings.view_transform = saved["view"]
+        scene.render.dither_intensity = saved["dither"]
+        bpy.data.materials.remove(mat)
+
+
+def project_points(scene, points) -> list[tuple[float, float, float]]:
+    """Pixel x, pixel y (down from the top) and depth, as Blender's camera projects them."""
+    from bpy_extras.object_utils import world_to_camera_view
+
+    w, h = scene.render.resolution_x, scene.render.resolution_y
+    out = []
+    for p in points:
+        v = world_to_camera_view(scene, scene.camera, Vector(p))
+        out.append((v.x * w, (1.0 - v.y) * h, v.z))
+    return out
+
+
+def current_rss_mb() -> float:
+    with open(f"/proc/{os.getpid()}/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
