@@ -66,7 +66,7 @@ class Projector:
             ndc_y = cam[:, 1] / depth / half_y
         return np.column_stack([(ndc_x + 1.0) * 0.5 * w, (1.0 - ndc_y) * 0.5 * h, depth])
 
-    def ground_directions(self) -> dict[str, tuple[float, float, float]]:
+    def ground_directions(self) -> dict[str, list[float]]:
         """CLEVR-style unit vectors: camera left/behind projected on the ground, and up/down."""
         axes = self.axes
         left = -axes[:, 0]
@@ -78,4 +78,4 @@ class Projector:
         behind /= np.linalg.norm(behind)
         vec = {"left": left, "right": -left, "behind": behind, "front": -behind,
                "above": np.array([0.0, 0.0, 1.0]), "below": np.array([0.0, 0.0, -1.0])}
-        return {k: tuple(float(round(x, 6)) for x in v) for k, v in vec.items()}
+        return {k: [float(round(x, 6)) for x in v] for k, v in vec.items()}

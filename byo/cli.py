@@ -94,8 +94,13 @@ def add_render_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    return run(args.func, args)
+
+
+def run(func, args) -> int:
+    """Run a command, turning known errors into a one-paragraph message and an exit code."""
     try:
-        return args.func(args)
+        return func(args)
     except ConfigError as err:
         console.print(f"[red]error:[/red] {err}", highlight=False)
         return 2

@@ -18,7 +18,9 @@ def _label(legend: dict, keys: list[str] | None) -> list[str]:
     for k in keys or list(levels):
         if k in levels:
             lines.append(f"{k.split('.')[-1]}={levels[k]}")
-    lines.append(f"{len(legend['objects'])} obj")
+    extras = legend.get("extras", {})
+    label = extras.get("label") or (extras.get("labels") or [None])[0]
+    lines.append(f"{len(legend['objects'])} obj" + (f": {label}" if label else ""))
     return lines
 
 

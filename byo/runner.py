@@ -16,7 +16,14 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from byo.config import DatasetConfig, deep_merge, load_config
 from byo.dataset import RESOLVED_CONFIG, SOURCE_CONFIG, Layout, atomic_write_text, write_metadata

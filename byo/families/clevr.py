@@ -4,7 +4,8 @@ Positions are drawn in CLEVR units (x, y in [-extent, extent]) and scaled to met
 `scale`. Left/right relations are decided on the projected image x of the object centres (so
 they are true of the pixels whatever the perspective); front/behind on the ground-plane
 direction away from the camera, as CLEVR does. Placement keeps every pair apart by
-`direction_margin` along the camera's ground axes and by `pixel_margin` pixels in image x, so
+`direction_margin` along the camera's ground axes and by `x_margin` (fraction of the image
+width) in image x, so
 every relation is unambiguous.
 """
 
@@ -60,7 +61,7 @@ class ObjectConfig(Strict):
 
 class ClevrContent(Strict):
     mode: Literal["random", "objects", "single_object", "two_object", "relational", "color_binding"] = "random"
-    count: int | tuple[int, int] = Field((3, 10), description="objects (random), N (color_binding)")
+    count: int | tuple[int, int] | None = None  # objects (random, default 3-10) or N (color_binding, default 2)
     shapes: list[Literal["cube", "sphere", "cylinder", "cone"]] = list(SHAPES)
     colors: list[str | ColorDef] = list(COLORS)
     materials: list[Literal["rubber", "metal"]] = list(MATERIALS)
@@ -71,14 +72,16 @@ class ClevrContent(Strict):
     extent: float = Field(3.0, gt=0)  # half-size of the placement square, CLEVR units
     min_gap: float = Field(0.25, ge=0)  # between bounding circles, CLEVR units
     direction_margin: float = Field(0.4, ge=0)  # along the camera's ground axes, CLEVR units
-    pixel_margin: float = Field(2.0, ge=0)  # image-x separation of centres, pixels
+    x_margin: float = Field(0.01, ge=0, lt=0.5)  # image-x separation of centres, fraction of width
     frame_margin: float = Field(0.03, ge=0, lt=0.5)  # centres kept this fraction inside the frame
-    max_tries: int = Field(50, ge=1)  # per object before the layout restarts
+    max_tries: int = Field(500, ge=1)  # candidates per object (drawn at once) before the layout restarts
     max_restarts: int = Field(200, ge=1)
 
     @field_validator("count")
     @classmethod
     def _count(cls, v):
+        if v is None:
+            return v
         lo, hi = (v, v) if isinstance(v, int) else v
         if lo < 1 or hi < lo:
             raise ValueError("count must be a positive integer or [min, max] with 1 <= min <= max")
@@ -116,6 +119,8 @@ class ClevrContent(Strict):
 
     @property
     def count_range(self) -> tuple[int, int]:
+        if self.count is None:
+            return (2, 2) if self.mode == "color_binding" else (3, 10)
         return (self.count, self.count) if isinstance(self.count, int) else tuple(self.count)
 
     def _check_fits(self, n: int) -> None:
@@ -142,7 +147,7 @@ def _footprint_radius(shape: str, size: str) -> float:
 
 def _color_table(content: ClevrContent) -> dict[str, tuple[float, float, float]]:
     table = {name: tuple(c / 255 for c in rgb) for name, rgb in COLORS.items()}
-    for c in content.colors:
+    for c in [*content.colors, *(o.color for o in content.objects)]:
         if isinstance(c, ColorDef):
             table[c.name] = c.rgb
     return table
@@ -290,52 +295,57 @@ class ClevrFamily:
 
     def _place(self, c: ClevrContent, setup: ResolvedSetup, idents: list[dict], place: np.random.Generator,
                directions: dict) -> list[tuple[float, float]]:
+        """CLEVR's rejection sampling, vectorized: each object draws `max_tries` candidates at
+        once and takes the first that passes; after a failure the whole layout restarts."""
         projector = setup.projector()
         w, h = setup.resolution
-        behind = np.array(directions["behind"][:2])
-        left = np.array(directions["left"][:2])
-        radii = [_footprint_radius(o["shape"], o["size"]) for o in idents]
-        heights = [SIZES[o["size"]] for o in idents]
+        axes = np.array([directions["behind"][:2], directions["left"][:2]]).T  # ground -> (behind, left)
+        radii = np.array([_footprint_radius(o["shape"], o["size"]) for o in idents])
+        heights = np.array([SIZES[o["size"]] for o in idents])
+        x_margin = c.x_margin * w
+        lo = np.array([c.frame_margin * w, c.frame_margin * h])
+        hi = np.array([(1 - c.frame_margin) * w, (1 - c.frame_margin) * h])
 
-        def frame_ok(x, y, half):
-            px, py, depth = projector.project([(x * c.scale, y * c.scale, half * c.scale)])[0]
-            m = c.frame_margin
-            return depth > 0 and m * w <= px <= (1 - m) * w and m * h <= py <= (1 - m) * h, px
+        def image_x(xy: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
+            """Projected x of candidate centres and whether they are well inside the frame."""
+            pts = np.column_stack([xy * c.scale, np.full(len(xy), heights[i] * c.scale)])
+            px = projector.project(pts)
+            inside = (px[:, 2] > 0) & np.all((px[:, :2] >= lo) & (px[:, :2] <= hi), axis=1)
+            return px[:, 0], inside
 
-        def compatible(x, y, i, px, placed):
-            for (xj, yj, pxj), j in placed:
-                d = np.array([x - xj, y - yj])
-                if np.hypot(*d) - radii[i] - radii[j] < c.min_gap:
-                    return False
-                if abs(d @ behind) < c.direction_margin or abs(d @ left) < c.direction_margin:
-                    return False
-                if abs(px - pxj) < c.pixel_margin:
-                    return False
-            return True
-
+        fixed = [o["position"] is not None for o in idents]
         for _ in range(c.max_restarts):
-            placed: list[tuple[tuple[float, float, float], int]] = []
+            xy = np.zeros((0, 2))
+            px = np.zeros(0)
             for i, o in enumerate(idents):
-                for _ in range(c.max_tries if o["position"] is None else 1):
-                    x, y = o["position"] or place.uniform(-c.extent, c.extent, size=2)
-                    ok, px = frame_ok(x, y, heights[i])
-                    if (ok or o["position"] is not None) and compatible(x, y, i, px, placed):
-                        placed.append(((float(x), float(y), float(px)), i))
-                        break
-                else:
+                cand = (np.array([o["position"]], float) if fixed[i]
+                        else place.uniform(-c.extent, c.extent, size=(c.max_tries, 2)))
+                cx, ok = image_x(cand, i)
+                if fixed[i]:
+                    ok[:] = True  # explicit positions are the user's call; visibility still checks them
+                if len(xy):
+                    d = cand[:, None, :] - xy[None, :, :]
+                    gap = np.hypot(d[..., 0], d[..., 1]) - radii[i] - radii[: len(xy)]
+                    along = np.abs(d @ axes)  # (cand, placed, 2)
+                    ok &= np.all(gap >= c.min_gap, axis=1)
+                    ok &= np.all(along >= c.direction_margin, axis=(1, 2))
+                    ok &= np.all(np.abs(cx[:, None] - px[None, :]) >= x_margin, axis=1)
+                hits = np.flatnonzero(ok)
+                if not len(hits):
                     break
-            if len(placed) == len(idents):
-                if c.mode == "relational" and placed[0][0][2] > placed[1][0][2]:
-                    # The first identity is the left shape: swap the two positions.
-                    placed = [(placed[1][0], 0), (placed[0][0], 1)]
-                    if not all(frame_ok(x, y, heights[i])[0] for (x, y, _), i in placed):
+                xy = np.vstack([xy, cand[hits[0]]])
+                px = np.append(px, cx[hits[0]])
+            else:
+                if c.mode == "relational" and px[0] > px[1]:
+                    xy = xy[::-1].copy()  # the first identity is the left shape: swap the positions
+                    if not all(image_x(xy[i : i + 1], i)[1][0] for i in range(2)):
                         continue
-                return [(round(x, 6), round(y, 6)) for (x, y, _), _ in placed]
-            if all(o["position"] is not None for o in idents):
+                return [(round(float(x), 6), round(float(y), 6)) for x, y in xy]
+            if all(fixed):
                 break
         raise PlacementError(
             f"could not place {len(idents)} objects in [-{c.extent}, {c.extent}]^2 with min_gap {c.min_gap}, "
-            f"direction_margin {c.direction_margin} and pixel_margin {c.pixel_margin} inside the camera's view "
+            f"direction_margin {c.direction_margin} and x_margin {c.x_margin} inside the camera's view "
             f"after {c.max_restarts} restarts; lower `count`, use smaller `sizes` or raise `extent`")
 
     def export(self, layout, legends: list[dict]) -> dict:

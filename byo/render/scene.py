@@ -3,7 +3,9 @@ table, floor, background; and the segmentation (object index) render."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 
 import bmesh
 import bpy
@@ -220,9 +222,26 @@ def build_setup(scene, setup: ResolvedSetup, threads: int) -> dict:
 
 
 # --- rendering ------------------------------------------------------------------------
+@contextlib.contextmanager
+def quiet_stdout():
+    """Blender prints a line per render tile and file; keep them off the progress bar."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
 def render_to(scene, path: str) -> None:
     scene.render.filepath = path
-    bpy.ops.render.render(write_still=True)
+    with quiet_stdout():
+        bpy.ops.render.render(write_still=True)
 
 
 def render_mask(scene, path: str, objects: dict[int, list]) -> None:

@@ -1,0 +1,46 @@
+# BYO Render. `make install` once, then `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+WHEELS ?= $(HOME)/.cache/byo-wheels
+BPY_WHEEL := bpy==5.0.1
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test test-fast bench lint clean
+
+install: $(STAMP)
+	@if command -v blender >/dev/null 2>&1; then \
+		echo "blender: $$(blender --version 2>/dev/null | head -n1)"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing Debian's blender (for the 'blender -b -P render.py' path)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends blender >/dev/null; \
+	else \
+		echo "skipping Debian's blender: apt-get is not usable here (the bpy wheel still renders)"; \
+	fi
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	@# The bpy wheel is 374 MB: keep a copy so that new virtualenvs install it offline.
+	@mkdir -p $(WHEELS)
+	@ls $(WHEELS)/bpy-5.0.1-*.whl >/dev/null 2>&1 || $(BIN)/pip download -q --no-deps -d $(WHEELS) $(BPY_WHEEL)
+	$(BIN)/pip install -q --find-links $(WHEELS) -e '.[blender,dev]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/byo render dataset_configs/demo.yaml --resume
+
+test: $(STAMP)
+	$(BIN)/pytest -q
+
+test-fast: $(STAMP)
+	$(BIN)/pytest -q -m "not render and not blender"
+
+bench: $(STAMP)
+	$(BIN)/python bench/render_bench.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check byo tests bench render.py blender_addon
+
+clean:
+	rm -rf output .pytest_cache

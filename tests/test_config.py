@@ -1,0 +1,110 @@
+"""Config validation, plans and seeds: no bpy needed."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import clevr_config, write_config
+
+from byo.cli import main
+from byo.config import load_config
+from byo.errors import ConfigError
+from byo.plan import image_count, jobs, make_job
+
+
+def test_three_varying_variables_times_n_images(tmp_path, capsys):
+    cfg_path = write_config(tmp_path, clevr_config(n_images=5, variables={
+        "camera.elevation": {"type": "varying_all", "levels": ["low", "high"]},
+        "lighting.intensity": {"type": "varying_all", "levels": ["low", "medium", "high"]},
+        "blur.fstop": {"type": "varying_all", "levels": ["none", "low", "medium", 1.4]},
+    }))
+    cfg, _ = load_config(cfg_path)
+    assert image_count(cfg) == 120
+    assert len(jobs(cfg)) == 120
+    assert main(["plan", str(cfg_path)]) == 0
+    out = capsys.readouterr().out
+    assert "24 combinations x 5 images = 120 images" in out
+
+
+def test_product_order_and_random_draws(tmp_path):
+    cfg, _ = load_config(write_config(tmp_path, clevr_config(n_images=2, variables={
+        "content.count": {"type": "varying_all_range", "min": 3, "max": 5},
+        "camera.azimuth": {"type": "varying_among_range", "min": 0.0, "max": 360.0},
+        "lighting.intensity": {"type": "varying_random", "choices": ["low", "high"]},
+    })))
+    planned = jobs(cfg)
+    assert [j.levels["content.count"] for j in planned] == [3, 3, 4, 4, 5, 5]
+    azimuths = [j.levels["camera.azimuth"] for j in planned]
+    assert len(set(azimuths)) == 6 and all(0.0 <= a <= 360.0 for a in azimuths)
+    assert {j.levels["lighting.intensity"] for j in planned} <= {"low", "high"}
+
+
+def test_float_range_needs_step_and_includes_max(tmp_path):
+    cfg, _ = load_config(write_config(tmp_path, clevr_config(variables={
+        "camera.distance": {"type": "varying_all_range", "min": 1.7, "max": 2.3, "step": 0.3}})))
+    assert [j.levels["camera.distance"] for j in jobs(cfg)] == [1.7, 2.0, 2.3]
+    with pytest.raises(ConfigError, match="float ranges need a `step`"):
+        load_config(write_config(tmp_path, clevr_config(variables={
+            "camera.distance": {"type": "varying_all_range", "min": 1.5, "max": 2.5}})))
+
+
+def test_each_image_seed_depends_only_on_dataset_seed_and_index(tmp_path):
+    cfg, _ = load_config(write_config(tmp_path, clevr_config(n_images=4, variables={
+        "camera.azimuth": {"type": "varying_among_range", "min": 0.0, "max": 360.0}})))
+    planned = jobs(cfg)
+    alone = make_job(cfg, 3)
+    assert alone == planned[3] and alone.levels == planned[3].levels
+    assert len({j.seed for j in planned}) == 4
+    other, _ = load_config(write_config(tmp_path, {**clevr_config(n_images=4), "dataset": {
+        "name": "tiny", "family": "clevr", "seed": 6, "n_images": 4}}, "other.yaml"))
+    assert make_job(other, 3).seed != alone.seed
+
+
+def _error(tmp_path, data) -> str:
+    with pytest.raises(ConfigError) as info:
+        load_config(write_config(tmp_path, data))
+    return str(info.value)
+
+
+def test_unknown_key_names_file_and_path(tmp_path):
+    msg = _error(tmp_path, clevr_config(camera={"distanse": 3}))
+    assert "config.yaml: scene.camera.distanse: unknown key" in msg
+
+
+def test_wrong_type_names_path_and_expectation(tmp_path):
+    msg = _error(tmp_path, clevr_config(render={"samples": "many"}))
+    assert "scene.render.samples" in msg and "valid integer" in msg
+
+
+def test_unknown_preset_lists_the_presets(tmp_path):
+    msg = _error(tmp_path, clevr_config(blur={"fstop": "extreme"}))
+    assert "scene.blur.fstop: unknown blur preset 'extreme'" in msg
+    assert "very_low, low, medium, high, very_high" in msg
+
+
+def test_bad_variable_level_is_named(tmp_path):
+    msg = _error(tmp_path, clevr_config(variables={
+        "camera.distance": {"type": "varying_all", "levels": ["low", "huge"]}}))
+    assert 'variables."camera.distance".levels[1]' in msg and "huge" in msg
+
+
+def test_variable_path_must_lead_into_the_scene(tmp_path):
+    msg = _error(tmp_path, clevr_config(variables={"camera.distance.x": {"type": "fixed", "value": 1}}))
+    assert 'variables."camera.distance.x"' in msg
+
+
+def test_unknown_family(tmp_path):
+    data = clevr_config()
+    data["dataset"]["family"] = "checkers"
+    assert "dataset.family: unknown scene family 'checkers'" in _error(tmp_path, data)
+
+
+def test_n_images_must_agree(tmp_path):
+    msg = _error(tmp_path, clevr_config(variables={
+        "camera.azimuth": {"type": "varying_all", "levels": [0, 90], "n_images": 3},
+        "blur.fstop": {"type": "varying_all", "levels": ["low"], "n_images": 4}}))
+    assert "n_images must be the same" in msg
+
+
+def test_twelve_large_objects_fail_in_plan(tmp_path):
+    msg = _error(tmp_path, clevr_config(content={"mode": "random", "count": 12, "sizes": ["large"]}))
+    assert "scene.content" in msg and "12 large objects cannot fit" in msg
