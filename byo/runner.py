@@ -11,6 +11,7 @@ import json
 import multiprocessing
 import os
 import shutil
+import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -135,6 +136,9 @@ def render_dataset(config_path: str, out_dir: str | None = None, *, limit: int |
 
 
 def _init(threads: int) -> None:
+    # A parent that imported bpy itself passes Blender's script folders on in sys.path; there
+    # `bpy` would resolve to Blender's Python package instead of the wheel's module.
+    sys.path[:] = [p for p in sys.path if f"{os.sep}bpy{os.sep}" not in p]
     from byo.render.worker import init_worker
 
     init_worker(threads)

@@ -323,7 +323,7 @@ class ClevrFamily:
                 cx, ok = image_x(cand, i)
                 if fixed[i]:
                     ok[:] = True  # explicit positions are the user's call; visibility still checks them
-                if len(xy):
+                elif len(xy):
                     d = cand[:, None, :] - xy[None, :, :]
                     gap = np.hypot(d[..., 0], d[..., 1]) - radii[i] - radii[: len(xy)]
                     along = np.abs(d @ axes)  # (cand, placed, 2)

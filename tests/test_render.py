@@ -1,0 +1,191 @@
+"""Rendering with the bpy wheel: tiny images so the suite stays fast."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+
+import numpy as np
+import pytest
+from conftest import ROOT, clevr_config, write_config
+from PIL import Image
+from scipy.ndimage import gaussian_filter
+
+from byo.cli import main
+from byo.errors import ConfigError
+from byo.measure import read_mask
+from byo.runner import render_dataset
+
+pytestmark = pytest.mark.render
+
+
+def pixels(path) -> np.ndarray:
+    with Image.open(path) as im:
+        return np.asarray(im.convert("RGB"))
+
+
+def snapshot(root) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def count_dataset(tmp_path_factory):
+    """50 images of 3-10 random objects, rendered once for several checks."""
+    tmp = tmp_path_factory.mktemp("count")
+    cfg = clevr_config("count50", seed=21, n_images=50, content={"mode": "random"},
+                       variables={"content.count": {"type": "varying_among_range", "min": 3, "max": 10}},
+                       render={"samples": 1, "denoise": "off", "adaptive_threshold": None})
+    out = tmp / "out"
+    report = render_dataset(str(write_config(tmp, cfg)), str(out), show_progress=False)
+    assert not report.failed
+    return out
+
+
+def test_every_object_is_visible_and_left_right_matches_projection(count_dataset):
+    legends = [json.loads(p.read_text()) for p in sorted((count_dataset / "legends").glob("*.json"))]
+    assert len(legends) == 50
+    counts = set()
+    for legend in legends:
+        mask = read_mask(count_dataset / legend["mask"])
+        min_px = legend["setup"]["min_visible_pixels"]
+        objects = legend["objects"]
+        counts.add(len(objects))
+        assert len(objects) == legend["levels"]["content.count"]
+        for o in objects:
+            assert o["visible_pixels"] >= min_px
+            assert o["visible_pixels"] == int((mask == o["id"]).sum())  # measured, not estimated
+            x0, y0, x1, y1 = o["bbox"]
+            assert (mask[y0:y1, x0:x1] == o["id"]).any() and not (mask[:, :x0] == o["id"]).any()
+        rel = legend["extras"]["relationships"]
+        for i, j in itertools.permutations(range(len(objects)), 2):
+            xi, xj = objects[i]["pixel_coords"][0], objects[j]["pixel_coords"][0]
+            assert (j in rel["left"][i]) == (xj < xi) and (j in rel["right"][i]) == (xj > xi)
+    assert len(counts) >= 5
+
+
+def test_blender_projection_agrees_with_the_spec_projection(count_dataset):
+    from byo.setup import ResolvedSetup
+
+    for path in sorted((count_dataset / "legends").glob("*.json"))[:10]:
+        legend = json.loads(path.read_text())
+        projector = ResolvedSetup.model_validate(legend["setup"]).projector()
+        ours = projector.project([o["location"] for o in legend["objects"]])
+        blender = np.array([o["pixel_coords"] for o in legend["objects"]])
+        assert np.allclose(ours[:, :2], blender[:, :2], atol=0.02)
+
+
+def test_dataset_files(count_dataset):
+    rows = [json.loads(line) for line in (count_dataset / "metadata.jsonl").read_text().splitlines()]
+    assert [r["index"] for r in rows] == list(range(50))
+    for r in rows:
+        assert (count_dataset / r["file_name"]).is_file() and r["file_name"].startswith("images/")
+    scenes = json.loads((count_dataset / "clevr_scenes.json").read_text())
+    assert set(scenes) == {"info", "scenes"} and len(scenes["scenes"]) == 50
+    scene = scenes["scenes"][7]
+    assert int(scene["image_filename"].rsplit(".", 1)[0].split("_")[-1]) == scene["image_index"] == 7
+    assert set(scene) == {"split", "image_index", "image_filename", "objects", "directions", "relationships"}
+    assert set(scene["objects"][0]) == {"shape", "size", "material", "color", "3d_coords", "rotation",
+                                        "pixel_coords"}
+    with Image.open(count_dataset / "contact_sheet.png") as sheet:
+        assert sheet.width > 400 and sheet.height > 400
+
+
+def test_full_and_interrupted_runs_are_identical(tmp_path):
+    cfg_path = write_config(tmp_path, clevr_config("resume", seed=3, n_images=2, variables={
+        "camera.azimuth": {"type": "varying_all", "levels": [0, 120]},
+        "camera.distance": {"type": "varying_among_range", "min": 1.1, "max": 1.4}}))
+    full, part = tmp_path / "full", tmp_path / "part"
+    assert not render_dataset(str(cfg_path), str(full), show_progress=False).failed
+    first = render_dataset(str(cfg_path), str(part), limit=1, in_process=True, show_progress=False)
+    assert len(first.rendered) == 1
+    # A crash mid-image leaves partial files behind: --resume must redo that image.
+    name = "resume_000001"
+    shutil.copyfile(full / "images" / f"{name}.png", part / "images" / f"{name}.png")
+    (part / "masks" / f"{name}.png").write_bytes(b"truncated")
+    second = render_dataset(str(cfg_path), str(part), resume=True, workers=2, show_progress=False)
+    assert second.skipped == 1 and len(second.rendered) == 3
+    a, b = snapshot(full), snapshot(part)
+    assert sorted(a) == sorted(b)
+    for key in a:
+        if key.endswith(".png") and key.startswith(("images/", "masks/")):
+            assert np.array_equal(pixels(full / key), pixels(part / key)), key
+        else:
+            assert a[key] == b[key], key
+
+
+def test_non_empty_output_needs_resume_and_bad_configs_touch_nothing(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("precious")
+    ok = write_config(tmp_path, clevr_config())
+    with pytest.raises(ConfigError, match="not empty; pass --resume"):
+        render_dataset(str(ok), str(out), show_progress=False)
+    bad = write_config(tmp_path, clevr_config(content={"mode": "random", "count": 12, "sizes": ["large"]}),
+                       "bad.yaml")
+    assert main(["render", str(bad), "-o", str(out), "--resume"]) == 2
+    assert main(["render", str(bad), "-o", str(tmp_path / "fresh")]) == 2
+    assert [p.name for p in out.iterdir()] == ["keep.txt"] and not (tmp_path / "fresh").exists()
+
+
+def test_placement_that_cannot_be_seen_fails_before_rendering(tmp_path):
+    # The camera looks at a far corner: the preflight cannot place objects in view.
+    cfg = clevr_config(camera={"target": [5.0, 5.0, 0.0], "distance": 0.5})
+    with pytest.raises(ConfigError, match=r"scene\.content: could not place .* \(image 0\)"):
+        render_dataset(str(write_config(tmp_path, cfg)), str(tmp_path / "out"), show_progress=False)
+    assert not (tmp_path / "out").exists()
+
+
+def test_workbench_engine_and_table_textures(tmp_path):
+    """Texture entropy must reach the pixels (a defect of the original: it never did)."""
+    spreads = {}
+    for texture in ("low", "medium", "high"):
+        cfg = clevr_config(f"table_{texture}", seed=1, resolution=[128, 96],
+                           camera={"distance": 1.0, "elevation": 60.0},
+                           render={"samples": 16, "denoise": "auto"},
+                           table={"enabled": True, "shape": "circular", "length": 1.6, "texture": texture,
+                                  "color": "light_wood"},
+                           content={"mode": "objects", "objects": [{"shape": "cube", "color": "red"}]})
+        out = tmp_path / texture
+        assert not render_dataset(str(write_config(tmp_path, cfg, f"{texture}.yaml")), str(out),
+                                  in_process=True, show_progress=False).failed
+        gray = pixels(out / "images" / f"table_{texture}_000000.png").astype(float).mean(axis=2)
+        mask = read_mask(out / "masks" / f"table_{texture}_000000.png")
+        # Texture detail: what is left between a light and a heavy blur (sampling noise and
+        # the lighting gradient both fall outside that band).
+        detail = gaussian_filter(gray, 1.0) - gaussian_filter(gray, 5.0)
+        spreads[texture] = detail[16:80, 16:112][mask[16:80, 16:112] == 0].std()
+    assert spreads["low"] < spreads["medium"] < spreads["high"], spreads
+
+    cfg = clevr_config("wb", render={"engine": "workbench"})
+    out = tmp_path / "wb"
+    assert not render_dataset(str(write_config(tmp_path, cfg, "wb.yaml")), str(out), in_process=True,
+                              show_progress=False).failed
+    legend = json.loads((out / "legends" / "wb_000000.json").read_text())
+    assert legend["blender"]["engine"] == "workbench" and pixels(out / legend["image"]).std() > 5
+
+
+def test_blur_reaches_the_pixels(tmp_path):
+    sharpness = {}
+    for fstop in ("none", "very_high"):
+        cfg = clevr_config(f"blur_{fstop}", seed=2, resolution=[128, 96], blur={"fstop": fstop},
+                           camera={"distance": 0.8}, render={"samples": 16, "denoise": "auto"},
+                           content={"mode": "objects", "objects": [
+                               {"shape": "cube", "color": "yellow", "position": [2.5, -2.5]},
+                               {"shape": "cube", "color": "blue", "position": [-2.5, 2.5]}]})
+        out = tmp_path / fstop
+        render_dataset(str(write_config(tmp_path, cfg, f"{fstop}.yaml")), str(out), in_process=True,
+                       show_progress=False)
+        gray = pixels(out / "images" / f"blur_{fstop}_000000.png").astype(float).mean(axis=2)
+        legend = json.loads((out / "legends" / f"blur_{fstop}_000000.json").read_text())
+        assert legend["setup"]["blur"]["enabled"] == (fstop != "none")
+        # Focus is on the scene centre: the near and the far object are both out of focus.
+        edges = np.diff(gray, axis=1)[:-1, :] ** 2 + np.diff(gray, axis=0)[:, :-1] ** 2  # gradient energy
+        boxes = [o["bbox"] for o in legend["objects"]]
+        sharpness[fstop] = sum(edges[y0:y1, x0:x1].mean() for x0, y0, x1, y1 in boxes)
+    assert sharpness["very_high"] < 0.6 * sharpness["none"], sharpness
+
+
+def test_demo_config_plans(capsys):
+    assert main(["plan", str(ROOT / "dataset_configs" / "demo.yaml")]) == 0
+    assert "= 8 images" in capsys.readouterr().out
