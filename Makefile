@@ -40,7 +40,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/render_bench.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check byo tests bench render.py blender_addon
+	$(BIN)/ruff check byo tests bench render.py
 
 clean:
 	rm -rf output .pytest_cache

@@ -91,6 +91,18 @@ def test_dataset_files(count_dataset):
         assert sheet.width > 400 and sheet.height > 400
 
 
+def test_loads_as_hugging_face_imagefolder(count_dataset, tmp_path):
+    from datasets import load_dataset
+
+    ds = load_dataset("imagefolder", data_dir=str(count_dataset), split="train", cache_dir=str(tmp_path))
+    assert len(ds) == 50  # masks and the contact sheet are not taken for samples
+    row = ds[7]
+    legend = json.loads((count_dataset / row["legend"]).read_text())
+    assert row["index"] == legend["index"] == 7
+    assert row["image"].size == (legend["width"], legend["height"])
+    assert np.array_equal(np.asarray(row["image"].convert("RGB")), pixels(count_dataset / legend["image"]))
+
+
 def test_full_and_interrupted_runs_are_identical(tmp_path):
     cfg_path = write_config(tmp_path, clevr_config("resume", seed=3, n_images=2, variables={
         "camera.azimuth": {"type": "varying_all", "levels": [0, 120]},

@@ -191,8 +191,8 @@ class ClevrFamily:
     content_model = ClevrContent
     builder = "byo.render.builders.clevr"
     default_scene: dict[str, Any] = {
-        # CLEVR's look: objects on a plain grey ground seen from about 30 degrees up.
-        "camera": {"distance": 1.25, "elevation": 30.0, "azimuth": 40.0, "focal_length": 35.0},
+        # CLEVR's camera (about 11.3 units away, 28 degrees up), objects on a plain grey ground.
+        "camera": {"distance": 1.0, "elevation": 28.0, "azimuth": 49.0, "focal_length": 35.0},
         "table": {"enabled": False},
         "floor": {"color": [0.45, 0.45, 0.45], "roughness": 0.9},
         "lighting": {"intensity": "medium"},
