@@ -33,6 +33,13 @@ class Layout:
         """The legend is written last, so its presence (with image and mask) marks a finished image."""
         return all(p.is_file() for p in (self.legend(name), self.image(name), self.mask(name)))
 
+    def remove_temporary_files(self) -> int:
+        """Temporary files left by an interrupted write (see `temp_path_for`)."""
+        stale = [p for sub in (IMAGES, MASKS, LEGENDS) for p in (self.root / sub).glob(".*")]
+        for p in stale:
+            p.unlink(missing_ok=True)
+        return len(stale)
+
     def make_dirs(self) -> None:
         for sub in (IMAGES, MASKS, LEGENDS):
             (self.root / sub).mkdir(parents=True, exist_ok=True)

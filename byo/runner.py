@@ -89,6 +89,7 @@ def render_dataset(config_path: str, out_dir: str | None = None, *, limit: int |
     preflight(cfg, family, todo, config_path)
 
     layout.make_dirs()
+    layout.remove_temporary_files()
     atomic_write_text(layout.root / RESOLVED_CONFIG, json.dumps(resolved, indent=1) + "\n")
     if not (layout.root / SOURCE_CONFIG).exists():
         shutil.copyfile(config_path, layout.root / SOURCE_CONFIG)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -124,6 +129,26 @@ def test_full_and_interrupted_runs_are_identical(tmp_path):
             assert np.array_equal(pixels(full / key), pixels(part / key)), key
         else:
             assert a[key] == b[key], key
+
+
+def test_killed_render_resumes_to_the_same_dataset(tmp_path):
+    cfg_path = write_config(tmp_path, clevr_config("killed", seed=4, n_images=6))
+    full, killed = tmp_path / "full", tmp_path / "killed"
+    render_dataset(str(cfg_path), str(full), in_process=True, show_progress=False)
+    proc = subprocess.Popen([sys.executable, "-m", "byo.cli", "render", str(cfg_path), "-o", str(killed)],
+                            start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list((killed / "legends").glob("*.json"))) < 2:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # the CLI and its render worker, mid-run
+    proc.wait()
+    done_before = len(list((killed / "legends").glob("*.json")))
+    assert 2 <= done_before < 6
+    report = render_dataset(str(cfg_path), str(killed), resume=True, show_progress=False)
+    assert report.skipped == done_before and len(report.rendered) == 6 - done_before
+    a, b = snapshot(full), snapshot(killed)
+    assert sorted(a) == sorted(b)
+    assert all(a[k] == b[k] for k in a if k.startswith("legends/"))
 
 
 def test_non_empty_output_needs_resume_and_bad_configs_touch_nothing(tmp_path):

@@ -223,24 +223,29 @@ def build_setup(scene, setup: ResolvedSetup, threads: int) -> dict:
 
 # --- rendering ------------------------------------------------------------------------
 @contextlib.contextmanager
-def quiet_stdout():
-    """Blender prints a line per render tile and file; keep them off the progress bar."""
+def quiet_render():
+    """Blender prints per-tile progress and start-up warnings on both streams; keep them off the
+    progress bar. Render failures still surface as Python exceptions."""
     sys.stdout.flush()
-    saved = os.dup(1)
+    sys.stderr.flush()
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
+    for fd in saved:
+        os.dup2(devnull, fd)
     try:
         yield
     finally:
         sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
+        sys.stderr.flush()
+        for fd, copy in saved.items():
+            os.dup2(copy, fd)
+            os.close(copy)
         os.close(devnull)
 
 
 def render_to(scene, path: str) -> None:
     scene.render.filepath = path
-    with quiet_stdout():
+    with quiet_render():
         bpy.ops.render.render(write_still=True)
 
 
