@@ -11,7 +11,7 @@ from rich.table import Table
 
 from byo.errors import ConfigError, RenderError
 
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)
 
 
 def cmd_plan(args) -> int:

@@ -181,7 +181,7 @@ def _pydantic_problems(err: ValidationError, prefix: tuple = ()) -> list[tuple[s
             msg = "unknown key"
         elif e["type"] == "missing":
             msg = "required key is missing"
-        elif e["type"] != "value_error" and "input" in e:
+        elif e["type"] not in ("value_error", "union_tag_invalid") and "input" in e:
             msg = f"{msg} (got {e['input']!r})"
         by_path.setdefault(format_key_path(loc), []).append((e["type"], msg))
     problems = []
@@ -256,6 +256,7 @@ def load_config(path: str | Path) -> tuple[DatasetConfig, Any]:
 
     base = deep_merge(family.default_scene, cfg.scene)
     _, _, problems = validate_scene(base, family)
+    known = set(problems)
 
     declared = {name: v.n_images for name, v in cfg.variables.items() if v.n_images is not None}
     if len(set(declared.values())) > 1:
@@ -264,6 +265,7 @@ def load_config(path: str | Path) -> tuple[DatasetConfig, Any]:
 
     for var_path, var in cfg.variables.items():
         for key, value in _level_samples(var):
+            where = format_key_path(("variables", var_path, key))
             scene = copy.deepcopy(base)
             try:
                 set_path(scene, var_path, value)
@@ -271,11 +273,11 @@ def load_config(path: str | Path) -> tuple[DatasetConfig, Any]:
                 problems.append((format_key_path(("variables", var_path)),
                                  f"path does not lead into the scene (stuck at {err})"))
                 break
-            _, _, level_problems = validate_scene(scene, family, prefix=("variables", var_path, key))
-            if level_problems:
-                problems.append((format_key_path(("variables", var_path, key)),
-                                 f"value {value!r} is invalid at scene.{var_path}: "
-                                 + "; ".join(f"{k.split(var_path)[-1] or k}: {m}" for k, m in level_problems)))
+            # Report what this level breaks, not what the base scene already reported.
+            new = [p for p in validate_scene(scene, family)[2] if p not in known]
+            if new:
+                problems.append((where, f"level {value!r} makes the scene invalid: "
+                                 + "; ".join(f"{k}: {m}" for k, m in new)))
     if problems:
         raise ConfigError(file, problems)
     return cfg, family
