@@ -27,6 +27,7 @@ from rich.progress import (
 )
 
 from byo.config import DatasetConfig, deep_merge, load_config
+from byo.contact_sheet import contact_sheet
 from byo.dataset import RESOLVED_CONFIG, SOURCE_CONFIG, Layout, atomic_write_text, write_metadata
 from byo.errors import ConfigError, format_key_path
 from byo.plan import ImageJob, image_count, jobs
@@ -153,8 +154,6 @@ def _render(raw: dict, index: int, out_dir: str, config_path: str) -> dict:
 
 def finalize(layout: Layout, family) -> dict[str, Path]:
     """Per-dataset files, rebuilt from the legends on disk (so a resumed run writes the same)."""
-    from byo.contact_sheet import contact_sheet
-
     legends = layout.legends()
     written = {"metadata": write_metadata(layout, legends)}
     written.update(family.export(layout, legends))

@@ -248,7 +248,7 @@ class ClevrFamily:
                 raise PlacementError(f"split {c.split!r} has no relational labels for these shapes")
             left, right = pick(pairs)
             split = relation_label_split(c.shapes.index(left), c.shapes.index(right), len(c.shapes))
-            cols = draw.choice(len(colors), size=2, replace=False)
+            cols = draw.choice(len(colors), size=2, replace=len(colors) < 2)
             return ([obj(left, colors[cols[0]]), obj(right, colors[cols[1]])],
                     {"labels": [f"{left} left {right}", f"{right} right {left}"], "label_split": split,
                      "left_to_right": [left, right]})

@@ -290,7 +290,7 @@ def render_mask(scene, path: str, objects: dict[int, list]) -> None:
     scene.render.engine = "CYCLES"
     c = scene.cycles
     cycles_saved = {k: getattr(c, k) for k in ("samples", "use_adaptive_sampling", "use_denoising",
-                                                 "filter_width", "max_bounces", "seed")}
+                                                 "filter_width", "max_bounces")}
     c.samples = 1
     c.use_adaptive_sampling = False
     c.use_denoising = False

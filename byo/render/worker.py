@@ -4,6 +4,7 @@ mask, renders, measures and writes image, mask and legend atomically. Many image
 from __future__ import annotations
 
 import importlib
+import itertools
 import os
 import time
 from pathlib import Path
@@ -50,7 +51,7 @@ def render_job(config: dict, index: int, out_dir: str, config_file: str = "<conf
     job = make_job(cfg, index)
     layout = Layout(out_dir)
 
-    for attempt in range(1 << 30):
+    for attempt in itertools.count():
         try:
             spec = sample_spec(cfg, family, job, attempt, file=config_file)
         except PlacementError as err:
