@@ -16,9 +16,12 @@ console = Console(stderr=True, soft_wrap=True)
 
 def cmd_plan(args) -> int:
     from byo.config import load_config
-    from byo.plan import combinations, image_count
+    from byo.plan import combinations, image_count, jobs
+    from byo.runner import preflight
 
     cfg, family = load_config(args.config)
+    if not args.no_sample:
+        preflight(cfg, family, jobs(cfg), args.config)
     combos = combinations(cfg)
     reps = cfg.repetitions
     out = Console()
@@ -66,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     plan = sub.add_parser("plan", help="validate a config; print the image count and combinations")
     plan.add_argument("config")
     plan.add_argument("--max-rows", type=int, default=50)
+    plan.add_argument("--no-sample", action="store_true",
+                      help="skip sampling every scene (which catches placements that cannot be met)")
     plan.set_defaults(func=cmd_plan)
 
     render = sub.add_parser("render", help="render a dataset config")

@@ -108,3 +108,11 @@ def test_n_images_must_agree(tmp_path):
 def test_twelve_large_objects_fail_in_plan(tmp_path):
     msg = _error(tmp_path, clevr_config(content={"mode": "random", "count": 12, "sizes": ["large"]}))
     assert "scene.content" in msg and "12 large objects cannot fit" in msg
+
+
+def test_plan_samples_every_scene_and_reports_impossible_placements(tmp_path, capsys):
+    # Valid keys, but the camera looks far away from where objects may stand.
+    cfg_path = write_config(tmp_path, clevr_config(camera={"target": [5.0, 5.0, 0.0], "distance": 0.5}))
+    assert main(["plan", str(cfg_path)]) == 2
+    assert "scene.content: could not place" in capsys.readouterr().err
+    assert main(["plan", str(cfg_path), "--no-sample"]) == 0
