@@ -388,7 +388,7 @@ CLEVR = ClevrFamily()
 
 
 def clevr_scene(legend: dict) -> dict:
-    """One scene in CLEVR's JSON schema (3d_coords in CLEVR units; rotation in real degrees)."""
+    """One scene in CLEVR's JSON schema (3d_coords and depth in CLEVR units; rotation in real degrees)."""
     scale = legend["extras"]["scale"]
     objects = []
     for o in legend["objects"]:
@@ -397,7 +397,7 @@ def clevr_scene(legend: dict) -> dict:
         objects.append({
             "shape": a["shape"], "size": a["size"], "material": a["material"], "color": a["color"],
             "3d_coords": [round(v / scale, 4) for v in o["location"]], "rotation": o["rotation"],
-            "pixel_coords": [int(round(px)), int(round(py)), depth],
+            "pixel_coords": [int(round(px)), int(round(py)), round(depth / scale, 4)],
         })
     return {
         "split": legend["split"], "image_index": legend["index"],
