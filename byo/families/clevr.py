@@ -2,8 +2,9 @@
 
 Positions are drawn in CLEVR units (x, y in [-extent, extent]) and scaled to metres by
 `scale`. Left/right relations are decided on the projected image x of the object centres (so
-they are true of the pixels whatever the perspective); front/behind on the ground-plane
-direction away from the camera, as CLEVR does. Placement keeps every pair apart by
+they are true of the pixels whatever the perspective), and placement rejects layouts where
+CLEVR's ground-plane rule would disagree; front/behind use the ground-plane direction away
+from the camera, as CLEVR does. Placement keeps every pair apart by
 `direction_margin` along the camera's ground axes and by `x_margin` (fraction of the image
 width) in image x, so
 every relation is unambiguous.
@@ -326,10 +327,12 @@ class ClevrFamily:
                 elif len(xy):
                     d = cand[:, None, :] - xy[None, :, :]
                     gap = np.hypot(d[..., 0], d[..., 1]) - radii[i] - radii[: len(xy)]
-                    along = np.abs(d @ axes)  # (cand, placed, 2)
+                    along = d @ axes  # (cand, placed, [behind, left])
                     ok &= np.all(gap >= c.min_gap, axis=1)
-                    ok &= np.all(along >= c.direction_margin, axis=(1, 2))
+                    ok &= np.all(np.abs(along) >= c.direction_margin, axis=(1, 2))
                     ok &= np.all(np.abs(cx[:, None] - px[None, :]) >= x_margin, axis=1)
+                    # CLEVR's 3D "left" must agree with the image (perspective can flip them).
+                    ok &= np.all((along[..., 1] > 0) == (cx[:, None] < px[None, :]), axis=1)
                 hits = np.flatnonzero(ok)
                 if not len(hits):
                     break
