@@ -30,8 +30,8 @@ TABLE_PALETTE = {  # low-entropy table colours of appendix D.1.3
     "medium_wood": (0.6, 0.5, 0.4),
     "dark_wood": (0.4, 0.3, 0.2),
 }
-BASE_LIGHT_POWER = {"key": 400.0, "fill": 200.0, "back": 300.0}  # watts at 6 m, preset "medium"
-LIGHT_REFERENCE_DISTANCE = 6.0
+BASE_LIGHT_POWER = {"key": 400.0, "fill": 200.0, "back": 300.0}  # watts at 8 m, preset "medium"
+LIGHT_REFERENCE_DISTANCE = 8.0
 
 RGB = tuple[float, float, float]
 
@@ -180,7 +180,13 @@ class RenderConfig(Strict):
     transparent_bounces: int = Field(8, ge=0)
     filter_width: float = Field(1.5, ge=0.01, le=10)
     view_transform: Literal["Standard", "Filmic", "AgX"] = "Standard"
-    min_visible_pixels: int | None = Field(None, ge=1)  # default: 200 px scaled from 320x240
+    # An object counts as visible with at least this many mask pixels (default: the fraction of
+    # the image below; 200 px at 320x240, as in CLEVR).
+    min_visible_pixels: int | None = Field(None, ge=1)
+    min_visible_fraction: float = Field(200 / (320 * 240), gt=0, lt=1)
+    # What to do when an object is below the threshold: place the scene again (bounded), or keep
+    # it and mark the object `visible: false` in the legend.
+    on_hidden: Literal["resample", "flag"] = "resample"
     max_visibility_attempts: int = Field(20, ge=1)
 
 
@@ -313,7 +319,7 @@ def resolve_setup(cfg: SetupConfig, rng: np.random.Generator) -> ResolvedSetup:
 
     res = cfg.resolution
     size = RESOLUTION[res] if isinstance(res, str) else (res.width, res.height)
-    min_px = cfg.render.min_visible_pixels or max(1, round(200 * size[0] * size[1] / (320 * 240)))
+    min_px = cfg.render.min_visible_pixels or max(1, round(cfg.render.min_visible_fraction * size[0] * size[1]))
     return ResolvedSetup(
         camera=camera, lighting_multiplier=multiplier, lights=lights, blur=blur, table=table,
         floor=cfg.floor, background=cfg.background, resolution=size, render=cfg.render,

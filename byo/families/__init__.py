@@ -6,9 +6,10 @@ from byo.families.base import Family
 
 
 def _registry() -> dict[str, Family]:
+    from byo.families.chess import CHESS
     from byo.families.clevr import CLEVR
 
-    return {f.name: f for f in (CLEVR,)}
+    return {f.name: f for f in (CLEVR, CHESS)}
 
 
 def get_family(name: str) -> Family:

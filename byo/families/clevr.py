@@ -351,6 +351,9 @@ class ClevrFamily:
             f"direction_margin {c.direction_margin} and x_margin {c.x_margin} inside the camera's view "
             f"after {c.max_restarts} restarts; lower `count`, use smaller `sizes` or raise `extent`")
 
+    def landmarks(self, spec) -> dict:
+        return {}
+
     def export(self, layout, legends: list[dict]) -> dict:
         return export_scenes(layout, legends)
 
