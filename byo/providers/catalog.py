@@ -65,17 +65,18 @@ def load_catalog(path: str | Path) -> Catalog:
         raise ConfigError(file, [("<file>", "file not found")]) from None
     except yaml.YAMLError as err:
         raise ConfigError(file, [("<file>", f"not valid YAML: {err}")]) from None
+    problems = []
+    entries = raw.get("providers") if isinstance(raw, dict) else None
+    for name, entry in entries.items() if isinstance(entries, dict) else []:
+        if name not in PROVIDER_TYPES and not (isinstance(entry, dict) and entry.get("type")):
+            problems.append((format_key_path(("providers", name, "type")),
+                             f"required: {name!r} is not one of " + ", ".join(PROVIDER_TYPES)))
     try:
         catalog = Catalog.model_validate(raw)
     except ValidationError as err:
-        problems = []
         for e in err.errors():
             msg = {"extra_forbidden": "unknown key", "missing": "required key is missing"}.get(e["type"], e["msg"])
             problems.append((format_key_path(e["loc"]), msg))
-        raise ConfigError(file, problems) from None
-    problems = [(format_key_path(("providers", name, "type")), f"required: {name!r} is not one of "
-                 + ", ".join(PROVIDER_TYPES)) for name, entry in catalog.providers.items()
-                if entry.type is None and name not in PROVIDER_TYPES]
     if problems:
         raise ConfigError(file, problems)
     return catalog
