@@ -63,11 +63,17 @@ def cmd_contact_sheet(args) -> int:
 
 
 def cmd_eval(args) -> int:
+    from pydantic import ValidationError
+
     from byo.evaluate import EvalSettings, evaluate
     from byo.providers import GenerationParams
 
-    params = GenerationParams(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,
-                              detail=args.detail)
+    try:
+        params = GenerationParams(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,
+                                  detail=args.detail)
+    except ValidationError as err:
+        raise ConfigError("<command line>", [("--" + str(e["loc"][0]).replace("_", "-"), e["msg"])
+                                             for e in err.errors()]) from None
     settings = EvalSettings(
         dataset=args.dataset, provider=args.provider, model=args.model, params=params, questions=args.questions,
         providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
@@ -76,9 +82,13 @@ def cmd_eval(args) -> int:
     report = evaluate(settings)
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(report.statuses.items()))
     cost = f"${report.cost_new_usd:.4f}" if report.cost_new_usd is not None else "n/a (no price)"
-    console.print(f"{len(report.rows)} questions: {statuses}; {report.cached} from the cache, "
-                  f"{report.requests_sent} requests sent; tokens {report.tokens_new.get('total', 0):,} "
-                  f"this run ({report.tokens.get('total', 0):,} in all), cost {cost}")
+    if report.reference:
+        console.print(f"{len(report.rows)} questions: {statuses} (reference provider {args.provider}: "
+                      "no model was asked)")
+    else:
+        console.print(f"{len(report.rows)} questions: {statuses}; {report.cached} from the cache, "
+                      f"{report.requests_sent} requests sent; tokens {report.tokens_new.get('total', 0):,} "
+                      f"this run ({report.tokens.get('total', 0):,} in all), cost {cost}")
     console.print(f"predictions: {report.run_dir / 'predictions.jsonl'}")
     if report.failed:
         console.print("[yellow]rerun the same command to retry the failed questions[/yellow]")

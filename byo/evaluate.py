@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import re
 import time
@@ -42,6 +43,7 @@ PREDICTIONS = "predictions.jsonl"
 RUN_FILE = "run.json"
 CACHE = "cache.sqlite"
 MAX_RETRY_AFTER = 300.0  # seconds; a longer Retry-After is cut to this
+BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "groq": "GROQ_BASE_URL", "ollama": "OLLAMA_HOST"}
 
 
 @dataclass
@@ -80,6 +82,7 @@ class EvalReport:
     cost_usd: float | None
     cost_new_usd: float | None
     elapsed_s: float
+    reference: bool = False
 
     @property
     def failed(self) -> int:
@@ -147,12 +150,21 @@ class Evaluation:
         all_questions = load_questions(questions_path, self.dataset)
         self.questions_path = questions_path
         self.questions = all_questions[: s.limit] if s.limit is not None else all_questions
-        if s.concurrency < 1:
-            raise ConfigError("<command line>", [("--concurrency", "expected at least 1")])
+        bad = [(flag, expected) for flag, value, ok, expected in (
+            ("--concurrency", s.concurrency, s.concurrency >= 1, "at least 1"),
+            ("--retries", s.retries, s.retries >= 0, "0 or more"),
+            ("--limit", s.limit, s.limit is None or s.limit >= 1, "at least 1"),
+            ("--rpm", s.rpm, s.rpm is None or s.rpm > 0, "a positive number"),
+            ("--timeout", s.timeout, s.timeout is None or s.timeout > 0, "a positive number of seconds"),
+            ("--max-side", s.max_side, s.max_side is None or s.max_side >= 1, "at least 1 pixel"),
+        ) if not ok]
+        if bad:
+            raise ConfigError("<command line>", [(flag, f"expected {expected}") for flag, expected in bad])
 
         self.timeout = s.timeout or entry.timeout or 60.0
         self.api = s.api or entry.api
-        self.base_url = s.base_url or entry.base_url
+        # The SDKs also read these variables; naming the URL here puts it into the cache key.
+        self.base_url = s.base_url or entry.base_url or os.environ.get(BASE_URL_ENV.get(self.ptype, ""))
         if reference:
             self.api_key, self.key_source = None, "none"
         else:
@@ -322,7 +334,7 @@ class Evaluation:
             cached=stats["cached"], tokens=tokens, tokens_new=new,
             cost_usd=self.price.cost(tokens.get("input", 0), tokens.get("output", 0)),
             cost_new_usd=self.price.cost(new.get("input", 0), new.get("output", 0)),
-            elapsed_s=time.perf_counter() - started)
+            elapsed_s=time.perf_counter() - started, reference=self.provider.reference)
         self.write_run_file(report)
         return report
 

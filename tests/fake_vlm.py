@@ -103,8 +103,7 @@ class FakeVLM:
         self.log: list[Seen] = []
         self.lock = threading.Lock()
         self.in_flight = self.max_in_flight = 0
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self.server.daemon_threads = True
+        self.server = _Server(("127.0.0.1", 0), _Handler)
         self.server.fake = self
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
                                        daemon=True)
@@ -143,8 +142,14 @@ class FakeVLM:
         return self.faults[pick % len(self.faults)] if u < self.fault_rate else None
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # the default backlog of 5 drops connections when 32 arrive at once
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes: don't wait for an ACK
 
     def log_message(self, *args) -> None:
         pass
