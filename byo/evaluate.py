@@ -150,13 +150,13 @@ class Evaluation:
         all_questions = load_questions(questions_path, self.dataset)
         self.questions_path = questions_path
         self.questions = all_questions[: s.limit] if s.limit is not None else all_questions
-        bad = [(flag, expected) for flag, value, ok, expected in (
-            ("--concurrency", s.concurrency, s.concurrency >= 1, "at least 1"),
-            ("--retries", s.retries, s.retries >= 0, "0 or more"),
-            ("--limit", s.limit, s.limit is None or s.limit >= 1, "at least 1"),
-            ("--rpm", s.rpm, s.rpm is None or s.rpm > 0, "a positive number"),
-            ("--timeout", s.timeout, s.timeout is None or s.timeout > 0, "a positive number of seconds"),
-            ("--max-side", s.max_side, s.max_side is None or s.max_side >= 1, "at least 1 pixel"),
+        bad = [(flag, expected) for flag, ok, expected in (
+            ("--concurrency", s.concurrency >= 1, "at least 1"),
+            ("--retries", s.retries >= 0, "0 or more"),
+            ("--limit", s.limit is None or s.limit >= 1, "at least 1"),
+            ("--rpm", s.rpm is None or s.rpm > 0, "a positive number"),
+            ("--timeout", s.timeout is None or s.timeout > 0, "a positive number of seconds"),
+            ("--max-side", s.max_side is None or s.max_side >= 1, "at least 1 pixel"),
         ) if not ok]
         if bad:
             raise ConfigError("<command line>", [(flag, f"expected {expected}") for flag, expected in bad])
@@ -165,12 +165,15 @@ class Evaluation:
         self.api = s.api or entry.api
         # The SDKs also read these variables; naming the URL here puts it into the cache key.
         self.base_url = s.base_url or entry.base_url or os.environ.get(BASE_URL_ENV.get(self.ptype, ""))
+        # Redacted from every recorded message (the ollama SDK reads OLLAMA_API_KEY by itself).
+        self.secrets = [os.environ.get("OLLAMA_API_KEY")]
         if reference:
             self.api_key, self.key_source = None, "none"
         else:
             key_file = s.key_file or entry.api_key_file
             self.api_key, self.key_source = resolve_key(self.ptype, key_env=s.key_env or entry.api_key_env,
                                                         key_file=key_file)
+            self.secrets.append(self.api_key)
         self.provider: Provider = create_provider(
             self.ptype, self.model, s.params, api=self.api, base_url=self.base_url, api_key=self.api_key,
             timeout=self.timeout, questions=all_questions)
@@ -188,8 +191,9 @@ class Evaluation:
         if previous.is_file():
             before = json.loads(previous.read_text()).get("request")
             if before != self.identity:
-                raise ConfigError(str(previous), [("request", "this run was made with other settings "
-                                                   f"({before}); choose another --run NAME")])
+                changed = ", ".join(k for k, v in self.identity.items() if (before or {}).get(k) != v)
+                raise ConfigError(str(previous), [("request", f"this run was made with different settings ({changed} changed); "
+                                                   "choose another --run NAME")])
 
     # --- rows ---------------------------------------------------------------------------
     def row(self, q: Question, image: dict | None, *, status: str, attempts: int, latency_s: float | None,
@@ -204,7 +208,7 @@ class Evaluation:
             "prompt": q.prompt,
             "response": record["text"] if record else None,
             "status": status,
-            "error": redact(error, [self.api_key]) if error else None,
+            "error": redact(error, self.secrets) if error else None,
             "finish_reason": record["finish_reason"] if record else None,
             "refusal": record["refusal"] if record else None,
             "tokens": tokens,

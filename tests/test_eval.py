@@ -20,6 +20,7 @@ from fake_vlm import FakeVLM
 
 from byo.cache import request_key
 from byo.cli import main
+from byo.errors import ConfigError
 from byo.evaluate import EvalSettings, evaluate
 from byo.providers import GenerationParams
 
@@ -284,3 +285,14 @@ def test_bad_inputs_fail_before_any_request(tmp_path, key, capsys, monkeypatch):
     assert main(base) == 2
     assert "OPENAI_API_KEY: not set" in capsys.readouterr().err
     assert not (ds / "runs").exists()
+
+
+def test_a_run_name_keeps_its_settings_and_limit_grows(tmp_path, key):
+    ds = make_dataset(tmp_path / "ds", 6)
+    with FakeVLM() as fake:
+        first = evaluate(settings(ds, fake.url, limit=2), show_progress=False)
+        assert len(first.rows) == 2
+        grown = evaluate(settings(ds, fake.url), show_progress=False)
+        assert grown.cached == 2 and grown.requests_sent == 4 and len(fake.log) == 6
+        with pytest.raises(ConfigError, match=r"different settings \(parameters changed\); choose another --run NAME"):
+            evaluate(settings(ds, fake.url, params=GenerationParams(seed=1)), show_progress=False)
