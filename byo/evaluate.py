@@ -192,8 +192,8 @@ class Evaluation:
             before = json.loads(previous.read_text()).get("request")
             if before != self.identity:
                 changed = ", ".join(k for k, v in self.identity.items() if (before or {}).get(k) != v)
-                raise ConfigError(str(previous), [("request", f"this run was made with different settings ({changed} changed); "
-                                                   "choose another --run NAME")])
+                raise ConfigError(str(previous), [("request", f"this run was made with different settings "
+                                                   f"({changed} changed); choose another --run NAME")])
 
     # --- rows ---------------------------------------------------------------------------
     def row(self, q: Question, image: dict | None, *, status: str, attempts: int, latency_s: float | None,
