@@ -87,8 +87,8 @@ def test_generation_parameters_reach_each_api(tmp_path, keys):
 @pytest.mark.parametrize("provider, suffix", [("openai", "/v1"), ("groq", ""), ("ollama", "")])
 def test_failures_map_to_an_explicit_status(tmp_path, keys, provider, suffix, fault, status):
     ds = make_dataset(tmp_path / "ds", 1)
-    with FakeVLM(plan=lambda seen, before: fault, hang=0.4) as fake:
-        report = run(ds, provider, fake.url + suffix, timeout=0.2, retries=0)
+    with FakeVLM(plan=lambda seen, before: fault, hang=0.8) as fake:
+        report = run(ds, provider, fake.url + suffix, timeout=0.5, retries=0)
     (row,) = report.rows
     assert row["status"] == status and row["response"] is None and row["tokens"] is None
     assert row["error"] and row["attempts"] == 1
