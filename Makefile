@@ -38,6 +38,7 @@ test-fast: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/render_bench.py
+	$(BIN)/python bench/eval_bench.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check byo tests bench render.py

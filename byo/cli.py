@@ -1,4 +1,4 @@
-"""Command line: `byo plan`, `byo render`, `byo contact-sheet`."""
+"""Command line: `byo plan`, `byo render`, `byo contact-sheet`, `byo eval`."""
 
 from __future__ import annotations
 
@@ -62,6 +62,39 @@ def cmd_contact_sheet(args) -> int:
     return 0
 
 
+def cmd_eval(args) -> int:
+    from pydantic import ValidationError
+
+    from byo.evaluate import EvalSettings, evaluate
+    from byo.providers import GenerationParams
+
+    try:
+        params = GenerationParams(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,
+                                  detail=args.detail)
+    except ValidationError as err:
+        raise ConfigError("<command line>", [("--" + str(e["loc"][0]).replace("_", "-"), e["msg"])
+                                             for e in err.errors()]) from None
+    settings = EvalSettings(
+        dataset=args.dataset, provider=args.provider, model=args.model, params=params, questions=args.questions,
+        providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
+        key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
+        timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache)
+    report = evaluate(settings)
+    statuses = ", ".join(f"{k} {n}" for k, n in sorted(report.statuses.items()))
+    cost = f"${report.cost_new_usd:.4f}" if report.cost_new_usd is not None else "n/a (no price)"
+    if report.reference:
+        console.print(f"{len(report.rows)} questions: {statuses} (reference provider {args.provider}: "
+                      "no model was asked)")
+    else:
+        console.print(f"{len(report.rows)} questions: {statuses}; {report.cached} from the cache, "
+                      f"{report.requests_sent} requests sent; tokens {report.tokens_new.get('total', 0):,} "
+                      f"this run ({report.tokens.get('total', 0):,} in all), cost {cost}")
+    console.print(f"predictions: {report.run_dir / 'predictions.jsonl'}")
+    if report.failed:
+        console.print("[yellow]rerun the same command to retry the failed questions[/yellow]")
+    return 1 if report.failed else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="byo", description="Controlled synthetic scenes for VLM evaluation.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -84,7 +117,36 @@ def build_parser() -> argparse.ArgumentParser:
     sheet.add_argument("--thumb-width", type=int, default=200)
     sheet.add_argument("--keys", help="comma-separated level variables to print under each image")
     sheet.set_defaults(func=cmd_contact_sheet)
+
+    ev = sub.add_parser("eval", help="ask a VLM provider every question of a dataset")
+    add_eval_arguments(ev)
+    ev.set_defaults(func=cmd_eval)
     return p
+
+
+def add_eval_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dataset", type=Path, help="dataset directory (with questions.jsonl)")
+    p.add_argument("--provider", required=True,
+                   help="openai, groq, ollama, openai-compatible, blind, oracle, or a --providers entry")
+    p.add_argument("--model", help="model name (optional for blind and oracle)")
+    p.add_argument("--questions", type=Path, help="question file (default DATASET/questions.jsonl)")
+    p.add_argument("--providers", type=Path, help="providers YAML: endpoints, models, prices")
+    p.add_argument("--run", help="run name: DATASET/runs/RUN (default PROVIDER-MODEL); rerun it to resume")
+    p.add_argument("--base-url", help="API base URL (openai-compatible: required)")
+    p.add_argument("--api", choices=["chat", "responses"], help="OpenAI API (default chat)")
+    p.add_argument("--key-env", help="environment variable holding the API key")
+    p.add_argument("--key-file", type=Path, help="file holding the API key (alone, or NAME=KEY lines)")
+    p.add_argument("--concurrency", type=int, default=8, help="requests in flight at once")
+    p.add_argument("--rpm", type=float, help="at most this many requests per minute")
+    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--timeout", type=float, help="seconds per request (default 60)")
+    p.add_argument("--retries", type=int, default=4, help="retries of a failed request (429, 5xx, timeouts)")
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--max-tokens", type=int, help="maximum output tokens")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--detail", choices=["auto", "low", "high"], help="OpenAI image detail")
+    p.add_argument("--max-side", type=int, help="downscale images whose longest side exceeds this (pixels)")
+    p.add_argument("--cache", type=Path, help="request cache (default DATASET/runs/cache.sqlite)")
 
 
 def add_render_arguments(p: argparse.ArgumentParser) -> None:
