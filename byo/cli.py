@@ -53,6 +53,25 @@ def cmd_render(args) -> int:
     return 1 if report.failed else 0
 
 
+def cmd_questions(args) -> int:
+    from byo.qa.generate import generate
+
+    def listed(value):
+        return [v for v in value.split(",") if v] if value else None
+
+    path, summary = generate(args.dataset, preprompts=listed(args.preprompts) or ["neutral"],
+                             instructions=listed(args.instructions) or ["direct"], keys=listed(args.keys),
+                             templates=args.templates, out=args.output)
+    table = Table("key", "questions", "skipped", "why skipped", title=f"{summary.images} images x "
+                  f"{summary.variants} prompt variants")
+    for key in sorted(set(summary.questions) | set(summary.skipped)):
+        reasons = "; ".join(f"{r} ({n} images)" for r, n in summary.reasons.get(key, {}).items())
+        table.add_row(key, str(summary.questions[key]), str(summary.skipped[key]), reasons)
+    Console().print(table)
+    console.print(f"{sum(summary.questions.values())} questions, {sum(summary.skipped.values())} skipped: {path}")
+    return 0
+
+
 def cmd_contact_sheet(args) -> int:
     from byo.contact_sheet import contact_sheet
 
@@ -109,6 +128,15 @@ def build_parser() -> argparse.ArgumentParser:
     render = sub.add_parser("render", help="render a dataset config")
     add_render_arguments(render)
     render.set_defaults(func=cmd_render)
+
+    questions = sub.add_parser("questions", help="write questions.jsonl for a rendered dataset")
+    questions.add_argument("dataset", type=Path)
+    questions.add_argument("--preprompts", help="comma-separated: neutral,debiased,cot,debiased_cot,helpful")
+    questions.add_argument("--instructions", help="comma-separated: direct,declarative,fill_blank")
+    questions.add_argument("--keys", help="comma-separated question keys (default: all of the family)")
+    questions.add_argument("--templates", type=Path, default=None, help="question templates folder")
+    questions.add_argument("-o", "--output", type=Path, help="default: DATASET/questions.jsonl")
+    questions.set_defaults(func=cmd_questions)
 
     sheet = sub.add_parser("contact-sheet", help="thumbnail grid of a rendered dataset")
     sheet.add_argument("dataset", type=Path)

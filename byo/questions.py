@@ -27,6 +27,8 @@ class Question(BaseModel):
     prompt: str  # the full text sent to the model
     answer: Any  # ground truth, any JSON value
     answer_type: str
+    params: dict[str, Any] = {}  # the template parameters drawn from the legend
+    choices: list[str] | None = None  # multiple-choice options (the answer is then a letter)
 
 
 def load_questions(path: str | Path, dataset: str | Path) -> list[Question]:
