@@ -28,7 +28,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/byo render dataset_configs/demo.yaml --resume
+	$(BIN)/python -m byo.demo
 
 test: $(STAMP)
 	$(BIN)/pytest -q

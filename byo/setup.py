@@ -130,15 +130,16 @@ class TableConfig(Strict):
     thickness: float = Field(0.04, gt=0)
     height: float = Field(0.75, ge=0)  # table top above the floor
     texture: Literal["low", "medium", "high"] = "low"
-    color: str | tuple[float, ...] | None = None  # palette name or RGB; default: seeded palette pick
+    color: str | tuple[float, ...] = "medium_wood"  # palette name, RGB, or "random" (seeded palette pick)
     roughness: float = Field(0.6, ge=0, le=1)
 
     @field_validator("color")
     @classmethod
     def _color(cls, v):
         if isinstance(v, str):
-            if v not in TABLE_PALETTE:
-                raise ValueError(f"unknown table colour {v!r}; expected one of {', '.join(TABLE_PALETTE)} or RGB")
+            if v not in TABLE_PALETTE and v != "random":
+                raise ValueError(f"unknown table colour {v!r}; expected one of {', '.join(TABLE_PALETTE)}, "
+                                 "random or RGB")
             return v
         return _check_rgb(v)
 
@@ -311,7 +312,7 @@ def resolve_setup(cfg: SetupConfig, rng: np.random.Generator) -> ResolvedSetup:
 
     t = cfg.table
     palette_pick = list(TABLE_PALETTE)[int(rng.integers(len(TABLE_PALETTE)))]
-    color = t.color if t.color is not None else palette_pick
+    color = palette_pick if t.color == "random" else t.color
     color = TABLE_PALETTE[color] if isinstance(color, str) else tuple(color)
     table = ResolvedTable(enabled=t.enabled, shape=t.shape, length=t.length, width=t.width,
                           thickness=t.thickness, height=t.height, texture=t.texture, color=color,
