@@ -12,13 +12,18 @@ from byo.cli import console, main
 
 CONFIG = "dataset_configs/demo.yaml"
 DATASET = "output/demo"
-OLLAMA = "http://127.0.0.1:11434"
+OLLAMA = "http://127.0.0.1:11434"  # or OLLAMA_HOST
 VISION_HINTS = ("vision", "llava", "gemma3", "qwen2.5vl", "qwen2.5-vl", "minicpm-v", "moondream", "llama4")
+
+
+def ollama_host() -> str:
+    host = os.environ.get("OLLAMA_HOST", OLLAMA)
+    return host if host.startswith("http") else f"http://{host}"
 
 
 def ollama_models() -> list[str]:
     try:
-        with urllib.request.urlopen(f"{OLLAMA}/api/tags", timeout=1.0) as reply:
+        with urllib.request.urlopen(f"{ollama_host()}/api/tags", timeout=1.0) as reply:
             return [m["name"] for m in json.load(reply).get("models", [])]
     except (OSError, ValueError):
         return []
@@ -36,8 +41,9 @@ def pick_provider() -> tuple[list[str], str]:
     vision = [m for m in models if any(h in m.lower() for h in VISION_HINTS)]
     if model and model in models or vision:
         model = model if model in models else vision[0]
-        return ["--provider", "ollama", "--model", model], f"Ollama {model} at {OLLAMA}"
-    why = "Ollama has no vision model" if models else "no OPENAI_API_KEY, no GROQ_API_KEY, no Ollama at " + OLLAMA
+        return (["--provider", "ollama", "--model", model, "--base-url", ollama_host()],
+                f"Ollama {model} at {ollama_host()}")
+    why = "Ollama has no vision model" if models else "no OPENAI_API_KEY, no GROQ_API_KEY, no Ollama at " + ollama_host()
     return ["--provider", "blind"], f"the blind text-only baseline ({why}; set one up to evaluate a real VLM)"
 
 
