@@ -1,0 +1,145 @@
+"""Numbers in text: digits and English number words, found as whole tokens with their spans.
+
+Never substring matching: "1" is not found in "10", "8x8" or "1st". Words: "zero" to
+"ninety-nine", "a hundred" / "one hundred and five", "a dozen", "half a dozen", "a single",
+and "no" / "none" meaning 0 ("no black pieces"; not "No, ...").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+UNITS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen".split())}
+TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i >= 2}
+ORDINALS = {w: i for i, w in enumerate(
+    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split())}
+# "one" that is a pronoun, not a count.
+PRONOUN_ONE = re.compile(r"\b(?:the|this|that|which|each|every|any|no|a|another)\s+one\b|\bone\s+(?:of|another)\b",
+                         re.IGNORECASE)
+# "no" not followed by something it counts.
+NO_NOT_COUNT = {"doubt", "more", "less", "longer", "way", "matter", "idea", "problem", "clear", "visible", "image",
+                "one", "answer", "other"}
+
+_DIGITS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w]|\.\d|,\d)")
+_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+
+
+@dataclass(frozen=True)
+class NumberMention:
+    value: int | float
+    start: int
+    end: int
+
+
+def _word_value(word: str) -> int | None:
+    w = word.lower()
+    if w in UNITS:
+        return UNITS[w]
+    if w in TENS:
+        return TENS[w]
+    if "-" in w:
+        a, _, b = w.partition("-")
+        if a in TENS and b in UNITS and 0 < UNITS[b] < 10:
+            return TENS[a] + UNITS[b]
+    return None
+
+
+def _words(text: str) -> list[tuple[str, int, int]]:
+    return [(m.group(0).lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
+def _below_hundred(words, i: int, text: str) -> tuple[int, int] | None:
+    """(value, index of the last word) of "seven", "twenty-one" or "twenty one" at word i."""
+    value = _word_value(words[i][0])
+    if value is None:
+        return None
+    if value in TENS.values() and i + 1 < len(words) and text[words[i][2]: words[i + 1][1]].strip() in ("", "-"):
+        unit = UNITS.get(words[i + 1][0])
+        if unit is not None and 0 < unit < 10:
+            return value + unit, i + 1
+    return value, i
+
+
+def word_numbers(text: str) -> list[NumberMention]:
+    """Number words, each phrase once: "twenty one" -> 21, "one hundred and five" -> 105."""
+    pronouns = [(m.start(), m.end()) for m in PRONOUN_ONE.finditer(text)]
+    words = _words(text)
+    out: list[NumberMention] = []
+
+    def adjacent(i: int) -> bool:  # word i + 1 follows word i with only spaces between
+        return i + 1 < len(words) and text[words[i][2]: words[i + 1][1]].strip() == ""
+
+    i = 0
+    while i < len(words):
+        w, start, end = words[i]
+        nxt = words[i + 1][0] if i + 1 < len(words) else None
+        if w == "half" and nxt == "a" and i + 2 < len(words) and words[i + 2][0] == "dozen":
+            out.append(NumberMention(6, start, words[i + 2][2]))
+            i += 3
+            continue
+        if w in ("a", "one") and nxt == "dozen" and adjacent(i):
+            out.append(NumberMention(12, start, words[i + 1][2]))
+            i += 2
+            continue
+        if w == "dozen":
+            out.append(NumberMention(12, start, end))
+            i += 1
+            continue
+        if w == "a" and nxt in ("single", "hundred") and adjacent(i):
+            if nxt == "single":
+                out.append(NumberMention(1, start, words[i + 1][2]))
+                i += 2
+                continue
+            value, j = 1, i
+        elif w in ("none", "zero"):
+            out.append(NumberMention(0, start, end))
+            i += 1
+            continue
+        elif w == "no":
+            if nxt and adjacent(i) and nxt not in NO_NOT_COUNT:
+                out.append(NumberMention(0, start, end))
+            i += 1
+            continue
+        else:
+            found = _below_hundred(words, i, text)
+            if found is None or (w == "one" and any(s <= start < e for s, e in pronouns)):
+                i += 1
+                continue
+            value, j = found
+        if adjacent(j) and words[j + 1][0] == "hundred":
+            value, j = value * 100, j + 1
+            k = j + 2 if j + 1 < len(words) and words[j + 1][0] == "and" else j + 1
+            tail = _below_hundred(words, k, text) if k < len(words) else None
+            if tail is not None:
+                value, j = value + tail[0], tail[1]
+        out.append(NumberMention(value, start, words[j][2]))
+        i = j + 1
+    return out
+
+
+def digit_numbers(text: str) -> list[NumberMention]:
+    out = []
+    for m in _DIGITS.finditer(text):
+        raw = m.group(1)
+        value = float(raw) if "." in raw else int(raw)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        out.append(NumberMention(value, m.start(1), m.end(1)))
+    return out
+
+
+def numbers(text: str) -> list[NumberMention]:
+    """Every number in `text`, digits and words, in order of appearance."""
+    found = digit_numbers(text) + word_numbers(text)
+    return sorted(found, key=lambda n: n.start)
+
+
+def ordinals(text: str) -> list[NumberMention]:
+    """"third", "3rd": kept apart, because "the third row" is ambiguous with 0-based numbering."""
+    out = [NumberMention(ORDINALS[w], s, e) for w, s, e in _words(text) if w in ORDINALS]
+    out += [NumberMention(int(m.group(1)), m.start(), m.end())
+            for m in re.finditer(r"(?<![\w.])(\d+)(?:st|nd|rd|th)\b", text, re.IGNORECASE)]
+    return sorted(out, key=lambda n: n.start)

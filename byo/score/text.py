@@ -1,0 +1,227 @@
+"""Text helpers for parsing answers: cleaning, answer spans, echoed prompts, refusals.
+
+A span is the part of an answer that holds the answer: a structured form (`{answer: 5}`,
+`<answer>5</answer>`, `\\boxed{5}`, JSON), the text after a cue ("the answer is"), the blank of
+an echoed fill-in-the-blank sentence, or the text after an echoed declarative lead.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+
+_MARKDOWN = re.compile(r"\*\*|\*|`+|^#+\s*", re.MULTILINE)
+_SPACES = re.compile(r"[ \t\r\f\v]+")
+
+
+def clean(text: str | None) -> str:
+    """NFKC, no markdown emphasis, single spaces; newlines kept (they end sentences)."""
+    if not text:
+        return ""
+    text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'")
+    text = text.replace("\u201c", '"').replace("\u201d", '"').replace("\u2013", "-").replace("\u2014", " - ")
+    text = _MARKDOWN.sub("", text)
+    return "\n".join(_SPACES.sub(" ", line).strip() for line in text.splitlines()).strip()
+
+
+def squash(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+# --- structured answers ---------------------------------------------------------------
+_ANSWER_BRACES = re.compile(r"\{\s*[\"']?(?:final[_ ])?answer[\"']?\s*[:=]\s*(.*?)\s*\}(?!\})", re.IGNORECASE | re.DOTALL)
+_ANSWER_TAG = re.compile(r"<answer>\s*(.*?)\s*</answer>", re.IGNORECASE | re.DOTALL)
+_JSON_KEYS = ("answer", "final_answer", "count", "number", "value", "result", "label", "option", "choice",
+              "program", "code", "kdl", "description", "translation", "types", "position", "cell")
+
+
+def _boxed(text: str) -> list[str]:
+    """Contents of \\boxed{...}, with nested braces and \\text{} unwrapped."""
+    out = []
+    for m in re.finditer(r"\\boxed\s*\{", text):
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        inner = text[m.end(): i - 1] if depth == 0 else text[m.end():]
+        out.append(re.sub(r"\\(?:text|mathrm|textbf)\s*\{([^{}]*)\}", r"\1", inner))
+    return out
+
+
+def _json_objects(text: str) -> list[dict]:
+    """JSON objects in the text (fenced or inline), outermost first."""
+    out = []
+    decoder = json.JSONDecoder()
+    i = text.find("{")
+    while i != -1:
+        try:
+            obj, end = decoder.raw_decode(text, i)
+        except ValueError:
+            i = text.find("{", i + 1)
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+        i = text.find("{", end)
+    return out
+
+
+def _json_value(value) -> str:
+    if isinstance(value, list):
+        return ", ".join(_json_value(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_json_value(v)}" for k, v in value.items())
+    return str(value)
+
+
+def structured_spans(text: str) -> list[str]:
+    """Answers the model marked as answers, in order of appearance."""
+    found: list[tuple[int, str]] = []
+    found += [(m.start(), m.group(1).strip(" \"'")) for m in _ANSWER_BRACES.finditer(text)]
+    found += [(m.start(), m.group(1)) for m in _ANSWER_TAG.finditer(text)]
+    found += [(text.find("\\boxed"), b) for b in _boxed(text)]
+    for obj in _json_objects(text):
+        lowered = {str(k).lower(): v for k, v in obj.items()}
+        for key in _JSON_KEYS:
+            if key in lowered:
+                found.append((text.find("{"), _json_value(lowered[key])))
+                break
+        else:
+            if {"row", "column"} <= set(lowered) or {"row", "col"} <= set(lowered):
+                found.append((text.find("{"), _json_value(obj)))
+    return [s for _, s in sorted(found, key=lambda f: f[0])]
+
+
+# --- cues -----------------------------------------------------------------------------
+_CUE = re.compile(
+    r"(?:(?:\bfinal answer\b|\bthe (?:correct |right |best )?(?:answer|option|choice|caption)\b|\banswer\b|"
+    r"\bmy answer\b)\s*(?:is|would be|will be|should be|=|:|-)|\bfinal(?: code| program| label)?\s*:)\s*:?\s*"
+    r"|(?:答え|回答)\s*(?:は|:)\s*",
+    re.IGNORECASE)
+CONCLUSION = re.compile(
+    r"\b(?:so|therefore|thus|hence|in total|a total of|total of|altogether|in all|overall|that makes|"
+    r"which makes|which gives|that gives|the total is|totals?|in conclusion|to conclude|to summari[sz]e|"
+    r"final count|finally)\b",
+    re.IGNORECASE)
+# a corrected answer: "but after checking again I count 7"
+REVISION = re.compile(
+    r"\b(?:actually|on reflection|on second thought|on closer (?:look|inspection)|looking (?:again|closer|more closely)|"
+    r"after (?:checking|counting|looking|comparing)(?: again| more carefully| closely)?|recount(?:ing|ed)?|"
+    r"counting again|correction|wait)\b",
+    re.IGNORECASE)
+_BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
+
+
+def to_sentence_end(text: str, start: int) -> str:
+    m = re.search(r"(?<!\d)[.!?](?!\d)(?:\s|$)|\n|。", text[start:])
+    return text[start: start + m.start()] if m else text[start:]
+
+
+def _bullets(text: str, start: int) -> str | None:
+    """A bulleted list starting at `start` (after "The answer is"), as one span."""
+    lines = text[start:].split("\n")
+    items = []
+    for line in lines:
+        if not _BULLET.match(line):
+            break
+        items.append(_BULLET.sub("", line))
+    return ", ".join(items) if items else None
+
+
+def cue_spans(text: str) -> list[str]:
+    """The text after each "the answer is" / "Answer:" cue, up to the end of its sentence (or list)."""
+    out = []
+    for m in _CUE.finditer(text):
+        span = _bullets(text, m.end()) or to_sentence_end(text, m.end()).strip()
+        if span:
+            out.append(span)
+    return out
+
+
+def conclusion_span(text: str) -> str | None:
+    """The sentence part after the last conclusion cue ("so", "in total", "therefore")."""
+    last = None
+    for m in CONCLUSION.finditer(text):
+        last = m
+    return to_sentence_end(text, last.end()) if last else None
+
+
+# --- the prompt -----------------------------------------------------------------------
+def prompt_sentences(prompt: str) -> list[str]:
+    """Sentences of the prompt, each with its final punctuation (":" ends a declarative lead)."""
+    parts = re.split(r"(?<=[.?!:])\s+", clean(prompt))
+    return [p for p in parts if len(p.split()) >= 3]
+
+
+def strip_echo(text: str, prompt: str, choices: list[str] | None = None) -> str:
+    """The answer without sentences copied from the prompt (and without the options list)."""
+    out = text
+    candidates = sorted(prompt_sentences(prompt), key=len, reverse=True)
+    if choices:
+        candidates.insert(0, " ".join(f"({chr(65 + i)}) {c}" for i, c in enumerate(choices)))
+    for sentence in candidates:
+        body = sentence.rstrip(".?!:").strip()
+        if len(body) < 12:
+            continue
+        pattern = r"\s+".join(re.escape(w) for w in body.split()) + r"\s*[.?!:]?"
+        out = re.sub(pattern, " ", out, flags=re.IGNORECASE)
+    return clean(out)
+
+
+def echo_bigrams(prompt: str) -> set[tuple[str, str]]:
+    """(word, number) pairs of the prompt ("row 3", "from 0"): the same pair in an answer is an echo."""
+    return {(w.lower(), n) for w, n in re.findall(r"([A-Za-z]+)\s+(\d+)\b", prompt)}
+
+
+def template_spans(text: str, prompt: str) -> list[str]:
+    """The blank of an echoed fill-in-the-blank sentence; the text after an echoed declarative lead."""
+    spans = []
+    sentences = prompt_sentences(prompt)
+    for i, sentence in enumerate(sentences):
+        if "____" in sentence:
+            before, _, after = sentence.partition("____")
+            words_before = before.split()[-6:]  # the words right around the blank
+            words_after = after.rstrip(".?!").split()[:4]
+            pattern = (r"\s+".join(re.escape(w) for w in words_before) + r"\s*(.+?)\s*"
+                       + r"\s+".join(re.escape(w) for w in words_after) + (r"(?=[\s.,;!?)]|$)" if words_after else r"(?:[.!?\n]|$)"))
+            spans += [m.group(1) for m in re.finditer(pattern, text, re.IGNORECASE)]
+        elif sentence.endswith(":") and not any("?" in later for later in sentences[i + 1:]):
+            lead = sentence[:-1].split()
+            pattern = r"\s+".join(re.escape(w) for w in lead) + r"\s*:?\s*"
+            spans += [s for m in re.finditer(pattern, text, re.IGNORECASE)
+                      if (s := to_sentence_end(text, m.end()).strip())]
+    return spans
+
+
+# --- refusals and negation ---------------------------------------------------------------
+_REFUSAL = re.compile(
+    r"\b(?:can ?not|can't|unable to|not able to|won't be able to|am not able to|do not have the ability to)\s+"
+    r"(?:\w+\s+){0,3}?(?:determine|tell|see|identify|count|answer|help|assist|provide|view|access|analy[sz]e|"
+    r"process|make out|say|discern|recogni[sz]e|read|locate|find|comply|describe|detect|distinguish|interpret)\b"
+    r"|\b(?:not |im)possible to (?:determine|tell|say|answer|count|identify|know)\b"
+    r"|\bno image\b|\b(?:don't|do not|cannot|can't) see (?:an?|any|the) (?:image|picture|attachment)\b"
+    r"|\bimage (?:is not|isn't|was not|wasn't) (?:visible|available|provided|attached|loaded|included)\b"
+    r"|\bas an ai\b|\bi'm sorry, but\b|\bi apologi[sz]e, but\b|\bi (?:must|have to) decline\b"
+    r"|\bnot enough (?:information|detail)\b|\binsufficient (?:information|detail)\b",
+    re.IGNORECASE)
+
+
+def is_refusal(text: str) -> bool:
+    return bool(_REFUSAL.search(text))
+
+
+_NEGATORS = {"not", "no", "never", "neither", "nor", "without", "except", "excluding", "isn't", "aren't", "wasn't",
+             "weren't", "doesn't", "don't", "didn't", "nothing", "lacks", "absent"}
+_SCOPE_BREAK = re.compile(r"[,.;:!?()\n]|\bbut\b|\bhowever\b|\band\b|\bwhile\b|\bwhereas\b", re.IGNORECASE)
+
+
+def negated(text: str, start: int) -> bool:
+    """Whether the mention at `start` is negated: a negator among the 3 words before it, same clause."""
+    before = text[max(0, start - 60): start]
+    breaks = list(_SCOPE_BREAK.finditer(before))
+    if breaks:
+        before = before[breaks[-1].end():]
+    lowered = before.lower()
+    words = re.findall(r"[a-z']+", lowered)[-3:]
+    return any(w in _NEGATORS or w.endswith("n't") for w in words) or bool(
+        re.search(r"\b(?:rather than|instead of|other than|as opposed to)\s+(?:\w+\s+)?$", lowered))

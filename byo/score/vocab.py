@@ -1,0 +1,133 @@
+"""Label vocabularies with synonyms and plurals, and finding their mentions in text.
+
+A question's vocabulary is the first known domain that holds every true answer of its key
+(`domain_for`); a key with answers no domain knows gets a vocabulary of its own answers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Domain:
+    name: str
+    terms: dict[str, tuple[str, ...]]  # canonical label -> synonyms (the label itself included)
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self.terms)
+
+
+def _plural(word: str) -> str:
+    if word.endswith(("s", "sh", "ch", "x")):
+        return word + "es"
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def _d(name: str, **terms: str) -> Domain:
+    return Domain(name, {k.replace("_", " "): tuple(v.split("|")) for k, v in terms.items()})
+
+
+DOMAINS = [
+    _d("piece_type", pawn="pawn", rook="rook|castle|tower", knight="knight|horse", bishop="bishop",
+       queen="queen", king="king"),
+    _d("piece_color", white="white|ivory|cream|light-colored|light-coloured",
+       black="black|ebony|dark-colored|dark-coloured"),
+    _d("clevr_color", gray="gray|grey|silver", red="red", blue="blue", green="green", brown="brown",
+       purple="purple|violet", cyan="cyan|teal|turquoise|aqua", yellow="yellow|gold|golden"),
+    _d("shape", cube="cube|block|box|cuboid", sphere="sphere|ball|orb", cylinder="cylinder", cone="cone"),
+    _d("material", rubber="rubber|matte|matt", metal="metal|metallic|shiny"),
+    _d("size", small="small|little|tiny", large="large|big|huge"),
+    _d("yes_no", yes="yes|yeah|yep|yup|true|correct|affirmative", no="no|nope|false|incorrect|negative"),
+]
+IRREGULAR = {"knife": "knives", "leaf": "leaves"}
+
+
+def from_answers(answers: list[str]) -> Domain:
+    return Domain("answers", {a: (a,) for a in dict.fromkeys(str(a).lower() for a in answers)})
+
+
+def domain_for(answers: list) -> Domain:
+    """The first domain whose labels include every answer (lists are flattened)."""
+    flat = [str(x).lower() for a in answers for x in (a if isinstance(a, list) else [a])]
+    for domain in DOMAINS:
+        if flat and all(a in domain.terms for a in flat):
+            return domain
+    return from_answers(flat)
+
+
+@dataclass(frozen=True)
+class LabelMention:
+    value: str
+    start: int
+    end: int
+
+
+def _forms(term: str) -> list[str]:
+    forms = {term}
+    if " " not in term and "-" not in term and len(term) > 3:
+        forms.add(IRREGULAR.get(term, _plural(term)))
+    return sorted(forms, key=len, reverse=True)
+
+
+@dataclass
+class Matcher:
+    """Finds canonical labels by whole words, the longest match first, never inside another word."""
+
+    pattern: re.Pattern
+    lookup: dict[str, str]
+
+    @classmethod
+    def build(cls, terms: dict[str, tuple[str, ...]]) -> Matcher:
+        lookup = {}
+        for canonical, synonyms in terms.items():
+            for s in synonyms:
+                for form in _forms(s.lower()):
+                    lookup.setdefault(form, canonical)
+        alternatives = sorted(lookup, key=len, reverse=True)
+        body = "|".join(r"\s+".join(re.escape(w) for w in a.split()) for a in alternatives)
+        return cls(re.compile(rf"(?<![\w-])(?:{body})(?![\w-])", re.IGNORECASE), lookup)
+
+    def find(self, text: str) -> list[LabelMention]:
+        return [LabelMention(self.lookup[" ".join(m.group(0).lower().split())], m.start(), m.end())
+                for m in self.pattern.finditer(text)]
+
+
+# --- grid position words (3 x 3) ----------------------------------------------------------
+VERTICAL = {"upper": "upper|top", "middle": "middle|center|centre|central", "lower": "lower|bottom"}
+HORIZONTAL = {"left": "left", "middle": "middle|center|centre|central", "right": "right"}
+POSITION_WORDS = ["upper left", "upper middle", "upper right", "middle left", "center", "middle right",
+                  "lower left", "lower middle", "lower right"]
+
+
+def _position_terms() -> dict[str, tuple[str, ...]]:
+    terms: dict[str, list[str]] = {p: [] for p in POSITION_WORDS}
+    for v, vs in VERTICAL.items():
+        for h, hs in HORIZONTAL.items():
+            canonical = "center" if (v, h) == ("middle", "middle") else f"{v} {h}"
+            for a in vs.split("|"):
+                for b in hs.split("|"):
+                    for sep in (" ", "-", " and "):
+                        terms[canonical] += [f"{a}{sep}{b}", f"{b}{sep}{a}"]
+    terms["center"] += ["center", "centre", "middle", "central"]
+    sides = {"left": "middle left", "right": "middle right", "top": "upper middle", "bottom": "lower middle",
+             "upper": "upper middle", "lower": "lower middle"}
+    for side, canonical in sides.items():  # "the middle of the left side"
+        for mid in ("middle", "center", "centre"):
+            for tail in ("", " side", " edge", " half"):
+                terms[canonical].append(f"{mid} of the {side}{tail}")
+    for v in ("upper", "lower"):  # "top center" reads as the upper middle
+        terms[f"{v} middle"] += [f"{a} {b}" for a in VERTICAL[v].split("|") for b in ("centre", "center")]
+    return {k: tuple(dict.fromkeys(v)) for k, v in terms.items()}
+
+
+POSITION_DOMAIN = Domain("position_word", _position_terms())
+
+
+def position_cell(word: str) -> tuple[int, int]:
+    """(row, column) of a position word in the 3 x 3 grid."""
+    return divmod(POSITION_WORDS.index(word), 3)
