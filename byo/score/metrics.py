@@ -1,0 +1,144 @@
+"""Metric functions on plain lists, with their intervals.
+
+Definitions (also in the README):
+- accuracy: correct / all questions; an answer that did not parse (ambiguous, refusal,
+  unparsed, error) is wrong. Wilson interval.
+- within-one accuracy: |prediction - truth| <= 1, over all questions like accuracy.
+- errors (signed error, MAE, MSE, RMSE, NMAE) use parsed answers only; `excluded` counts the rest.
+- NMAE = mean of |prediction - truth| / max(|truth|, 1): the error relative to the truth, and the
+  plain absolute error when the truth is 0 (BYO-Eval's rule "divided by the target if it is not
+  0"). One definition for every table and plot.
+- intervals for errors: percentile bootstrap that resamples images (all questions of an image
+  together), seeded; when every value is equal, or there is one image, the interval is the value
+  itself and flagged.
+- set precision / recall / F1 (label sets) and yes/no precision / recall / F1 (positive class
+  "yes") are micro-averaged; an unparsed answer is an empty prediction.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+from scipy.stats import binomtest
+
+CONFIDENCE = 0.95
+
+
+def wilson(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float | None, float | None]:
+    if n == 0:
+        return None, None
+    ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def proportion(hits: Sequence[bool], confidence: float = CONFIDENCE) -> dict:
+    k, n = int(sum(bool(h) for h in hits)), len(hits)
+    lo, hi = wilson(k, n, confidence)
+    return {"value": k / n if n else None, "k": k, "n": n, "lo": lo, "hi": hi}
+
+
+def rng_for(seed: int, label: str) -> np.random.Generator:
+    """One stream per group, so an interval does not depend on which other groups were computed."""
+    return np.random.default_rng([seed, zlib.crc32(label.encode())])
+
+
+def bootstrap_mean(values: Sequence[float], clusters: Sequence[Hashable], *, n_boot: int = 1000, seed: int = 0,
+                   label: str = "", confidence: float = CONFIDENCE) -> dict:
+    """Mean of `values` with a percentile interval from resampling whole clusters (images)."""
+    n = len(values)
+    if n == 0:
+        return {"value": None, "lo": None, "hi": None, "n": 0, "flag": None}
+    v = np.asarray(values, dtype=float)
+    mean = float(v.mean())
+    ids: dict[Hashable, int] = {}
+    index = np.array([ids.setdefault(c, len(ids)) for c in clusters])
+    sums = np.bincount(index, weights=v, minlength=len(ids))
+    counts = np.bincount(index, minlength=len(ids)).astype(float)
+    if np.all(v == v[0]):
+        return {"value": mean, "lo": mean, "hi": mean, "n": n, "flag": "all equal"}
+    if len(ids) == 1 or n_boot <= 0:
+        return {"value": mean, "lo": None, "hi": None, "n": n, "flag": "one image" if len(ids) == 1 else "no bootstrap"}
+    rng = rng_for(seed, label)
+    means = np.empty(n_boot)
+    chunk = max(1, 2_000_000 // len(ids))
+    for start in range(0, n_boot, chunk):
+        stop = min(n_boot, start + chunk)
+        draw = rng.integers(0, len(ids), size=(stop - start, len(ids)))
+        means[start:stop] = sums[draw].sum(axis=1) / counts[draw].sum(axis=1)
+    alpha = (1 - confidence) / 2
+    lo, hi = np.quantile(means, [alpha, 1 - alpha])
+    return {"value": mean, "lo": float(lo), "hi": float(hi), "n": n, "flag": None}
+
+
+def nmae_term(pred: float, truth: float) -> float:
+    """|pred - truth| / max(|truth|, 1): relative error, absolute when the truth is 0."""
+    return abs(pred - truth) / max(abs(truth), 1.0)
+
+
+def errors(preds: Sequence[float | None], truths: Sequence[float], clusters: Sequence[Hashable], *,
+           n_boot: int = 1000, seed: int = 0, label: str = "", normalized: bool = True) -> dict:
+    """Signed error, MAE, MSE, RMSE and (if `normalized`) NMAE over parsed predictions (not None)."""
+    used = [(float(p), float(t), c) for p, t, c in zip(preds, truths, clusters, strict=True) if p is not None]
+    out: dict = {"n_errors": len(used), "excluded": len(preds) - len(used)}
+    signed = [p - t for p, t, _ in used]
+    cl = [c for _, _, c in used]
+    stats = {"signed": signed, "mae": [abs(e) for e in signed], "mse": [e * e for e in signed]}
+    if normalized:
+        stats["nmae"] = [nmae_term(p, t) for p, t, _ in used]
+    for name, values in stats.items():
+        out[name] = bootstrap_mean(values, cl, n_boot=n_boot, seed=seed, label=f"{label}|{name}")
+    mse = out["mse"]
+    out["rmse"] = {k: (math.sqrt(mse[k]) if k in ("value", "lo", "hi") and mse[k] is not None else mse[k])
+                   for k in mse}
+    return out
+
+
+def prf(tp: int, fp: int, fn: int) -> dict:
+    precision = tp / (tp + fp) if tp + fp else None
+    recall = tp / (tp + fn) if tp + fn else None
+    f1 = (2 * precision * recall / (precision + recall) if precision and recall else
+          (0.0 if precision is not None and recall is not None else None))
+    return {"precision": precision, "recall": recall, "f1": f1, "tp": tp, "fp": fp, "fn": fn}
+
+
+def set_prf(preds: Sequence[Sequence[str] | None], truths: Sequence[Sequence[str]]) -> dict:
+    """Micro precision / recall / F1 of predicted label sets (None: nothing predicted)."""
+    tp = fp = fn = 0
+    for p, t in zip(preds, truths, strict=True):
+        p, t = set(p or ()), set(t)
+        tp, fp, fn = tp + len(p & t), fp + len(p - t), fn + len(t - p)
+    return prf(tp, fp, fn)
+
+
+def binary_prf(preds: Sequence[str | None], truths: Sequence[str], positive: str = "yes") -> dict:
+    tp = sum(p == positive and t == positive for p, t in zip(preds, truths, strict=True))
+    fp = sum(p == positive and t != positive for p, t in zip(preds, truths, strict=True))
+    fn = sum(p != positive and t == positive for p, t in zip(preds, truths, strict=True))
+    return prf(tp, fp, fn)
+
+
+def confusion(truths: Sequence, preds: Sequence) -> dict:
+    """Counts of (truth, prediction); `labels` lists the truths first, then other predictions."""
+    counts = Counter(zip(truths, preds, strict=True))
+    labels = sorted(set(truths), key=_order) + sorted(set(preds) - set(truths), key=_order)
+    return {"labels": labels, "counts": {(t, p): n for (t, p), n in counts.items()}}
+
+
+def _order(x):
+    return (0, x, "") if isinstance(x, int | float) and not isinstance(x, bool) else (1, 0, str(x))
+
+
+def localization_error(pred: Sequence[int], truth: Sequence[int]) -> int:
+    """|dx| + |dy| on the grid (seed 002)."""
+    return abs(pred[0] - truth[0]) + abs(pred[1] - truth[1])
+
+
+def group_by(rows: Sequence[dict], *keys: str) -> dict[tuple, list[dict]]:
+    out: dict[tuple, list[dict]] = defaultdict(list)
+    for r in rows:
+        out[tuple(r[k] for k in keys)].append(r)
+    return out

@@ -1,0 +1,118 @@
+"""`byo score RUN`: parse a run's answers and write RUN/parsed.jsonl, RUN/scores.json and CSV tables."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from byo import __version__
+from byo.dataset import atomic_write_text
+from byo.errors import ConfigError
+from byo.score import tables
+from byo.score.parse import STATUSES
+from byo.score.rows import PREDICTIONS, load_run
+
+PARSED = "parsed.jsonl"
+SCORES = "scores.json"
+TABLES = ("metrics", "confusion", "localization", "localization_cells", "binding", "crest", "parsing")
+DEFINITIONS = {
+    "accuracy": "correct / all questions; ambiguous, refused, unparsed and failed answers count as wrong "
+                "(Wilson 95% interval)",
+    "parse_rate": "answers parsed to one value / all questions",
+    "within_one": "|prediction - truth| <= 1, over all questions (Wilson interval)",
+    "errors": "signed error, MAE, MSE, RMSE, NMAE over parsed answers only; `excluded` counts the others "
+              "(95% percentile bootstrap resampling images)",
+    "nmae": "mean of |prediction - truth| / max(|truth|, 1): relative error, the absolute error when the truth is 0",
+    "localization": "|row error| + |column error| where both are known (row and column questions of one image "
+                    "and prompt variant, cell answers, or position words on the 3 x 3 grid)",
+    "binding": "accuracy on the Swap / Confusion caption choices (seed 001), beside chance = mean 1 / options",
+    "set_prf": "label sets: micro precision / recall / F1; an unparsed answer predicts the empty set",
+    "yes_no_prf": "precision / recall / F1 of the answer yes; an unparsed answer is not yes",
+    "crest": "KamonBench: exact match after normalisation, CER / TER over parsed answers, factor accuracy, "
+             "motif separation, pair motif accuracy, collapsed motif groups, novel-combination slices",
+}
+
+
+@dataclass
+class Scores:
+    facts: dict
+    rows: list[dict]
+    tables: dict[str, list[dict]] = field(default_factory=dict)
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def overall(self) -> dict:
+        return next(r for r in self.tables["metrics"]
+                    if r["key"] == "*" and r["variant"] == tables.ALL and not r["variable"])
+
+
+def compute(run_dir: Path, *, n_boot: int = 1000, seed: int = 0) -> Scores:
+    rows, facts = load_run(Path(run_dir))
+    if not rows:
+        raise ConfigError(str(Path(run_dir) / PREDICTIONS), [("<file>", "no predictions to score")])
+    metric = tables.metric_table(rows, n_boot=n_boot, seed=seed)
+    loc, loc_cells = tables.localization_tables(rows, n_boot=n_boot, seed=seed)
+    return Scores(facts=facts, rows=rows, settings={"bootstrap": n_boot, "seed": seed, "confidence": 0.95},
+                  tables={"metrics": metric, "confusion": tables.confusion_table(rows), "localization": loc,
+                          "localization_cells": loc_cells, "binding": tables.binding_table(rows),
+                          "crest": tables.crest_table(rows), "parsing": tables.status_table(rows)})
+
+
+def _clean(value):
+    """JSON-safe: NaN and infinities become null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
+def to_csv(rows: list[dict]) -> str:
+    fields = list(dict.fromkeys(k for r in rows for k in r))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow({k: (round(v, 6) if isinstance(v, float) else v) for k, v in _clean(r).items()})
+    return buffer.getvalue()
+
+
+def write(scores: Scores, run_dir: Path) -> dict[str, Path]:
+    run_dir = Path(run_dir)
+    paths = {"parsed": run_dir / PARSED, "scores": run_dir / SCORES}
+    atomic_write_text(paths["parsed"], "".join(json.dumps(_clean(r), ensure_ascii=False) + "\n" for r in scores.rows))
+    counts = Counter(r["status"] for r in scores.rows)
+    doc = {"byo_version": __version__, "run": scores.facts, "settings": scores.settings, "definitions": DEFINITIONS,
+           "statuses": {s: counts[s] for s in STATUSES}, "overall": scores.overall, "tables": scores.tables}
+    atomic_write_text(paths["scores"], json.dumps(_clean(doc), indent=1, ensure_ascii=False) + "\n")
+    for name in TABLES:
+        if scores.tables.get(name):
+            paths[name] = run_dir / f"{name}.csv"
+            atomic_write_text(paths[name], to_csv(scores.tables[name]))
+    return paths
+
+
+def score_run(run_dir: Path, *, n_boot: int = 1000, seed: int = 0) -> tuple[Scores, dict[str, Path]]:
+    scores = compute(run_dir, n_boot=n_boot, seed=seed)
+    return scores, write(scores, run_dir)
+
+
+def load_scores(run_dir: Path, *, n_boot: int = 1000, seed: int = 0) -> Scores:
+    """The run's written scores, or fresh ones when they are missing or older than the predictions."""
+    run_dir = Path(run_dir)
+    scores_path, parsed_path = run_dir / SCORES, run_dir / PARSED
+    predictions = run_dir / PREDICTIONS
+    fresh = (scores_path.is_file() and parsed_path.is_file() and predictions.is_file()
+             and scores_path.stat().st_mtime >= predictions.stat().st_mtime)
+    if not fresh:
+        return score_run(run_dir, n_boot=n_boot, seed=seed)[0]
+    doc = json.loads(scores_path.read_text())
+    rows = [json.loads(line) for line in parsed_path.read_text().splitlines() if line]
+    return Scores(facts=doc["run"], rows=rows, tables=doc["tables"], settings=doc["settings"])

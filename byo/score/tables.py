@@ -1,0 +1,294 @@
+"""Metric tables from scored rows: per key, prompt variant, level and cross of two variables.
+
+Every table is a list of flat dicts (one CSV row each). `variant` is "all" or
+"preprompt/instruction"; `key` "*" pools every question key (proportions only).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from byo.score import crest, metrics
+from byo.score.parse import STATUSES
+from byo.score.rows import NUMERIC, grid_position, truth_cell
+
+MAX_LEVELS = 8  # a numeric variable with more distinct values is binned
+BINS = 5
+ALL = "all"
+
+
+# --- levels ----------------------------------------------------------------------------------
+def _scalar(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _label(value) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+class Levels:
+    """The varying variables of a set of rows and each row's level label, in a stable order."""
+
+    def __init__(self, rows: Sequence[dict]):
+        seen: dict[str, list] = {}
+        for r in rows:
+            for k, v in r["levels"].items():
+                values = seen.setdefault(k, [])
+                if v not in values:
+                    values.append(v)
+        self.order: dict[str, list[str]] = {}
+        self.edges: dict[str, np.ndarray] = {}
+        for k, values in seen.items():
+            if len(values) < 2:
+                continue
+            if all(_scalar(v) for v in values):
+                if len(values) > MAX_LEVELS:
+                    edges = np.unique(np.quantile(np.array(values, float), np.linspace(0, 1, BINS + 1)))
+                    self.edges[k] = edges
+                    self.order[k] = [f"{a:.3g}-{b:.3g}" for a, b in itertools.pairwise(edges)]
+                    continue
+                values = sorted(values)
+            self.order[k] = [_label(v) for v in values]
+
+    @property
+    def variables(self) -> list[str]:
+        return list(self.order)
+
+    def of(self, row: dict, variable: str) -> str | None:
+        if variable not in row["levels"]:
+            return None
+        value = row["levels"][variable]
+        if variable in self.edges:
+            edges = self.edges[variable]
+            i = int(np.clip(np.searchsorted(edges, value, side="right") - 1, 0, len(edges) - 2))
+            return self.order[variable][i]
+        return _label(value)
+
+
+# --- one group -------------------------------------------------------------------------------
+def summarize(rows: Sequence[dict], answer_type: str, *, n_boot: int, seed: int, label: str) -> dict:
+    n = len(rows)
+    counts = Counter(r["status"] for r in rows)
+    out: dict = {"n": n, **{s: counts[s] for s in STATUSES}, "parse_rate": counts["ok"] / n if n else None}
+    acc = metrics.proportion([r["correct"] for r in rows])
+    out.update(accuracy=acc["value"], accuracy_lo=acc["lo"], accuracy_hi=acc["hi"])
+    images = [r["image"] for r in rows]
+    if answer_type in NUMERIC:
+        within = metrics.proportion([r["error"] is not None and abs(r["error"]) <= 1 for r in rows])
+        out.update(within_one=within["value"], within_one_lo=within["lo"], within_one_hi=within["hi"])
+        preds = [r["value"] if r["status"] == "ok" else None for r in rows]
+        errs = metrics.errors(preds, [r["answer"] for r in rows], images, n_boot=n_boot, seed=seed, label=label,
+                              normalized=answer_type == "integer")
+        out.update(n_errors=errs["n_errors"], excluded=errs["excluded"])
+        flags = set()
+        for name in ("signed", "mae", "mse", "rmse", "nmae"):
+            stat = errs.get(name)
+            if stat:
+                out.update({name: stat["value"], f"{name}_lo": stat["lo"], f"{name}_hi": stat["hi"]})
+                if stat.get("flag"):
+                    flags.add(stat["flag"])
+        out["interval_note"] = ", ".join(sorted(flags)) or None
+    if answer_type == "label_set":
+        out.update(_prf(metrics.set_prf([r["value"] for r in rows], [r["answer"] for r in rows])))
+    if answer_type == "yes_no":
+        out.update(_prf(metrics.binary_prf([r["value"] for r in rows], [str(r["answer"]).lower() for r in rows])))
+    return out
+
+
+def _prf(p: dict) -> dict:
+    return {"precision": p["precision"], "recall": p["recall"], "f1": p["f1"]}
+
+
+def _slices(rows: Sequence[dict], levels: Levels):
+    """(variable, level, variable2, level2, rows): everything, each level, each cross of two variables."""
+    yield "", "", "", "", list(rows)
+    for var in levels.variables:
+        by = metrics.group_by([{**r, "_l": levels.of(r, var)} for r in rows], "_l")
+        for level in levels.order[var]:
+            if (level,) in by:
+                yield var, level, "", "", by[(level,)]
+    for a, b in itertools.combinations(levels.variables, 2):
+        by = metrics.group_by([{**r, "_a": levels.of(r, a), "_b": levels.of(r, b)} for r in rows], "_a", "_b")
+        for la in levels.order[a]:
+            for lb in levels.order[b]:
+                if (la, lb) in by:
+                    yield a, la, b, lb, by[(la, lb)]
+
+
+def _variants(rows: Sequence[dict]):
+    yield ALL, list(rows)
+    for (variant,), group in sorted(metrics.group_by(rows, "variant").items()):
+        yield variant, group
+
+
+# --- tables ----------------------------------------------------------------------------------
+def metric_table(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0) -> list[dict]:
+    out = []
+    levels = Levels(rows)
+    keys = [("*", "*", "*", list(rows))] + [(k, g[0]["task"], g[0]["answer_type"], g)
+                                            for (k,), g in metrics.group_by(rows, "key").items()]
+    for key, task, answer_type, key_rows in keys:
+        for variant, vrows in _variants(key_rows):
+            for var, level, var2, level2, group in _slices(vrows, levels):
+                label = f"{key}|{variant}|{var}={level}|{var2}={level2}"
+                summary = summarize(group, answer_type, n_boot=n_boot, seed=seed, label=label)
+                out.append({"run": group[0]["run"], "model": group[0]["model"], "key": key, "task": task,
+                            "answer_type": answer_type, "variant": variant, "variable": var, "level": level,
+                            "variable2": var2, "level2": level2, **summary})
+    return out
+
+
+def confusion_table(rows: Sequence[dict]) -> list[dict]:
+    """Counts of (truth, prediction) per key, over all variants; a failed parse is "<status>"."""
+    out = []
+    for (key,), group in metrics.group_by(rows, "key").items():
+        answer_type = group[0]["answer_type"]
+        if answer_type not in (*NUMERIC, "label", "yes_no", "position_word", "multiple_choice"):
+            continue
+        for variant, vrows in _variants(group):
+            truths = [_cell_label(r["answer"]) for r in vrows]
+            preds = [_cell_label(r["value"]) if r["status"] == "ok" else f"<{r['status']}>" for r in vrows]
+            for (t, p), n in sorted(Counter(zip(truths, preds, strict=True)).items(), key=lambda x: str(x[0])):
+                out.append({"run": vrows[0]["run"], "model": vrows[0]["model"], "key": key,
+                            "answer_type": answer_type, "variant": variant, "truth": t, "predicted": p, "count": n})
+    return out
+
+
+def _cell_label(value):
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _located(rows: Sequence[dict]) -> list[dict]:
+    """Items with a true (row, column) and the predicted one (None when not parsed)."""
+    items = []
+    for (image, variant), group in metrics.group_by(rows, "image", "variant").items():
+        row_q = next((r for r in group if r["answer_type"] == "row"), None)
+        col_q = next((r for r in group if r["answer_type"] == "column"), None)
+        if row_q and col_q:
+            pred = ([int(row_q["value"]), int(col_q["value"])]
+                    if row_q["status"] == "ok" and col_q["status"] == "ok" else None)
+            items.append({"source": "row+column", "image": image, "variant": variant, "levels": row_q["levels"],
+                          "truth": [int(row_q["answer"]), int(col_q["answer"])], "pred": pred, "grid": None})
+    for r in rows:
+        if r["answer_type"] == "cell":
+            items.append({"source": r["key"], "image": r["image"], "variant": r["variant"], "levels": r["levels"],
+                          "truth": truth_cell(r["answer"]), "pred": grid_position("cell", r["value"]), "grid": None})
+        elif r["answer_type"] == "position_word":
+            items.append({"source": r["key"], "image": r["image"], "variant": r["variant"], "levels": r["levels"],
+                          "truth": grid_position("position_word", r["answer"]),
+                          "pred": grid_position("position_word", r["value"]), "grid": [3, 3]})
+    return items
+
+
+def localization_tables(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0) -> tuple[list[dict], list[dict]]:
+    """Localization error |dr| + |dc| where row and column are both known: a summary and a per-cell grid."""
+    items = _located(rows)
+    summary, cells = [], []
+    run, model = (rows[0]["run"], rows[0]["model"]) if rows else (None, None)
+    for (source,), group in metrics.group_by(items, "source").items():
+        for variant, vitems in _variants(group):
+            located = [i for i in vitems if i["pred"] is not None]
+            errs = [metrics.localization_error(i["pred"], i["truth"]) for i in located]
+            exact = metrics.proportion([i["pred"] == i["truth"] for i in vitems])
+            err = metrics.bootstrap_mean(errs, [i["image"] for i in located], n_boot=n_boot, seed=seed,
+                                         label=f"loc|{source}|{variant}")
+            summary.append({"run": run, "model": model, "source": source, "variant": variant, "n": len(vitems),
+                            "located": len(located), "excluded": len(vitems) - len(located),
+                            "exact": exact["value"], "exact_lo": exact["lo"], "exact_hi": exact["hi"],
+                            "error": err["value"], "error_lo": err["lo"], "error_hi": err["hi"],
+                            "interval_note": err["flag"]})
+            for (tr, tc), citems in sorted(metrics.group_by(
+                    [{**i, "_r": i["truth"][0], "_c": i["truth"][1]} for i in vitems], "_r", "_c").items()):
+                cerrs = [metrics.localization_error(i["pred"], i["truth"]) for i in citems if i["pred"] is not None]
+                cells.append({"run": run, "model": model, "source": source, "variant": variant, "row": tr,
+                              "column": tc, "n": len(citems), "located": len(cerrs),
+                              "exact": sum(i["pred"] == i["truth"] for i in citems) / len(citems),
+                              "error": float(np.mean(cerrs)) if cerrs else None})
+    return summary, cells
+
+
+def binding_table(rows: Sequence[dict]) -> list[dict]:
+    """Binding accuracy for the Swap / Confusion keys (seed 001), beside the chance level."""
+    out = []
+    for (key,), group in sorted(metrics.group_by(rows, "key").items()):
+        if not key.startswith("binding_"):
+            continue
+        for variant, vrows in _variants(group):
+            acc = metrics.proportion([r["correct"] for r in vrows])
+            chance = float(np.mean([1 / len(r["choices"]) for r in vrows if r["choices"]] or [np.nan]))
+            out.append({"run": vrows[0]["run"], "model": vrows[0]["model"], "key": key, "variant": variant,
+                        "n": len(vrows), "parse_rate": sum(r["status"] == "ok" for r in vrows) / len(vrows),
+                        "accuracy": acc["value"], "accuracy_lo": acc["lo"], "accuracy_hi": acc["hi"],
+                        "chance": chance})
+    return out
+
+
+def _split(row: dict) -> str | None:
+    value = row["params"].get("split", row["levels"].get("split"))
+    return str(value) if value is not None else None
+
+
+def crest_table(rows: Sequence[dict]) -> list[dict]:
+    """KamonBench's label metrics per crest key, variant and slice (split part, novel combinations)."""
+    out = []
+    for (key,), group in sorted(metrics.group_by(rows, "key").items()):
+        answer_type = group[0]["answer_type"]
+        if answer_type not in crest.ANSWER_TYPES:
+            continue
+        train = [r["answer"] for r in group if _split(r) == "train"]
+        for variant, vrows in _variants(group):
+            slices = [("all", vrows)]
+            slices += [(f"split={s}", [r for r in vrows if _split(r) == s])
+                       for s in sorted({_split(r) for r in vrows} - {None})]
+            evaluated = [r for r in vrows if _split(r) != "train"]
+            if train and answer_type == "crest_program":
+                for scheme in crest.SCHEMES:
+                    novel = crest.novel_combinations([r["answer"] for r in evaluated], train, scheme)
+                    name = ",".join(crest.SCHEMES[scheme]).replace("R", "X")
+                    slices.append((f"novel {name}", [r for r, n in zip(evaluated, novel, strict=True) if n]))
+                    slices.append((f"seen {name}", [r for r, n in zip(evaluated, novel, strict=True) if n is False]))
+            for name, srows in slices:
+                if not srows:
+                    continue
+                preds = [r["value"] for r in srows]
+                golds = [r["answer"] for r in srows]
+                exact = metrics.proportion(crest.exact_match(preds, golds, answer_type))
+                rate = crest.error_rate(preds, golds, answer_type)
+                row = {"run": srows[0]["run"], "model": srows[0]["model"], "key": key, "answer_type": answer_type,
+                       "variant": variant, "slice": name, "n": len(srows),
+                       "parse_rate": sum(r["status"] == "ok" for r in srows) / len(srows),
+                       "exact": exact["value"], "exact_lo": exact["lo"], "exact_hi": exact["hi"],
+                       "error_rate": rate["value"], "error_unit": rate["unit"], "excluded": rate["excluded"]}
+                if train and name == "all":
+                    nit = crest.accuracy_nit(preds, golds, train, answer_type)
+                    row["acc_nit"], row["acc_nit_n"] = nit["value"], nit["n"]
+                if answer_type == "crest_program":
+                    factors = crest.factor_accuracy(preds, golds)
+                    for f, stat in factors.items():
+                        row[f"{f}_acc" if f != "parseable" else "parseable"] = stat["value"]
+                    row.update(crest.motif_sensitivity(preds, golds))
+                out.append(row)
+    return out
+
+
+def status_table(rows: Sequence[dict]) -> list[dict]:
+    """Parse statuses per answer type and variant, with the parse rate."""
+    out = []
+    for (answer_type,), group in sorted(metrics.group_by(rows, "answer_type").items()):
+        for variant, vrows in _variants(group):
+            counts = Counter(r["status"] for r in vrows)
+            methods = Counter(r["method"] for r in vrows if r["status"] == "ok")
+            out.append({"run": vrows[0]["run"], "model": vrows[0]["model"], "answer_type": answer_type,
+                        "variant": variant, "n": len(vrows), **{s: counts[s] for s in STATUSES},
+                        "parse_rate": counts["ok"] / len(vrows),
+                        "methods": "; ".join(f"{m} {n}" for m, n in methods.most_common())})
+    return out
