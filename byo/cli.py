@@ -1,4 +1,5 @@
-"""Command line: `byo plan`, `byo render`, `byo contact-sheet`, `byo eval`."""
+"""Command line: `byo plan`, `byo render`, `byo contact-sheet`, `byo questions`, `byo eval`, `byo score`,
+`byo report`."""
 
 from __future__ import annotations
 
@@ -114,6 +115,36 @@ def cmd_eval(args) -> int:
     return 1 if report.failed else 0
 
 
+def cmd_score(args) -> int:
+    from byo.score.run import score_run
+
+    scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed)
+    table = Table("key", "type", "n", "parse rate", "accuracy", "MAE", "NMAE", title=f"{args.run} "
+                  f"({scores.facts.get('model')}, all prompt variants)")
+    for r in scores.tables["metrics"]:
+        if r["variant"] == "all" and not r["variable"]:
+            table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["answer_type"], str(r["n"]),
+                          f"{r['parse_rate']:.0%}", f"{r['accuracy']:.1%} [{r['accuracy_lo']:.0%}, {r['accuracy_hi']:.0%}]",
+                          _fmt(r.get("mae")), _fmt(r.get("nmae")))
+    Console().print(table)
+    console.print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def _fmt(value) -> str:
+    return "" if value is None else f"{value:.2f}"
+
+
+def cmd_report(args) -> int:
+    from byo.score.report import write_report
+    from byo.score.run import load_scores
+
+    runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed) for run in args.runs]
+    path = write_report(runs, args.output, title=args.title)
+    console.print(f"report: {path.resolve()}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="byo", description="Controlled synthetic scenes for VLM evaluation.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -149,7 +180,24 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("eval", help="ask a VLM provider every question of a dataset")
     add_eval_arguments(ev)
     ev.set_defaults(func=cmd_eval)
+
+    score = sub.add_parser("score", help="parse a run's answers; write scores.json, CSV tables and parsed.jsonl")
+    score.add_argument("run", type=Path, help="run directory DATASET/runs/NAME")
+    add_interval_arguments(score)
+    score.set_defaults(func=cmd_score)
+
+    report = sub.add_parser("report", help="one self-contained HTML report comparing runs and prompt variants")
+    report.add_argument("runs", type=Path, nargs="+", help="run directories DATASET/runs/NAME (scored if needed)")
+    report.add_argument("-o", "--output", type=Path, default=Path("report.html"))
+    report.add_argument("--title", help="report title")
+    add_interval_arguments(report)
+    report.set_defaults(func=cmd_report)
     return p
+
+
+def add_interval_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for error intervals (0: none)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
 
 
 def add_eval_arguments(p: argparse.ArgumentParser) -> None:

@@ -1,0 +1,187 @@
+"""Figures for the report (matplotlib, Agg), each returned as PNG bytes.
+
+Like BYO-Eval's (seed 002): a metric against the levels of a variable with intervals, the
+signed-error distribution, confusion matrices, localization heatmaps over the grid, a
+two-variable heatmap, prompt-variant bars and model comparison bars.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+PALETTE = ["#2563eb", "#ea580c", "#16a34a", "#9333ea", "#dc2626", "#0891b2", "#ca8a04", "#db2777"]
+plt.rcParams.update({
+    "figure.dpi": 110, "font.size": 9, "axes.titlesize": 10, "axes.spines.top": False, "axes.spines.right": False,
+    "axes.grid": True, "grid.alpha": 0.25, "legend.frameon": False, "font.family": "DejaVu Sans",
+})
+
+
+def color(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def png(fig) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def _yerr(points: list[dict]) -> np.ndarray | None:
+    lows = [p["value"] - p["lo"] if p.get("lo") is not None else 0 for p in points]
+    highs = [p["hi"] - p["value"] if p.get("hi") is not None else 0 for p in points]
+    return np.array([lows, highs]).clip(min=0)
+
+
+def metric_vs_levels(rows: list[tuple[str, list[tuple[str, list[str], dict[str, list[dict]]]], bool, tuple | None]]) -> bytes:
+    """A grid of panels: one row per metric, one column per variable; x = the variable's levels, one line
+    per model with interval bars.
+
+    `rows` holds (metric, panels, show_parse_rate, ylim); a panel is (variable, levels,
+    {model: [{"level", "value", "lo", "hi", "parse_rate"}]}).
+    """
+    n_cols = max(len(panels) for _, panels, _, _ in rows)
+    fig, axes = plt.subplots(len(rows), n_cols, figsize=(min(4.4 * n_cols, 12.5), 2.9 * len(rows)), squeeze=False)
+    any_parse = False
+    for r, (metric, panels, show_parse_rate, ylim) in enumerate(rows):
+        for c in range(n_cols):
+            ax = axes[r][c]
+            if c >= len(panels):
+                ax.set_visible(False)
+                continue
+            variable, levels, series = panels[c]
+            x = {level: i for i, level in enumerate(levels)}
+            offset = 0.06 * (len(series) - 1)
+            for i, (model, points) in enumerate(series.items()):
+                points = [p for p in points if p["value"] is not None]
+                if not points:
+                    continue
+                xs = np.array([x[p["level"]] for p in points]) - offset / 2 + offset * i / max(1, len(series) - 1)
+                ax.errorbar(xs, [p["value"] for p in points], yerr=_yerr(points), marker="o", ms=4, lw=1.6,
+                            capsize=3, color=color(i), label=model)
+                if show_parse_rate:
+                    any_parse = True
+                    ax.plot(xs, [p["parse_rate"] for p in points], ls=":", lw=1.2, color=color(i), alpha=0.8)
+            long = max(map(len, levels)) > 6
+            ax.set_xticks(range(len(levels)), levels, rotation=30 if long else 0, ha="right" if long else "center")
+            ax.set_xlim(-0.4, len(levels) - 0.6)
+            ax.set_xlabel(variable)
+            ax.set_ylabel(metric)
+            if ylim:
+                ax.set_ylim(*ylim)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if any_parse:
+        handles.append(plt.Line2D([], [], ls=":", color="#555"))
+        labels.append("parse rate (dotted)")
+    fig.tight_layout(rect=(0, 0, 1, 0.94 if len(rows) == 1 else 0.965))
+    fig.legend(handles, labels, loc="upper center", ncol=min(5, len(labels)), bbox_to_anchor=(0.5, 1.0))
+    return png(fig)
+
+
+def signed_errors(series: dict[str, list[float]], title: str) -> bytes:
+    """Histogram of prediction - truth per model, bars side by side on integer bins."""
+    fig, ax = plt.subplots(figsize=(5.6, 3.0))
+    values = [v for vs in series.values() for v in vs]
+    lo, hi = (math.floor(min(values)), math.ceil(max(values))) if values else (-1, 1)
+    lo, hi = max(lo, -15), min(hi, 15)
+    bins = np.arange(lo, hi + 1)
+    width = 0.8 / max(1, len(series))
+    for i, (model, vs) in enumerate(series.items()):
+        clipped = np.clip(np.round(vs), lo, hi) if vs else np.array([])
+        counts = np.array([(clipped == b).sum() for b in bins], dtype=float)
+        share = counts / counts.sum() if counts.sum() else counts
+        ax.bar(bins - 0.4 + width * (i + 0.5), share, width=width, color=color(i), label=f"{model} (n={len(vs)})")
+    ax.axvline(0, color="#333", lw=0.8)
+    ax.set_xlabel("prediction - truth (clipped to +-15)")
+    ax.set_ylabel("share of parsed answers")
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    return png(fig)
+
+
+def confusion_matrix(labels_true: list, labels_pred: list, counts: dict, title: str) -> bytes:
+    """Rows: truth; columns: prediction; colour = share of the row, numbers = counts."""
+    m = np.array([[counts.get((t, p), 0) for p in labels_pred] for t in labels_true], dtype=float)
+    share = m / np.maximum(m.sum(axis=1, keepdims=True), 1)
+    size = max(3.2, 0.42 * len(labels_pred) + 1.8), max(2.6, 0.38 * len(labels_true) + 1.4)
+    fig, ax = plt.subplots(figsize=size)
+    ax.imshow(share, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    ax.grid(False)
+    for (i, j), n in np.ndenumerate(m):
+        if n:
+            ax.text(j, i, int(n), ha="center", va="center", fontsize=8,
+                    color="white" if share[i, j] > 0.6 else "#111")
+    ax.set_xticks(range(len(labels_pred)), [str(x) for x in labels_pred], rotation=45, ha="right")
+    ax.set_yticks(range(len(labels_true)), [str(x) for x in labels_true])
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("truth")
+    ax.set_title(title)
+    fig.tight_layout()
+    return png(fig)
+
+
+def heatmap(matrix: np.ndarray, xlabels: list[str], ylabels: list[str], *, title: str, xlabel: str, ylabel: str,
+            cbar: str, cmap: str = "viridis_r", vmin: float | None = None, vmax: float | None = None,
+            fmt: str = "{:.2f}", annotations: np.ndarray | None = None) -> bytes:
+    """A grid of values (NaN = no data), each cell labelled."""
+    fig, ax = plt.subplots(figsize=(max(3.4, 0.62 * len(xlabels) + 2.2), max(2.6, 0.5 * len(ylabels) + 1.4)))
+    masked = np.ma.masked_invalid(matrix)
+    image = ax.imshow(masked, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+    ax.grid(False)
+    ax.set_facecolor("#f3f4f6")
+    finite = matrix[np.isfinite(matrix)]
+    mid = (np.nanmin(finite) + np.nanmax(finite)) / 2 if finite.size else 0
+    for (i, j), v in np.ndenumerate(matrix):
+        note = annotations[i, j] if annotations is not None else ""
+        if np.isfinite(v):
+            dark = (v > mid) == cmap.endswith("_r")
+            ax.text(j, i, fmt.format(v) + (f"\n{note}" if note else ""), ha="center", va="center", fontsize=7.5,
+                    color="white" if dark else "#111")
+        elif note:
+            ax.text(j, i, f"–\n{note}", ha="center", va="center", fontsize=7.5, color="#6b7280")
+    ax.set_xticks(range(len(xlabels)), xlabels)
+    ax.set_yticks(range(len(ylabels)), ylabels)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    fig.colorbar(image, ax=ax, label=cbar, fraction=0.046, pad=0.04)
+    fig.tight_layout()
+    return png(fig)
+
+
+def grouped_bars(groups: list[str], series: dict[str, list[dict | None]], *, ylabel: str, title: str = "",
+                 chance: list[float | None] | None = None, horizontal_labels: bool = False) -> bytes:
+    """Bars per group (x) and model (colour), with interval whiskers; `n/a` where a model has no data."""
+    fig, ax = plt.subplots(figsize=(min(12.5, max(5.0, 0.55 * len(groups) * max(1, len(series)) + 2)), 3.4))
+    width = 0.8 / max(1, len(series))
+    x = np.arange(len(groups))
+    for i, (model, points) in enumerate(series.items()):
+        vals = [p["value"] if p and p["value"] is not None else np.nan for p in points]
+        errs = _yerr([p if p and p["value"] is not None else {"value": 0} for p in points])
+        pos = x - 0.4 + width * (i + 0.5)
+        ax.bar(pos, vals, width=width * 0.92, color=color(i), label=model, yerr=errs, capsize=2,
+               error_kw={"lw": 0.9, "ecolor": "#333"})
+        for px, p in zip(pos, points, strict=True):
+            if p and p.get("parse_rate") is not None and p["parse_rate"] < 0.995:
+                ax.text(px, 0.01, f"p{p['parse_rate']:.0%}", rotation=90, ha="center", va="bottom", fontsize=6.5,
+                        color="white")
+    if chance:
+        for xi, c in zip(x, chance, strict=True):
+            if c is not None and np.isfinite(c):
+                ax.hlines(c, xi - 0.45, xi + 0.45, colors="#111", linestyles="--", lw=1)
+    ax.set_xticks(x, groups, rotation=0 if horizontal_labels else 30, ha="center" if horizontal_labels else "right")
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(0, 1.05)
+    if title:
+        ax.set_title(title)
+    ax.legend(ncol=min(4, len(series)), loc="upper center", bbox_to_anchor=(0.5, 1.18))
+    fig.tight_layout()
+    return png(fig)

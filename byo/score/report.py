@@ -1,0 +1,407 @@
+"""`byo report RUN... -o report.html`: one self-contained HTML page comparing runs (models) and
+prompt variants; plots and images are inlined as base64."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import io
+from collections import Counter
+from pathlib import Path
+
+import jinja2
+import numpy as np
+from PIL import Image
+
+from byo import __version__
+from byo.dataset import atomic_write_text
+from byo.score import plots
+from byo.score.metrics import group_by, nmae_term
+from byo.score.parse import STATUSES
+from byo.score.rows import NUMERIC
+from byo.score.vocab import POSITION_WORDS
+from byo.score.run import DEFINITIONS, Scores
+from byo.score.tables import ALL
+
+TEMPLATE = Path(__file__).with_name("templates") / "report.html.j2"
+SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("variants", "Prompt variants"),
+            ("levels", "Per level"), ("errors", "Signed errors"), ("confusion", "Confusion matrices"),
+            ("localization", "Localization"), ("binding", "Binding"), ("crest", "Crests"), ("parsing", "Parsing"),
+            ("mistakes", "Worst mistakes"), ("definitions", "Definitions")]
+MAX_CONFUSION_LABELS = 16
+MISTAKES = 12
+
+
+# --- formatting ---------------------------------------------------------------------------
+def pct(v) -> str:
+    return "–" if v is None else f"{100 * v:.0f}%"
+
+
+def num(v, digits: int = 2) -> str:
+    return "–" if v is None else f"{v:.{digits}f}"
+
+
+def interval(lo, hi, percent: bool = True) -> str:
+    if lo is None or hi is None:
+        return ""
+    return f"[{pct(lo)}–{pct(hi)}]" if percent else f"[{num(lo)}–{num(hi)}]"
+
+
+def data_uri(data: bytes, mime: str = "image/png") -> str:
+    return f"data:{mime};base64,{base64.b64encode(data).decode()}"
+
+
+def figure(data: bytes, caption: str) -> dict:
+    return {"src": data_uri(data), "caption": caption}
+
+
+# --- lookups ---------------------------------------------------------------------------------
+class Runs:
+    def __init__(self, runs: list[Scores]):
+        self.runs = runs
+        models = [s.facts.get("model") or s.facts["run"] for s in runs]
+        self.labels = [m if models.count(m) == 1 else f"{m} ({s.facts['run']})" for m, s in zip(models, runs,
+                                                                                                 strict=True)]
+
+    def items(self):
+        return zip(self.labels, self.runs, strict=True)
+
+    def metric(self, scores: Scores, key: str, variant: str = ALL, variable: str = "", level: str = "",
+               variable2: str = "", level2: str = "") -> dict | None:
+        for r in scores.tables["metrics"]:
+            if (r["key"], r["variant"], r["variable"], r["level"], r["variable2"], r["level2"]) == (
+                    key, variant, variable, level, variable2, level2):
+                return r
+        return None
+
+    def keys(self) -> list[tuple[str, str, str]]:
+        """(key, task, answer type) of every key in any run, in first-seen order."""
+        seen = {}
+        for s in self.runs:
+            for r in s.tables["metrics"]:
+                if r["key"] != "*":
+                    seen.setdefault(r["key"], (r["key"], r["task"], r["answer_type"]))
+        return list(seen.values())
+
+    def variants(self) -> list[str]:
+        return sorted({r["variant"] for s in self.runs for r in s.tables["metrics"] if r["variant"] != ALL})
+
+    def levels(self, key: str) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for s in self.runs:
+            for r in s.tables["metrics"]:
+                if r["key"] == key and r["variant"] == ALL and r["variable"] and not r["variable2"]:
+                    values = out.setdefault(r["variable"], [])
+                    if r["level"] not in values:
+                        values.append(r["level"])
+        return out
+
+
+def point(row: dict | None, metric: str = "accuracy") -> dict | None:
+    if not row or row.get(metric) is None:
+        return None
+    return {"value": row[metric], "lo": row.get(f"{metric}_lo"), "hi": row.get(f"{metric}_hi"),
+            "parse_rate": row.get("parse_rate"), "n": row.get("n"), "level": row.get("level")}
+
+
+def parse_caption(runs: Runs, key: str = "*", variant: str = ALL) -> str:
+    parts = []
+    for label, s in runs.items():
+        row = runs.metric(s, key, variant)
+        if row:
+            parts.append(f"{label} {pct(row['parse_rate'])} of {row['n']}")
+    return "Parse rate: " + ", ".join(parts) + "."
+
+
+# --- sections --------------------------------------------------------------------------------
+def overview(runs: Runs) -> list[dict]:
+    out = []
+    for label, s in runs.items():
+        o = runs.metric(s, "*")
+        counts = Counter(r["status"] for r in s.rows)
+        out.append({"label": label, "run": s.facts["run"], "provider": s.facts.get("provider"),
+                    "reference": s.facts.get("reference"), "dataset": s.facts.get("dataset"),
+                    "n": len(s.rows), "unanswered": s.facts.get("unanswered", 0),
+                    "statuses": ", ".join(f"{k} {counts[k]}" for k in STATUSES if counts[k]),
+                    "parse_rate": pct(o["parse_rate"]), "accuracy": pct(o["accuracy"]),
+                    "interval": interval(o["accuracy_lo"], o["accuracy_hi"])})
+    return out
+
+
+def models_section(runs: Runs) -> dict:
+    keys = runs.keys()
+    groups = ["all questions"] + [k for k, _, _ in keys]
+    series = {label: [point(runs.metric(s, "*"))] + [point(runs.metric(s, k)) for k, _, _ in keys]
+              for label, s in runs.items()}
+    fig = figure(plots.grouped_bars(groups, series, ylabel="accuracy (Wilson 95%)"),
+                 "Accuracy per question key and model, all prompt variants pooled; whiskers are Wilson 95% intervals, "
+                 "'p' marks a parse rate under 100%. " + parse_caption(runs))
+    table = []
+    for key, task, answer_type in keys:
+        cells = []
+        for _, s in runs.items():
+            r = runs.metric(s, key)
+            if not r:
+                cells.append({"text": "–"})
+                continue
+            extra = []
+            if answer_type in NUMERIC and r.get("mae") is not None:
+                extra.append(f"MAE {num(r['mae'])} {interval(r['mae_lo'], r['mae_hi'], False)}")
+                if r.get("nmae") is not None:
+                    extra.append(f"NMAE {num(r['nmae'])}")
+                extra.append(f"±1 {pct(r['within_one'])}")
+            if r.get("f1") is not None:
+                extra.append(f"F1 {num(r['f1'])}")
+            cells.append({"text": f"{pct(r['accuracy'])} {interval(r['accuracy_lo'], r['accuracy_hi'])}",
+                          "extra": " · ".join(extra), "parse": pct(r["parse_rate"]), "n": r["n"]})
+        table.append({"key": key, "task": task, "answer_type": answer_type, "cells": cells})
+    return {"figure": fig, "table": table}
+
+
+def variants_section(runs: Runs) -> dict:
+    variants = runs.variants()
+    series = {label: [point(runs.metric(s, "*", v)) for v in variants] for label, s in runs.items()}
+    fig = figure(plots.grouped_bars([v.replace("/", "\n") for v in variants], series, ylabel="accuracy (Wilson 95%)",
+                                    horizontal_labels=True),
+                 "Accuracy per prompt variant (preprompt/instruction), all question keys pooled. "
+                 + "; ".join(f"{v}: " + parse_caption(runs, "*", v).removeprefix("Parse rate: ").rstrip(".")
+                             for v in variants) + " (parse rates).")
+    table = [{"variant": v, "cells": [_cell(runs.metric(s, "*", v)) for _, s in runs.items()]} for v in variants]
+    per_key = []
+    for key, _, _ in runs.keys():
+        per_key.append({"key": key, "rows": [{"variant": v, "cells": [_cell(runs.metric(s, key, v))
+                                                                      for _, s in runs.items()]}
+                                             for v in variants]})
+    return {"figure": fig, "table": table, "per_key": per_key}
+
+
+def _cell(r: dict | None) -> dict:
+    if not r:
+        return {"text": "–", "parse": "", "n": 0}
+    return {"text": f"{pct(r['accuracy'])} {interval(r['accuracy_lo'], r['accuracy_hi'])}",
+            "parse": pct(r["parse_rate"]), "n": r["n"]}
+
+
+def levels_section(runs: Runs) -> list[dict]:
+    out = []
+    for key, task, answer_type in [("*", "all", "*"), *runs.keys()]:
+        levels = runs.levels(key)
+        if not levels:
+            continue
+        name = "all questions" if key == "*" else key
+        figures = []
+
+        def panels(metric: str):
+            return [(var, lv, {label: [p for lvl in lv if (p := point(runs.metric(s, key, ALL, var, lvl), metric))]
+                               for label, s in runs.items()}) for var, lv in levels.items()]
+
+        grid = [("accuracy", panels("accuracy"), True, (-0.03, 1.05))]
+        caption = f"{name}: accuracy per level with Wilson 95% intervals; dotted: parse rate per level."
+        if answer_type in NUMERIC:
+            metric = "nmae" if answer_type == "integer" else "mae"
+            grid.append((metric.upper(), panels(metric), False, None))
+            caption += (f" Below: {metric.upper()} over parsed answers, bootstrap 95% intervals resampling images.")
+        figures.append(figure(plots.metric_vs_levels(grid), f"{caption} {parse_caption(runs, key)}"))
+        heatmaps = []
+        variables = list(levels)
+        if len(variables) >= 2:
+            a, b = variables[0], variables[1]
+            metric = {"integer": "nmae", "row": "mae", "column": "mae"}.get(answer_type, "accuracy")
+            good_high = metric == "accuracy"
+            crosses = [r.get(metric) for _, s in runs.items() for r in s.tables["metrics"]
+                       if r["key"] == key and r["variant"] == ALL and r["variable2"] and r.get(metric) is not None]
+            vmax = 1.0 if good_high else max([*crosses, 1e-9])  # one colour scale for every model
+            for label, s in runs.items():
+                m = np.full((len(levels[a]), len(levels[b])), np.nan)
+                notes = np.full(m.shape, "", dtype=object)
+                for i, la in enumerate(levels[a]):
+                    for j, lb in enumerate(levels[b]):
+                        r = runs.metric(s, key, ALL, a, la, b, lb)
+                        if r:
+                            m[i, j] = r[metric] if r.get(metric) is not None else np.nan
+                            notes[i, j] = f"n={r['n']} p={pct(r['parse_rate'])}"
+                if np.isfinite(m).any():
+                    heatmaps.append(figure(plots.heatmap(
+                        m, levels[b], levels[a], title=f"{label}: {metric.upper()} ({name})", xlabel=b, ylabel=a,
+                        cbar=metric.upper(), cmap="viridis" if good_high else "viridis_r",
+                        vmin=0, vmax=vmax, annotations=notes),
+                        f"{label}: {metric.upper()} over {a} x {b}; each cell shows n and the parse rate p."))
+        out.append({"key": name, "task": task, "answer_type": answer_type, "figures": figures, "heatmaps": heatmaps})
+    return out
+
+
+def errors_section(runs: Runs) -> list[dict]:
+    out = []
+    for key, _, answer_type in runs.keys():
+        if answer_type not in NUMERIC:
+            continue
+        series = {label: [r["error"] for r in s.rows if r["key"] == key and r["error"] is not None]
+                  for label, s in runs.items()}
+        if not any(series.values()):
+            continue
+        out.append(figure(plots.signed_errors(series, key),
+                          f"{key}: distribution of prediction - truth over parsed answers (all variants). "
+                          + parse_caption(runs, key)))
+    return out
+
+
+def confusion_section(runs: Runs) -> list[dict]:
+    """One matrix per key and model, with the same rows and columns for every model."""
+    out = []
+    for key, _, answer_type in runs.keys():
+        tables = {label: [r for r in s.tables["confusion"] if r["key"] == key and r["variant"] == ALL]
+                  for label, s in runs.items()}
+        rows = [r for t in tables.values() for r in t]
+        if not rows:
+            continue
+        truths = sorted({r["truth"] for r in rows}, key=_sort)
+        if len(truths) > MAX_CONFUSION_LABELS:
+            continue
+        predicted = {r["predicted"] for r in rows}
+        statuses = sorted(p for p in predicted if isinstance(p, str) and p.startswith("<"))
+        columns = sorted(set(truths) | (predicted - set(statuses)), key=_sort) + statuses
+        figures = []
+        for label, table in tables.items():
+            if table:
+                counts = {(r["truth"], r["predicted"]): r["count"] for r in table}
+                figures.append(figure(plots.confusion_matrix(truths, columns, counts, f"{label}: {key}"),
+                                      f"{label}: truth (rows) against the parsed answer (columns); <status> columns "
+                                      "are answers that did not parse. " + parse_caption(runs, key)))
+        out.append({"key": key, "figures": figures})
+    return out
+
+
+def _sort(x):
+    if isinstance(x, int | float):
+        return (0, x, "")
+    if x in POSITION_WORDS:
+        return (1, POSITION_WORDS.index(x), "")
+    return (2, 0, str(x))
+
+
+def localization_section(runs: Runs) -> dict:
+    table, figures = {}, []
+    for i, (label, s) in enumerate(runs.items()):
+        for r in s.tables["localization"]:
+            cells = table.setdefault((r["source"], r["variant"]), [None] * len(runs.labels))
+            cells[i] = {"exact": f"{pct(r['exact'])} {interval(r['exact_lo'], r['exact_hi'])}",
+                        "error": f"{num(r['error'])} {interval(r['error_lo'], r['error_hi'], False)}",
+                        "located": f"{r['located']} of {r['n']}", "note": r["interval_note"]}
+    for label, s in runs.items():
+        for (source,), cells in group_by([c for c in s.tables["localization_cells"] if c["variant"] == ALL],
+                                         "source").items():
+            rows = max(c["row"] for c in cells) + 1
+            cols = max(c["column"] for c in cells) + 1
+            if source == "row+column" or rows < 3:
+                rows, cols = max(rows, 2), max(cols, 2)
+            m = np.full((rows, cols), np.nan)
+            notes = np.full(m.shape, "", dtype=object)
+            for c in cells:
+                m[c["row"], c["column"]] = c["exact"]
+                notes[c["row"], c["column"]] = f"n={c['n']} err={num(c['error'], 1)}"
+            figures.append(figure(plots.heatmap(
+                m, [str(j) for j in range(cols)], [str(i) for i in range(rows)], title=f"{label}: {source}",
+                xlabel="true column", ylabel="true row", cbar="exact cell", cmap="viridis", vmin=0, vmax=1,
+                fmt="{:.0%}", annotations=notes),
+                f"{label}, {source}: share of exact cells at each true cell, with the mean |dr|+|dc| over located "
+                "answers (err). " + "Located: " + ", ".join(
+                    f"{r['located']} of {r['n']}" for r in s.tables["localization"]
+                    if r["source"] == source and r["variant"] == ALL) + "."))
+    rows = [{"source": source, "variant": variant, "cells": cells} for (source, variant), cells in table.items()]
+    return {"table": rows, "figures": figures}
+
+
+def parsing_section(runs: Runs) -> dict:
+    table = []
+    for label, s in runs.items():
+        for r in s.tables["parsing"]:
+            if r["variant"] == ALL:
+                table.append({"label": label, **r, "parse_text": pct(r["parse_rate"])})
+    examples = []
+    for label, s in runs.items():
+        by_status = group_by([r for r in s.rows if r["status"] not in ("ok", "error")], "status")
+        for (status,), rows in sorted(by_status.items()):
+            for r in rows[:3]:
+                examples.append({"label": label, "status": status, "key": r["key"], "note": r["note"],
+                                 "response": _short(r["response"], 300), "candidates": r["candidates"]})
+    return {"table": table, "examples": examples}
+
+
+def _short(text, n: int) -> str:
+    text = text or ""
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def severity(row: dict) -> float:
+    if row["status"] != "ok":
+        return 1.0
+    if row["answer_type"] in NUMERIC and row["error"] is not None:
+        return 1.0 + nmae_term(row["value"], row["answer"])
+    return 1.5
+
+
+class Thumbnails:
+    def __init__(self, side: int = 260):
+        self.side = side
+        self.cache: dict[Path, str | None] = {}
+
+    def __call__(self, path: Path) -> str | None:
+        if path not in self.cache:
+            try:
+                with Image.open(path) as im:
+                    im = im.convert("RGB")
+                    im.thumbnail((self.side, self.side))
+                    buffer = io.BytesIO()
+                    im.save(buffer, format="JPEG", quality=85)
+                self.cache[path] = data_uri(buffer.getvalue(), "image/jpeg")
+            except OSError:
+                self.cache[path] = None
+        return self.cache[path]
+
+
+def mistakes_section(runs: Runs) -> list[dict]:
+    thumbs = Thumbnails()
+    out = []
+    for label, s in runs.items():
+        wrong = sorted((r for r in s.rows if not r["correct"]), key=severity, reverse=True)
+        picked, per_key = [], Counter()
+        for r in wrong:  # the worst first, at most two per key so that every key shows
+            if per_key[r["key"]] < 2:
+                picked.append(r)
+                per_key[r["key"]] += 1
+            if len(picked) == MISTAKES:
+                break
+        cards = []
+        for r in picked:
+            value = r["value"]
+            cards.append({"image": thumbs(Path(s.facts["dataset"]) / r["image"]), "image_name": r["image"],
+                          "key": r["key"], "variant": r["variant"], "prompt": _short(r["prompt"], 260),
+                          "truth": r["answer"], "response": _short(r["response"], 420), "status": r["status"],
+                          "value": value, "error": r["error"], "levels": r["levels"], "note": r["note"]})
+        out.append({"label": label, "n_wrong": len(wrong), "cards": cards})
+    return out
+
+
+def build(runs_scores: list[Scores], title: str | None = None) -> str:
+    runs = Runs(runs_scores)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE.parent), autoescape=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters.update(pct=pct, num=num)
+    crest_rows = [{"label": label, **r} for label, s in runs.items() for r in s.tables["crest"]]
+    binding_rows = [{"label": label, **r, "acc_text": f"{pct(r['accuracy'])} {interval(r['accuracy_lo'], r['accuracy_hi'])}"}
+                    for label, s in runs.items() for r in s.tables["binding"]]
+    return env.get_template(TEMPLATE.name).render(
+        title=title or "BYO Render report: " + ", ".join(runs.labels), generated=dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        version=__version__, sections=SECTIONS, labels=runs.labels, colors=[plots.color(i) for i in range(len(runs.labels))],
+        overview=overview(runs), models=models_section(runs), variants=variants_section(runs),
+        levels=levels_section(runs), errors=errors_section(runs), confusion=confusion_section(runs),
+        localization=localization_section(runs), binding=binding_rows, crest=crest_rows,
+        parsing=parsing_section(runs), mistakes=mistakes_section(runs), definitions=DEFINITIONS,
+        settings=runs_scores[0].settings)
+
+
+def write_report(runs_scores: list[Scores], out: Path, title: str | None = None) -> Path:
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out, build(runs_scores, title))
+    return out
