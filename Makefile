@@ -17,6 +17,14 @@ install: $(STAMP)
 	else \
 		echo "skipping Debian's blender: apt-get is not usable here (the bpy wheel still renders)"; \
 	fi
+	@if command -v chromium >/dev/null 2>&1; then \
+		echo "chromium: $$(chromium --version 2>/dev/null | head -n1)"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing Debian's chromium (the report test opens the HTML report headless)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	else \
+		echo "skipping Debian's chromium: apt-get is not usable here (the report test will be skipped)"; \
+	fi
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +36,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m byo.demo
+	$(BIN)/python -m byo.demo   # ends with byo score and byo report; prints the report path
 
 test: $(STAMP)
 	$(BIN)/pytest -q

@@ -124,7 +124,7 @@ def cmd_score(args) -> int:
     for r in scores.tables["metrics"]:
         if r["variant"] == "all" and not r["variable"]:
             table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["answer_type"], str(r["n"]),
-                          f"{r['parse_rate']:.0%}", f"{r['accuracy']:.1%} [{r['accuracy_lo']:.0%}, {r['accuracy_hi']:.0%}]",
+                          f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
                           _fmt(r.get("mae")), _fmt(r.get("nmae")))
     Console().print(table)
     console.print("wrote " + ", ".join(str(p) for p in paths.values()))
@@ -141,7 +141,7 @@ def cmd_report(args) -> int:
 
     runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed) for run in args.runs]
     path = write_report(runs, args.output, title=args.title)
-    console.print(f"report: {path.resolve()}")
+    console.print(f"[bold]report: {path.resolve()}[/bold]")
     return 0
 
 

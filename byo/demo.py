@@ -1,5 +1,6 @@
-"""`make demo`: render the demo dataset, ask its questions, and evaluate the VLM the user has set
-up: a key in the environment or Ollama on this machine; otherwise the blind text-only baseline."""
+"""`make demo`: render the demo dataset, ask its questions, evaluate the VLM the user has set up (a
+key in the environment or Ollama on this machine; otherwise the blind text-only baseline), then
+score the run and write the HTML report."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import sys
 import urllib.request
 
 from byo.cli import console, main
+from byo.evaluate import run_name
 
 CONFIG = "dataset_configs/demo.yaml"
 DATASET = "output/demo"
+REPORT = f"{DATASET}/report.html"
 OLLAMA = "http://127.0.0.1:11434"  # or OLLAMA_HOST
 VISION_HINTS = ("vision", "llava", "gemma3", "qwen2.5vl", "qwen2.5-vl", "minicpm-v", "moondream", "llama4")
 
@@ -47,6 +50,13 @@ def pick_provider() -> tuple[list[str], str]:
     return ["--provider", "blind"], f"the blind text-only baseline ({why}; set one up to evaluate a real VLM)"
 
 
+def default_run(provider_args: list[str]) -> str:
+    """The run directory name byo eval picks for these arguments (PROVIDER-MODEL)."""
+    options = dict(zip(provider_args[::2], provider_args[1::2], strict=False))
+    provider = options["--provider"]
+    return run_name(provider, options.get("--model", provider))
+
+
 def run() -> int:
     steps = [["render", CONFIG, "--resume"],
              ["questions", DATASET, "--preprompts", "neutral,debiased", "--instructions", "direct"]]
@@ -55,7 +65,14 @@ def run() -> int:
             return code
     provider, why = pick_provider()
     console.print(f"[bold]evaluating with {why}[/bold]")
-    return main(["eval", DATASET, *provider])
+    evaluated = main(["eval", DATASET, *provider])
+    if evaluated not in (0, 1):  # 1: some requests failed; they are scored as errors
+        return evaluated
+    run = f"{DATASET}/runs/{default_run(provider)}"
+    for step in (["score", run], ["report", run, "-o", REPORT]):  # the report step prints its path
+        if (code := main(step)) != 0:
+            return code
+    return evaluated
 
 
 if __name__ == "__main__":

@@ -52,3 +52,10 @@ def test_local_ollama_with_a_vision_model(clean_env):
         assert pick_provider()[0] == ["--provider", "ollama", "--model", "gemma3:4b", "--base-url", host]
     finally:
         server.shutdown()
+
+
+def test_the_demo_scores_the_run_byo_eval_writes():
+    from byo.demo import default_run
+
+    assert default_run(["--provider", "blind"]) == "blind-blind"
+    assert default_run(["--provider", "ollama", "--model", "gemma3:4b", "--base-url", "http://x"]) == "ollama-gemma3_4b"

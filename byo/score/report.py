@@ -19,9 +19,9 @@ from byo.score import plots
 from byo.score.metrics import group_by, nmae_term
 from byo.score.parse import STATUSES
 from byo.score.rows import NUMERIC
-from byo.score.vocab import POSITION_WORDS
 from byo.score.run import DEFINITIONS, Scores
 from byo.score.tables import ALL
+from byo.score.vocab import POSITION_WORDS
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.html.j2"
 SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("variants", "Prompt variants"),
@@ -191,7 +191,7 @@ def levels_section(runs: Runs) -> list[dict]:
         name = "all questions" if key == "*" else key
         figures = []
 
-        def panels(metric: str):
+        def panels(metric: str, key=key, levels=levels):
             return [(var, lv, {label: [p for lvl in lv if (p := point(runs.metric(s, key, ALL, var, lvl), metric))]
                                for label, s in runs.items()}) for var, lv in levels.items()]
 
@@ -248,7 +248,7 @@ def errors_section(runs: Runs) -> list[dict]:
 def confusion_section(runs: Runs) -> list[dict]:
     """One matrix per key and model, with the same rows and columns for every model."""
     out = []
-    for key, _, answer_type in runs.keys():
+    for key, _, _ in runs.keys():
         tables = {label: [r for r in s.tables["confusion"] if r["key"] == key and r["variant"] == ALL]
                   for label, s in runs.items()}
         rows = [r for t in tables.values() for r in t]
@@ -281,7 +281,7 @@ def _sort(x):
 
 def localization_section(runs: Runs) -> dict:
     table, figures = {}, []
-    for i, (label, s) in enumerate(runs.items()):
+    for i, s in enumerate(runs.runs):
         for r in s.tables["localization"]:
             cells = table.setdefault((r["source"], r["variant"]), [None] * len(runs.labels))
             cells[i] = {"exact": f"{pct(r['exact'])} {interval(r['exact_lo'], r['exact_hi'])}",

@@ -1,0 +1,109 @@
+"""`byo score` and `byo report` on two fake model runs with three prompt variants (no rendering),
+and the report opened in headless Chromium."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import json
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from PIL import Image
+from score_fixtures import VARIANTS, make_fake_runs
+
+from byo.cli import main
+from byo.score.report import SECTIONS
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    root = tmp_path_factory.mktemp("fake")
+    runs = make_fake_runs(root)
+    for run in runs:
+        assert main(["score", str(run), "--bootstrap", "300"]) == 0
+    out = root / "report.html"
+    assert main(["report", *map(str, runs), "-o", str(out), "--bootstrap", "300"]) == 0
+    return root, runs, out
+
+
+def test_score_writes_tables(report):
+    _, runs, _ = report
+    for run in runs:
+        for name in ("scores.json", "parsed.jsonl", "metrics.csv", "confusion.csv", "localization.csv",
+                     "localization_cells.csv", "binding.csv", "crest.csv", "parsing.csv"):
+            assert (run / name).is_file(), name
+        scores = json.loads((run / "scores.json").read_text())
+        predictions = (run / "predictions.jsonl").read_text().splitlines()
+        parsed = [json.loads(line) for line in (run / "parsed.jsonl").read_text().splitlines()]
+        assert len(parsed) == len(predictions) and sum(scores["statuses"].values()) == len(predictions)
+        assert {p["status"] for p in parsed} >= {"ok", "error"}
+        assert "max(|truth|, 1)" in scores["definitions"]["nmae"]
+        rows = list(csv.DictReader(io.StringIO((run / "metrics.csv").read_text())))
+        variants = {r["variant"] for r in rows}
+        assert variants == {"all", *(f"{p}/{i}" for p, i in VARIANTS)}
+        count = [r for r in rows if r["key"] == "count_pieces" and r["variant"] == "all"]
+        assert {r["variable"] for r in count} == {"", "blur.fstop", "content.count"}
+        crosses = [r for r in count if r["variable2"]]
+        assert len(crosses) == 3 * 4 and all(r["parse_rate"] for r in crosses)
+        assert all(r["nmae"] != "" or r["n_errors"] == "0" for r in count)
+
+
+def test_report_has_every_section_and_plot(report):
+    _, runs, out = report
+    html = out.read_text()
+    for section, title in SECTIONS:
+        assert f'<section id="{section}">' in html and title in html
+    assert "No crest questions" not in html and "No Swap / Confusion" not in html
+    assert "sharp-vlm" in html and "blurry-vlm" in html
+    for p, i in VARIANTS:
+        assert f"{p}/{i}" in html
+    pngs = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
+    assert len(pngs) >= 30
+    for data in pngs:  # every plot is a real, non-blank image
+        im = Image.open(io.BytesIO(base64.b64decode(data))).convert("L")
+        assert im.width > 200 and np.asarray(im).std() > 5
+    assert len(re.findall(r'src="data:image/jpeg;base64,', html)) >= 12  # the worst mistakes, with images
+    assert "src=\"file:" not in html and "http://" not in html and "https://" not in html  # self-contained
+
+
+def chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(chromium() is None, reason="chromium is not installed (make install)")
+def test_report_in_headless_chromium(report, tmp_path):
+    root, _, out = report
+    shot = tmp_path / "report.png"
+    result = subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
+                             f"--screenshot={shot}", "--window-size=1280,16000", out.resolve().as_uri()],
+                            capture_output=True, text=True, timeout=180)
+    assert shot.is_file(), result.stderr[-2000:]
+    image = np.asarray(Image.open(shot).convert("RGB")).astype(int)
+    assert image.shape[:2] == (16000, 1280)
+    # the page is drawn, not blank, and the plots are there: the two model colours cover many pixels
+    assert image.std() > 20
+    for hex_color in ("#2563eb", "#ea580c"):
+        rgb = np.array([int(hex_color[i: i + 2], 16) for i in (1, 3, 5)])
+        assert (np.abs(image - rgb).sum(axis=2) < 30).sum() > 5000, hex_color
+    shutil.copy(shot, root / "report.png")
+
+
+def test_score_errors_name_the_problem(tmp_path, capsys):
+    assert main(["score", str(tmp_path)]) == 2
+    assert "no predictions.jsonl" in capsys.readouterr().err
+    root = tmp_path / "data"
+    run, _ = make_fake_runs(root)
+    lines = (run / "predictions.jsonl").read_text().splitlines()
+    row = json.loads(lines[0])
+    row["id"] = "not/a/question"
+    (run / "predictions.jsonl").write_text("\n".join([json.dumps(row), *lines[1:]]) + "\n")
+    assert main(["score", str(run), "--bootstrap", "0"]) == 2
+    assert "not in the question file" in capsys.readouterr().err
