@@ -199,3 +199,13 @@ def test_recombination_slices_and_nit():
     assert crest.novel_combinations(test, train, "crm") == [True, False, True]
     nit = crest.accuracy_nit(["C:01 X:0 M:6", "C:07 X:3 M:6", "C:01 X:0 M:8"], test, train, "crest_program")
     assert (nit["k"], nit["n"]) == (1, 1)  # row 2: target seen; row 3: prediction seen
+
+
+def test_numeric_variables_with_many_values_are_binned():
+    qs = [question(i, 1, levels={"camera.distance": 1.0 + i / 10, "blur": "none"}) for i in range(20)]
+    levels = tables.Levels(scored(qs, ["1"] * 20))
+    assert levels.variables == ["camera.distance"]  # blur does not vary
+    bins = levels.order["camera.distance"]
+    assert len(bins) == tables.BINS
+    counts = [sum(levels.of(r, "camera.distance") == b for r in scored(qs, ["1"] * 20)) for b in bins]
+    assert sum(counts) == 20 and min(counts) >= 3

@@ -14,7 +14,7 @@ import subprocess
 import numpy as np
 import pytest
 from PIL import Image
-from score_fixtures import VARIANTS, make_fake_runs
+from score_fixtures import VARIANTS, make_dataset, make_fake_runs
 
 from byo.cli import main
 from byo.score.report import SECTIONS
@@ -107,3 +107,22 @@ def test_score_errors_name_the_problem(tmp_path, capsys):
     (run / "predictions.jsonl").write_text("\n".join([json.dumps(row), *lines[1:]]) + "\n")
     assert main(["score", str(run), "--bootstrap", "0"]) == 2
     assert "not in the question file" in capsys.readouterr().err
+
+
+def test_report_of_a_run_whose_requests_all_failed(tmp_path):
+    root = tmp_path / "data"
+    questions = make_dataset(root)[:24]
+    (root / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
+    run = root / "runs" / "down"
+    run.mkdir(parents=True)
+    (run / "predictions.jsonl").write_text("".join(json.dumps(
+        {"id": q["id"], "model": "down-vlm", "provider": "fake", "response": None, "status": "server_error",
+         "error": "HTTP 503"}) + "\n" for q in questions))
+    assert main(["score", str(run), "--bootstrap", "50"]) == 0
+    scores = json.loads((run / "scores.json").read_text())
+    assert scores["overall"]["accuracy"] == 0.0 and scores["statuses"]["error"] == 24
+    out = tmp_path / "r.html"
+    assert main(["report", str(run), "-o", str(out)]) == 0
+    html = out.read_text()
+    assert "error 24" in html  # the overview counts the failed requests
+    assert "No variable varies" in html  # the first 24 questions all come from one image

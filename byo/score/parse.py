@@ -9,10 +9,12 @@ The stages, first hit wins:
 3. the echoed prompt: the blank of a fill-in-the-blank sentence, the text after a declarative lead;
 4. a refusal, if the model declined and gave none of the above;
 5. the whole answer, without sentences echoed from the prompt and without numbers echoed from
-   it ("row 3" when the question names row 3): one distinct value; else the value the answer
-   starts with (labels, letters, yes/no), a value anchored to the question ("5 pieces",
-   "row 2"), the value after the last conclusion cue ("so", "in total"); with a
-   chain-of-thought prompt the last value. Otherwise ambiguous.
+   it ("row 3" when the question names row 3): one distinct value. Otherwise, direct prompts:
+   the value the answer starts with, a value outside parentheses, a corrected value ("after
+   checking again, 7"), a value anchored to the question ("5 pieces", "row 2"), the value after
+   the last conclusion cue ("so", "in total"). Chain-of-thought prompts: the corrected or
+   concluded value, an anchored value, else the last one. A hedge ("3 or 4") or anything else
+   is ambiguous.
 """
 
 from __future__ import annotations
