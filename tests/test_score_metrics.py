@@ -209,3 +209,11 @@ def test_numeric_variables_with_many_values_are_binned():
     assert len(bins) == tables.BINS
     counts = [sum(levels.of(r, "camera.distance") == b for r in scored(qs, ["1"] * 20)) for b in bins]
     assert sum(counts) == 20 and min(counts) >= 3
+
+
+def test_localization_of_cell_answers():
+    qs = [question(i, cell, "cell", key="cell") for i, cell in enumerate([[0, 0], [2, 3], [1, 1]])]
+    summary, _ = tables.localization_tables(scored(qs, ["(0, 1)", "row 2, column 3", "(3, 3)"]), n_boot=100)
+    s = next(x for x in summary if x["variant"] == "all" and x["source"] == "cell")
+    assert (s["n"], s["located"], s["exact"]) == (3, 3, pytest.approx(1 / 3))
+    assert s["error"] == pytest.approx((1 + 0 + 4) / 3)

@@ -126,3 +126,18 @@ def test_report_of_a_run_whose_requests_all_failed(tmp_path):
     html = out.read_text()
     assert "error 24" in html  # the overview counts the failed requests
     assert "No variable varies" in html  # the first 24 questions all come from one image
+
+
+def test_oracle_answers_score_perfectly(tmp_path):
+    from byo.providers.reference import answer_text
+
+    root = tmp_path / "data"
+    questions = make_dataset(root)
+    run = root / "runs" / "oracle"
+    run.mkdir(parents=True)
+    (run / "predictions.jsonl").write_text("".join(json.dumps(
+        {"id": q["id"], "model": "oracle", "provider": "oracle", "reference": True,
+         "response": answer_text(q["answer"]), "status": "ok"}) + "\n" for q in questions))
+    assert main(["score", str(run), "--bootstrap", "0"]) == 0
+    scores = json.loads((run / "scores.json").read_text())
+    assert scores["overall"]["accuracy"] == 1.0 and scores["overall"]["parse_rate"] == 1.0

@@ -172,11 +172,11 @@ def find_cell(span: str, ctx: ParseContext) -> list[Mention]:
 
 
 # --- labels -------------------------------------------------------------------------------
-_MATCHERS: dict[int, Matcher] = {}
+_MATCHERS: dict[tuple, Matcher] = {}
 
 
 def _matcher(domain: Domain) -> Matcher:
-    key = id(domain)
+    key = (domain.name, tuple(domain.terms.items()))
     if key not in _MATCHERS:
         _MATCHERS[key] = Matcher.build(domain.terms)
     return _MATCHERS[key]
