@@ -922,6 +922,8 @@ HANDWRITTEN = [
     ("yes_no", "exist_color_shape", "neutral", "Yes - a small, shiny red cube.", "ok", "yes"),
     ("yes_no", "exist_color_shape", "neutral", "No red cube is visible.", "ok", "no"),
     ("yes_no", "exist_color_shape", "neutral", "Yes!", "ok", "yes"),
+    ("yes_no", "exist_color_shape", "neutral", "Yes, there is no doubt: a red cube is visible.", "ok", "yes"),
+    ("yes_no", "relate_left", "neutral", "No problem: yes, the sphere is on the left.", "ok", "yes"),
     ("yes_no", "exist_color_shape", "neutral", "Nope, I don't see one.", "ok", "no"),
     ("yes_no", "exist_color_shape", "neutral", "Answer: Yes. There is a red cube behind the sphere.", "ok", "yes"),
     ("yes_no", "exist_color_shape", "neutral", "I'm sorry, but I can't see the image you are referring to.", "refusal",
