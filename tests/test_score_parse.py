@@ -93,3 +93,13 @@ def test_program_codes_keep_what_was_written():
     assert parse_answer("c:01 x:3 m:0008", ctx).value == "C:01 X:3 M:0008"
     assert parse_answer("M:0008 M:0009", ctx).value == "M:0008 M:0009"  # ok as text, not parseable as factors
     assert crest.program_factors("M:0008 M:0009") is None
+
+
+def test_labels_of_other_families_come_from_the_answers():
+    domain = domain_for(["circle", "none", "square on its corner", "thin ring"])
+    ctx = ParseContext("label", 'What container encloses the crest\'s motif? Answer "none" if there is none.',
+                       domain=domain)
+    assert parse_answer("There is no container.", ctx).value == "none"
+    assert parse_answer("A square on its corner.", ctx).value == "square on its corner"
+    assert parse_answer("A thin ring, not a circle.", ctx).value == "thin ring"
+    assert parse_answer("A ring.", ctx).status == "unparsed"

@@ -14,7 +14,7 @@ import subprocess
 import numpy as np
 import pytest
 from PIL import Image
-from score_fixtures import VARIANTS, make_dataset, make_fake_runs
+from score_fixtures import VARIANTS, make_dataset, make_fake_runs, make_run
 
 from byo.cli import main
 from byo.score.report import SECTIONS
@@ -141,3 +141,19 @@ def test_oracle_answers_score_perfectly(tmp_path):
     assert main(["score", str(run), "--bootstrap", "0"]) == 0
     scores = json.loads((run / "scores.json").read_text())
     assert scores["overall"]["accuracy"] == 1.0 and scores["overall"]["parse_rate"] == 1.0
+
+
+def test_crest_split_read_from_the_legend_when_the_question_lacks_it(tmp_path):
+    root = tmp_path / "data"
+    questions = make_dataset(root)
+    (root / "legends").mkdir()
+    for q in questions:
+        if q["answer_type"] == "crest_program":
+            split = q["params"].pop("split")
+            stem = q["image"].split("/")[-1].removesuffix(".png")
+            (root / "legends" / f"{stem}.json").write_text(json.dumps({"name": stem, "extras": {"split": split}}))
+    (root / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
+    run = make_run(root, questions, "r", "m", 0.8, seed=4)
+    assert main(["score", str(run), "--bootstrap", "0"]) == 0
+    slices = {r["slice"] for r in json.loads((run / "scores.json").read_text())["tables"]["crest"]}
+    assert {"all", "split=train", "split=test", "novel C,M", "novel X,M", "novel C,X,M"} <= slices

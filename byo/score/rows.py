@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from byo.dataset import Layout
 from byo.errors import ConfigError
 from byo.questions import QUESTIONS, Question, load_questions
 from byo.score import crest
@@ -94,7 +95,21 @@ def grid_position(answer_type: str, value) -> list[int] | None:
     return None
 
 
-def score_rows(questions: list[Question], predictions: list[dict], run: str) -> list[dict]:
+def crest_splits(questions: list[Question], dataset: Path) -> dict[str, str]:
+    """image -> split part of crest images whose questions do not carry it (from the legend's extras)."""
+    layout, out = Layout(dataset), {}
+    for q in questions:
+        if q.answer_type in crest.ANSWER_TYPES and "split" not in q.params and q.image not in out:
+            path = layout.legend(Path(q.image).stem)
+            if path.is_file():
+                split = json.loads(path.read_text()).get("extras", {}).get("split")
+                if split is not None:
+                    out[q.image] = str(split)
+    return out
+
+
+def score_rows(questions: list[Question], predictions: list[dict], run: str,
+               splits: dict[str, str] | None = None) -> list[dict]:
     """One row per prediction: the question, the raw answer, its parse and whether it is right."""
     by_id = {q.id: q for q in questions}
     unknown = [p["id"] for p in predictions if p["id"] not in by_id]
@@ -116,7 +131,7 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str) -> 
             "request_status": p["status"], "request_error": p.get("error"),
             "status": parsed.status, "value": value, "method": parsed.method, "candidates": parsed.candidates,
             "note": parsed.note, "correct": is_correct(q.answer_type, value, q.answer),
-            "error": None,
+            "error": None, "split": q.params.get("split", (splits or {}).get(q.image)),
         }
         if q.answer_type in NUMERIC and value is not None:
             row["error"] = float(value) - float(q.answer)
@@ -130,7 +145,7 @@ def load_run(run_dir: Path) -> tuple[list[dict], dict]:
     dataset, questions_path = run_paths(run_dir)
     questions = load_questions(questions_path, dataset)
     predictions = load_predictions(run_dir)
-    rows = score_rows(questions, predictions, run_dir.name)
+    rows = score_rows(questions, predictions, run_dir.name, crest_splits(questions, dataset))
     info = run_info(run_dir)
     first = predictions[0] if predictions else {}
     facts = {"run": run_dir.name, "run_dir": str(run_dir), "dataset": str(dataset), "questions": str(questions_path),

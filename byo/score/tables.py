@@ -233,7 +233,8 @@ def binding_table(rows: Sequence[dict]) -> list[dict]:
 
 
 def _split(row: dict) -> str | None:
-    value = row["params"].get("split", row["levels"].get("split"))
+    """The image's split part: the question's `split` parameter, or its legend's (see rows.crest_splits)."""
+    value = row.get("split") or row["params"].get("split") or row["levels"].get("split")
     return str(value) if value is not None else None
 
 

@@ -47,8 +47,13 @@ DOMAINS = [
 IRREGULAR = {"knife": "knives", "leaf": "leaves"}
 
 
+NONE = ("none", "nothing", "no container", "no enclosing container", "without a container", "not enclosed")
+
+
 def from_answers(answers: list[str]) -> Domain:
-    return Domain("answers", {a: (a,) for a in dict.fromkeys(str(a).lower() for a in answers)})
+    """The answers themselves as labels ("none" also as "nothing", "no container"...)."""
+    labels = dict.fromkeys(str(a).lower() for a in answers)
+    return Domain("answers", {a: NONE if a == "none" else (a,) for a in labels})
 
 
 def domain_for(answers: list) -> Domain:
