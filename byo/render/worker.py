@@ -60,7 +60,7 @@ def render_job(config: dict, index: int, out_dir: str, config_file: str = "<conf
         scene = shared.reset()
         scene.cycles.seed = job.seed % 2**31
         applied = shared.build_setup(scene, spec.setup, _THREADS)
-        built = builder.build(spec.objects)
+        built = builder.build(spec)
         _render_png(scene, layout.mask(job.name), mask=True, objects=built)
         measured = measure(read_mask(layout.mask(job.name)), [o.id for o in spec.objects])
         hidden = [o.name for o in spec.objects if measured[o.id]["visible_pixels"] < spec.setup.min_visible_pixels]

@@ -7,7 +7,7 @@ import math
 import bmesh
 
 from byo.render.scene import linear_rgb, mesh_object, principled_material
-from byo.spec import SceneObject
+from byo.spec import SceneSpec
 
 MATERIALS = {"rubber": {"roughness": 0.75, "metallic": 0.0}, "metal": {"roughness": 0.25, "metallic": 1.0}}
 
@@ -30,11 +30,11 @@ def _unit_mesh(shape: str) -> tuple[bmesh.types.BMesh, bool]:
     return bm, True
 
 
-def build(spec_objects: list[SceneObject]) -> dict[int, list]:
+def build(spec: SceneSpec) -> dict[int, list]:
     """Create the objects; returns mask index -> Blender objects."""
     materials: dict[tuple, object] = {}
     built = {}
-    for o in spec_objects:
+    for o in spec.objects:
         a = o.attributes
         key = (a["color"], a["material"])
         if key not in materials:
