@@ -7,8 +7,9 @@ from byo.families.base import Family
 
 def _registry() -> dict[str, Family]:
     from byo.families.clevr import CLEVR
+    from byo.families.crest import CREST
 
-    return {f.name: f for f in (CLEVR,)}
+    return {f.name: f for f in (CLEVR, CREST)}
 
 
 def get_family(name: str) -> Family:
