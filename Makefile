@@ -28,7 +28,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/byo render dataset_configs/demo.yaml --resume
+	$(BIN)/python -m byo.demo
 
 test: $(STAMP)
 	$(BIN)/pytest -q
@@ -38,6 +38,7 @@ test-fast: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/render_bench.py
+	$(BIN)/python bench/eval_bench.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check byo tests bench render.py

@@ -1,5 +1,5 @@
-"""Command line: `byo plan`, `byo render`, `byo contact-sheet`, `byo crest-sheet`,
-`byo crest-library-sheet`."""
+"""Command line: `byo plan`, `byo render`, `byo questions`, `byo contact-sheet`, `byo eval`,
+`byo crest-sheet`, `byo crest-library-sheet`."""
 
 from __future__ import annotations
 
@@ -54,6 +54,25 @@ def cmd_render(args) -> int:
     return 1 if report.failed else 0
 
 
+def cmd_questions(args) -> int:
+    from byo.qa.generate import generate
+
+    def listed(value):
+        return [v for v in value.split(",") if v] if value else None
+
+    path, summary = generate(args.dataset, preprompts=listed(args.preprompts) or ["neutral"],
+                             instructions=listed(args.instructions) or ["direct"], keys=listed(args.keys),
+                             templates=args.templates, out=args.output)
+    table = Table("key", "questions", "skipped", "why skipped", title=f"{summary.images} images x "
+                  f"{summary.variants} prompt variants")
+    for key in sorted(set(summary.questions) | set(summary.skipped)):
+        reasons = "; ".join(f"{r} ({n} images)" for r, n in summary.reasons.get(key, {}).items())
+        table.add_row(key, str(summary.questions[key]), str(summary.skipped[key]), reasons)
+    Console().print(table)
+    console.print(f"{sum(summary.questions.values())} questions, {sum(summary.skipped.values())} skipped: {path}")
+    return 0
+
+
 def cmd_contact_sheet(args) -> int:
     from byo.contact_sheet import contact_sheet
 
@@ -61,6 +80,39 @@ def cmd_contact_sheet(args) -> int:
                          keys=args.keys.split(",") if args.keys else None, out=args.output)
     console.print(f"contact sheet: {path}")
     return 0
+
+
+def cmd_eval(args) -> int:
+    from pydantic import ValidationError
+
+    from byo.evaluate import EvalSettings, evaluate
+    from byo.providers import GenerationParams
+
+    try:
+        params = GenerationParams(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,
+                                  detail=args.detail)
+    except ValidationError as err:
+        raise ConfigError("<command line>", [("--" + str(e["loc"][0]).replace("_", "-"), e["msg"])
+                                             for e in err.errors()]) from None
+    settings = EvalSettings(
+        dataset=args.dataset, provider=args.provider, model=args.model, params=params, questions=args.questions,
+        providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
+        key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
+        timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache)
+    report = evaluate(settings)
+    statuses = ", ".join(f"{k} {n}" for k, n in sorted(report.statuses.items()))
+    cost = f"${report.cost_new_usd:.4f}" if report.cost_new_usd is not None else "n/a (no price)"
+    if report.reference:
+        console.print(f"{len(report.rows)} questions: {statuses} (reference provider {args.provider}: "
+                      "no model was asked)")
+    else:
+        console.print(f"{len(report.rows)} questions: {statuses}; {report.cached} from the cache, "
+                      f"{report.requests_sent} requests sent; tokens {report.tokens_new.get('total', 0):,} "
+                      f"this run ({report.tokens.get('total', 0):,} in all), cost {cost}")
+    console.print(f"predictions: {report.run_dir / 'predictions.jsonl'}")
+    if report.failed:
+        console.print("[yellow]rerun the same command to retry the failed questions[/yellow]")
+    return 1 if report.failed else 0
 
 
 def cmd_crest_sheet(args) -> int:
@@ -93,6 +145,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_render_arguments(render)
     render.set_defaults(func=cmd_render)
 
+    questions = sub.add_parser("questions", help="write questions.jsonl for a rendered dataset")
+    questions.add_argument("dataset", type=Path)
+    questions.add_argument("--preprompts", help="comma-separated: neutral,debiased,cot,debiased_cot,helpful")
+    questions.add_argument("--instructions", help="comma-separated: direct,declarative,fill_blank")
+    questions.add_argument("--keys", help="comma-separated question keys (default: all of the family)")
+    questions.add_argument("--templates", type=Path, default=None, help="question templates folder")
+    questions.add_argument("-o", "--output", type=Path, help="default: DATASET/questions.jsonl")
+    questions.set_defaults(func=cmd_questions)
+
     sheet = sub.add_parser("contact-sheet", help="thumbnail grid of a rendered dataset")
     sheet.add_argument("dataset", type=Path)
     sheet.add_argument("-o", "--output", type=Path)
@@ -100,6 +161,10 @@ def build_parser() -> argparse.ArgumentParser:
     sheet.add_argument("--thumb-width", type=int, default=200)
     sheet.add_argument("--keys", help="comma-separated level variables to print under each image")
     sheet.set_defaults(func=cmd_contact_sheet)
+
+    ev = sub.add_parser("eval", help="ask a VLM provider every question of a dataset")
+    add_eval_arguments(ev)
+    ev.set_defaults(func=cmd_eval)
 
     crest = sub.add_parser("crest-sheet", help="labelled sheet of a rendered crest dataset")
     crest.add_argument("dataset", type=Path)
@@ -114,6 +179,31 @@ def build_parser() -> argparse.ArgumentParser:
     lib.add_argument("--preview", action="store_true", help="draw with the pure-Python rasterizer (no Blender)")
     lib.set_defaults(func=cmd_crest_library_sheet)
     return p
+
+
+def add_eval_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dataset", type=Path, help="dataset directory (with questions.jsonl)")
+    p.add_argument("--provider", required=True,
+                   help="openai, groq, ollama, openai-compatible, blind, oracle, or a --providers entry")
+    p.add_argument("--model", help="model name (optional for blind and oracle)")
+    p.add_argument("--questions", type=Path, help="question file (default DATASET/questions.jsonl)")
+    p.add_argument("--providers", type=Path, help="providers YAML: endpoints, models, prices")
+    p.add_argument("--run", help="run name: DATASET/runs/RUN (default PROVIDER-MODEL); rerun it to resume")
+    p.add_argument("--base-url", help="API base URL (openai-compatible: required)")
+    p.add_argument("--api", choices=["chat", "responses"], help="OpenAI API (default chat)")
+    p.add_argument("--key-env", help="environment variable holding the API key")
+    p.add_argument("--key-file", type=Path, help="file holding the API key (alone, or NAME=KEY lines)")
+    p.add_argument("--concurrency", type=int, default=8, help="requests in flight at once")
+    p.add_argument("--rpm", type=float, help="at most this many requests per minute")
+    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--timeout", type=float, help="seconds per request (default 60)")
+    p.add_argument("--retries", type=int, default=4, help="retries of a failed request (429, 5xx, timeouts)")
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--max-tokens", type=int, help="maximum output tokens")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--detail", choices=["auto", "low", "high"], help="OpenAI image detail")
+    p.add_argument("--max-side", type=int, help="downscale images whose longest side exceeds this (pixels)")
+    p.add_argument("--cache", type=Path, help="request cache (default DATASET/runs/cache.sqlite)")
 
 
 def add_render_arguments(p: argparse.ArgumentParser) -> None:

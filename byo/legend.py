@@ -8,14 +8,20 @@ from typing import Any
 from byo.spec import SceneSpec
 
 
+def _pixel(p) -> list[float]:
+    return [round(p[0], 2), round(p[1], 2), round(p[2], 4)]
+
+
 def build_legend(spec: SceneSpec, *, image: str, mask: str, blender_version: str,
-                 pixel_coords: list, measured: dict[int, dict], render_applied: dict) -> dict[str, Any]:
+                 pixel_coords: list, measured: dict[int, dict], render_applied: dict,
+                 landmarks: dict[str, list] | None = None) -> dict[str, Any]:
     data = spec.model_dump(mode="json")
     objects = []
     for obj, px in zip(data.pop("objects"), pixel_coords, strict=True):
         m = measured[obj["id"]]
-        objects.append({**obj, "pixel_coords": [round(px[0], 2), round(px[1], 2), round(px[2], 4)],
-                        "bbox": m["bbox"], "visible_pixels": m["visible_pixels"]})
+        objects.append({**obj, "pixel_coords": _pixel(px), "bbox": m["bbox"],
+                        "visible_pixels": m["visible_pixels"],
+                        "visible": m["visible_pixels"] >= spec.setup.min_visible_pixels})
     w, h = spec.setup.resolution
     return {
         "image": image, "mask": mask, "width": w, "height": h,
@@ -23,6 +29,8 @@ def build_legend(spec: SceneSpec, *, image: str, mask: str, blender_version: str
         "blender": {"version": blender_version, **render_applied},
         **data,
         "objects": objects,
+        # Named 3D points of the family (e.g. board corners) as Blender projects them.
+        "landmarks": {name: [_pixel(p) for p in points] for name, points in (landmarks or {}).items()},
     }
 
 
@@ -50,7 +58,8 @@ def legend_text(legend: dict, family) -> str:
     for o in legend["objects"]:
         attrs = ", ".join(f"{k} {v}" for k, v in o["attributes"].items() if k != "rgb")
         px = o["pixel_coords"]
+        hidden = "" if o["visible"] else " (below the visibility threshold)"
         lines.append(f"  #{o['id']} {o['name']}: {attrs}; at pixel ({px[0]:.0f}, {px[1]:.0f}), "
-                     f"{o['visible_pixels']} visible px, box {o['bbox']}")
+                     f"{o['visible_pixels']} visible px{hidden}, box {o['bbox']}")
     lines += family.legend_lines(legend)
     return "\n".join(lines) + "\n"

@@ -8,12 +8,9 @@ any order and any interruption give the same dataset.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import shutil
-import sys
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,8 +26,9 @@ from rich.progress import (
 from byo.config import DatasetConfig, deep_merge, load_config
 from byo.contact_sheet import contact_sheet
 from byo.dataset import RESOLVED_CONFIG, SOURCE_CONFIG, Layout, atomic_write_text, write_metadata
-from byo.errors import ConfigError, format_key_path
+from byo.errors import ConfigError, RenderError, format_key_path
 from byo.plan import ImageJob, image_count, jobs
+from byo.pool import run_jobs
 from byo.spec import PlacementError, sample_spec
 
 
@@ -126,30 +124,13 @@ def render_dataset(config_path: str, out_dir: str | None = None, *, limit: int |
                 except Exception as err:  # recorded, reported, and the run goes on
                     done(None, job, err, task)
         elif todo:
-            ctx = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, max_tasks_per_child=recycle_after,
-                                     initializer=_init, initargs=(threads,)) as pool:
-                futures = {pool.submit(_render, raw, j.index, str(layout.root), config_path): j for j in todo}
-                for fut in as_completed(futures):
-                    err = fut.exception()
-                    done(None if err else fut.result(), futures[fut], err, task)
+            by_index = {j.index: j for j in todo}
+            run_jobs(((j.index, (raw, j.index, str(layout.root), config_path)) for j in todo),
+                     workers=workers, recycle_after=recycle_after, threads=threads,
+                     on_done=lambda index, result, error: done(
+                         result, by_index[index], RenderError(error) if error else None, task))
     finalize(layout, family)
     return report
-
-
-def _init(threads: int) -> None:
-    # A parent that imported bpy itself passes Blender's script folders on in sys.path; there
-    # `bpy` would resolve to Blender's Python package instead of the wheel's module.
-    sys.path[:] = [p for p in sys.path if f"{os.sep}bpy{os.sep}" not in p]
-    from byo.render.worker import init_worker
-
-    init_worker(threads)
-
-
-def _render(raw: dict, index: int, out_dir: str, config_path: str) -> dict:
-    from byo.render.worker import render_job
-
-    return render_job(raw, index, out_dir, config_path)
 
 
 def finalize(layout: Layout, family) -> dict[str, Path]:

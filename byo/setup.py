@@ -30,8 +30,8 @@ TABLE_PALETTE = {  # low-entropy table colours of appendix D.1.3
     "medium_wood": (0.6, 0.5, 0.4),
     "dark_wood": (0.4, 0.3, 0.2),
 }
-BASE_LIGHT_POWER = {"key": 400.0, "fill": 200.0, "back": 300.0}  # watts at 6 m, preset "medium"
-LIGHT_REFERENCE_DISTANCE = 6.0
+BASE_LIGHT_POWER = {"key": 400.0, "fill": 200.0, "back": 300.0}  # watts at 8 m, preset "medium"
+LIGHT_REFERENCE_DISTANCE = 8.0
 
 RGB = tuple[float, float, float]
 
@@ -132,15 +132,16 @@ class TableConfig(Strict):
     thickness: float = Field(0.04, gt=0)
     height: float = Field(0.75, ge=0)  # table top above the floor
     texture: Literal["low", "medium", "high"] = "low"
-    color: str | tuple[float, ...] | None = None  # palette name or RGB; default: seeded palette pick
+    color: str | tuple[float, ...] = "medium_wood"  # palette name, RGB, or "random" (seeded palette pick)
     roughness: float = Field(0.6, ge=0, le=1)
 
     @field_validator("color")
     @classmethod
     def _color(cls, v):
         if isinstance(v, str):
-            if v not in TABLE_PALETTE:
-                raise ValueError(f"unknown table colour {v!r}; expected one of {', '.join(TABLE_PALETTE)} or RGB")
+            if v not in TABLE_PALETTE and v != "random":
+                raise ValueError(f"unknown table colour {v!r}; expected one of {', '.join(TABLE_PALETTE)}, "
+                                 "random or RGB")
             return v
         return _check_rgb(v)
 
@@ -185,7 +186,13 @@ class RenderConfig(Strict):
     dither: float = Field(1.0, ge=0, le=2)  # 0: no noise before 8-bit quantization (exact flat colours)
     workbench_lighting: Literal["studio", "flat"] = "studio"  # flat: unlit material colours (2D art)
     workbench_aa: Literal["off", "fxaa", "5", "8", "11", "16", "32"] = "8"  # samples; off: crisp edges
-    min_visible_pixels: int | None = Field(None, ge=1)  # default: 200 px scaled from 320x240
+    # An object counts as visible with at least this many mask pixels (default: the fraction of
+    # the image below; 200 px at 320x240, as in CLEVR).
+    min_visible_pixels: int | None = Field(None, ge=1)
+    min_visible_fraction: float = Field(200 / (320 * 240), gt=0, lt=1)
+    # What to do when an object is below the threshold: place the scene again (bounded), or keep
+    # it and mark the object `visible: false` in the legend.
+    on_hidden: Literal["resample", "flag"] = "resample"
     max_visibility_attempts: int = Field(20, ge=1)
 
 
@@ -313,7 +320,7 @@ def resolve_setup(cfg: SetupConfig, rng: np.random.Generator) -> ResolvedSetup:
 
     t = cfg.table
     palette_pick = list(TABLE_PALETTE)[int(rng.integers(len(TABLE_PALETTE)))]
-    color = t.color if t.color is not None else palette_pick
+    color = palette_pick if t.color == "random" else t.color
     color = TABLE_PALETTE[color] if isinstance(color, str) else tuple(color)
     table = ResolvedTable(enabled=t.enabled, shape=t.shape, length=t.length, width=t.width,
                           thickness=t.thickness, height=t.height, texture=t.texture, color=color,
@@ -321,7 +328,7 @@ def resolve_setup(cfg: SetupConfig, rng: np.random.Generator) -> ResolvedSetup:
 
     res = cfg.resolution
     size = RESOLUTION[res] if isinstance(res, str) else (res.width, res.height)
-    min_px = cfg.render.min_visible_pixels or max(1, round(200 * size[0] * size[1] / (320 * 240)))
+    min_px = cfg.render.min_visible_pixels or max(1, round(cfg.render.min_visible_fraction * size[0] * size[1]))
     return ResolvedSetup(
         camera=camera, lighting_multiplier=multiplier, lights=lights, blur=blur, table=table,
         floor=cfg.floor, background=cfg.background, resolution=size, render=cfg.render,

@@ -70,8 +70,12 @@ def test_relationships_follow_projected_x(tmp_path):
     for spec in found:
         px = spec.setup.projector().project([o.location for o in spec.objects])[:, 0]
         rel = spec.extras["relationships"]
+        coords = np.array([o.location for o in spec.objects])
+        left = np.array(spec.extras["directions"]["left"])
         for i, j in itertools.permutations(range(len(spec.objects)), 2):
             assert (j in rel["left"][i]) == (px[j] < px[i])
+            # CLEVR's own rule (3D direction, eps 0.2 CLEVR units) gives the same answer.
+            assert (j in rel["left"][i]) == ((coords[j] - coords[i]) @ left / spec.extras["scale"] > 0.2)
             assert (j in rel["right"][i]) == (px[j] > px[i])
             assert abs(px[i] - px[j]) >= 0.01 * 64  # x_margin keeps every pair apart
 

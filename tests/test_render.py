@@ -92,6 +92,11 @@ def test_dataset_files(count_dataset):
     assert set(scene) == {"split", "image_index", "image_filename", "objects", "directions", "relationships"}
     assert set(scene["objects"][0]) == {"shape", "size", "material", "color", "3d_coords", "rotation",
                                         "pixel_coords"}
+    legend = json.loads((count_dataset / "legends" / "count50_000007.json").read_text())
+    scale = legend["extras"]["scale"]
+    for obj, ours in zip(scene["objects"], legend["objects"], strict=True):
+        assert obj["3d_coords"] == pytest.approx([v / scale for v in ours["location"]], abs=1e-3)
+        assert obj["pixel_coords"][2] == pytest.approx(ours["pixel_coords"][2] / scale, abs=1e-3)
     with Image.open(count_dataset / "contact_sheet.png") as sheet:
         assert sheet.width > 400 and sheet.height > 400
 

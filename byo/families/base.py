@@ -21,6 +21,9 @@ class Family(Protocol):
                place: np.random.Generator) -> tuple[list[SceneObject], dict[str, Any]]:
         """Objects and family ground truth. `draw` picks what is in the scene, `place` where."""
 
+    def landmarks(self, spec) -> dict[str, list[tuple[float, float, float]]]:
+        """Named 3D points whose projection the legend records (e.g. board corners)."""
+
     def export(self, layout, legends: list[dict[str, Any]]) -> dict[str, Any]:
         """Dataset-level files in the family's own formats; returns name -> path."""
 

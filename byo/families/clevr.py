@@ -2,8 +2,9 @@
 
 Positions are drawn in CLEVR units (x, y in [-extent, extent]) and scaled to metres by
 `scale`. Left/right relations are decided on the projected image x of the object centres (so
-they are true of the pixels whatever the perspective); front/behind on the ground-plane
-direction away from the camera, as CLEVR does. Placement keeps every pair apart by
+they are true of the pixels whatever the perspective), and placement rejects layouts where
+CLEVR's ground-plane rule would disagree; front/behind use the ground-plane direction away
+from the camera, as CLEVR does. Placement keeps every pair apart by
 `direction_margin` along the camera's ground axes and by `x_margin` (fraction of the image
 width) in image x, so
 every relation is unambiguous.
@@ -326,10 +327,12 @@ class ClevrFamily:
                 elif len(xy):
                     d = cand[:, None, :] - xy[None, :, :]
                     gap = np.hypot(d[..., 0], d[..., 1]) - radii[i] - radii[: len(xy)]
-                    along = np.abs(d @ axes)  # (cand, placed, 2)
+                    along = d @ axes  # (cand, placed, [behind, left])
                     ok &= np.all(gap >= c.min_gap, axis=1)
-                    ok &= np.all(along >= c.direction_margin, axis=(1, 2))
+                    ok &= np.all(np.abs(along) >= c.direction_margin, axis=(1, 2))
                     ok &= np.all(np.abs(cx[:, None] - px[None, :]) >= x_margin, axis=1)
+                    # CLEVR's 3D "left" must agree with the image (perspective can flip them).
+                    ok &= np.all((along[..., 1] > 0) == (cx[:, None] < px[None, :]), axis=1)
                 hits = np.flatnonzero(ok)
                 if not len(hits):
                     break
@@ -347,6 +350,9 @@ class ClevrFamily:
             f"could not place {len(idents)} objects in [-{c.extent}, {c.extent}]^2 with min_gap {c.min_gap}, "
             f"direction_margin {c.direction_margin} and x_margin {c.x_margin} inside the camera's view "
             f"after {c.max_restarts} restarts; lower `count`, use smaller `sizes` or raise `extent`")
+
+    def landmarks(self, spec) -> dict:
+        return {}
 
     def export(self, layout, legends: list[dict]) -> dict:
         return export_scenes(layout, legends)
@@ -388,7 +394,7 @@ CLEVR = ClevrFamily()
 
 
 def clevr_scene(legend: dict) -> dict:
-    """One scene in CLEVR's JSON schema (3d_coords in CLEVR units; rotation in real degrees)."""
+    """One scene in CLEVR's JSON schema (3d_coords and depth in CLEVR units; rotation in real degrees)."""
     scale = legend["extras"]["scale"]
     objects = []
     for o in legend["objects"]:
@@ -397,7 +403,7 @@ def clevr_scene(legend: dict) -> dict:
         objects.append({
             "shape": a["shape"], "size": a["size"], "material": a["material"], "color": a["color"],
             "3d_coords": [round(v / scale, 4) for v in o["location"]], "rotation": o["rotation"],
-            "pixel_coords": [int(round(px)), int(round(py)), depth],
+            "pixel_coords": [int(round(px)), int(round(py)), round(depth / scale, 4)],
         })
     return {
         "split": legend["split"], "image_index": legend["index"],

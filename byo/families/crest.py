@@ -269,6 +269,14 @@ class CrestFamily:
         }
         return objects, extras
 
+    def landmarks(self, spec) -> dict:
+        """The crest canvas's corners (top-left, top-right, bottom-right, bottom-left) and
+        centre on its carrier: where the crest is in the image, whatever the view."""
+        e = spec.extras
+        points = carriers.surface(e["carrier"]["kind"], e["size"], [(-1, 1), (1, 1), (1, -1), (-1, -1), (0, 0)])
+        rounded = [tuple(round(float(x), 6) for x in p) for p in points]
+        return {"canvas_corners": rounded[:4], "canvas_centre": rounded[4:]}
+
     def export(self, layout, legends: list[dict]) -> dict:
         rows = []
         for lg in legends:

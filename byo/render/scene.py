@@ -157,7 +157,7 @@ def add_floor(setup: ResolvedSetup):
     if not setup.floor.enabled:
         return None
     bm = bmesh.new()
-    bmesh.ops.create_grid(bm, x_segments=1, y_segments=1, size=30.0)
+    bmesh.ops.create_grid(bm, x_segments=1, y_segments=1, size=100.0)
     mat = principled_material("floor", linear_rgb(setup.floor.color), setup.floor.roughness)
     obj = mesh_object("floor", bm, mat)
     obj.location.z = setup.floor_z

@@ -64,21 +64,22 @@ def render_job(config: dict, index: int, out_dir: str, config_file: str = "<conf
         _render_png(scene, layout.mask(job.name), mask=True, objects=built)
         measured = measure(read_mask(layout.mask(job.name)), [o.id for o in spec.objects])
         hidden = [o.name for o in spec.objects if measured[o.id]["visible_pixels"] < spec.setup.min_visible_pixels]
-        if not hidden:
+        if not hidden or spec.setup.render.on_hidden == "flag":
             break
         if attempt + 1 >= max_attempts:
             layout.mask(job.name).unlink(missing_ok=True)
             raise RenderError(
                 f"{job.name}: after {max_attempts} placements some objects stay below "
                 f"{spec.setup.min_visible_pixels} visible pixels ({', '.join(hidden)}); raise the camera, "
-                f"lower render.min_visible_pixels or reduce the object count")
+                f"lower render.min_visible_pixels, set render.on_hidden: flag or reduce the object count")
 
     _render_png(scene, layout.image(job.name))
     pixel_coords = shared.project_points(scene, [o.location for o in spec.objects])
+    landmarks = {name: shared.project_points(scene, points) for name, points in family.landmarks(spec).items()}
     legend = legends.build_legend(
         spec, image=f"images/{job.name}.png", mask=f"masks/{job.name}.png",
         blender_version=compat.version_string(), pixel_coords=pixel_coords, measured=measured,
-        render_applied=applied)
+        render_applied=applied, landmarks=landmarks)
     atomic_write_text(layout.legend_text(job.name), legends.legend_text(legend, family))
     atomic_write_text(layout.legend(job.name), legends.dumps(legend))  # last: marks the image complete
     return {"index": index, "name": job.name, "attempts": spec.attempt + 1,

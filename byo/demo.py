@@ -1,0 +1,62 @@
+"""`make demo`: render the demo dataset, ask its questions, and evaluate the VLM the user has set
+up: a key in the environment or Ollama on this machine; otherwise the blind text-only baseline."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import urllib.request
+
+from byo.cli import console, main
+
+CONFIG = "dataset_configs/demo.yaml"
+DATASET = "output/demo"
+OLLAMA = "http://127.0.0.1:11434"  # or OLLAMA_HOST
+VISION_HINTS = ("vision", "llava", "gemma3", "qwen2.5vl", "qwen2.5-vl", "minicpm-v", "moondream", "llama4")
+
+
+def ollama_host() -> str:
+    host = os.environ.get("OLLAMA_HOST", OLLAMA)
+    return host if host.startswith("http") else f"http://{host}"
+
+
+def ollama_models() -> list[str]:
+    try:
+        with urllib.request.urlopen(f"{ollama_host()}/api/tags", timeout=1.0) as reply:
+            return [m["name"] for m in json.load(reply).get("models", [])]
+    except (OSError, ValueError):
+        return []
+
+
+def pick_provider() -> tuple[list[str], str]:
+    model = os.environ.get("BYO_DEMO_MODEL")
+    if os.environ.get("OPENAI_API_KEY"):
+        model = model or "gpt-4.1-mini"
+        return ["--provider", "openai", "--model", model], f"OpenAI {model} (OPENAI_API_KEY is set)"
+    if os.environ.get("GROQ_API_KEY"):
+        model = model or "meta-llama/llama-4-scout-17b-16e-instruct"
+        return ["--provider", "groq", "--model", model], f"Groq {model} (GROQ_API_KEY is set)"
+    models = ollama_models()
+    vision = [m for m in models if any(h in m.lower() for h in VISION_HINTS)]
+    if model and model in models or vision:
+        model = model if model in models else vision[0]
+        return (["--provider", "ollama", "--model", model, "--base-url", ollama_host()],
+                f"Ollama {model} at {ollama_host()}")
+    why = "Ollama has no vision model" if models else "no OPENAI_API_KEY, no GROQ_API_KEY, no Ollama at " + ollama_host()
+    return ["--provider", "blind"], f"the blind text-only baseline ({why}; set one up to evaluate a real VLM)"
+
+
+def run() -> int:
+    steps = [["render", CONFIG, "--resume"],
+             ["questions", DATASET, "--preprompts", "neutral,debiased", "--instructions", "direct"]]
+    for step in steps:
+        if (code := main(step)) != 0:
+            return code
+    provider, why = pick_provider()
+    console.print(f"[bold]evaluating with {why}[/bold]")
+    return main(["eval", DATASET, *provider])
+
+
+if __name__ == "__main__":
+    sys.exit(run())

@@ -1,0 +1,154 @@
+"""The one interface every provider implements: `await provider.answer(request) -> Response`.
+
+A provider turns a prompt and an image into text and token counts, or raises `ProviderFailure`
+with a status. It never retries: retries, timeouts and rate limits belong to the evaluator, so
+every attempt is counted and every failure is recorded the same way for all providers.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class GenerationParams(BaseModel):
+    """What changes the answer: part of the cache key and of every prediction row."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    max_tokens: int | None = Field(None, ge=1)
+    seed: int | None = None
+    detail: Literal["auto", "low", "high"] | None = None  # OpenAI image detail; None: not sent
+
+
+@dataclass(frozen=True)
+class ImagePayload:
+    data: bytes
+    mime: str  # the real format: image/png for rendered datasets
+
+
+@dataclass(frozen=True)
+class Request:
+    prompt: str
+    image: ImagePayload | None  # None only for providers with `needs_image = False`
+    question: Any = None  # the Question; only the reference providers look at it
+
+
+@dataclass
+class Response:
+    text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    finish_reason: str | None = None
+    refusal: bool = False  # the API flagged a refusal (OpenAI's `message.refusal`)
+
+    def tokens(self) -> dict:
+        out = {"input": self.input_tokens, "output": self.output_tokens,
+               "total": self.input_tokens + self.output_tokens}
+        if self.reasoning_tokens is not None:
+            out["reasoning"] = self.reasoning_tokens
+        if self.cached_input_tokens is not None:
+            out["cached_input"] = self.cached_input_tokens
+        return out
+
+
+# Failure statuses recorded in predictions; the first group is worth another attempt.
+RETRYABLE = {"rate_limited", "server_error", "timeout", "malformed", "connection_error"}
+FINAL = {"rejected", "image_too_large", "image_unreadable", "image_missing"}
+
+
+class ProviderFailure(Exception):
+    def __init__(self, status: str, message: str, *, http_status: int | None = None,
+                 retry_after: float | None = None):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.http_status = http_status
+        self.retry_after = retry_after
+
+    @property
+    def retryable(self) -> bool:
+        return self.status in RETRYABLE
+
+
+def failure_for_http_status(code: int, message: str, headers: Mapping[str, str] | None = None) -> ProviderFailure:
+    if code == 429:
+        status = "rate_limited"
+    elif code == 408:
+        status = "timeout"
+    elif code == 409 or code >= 500:
+        status = "server_error"
+    else:
+        status = "rejected"  # 400 (e.g. image refused), 401, 403, 404, 413, 422: retrying won't help
+    return ProviderFailure(status, f"HTTP {code}: {message}", http_status=code,
+                           retry_after=parse_retry_after(headers or {}))
+
+
+def error_message(body: object, fallback: str) -> str:
+    """The human part of an error body: {"error": {"message": ...}}, {"error": "..."} or text."""
+    if isinstance(body, dict) and "error" in body:
+        body = body["error"]
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return body["message"]
+    if isinstance(body, str) and body:
+        return body
+    return fallback
+
+
+def parse_retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait from `retry-after-ms`, or `retry-after` (seconds or an HTTP date)."""
+    if (ms := headers.get("retry-after-ms")) is not None:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_tz(value)
+        return None if parsed is None else max(0.0, email.utils.mktime_tz(parsed) - time.time())
+
+
+@dataclass
+class ImageLimits:
+    """What a provider accepts; an image over a limit is an error unless downscaling is requested."""
+
+    max_bytes: int | None = None  # of the encoded file, before base64
+    max_pixels: int | None = None
+
+
+class Provider:
+    """Base class. `identity` goes into the cache key: the type, plus the base URL when one is set."""
+
+    type = ""
+    needs_image = True
+    reference = False  # a baseline that calls no model (blind, oracle)
+    cacheable = True
+
+    def __init__(self, model: str, params: GenerationParams, *, base_url: str | None = None,
+                 limits: ImageLimits | None = None):
+        self.model = model
+        self.params = params
+        self.base_url = base_url
+        self.limits = limits or ImageLimits()
+
+    @property
+    def identity(self) -> str:
+        return f"{self.type}@{self.base_url}" if self.base_url else self.type
+
+    async def answer(self, request: Request) -> Response:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        return None

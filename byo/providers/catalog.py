@@ -1,0 +1,94 @@
+"""Providers file (YAML): named endpoints, their models and per-token prices for cost estimates.
+
+```yaml
+providers:
+  openai:
+    models:
+      gpt-4o-mini: {input_per_million: 0.15, output_per_million: 0.60}
+  local-vllm:
+    type: openai-compatible
+    base_url: http://localhost:8000/v1
+    models:
+      Qwen/Qwen2.5-VL-7B-Instruct: {}
+```
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from byo.errors import ConfigError, format_key_path
+
+ProviderType = Literal["openai", "groq", "ollama", "openai-compatible", "blind", "oracle"]
+PROVIDER_TYPES: tuple[str, ...] = ProviderType.__args__
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ModelEntry(Strict):
+    input_per_million: float | None = Field(None, ge=0)  # USD per million input tokens
+    output_per_million: float | None = Field(None, ge=0)
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
+        if self.input_per_million is None or self.output_per_million is None:
+            return None
+        return (input_tokens * self.input_per_million + output_tokens * self.output_per_million) / 1e6
+
+
+class ProviderEntry(Strict):
+    type: ProviderType | None = None  # default: the entry's name, when that is a provider type
+    base_url: str | None = None
+    api: Literal["chat", "responses"] = "chat"  # responses: OpenAI's Responses API
+    api_key_env: str | None = None
+    api_key_file: str | None = None
+    timeout: float | None = Field(None, gt=0)
+    max_image_bytes: int | None = Field(None, gt=0)
+    max_image_pixels: int | None = Field(None, gt=0)
+    models: dict[str, ModelEntry] = Field(default_factory=dict)
+
+
+class Catalog(Strict):
+    providers: dict[str, ProviderEntry]
+
+
+def load_catalog(path: str | Path) -> Catalog:
+    file = str(path)
+    try:
+        raw = yaml.safe_load(Path(path).read_text())
+    except FileNotFoundError:
+        raise ConfigError(file, [("<file>", "file not found")]) from None
+    except yaml.YAMLError as err:
+        raise ConfigError(file, [("<file>", f"not valid YAML: {err}")]) from None
+    problems = []
+    entries = raw.get("providers") if isinstance(raw, dict) else None
+    for name, entry in entries.items() if isinstance(entries, dict) else []:
+        if name not in PROVIDER_TYPES and not (isinstance(entry, dict) and entry.get("type")):
+            problems.append((format_key_path(("providers", name, "type")),
+                             f"required: {name!r} is not one of " + ", ".join(PROVIDER_TYPES)))
+    try:
+        catalog = Catalog.model_validate(raw)
+    except ValidationError as err:
+        for e in err.errors():
+            msg = {"extra_forbidden": "unknown key", "missing": "required key is missing"}.get(e["type"], e["msg"])
+            problems.append((format_key_path(e["loc"]), msg))
+    if problems:
+        raise ConfigError(file, problems)
+    return catalog
+
+
+def provider_entry(name: str, catalog: Catalog | None, file: str | None) -> tuple[str, ProviderEntry]:
+    """(type, entry) for `--provider NAME`: a providers-file entry, or a bare provider type."""
+    if catalog is not None and name in catalog.providers:
+        entry = catalog.providers[name]
+        return entry.type or name, entry
+    if name in PROVIDER_TYPES:
+        return name, ProviderEntry()
+    known = sorted(set(PROVIDER_TYPES) | set(catalog.providers if catalog else ()))
+    raise ConfigError(file or "<command line>", [("--provider", f"unknown provider {name!r}; expected one of "
+                                                  + ", ".join(known))])

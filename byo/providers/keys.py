@@ -1,0 +1,53 @@
+"""API keys: read from the environment or from a file the user names, held in memory only.
+
+Nothing the toolkit writes contains a key: run files record where the key came from (the
+variable or file name), and every recorded error message goes through `redact`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from byo.errors import ConfigError
+
+KEY_ENV = {"openai": "OPENAI_API_KEY", "groq": "GROQ_API_KEY", "openai-compatible": "OPENAI_COMPATIBLE_API_KEY"}
+KEY_REQUIRED = {"openai", "groq"}
+
+
+def resolve_key(provider_type: str, *, key_env: str | None = None,
+                key_file: str | Path | None = None) -> tuple[str | None, str]:
+    """(key, where it came from). A key file holds the key alone, or `NAME=value` lines."""
+    name = key_env or KEY_ENV.get(provider_type)
+    if key_file is not None:
+        return _key_from_file(Path(key_file), name), f"file {key_file}"
+    if name and os.environ.get(name):
+        return os.environ[name].strip(), f"environment {name}"
+    if key_env or provider_type in KEY_REQUIRED:
+        raise ConfigError("<environment>", [(name, f"not set: the {provider_type} provider needs an API key; "
+                                             "export it or pass --key-file FILE")])
+    return None, "none"
+
+
+def _key_from_file(path: Path, name: str | None) -> str:
+    file = str(path)
+    try:
+        lines = [line.strip() for line in path.read_text().splitlines()]
+    except FileNotFoundError:
+        raise ConfigError(file, [("<file>", "key file not found")]) from None
+    lines = [line for line in lines if line and not line.startswith("#")]
+    if len(lines) == 1 and "=" not in lines[0]:
+        return lines[0]
+    for line in lines:
+        var, sep, value = line.removeprefix("export ").partition("=")
+        if sep and var.strip() == name and value.strip():
+            return value.strip().strip("'\"")
+    # The message never quotes the file's content.
+    raise ConfigError(file, [("<file>", f"expected the key alone on one line, or a line {name or 'NAME'}=KEY")])
+
+
+def redact(text: str, secrets: list[str | None]) -> str:
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return text

@@ -1,0 +1,63 @@
+"""Ollama's native `/api/chat`, through the ollama SDK (images as bytes, options as Ollama names)."""
+
+from __future__ import annotations
+
+import json
+
+import pydantic
+
+from byo.providers.base import (
+    GenerationParams,
+    ImageLimits,
+    Provider,
+    ProviderFailure,
+    Request,
+    Response,
+    error_message,
+    failure_for_http_status,
+)
+
+
+class Ollama(Provider):
+    type = "ollama"
+
+    def __init__(self, model: str, params: GenerationParams, *, base_url: str | None = None,
+                 timeout: float = 60.0, limits: ImageLimits | None = None):
+        import ollama
+
+        super().__init__(model, params, base_url=base_url, limits=limits)
+        # The SDK's default timeout is none; it reads OLLAMA_HOST only when no host is given.
+        self.client = ollama.AsyncClient(host=base_url, timeout=timeout)
+
+    def options(self) -> dict:
+        options = {"temperature": self.params.temperature}
+        if self.params.seed is not None:
+            options["seed"] = self.params.seed
+        if self.params.max_tokens is not None:
+            options["num_predict"] = self.params.max_tokens
+        return options
+
+    async def answer(self, request: Request) -> Response:
+        import httpx
+        import ollama
+
+        message = {"role": "user", "content": request.prompt, "images": [request.image.data]}
+        try:
+            reply = await self.client.chat(model=self.model, messages=[message], options=self.options(),
+                                           stream=False)
+        except ollama.ResponseError as err:
+            raise failure_for_http_status(err.status_code, error_message(err.error, str(err))) from None
+        except httpx.TimeoutException:
+            raise ProviderFailure("timeout", "request timed out") from None
+        except (ConnectionError, httpx.TransportError) as err:
+            raise ProviderFailure("connection_error", f"{type(err).__name__}: {err}") from None
+        except (json.JSONDecodeError, pydantic.ValidationError, TypeError) as err:
+            raise ProviderFailure("malformed", f"response body could not be read: {err}") from None
+        text = reply.message.content if reply.message else None
+        if not isinstance(text, str):
+            raise ProviderFailure("malformed", "response has no message content")
+        return Response(text=text, input_tokens=reply.prompt_eval_count or 0,
+                        output_tokens=reply.eval_count or 0, finish_reason=reply.done_reason)
+
+    async def close(self) -> None:
+        await self.client.close()

@@ -1,0 +1,218 @@
+"""OpenAI Chat Completions and Responses, Groq, and any OpenAI-compatible server.
+
+The SDKs' own retries are off (`max_retries=0`): the evaluator retries, so it sees and
+records every attempt.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from types import ModuleType
+
+import pydantic
+
+from byo.providers.base import (
+    GenerationParams,
+    ImageLimits,
+    ImagePayload,
+    Provider,
+    ProviderFailure,
+    Request,
+    Response,
+    error_message,
+    failure_for_http_status,
+)
+
+# Vendor limits at the time of writing; a providers file may override them.
+OPENAI_LIMITS = ImageLimits(max_bytes=20 * 1024 * 1024)
+GROQ_LIMITS = ImageLimits(max_bytes=3 * 1024 * 1024, max_pixels=33_177_600)  # 4 MB once base64-encoded
+
+
+def data_uri(image: ImagePayload) -> str:
+    return f"data:{image.mime};base64,{base64.b64encode(image.data).decode('ascii')}"
+
+
+def sdk_failure(err: Exception, sdk: ModuleType) -> ProviderFailure | None:
+    """Map an openai/groq SDK exception to a recorded status (None: not an SDK error)."""
+    if isinstance(err, sdk.APITimeoutError):
+        return ProviderFailure("timeout", "request timed out")
+    if isinstance(err, sdk.APIStatusError):
+        return failure_for_http_status(err.status_code, error_message(err.body, err.message), err.response.headers)
+    if isinstance(err, sdk.APIResponseValidationError):
+        return ProviderFailure("malformed", f"response body does not match the API schema: {err.message}")
+    if isinstance(err, sdk.APIConnectionError):
+        cause = err.__cause__ or err
+        if isinstance(cause, json.JSONDecodeError):
+            return ProviderFailure("malformed", f"response body is not JSON: {cause}")
+        return ProviderFailure("connection_error", f"{err.message} ({type(cause).__name__}: {cause})")
+    sdk_error = getattr(sdk, "OpenAIError", None) or sdk.GroqError
+    if isinstance(err, sdk_error):
+        return ProviderFailure("rejected", str(err))
+    if isinstance(err, json.JSONDecodeError | pydantic.ValidationError):
+        return ProviderFailure("malformed", f"response body could not be read: {err}")
+    return None
+
+
+class ChatCompletions(Provider):
+    """`/chat/completions` with a text part and an `image_url` part (a base64 data URI)."""
+
+    type = "openai"
+    max_tokens_field = "max_completion_tokens"
+    sdk_name = "openai"
+
+    def __init__(self, model: str, params: GenerationParams, *, api_key: str | None,
+                 base_url: str | None = None, timeout: float = 60.0, limits: ImageLimits | None = None):
+        super().__init__(model, params, base_url=base_url, limits=limits or self.default_limits())
+        self.client = self.make_client(api_key=api_key, base_url=base_url, timeout=timeout)
+
+    def default_limits(self) -> ImageLimits:
+        return OPENAI_LIMITS
+
+    def make_client(self, *, api_key, base_url, timeout):
+        import openai
+
+        self.sdk = openai
+        kwargs = {"base_url": base_url} if base_url else {}
+        return openai.AsyncOpenAI(api_key=api_key, timeout=timeout, max_retries=0, **kwargs)
+
+    def arguments(self, request: Request) -> dict:
+        image_url = {"url": data_uri(request.image)}
+        if self.params.detail is not None:
+            image_url["detail"] = self.params.detail
+        args = {
+            "model": self.model,
+            "messages": [{"role": "user", "content": [
+                {"type": "text", "text": request.prompt},
+                {"type": "image_url", "image_url": image_url},
+            ]}],
+            "temperature": self.params.temperature,
+        }
+        if self.params.max_tokens is not None:
+            args[self.max_tokens_field] = self.params.max_tokens
+        if self.params.seed is not None:
+            args["seed"] = self.params.seed
+        return args
+
+    async def answer(self, request: Request) -> Response:
+        try:
+            completion = await self.client.chat.completions.create(**self.arguments(request))
+            return self.read(completion)
+        except ProviderFailure:
+            raise
+        except Exception as err:
+            failure = sdk_failure(err, self.sdk)
+            if failure is None:
+                raise
+            raise failure from None
+
+    @staticmethod
+    def read(completion) -> Response:
+        if not getattr(completion, "choices", None):
+            raise ProviderFailure("malformed", "response has no choices")
+        choice = completion.choices[0]
+        message = choice.message
+        refusal = getattr(message, "refusal", None)
+        text = message.content if message.content is not None else (refusal or "")
+        if not isinstance(text, str):
+            raise ProviderFailure("malformed", f"message content is not text: {type(text).__name__}")
+        usage = completion.usage
+        details = getattr(usage, "completion_tokens_details", None)
+        prompt_details = getattr(usage, "prompt_tokens_details", None)
+        return Response(
+            text=text,
+            input_tokens=usage.prompt_tokens if usage else 0,
+            output_tokens=usage.completion_tokens if usage else 0,
+            reasoning_tokens=getattr(details, "reasoning_tokens", None),
+            cached_input_tokens=getattr(prompt_details, "cached_tokens", None),
+            finish_reason=choice.finish_reason,
+            refusal=bool(refusal),
+        )
+
+    async def close(self) -> None:
+        await self.client.close()
+
+
+class OpenAICompatible(ChatCompletions):
+    """vLLM, llama.cpp server, LM Studio, Ollama's /v1: any base URL serving /chat/completions."""
+
+    type = "openai-compatible"
+    max_tokens_field = "max_tokens"  # what most local servers understand
+
+    def default_limits(self) -> ImageLimits:
+        return ImageLimits()
+
+    def make_client(self, *, api_key, base_url, timeout):
+        import openai
+
+        self.sdk = openai
+        # Local servers often need no key, but the SDK insists on one.
+        return openai.AsyncOpenAI(api_key=api_key or "no-key", base_url=base_url, timeout=timeout,
+                                  max_retries=0)
+
+
+class Groq(ChatCompletions):
+    """Groq's OpenAI-shaped chat API, through the groq SDK (which appends /openai/v1)."""
+
+    type = "groq"
+
+    def default_limits(self) -> ImageLimits:
+        return GROQ_LIMITS
+
+    def make_client(self, *, api_key, base_url, timeout):
+        import groq
+
+        self.sdk = groq
+        kwargs = {"base_url": base_url} if base_url else {}
+        return groq.AsyncGroq(api_key=api_key, timeout=timeout, max_retries=0, **kwargs)
+
+
+class OpenAIResponses(ChatCompletions):
+    """The Responses API (`--api responses`): `input_text` and `input_image` parts, `store=False`."""
+
+    type = "openai-responses"
+
+    def arguments(self, request: Request) -> dict:
+        args = {
+            "model": self.model,
+            "input": [{"role": "user", "content": [
+                {"type": "input_text", "text": request.prompt},
+                {"type": "input_image", "image_url": data_uri(request.image),
+                 "detail": self.params.detail or "auto"},
+            ]}],
+            "temperature": self.params.temperature,
+            "store": False,  # the API stores responses unless told not to
+        }
+        if self.params.max_tokens is not None:
+            args["max_output_tokens"] = self.params.max_tokens
+        return args
+
+    async def answer(self, request: Request) -> Response:
+        try:
+            response = await self.client.responses.create(**self.arguments(request))
+            return self.read_response(response)
+        except ProviderFailure:
+            raise
+        except Exception as err:
+            failure = sdk_failure(err, self.sdk)
+            if failure is None:
+                raise
+            raise failure from None
+
+    @staticmethod
+    def read_response(response) -> Response:
+        if not isinstance(getattr(response, "output", None), list):
+            raise ProviderFailure("malformed", "response has no output list")
+        refusals = [part.refusal for item in response.output if item.type == "message"
+                    for part in item.content if part.type == "refusal"]
+        text = response.output_text or "".join(refusals)
+        usage = response.usage
+        return Response(
+            text=text,
+            input_tokens=usage.input_tokens if usage else 0,
+            output_tokens=usage.output_tokens if usage else 0,
+            reasoning_tokens=getattr(getattr(usage, "output_tokens_details", None), "reasoning_tokens", None),
+            cached_input_tokens=getattr(getattr(usage, "input_tokens_details", None), "cached_tokens", None),
+            finish_reason=response.status,
+            refusal=bool(refusals) and not response.output_text,
+        )

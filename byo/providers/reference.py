@@ -1,0 +1,47 @@
+"""Reference providers: baselines that call no model. Their rows say `reference: true`.
+
+- `blind` never sees the image. It answers each question with the most frequent ground-truth
+  answer for that question key across the whole question file (ties: first in file order): the
+  text-only prior a model could learn without looking. It reads the truth of the other
+  questions, so it is an optimistic baseline.
+- `oracle` returns the ground-truth answer, to check the pipeline end to end.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from typing import Any
+
+from byo.providers.base import GenerationParams, Provider, Request, Response
+
+
+def answer_text(answer: Any) -> str:
+    return answer if isinstance(answer, str) else json.dumps(answer)
+
+
+class Oracle(Provider):
+    type = "oracle"
+    needs_image = False
+    reference = True
+    cacheable = False
+
+    async def answer(self, request: Request) -> Response:
+        return Response(text=answer_text(request.question.answer), finish_reason="reference")
+
+
+class Blind(Provider):
+    type = "blind"
+    needs_image = False
+    reference = True
+    cacheable = False
+
+    def __init__(self, model: str, params: GenerationParams, *, questions: list, **kwargs):
+        super().__init__(model, params, **kwargs)
+        counts: dict[str, Counter] = defaultdict(Counter)
+        for q in questions:
+            counts[q.key][answer_text(q.answer)] += 1
+        self.prior = {key: c.most_common(1)[0][0] for key, c in counts.items()}
+
+    async def answer(self, request: Request) -> Response:
+        return Response(text=self.prior[request.question.key], finish_reason="reference")

@@ -1,0 +1,1 @@
+"""Questions and their answers: templates as data (questions/*.yaml), answers from legends."""

@@ -1,0 +1,174 @@
+"""Answers to the chess questions, from legends. Rows and columns are as the camera sees them."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from byo.families.chess import PIECE_TYPES
+from byo.qa.base import Answer, Skip, answers, context, plural, visible
+
+POSITION_WORDS = [["upper left", "upper middle", "upper right"],
+                  ["middle left", "center", "middle right"],
+                  ["lower left", "lower middle", "lower right"]]
+
+
+def _board(legend: dict) -> dict:
+    return legend["extras"]["board"]
+
+
+@context("chess")
+def board_size(legend: dict) -> dict:
+    b = _board(legend)
+    return {"rows": b["view_rows"], "columns": b["view_columns"]}
+
+
+def _only(legend: dict, n: int) -> list[dict] | Skip:
+    pieces = visible(legend)
+    return pieces if len(pieces) == n else Skip(f"needs exactly {n} visible piece{'s' if n > 1 else ''}")
+
+
+def _count(legend: dict, **match) -> int:
+    return sum(all(o["attributes"][k] == v for k, v in match.items()) for o in visible(legend))
+
+
+@answers("chess", "count_pieces")
+def count_pieces(legend, rng):
+    return Answer(len(visible(legend)))
+
+
+@answers("chess", "count_squares")
+def count_squares(legend, rng):
+    b = _board(legend)
+    return Answer(b["rows"] * b["columns"])
+
+
+@answers("chess", "count_identification_white_pieces")
+def count_white(legend, rng):
+    return Answer(_count(legend, color="white"))
+
+
+@answers("chess", "count_identification_black_pieces")
+def count_black(legend, rng):
+    return Answer(_count(legend, color="black"))
+
+
+@answers("chess", "count_identification_piece_type")
+def count_type(legend, rng):
+    piece = PIECE_TYPES[int(rng.integers(len(PIECE_TYPES)))]  # absent types too: 0 is an answer
+    return Answer(_count(legend, type=piece), {"piece_type": piece, "piece_plural": plural(piece)})
+
+
+@answers("chess", "identify_type_one_piece")
+def identify_type(legend, rng):
+    pieces = _only(legend, 1)
+    return pieces if isinstance(pieces, Skip) else Answer(pieces[0]["attributes"]["type"])
+
+
+@answers("chess", "identify_color_one_piece")
+def identify_color(legend, rng):
+    pieces = _only(legend, 1)
+    return pieces if isinstance(pieces, Skip) else Answer(pieces[0]["attributes"]["color"])
+
+
+@answers("chess", "identify_type_several_pieces")
+def identify_types(legend, rng):
+    pieces = visible(legend)
+    if not pieces:
+        return Skip("no visible piece")
+    return Answer(sorted({o["attributes"]["type"] for o in pieces}))
+
+
+@answers("chess", "localize_row_one_piece")
+def localize_row(legend, rng):
+    pieces = _only(legend, 1)
+    return pieces if isinstance(pieces, Skip) else Answer(pieces[0]["attributes"]["row"])
+
+
+@answers("chess", "localize_column_one_piece")
+def localize_column(legend, rng):
+    pieces = _only(legend, 1)
+    return pieces if isinstance(pieces, Skip) else Answer(pieces[0]["attributes"]["column"])
+
+
+def position_word(row: int, column: int, rows: int, columns: int) -> str:
+    """Thirds of the board by cell centre: upper / middle / lower and left / middle / right."""
+    return POSITION_WORDS[min(2, int(3 * (row + 0.5) / rows))][min(2, int(3 * (column + 0.5) / columns))]
+
+
+@answers("chess", "localize_position_word_one_piece")
+def localize_word(legend, rng):
+    pieces = _only(legend, 1)
+    if isinstance(pieces, Skip):
+        return pieces
+    a, b = pieces[0]["attributes"], _board(legend)
+    return Answer(position_word(a["row"], a["column"], b["view_rows"], b["view_columns"]))
+
+
+@answers("chess", "localize_rows_between_two_pieces")
+def rows_between(legend, rng):
+    pieces = _only(legend, 2)
+    return pieces if isinstance(pieces, Skip) else Answer(
+        abs(pieces[0]["attributes"]["row"] - pieces[1]["attributes"]["row"]))
+
+
+@answers("chess", "localize_columns_between_two_pieces")
+def columns_between(legend, rng):
+    pieces = _only(legend, 2)
+    return pieces if isinstance(pieces, Skip) else Answer(
+        abs(pieces[0]["attributes"]["column"] - pieces[1]["attributes"]["column"]))
+
+
+def _random_line(legend, rng, axis: str) -> int:
+    size = _board(legend)["view_rows" if axis == "row" else "view_columns"]
+    return int(rng.integers(size))
+
+
+@answers("chess", "count_localization_pieces_on_row")
+def count_on_row(legend, rng):
+    row = _random_line(legend, rng, "row")
+    return Answer(_count(legend, row=row), {"row": row})
+
+
+@answers("chess", "count_localization_pieces_on_column")
+def count_on_column(legend, rng):
+    column = _random_line(legend, rng, "column")
+    return Answer(_count(legend, column=column), {"column": column})
+
+
+def _occupied(legend, rng) -> dict | Skip:
+    pieces = visible(legend)
+    if not pieces:
+        return Skip("no visible piece")
+    cells = Counter((o["attributes"]["row"], o["attributes"]["column"]) for o in pieces)
+    assert max(cells.values()) == 1, "two pieces share a cell"
+    return pieces[int(rng.integers(len(pieces)))]
+
+
+@answers("chess", "identify_localization_piece_type")
+def type_at(legend, rng):
+    piece = _occupied(legend, rng)
+    if isinstance(piece, Skip):
+        return piece
+    a = piece["attributes"]
+    return Answer(a["type"], {"row": a["row"], "column": a["column"]})
+
+
+@answers("chess", "identify_localization_piece_color")
+def color_at(legend, rng):
+    piece = _occupied(legend, rng)
+    if isinstance(piece, Skip):
+        return piece
+    a = piece["attributes"]
+    return Answer(a["color"], {"row": a["row"], "column": a["column"]})
+
+
+@answers("chess", "count_identification_localization_white_pieces_row")
+def white_on_row(legend, rng):
+    row = _random_line(legend, rng, "row")
+    return Answer(_count(legend, color="white", row=row), {"row": row})
+
+
+@answers("chess", "count_identification_localization_black_pieces_column")
+def black_on_column(legend, rng):
+    column = _random_line(legend, rng, "column")
+    return Answer(_count(legend, color="black", column=column), {"column": column})

@@ -1,0 +1,215 @@
+"""A fake VLM server on loopback for tests and benchmarks: OpenAI `/v1/chat/completions` and
+`/v1/responses`, Groq's `/openai/v1/chat/completions`, Ollama's `/api/chat`.
+
+Each request is logged (route, model, prompt, image hash, body, outcome, tokens billed).
+Replies come from `answer(seen)`. Faults come from `plan(seen, times_seen_before)`, or at
+`fault_rate`: drawn from a hash of (seed, request, attempt), so the same requests fail whatever
+the order in which concurrent requests arrive.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+CHAT_ROUTES = ("/v1/chat/completions", "/openai/v1/chat/completions")
+IMAGE_TOKENS = 85
+FAULTS = ("429", "500", "timeout", "malformed")
+
+
+@dataclass
+class Seen:
+    route: str
+    model: str
+    prompt: str
+    image_sha256: str | None
+    image_format: str | None
+    auth: str | None
+    body: dict = field(default_factory=dict, repr=False)
+    at: float = 0.0  # time.monotonic() on arrival
+    outcome: str = ""
+    tokens: dict = field(default_factory=dict)
+
+    @property
+    def item(self) -> tuple[str, str | None]:
+        return (self.prompt, self.image_sha256)
+
+
+def image_format(data: bytes) -> str | None:
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "jpeg"
+    return None
+
+
+def parse_request(route: str, body: dict) -> tuple[str, str, bytes | None]:
+    """(model, prompt, image bytes) from any of the three request shapes."""
+    model = body["model"]
+    if route == "/api/chat":
+        message = body["messages"][0]
+        images = message.get("images") or []
+        return model, message["content"], base64.b64decode(images[0]) if images else None
+    parts = body["input"][0]["content"] if route == "/v1/responses" else body["messages"][0]["content"]
+    prompt, image = "", None
+    for part in parts:
+        if part["type"] in ("text", "input_text"):
+            prompt += part["text"]
+        elif part["type"] in ("image_url", "input_image"):
+            url = part["image_url"]["url"] if part["type"] == "image_url" else part["image_url"]
+            header, _, data = url.partition(",")
+            assert header.startswith("data:image/") and header.endswith(";base64"), header
+            image = base64.b64decode(data)
+    return model, prompt, image
+
+
+def reply_body(route: str, model: str, text: str, tokens: dict) -> dict:
+    if route == "/api/chat":
+        return {"model": model, "created_at": "2025-01-01T00:00:00Z", "done": True, "done_reason": "stop",
+                "message": {"role": "assistant", "content": text},
+                "prompt_eval_count": tokens["input"], "eval_count": tokens["output"]}
+    if route == "/v1/responses":
+        return {"id": "resp_fake", "object": "response", "created_at": 0, "model": model, "status": "completed",
+                "output": [{"type": "message", "id": "msg_fake", "role": "assistant", "status": "completed",
+                            "content": [{"type": "output_text", "text": text, "annotations": []}]}],
+                "usage": {"input_tokens": tokens["input"], "output_tokens": tokens["output"],
+                          "total_tokens": tokens["input"] + tokens["output"],
+                          "input_tokens_details": {"cached_tokens": 0},
+                          "output_tokens_details": {"reasoning_tokens": 0}},
+                "parallel_tool_calls": False, "tool_choice": "auto", "tools": []}
+    return {"id": "chatcmpl_fake", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                         "message": {"role": "assistant", "content": text, "refusal": None}}],
+            "usage": {"prompt_tokens": tokens["input"], "completion_tokens": tokens["output"],
+                      "total_tokens": tokens["input"] + tokens["output"]}}
+
+
+class FakeVLM:
+    def __init__(self, answer=None, *, latency: float = 0.0, fault_rate: float = 0.0, faults=FAULTS,
+                 seed: int = 0, hang: float = 1.0, retry_after: str = "0", plan=None):
+        self.answer = answer or (lambda seen: "3")
+        self.latency = latency
+        self.fault_rate = fault_rate
+        self.faults = tuple(faults)
+        self.seed = seed
+        self.hang = hang  # how long a "timeout" fault stalls before dropping the connection
+        self.retry_after = retry_after
+        self.plan = plan  # plan(seen, times_seen_before) -> fault name or None
+        self.log: list[Seen] = []
+        self.lock = threading.Lock()
+        self.in_flight = self.max_in_flight = 0
+        self.server = _Server(("127.0.0.1", 0), _Handler)
+        self.server.fake = self
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
+                                       daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> FakeVLM:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def answered(self) -> list[Seen]:
+        with self.lock:
+            return [s for s in self.log if s.outcome == "ok"]
+
+    def billed_tokens(self) -> dict:
+        total = {"input": 0, "output": 0}
+        for s in self.answered():
+            total["input"] += s.tokens["input"]
+            total["output"] += s.tokens["output"]
+        return total
+
+    def choose_fault(self, seen: Seen) -> str | None:
+        with self.lock:
+            before = sum(1 for s in self.log if s.item == seen.item and s.model == seen.model)
+            self.log.append(seen)
+            if self.plan is not None:
+                return self.plan(seen, before)
+        draw = hashlib.sha256(f"{self.seed}|{seen.model}|{seen.prompt}|{seen.image_sha256}|{before}".encode())
+        u, pick = int(draw.hexdigest()[:8], 16) / 2**32, int(draw.hexdigest()[8:16], 16)
+        return self.faults[pick % len(self.faults)] if u < self.fault_rate else None
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # the default backlog of 5 drops connections when 32 arrive at once
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes: don't wait for an ACK
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def send(self, code: int, body: bytes, headers: dict | None = None) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def error(self, code: int, message: str, headers: dict | None = None) -> None:
+        self.send(code, json.dumps({"error": {"message": message, "type": "fake_error"}}).encode(), headers)
+
+    def do_POST(self) -> None:
+        fake: FakeVLM = self.server.fake
+        with fake.lock:
+            fake.in_flight += 1
+            fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+        try:
+            self.reply(fake)
+        finally:
+            with fake.lock:
+                fake.in_flight -= 1
+
+    def reply(self, fake: FakeVLM) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        route = self.path
+        if route not in (*CHAT_ROUTES, "/v1/responses", "/api/chat"):
+            self.error(404, f"no route {route}")
+            return
+        model, prompt, image = parse_request(route, body)
+        seen = Seen(route, model, prompt, hashlib.sha256(image).hexdigest() if image else None,
+                    image_format(image) if image else None, self.headers.get("Authorization"), body,
+                    time.monotonic())
+        fault = fake.choose_fault(seen)
+        seen.outcome = fault or "pending"
+        if image is None or seen.image_format is None:
+            seen.outcome = "no_image"
+            self.error(400, "the request has no PNG or JPEG image")
+        elif fault == "429":
+            self.error(429, "Rate limit reached", {"Retry-After": fake.retry_after})
+        elif fault == "500":
+            self.error(500, "The server had an error")
+        elif fault == "timeout":
+            time.sleep(fake.hang)
+            self.close_connection = True  # drop it without a reply
+        elif fault == "malformed":
+            self.send(200, b'{"id": "chatcmpl_fake", "choices": [{"index": 0, "mess')
+        elif fault == "reject_image":
+            self.error(400, "Invalid image: the model does not support image inputs")
+        elif fault == "echo_auth":
+            self.error(401, f"Incorrect API key provided: {seen.auth}")
+        else:
+            if fake.latency:
+                time.sleep(fake.latency)
+            text = fake.answer(seen)
+            tokens = {"input": len(prompt.split()) + IMAGE_TOKENS, "output": max(1, len(text.split()))}
+            self.send(200, json.dumps(reply_body(route, model, text, tokens)).encode())
+            with fake.lock:
+                seen.tokens, seen.outcome = tokens, "ok"

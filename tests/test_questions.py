@@ -1,0 +1,198 @@
+"""Questions from rendered legends: answers recomputed independently, counts, prompt variants."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+from conftest import clevr_config, write_config
+
+from byo.cli import main
+from byo.errors import ConfigError
+from byo.measure import read_mask
+from byo.qa.generate import INSTRUCTIONS, PREPROMPTS, generate
+from byo.questions import load_questions
+from byo.runner import render_dataset
+
+pytestmark = pytest.mark.render
+FAST = {"samples": 1, "denoise": "off", "adaptive_threshold": None}
+
+
+def chess_cfg(name, content, variables=None, n_images=1, **scene):
+    return {"dataset": {"name": name, "family": "chess", "seed": 12, "n_images": n_images},
+            "scene": {"resolution": [96, 54], "render": {**FAST, "on_hidden": "flag"}, **scene, "content": content},
+            "variables": variables or {}}
+
+
+@pytest.fixture(scope="module")
+def datasets(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("qa")
+    configs = {
+        "chess": chess_cfg("qchess", {"count": [1, 6]}, n_images=12, variables={
+            "camera.azimuth": {"type": "varying_among_range", "min": 0.0, "max": 360.0}}),
+        "clevr": clevr_config("qclevr", n_images=8, content={"mode": "random", "count": [2, 6]}),
+        "binding": clevr_config("qbind", n_images=4, content={"mode": "color_binding", "count": 3, "extent": 2.0}),
+        "relational": clevr_config("qrel", n_images=4, content={"mode": "relational", "extent": 1.5}),
+        "two": clevr_config("qtwo", n_images=4, content={"mode": "two_object", "extent": 1.5}),
+    }
+    out = {}
+    for name, cfg in configs.items():
+        out[name] = tmp / name
+        assert not render_dataset(str(write_config(tmp, cfg, f"{name}.yaml")), str(out[name]),
+                                  show_progress=False).failed
+    return out
+
+
+def rows_of(dataset, **kw):
+    path, summary = generate(dataset, **kw)
+    return [json.loads(line) for line in path.read_text().splitlines()], summary
+
+
+def legends_by_image(dataset):
+    return {json.loads(p.read_text())["image"]: json.loads(p.read_text()) for p in (dataset / "legends").glob("*.json")}
+
+
+def test_counts_equal_images_times_keys_times_variants_minus_skips(datasets):
+    for dataset in datasets.values():
+        rows, summary = rows_of(dataset, preprompts=PREPROMPTS, instructions=INSTRUCTIONS)
+        keys = {r["key"] for r in rows} | set(summary.skipped)
+        assert len(rows) == summary.images * len(keys) * 15 - sum(summary.skipped.values())
+        assert len({r["id"] for r in rows}) == len(rows)
+        for r in rows:
+            assert "{{" not in r["prompt"] and "}}" not in r["prompt"] and "{%" not in r["prompt"]
+        load_questions(dataset / "questions.jsonl", dataset)  # the file byo eval reads
+
+
+def view_cell_from_pixels(legend: dict, o: dict) -> tuple[int, int]:
+    """A piece's view row and column read off the image: how many cells of its board line lie
+    above it (row) and to its left (column), using the projected board corners."""
+    board = legend["extras"]["board"]
+    cols = board["columns"] + 1
+    corners = np.array([c[:2] for c in legend["landmarks"]["board_corners"]])
+
+    def centre(a, b):
+        return corners[[a * cols + b, a * cols + b + 1, (a + 1) * cols + b, (a + 1) * cols + b + 1]].mean(0)
+
+    i, j = o["attributes"]["cell"]
+    here = centre(i, j)
+    cells = [(a, b) for a in range(board["rows"]) for b in range(board["columns"])]
+    swapped = board["view_axes_swapped"]
+    same_column = [centre(a, b) for a, b in cells if (a == i if swapped else b == j)]
+    same_row = [centre(a, b) for a, b in cells if (b == j if swapped else a == i)]
+    return sum(c[1] < here[1] for c in same_column), sum(c[0] < here[0] for c in same_row)
+
+
+def test_chess_answers_match_an_independent_reading_of_the_legend(datasets):
+    dataset = datasets["chess"]
+    rows, summary = rows_of(dataset)
+    legends = legends_by_image(dataset)
+    assert summary.skipped["localize_row_one_piece"] > 0  # images with several pieces skip it
+    for r in rows:
+        legend = legends[r["image"]]
+        mask = read_mask(dataset / legend["image"].replace("images/", "masks/"))
+        threshold = legend["setup"]["min_visible_pixels"]
+        shown = [o for o in legend["objects"] if (mask == o["id"]).sum() >= threshold]  # from the mask itself
+        board = legend["extras"]["board"]
+
+        def image_row_col(o, legend=legend):
+            return view_cell_from_pixels(legend, o)
+
+        key, answer, params = r["key"], r["answer"], r["params"]
+        if key == "count_pieces":
+            assert answer == len(shown)
+        elif key == "count_squares":
+            assert answer == board["rows"] * board["columns"]
+        elif key == "count_identification_white_pieces":
+            assert answer == sum(o["attributes"]["color"] == "white" for o in shown)
+        elif key == "count_identification_piece_type":
+            assert answer == sum(o["attributes"]["type"] == params["piece_type"] for o in shown)
+        elif key in ("localize_row_one_piece", "localize_column_one_piece"):
+            assert len(shown) == 1
+            assert answer == image_row_col(shown[0])[0 if "row" in key else 1]
+        elif key == "count_localization_pieces_on_row":
+            assert answer == sum(image_row_col(o)[0] == params["row"] for o in shown)
+        elif key == "identify_localization_piece_type":
+            (o,) = [o for o in shown if image_row_col(o) == (params["row"], params["column"])]
+            assert answer == o["attributes"]["type"]
+        elif key == "localize_rows_between_two_pieces":
+            a, b = shown
+            assert answer == abs(image_row_col(a)[0] - image_row_col(b)[0])
+
+
+def test_clevr_answers_match_an_independent_reading_of_the_legend(datasets):
+    for name in ("clevr", "binding", "relational", "two"):
+        dataset = datasets[name]
+        rows, _ = rows_of(dataset)
+        legends = legends_by_image(dataset)
+        for r in rows:
+            legend = legends[r["image"]]
+            objects = legend["objects"]
+            key, answer, params = r["key"], r["answer"], r["params"]
+            x = {f"{o['attributes']['color']} {o['kind']}": o["pixel_coords"][0] for o in objects}
+            if key == "count_objects":
+                assert answer == len(objects)
+            elif key == "count_color":
+                assert answer == sum(o["attributes"]["color"] == params["color"] for o in objects)
+            elif key == "exist_color_shape":
+                assert answer == ("yes" if f"{params['color']} {params['shape']}" in x else "no")
+            elif key == "relate_left":
+                assert answer == ("yes" if x[params["a"]] < x[params["b"]] else "no")
+            elif key == "query_color_unique_shape":
+                (o,) = [o for o in objects if o["kind"] == params["shape"]]
+                assert answer == o["attributes"]["color"]
+            elif r["answer_type"] == "multiple_choice":
+                chosen = r["choices"]["ABCDEFGH".index(answer)]
+                assert chosen in r["prompt"] and len(set(r["choices"])) == len(r["choices"])
+                by_x = sorted(objects, key=lambda o: o["pixel_coords"][0])
+                if key.startswith("binding"):
+                    truth = [f"a {o['attributes']['color']} {o['kind']}" for o in by_x]
+                    assert chosen == ", ".join(truth[:-1]) + " and " + truth[-1]
+                    others = [c for c in r["choices"] if c != chosen]
+                    assert others and all(c != chosen for c in others)
+                elif key == "relation_choice":
+                    left, right = by_x[0]["kind"], by_x[1]["kind"]
+                    assert chosen in (f"{left} left {right}", f"{right} right {left}")
+                    for other in r["choices"]:
+                        if other != chosen:
+                            a, rel, b = other.split()
+                            assert not ((rel == "left" and (a, b) == (left, right))
+                                        or (rel == "right" and (a, b) == (right, left)))
+                elif key == "label_choice":
+                    assert chosen in x
+                    assert sum(c in x for c in r["choices"]) == 1
+        if name == "binding":
+            assert Counter(r["key"] for r in rows)["binding_swap"] == 4
+            swap = next(r for r in rows if r["key"] == "binding_swap")
+            assert len(swap["choices"]) == 6  # 3! orderings of three colours
+
+
+def test_answers_follow_the_camera(tmp_path):
+    """The same piece seen from the four sides: the row answer follows the image."""
+    content = {"board": {"rows": 4, "columns": 4}, "pieces": [{"type": "queen", "cell": [0, 1]}]}
+    answers = {}
+    for azimuth in (0, 90, 180, 270):
+        cfg = chess_cfg(f"az{azimuth}", content, camera={"azimuth": azimuth, "distance": 1.0})
+        out = tmp_path / f"az{azimuth}"
+        render_dataset(str(write_config(tmp_path, cfg, f"az{azimuth}.yaml")), str(out), show_progress=False)
+        rows, _ = rows_of(out, keys=["localize_row_one_piece", "localize_column_one_piece"])
+        answers[azimuth] = tuple(r["answer"] for r in rows)
+    # Physical cell (0, 1) is at +Y, just left of centre in x. From azimuth 0 (camera at -Y) it is
+    # on the far row; from 180 on the near row, mirrored; from 90 (camera at +X, so +Y is on the
+    # right) x becomes depth and it is on the right edge; from 270 on the left edge.
+    assert answers == {0: (0, 1), 90: (1, 3), 180: (3, 2), 270: (2, 0)}
+
+
+def test_unknown_keys_and_variants_fail_before_writing(datasets, capsys):
+    dataset = datasets["clevr"]
+    (dataset / "questions.jsonl").unlink(missing_ok=True)
+    with pytest.raises(ConfigError, match="unknown question key 'count_pieces' for clevr"):
+        generate(dataset, keys=["count_pieces"])
+    assert main(["questions", str(dataset), "--preprompts", "polite"]) == 2
+    assert "unknown preprompt 'polite'" in capsys.readouterr().err
+    assert not (dataset / "questions.jsonl").exists()
+    assert main(["questions", str(dataset), "--preprompts", "neutral,helpful", "--instructions", "declarative"]) == 0
+    rows = [json.loads(line) for line in (dataset / "questions.jsonl").read_text().splitlines()]
+    assert {(r["preprompt"], r["instruction"]) for r in rows} == {("neutral", "declarative"), ("helpful", "declarative")}
+    assert all(r["prompt"].startswith("The image shows simple 3D objects") for r in rows if r["preprompt"] == "helpful")
