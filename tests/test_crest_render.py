@@ -72,6 +72,9 @@ def test_flat_crests_are_two_colours_matching_geometry_mask_and_labels(flat_pair
         projector = ResolvedSetup.model_validate(legend["setup"]).projector()
         ours = projector.project([o["location"] for o in legend["objects"]])
         assert np.allclose(ours[:, :2], [o["pixel_coords"][:2] for o in legend["objects"]], atol=0.02)
+        # Landmarks: the canvas corners, 1 canvas unit = 64 / 2.2 px from the centre.
+        corners = np.array(legend["landmarks"]["canvas_corners"])[:, :2]
+        assert np.allclose(corners, 32 + 64 / 2.2 * np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]), atol=0.02)
         images.append(ink)
     for i in range(len(images)):  # the six modifiers look different
         for j in range(i):
