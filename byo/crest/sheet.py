@@ -64,15 +64,15 @@ def compose(tiles: list[tuple[Image.Image, list[str]]], out: str | Path, columns
 
 
 def _wrap(text: str, width_px: int, font_px: int, max_lines: int = 2) -> list[str]:
-    chars = max(8, int(width_px / (0.55 * font_px)))
+    chars = max(8, int(width_px / (0.6 * font_px)))
     lines = textwrap.wrap(text, chars) or [""]
     return lines[:max_lines] + [""] * (max_lines - len(lines[:max_lines]))
 
 
 def component_lines(c: library.Component, width: int, japanese: bool) -> list[str]:
     font_px = max(10, width // 13)
-    first = f"{c.token} {c.ja}" if japanese else f"{c.token} {c.romaji}"
-    return [first, *_wrap(c.en + (" (oriented)" if c.oriented else ""), width, font_px)]
+    name = f"{c.token} {c.ja} {c.romaji}" if japanese else f"{c.token} {c.romaji}"
+    return [*_wrap(name, width, font_px), *_wrap(c.en + (" (oriented)" if c.oriented else ""), width, font_px)]
 
 
 def library_sheet(out: str | Path, *, size: int = 160, columns: int = 10, preview: bool = False) -> Path:
@@ -126,8 +126,8 @@ def dataset_sheet(root: str | Path, out: str | Path | None = None, *, columns: i
         e = lg["extras"]
         with Image.open(layout.root / lg["image"]) as im:
             im = im.convert("RGB").resize((thumb, round(thumb * im.height / im.width)), Image.LANCZOS)
-        lines = [f"#{lg['index']} {e['program']}", *_wrap(e["english"], thumb, font_px),
-                 (e["kdl"] if japanese else e["romaji"]) + f"  [{e['split']}]"]
+        lines = [f"#{lg['index']} {e['program']}  [{e['split']}]", *_wrap(e["english"], thumb, font_px),
+                 *_wrap(e["kdl"] if japanese else e["romaji"], thumb, font_px)]
         tiles.append((im, lines))
     columns = columns or min(6, len(tiles))
     meta = json.loads((layout.root / "config.resolved.json").read_text()) if (
