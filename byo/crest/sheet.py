@@ -63,10 +63,10 @@ def compose(tiles: list[tuple[Image.Image, list[str]]], out: str | Path, columns
     return out
 
 
-def _wrap(text: str, width_px: int, font_px: int, max_lines: int = 2) -> list[str]:
+def _wrap(text: str, width_px: int, font_px: int, max_lines: int = 2, pad: bool = True) -> list[str]:
     chars = max(8, int(width_px / (0.6 * font_px)))
-    lines = textwrap.wrap(text, chars) or [""]
-    return lines[:max_lines] + [""] * (max_lines - len(lines[:max_lines]))
+    lines = (textwrap.wrap(text, chars) or [""])[:max_lines]
+    return lines + [""] * (max_lines - len(lines)) if pad else lines
 
 
 def component_lines(c: library.Component, width: int, japanese: bool) -> list[str]:
@@ -126,7 +126,8 @@ def dataset_sheet(root: str | Path, out: str | Path | None = None, *, columns: i
         e = lg["extras"]
         with Image.open(layout.root / lg["image"]) as im:
             im = im.convert("RGB").resize((thumb, round(thumb * im.height / im.width)), Image.LANCZOS)
-        lines = [f"#{lg['index']} {e['program']}  [{e['split']}]", *_wrap(e["english"], thumb, font_px),
+        lines = [*_wrap(f"#{lg['index']} {e['program']} [{e['split']}]", thumb, font_px, pad=False),
+                 *_wrap(e["english"], thumb, font_px),
                  *_wrap(e["kdl"] if japanese else e["romaji"], thumb, font_px)]
         tiles.append((im, lines))
     columns = columns or min(6, len(tiles))
