@@ -133,3 +133,14 @@ def test_stack_copies_stay_apart_except_heads_together():
                     assert copies[a].intersection(copies[b]).area < 1e-6, (m.key, mod)
     heads = layers(Crest(("01",), "heads_together", library.motif("kokumochi").id))
     assert len({la.level for la in heads}) == len(heads)
+
+
+def test_library_sheet_preview(tmp_path):
+    from PIL import Image
+
+    from byo.cli import main
+
+    assert main(["crest-library-sheet", str(tmp_path / "library.png"), "--preview", "--size", "48"]) == 0
+    with Image.open(tmp_path / "library.png") as im:
+        rows = -(-(len(library.MOTIFS) + len(library.CONTAINERS)) // 10)
+        assert im.width > 10 * 48 and im.height > rows * 48

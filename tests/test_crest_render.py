@@ -109,3 +109,11 @@ def test_3d_presentations_and_a_component_image(tmp_path):
                               show_progress=False).failed
     (legend,) = legends(out)
     assert legend["extras"]["program"] == "C:10" and legend["objects"][0]["visible_pixels"] > 200
+
+
+def test_crest_sheet_of_a_rendered_dataset(flat_pair, tmp_path):
+    from byo.cli import main
+
+    assert main(["crest-sheet", str(flat_pair[0]), "-o", str(tmp_path / "sheet.png"), "--columns", "3"]) == 0
+    with Image.open(tmp_path / "sheet.png") as im:
+        assert im.width > 3 * 64 and im.height > 2 * 64
