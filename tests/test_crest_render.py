@@ -109,6 +109,14 @@ def test_3d_presentations_and_a_component_image(tmp_path):
                               show_progress=False).failed
     (legend,) = legends(out)
     assert legend["extras"]["program"] == "C:10" and legend["objects"][0]["visible_pixels"] > 200
+    # A part too small for the image is kept and flagged: the layout cannot move it.
+    tiny = crest_config("tiny", resolution=[16, 16], content={"container": "maru", "modifier": "bean",
+                                                              "motif": "hitotsuya"})
+    out = tmp_path / "tiny"
+    assert not render_dataset(str(write_config(tmp_path, tiny, "tiny.yaml")), str(out), in_process=True,
+                              show_progress=False).failed
+    (legend,) = legends(out)
+    assert [o["visible"] for o in legend["objects"]] == [True, False]
 
 
 def test_crest_sheet_of_a_rendered_dataset(flat_pair, tmp_path):

@@ -203,8 +203,9 @@ class CrestFamily:
         "floor": {"enabled": False},
         "background": {"color": [1.0, 1.0, 1.0], "strength": 1.0},
         "resolution": [256, 256],
+        # Placement is fixed by the layout, so a part too small to show is flagged, not re-placed.
         "render": {"engine": "workbench", "workbench_lighting": "flat", "workbench_aa": "off", "dither": 0.0,
-                   "min_visible_pixels": 1, "max_visibility_attempts": 1},
+                   "min_visible_pixels": 1, "on_hidden": "flag", "max_visibility_attempts": 1},
     }
 
     def draw(self, content: CrestContent, draw: np.random.Generator) -> tuple[dict, list[Layer], dict, str]:
