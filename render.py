@@ -17,8 +17,29 @@ for site in sorted(glob.glob(os.path.join(ROOT, ".venv", "lib", "python3*", "sit
         sys.path.append(site)  # after Blender's own paths: its bundled modules win
 
 
+def _import_shapely_with_its_own_geos() -> None:
+    """Debian's Blender links GDAL, which loads the system's GEOS into the process: shapely's
+    extension would bind to that GEOS instead of the one it ships with, and fail in odd ways.
+    RTLD_DEEPBIND makes it prefer its own. Only shapely gets the flag: numpy is imported first
+    and normally, because a deep-bound numpy would free Blender's jemalloc memory with glibc."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return
+    flags = sys.getdlopenflags()
+    sys.setdlopenflags(flags | getattr(os, "RTLD_DEEPBIND", 0))
+    try:
+        import shapely  # noqa: F401
+    except ImportError:
+        pass
+    finally:
+        sys.setdlopenflags(flags)
+
+
 def main() -> int:
     import argparse
+
+    _import_shapely_with_its_own_geos()
 
     from byo.cli import add_render_arguments, cmd_render
 

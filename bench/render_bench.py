@@ -56,6 +56,9 @@ def main() -> None:
         "median_s_first_window": round(statistics.median(first), 4),
         "median_s_last_window": round(statistics.median(final), 4),
         "time_ratio_last_over_first": round(statistics.median(final) / statistics.median(first), 3),
+        # Median seconds per image in five consecutive windows: flat means no slowdown over the run.
+        "median_s_by_window": [round(statistics.median(s for s, _ in samples[k * window + 1:(k + 1) * window + 1]
+                                                      or [samples[-1][0]]), 4) for k in range(5)],
         "rss_mb_after_first": round(rss[0], 1), "rss_mb_at_end": round(rss[-1], 1),
         "rss_growth_mb": round(rss[-1] - rss[0], 1),
         "rss_growth_mb_per_100_images": round(100 * (rss[-1] - rss[min(window, n - 1)]) / max(1, n - window), 2),

@@ -43,6 +43,7 @@ class Projector:
     focal_length: float
     sensor_width: float
     resolution: tuple[int, int]
+    ortho_scale: float | None = None  # orthographic camera: metres spanned by the larger image side
 
     @property
     def axes(self) -> np.ndarray:
@@ -54,16 +55,20 @@ class Projector:
         return p @ self.axes
 
     def project(self, points) -> np.ndarray:
-        """World points (N, 3) to (N, 3): pixel x, pixel y (down), depth in metres along the view."""
+        """World points (N, 3) to (N, 3): pixel x, pixel y (down), depth in metres along the view
+        (perspective, or orthographic when `ortho_scale` is set)."""
         cam = self.to_camera(points)
         depth = -cam[:, 2]
         w, h = self.resolution
-        # Blender's AUTO sensor fit: the sensor width spans the larger image dimension.
-        half = self.sensor_width / (2.0 * self.focal_length)
+        # Blender's AUTO sensor fit: the sensor width (or the ortho scale) spans the larger side.
+        if self.ortho_scale is not None:
+            half, scale = self.ortho_scale / 2.0, np.ones_like(depth)
+        else:
+            half, scale = self.sensor_width / (2.0 * self.focal_length), depth
         half_x, half_y = (half, half * h / w) if w >= h else (half * w / h, half)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ndc_x = cam[:, 0] / depth / half_x
-            ndc_y = cam[:, 1] / depth / half_y
+            ndc_x = cam[:, 0] / scale / half_x
+            ndc_y = cam[:, 1] / scale / half_y
         return np.column_stack([(ndc_x + 1.0) * 0.5 * w, (1.0 - ndc_y) * 0.5 * h, depth])
 
     def ground_directions(self) -> dict[str, list[float]]:

@@ -1,5 +1,5 @@
-"""Command line: `byo plan`, `byo render`, `byo contact-sheet`, `byo questions`, `byo eval`, `byo score`,
-`byo report`."""
+"""Command line: `byo plan`, `byo render`, `byo questions`, `byo contact-sheet`, `byo eval`,
+`byo score`, `byo report`, `byo crest-sheet`, `byo crest-library-sheet`."""
 
 from __future__ import annotations
 
@@ -145,6 +145,21 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_crest_sheet(args) -> int:
+    from byo.crest.sheet import dataset_sheet
+
+    console.print(f"crest sheet: {dataset_sheet(args.dataset, args.output, columns=args.columns)}")
+    return 0
+
+
+def cmd_crest_library_sheet(args) -> int:
+    from byo.crest.sheet import library_sheet
+
+    path = library_sheet(args.output, size=args.size, columns=args.columns, preview=args.preview)
+    console.print(f"crest library sheet: {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="byo", description="Controlled synthetic scenes for VLM evaluation.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -192,6 +207,19 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--title", help="report title")
     add_interval_arguments(report)
     report.set_defaults(func=cmd_report)
+
+    crest = sub.add_parser("crest-sheet", help="labelled sheet of a rendered crest dataset")
+    crest.add_argument("dataset", type=Path)
+    crest.add_argument("-o", "--output", type=Path, help="default: DATASET/crest_sheet.png")
+    crest.add_argument("--columns", type=int)
+    crest.set_defaults(func=cmd_crest_sheet)
+
+    lib = sub.add_parser("crest-library-sheet", help="every crest motif and container, rendered flat")
+    lib.add_argument("output", type=Path)
+    lib.add_argument("--size", type=int, default=160, help="pixels per component")
+    lib.add_argument("--columns", type=int, default=10)
+    lib.add_argument("--preview", action="store_true", help="draw with the pure-Python rasterizer (no Blender)")
+    lib.set_defaults(func=cmd_crest_library_sheet)
     return p
 
 

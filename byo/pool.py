@@ -95,6 +95,7 @@ def run_jobs(jobs: Iterable[tuple[Any, tuple]], *, workers: int, recycle_after: 
                 else:
                     continue
                 if status == "crash":
+                    worker.process.join(timeout=10)  # the pipe can close a moment before the exit
                     code = worker.process.exitcode
                     on_done(worker.key, None, f"render worker died (exit code {code})")
                     busy.remove(worker)

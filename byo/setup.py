@@ -71,6 +71,8 @@ class CameraConfig(Strict):
     azimuth: float = 0.0
     focal_length: float = Field(50.0, gt=0)
     sensor_width: float = Field(36.0, gt=0)
+    projection: Literal["perspective", "orthographic"] = "perspective"
+    ortho_scale: float = Field(2.0, gt=0)  # orthographic: metres spanned by the larger image side
     target: tuple[float, float, float] = (0.0, 0.0, 0.0)
     jitter: Jitter = Jitter()
 
@@ -181,6 +183,9 @@ class RenderConfig(Strict):
     transparent_bounces: int = Field(8, ge=0)
     filter_width: float = Field(1.5, ge=0.01, le=10)
     view_transform: Literal["Standard", "Filmic", "AgX"] = "Standard"
+    dither: float = Field(1.0, ge=0, le=2)  # 0: no noise before 8-bit quantization (exact flat colours)
+    workbench_lighting: Literal["studio", "flat"] = "studio"  # flat: unlit material colours (2D art)
+    workbench_aa: Literal["off", "fxaa", "5", "8", "11", "16", "32"] = "8"  # samples; off: crisp edges
     # An object counts as visible with at least this many mask pixels (default: the fraction of
     # the image below; 200 px at 320x240, as in CLEVR).
     min_visible_pixels: int | None = Field(None, ge=1)
@@ -220,6 +225,8 @@ class ResolvedCamera(Strict):
     azimuth: float
     focal_length: float
     sensor_width: float
+    projection: Literal["perspective", "orthographic"] = "perspective"
+    ortho_scale: float = 2.0
     target: tuple[float, float, float]
     location: tuple[float, float, float]
 
@@ -267,6 +274,7 @@ class ResolvedSetup(Strict):
         return camera_math.Projector(
             location=c.location, target=c.target, azimuth=c.azimuth,
             focal_length=c.focal_length, sensor_width=c.sensor_width, resolution=self.resolution,
+            ortho_scale=c.ortho_scale if c.projection == "orthographic" else None,
         )
 
 
@@ -287,8 +295,8 @@ def resolve_setup(cfg: SetupConfig, rng: np.random.Generator) -> ResolvedSetup:
     location = camera_math.orbit_location(cam.target, distance, elevation, azimuth)
     camera = ResolvedCamera(
         distance=_r(distance), elevation=_r(elevation), azimuth=_r(azimuth),
-        focal_length=cam.focal_length, sensor_width=cam.sensor_width, target=cam.target,
-        location=tuple(_r(v) for v in location),
+        focal_length=cam.focal_length, sensor_width=cam.sensor_width, projection=cam.projection,
+        ortho_scale=cam.ortho_scale, target=cam.target, location=tuple(_r(v) for v in location),
     )
 
     light = cfg.lighting

@@ -55,3 +55,36 @@ def test_bad_config_exits_non_zero_with_the_message(tmp_path):
     assert proc.returncode == 2
     assert "scene.camera.distanse: unknown key" in proc.stdout + proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_crest_flat_matches_the_wheel_to_the_pixel_and_3d_renders(tmp_path):
+    pytest.importorskip("bpy")
+    import numpy as np
+    from PIL import Image
+    from test_crest_spec import crest_config
+
+    from byo.runner import render_dataset
+
+    cfg = write_config(tmp_path, crest_config("crest34", resolution=[48, 48], content={"container": "kikko",
+                                              "motif": "suzu"}, variables={"content.modifier": {
+                                                  "type": "varying_all", "levels": ["peeking", "heads_together"]}}))
+    proc = run_blender(str(cfg), "-o", str(tmp_path / "b34"))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    render_dataset(str(cfg), str(tmp_path / "b50"), in_process=True, show_progress=False)
+    for name in ("crest34_000000", "crest34_000001"):
+        a, b = (json.loads((tmp_path / d / "legends" / f"{name}.json").read_text()) for d in ("b34", "b50"))
+        assert a["blender"]["version"].startswith("3.4") and a["extras"] == b["extras"]
+        assert a["objects"] == b["objects"]
+        for key in ("image", "mask"):
+            pa, pb = (np.asarray(Image.open(tmp_path / d / a[key])) for d in ("b34", "b50"))
+            assert np.array_equal(pa, pb), (name, key)
+
+    solid = write_config(tmp_path, crest_config(
+        "crest34_3d", resolution=[48, 36], camera={"projection": "perspective", "distance": 0.75, "elevation": 15,
+                                                   "target": [0, 0, 0.15]},
+        render={"engine": "cycles", "samples": 2, "denoise": "off"}, table={"enabled": True},
+        content={"presentation": "3d", "carrier": {"kind": "lantern"}, "container": "maru"}), "solid.yaml")
+    proc = run_blender(str(solid), "-o", str(tmp_path / "solid"))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    legend = json.loads((tmp_path / "solid" / "legends" / "crest34_3d_000000.json").read_text())
+    assert all(o["visible_pixels"] > 0 for o in legend["objects"])

@@ -141,3 +141,12 @@ def test_explicit_objects_keep_their_positions(tmp_path):
     assert spec.objects[0].location[:2] == (-0.15, 0.0) and spec.objects[0].rotation == 10
     assert spec.objects[1].attributes["rgb"] == [1.0, 0.5, 0.0]
     assert spec.objects[1].location[2] == pytest.approx(0.035)  # rests on the ground
+
+
+def test_orthographic_projection_ignores_depth():
+    loc = orbit_location((0, 0, 0), 3.0, 90.0, 0.0)  # straight down; image up is +y
+    proj = Projector(loc, (0, 0, 0), 0.0, 50.0, 36.0, (200, 100), ortho_scale=2.0)
+    centre, right_edge, up, low_point = proj.project([(0, 0, 0), (1.0, 0, 0), (0, 0.25, 0), (0.5, 0, -2.0)])
+    assert centre[:2] == pytest.approx((100, 50)) and right_edge[0] == pytest.approx(200)  # 2 m span the width
+    assert up[1] == pytest.approx(50 - 0.25 * 100)  # square pixels: 100 px per metre both ways
+    assert low_point[0] == pytest.approx(150) and low_point[2] == pytest.approx(5.0)  # depth changes no pixel

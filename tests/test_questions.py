@@ -36,6 +36,8 @@ def datasets(tmp_path_factory):
         "binding": clevr_config("qbind", n_images=4, content={"mode": "color_binding", "count": 3, "extent": 2.0}),
         "relational": clevr_config("qrel", n_images=4, content={"mode": "relational", "extent": 1.5}),
         "two": clevr_config("qtwo", n_images=4, content={"mode": "two_object", "extent": 1.5}),
+        "crest": {"dataset": {"name": "qcrest", "family": "crest", "seed": 5, "n_images": 8},
+                  "scene": {"resolution": [64, 64], "content": {"mode": "composite"}}},
     }
     out = {}
     for name, cfg in configs.items():
@@ -196,3 +198,41 @@ def test_unknown_keys_and_variants_fail_before_writing(datasets, capsys):
     rows = [json.loads(line) for line in (dataset / "questions.jsonl").read_text().splitlines()]
     assert {(r["preprompt"], r["instruction"]) for r in rows} == {("neutral", "declarative"), ("helpful", "declarative")}
     assert all(r["prompt"].startswith("The image shows simple 3D objects") for r in rows if r["preprompt"] == "helpful")
+
+
+def test_crest_answers_match_the_legend_factors(datasets):
+    from byo.crest import labels, library
+
+    dataset = datasets["crest"]
+    rows, summary = rows_of(dataset)
+    assert summary.images == 8
+    legends = legends_by_image(dataset)
+    for r in rows:
+        factors = legends[r["image"]]["extras"]["crest"]
+        truth = (tuple(factors["containers"]), factors["modifier"], factors["motif"])
+        key, answer = r["key"], r["answer"]
+        if key == "describe_program":
+            assert answer == legends[r["image"]]["extras"]["program"]
+            crest = labels.parse_program(answer)
+        elif key == "describe_kdl":
+            crest = labels.parse_kdl(answer)
+        elif key == "describe_english":
+            crest = labels.parse_english(answer)
+        elif key == "identify_container":
+            first = factors["containers"][:1]
+            assert answer == (library.CONTAINERS_BY_ID[first[0]].en if first else "none")
+            continue
+        elif key == "identify_motif":
+            assert r["choices"]["ABCDE".index(answer)] == library.MOTIFS_BY_ID[factors["motif"]].en
+            continue
+        elif key == "crest_choice":
+            chosen = labels.parse_english(r["choices"]["ABCDE".index(answer)])
+            assert (chosen.containers, chosen.modifier, chosen.motif) == truth
+            for other in r["choices"]:
+                parsed = labels.parse_english(other)
+                assert other == r["choices"]["ABCDE".index(answer)] or (
+                    parsed.containers, parsed.modifier, parsed.motif) != truth
+            continue
+        else:
+            continue
+        assert (crest.containers, crest.modifier, crest.motif) == truth

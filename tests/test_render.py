@@ -207,6 +207,28 @@ def test_workbench_engine_and_table_textures(tmp_path):
     assert legend["blender"]["engine"] == "workbench" and pixels(out / legend["image"]).std() > 5
 
 
+def test_orthographic_camera_and_flat_workbench(tmp_path):
+    """Flat lighting, no anti-aliasing and no dither: each object shows exactly its own colour."""
+    cfg = clevr_config("flat", seed=8, resolution=[96, 64], background={"color": [1, 1, 1], "strength": 1},
+                       floor={"enabled": False},
+                       camera={"projection": "orthographic", "ortho_scale": 0.8, "elevation": 90, "azimuth": 30},
+                       render={"engine": "workbench", "workbench_lighting": "flat", "workbench_aa": "off",
+                               "dither": 0.0},
+                       content={"mode": "objects", "objects": [
+                           {"shape": "cube", "color": "red", "position": [-1.5, 0.0]},
+                           {"shape": "sphere", "color": "blue", "position": [1.5, 0.5]}]})
+    out = tmp_path / "out"
+    assert not render_dataset(str(write_config(tmp_path, cfg)), str(out), in_process=True,
+                              show_progress=False).failed
+    legend = json.loads((out / "legends" / "flat_000000.json").read_text())
+    colours = {tuple(c) for c in pixels(out / legend["image"]).reshape(-1, 3)}
+    assert colours == {(255, 255, 255), (173, 35, 35), (42, 75, 215)}
+    from byo.setup import ResolvedSetup
+
+    ours = ResolvedSetup.model_validate(legend["setup"]).projector().project([o["location"] for o in legend["objects"]])
+    assert np.allclose(ours[:, :2], [o["pixel_coords"][:2] for o in legend["objects"]], atol=0.02)
+
+
 def test_blur_reaches_the_pixels(tmp_path):
     sharpness = {}
     for fstop in ("none", "very_high"):

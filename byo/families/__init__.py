@@ -8,8 +8,9 @@ from byo.families.base import Family
 def _registry() -> dict[str, Family]:
     from byo.families.chess import CHESS
     from byo.families.clevr import CLEVR
+    from byo.families.crest import CREST
 
-    return {f.name: f for f in (CLEVR, CHESS)}
+    return {f.name: f for f in (CLEVR, CHESS, CREST)}
 
 
 def get_family(name: str) -> Family:

@@ -188,7 +188,7 @@ class ChessFamily:
     content_model = ChessContent
     builder = "byo.render.builders.chess"
     default_scene: dict[str, Any] = {
-        "camera": {"distance": 1.45, "elevation": 55.0, "azimuth": 0.0, "focal_length": 50.0},
+        "camera": {"distance": 1.3, "elevation": 42.0, "azimuth": 0.0, "focal_length": 50.0},
         "table": {"enabled": True, "length": 1.4, "width": 1.0},
         "resolution": [640, 360],
         # Pieces are small: about 45 px visible at 640x360 counts as seen.

@@ -16,6 +16,7 @@ from byo.dataset import Layout, atomic_write_text
 from byo.errors import ConfigError, format_key_path
 from byo.qa import chess as _chess  # noqa: F401  (registers the chess answers)
 from byo.qa import clevr as _clevr  # noqa: F401  (registers the CLEVR answers)
+from byo.qa import crest as _crest  # noqa: F401  (registers the crest answers)
 from byo.qa.base import CONTEXT, REGISTRY, Answer, Skip, rng_for
 from byo.questions import QUESTIONS
 

@@ -69,16 +69,21 @@ def configure_render(scene, setup: ResolvedSetup, threads: int) -> dict:
     scene.render.image_settings.compression = 15
     scene.render.threads_mode = "FIXED"
     scene.render.threads = max(1, threads)
-    scene.render.dither_intensity = 1.0
+    scene.render.dither_intensity = r.dither
     compat.disable_stamps(scene.render)
     scene.view_settings.view_transform = r.view_transform
     scene.view_settings.look = "None"
     applied = {"engine": r.engine}
     if r.engine == "workbench":
         scene.render.engine = "BLENDER_WORKBENCH"
-        scene.display.shading.light = "STUDIO"
-        scene.display.shading.color_type = "MATERIAL"
-        scene.display.render_aa = "8"
+        shading = scene.display.shading
+        shading.light = r.workbench_lighting.upper()  # FLAT: each material's colour, unlit
+        shading.color_type = "MATERIAL"
+        if r.workbench_lighting == "flat":
+            for flag in ("show_shadows", "show_cavity", "show_specular_highlight", "show_xray",
+                         "show_object_outline"):
+                setattr(shading, flag, False)
+        scene.display.render_aa = r.workbench_aa.upper()
         return applied
     scene.render.engine = "CYCLES"
     c = scene.cycles
@@ -102,6 +107,9 @@ def configure_render(scene, setup: ResolvedSetup, threads: int) -> dict:
 def add_camera(scene, setup: ResolvedSetup) -> bpy.types.Object:
     cam = setup.camera
     data = bpy.data.cameras.new("camera")
+    if cam.projection == "orthographic":
+        data.type = "ORTHO"
+        data.ortho_scale = cam.ortho_scale
     data.lens = cam.focal_length
     data.sensor_width = cam.sensor_width
     data.sensor_fit = "AUTO"
@@ -140,6 +148,8 @@ def set_background(scene, setup: ResolvedSetup) -> None:
     bg = world.node_tree.nodes["Background"]
     bg.inputs["Color"].default_value = (*linear_rgb(setup.background.color), 1.0)
     bg.inputs["Strength"].default_value = setup.background.strength
+    # Workbench shows the world's viewport colour: the same radiance the camera sees in Cycles.
+    world.color = tuple(min(1.0, c * setup.background.strength) for c in linear_rgb(setup.background.color))
     scene.world = world
 
 

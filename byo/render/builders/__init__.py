@@ -1,1 +1,2 @@
-"""Per-family builders: realize a scene spec's objects as Blender objects."""
+"""Per-family builders: each has `build(spec) -> {mask index: [Blender objects]}`, realizing a
+scene spec's objects (and any family scenery) in the scene the shared setup prepared."""
