@@ -103,3 +103,24 @@ def test_labels_of_other_families_come_from_the_answers():
     assert parse_answer("A square on its corner.", ctx).value == "square on its corner"
     assert parse_answer("A thin ring, not a circle.", ctx).value == "thin ring"
     assert parse_answer("A ring.", ctx).status == "unparsed"
+
+
+def test_labels_of_the_crest_library_parse_back():
+    """The crest family's own labels (program, KDL, English), written as a model might, score as right."""
+    import random
+
+    from byo.crest import labels
+    from byo.crest.sampling import Sampler
+    from byo.score.rows import is_correct
+
+    sample = random.Random(0).sample(sorted(Sampler().support(), key=repr), 150)
+    kdl = crest.label_domain([labels.kdl(c) for c in sample])
+    english = crest.label_domain([labels.english(c) for c in sample])
+    for c in sample:
+        p, k, e = labels.program(c), labels.kdl(c), labels.english(c)
+        for answer_type, text, truth, domain in [
+                ("crest_program", f"Program: {p.lower()}.", p, None), ("crest_kdl", f"{k}です。", k, kdl),
+                ("crest_english", f"The crest shows {e}.", e, english), ("crest_english", e.capitalize(), e, english)]:
+            got = parse_answer(text, ParseContext(answer_type, "Describe the crest.", domain=domain))
+            assert got.status == "ok" and is_correct(answer_type, got.value, truth), (text, got)
+        assert crest.normalize(k, "crest_kdl") == labels.normalize(k)
