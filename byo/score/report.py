@@ -47,6 +47,13 @@ def interval(lo, hi, percent: bool = True) -> str:
     return f"[{pct(lo)}–{pct(hi)}]" if percent else f"[{num(lo)}–{num(hi)}]"
 
 
+def show(value) -> str:
+    """An answer for people: lists joined, everything else as text."""
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
 def data_uri(data: bytes, mime: str = "image/png") -> str:
     return f"data:{mime};base64,{base64.b64encode(data).decode()}"
 
@@ -376,8 +383,8 @@ def mistakes_section(runs: Runs) -> list[dict]:
             value = r["value"]
             cards.append({"image": thumbs(Path(s.facts["dataset"]) / r["image"]), "image_name": r["image"],
                           "key": r["key"], "variant": r["variant"], "prompt": _short(r["prompt"], 260),
-                          "truth": r["answer"], "response": _short(r["response"], 420), "status": r["status"],
-                          "value": value, "error": r["error"], "levels": r["levels"], "note": r["note"]})
+                          "truth": show(r["answer"]), "response": _short(r["response"], 420), "status": r["status"],
+                          "value": show(value), "error": r["error"], "levels": r["levels"], "note": r["note"]})
         out.append({"label": label, "n_wrong": len(wrong), "cards": cards})
     return out
 
