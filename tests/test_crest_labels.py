@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from byo.crest import labels, library, metrics
+from byo.crest import labels, library
 from byo.crest.grammar import ARRANGEMENTS, MODIFIERS, Crest, GrammarError
 
 
@@ -90,17 +90,3 @@ def test_parsers_normalize_and_reject():
         labels.parse_english("bellflower in a triangle")
     with pytest.raises(GrammarError, match="segmented"):
         labels.parse_analysis(["丸に", "桔梗"])
-
-
-def test_metrics():
-    refs = ["C:01 X:3 M:0008", "C:01 X:3 M:0025", "C:01 X:3 M:0001", "X:4 M:0025"]
-    preds = ["C:01 X:3 M:0008", "C:01 X:3 M:0008", "C:01 M:0001", "X:4 M:0025"]
-    assert metrics.accuracy(preds, refs) == 0.5
-    assert metrics.error_rate(preds, refs, unit="token") == pytest.approx(2 / 11)
-    assert metrics.error_rate(["丸に桔梗"], ["丸にキキョウ"]) == pytest.approx(4 / 6)  # 桔梗 vs ききょう
-    f = metrics.factor_accuracy(preds, refs)
-    assert f == {"parseable": 0.75, "container": pytest.approx(2 / 3), "modifier": 0.75, "motif": 0.5}
-    s = metrics.motif_sensitivity(preds, refs)  # one context (C:01, X:3), three pairs
-    assert s["motif_separation"] == pytest.approx(0.0)  # the only parseable pair predicts one motif
-    assert s["pair_motif_accuracy"] == 0.0 and s["collapsed_motif_groups"] == 1.0
-    assert metrics.accuracy_nit(preds, refs, train=["C:01 X:3 M:0008"]) == 0.5  # rows 3 and 4

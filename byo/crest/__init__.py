@@ -4,7 +4,7 @@
 - `grammar`: the crest grammar (containers, modifier, motif) and its layout;
 - `labels`: KDL, segmented Japanese, English and program-code labels, with parsers;
 - `sampling`, `splits`: the benchmark's sampler, factor grids, random and recombination splits;
-- `metrics`: the benchmark's label metrics;
+- (the benchmark's label metrics live with the other scores, in `byo.score.crest`);
 - `mesh`, `carriers`, `raster`: triangles, 3D surfaces and a preview rasterizer.
 """
 

@@ -30,6 +30,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rapidfuzz.distance import Levenshtein
+
 from byo.score.vocab import Domain
 
 _TOKEN = re.compile(r"(?<![\w:])([CXMcxm])\s?:\s?([A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*)")
@@ -145,16 +147,6 @@ def units(value: str, answer_type: str) -> list[str]:
 
 
 # --- metrics ---------------------------------------------------------------------------------
-def levenshtein(a: Sequence, b: Sequence) -> int:
-    previous = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        current = [i]
-        for j, y in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
-        previous = current
-    return previous[-1]
-
-
 def exact_match(preds: Sequence[str | None], golds: Sequence[str], answer_type: str) -> list[bool]:
     return [p is not None and normalize(p, answer_type) == normalize(g, answer_type)
             for p, g in zip(preds, golds, strict=True)]
@@ -163,7 +155,7 @@ def exact_match(preds: Sequence[str | None], golds: Sequence[str], answer_type: 
 def error_rate(preds: Sequence[str | None], golds: Sequence[str], answer_type: str) -> dict:
     """CER (KDL, English) or TER (program), over parsed predictions; `excluded` counts the rest."""
     pairs = [(units(p, answer_type), units(g, answer_type)) for p, g in zip(preds, golds, strict=True) if p is not None]
-    edits = sum(levenshtein(p, g) for p, g in pairs)
+    edits = sum(Levenshtein.distance(p, g) for p, g in pairs)
     length = sum(len(g) for _, g in pairs)
     return {"value": edits / length if length else None, "edits": edits, "length": length,
             "n": len(pairs), "excluded": len(preds) - len(pairs),
