@@ -70,6 +70,9 @@ def truth_cell(answer) -> list[int] | None:
     return None
 
 
+SETS = ("label_set", "card_set")  # answers that are sets: exact set match, and P/R/F1
+
+
 def is_correct(answer_type: str, value, truth) -> bool:
     if value is None:
         return False
@@ -77,7 +80,7 @@ def is_correct(answer_type: str, value, truth) -> bool:
         return float(value) == float(truth)
     if answer_type == "cell":
         return list(value) == truth_cell(truth)
-    if answer_type == "label_set":
+    if answer_type in SETS:
         return {str(v).lower() for v in value} == {str(t).lower() for t in truth}
     if answer_type in crest.ANSWER_TYPES:
         return crest.exact_match([value], [truth], answer_type)[0]

@@ -15,7 +15,7 @@ import numpy as np
 
 from byo.score import crest, metrics
 from byo.score.parse import STATUSES
-from byo.score.rows import NUMERIC, grid_position, truth_cell
+from byo.score.rows import NUMERIC, SETS, grid_position, truth_cell
 
 MAX_LEVELS = 8  # a numeric variable with more distinct values is binned
 BINS = 5
@@ -95,7 +95,7 @@ def summarize(rows: Sequence[dict], answer_type: str, *, n_boot: int, seed: int,
                 if stat.get("flag"):
                     flags.add(stat["flag"])
         out["interval_note"] = ", ".join(sorted(flags)) or None
-    if answer_type == "label_set":
+    if answer_type in SETS:
         out.update(_prf(metrics.set_prf([r["value"] for r in rows], [r["answer"] for r in rows])))
     if answer_type == "yes_no":
         out.update(_prf(metrics.binary_prf([r["value"] for r in rows], [str(r["answer"]).lower() for r in rows])))
