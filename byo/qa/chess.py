@@ -58,16 +58,27 @@ def count_type(legend, rng):
     return Answer(_count(legend, type=piece), {"piece_type": piece, "piece_plural": plural(piece)})
 
 
+def _lone(legend: dict, attribute: str) -> Answer | Skip:
+    """An attribute of the one visible piece."""
+    pieces = _only(legend, 1)
+    return pieces if isinstance(pieces, Skip) else Answer(pieces[0]["attributes"][attribute])
+
+
+def _between(legend: dict, attribute: str) -> Answer | Skip:
+    """How far apart the two visible pieces are in rows or columns."""
+    pieces = _only(legend, 2)
+    return pieces if isinstance(pieces, Skip) else Answer(
+        abs(pieces[0]["attributes"][attribute] - pieces[1]["attributes"][attribute]))
+
+
 @answers("chess", "identify_type_one_piece")
 def identify_type(legend, rng):
-    pieces = _only(legend, 1)
-    return pieces if isinstance(pieces, Skip) else Answer(pieces[0]["attributes"]["type"])
+    return _lone(legend, "type")
 
 
 @answers("chess", "identify_color_one_piece")
 def identify_color(legend, rng):
-    pieces = _only(legend, 1)
-    return pieces if isinstance(pieces, Skip) else Answer(pieces[0]["attributes"]["color"])
+    return _lone(legend, "color")
 
 
 @answers("chess", "identify_type_several_pieces")
@@ -80,14 +91,12 @@ def identify_types(legend, rng):
 
 @answers("chess", "localize_row_one_piece")
 def localize_row(legend, rng):
-    pieces = _only(legend, 1)
-    return pieces if isinstance(pieces, Skip) else Answer(pieces[0]["attributes"]["row"])
+    return _lone(legend, "row")
 
 
 @answers("chess", "localize_column_one_piece")
 def localize_column(legend, rng):
-    pieces = _only(legend, 1)
-    return pieces if isinstance(pieces, Skip) else Answer(pieces[0]["attributes"]["column"])
+    return _lone(legend, "column")
 
 
 def position_word(row: int, column: int, rows: int, columns: int) -> str:
@@ -106,16 +115,12 @@ def localize_word(legend, rng):
 
 @answers("chess", "localize_rows_between_two_pieces")
 def rows_between(legend, rng):
-    pieces = _only(legend, 2)
-    return pieces if isinstance(pieces, Skip) else Answer(
-        abs(pieces[0]["attributes"]["row"] - pieces[1]["attributes"]["row"]))
+    return _between(legend, "row")
 
 
 @answers("chess", "localize_columns_between_two_pieces")
 def columns_between(legend, rng):
-    pieces = _only(legend, 2)
-    return pieces if isinstance(pieces, Skip) else Answer(
-        abs(pieces[0]["attributes"]["column"] - pieces[1]["attributes"]["column"]))
+    return _between(legend, "column")
 
 
 def _random_line(legend, rng, axis: str) -> int:
@@ -144,22 +149,23 @@ def _occupied(legend, rng) -> dict | Skip:
     return pieces[int(rng.integers(len(pieces)))]
 
 
-@answers("chess", "identify_localization_piece_type")
-def type_at(legend, rng):
+def _at(legend: dict, rng, attribute: str) -> Answer | Skip:
+    """An attribute of the piece on a cell drawn among the occupied ones; the cell is the parameter."""
     piece = _occupied(legend, rng)
     if isinstance(piece, Skip):
         return piece
     a = piece["attributes"]
-    return Answer(a["type"], {"row": a["row"], "column": a["column"]})
+    return Answer(a[attribute], {"row": a["row"], "column": a["column"]})
+
+
+@answers("chess", "identify_localization_piece_type")
+def type_at(legend, rng):
+    return _at(legend, rng, "type")
 
 
 @answers("chess", "identify_localization_piece_color")
 def color_at(legend, rng):
-    piece = _occupied(legend, rng)
-    if isinstance(piece, Skip):
-        return piece
-    a = piece["attributes"]
-    return Answer(a["color"], {"row": a["row"], "column": a["column"]})
+    return _at(legend, rng, "color")
 
 
 @answers("chess", "count_identification_localization_white_pieces_row")
