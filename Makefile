@@ -8,23 +8,22 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install demo test test-fast bench lint clean
 
+# A Debian tool the tests use when present: $(1) the command, $(2) what it is for, $(3) what
+# happens without it. Installed with apt when apt is usable, else skipped with a message.
+define debian_tool
+	@if command -v $(1) >/dev/null 2>&1; then \
+		echo "$(1): $$($(1) --version 2>/dev/null | head -n1)"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing Debian's $(1) ($(2))"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(1) >/dev/null; \
+	else \
+		echo "skipping Debian's $(1): apt-get is not usable here ($(3))"; \
+	fi
+endef
+
 install: $(STAMP)
-	@if command -v blender >/dev/null 2>&1; then \
-		echo "blender: $$(blender --version 2>/dev/null | head -n1)"; \
-	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		echo "installing Debian's blender (for the 'blender -b -P render.py' path)"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends blender >/dev/null; \
-	else \
-		echo "skipping Debian's blender: apt-get is not usable here (the bpy wheel still renders)"; \
-	fi
-	@if command -v chromium >/dev/null 2>&1; then \
-		echo "chromium: $$(chromium --version 2>/dev/null | head -n1)"; \
-	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		echo "installing Debian's chromium (the report test opens the HTML report headless)"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
-	else \
-		echo "skipping Debian's chromium: apt-get is not usable here (the report test will be skipped)"; \
-	fi
+	$(call debian_tool,blender,for the 'blender -b -P render.py' path,the bpy wheel still renders)
+	$(call debian_tool,chromium,the report test opens the HTML report headless,the report test will be skipped)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
