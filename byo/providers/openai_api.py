@@ -54,6 +54,19 @@ def sdk_failure(err: Exception, sdk: ModuleType) -> ProviderFailure | None:
     return None
 
 
+async def ask(call, read, sdk: ModuleType) -> Response:
+    """Send an SDK request and read its reply; SDK errors become recorded failures."""
+    try:
+        return read(await call())
+    except ProviderFailure:
+        raise
+    except Exception as err:
+        failure = sdk_failure(err, sdk)
+        if failure is None:
+            raise
+        raise failure from None
+
+
 class ChatCompletions(Provider):
     """`/chat/completions` with a text part and an `image_url` part (a base64 data URI)."""
 
@@ -95,16 +108,7 @@ class ChatCompletions(Provider):
         return args
 
     async def answer(self, request: Request) -> Response:
-        try:
-            completion = await self.client.chat.completions.create(**self.arguments(request))
-            return self.read(completion)
-        except ProviderFailure:
-            raise
-        except Exception as err:
-            failure = sdk_failure(err, self.sdk)
-            if failure is None:
-                raise
-            raise failure from None
+        return await ask(lambda: self.client.chat.completions.create(**self.arguments(request)), self.read, self.sdk)
 
     @staticmethod
     def read(completion) -> Response:
@@ -188,16 +192,7 @@ class OpenAIResponses(ChatCompletions):
         return args
 
     async def answer(self, request: Request) -> Response:
-        try:
-            response = await self.client.responses.create(**self.arguments(request))
-            return self.read_response(response)
-        except ProviderFailure:
-            raise
-        except Exception as err:
-            failure = sdk_failure(err, self.sdk)
-            if failure is None:
-                raise
-            raise failure from None
+        return await ask(lambda: self.client.responses.create(**self.arguments(request)), self.read_response, self.sdk)
 
     @staticmethod
     def read_response(response) -> Response:
