@@ -4,20 +4,17 @@ concurrency N versus sequential requests, measured in the same run. Run with `ma
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
 from pathlib import Path
-
-from rich.console import Console
-from rich.table import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the fake server and the small datasets live with the tests
 
 from eval_data import make_dataset  # noqa: E402
 from fake_vlm import FakeVLM  # noqa: E402
+from figures import show  # noqa: E402
 
 from byo.evaluate import EvalSettings, evaluate  # noqa: E402
 
@@ -53,12 +50,7 @@ def main() -> None:
         "ideal_speedup": min(args.concurrency, n),
         "peak_in_flight": peak, "answered": f"{sequential_ok} / {concurrent_ok} of {n}",
     }
-    table = Table("figure", "value", title=f"byo eval: {n} requests, fake VLM with {args.latency * 1000:.0f} ms latency")
-    for k, v in figures.items():
-        table.add_row(k, str(v))
-    Console().print(table)
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=1) + "\n")
+    show(f"byo eval: {n} requests, fake VLM with {args.latency * 1000:.0f} ms latency", figures, args.json)
 
 
 if __name__ == "__main__":

@@ -4,15 +4,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
 import yaml
-from rich.console import Console
-from rich.table import Table
+from figures import show
 
 from byo.runner import render_dataset
 
@@ -63,12 +61,7 @@ def main() -> None:
         "rss_growth_mb": round(rss[-1] - rss[0], 1),
         "rss_growth_mb_per_100_images": round(100 * (rss[-1] - rss[min(window, n - 1)]) / max(1, n - window), 2),
     }
-    table = Table("figure", "value", title=f"{n} scenes (64x48, Cycles 4 samples) in one worker")
-    for k, v in figures.items():
-        table.add_row(k, str(v))
-    Console().print(table)
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=1) + "\n")
+    show(f"{n} scenes (64x48, Cycles 4 samples) in one worker", figures, args.json)
 
 
 if __name__ == "__main__":
