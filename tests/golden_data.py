@@ -1,0 +1,73 @@
+"""Golden renders: every config under dataset_configs/, first images only, at a tiny size.
+
+`python tests/golden_data.py` records them into tests/golden/ (a change that alters pixels or
+legends on purpose re-records them in the same commit and says why); test_golden.py renders
+again and compares.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIGS = sorted((ROOT / "dataset_configs").rglob("*.yaml"))
+GOLDEN = Path(__file__).resolve().parent / "golden"
+LIMIT = 2
+TINY = {"resolution": [64, 48], "render": {"samples": 4, "denoise": "off"}}
+KEPT = ("images", "masks", "legends")
+
+
+def golden_name(config: Path) -> str:
+    return config.relative_to(ROOT / "dataset_configs").with_suffix("").as_posix().replace("/", "__")
+
+
+def tiny_config(config: Path) -> dict:
+    data = yaml.safe_load(config.read_text())
+    scene = data.setdefault("scene", {})
+    scene["resolution"] = TINY["resolution"]
+    scene["render"] = {**scene.get("render", {}), **TINY["render"]}
+    data["dataset"].pop("output_dir", None)
+    return data
+
+
+def render_tiny(config: Path, work: Path) -> Path:
+    """Render the first LIMIT images of `config`, shrunk, through the command line; returns the
+    dataset directory."""
+    from byo.cli import main
+
+    work.mkdir(parents=True, exist_ok=True)
+    tiny = work / f"{golden_name(config)}.yaml"
+    tiny.write_text(yaml.safe_dump(tiny_config(config), sort_keys=False))
+    out = work / golden_name(config)
+    code = main(["render", str(tiny), "-o", str(out), "--limit", str(LIMIT), "--in-process"])
+    if code != 0:
+        raise RuntimeError(f"{config}: byo render exited {code}")
+    return out
+
+
+def comparable_legend(path: Path) -> dict:
+    """A legend without what legitimately differs between runs (none today; timing fields would)."""
+    return json.loads(path.read_text())
+
+
+def record(work: Path) -> None:
+    if GOLDEN.exists():
+        shutil.rmtree(GOLDEN)
+    for config in CONFIGS:
+        out = render_tiny(config, work)
+        for sub in KEPT:
+            shutil.copytree(out / sub, GOLDEN / golden_name(config) / sub,
+                            ignore=shutil.ignore_patterns("*.txt"))
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        record(Path(tmp))
+    print(f"recorded {len(CONFIGS)} configs into {GOLDEN}", file=sys.stderr)
