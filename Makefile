@@ -49,6 +49,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check byo tests bench render.py
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf output .pytest_cache

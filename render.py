@@ -8,13 +8,16 @@ Same options as `byo render`; renders in Blender's own process. The project's vi
 
 import glob
 import os
+import site
 import sys
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, ROOT)
-for site in sorted(glob.glob(os.path.join(ROOT, ".venv", "lib", "python3*", "site-packages"))):
-    if site not in sys.path:
-        sys.path.append(site)  # after Blender's own paths: its bundled modules win
+for site_dir in sorted(glob.glob(os.path.join(ROOT, ".venv", "lib", "python3*", "site-packages"))):
+    if site_dir not in sys.path:
+        # Appended, after Blender's own paths (its bundled modules win); as a site directory, so
+        # that the project's install (its entry points and the question catalogue) is seen.
+        site.addsitedir(site_dir)
 
 
 def _import_shapely_with_its_own_geos() -> None:

@@ -12,6 +12,8 @@ from pathlib import Path
 import yaml
 from figures import show
 
+from byo.executors.inprocess import InProcess
+from byo.render.messages import RenderResult
 from byo.runner import render_dataset
 
 CONFIG = {
@@ -34,13 +36,13 @@ def main() -> None:
         samples: list[tuple[float, float]] = []  # (seconds, rss MB) per image, in render order
         last = [time.perf_counter()]
 
-        def record(result: dict) -> None:
+        def record(result: RenderResult) -> None:
             now = time.perf_counter()
-            samples.append((now - last[0], result["rss_mb"]))
+            samples.append((now - last[0], result.rss_mb))
             last[0] = now
 
         started = time.perf_counter()
-        report = render_dataset(str(path), str(Path(tmp) / "out"), in_process=True, on_result=record)
+        report = render_dataset(str(path), str(Path(tmp) / "out"), executor=InProcess(), on_result=record)
         total = time.perf_counter() - started
 
     n = len(samples)

@@ -5,24 +5,42 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 from pathlib import Path
 
+from PIL import Image
 from rich.console import Console
 from rich.table import Table
 
+from byo import __version__
+from byo.dataset import IMAGES, LEGENDS, Layout
 from byo.errors import ConfigError, RenderError
+from byo.executors import Executor
+from byo.executors.inprocess import InProcess
+from byo.executors.pool import LocalPool
+from byo.families import get_family, load_config
+from byo.families.crest.sheet import dataset_sheet, library_configs, library_sheet
+from byo.plan import combinations, image_count, jobs
+from byo.questions.generate import generate
+from byo.runner import render_dataset, render_images, sample_tasks
+from byo.score.report import write_report
+from byo.score.run import load_scores, score_run
+from byo.sheets import contact_sheet
 
 console = Console(stderr=True, soft_wrap=True)
 
 
-def cmd_plan(args) -> int:
-    from byo.config import load_config
-    from byo.plan import combinations, image_count, jobs
-    from byo.runner import preflight
+class Defaults(argparse.ArgumentDefaultsHelpFormatter):
+    """--help shows each option's default."""
 
+
+DefaultsParser = partial(argparse.ArgumentParser, formatter_class=Defaults)
+
+
+def cmd_plan(args) -> int:
     cfg, family = load_config(args.config)
     if not args.no_sample:
-        preflight(cfg, family, jobs(cfg), args.config)
+        sample_tasks(cfg, family, jobs(cfg), args.config)
     combos = combinations(cfg)
     reps = cfg.repetitions
     out = Console()
@@ -40,23 +58,25 @@ def cmd_plan(args) -> int:
     return 0
 
 
-def cmd_render(args) -> int:
-    from byo.runner import render_dataset
+def executor_for(args) -> Executor:
+    if args.in_process:
+        return InProcess()
+    return LocalPool(args.workers, recycle_after=args.recycle_after)
 
-    report = render_dataset(args.config, args.output, limit=args.limit, resume=args.resume,
-                            workers=args.workers, recycle_after=args.recycle_after,
-                            in_process=args.in_process)
+
+def cmd_render(args) -> int:
+    report = render_dataset(args.config, args.output, executor=executor_for(args), limit=args.limit,
+                            resume=args.resume)
     root = report.out_dir
     console.print(f"rendered {len(report.rendered)}, already complete {report.skipped}, "
                   f"failed {len(report.failed)} (of {report.planned} planned)")
-    console.print(f"images: {root / 'images'}\nlegends: {root / 'legends'}\n"
-                  f"metadata: {root / 'metadata.jsonl'}\ncontact sheet: {root / 'contact_sheet.png'}")
+    console.print(f"images: {root / IMAGES}\nlegends: {root / LEGENDS}")
+    for name, path in report.written.items():
+        console.print(f"{name.replace('_', ' ')}: {path}")
     return 1 if report.failed else 0
 
 
 def cmd_questions(args) -> int:
-    from byo.qa.generate import generate
-
     def listed(value):
         return [v for v in value.split(",") if v] if value else None
 
@@ -74,9 +94,9 @@ def cmd_questions(args) -> int:
 
 
 def cmd_contact_sheet(args) -> int:
-    from byo.contact_sheet import contact_sheet
-
-    path = contact_sheet(args.dataset, columns=args.columns, thumb_width=args.thumb_width,
+    legends = Layout(args.dataset).legends()
+    caption = get_family(legends[0]["family"]).caption if legends else None
+    path = contact_sheet(args.dataset, caption=caption, columns=args.columns, thumb_width=args.thumb_width,
                          keys=args.keys.split(",") if args.keys else None, out=args.output)
     console.print(f"contact sheet: {path}")
     return 0
@@ -116,8 +136,6 @@ def cmd_eval(args) -> int:
 
 
 def cmd_score(args) -> int:
-    from byo.score.run import score_run
-
     scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed)
     table = Table("key", "type", "n", "parse rate", "accuracy", "MAE", "NMAE", title=f"{args.run} "
                   f"({scores.facts.get('model')}, all prompt variants)")
@@ -136,9 +154,6 @@ def _fmt(value) -> str:
 
 
 def cmd_report(args) -> int:
-    from byo.score.report import write_report
-    from byo.score.run import load_scores
-
     runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed) for run in args.runs]
     path = write_report(runs, args.output, title=args.title)
     console.print(f"[bold]report: {path.resolve()}[/bold]")
@@ -146,23 +161,23 @@ def cmd_report(args) -> int:
 
 
 def cmd_crest_sheet(args) -> int:
-    from byo.crest.sheet import dataset_sheet
-
     console.print(f"crest sheet: {dataset_sheet(args.dataset, args.output, columns=args.columns)}")
     return 0
 
 
 def cmd_crest_library_sheet(args) -> int:
-    from byo.crest.sheet import library_sheet
-
-    path = library_sheet(args.output, size=args.size, columns=args.columns, preview=args.preview)
+    rendered = None if args.preview else [
+        Image.fromarray(result.image) for config in library_configs(args.size) for result in render_images(config)]
+    path = library_sheet(args.output, size=args.size, columns=args.columns, rendered=rendered)
     console.print(f"crest library sheet: {path}")
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="byo", description="Controlled synthetic scenes for VLM evaluation.")
-    sub = p.add_subparsers(dest="command", required=True)
+    p = argparse.ArgumentParser(prog="byo", description="Controlled synthetic scenes for VLM evaluation.",
+                                formatter_class=Defaults)
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=DefaultsParser)
 
     plan = sub.add_parser("plan", help="validate a config; print the image count and combinations")
     plan.add_argument("config")

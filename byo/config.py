@@ -14,14 +14,11 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from byo.errors import ConfigError, format_key_path
-from byo.setup import SetupConfig
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+from byo.schema import Strict, validation_problems
+from byo.stage import SetupConfig
 
 
 class DatasetSection(Strict):
@@ -159,38 +156,6 @@ def deep_merge(base: dict, override: dict) -> dict:
 
 
 # --- loading and validation -----------------------------------------------------------
-_TYPE_NAMES = {"str", "int", "float", "bool", "none", "list", "dict"}
-_VARIATION_TAGS = {"fixed", "varying_all", "varying_all_range", "varying_random", "varying_among_range"}
-
-
-def _is_union_tag(part) -> bool:
-    """Pydantic puts union branch names into error locations; they are not keys of the input."""
-    if not isinstance(part, str):
-        return False
-    return (part in _TYPE_NAMES or part in _VARIATION_TAGS or "[" in part or part.startswith("function-")
-            or part[:1].isupper())
-
-
-def _pydantic_problems(err: ValidationError, prefix: tuple = ()) -> list[tuple[str, str]]:
-    """One message per key path; for unions, the most specific branch message wins."""
-    by_path: dict[str, list[tuple[str, str]]] = {}
-    for e in err.errors():
-        loc = prefix + tuple(p for p in e["loc"] if not _is_union_tag(p))
-        msg = e["msg"].removeprefix("Value error, ")
-        if e["type"] == "extra_forbidden":
-            msg = "unknown key"
-        elif e["type"] == "missing":
-            msg = "required key is missing"
-        elif e["type"] not in ("value_error", "union_tag_invalid") and "input" in e:
-            msg = f"{msg} (got {e['input']!r})"
-        by_path.setdefault(format_key_path(loc), []).append((e["type"], msg))
-    problems = []
-    for key, found in by_path.items():
-        specific = [m for t, m in found if t == "value_error"] or [found[0][1]]
-        problems.append((key, specific[0]))
-    return problems
-
-
 def scene_for_levels(cfg: DatasetConfig, family, levels: dict[str, Any]) -> dict:
     scene = deep_merge(family.default_scene, cfg.scene)
     for path, value in levels.items():
@@ -207,11 +172,11 @@ def validate_scene(scene: dict, family, prefix: tuple = ("scene",)):
     try:
         setup = SetupConfig.model_validate(scene)
     except ValidationError as err:
-        problems += _pydantic_problems(err, prefix)
+        problems += validation_problems(err, prefix)
     try:
         family_content = family.content_model.model_validate(content)
     except ValidationError as err:
-        problems += _pydantic_problems(err, prefix + ("content",))
+        problems += validation_problems(err, prefix + ("content",))
     return setup, family_content, problems
 
 
@@ -230,30 +195,31 @@ def _level_samples(var) -> list[tuple[str, Any]]:
     return [("min", lo), ("max", hi)]
 
 
-def load_config(path: str | Path) -> tuple[DatasetConfig, Any]:
-    """Load and validate a dataset config. Raises ConfigError naming file, key path and expectation."""
-    from byo.families import get_family
-
-    path = Path(path)
-    file = str(path)
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise ConfigError(file, [("<file>", "file not found")]) from None
-    except yaml.YAMLError as err:
-        raise ConfigError(file, [("<file>", f"not valid YAML: {err}")]) from None
+def read_config(source: str | Path | dict, file: str | None = None) -> DatasetConfig:
+    """A dataset config from a YAML file or from data (then `file` only names it in errors).
+    Checks the structure (dataset, scene, variables); the scene itself is checked against its
+    family by `check_scene`. Raises ConfigError naming file, key path and expectation."""
+    if isinstance(source, dict):
+        raw, file = source, file or "<config>"
+    else:
+        path = Path(source)
+        file = file or str(path)
+        try:
+            raw = yaml.safe_load(path.read_text())
+        except FileNotFoundError:
+            raise ConfigError(file, [("<file>", "file not found")]) from None
+        except yaml.YAMLError as err:
+            raise ConfigError(file, [("<file>", f"not valid YAML: {err}")]) from None
     if not isinstance(raw, dict):
         raise ConfigError(file, [("<top level>", "expected a mapping with keys dataset, scene, variables")])
     try:
-        cfg = DatasetConfig.model_validate(raw)
+        return DatasetConfig.model_validate(raw)
     except ValidationError as err:
-        raise ConfigError(file, _pydantic_problems(err)) from None
+        raise ConfigError(file, validation_problems(err)) from None
 
-    try:
-        family = get_family(cfg.dataset.family)
-    except KeyError as err:
-        raise ConfigError(file, [("dataset.family", str(err.args[0]))]) from None
 
+def check_scene(cfg: DatasetConfig, family, file: str) -> None:
+    """The base scene and every level of every variable must make a valid scene of `family`."""
     base = deep_merge(family.default_scene, cfg.scene)
     _, _, problems = validate_scene(base, family)
     known = set(problems)
@@ -280,4 +246,3 @@ def load_config(path: str | Path) -> tuple[DatasetConfig, Any]:
                                  + "; ".join(f"{k}: {m}" for k, m in new)))
     if problems:
         raise ConfigError(file, problems)
-    return cfg, family

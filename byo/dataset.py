@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import tempfile
 from pathlib import Path
+
+import numpy as np
+from PIL import Image
 
 IMAGES, MASKS, LEGENDS = "images", "masks", "legends"
 METADATA = "metadata.jsonl"
@@ -54,20 +58,52 @@ class Layout:
         return sorted(out, key=lambda lg: lg["index"])
 
 
+def _file_mode() -> int:
+    """What a plainly created file gets under this process's umask (0644 under the usual 022)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+FILE_MODE = _file_mode()
+
+
 def temp_path_for(final: Path) -> Path:
-    """A temporary sibling (same directory, so the final rename is atomic)."""
+    """A temporary sibling (same directory, so the final rename is atomic), hidden by its dot."""
     fd, tmp = tempfile.mkstemp(prefix=f".{final.stem}.", suffix=final.suffix, dir=final.parent)
     os.close(fd)
     return Path(tmp)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write a temporary sibling, flush it to disk, rename it over `path` and flush the
+    directory: a crash leaves the old file or the new one, never a part."""
+    path = Path(path)
     tmp = temp_path_for(path)
     try:
-        tmp.write_text(text)
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, FILE_MODE)  # mkstemp makes 0600
         os.replace(tmp, path)
+        directory = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def png_bytes(pixels: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    Image.fromarray(pixels).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode())
 
 
 def metadata_row(legend: dict) -> dict:

@@ -36,7 +36,7 @@ from byo.providers import GenerationParams, Provider, ProviderFailure, Request, 
 from byo.providers.catalog import ModelEntry, load_catalog, provider_entry
 from byo.providers.images import prepare_image
 from byo.providers.keys import redact, resolve_key
-from byo.questions import QUESTIONS, Question, load_questions
+from byo.questions.load import QUESTIONS, Question, load_questions
 
 RUNS = "runs"
 PREDICTIONS = "predictions.jsonl"

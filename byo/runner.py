@@ -1,34 +1,32 @@
-"""Render a dataset: validate, pre-sample every spec, then render with bounded workers.
+"""Render a dataset: plan, skip what is done, sample every scene, hand the tasks to an
+executor, write each result as it comes, then the per-dataset files.
 
 Nothing touches the output directory before the config is valid and every image's scene
-could be sampled. Images are independent (own seed, own files), so any number of workers,
-any order and any interruption give the same dataset.
+could be sampled. Images are independent (own seed, own files), so any executor, any number
+of workers, any order and any interruption give the same dataset.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+import yaml
 
-from byo.config import DatasetConfig, deep_merge, load_config
-from byo.contact_sheet import contact_sheet
+from byo.config import DatasetConfig, deep_merge
 from byo.dataset import RESOLVED_CONFIG, SOURCE_CONFIG, Layout, atomic_write_text, write_metadata
 from byo.errors import ConfigError, RenderError, format_key_path
+from byo.executors import Executor
+from byo.executors.pool import LocalPool
+from byo.families import get_family, load_config
+from byo.families.base import Family
 from byo.plan import ImageJob, image_count, jobs
-from byo.pool import run_jobs
+from byo.progress import Bar
+from byo.render.messages import RenderResult, RenderTask
+from byo.render.writer import write_result
+from byo.sheets import contact_sheet
 from byo.spec import PlacementError, sample_spec
 
 
@@ -36,12 +34,13 @@ from byo.spec import PlacementError, sample_spec
 class RenderReport:
     out_dir: Path
     planned: int
-    rendered: list[dict] = field(default_factory=list)
+    rendered: list[RenderResult] = field(default_factory=list)
     skipped: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)
+    written: dict[str, Path] = field(default_factory=dict)  # per-dataset files
 
 
-def resolved_config(cfg: DatasetConfig, family) -> dict:
+def resolved_config(cfg: DatasetConfig, family: Family) -> dict:
     return {
         "dataset": cfg.dataset.model_dump(mode="json"),
         "scene": deep_merge(family.default_scene, cfg.scene),
@@ -50,94 +49,92 @@ def resolved_config(cfg: DatasetConfig, family) -> dict:
     }
 
 
-def preflight(cfg: DatasetConfig, family, todo: Iterable[ImageJob], file: str) -> None:
+def sample_tasks(cfg: DatasetConfig, family: Family, todo: Iterable[ImageJob], file: str) -> list[RenderTask]:
     """Sample every scene that will be rendered; impossible requests fail here, before any work."""
+    tasks = []
     for job in todo:
         try:
-            sample_spec(cfg, family, job, 0, file=file)
+            tasks.append(RenderTask(cfg, job, sample_spec(cfg, family, job, 0, file=file)))
         except PlacementError as err:
             levels = ", ".join(f"{k}={v!r}" for k, v in job.levels.items())
             where = f" (image {job.index}: {levels})" if levels else f" (image {job.index})"
             raise ConfigError(file, [(format_key_path(("scene", "content")), f"{err}{where}")]) from None
+    return tasks
 
 
-def prepare(config_path: str, out_dir: str | None, resume: bool):
-    cfg, family = load_config(config_path)
+def _output(cfg: DatasetConfig, resolved: dict, out_dir: str | Path | None, resume: bool, file: str) -> Layout:
     out = Path(out_dir or cfg.dataset.output_dir or Path("output") / cfg.dataset.name)
-    layout = Layout(out)
-    resolved = resolved_config(cfg, family)
     previous = out / RESOLVED_CONFIG
     if out.exists() and any(out.iterdir()):
         if not resume:
-            raise ConfigError(config_path, [("<output>", f"{out} is not empty; pass --resume to continue it "
-                                             "or choose another output directory")])
+            raise ConfigError(file, [("<output>", f"{out} is not empty; pass --resume to continue it "
+                                      "or choose another output directory")])
         if previous.is_file() and json.loads(previous.read_text()) != resolved:
-            raise ConfigError(config_path, [("<output>", f"{out} was rendered from a different config; "
-                                             "--resume needs the same config")])
-    return cfg, family, layout, resolved
+            raise ConfigError(file, [("<output>", f"{out} was rendered from a different config; "
+                                      "--resume needs the same config")])
+    return Layout(out)
 
 
-def render_dataset(config_path: str, out_dir: str | None = None, *, limit: int | None = None,
-                   resume: bool = False, workers: int = 1, recycle_after: int = 50,
-                   in_process: bool = False, show_progress: bool = True,
-                   on_result: Callable[[dict], None] | None = None) -> RenderReport:
-    cfg, family, layout, resolved = prepare(config_path, out_dir, resume)
+def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Path | None = None, *,
+                   executor: Executor | None = None, limit: int | None = None, resume: bool = False,
+                   file: str | None = None, show_progress: bool = True,
+                   on_result: Callable[[RenderResult], None] | None = None) -> RenderReport:
+    """Render `config` (a validated config, data, or a YAML file) into `out_dir`."""
+    if isinstance(config, DatasetConfig):
+        cfg, family, file = config, get_family(config.dataset.family), file or "<config>"
+    else:
+        file = file or (str(config) if not isinstance(config, dict) else "<config>")
+        cfg, family = load_config(config, file)
+    resolved = resolved_config(cfg, family)
+    layout = _output(cfg, resolved, out_dir, resume, file)
     planned = jobs(cfg)
     selected = planned[:limit] if limit is not None else planned
     todo = [j for j in selected if not layout.is_complete(j.name)]
-    preflight(cfg, family, todo, config_path)
+    tasks = sample_tasks(cfg, family, todo, file)
 
     layout.make_dirs()
     layout.remove_temporary_files()
     atomic_write_text(layout.root / RESOLVED_CONFIG, json.dumps(resolved, indent=1) + "\n")
     if not (layout.root / SOURCE_CONFIG).exists():
-        shutil.copyfile(config_path, layout.root / SOURCE_CONFIG)
+        source = Path(config).read_text() if isinstance(config, (str, Path)) else yaml.safe_dump(
+            cfg.model_dump(mode="json", exclude_unset=True), sort_keys=False)
+        atomic_write_text(layout.root / SOURCE_CONFIG, source)
 
     report = RenderReport(out_dir=layout.root, planned=len(planned), skipped=len(selected) - len(todo))
-    raw = cfg.model_dump(mode="json")
-    threads = max(1, (os.cpu_count() or 1) // max(1, workers))
-    progress = Progress(TextColumn("[bold]rendering"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                        disable=not show_progress)
-
-    def done(result: dict | None, job: ImageJob, error: Exception | None, task) -> None:
-        if error is not None:
-            report.failed.append((job.name, str(error)))
-            progress.console.print(f"[red]failed[/red] {job.name}: {error}")
-        else:
-            report.rendered.append(result)
-            if on_result:
-                on_result(result)
-        n = len(report.rendered) + len(report.failed)
-        elapsed = progress.tasks[0].elapsed or 1e-9
-        progress.update(task, advance=1, rate=f"{n / elapsed:.2f} img/s")
-
-    with progress:
-        task = progress.add_task("render", total=len(todo), rate="")
-        if in_process:
-            from byo.render.worker import init_worker, render_job
-
-            init_worker(threads)
-            for job in todo:
-                try:
-                    done(render_job(raw, job.index, str(layout.root), config_path), job, None, task)
-                except Exception as err:  # recorded, reported, and the run goes on
-                    done(None, job, err, task)
-        elif todo:
-            by_index = {j.index: j for j in todo}
-            run_jobs(((j.index, (raw, j.index, str(layout.root), config_path)) for j in todo),
-                     workers=workers, recycle_after=recycle_after, threads=threads,
-                     on_done=lambda index, result, error: done(
-                         result, by_index[index], RenderError(error) if error else None, task))
-    finalize(layout, family)
+    executor = executor or LocalPool(1)
+    with Bar("[bold]rendering", len(tasks), unit="img", enabled=show_progress) as bar:
+        for task, result, error in executor.run(tasks):
+            if result is None:
+                report.failed.append((task.name, error))
+                bar.console.print(f"[red]failed[/red] {task.name}: {error}")
+            else:
+                write_result(layout, result)
+                report.rendered.append(result)
+                if on_result:
+                    on_result(result)
+            bar.advance()
+    report.written = finalize(layout, family)
     return report
 
 
-def finalize(layout: Layout, family) -> dict[str, Path]:
+def finalize(layout: Layout, family: Family) -> dict[str, Path]:
     """Per-dataset files, rebuilt from the legends on disk (so a resumed run writes the same)."""
     legends = layout.legends()
     written = {"metadata": write_metadata(layout, legends)}
     written.update(family.export(layout, legends))
     if legends:
-        written["contact_sheet"] = contact_sheet(layout.root)
+        written["contact_sheet"] = contact_sheet(layout.root, caption=family.caption)
     return written
+
+
+def render_images(config: DatasetConfig | dict, executor: Executor | None = None) -> list[RenderResult]:
+    """Render every image of `config` and return the results in image order, writing nothing."""
+    cfg, family = (config, get_family(config.dataset.family)) if isinstance(config, DatasetConfig) \
+        else load_config(config)
+    tasks = sample_tasks(cfg, family, jobs(cfg), "<config>")
+    results: dict[int, RenderResult] = {}
+    for task, result, error in (executor or LocalPool(1)).run(tasks):
+        if result is None:
+            raise RenderError(f"{task.name}: {error}")
+        results[task.job.index] = result
+    return [results[i] for i in sorted(results)]

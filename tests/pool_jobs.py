@@ -1,17 +1,12 @@
-"""Job handlers for the pool tests (imported by spawned worker processes)."""
+"""Task handlers for the executor tests (imported by spawned worker processes): a task here is
+a plain integer instead of a RenderTask."""
 
 import os
 
-STARTED = []
 
-
-def init_worker(threads: int) -> None:
-    STARTED.append(threads)
-
-
-def echo(value: int) -> dict:
+def echo(value: int, threads: int) -> dict:
     if value == 13:
         raise ValueError("unlucky")
     if value == 7:
-        os._exit(3)  # a crash: the process dies mid-job
-    return {"value": value, "pid": os.getpid(), "threads": STARTED[0]}
+        os._exit(3)  # a crash: the process dies mid-task
+    return {"value": value, "pid": os.getpid(), "threads": threads}

@@ -63,6 +63,7 @@ def test_crest_flat_matches_the_wheel_to_the_pixel_and_3d_renders(tmp_path):
     from PIL import Image
     from test_crest_spec import crest_config
 
+    from byo.executors.inprocess import InProcess
     from byo.runner import render_dataset
 
     cfg = write_config(tmp_path, crest_config("crest34", resolution=[48, 48], content={"container": "kikko",
@@ -70,7 +71,7 @@ def test_crest_flat_matches_the_wheel_to_the_pixel_and_3d_renders(tmp_path):
                                                   "type": "varying_all", "levels": ["peeking", "heads_together"]}}))
     proc = run_blender(str(cfg), "-o", str(tmp_path / "b34"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    render_dataset(str(cfg), str(tmp_path / "b50"), in_process=True, show_progress=False)
+    render_dataset(str(cfg), str(tmp_path / "b50"), executor=InProcess(), show_progress=False)
     for name in ("crest34_000000", "crest34_000001"):
         a, b = (json.loads((tmp_path / d / "legends" / f"{name}.json").read_text()) for d in ("b34", "b50"))
         assert a["blender"]["version"].startswith("3.4") and a["extras"] == b["extras"]

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from conftest import write_config
 
-from byo.config import load_config
 from byo.errors import ConfigError
-from byo.families.chess import BoardGeometry, ChessContent, ViewMapping
+from byo.families import load_config
+from byo.families.chess.family import BoardGeometry, ViewMapping
+from byo.families.chess.model import ChessContent
 from byo.plan import jobs
 from byo.spec import sample_spec
 

@@ -10,8 +10,8 @@ import pytest
 from conftest import clevr_config, write_config
 
 from byo.camera import Projector, orbit_location
-from byo.config import load_config
-from byo.families.clevr import COLORS, SHAPES, object_label_split, relation_label_split
+from byo.families import load_config
+from byo.families.clevr.model import COLORS, SHAPES, object_label_split, relation_label_split
 from byo.plan import jobs
 from byo.spec import SceneSpec, sample_spec
 

@@ -6,8 +6,8 @@ import pytest
 from conftest import clevr_config, write_config
 
 from byo.cli import main
-from byo.config import load_config
 from byo.errors import ConfigError
+from byo.families import load_config
 from byo.plan import image_count, jobs, make_job
 
 
@@ -95,7 +95,7 @@ def test_variable_path_must_lead_into_the_scene(tmp_path):
 def test_unknown_family(tmp_path):
     data = clevr_config()
     data["dataset"]["family"] = "checkers"
-    assert "dataset.family: unknown scene family 'checkers'" in _error(tmp_path, data)
+    assert "dataset.family: unknown family 'checkers'" in _error(tmp_path, data)
 
 
 def test_n_images_must_agree(tmp_path):

@@ -7,8 +7,8 @@ import itertools
 
 import pytest
 
-from byo.crest import labels, library
-from byo.crest.grammar import ARRANGEMENTS, MODIFIERS, Crest, GrammarError
+from byo.families.crest.motifs import labels, library
+from byo.families.crest.motifs.grammar import ARRANGEMENTS, MODIFIERS, Crest, GrammarError
 
 
 def every_crest(depth: int = 1):

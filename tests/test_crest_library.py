@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from byo.crest import library
-from byo.crest.geometry import radius, rotate, symmetric_difference_ratio
-from byo.crest.grammar import (
+from byo.families.crest.motifs import library
+from byo.families.crest.motifs.geometry import radius, rotate, symmetric_difference_ratio
+from byo.families.crest.motifs.grammar import (
     MODIFIERS,
     Crest,
     GrammarError,
@@ -14,8 +14,8 @@ from byo.crest.grammar import (
     layers,
     motif_placements,
 )
-from byo.crest.mesh import mesh_area, triangulate
-from byo.crest.raster import rasterize
+from byo.families.crest.motifs.mesh import mesh_area, triangulate
+from byo.families.crest.motifs.raster import rasterize
 
 ALL = list(library.MOTIFS) + list(library.CONTAINERS)
 

@@ -10,11 +10,12 @@ from conftest import write_config
 from PIL import Image
 from test_crest_spec import crest_config
 
-from byo.crest.grammar import Crest, crest_geometry, layers
-from byo.crest.raster import rasterize
+from byo.executors.inprocess import InProcess
+from byo.families.crest.motifs.grammar import Crest, crest_geometry, layers
+from byo.families.crest.motifs.raster import rasterize
 from byo.measure import read_mask
 from byo.runner import render_dataset
-from byo.setup import ResolvedSetup
+from byo.stage import ResolvedSetup
 
 pytestmark = pytest.mark.render
 
@@ -38,7 +39,7 @@ def flat_pair(tmp_path_factory):
         "content.modifier": {"type": "varying_all", "levels": MODIFIER_LEVELS}}))
     outs = []
     for name in ("a", "b"):
-        report = render_dataset(str(cfg), str(tmp / name), in_process=True, show_progress=False)
+        report = render_dataset(str(cfg), str(tmp / name), executor=InProcess(), show_progress=False)
         assert not report.failed
         outs.append(tmp / name)
     return outs
@@ -94,7 +95,7 @@ def test_3d_presentations_and_a_component_image(tmp_path):
                        variables={"content.carrier.kind": {"type": "varying_all",
                                                            "levels": ["plaque", "banner", "lantern"]}})
     out = tmp_path / "solid"
-    assert not render_dataset(str(write_config(tmp_path, cfg)), str(out), in_process=True,
+    assert not render_dataset(str(write_config(tmp_path, cfg)), str(out), executor=InProcess(),
                               show_progress=False).failed
     for legend in legends(out):
         assert [o["kind"] for o in legend["objects"]] == ["container", "motif", "motif", "motif"]
@@ -105,7 +106,7 @@ def test_3d_presentations_and_a_component_image(tmp_path):
         assert 20 < (x0 + x1) / 2 < 44 and 12 < (y0 + y1) / 2 < 36
     component = crest_config("component", resolution=[48, 48], content={"mode": "container", "container": "kikko"})
     out = tmp_path / "component"
-    assert not render_dataset(str(write_config(tmp_path, component, "component.yaml")), str(out), in_process=True,
+    assert not render_dataset(str(write_config(tmp_path, component, "component.yaml")), str(out), executor=InProcess(),
                               show_progress=False).failed
     (legend,) = legends(out)
     assert legend["extras"]["program"] == "C:10" and legend["objects"][0]["visible_pixels"] > 200
@@ -113,7 +114,7 @@ def test_3d_presentations_and_a_component_image(tmp_path):
     tiny = crest_config("tiny", resolution=[16, 16], content={"container": "maru", "modifier": "bean",
                                                               "motif": "hitotsuya"})
     out = tmp_path / "tiny"
-    assert not render_dataset(str(write_config(tmp_path, tiny, "tiny.yaml")), str(out), in_process=True,
+    assert not render_dataset(str(write_config(tmp_path, tiny, "tiny.yaml")), str(out), executor=InProcess(),
                               show_progress=False).failed
     (legend,) = legends(out)
     assert [o["visible"] for o in legend["objects"]] == [True, False]

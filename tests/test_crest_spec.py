@@ -8,13 +8,13 @@ import pytest
 from conftest import ROOT, write_config
 
 from byo.cli import main
-from byo.config import load_config
-from byo.crest import library
-from byo.crest.grammar import Crest
-from byo.crest.labels import labels, parse_program
-from byo.crest.sampling import Sampler
-from byo.crest.splits import combination, held_out
 from byo.errors import ConfigError
+from byo.families import load_config
+from byo.families.crest.motifs import library
+from byo.families.crest.motifs.grammar import Crest
+from byo.families.crest.motifs.labels import labels, parse_program
+from byo.families.crest.motifs.sampling import Sampler
+from byo.families.crest.motifs.splits import combination, held_out
 from byo.plan import jobs
 from byo.spec import SceneSpec, sample_spec
 

@@ -7,10 +7,10 @@ import collections
 import numpy as np
 import pytest
 
-from byo.crest import library
-from byo.crest.grammar import ARRANGEMENTS, MODIFIERS, ORIENTED_ONLY
-from byo.crest.sampling import Sampler, grid
-from byo.crest.splits import (
+from byo.families.crest.motifs import library
+from byo.families.crest.motifs.grammar import ARRANGEMENTS, MODIFIERS, ORIENTED_ONLY
+from byo.families.crest.motifs.sampling import Sampler, grid
+from byo.families.crest.motifs.splits import (
     SCHEMES,
     check_recombination,
     combination,

@@ -1,34 +1,39 @@
-"""The recycling worker pool: every job reported once, crashes reported, workers recycled."""
+"""The executors: every task reported once, errors and crashes reported, workers recycled."""
 
 from __future__ import annotations
 
-from byo.pool import run_jobs
+from byo.executors.inprocess import InProcess
+from byo.executors.pool import LocalPool
 
 
-def run(values, **kw):
+def run(executor, values):
     seen = {}
-
-    def done(key, result, error):
-        assert key not in seen
-        seen[key] = (result, error)
-
-    run_jobs(((v, (v,)) for v in values), on_done=done, handler="pool_jobs:echo", threads=3, **kw)
+    for task, result, error in executor.run(values):
+        assert task not in seen
+        assert (result is None) != (error is None)
+        seen[task] = (result, error)
     return seen
 
 
-def test_every_job_once_and_workers_recycled():
+def test_every_task_once_and_workers_recycled():
     values = [v for v in range(12) if v != 7]  # 7 crashes its worker
-    seen = run(values, workers=2, recycle_after=3)
+    seen = run(LocalPool(2, recycle_after=3, threads=3, handler="pool_jobs:echo"), values)
     assert sorted(seen) == values
     results = [r for r, _ in seen.values()]
     assert sorted(r["value"] for r in results) == values
     pids = {r["pid"] for r in results}
-    assert len(pids) >= 4  # 10 jobs, at most 3 per process
+    assert len(pids) >= 4  # 11 tasks, at most 3 per process
     assert all(r["threads"] == 3 for r in results)
 
 
 def test_errors_and_crashes_are_reported_and_the_run_goes_on():
-    seen = run([1, 7, 13, 20, 21], workers=1, recycle_after=50)
+    seen = run(LocalPool(1, threads=1, handler="pool_jobs:echo"), [1, 7, 13, 20, 21])
     assert seen[13] == (None, "unlucky")
     assert seen[7][0] is None and "render worker died (exit code 3)" in seen[7][1]
     assert all(seen[v][1] is None for v in (1, 20, 21))
+
+
+def test_in_process_reports_errors_and_goes_on():
+    seen = run(InProcess(threads=2, handler="pool_jobs:echo"), [1, 13, 2])
+    assert seen[13] == (None, "unlucky")
+    assert [seen[v][0]["threads"] for v in (1, 2)] == [2, 2]

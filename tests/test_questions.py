@@ -12,8 +12,8 @@ from conftest import clevr_config, write_config
 from byo.cli import main
 from byo.errors import ConfigError
 from byo.measure import read_mask
-from byo.qa.generate import INSTRUCTIONS, PREPROMPTS, generate
-from byo.questions import load_questions
+from byo.questions.generate import INSTRUCTIONS, PREPROMPTS, generate
+from byo.questions.load import load_questions
 from byo.runner import render_dataset
 
 pytestmark = pytest.mark.render
@@ -201,7 +201,7 @@ def test_unknown_keys_and_variants_fail_before_writing(datasets, capsys):
 
 
 def test_crest_answers_match_the_legend_factors(datasets):
-    from byo.crest import labels, library
+    from byo.families.crest.motifs import labels, library
 
     dataset = datasets["crest"]
     rows, summary = rows_of(dataset)

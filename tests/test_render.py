@@ -19,6 +19,8 @@ from scipy.ndimage import gaussian_filter
 
 from byo.cli import main
 from byo.errors import ConfigError
+from byo.executors.inprocess import InProcess
+from byo.executors.pool import LocalPool
 from byo.measure import read_mask
 from byo.runner import render_dataset
 
@@ -70,7 +72,7 @@ def test_every_object_is_visible_and_left_right_matches_projection(count_dataset
 
 
 def test_blender_projection_agrees_with_the_spec_projection(count_dataset):
-    from byo.setup import ResolvedSetup
+    from byo.stage import ResolvedSetup
 
     for path in sorted((count_dataset / "legends").glob("*.json"))[:10]:
         legend = json.loads(path.read_text())
@@ -119,13 +121,13 @@ def test_full_and_interrupted_runs_are_identical(tmp_path):
         "camera.distance": {"type": "varying_among_range", "min": 1.1, "max": 1.4}}))
     full, part = tmp_path / "full", tmp_path / "part"
     assert not render_dataset(str(cfg_path), str(full), show_progress=False).failed
-    first = render_dataset(str(cfg_path), str(part), limit=1, in_process=True, show_progress=False)
+    first = render_dataset(str(cfg_path), str(part), limit=1, executor=InProcess(), show_progress=False)
     assert len(first.rendered) == 1
     # A crash mid-image leaves partial files behind: --resume must redo that image.
     name = "resume_000001"
     shutil.copyfile(full / "images" / f"{name}.png", part / "images" / f"{name}.png")
     (part / "masks" / f"{name}.png").write_bytes(b"truncated")
-    second = render_dataset(str(cfg_path), str(part), resume=True, workers=2, show_progress=False)
+    second = render_dataset(str(cfg_path), str(part), resume=True, executor=LocalPool(2), show_progress=False)
     assert second.skipped == 1 and len(second.rendered) == 3
     a, b = snapshot(full), snapshot(part)
     assert sorted(a) == sorted(b)
@@ -139,7 +141,7 @@ def test_full_and_interrupted_runs_are_identical(tmp_path):
 def test_killed_render_resumes_to_the_same_dataset(tmp_path):
     cfg_path = write_config(tmp_path, clevr_config("killed", seed=4, n_images=6))
     full, killed = tmp_path / "full", tmp_path / "killed"
-    render_dataset(str(cfg_path), str(full), in_process=True, show_progress=False)
+    render_dataset(str(cfg_path), str(full), executor=InProcess(), show_progress=False)
     proc = subprocess.Popen([sys.executable, "-m", "byo.cli", "render", str(cfg_path), "-o", str(killed)],
                             start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
@@ -190,7 +192,7 @@ def test_workbench_engine_and_table_textures(tmp_path):
                            content={"mode": "objects", "objects": [{"shape": "cube", "color": "red"}]})
         out = tmp_path / texture
         assert not render_dataset(str(write_config(tmp_path, cfg, f"{texture}.yaml")), str(out),
-                                  in_process=True, show_progress=False).failed
+                                  executor=InProcess(), show_progress=False).failed
         gray = pixels(out / "images" / f"table_{texture}_000000.png").astype(float).mean(axis=2)
         mask = read_mask(out / "masks" / f"table_{texture}_000000.png")
         # Texture detail: what is left between a light and a heavy blur (sampling noise and
@@ -201,7 +203,7 @@ def test_workbench_engine_and_table_textures(tmp_path):
 
     cfg = clevr_config("wb", render={"engine": "workbench"})
     out = tmp_path / "wb"
-    assert not render_dataset(str(write_config(tmp_path, cfg, "wb.yaml")), str(out), in_process=True,
+    assert not render_dataset(str(write_config(tmp_path, cfg, "wb.yaml")), str(out), executor=InProcess(),
                               show_progress=False).failed
     legend = json.loads((out / "legends" / "wb_000000.json").read_text())
     assert legend["blender"]["engine"] == "workbench" and pixels(out / legend["image"]).std() > 5
@@ -218,12 +220,12 @@ def test_orthographic_camera_and_flat_workbench(tmp_path):
                            {"shape": "cube", "color": "red", "position": [-1.5, 0.0]},
                            {"shape": "sphere", "color": "blue", "position": [1.5, 0.5]}]})
     out = tmp_path / "out"
-    assert not render_dataset(str(write_config(tmp_path, cfg)), str(out), in_process=True,
+    assert not render_dataset(str(write_config(tmp_path, cfg)), str(out), executor=InProcess(),
                               show_progress=False).failed
     legend = json.loads((out / "legends" / "flat_000000.json").read_text())
     colours = {tuple(c) for c in pixels(out / legend["image"]).reshape(-1, 3)}
     assert colours == {(255, 255, 255), (173, 35, 35), (42, 75, 215)}
-    from byo.setup import ResolvedSetup
+    from byo.stage import ResolvedSetup
 
     ours = ResolvedSetup.model_validate(legend["setup"]).projector().project([o["location"] for o in legend["objects"]])
     assert np.allclose(ours[:, :2], [o["pixel_coords"][:2] for o in legend["objects"]], atol=0.02)
@@ -238,7 +240,7 @@ def test_blur_reaches_the_pixels(tmp_path):
                                {"shape": "cube", "color": "yellow", "position": [2.5, -2.5]},
                                {"shape": "cube", "color": "blue", "position": [-2.5, 2.5]}]})
         out = tmp_path / fstop
-        render_dataset(str(write_config(tmp_path, cfg, f"{fstop}.yaml")), str(out), in_process=True,
+        render_dataset(str(write_config(tmp_path, cfg, f"{fstop}.yaml")), str(out), executor=InProcess(),
                        show_progress=False)
         gray = pixels(out / "images" / f"blur_{fstop}_000000.png").astype(float).mean(axis=2)
         legend = json.loads((out / "legends" / f"blur_{fstop}_000000.json").read_text())

@@ -6,8 +6,9 @@ import math
 
 import pytest
 
-from byo.questions import Question
-from byo.score import crest, metrics, tables
+from byo.families.crest import metrics as crest
+from byo.questions.load import Question
+from byo.score import metrics, tables
 from byo.score.rows import score_rows
 
 Z = 1.959963984540054  # two-sided 95% normal quantile

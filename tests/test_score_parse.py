@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from byo.score import crest
+from byo.families.crest import metrics as crest
 from byo.score.numbers import numbers
 from byo.score.parse import ANSWER_TYPES, ParseContext, parse_answer
 from byo.score.vocab import domain_for
@@ -109,8 +109,8 @@ def test_labels_of_the_crest_library_parse_back():
     """The crest family's own labels (program, KDL, English), written as a model might, score as right."""
     import random
 
-    from byo.crest import labels
-    from byo.crest.sampling import Sampler
+    from byo.families.crest.motifs import labels
+    from byo.families.crest.motifs.sampling import Sampler
     from byo.score.rows import is_correct
 
     sample = random.Random(0).sample(sorted(Sampler().support(), key=repr), 150)

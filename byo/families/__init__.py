@@ -1,24 +1,52 @@
-"""Scene family plugins. Each has the same small shape (see `base.Family`)."""
+"""Scene families, found through the `byo.families` entry point group: each entry names a
+family's `FAMILY` object (see `base.Family`), so a package of its own can add a family."""
 
 from __future__ import annotations
 
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+
+from byo.config import DatasetConfig, check_scene, read_config
+from byo.errors import ConfigError
 from byo.families.base import Family
 
-
-def _registry() -> dict[str, Family]:
-    from byo.families.chess import CHESS
-    from byo.families.clevr import CLEVR
-    from byo.families.crest import CREST
-
-    return {f.name: f for f in (CLEVR, CHESS, CREST)}
+GROUP = "byo.families"
 
 
-def get_family(name: str) -> Family:
-    families = _registry()
-    if name not in families:
-        raise KeyError(f"unknown scene family {name!r}; expected one of {', '.join(sorted(families))}")
-    return families[name]
+@cache
+def _entry_points() -> dict[str, EntryPoint]:
+    return {ep.name: ep for ep in entry_points(group=GROUP)}
+
+
+def reload() -> None:
+    """Look for installed families again (after installing one in this process)."""
+    _entry_points.cache_clear()
+    get_family.cache_clear()
 
 
 def family_names() -> list[str]:
-    return sorted(_registry())
+    return sorted(_entry_points())
+
+
+@cache
+def get_family(name: str) -> Family:
+    found = _entry_points()
+    if name not in found:
+        raise KeyError(f"unknown family {name!r}; expected one of {', '.join(family_names())}")
+    family = found[name].load()
+    if not isinstance(family, Family) or family.name != name:
+        raise TypeError(f"entry point {found[name].value!r} of {GROUP} is not the Family named {name!r}")
+    return family
+
+
+def load_config(source: str | Path | dict, file: str | None = None) -> tuple[DatasetConfig, Family]:
+    """A dataset config (a YAML file, or data named `file` in errors) checked against its family."""
+    file = file or (str(source) if not isinstance(source, dict) else "<config>")
+    cfg = read_config(source, file)
+    try:
+        family = get_family(cfg.dataset.family)
+    except KeyError as err:
+        raise ConfigError(file, [("dataset.family", str(err.args[0]))]) from None
+    check_scene(cfg, family, file)
+    return cfg, family

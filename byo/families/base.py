@@ -1,31 +1,153 @@
-"""The plugin shape shared by every scene family (pure Python; the bpy side lives in byo.render)."""
+"""What a family is: the base class every family folder fills in, and the small pieces
+its answer functions and vocabulary are made of. Pure Python; no bpy.
+
+A family is one folder, `byo/families/<name>/` or a package of its own:
+
+- `__init__.py` defines the `Family` subclass and `FAMILY`, its one instance, which the
+  `byo.families` entry point names;
+- the content model, the spec sampler, the answer functions and the vocabulary in modules of
+  their own (pure Python);
+- `builder.py`, the only module that imports bpy: `build(spec, scene) -> {mask id: [objects]}`.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel
 
-from byo.setup import ResolvedSetup
-from byo.spec import SceneObject
+from byo.spec import SceneObject, SceneSpec
+from byo.stage import ResolvedSetup
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# byo's own question catalogue: the top-level questions/ folder, shipped in the wheel as byo.catalog.
+CATALOG = "byo.catalog"
+# The 3 x 3 grid's position words, row by row from the top of the image.
+POSITION_WORDS = ("upper left", "upper middle", "upper right", "middle left", "center", "middle right",
+                  "lower left", "lower middle", "lower right")
 
 
-class Family(Protocol):
+# --- answers ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Answer:
+    value: Any  # JSON value: int, str, list of str...
+    params: dict[str, Any] = field(default_factory=dict)  # template parameters
+    choices: list[str] | None = None  # multiple-choice options; `value` is then the letter
+
+
+@dataclass(frozen=True)
+class Skip:
+    reason: str  # why the question is ill-defined for this image
+
+
+AnswerFn = Callable[[dict, np.random.Generator], Answer | Skip]
+
+
+class AnswerTable(dict[str, AnswerFn]):
+    """Question key -> answer function; `@table.key("count_pieces")` adds one."""
+
+    def key(self, name: str) -> Callable[[AnswerFn], AnswerFn]:
+        def register(fn: AnswerFn) -> AnswerFn:
+            self[name] = fn
+            return fn
+
+        return register
+
+
+def rng_for(legend: dict, key: str) -> np.random.Generator:
+    """Parameter draws depend on the image and the key only (not on which other keys are asked)."""
+    return np.random.default_rng([legend["seed"], zlib.crc32(key.encode())])
+
+
+def visible(legend: dict) -> list[dict]:
+    """Objects that count: those the render showed with at least the visibility threshold."""
+    return [o for o in legend["objects"] if o.get("visible", True)]
+
+
+def multiple_choice(correct: str, distractors: list[str], rng: np.random.Generator,
+                    params: dict | None = None) -> Answer:
+    options = [correct, *dict.fromkeys(d for d in distractors if d != correct)]
+    order = rng.permutation(len(options))
+    shuffled = [options[k] for k in order]
+    letter = LETTERS[shuffled.index(correct)]
+    text = " ".join(f"({LETTERS[i]}) {o}" for i, o in enumerate(shuffled))
+    return Answer(letter, {**(params or {}), "options": text}, shuffled)
+
+
+IRREGULAR_PLURALS = {"knife": "knives", "leaf": "leaves"}
+
+
+def plural(word: str) -> str:
+    if word in IRREGULAR_PLURALS:
+        return IRREGULAR_PLURALS[word]
+    if word.endswith(("s", "sh", "ch", "x")):
+        return word + "es"
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+# --- vocabulary ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Domain:
+    """A label vocabulary for parsing answers: canonical label -> synonyms (itself included)."""
+
     name: str
+    terms: dict[str, tuple[str, ...]]
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self.terms)
+
+
+def domain(name: str, **terms: str) -> Domain:
+    """domain("shape", cube="cube|block") -> Domain("shape", {"cube": ("cube", "block")})"""
+    return Domain(name, {k.replace("_", " "): tuple(v.split("|")) for k, v in terms.items()})
+
+
+# --- the family ---------------------------------------------------------------------------
+class Family:
+    """One family of scenes. A subclass sets the class attributes and implements `sample`."""
+
+    name: str
+    package: str  # the family's module; its Blender builder is `<package>.builder`
     content_model: type[BaseModel]
-    default_scene: dict[str, Any]  # family defaults under the user's `scene`
-    builder: str  # module in byo.render.builders that realizes the spec in Blender
+    default_scene: dict[str, Any] = {}  # family defaults under the user's `scene`
+    template_file: str  # the family's question templates (YAML), a file of...
+    template_package: str = CATALOG  # ...this package (a family of its own ships its own)
+    answers: Mapping[str, AnswerFn] = {}  # question key -> answer function
+    vocabulary: tuple[Domain, ...] = ()  # label domains its answers use, for parsing
+
+    def templates(self) -> Traversable:
+        return files(self.template_package) / self.template_file
 
     def sample(self, content: BaseModel, setup: ResolvedSetup, *, draw: np.random.Generator,
                place: np.random.Generator) -> tuple[list[SceneObject], dict[str, Any]]:
         """Objects and family ground truth. `draw` picks what is in the scene, `place` where."""
+        raise NotImplementedError
 
-    def landmarks(self, spec) -> dict[str, list[tuple[float, float, float]]]:
+    def landmarks(self, spec: SceneSpec) -> dict[str, list[tuple[float, float, float]]]:
         """Named 3D points whose projection the legend records (e.g. board corners)."""
+        return {}
 
     def export(self, layout, legends: list[dict[str, Any]]) -> dict[str, Any]:
         """Dataset-level files in the family's own formats; returns name -> path."""
+        return {}
 
     def legend_lines(self, legend: dict[str, Any]) -> list[str]:
         """Family-specific lines of the human-readable legend."""
+        return []
+
+    def caption(self, legend: dict[str, Any]) -> str:
+        """The contact sheet's last caption line: what the image shows, in a few words."""
+        return f"{len(visible(legend))} visible"
+
+    def question_context(self, legend: dict[str, Any]) -> dict[str, Any]:
+        """Template parameters of the family's preprompts (e.g. the board size)."""
+        return {}

@@ -1,1 +1,2 @@
-"""The render layer: the only part of the package (with the add-on) that imports bpy."""
+"""Rendering one image: `job.render_task` (bpy) turns a RenderTask into a RenderResult;
+`writer.write_result` (no bpy) puts a result on disk."""

@@ -26,7 +26,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from byo.score import crest, text
+from byo.families.crest import metrics as crest
+from byo.score import text
 from byo.score.numbers import numbers, ordinals
 from byo.score.vocab import DOMAINS, POSITION_DOMAIN, Domain, Matcher, domain_for
 

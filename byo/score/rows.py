@@ -7,8 +7,8 @@ from pathlib import Path
 
 from byo.dataset import Layout
 from byo.errors import ConfigError
-from byo.questions import QUESTIONS, Question, load_questions
-from byo.score import crest
+from byo.families.crest import metrics as crest
+from byo.questions.load import QUESTIONS, Question, load_questions
 from byo.score.parse import Domains, context_for, parse_answer
 from byo.score.vocab import POSITION_WORDS, position_cell
 

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from byo.score import crest, metrics
+from byo.families.crest import metrics as crest
+from byo.score import metrics
 from byo.score.parse import STATUSES
 from byo.score.rows import NUMERIC, SETS, grid_position, truth_cell
 

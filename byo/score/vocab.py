@@ -9,42 +9,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from byo.families import family_names, get_family
+from byo.families.base import POSITION_WORDS, Domain, domain, plural
 
-@dataclass(frozen=True)
-class Domain:
-    name: str
-    terms: dict[str, tuple[str, ...]]  # canonical label -> synonyms (the label itself included)
-
-    @property
-    def labels(self) -> list[str]:
-        return list(self.terms)
-
-
-def _plural(word: str) -> str:
-    if word.endswith(("s", "sh", "ch", "x")):
-        return word + "es"
-    if word.endswith("y") and word[-2:-1] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
-
-
-def _d(name: str, **terms: str) -> Domain:
-    return Domain(name, {k.replace("_", " "): tuple(v.split("|")) for k, v in terms.items()})
-
-
-DOMAINS = [
-    _d("piece_type", pawn="pawn", rook="rook|castle|tower", knight="knight|horse", bishop="bishop",
-       queen="queen", king="king"),
-    _d("piece_color", white="white|ivory|cream|light-colored|light-coloured",
-       black="black|ebony|dark-colored|dark-coloured"),
-    _d("clevr_color", gray="gray|grey|silver", red="red", blue="blue", green="green", brown="brown",
-       purple="purple|violet", cyan="cyan|teal|turquoise|aqua", yellow="yellow|gold|golden"),
-    _d("shape", cube="cube|block|box|cuboid", sphere="sphere|ball|orb", cylinder="cylinder", cone="cone"),
-    _d("material", rubber="rubber|matte|matt", metal="metal|metallic|shiny"),
-    _d("size", small="small|little|tiny", large="large|big|huge"),
-    _d("yes_no", yes="yes|yeah|yep|yup|true|correct|affirmative", no="no|nope|false|incorrect|negative"),
-]
-IRREGULAR = {"knife": "knives", "leaf": "leaves"}
+YES_NO = domain("yes_no", yes="yes|yeah|yep|yup|true|correct|affirmative",
+                no="no|nope|false|incorrect|negative")
+# Every family's label domains (in family order), then the shared ones.
+DOMAINS = [*(d for name in family_names() for d in get_family(name).vocabulary), YES_NO]
 
 
 NONE = ("none", "nothing", "no container", "no enclosing container", "without a container", "not enclosed")
@@ -59,9 +30,9 @@ def from_answers(answers: list[str]) -> Domain:
 def domain_for(answers: list) -> Domain:
     """The first domain whose labels include every answer (lists are flattened)."""
     flat = [str(x).lower() for a in answers for x in (a if isinstance(a, list) else [a])]
-    for domain in DOMAINS:
-        if flat and all(a in domain.terms for a in flat):
-            return domain
+    for known in DOMAINS:
+        if flat and all(a in known.terms for a in flat):
+            return known
     return from_answers(flat)
 
 
@@ -75,7 +46,7 @@ class LabelMention:
 def _forms(term: str) -> list[str]:
     forms = {term}
     if " " not in term and "-" not in term and len(term) > 3:
-        forms.add(IRREGULAR.get(term, _plural(term)))
+        forms.add(plural(term))
     return sorted(forms, key=len, reverse=True)
 
 
@@ -105,8 +76,6 @@ class Matcher:
 # --- grid position words (3 x 3) ----------------------------------------------------------
 VERTICAL = {"upper": "upper|top", "middle": "middle|center|centre|central", "lower": "lower|bottom"}
 HORIZONTAL = {"left": "left", "middle": "middle|center|centre|central", "right": "right"}
-POSITION_WORDS = ["upper left", "upper middle", "upper right", "middle left", "center", "middle right",
-                  "lower left", "lower middle", "lower right"]
 
 
 def _position_terms() -> dict[str, tuple[str, ...]]:

@@ -11,7 +11,14 @@ import json
 import random
 from pathlib import Path
 
-from byo.qa.generate import TEMPLATES, Common, FamilyTemplates, _load, preprompt_parts, render
+from byo.questions.generate import (
+    TEMPLATES,
+    Common,
+    FamilyTemplates,
+    _load,
+    preprompt_parts,
+    render,
+)
 
 HERE = Path(__file__).resolve().parent
 rng = random.Random(2026)

@@ -1,0 +1,78 @@
+"""Blender version differences (3.4 to 5.0), kept in one place."""
+
+from __future__ import annotations
+
+import bpy
+
+VERSION = bpy.app.version  # (major, minor, patch)
+
+
+def version_string() -> str:
+    return bpy.app.version_string.split(" ")[0]
+
+
+def use_nodes(idblock) -> None:
+    """Materials and worlds always use nodes from 5.0; earlier versions need the switch."""
+    if VERSION < (5, 0, 0):
+        idblock.use_nodes = True
+
+
+def set_principled(node, base_rgb, roughness: float, metallic: float, specular: float = 0.5) -> None:
+    node.inputs["Base Color"].default_value = (*base_rgb, 1.0)
+    node.inputs["Roughness"].default_value = roughness
+    node.inputs["Metallic"].default_value = metallic
+    # "Specular" became "Specular IOR Level" in 4.0.
+    for name in ("Specular IOR Level", "Specular"):
+        if name in node.inputs:
+            node.inputs[name].default_value = specular
+            break
+
+
+def set_denoising(cycles, wanted: str) -> bool:
+    """Enable OpenImageDenoise when asked (or 'auto' and available). Returns whether it is on."""
+    if wanted == "off":
+        cycles.use_denoising = False
+        return False
+    try:
+        cycles.denoiser = "OPENIMAGEDENOISE"
+        cycles.use_denoising = True
+        return True
+    except (TypeError, ValueError, RuntimeError, AttributeError) as err:  # Debian's 3.4 lacks OIDN
+        cycles.use_denoising = False
+        if wanted == "on":
+            raise RuntimeError(f"denoise: on, but this Blender cannot denoise ({err})") from None
+        return False
+
+
+def disable_stamps(render) -> None:
+    """No date, time or render-time metadata in the PNGs, so identical renders are identical files."""
+    for attr in dir(render):
+        if attr.startswith("use_stamp"):
+            try:
+                setattr(render, attr, False)
+            except (AttributeError, TypeError):
+                pass
+
+
+def set_smooth(mesh, flags) -> None:
+    mesh.polygons.foreach_set("use_smooth", flags)
+    mesh.update()
+
+
+# Settings where a new scene (bpy.data.scenes.new) differs from the factory start-up scene that
+# renders were made in before: set to the factory values, so both give the same pixels.
+FACTORY_SHADING = {
+    "background_color": (0.0, 0.0, 0.0), "cavity_type": "WORLD", "curvature_ridge_factor": 0.0,
+    "curvature_valley_factor": 0.0, "studiolight_intensity": 0.0, "use_scene_lights_render": False,
+    "use_scene_world_render": False,
+}
+
+
+def match_factory_scene(scene) -> None:
+    shading = scene.display.shading
+    for name, value in FACTORY_SHADING.items():
+        setattr(shading, name, value)
+    try:  # the start-up scene's pattern from 4.2 on, where new scenes say AUTOMATIC
+        scene.cycles.sampling_pattern = "TABULATED_SOBOL"
+    except TypeError:  # 3.x: no such pattern, and new scenes already match
+        pass

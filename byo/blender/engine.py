@@ -1,0 +1,167 @@
+"""Rendering a scene of its own: creating it and removing everything it made, the engine
+call, the instance-id (object index) render, and Blender's own projection of points."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import bpy
+import numpy as np
+from bpy_extras.object_utils import world_to_camera_view
+from mathutils import Vector
+from PIL import Image
+
+from byo.blender import compat
+
+# Kinds of data a build creates; everything of these kinds made inside `own_scene` is removed.
+_DATA_KINDS = ("objects", "meshes", "materials", "lights", "cameras", "worlds", "images", "node_groups",
+               "textures", "curves", "collections", "scenes")
+
+
+def _data_ids() -> dict[str, set[int]]:
+    return {kind: {block.as_pointer() for block in getattr(bpy.data, kind)} for kind in _DATA_KINDS}
+
+
+@contextlib.contextmanager
+def own_scene(name: str) -> Iterator[bpy.types.Scene]:
+    """A new, empty scene to build and render in. Whatever the block creates is removed when it
+    ends; the open file's other scenes, objects and data are never touched."""
+    before = _data_ids()
+    scene = bpy.data.scenes.new(name)
+    try:
+        yield scene
+    finally:
+        made = [block for kind in _DATA_KINDS for block in getattr(bpy.data, kind)
+                if block.as_pointer() not in before[kind]]
+        bpy.data.batch_remove(made)
+
+
+@contextlib.contextmanager
+def quiet_render():
+    """Blender prints per-tile progress and start-up warnings on both streams; keep them off the
+    progress bar. Render failures still surface as Python exceptions."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for fd in saved:
+        os.dup2(devnull, fd)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for fd, copy in saved.items():
+            os.dup2(copy, fd)
+            os.close(copy)
+        os.close(devnull)
+
+
+def _render_to(scene, path: str) -> None:
+    scene.render.filepath = path
+    with quiet_render():
+        bpy.ops.render.render(write_still=True, scene=scene.name)
+
+
+def _rendered(scene, mode: str) -> np.ndarray:
+    """Render `scene` and return its pixels (Blender keeps no pixels of a render result to read,
+    so they pass through a private temporary PNG)."""
+    with tempfile.TemporaryDirectory(prefix="byo_render_") as tmp:
+        path = str(Path(tmp) / "render.png")
+        _render_to(scene, path)
+        with Image.open(path) as im:
+            return np.asarray(im.convert(mode), dtype=np.uint8)
+
+
+def render_image(scene) -> np.ndarray:
+    """The image, (height, width, 3) sRGB."""
+    return _rendered(scene, "RGB")
+
+
+def render_instance_ids(scene, objects: dict[int, list]) -> np.ndarray:
+    """Each pixel's instance id (0: no object), (height, width): every object of `objects[id]`
+    renders as the exact grey level id / 255 (one Cycles sample, no pixel filter, no blur,
+    lights off, emission only, Raw view transform)."""
+    saved = {
+        "engine": scene.render.engine, "view": scene.view_settings.view_transform,
+        "dither": scene.render.dither_intensity,
+    }
+    cam = scene.camera.data
+    saved_dof = cam.dof.use_dof
+    mat = bpy.data.materials.new("mask_index")
+    compat.use_nodes(mat)
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    for n in list(nodes):
+        nodes.remove(n)
+    info = nodes.new("ShaderNodeObjectInfo")
+    scale = nodes.new("ShaderNodeMath")
+    scale.operation = "DIVIDE"
+    scale.inputs[1].default_value = 255.0
+    emission = nodes.new("ShaderNodeEmission")
+    out = nodes.new("ShaderNodeOutputMaterial")
+    links.new(info.outputs["Object Index"], scale.inputs[0])
+    links.new(scale.outputs["Value"], emission.inputs["Color"])
+    links.new(emission.outputs["Emission"], out.inputs["Surface"])
+
+    for obj in scene.objects:
+        obj.pass_index = 0
+    for index, parts in objects.items():
+        for obj in parts:
+            obj.pass_index = index
+    lights = [o for o in scene.objects if o.type == "LIGHT"]
+    for light in lights:
+        light.hide_render = True
+    world_strength = scene.world.node_tree.nodes["Background"].inputs["Strength"]
+    saved_strength = world_strength.default_value
+    world_strength.default_value = 0.0
+    layer = scene.view_layers[0]
+    layer.material_override = mat
+
+    scene.render.engine = "CYCLES"
+    c = scene.cycles
+    cycles_saved = {k: getattr(c, k) for k in ("samples", "use_adaptive_sampling", "use_denoising",
+                                                 "filter_width", "max_bounces")}
+    c.samples = 1
+    c.use_adaptive_sampling = False
+    c.use_denoising = False
+    c.filter_width = 0.01
+    c.max_bounces = 0
+    cam.dof.use_dof = False
+    scene.view_settings.view_transform = "Raw"
+    scene.render.dither_intensity = 0.0
+    try:
+        return _rendered(scene, "L")
+    finally:
+        for k, v in cycles_saved.items():
+            setattr(c, k, v)
+        layer.material_override = None
+        for light in lights:
+            light.hide_render = False
+        world_strength.default_value = saved_strength
+        cam.dof.use_dof = saved_dof
+        scene.render.engine = saved["engine"]
+        scene.view_settings.view_transform = saved["view"]
+        scene.render.dither_intensity = saved["dither"]
+        bpy.data.materials.remove(mat)
+
+
+def project_points(scene, points) -> list[tuple[float, float, float]]:
+    """Pixel x, pixel y (down from the top) and depth, as Blender's camera projects them."""
+    w, h = scene.render.resolution_x, scene.render.resolution_y
+    out = []
+    for p in points:
+        v = world_to_camera_view(scene, scene.camera, Vector(p))
+        out.append((v.x * w, (1.0 - v.y) * h, v.z))
+    return out
+
+
+def current_rss_mb() -> float:
+    with open(f"/proc/{os.getpid()}/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+

@@ -1,0 +1,27 @@
+"""Materials: sRGB to linear, and the principled material every family uses."""
+
+from __future__ import annotations
+
+import bpy
+
+from byo.blender import compat
+
+
+def srgb_to_linear(c: float) -> float:
+    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+
+def linear_rgb(rgb) -> tuple[float, float, float]:
+    return tuple(srgb_to_linear(float(c)) for c in rgb[:3])
+
+
+def principled_material(name: str, rgb, roughness: float, metallic: float = 0.0, specular: float = 0.5):
+    mat = bpy.data.materials.new(name)
+    compat.use_nodes(mat)
+    compat.set_principled(mat.node_tree.nodes["Principled BSDF"], rgb, roughness, metallic, specular)
+    mat.diffuse_color = (*rgb, 1.0)  # what Workbench shows
+    mat.roughness = roughness
+    mat.metallic = metallic
+    return mat
+
+

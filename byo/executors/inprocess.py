@@ -1,0 +1,25 @@
+"""Render in this process, one task after the other (bpy is imported here on first use)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+
+from byo.executors import RENDER, Outcome, describe, load_handler
+from byo.render.messages import RenderTask
+
+
+class InProcess:
+    def __init__(self, threads: int | None = None, handler: str = RENDER):
+        self.threads = threads or os.cpu_count() or 1
+        self.handler = handler
+
+    def run(self, tasks: Iterable[RenderTask]) -> Iterator[Outcome]:
+        render = load_handler(self.handler)
+        for task in tasks:
+            try:
+                result = render(task, self.threads)
+            except Exception as err:  # recorded as a failed image; the run goes on
+                yield task, None, describe(err)
+            else:
+                yield task, result, None

@@ -1,0 +1,177 @@
+"""Answers to the chess questions, from legends. Rows and columns are as the camera sees them."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from byo.families.base import POSITION_WORDS, Answer, AnswerTable, Skip, plural, visible
+from byo.families.chess.model import PIECE_TYPES
+
+ANSWERS = AnswerTable()
+
+
+def _board(legend: dict) -> dict:
+    return legend["extras"]["board"]
+
+
+def board_size(legend: dict) -> dict:
+    b = _board(legend)
+    return {"rows": b["view_rows"], "columns": b["view_columns"]}
+
+
+def _only(legend: dict, n: int) -> list[dict] | Skip:
+    pieces = visible(legend)
+    return pieces if len(pieces) == n else Skip(f"needs exactly {n} visible piece{'s' if n > 1 else ''}")
+
+
+def _count(legend: dict, **match) -> int:
+    return sum(all(o["attributes"][k] == v for k, v in match.items()) for o in visible(legend))
+
+
+@ANSWERS.key("count_pieces")
+def count_pieces(legend, rng):
+    return Answer(len(visible(legend)))
+
+
+@ANSWERS.key("count_squares")
+def count_squares(legend, rng):
+    b = _board(legend)
+    return Answer(b["rows"] * b["columns"])
+
+
+@ANSWERS.key("count_identification_white_pieces")
+def count_white(legend, rng):
+    return Answer(_count(legend, color="white"))
+
+
+@ANSWERS.key("count_identification_black_pieces")
+def count_black(legend, rng):
+    return Answer(_count(legend, color="black"))
+
+
+@ANSWERS.key("count_identification_piece_type")
+def count_type(legend, rng):
+    piece = PIECE_TYPES[int(rng.integers(len(PIECE_TYPES)))]  # absent types too: 0 is an answer
+    return Answer(_count(legend, type=piece), {"piece_type": piece, "piece_plural": plural(piece)})
+
+
+def _lone(legend: dict, attribute: str) -> Answer | Skip:
+    """An attribute of the one visible piece."""
+    pieces = _only(legend, 1)
+    return pieces if isinstance(pieces, Skip) else Answer(pieces[0]["attributes"][attribute])
+
+
+def _between(legend: dict, attribute: str) -> Answer | Skip:
+    """How far apart the two visible pieces are in rows or columns."""
+    pieces = _only(legend, 2)
+    return pieces if isinstance(pieces, Skip) else Answer(
+        abs(pieces[0]["attributes"][attribute] - pieces[1]["attributes"][attribute]))
+
+
+@ANSWERS.key("identify_type_one_piece")
+def identify_type(legend, rng):
+    return _lone(legend, "type")
+
+
+@ANSWERS.key("identify_color_one_piece")
+def identify_color(legend, rng):
+    return _lone(legend, "color")
+
+
+@ANSWERS.key("identify_type_several_pieces")
+def identify_types(legend, rng):
+    pieces = visible(legend)
+    if not pieces:
+        return Skip("no visible piece")
+    return Answer(sorted({o["attributes"]["type"] for o in pieces}))
+
+
+@ANSWERS.key("localize_row_one_piece")
+def localize_row(legend, rng):
+    return _lone(legend, "row")
+
+
+@ANSWERS.key("localize_column_one_piece")
+def localize_column(legend, rng):
+    return _lone(legend, "column")
+
+
+def position_word(row: int, column: int, rows: int, columns: int) -> str:
+    """Thirds of the board by cell centre: upper / middle / lower and left / middle / right."""
+    return POSITION_WORDS[3 * min(2, int(3 * (row + 0.5) / rows)) + min(2, int(3 * (column + 0.5) / columns))]
+
+
+@ANSWERS.key("localize_position_word_one_piece")
+def localize_word(legend, rng):
+    pieces = _only(legend, 1)
+    if isinstance(pieces, Skip):
+        return pieces
+    a, b = pieces[0]["attributes"], _board(legend)
+    return Answer(position_word(a["row"], a["column"], b["view_rows"], b["view_columns"]))
+
+
+@ANSWERS.key("localize_rows_between_two_pieces")
+def rows_between(legend, rng):
+    return _between(legend, "row")
+
+
+@ANSWERS.key("localize_columns_between_two_pieces")
+def columns_between(legend, rng):
+    return _between(legend, "column")
+
+
+def _random_line(legend, rng, axis: str) -> int:
+    size = _board(legend)["view_rows" if axis == "row" else "view_columns"]
+    return int(rng.integers(size))
+
+
+@ANSWERS.key("count_localization_pieces_on_row")
+def count_on_row(legend, rng):
+    row = _random_line(legend, rng, "row")
+    return Answer(_count(legend, row=row), {"row": row})
+
+
+@ANSWERS.key("count_localization_pieces_on_column")
+def count_on_column(legend, rng):
+    column = _random_line(legend, rng, "column")
+    return Answer(_count(legend, column=column), {"column": column})
+
+
+def _occupied(legend, rng) -> dict | Skip:
+    pieces = visible(legend)
+    if not pieces:
+        return Skip("no visible piece")
+    cells = Counter((o["attributes"]["row"], o["attributes"]["column"]) for o in pieces)
+    assert max(cells.values()) == 1, "two pieces share a cell"
+    return pieces[int(rng.integers(len(pieces)))]
+
+
+def _at(legend: dict, rng, attribute: str) -> Answer | Skip:
+    """An attribute of the piece on a cell drawn among the occupied ones; the cell is the parameter."""
+    piece = _occupied(legend, rng)
+    if isinstance(piece, Skip):
+        return piece
+    a = piece["attributes"]
+    return Answer(a[attribute], {"row": a["row"], "column": a["column"]})
+
+
+@ANSWERS.key("identify_localization_piece_type")
+def type_at(legend, rng):
+    return _at(legend, rng, "type")
+
+
+@ANSWERS.key("identify_localization_piece_color")
+def color_at(legend, rng):
+    return _at(legend, rng, "color")
+
+
+@ANSWERS.key("count_identification_localization_white_pieces_row")
+def white_on_row(legend, rng):
+    row = _random_line(legend, rng, "row")
+    return Answer(_count(legend, color="white", row=row), {"row": row})
+
+
+@ANSWERS.key("count_identification_localization_black_pieces_column")
+def black_on_column(legend, rng):
+    column = _random_line(legend, rng, "column")
+    return Answer(_count(legend, color="black", column=column), {"column": column})

@@ -1,0 +1,179 @@
+"""Chess scenes: sampling a spec (pieces on cells, view rows and columns), landmarks and
+legend lines. Board coordinates: see model.py."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from byo.families.base import Family, visible
+from byo.families.chess.answers import ANSWERS, board_size
+from byo.families.chess.model import (
+    PIECE_HEIGHT,
+    PIECE_TYPES,
+    SPREAD_POOL,
+    BoardConfig,
+    ChessContent,
+    piece_rgb,
+)
+from byo.families.chess.vocab import VOCABULARY
+from byo.spec import PlacementError, SceneObject
+from byo.stage import ResolvedSetup
+
+
+class BoardGeometry:
+    """Cell centres and corners of a board in world metres (the top surface at z = thickness)."""
+
+    def __init__(self, board: BoardConfig):
+        self.board = board
+        self.rows, self.cols, self.size = board.rows, board.columns, board.square_size
+        self.top = board.thickness
+
+    def centre(self, i: int, j: int) -> tuple[float, float, float]:
+        x0, y0 = self.board.location
+        return (x0 + (j - (self.cols - 1) / 2) * self.size, y0 + ((self.rows - 1) / 2 - i) * self.size, self.top)
+
+    def corners(self) -> list[tuple[float, float, float]]:
+        """(rows + 1) x (columns + 1) grid corners, row-major from the (0, 0) corner."""
+        x0, y0 = self.board.location
+        return [(x0 + (j - self.cols / 2) * self.size, y0 + (self.rows / 2 - i) * self.size, self.top)
+                for i in range(self.rows + 1) for j in range(self.cols + 1)]
+
+
+class ViewMapping:
+    """Physical cells to view cells (row 0 farthest from the camera, column 0 leftmost)."""
+
+    def __init__(self, rows: int, cols: int, directions: dict):
+        front = -np.array(directions["behind"][:2])  # towards the camera on the ground
+        right = -np.array(directions["left"][:2])
+        row_axis, col_axis = np.array([0.0, -1.0]), np.array([1.0, 0.0])  # physical i, j increase
+        self.swapped = bool(abs(front @ col_axis) > abs(front @ row_axis) + 1e-9)
+        if not self.swapped:
+            self.flip_row, self.flip_col = bool(front @ row_axis < 0), bool(right @ col_axis < 0)
+            self.view_rows, self.view_cols = rows, cols
+        else:
+            self.flip_row, self.flip_col = bool(front @ col_axis < 0), bool(right @ row_axis < 0)
+            self.view_rows, self.view_cols = cols, rows
+
+    def view_cell(self, i: int, j: int) -> tuple[int, int]:
+        r, c = (j, i) if self.swapped else (i, j)
+        return (self.view_rows - 1 - r if self.flip_row else r, self.view_cols - 1 - c if self.flip_col else c)
+
+
+class ChessFamily(Family):
+    name = "chess"
+    package = "byo.families.chess"
+    content_model = ChessContent
+    template_file = "chess.yaml"
+    answers = ANSWERS
+    vocabulary = VOCABULARY
+    default_scene: dict[str, Any] = {
+        "camera": {"distance": 1.3, "elevation": 42.0, "azimuth": 0.0, "focal_length": 50.0},
+        "table": {"enabled": True, "length": 1.4, "width": 1.0},
+        "resolution": [640, 360],
+        # Pieces are small: about 45 px visible at 640x360 counts as seen.
+        "render": {"min_visible_fraction": 0.0002},
+    }
+
+    def _identities(self, c: ChessContent, draw: np.random.Generator) -> list[dict]:
+        colors = [x if isinstance(x, str) else x.name for x in c.colors]
+        if c.pieces:
+            return [{"type": p.type, "color": p.color if isinstance(p.color, str) else p.color.name,
+                     "cell": p.cell} for p in c.pieces]
+        lo, hi = c.count_range
+        n = int(draw.integers(lo, hi, endpoint=True))
+        pool = list(c.type_pool)
+        if c.n_types is not None:
+            pool = [pool[k] for k in sorted(draw.choice(len(pool), size=c.n_types, replace=False))]
+        return [{"type": pool[int(draw.integers(len(pool)))], "color": colors[int(draw.integers(len(colors)))],
+                 "cell": None} for _ in range(n)]
+
+    def _cells(self, c: ChessContent, n_free: int, taken: set, place: np.random.Generator) -> list[tuple[int, int]]:
+        rows, cols = c.board.rows, c.board.columns
+        allowed = sorted(set(c.placement.cells)) if c.placement.cells else [
+            (i, j) for i in range(rows) for j in range(cols)]
+        free = [cell for cell in allowed if cell not in taken]
+        if n_free > len(free):
+            raise PlacementError(f"{n_free} pieces do not fit on the {len(free)} free allowed cells")
+        spread = c.placement.spread
+        if spread != "high":
+            start = c.placement.start
+            if start == "center":
+                start = ((rows - 1) / 2, (cols - 1) / 2)
+            elif start == "corner":
+                start = (0, 0)
+            # Nearest cells first; random tie-breaking keeps clusters from always growing the same way.
+            dist = np.array([math.hypot(i - start[0], j - start[1]) for i, j in free]) + place.uniform(0, 0.5, len(free))
+            pool_size = min(len(free), max(n_free, math.ceil(SPREAD_POOL[spread] * n_free)))
+            free = [free[k] for k in np.argsort(dist, kind="stable")[:pool_size]]
+        picks = place.choice(len(free), size=n_free, replace=False)
+        return [free[k] for k in picks]
+
+    def sample(self, content: ChessContent, setup: ResolvedSetup, *, draw: np.random.Generator,
+               place: np.random.Generator) -> tuple[list[SceneObject], dict[str, Any]]:
+        idents = self._identities(content, draw)
+        rotations = [float(draw.uniform(-content.max_rotation, content.max_rotation)) for _ in idents]
+        board = content.board
+        geometry = BoardGeometry(board)
+        taken = {p["cell"] for p in idents if p["cell"] is not None}
+        free_cells = iter(self._cells(content, sum(p["cell"] is None for p in idents), taken, place))
+        directions = setup.projector().ground_directions()
+        view = ViewMapping(board.rows, board.columns, directions)
+        pattern = (place.integers(0, 2, size=(board.rows, board.columns)).tolist() if board.random_pattern
+                   else [[(i + j) % 2 for j in range(board.columns)] for i in range(board.rows)])
+
+        objects = []
+        for k, (p, rot) in enumerate(zip(idents, rotations, strict=True)):
+            i, j = p["cell"] if p["cell"] is not None else next(free_cells)
+            row, col = view.view_cell(i, j)
+            objects.append(SceneObject(
+                id=k + 1, name=f"{p['color']}_{p['type']}_{k + 1}", kind=p["type"],
+                attributes={"type": p["type"], "color": p["color"],
+                            "rgb": [round(v, 6) for v in piece_rgb(content, p["color"])],
+                            "style": content.style, "cell": [i, j], "row": row, "column": col,
+                            "height": round(PIECE_HEIGHT[p["type"]] * board.square_size * content.scale, 6)},
+                location=tuple(round(v, 6) for v in geometry.centre(i, j)),  # base centre on the board
+                rotation=round(rot % 360.0, 4), scale=round(board.square_size * content.scale, 6)))
+
+        extras = {
+            "board": {
+                "rows": board.rows, "columns": board.columns, "view_rows": view.view_rows,
+                "view_columns": view.view_cols, "square_size": board.square_size, "border": board.border,
+                "thickness": board.thickness, "location": list(board.location),
+                "colors": {"frame": list(board.frame_color), "light": list(board.light_color),
+                           "dark": list(board.dark_color)},
+                "pattern": "random" if board.random_pattern else "checker",
+                "dark_squares": pattern,  # 1 = dark, physical [i][j]
+                "view_axes_swapped": view.swapped, "view_flip_rows": view.flip_row,
+                "view_flip_columns": view.flip_col,
+            },
+            "directions": directions,
+        }
+        return objects, extras
+
+    def landmarks(self, spec) -> dict:
+        board = ChessContent.model_validate(spec.content).board
+        return {"board_corners": BoardGeometry(board).corners()}
+
+    def legend_lines(self, legend: dict[str, Any]) -> list[str]:
+        b = legend["extras"]["board"]
+        lines = [f"board: {b['rows']}x{b['columns']} squares of {b['square_size']} m ({b['pattern']}), seen as "
+                 f"{b['view_rows']} rows x {b['view_columns']} columns; colours light {b['colors']['light']}, "
+                 f"dark {b['colors']['dark']}, frame {b['colors']['frame']}"]
+        by_type: dict[str, list[str]] = {}
+        for o in legend["objects"]:
+            a = o["attributes"]
+            by_type.setdefault(a["type"], []).append(f"{a['color']} at row {a['row']}, column {a['column']}")
+        for t in PIECE_TYPES:
+            if t in by_type:
+                lines.append(f"{t.upper()} ({len(by_type[t])}): " + "; ".join(by_type[t]))
+        return lines
+
+    def caption(self, legend: dict[str, Any]) -> str:
+        return f"{len(visible(legend))} pieces"
+
+    def question_context(self, legend: dict[str, Any]) -> dict[str, Any]:
+        return board_size(legend)
+

@@ -1,0 +1,139 @@
+"""Chess content: what a user writes under `scene.content`, and the piece tables.
+
+Chess scenes (BYO-Eval): a procedural board of any size and procedural pieces on it.
+
+Board coordinates: physical cell (i, j) has i counted from the +Y edge of the board and j
+from its -X edge, which is exactly the view from the default camera (azimuth 0). The legend
+also gives every piece's *view* cell: row 0 is the row farthest from the camera (top of the
+image) and column 0 the leftmost as the camera sees it, for any azimuth. When the camera looks
+along the board's other axis, view rows follow physical columns (and the view board is
+columns x rows). On an exact diagonal the Y axis wins.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from byo.schema import Strict
+
+PIECE_TYPES = ("pawn", "rook", "knight", "bishop", "queen", "king")
+PIECE_HEIGHT = {"pawn": 0.9, "rook": 1.0, "knight": 1.15, "bishop": 1.3, "queen": 1.5, "king": 1.65}  # x square
+PIECE_COLORS = {"white": (0.92, 0.89, 0.80), "black": (0.06, 0.05, 0.05)}  # sRGB
+COUNT_PRESETS = {"low": (1, 5), "medium": (5, 15), "high": (15, 32)}
+TYPE_PRESETS = {
+    "all": PIECE_TYPES, "pawns": ("pawn",), "major": ("rook", "queen"), "minor": ("knight", "bishop"),
+    "royal": ("king", "queen"), "no_pawns": PIECE_TYPES[1:],
+}
+SPREAD_POOL = {"low": 1.0, "medium": 2.5}  # candidate cells per piece nearest the start; high: all cells
+STYLES = ("staunton", "stylised")
+
+
+def _rgb(v):
+    if v is not None and (len(v) not in (3, 4) or not all(0 <= c <= 1 for c in v)):
+        raise ValueError("expected an RGB(A) colour as 3 or 4 numbers in [0, 1] (sRGB)")
+    return None if v is None else tuple(v[:3])
+
+
+class BoardConfig(Strict):
+    rows: int = Field(8, ge=1, le=12)
+    columns: int = Field(8, ge=1, le=12)
+    square_size: float = Field(0.06, gt=0)  # metres
+    border: float = Field(0.025, ge=0)
+    thickness: float = Field(0.02, gt=0)
+    frame_color: tuple[float, ...] = (0.30, 0.18, 0.10)
+    light_color: tuple[float, ...] = (0.93, 0.87, 0.74)
+    dark_color: tuple[float, ...] = (0.45, 0.30, 0.20)
+    random_pattern: bool = False  # seeded random light/dark squares instead of a checkerboard
+    location: tuple[float, float] = (0.0, 0.0)  # board centre on the table, metres
+
+    @field_validator("frame_color", "light_color", "dark_color")
+    @classmethod
+    def _colors(cls, v):
+        return _rgb(v)
+
+
+class ColorDef(Strict):
+    name: str
+    rgb: tuple[float, float, float]
+
+
+class PieceConfig(Strict):
+    type: Literal["pawn", "rook", "knight", "bishop", "queen", "king"]
+    color: str | ColorDef = "white"
+    cell: tuple[int, int] | None = None  # physical (i, j); None: placed like the random pieces
+
+
+class PlacementConfig(Strict):
+    cells: list[tuple[int, int]] | None = None  # allowed cells (physical); None: the whole board
+    spread: Literal["low", "medium", "high"] = "high"
+    start: Literal["center", "corner"] | tuple[int, int] = "center"
+
+
+class ChessContent(Strict):
+    board: BoardConfig = BoardConfig()
+    count: int | tuple[int, int] | Literal["low", "medium", "high"] = 5
+    types: list[Literal["pawn", "rook", "knight", "bishop", "queen", "king"]] | str = "all"
+    n_types: int | None = Field(None, ge=1, le=6)  # draw this many distinct types per image from `types`
+    colors: list[str | ColorDef] = ["white", "black"]
+    pieces: list[PieceConfig] = []  # explicit pieces; when given, `count`/`types` are not used
+    placement: PlacementConfig = PlacementConfig()
+    style: Literal["staunton", "stylised"] = "staunton"
+    scale: float = Field(1.0, gt=0, le=1.5)  # piece size relative to the square
+    max_rotation: float = Field(30.0, ge=0, le=180)  # degrees of seeded random turn about the vertical
+
+    @field_validator("types")
+    @classmethod
+    def _types(cls, v):
+        if isinstance(v, str) and v not in TYPE_PRESETS:
+            raise ValueError(f"unknown piece type preset {v!r}; expected one of {', '.join(TYPE_PRESETS)} or a list")
+        return v
+
+    @field_validator("colors")
+    @classmethod
+    def _colors(cls, v):
+        for c in v:
+            if isinstance(c, str) and c not in PIECE_COLORS:
+                raise ValueError(f"unknown piece colour {c!r}; expected white, black or {{name, rgb}}")
+        return v
+
+    @property
+    def type_pool(self) -> tuple[str, ...]:
+        return TYPE_PRESETS[self.types] if isinstance(self.types, str) else tuple(self.types)
+
+    @property
+    def count_range(self) -> tuple[int, int]:
+        if isinstance(self.count, str):
+            return COUNT_PRESETS[self.count]
+        return (self.count, self.count) if isinstance(self.count, int) else tuple(self.count)
+
+    @model_validator(mode="after")
+    def _feasible(self):
+        rows, cols = self.board.rows, self.board.columns
+        for cell in [*(self.placement.cells or []), *(p.cell for p in self.pieces if p.cell is not None)]:
+            if not (0 <= cell[0] < rows and 0 <= cell[1] < cols):
+                raise ValueError(f"cell {list(cell)} is off the {rows}x{cols} board")
+        start = self.placement.start
+        if isinstance(start, tuple) and not (0 <= start[0] < rows and 0 <= start[1] < cols):
+            raise ValueError(f"placement.start {list(start)} is off the {rows}x{cols} board")
+        available = len(set(self.placement.cells)) if self.placement.cells else rows * cols
+        lo, hi = self.count_range
+        wanted = len(self.pieces) if self.pieces else hi
+        if lo < 0 or hi < lo:
+            raise ValueError("count must be >= 0, or [min, max] with min <= max")
+        if wanted > available:
+            raise ValueError(f"{wanted} pieces cannot stand on {available} cells of a {rows}x{cols} board")
+        taken = [p.cell for p in self.pieces if p.cell is not None]
+        if len(taken) != len(set(taken)):
+            raise ValueError("two explicit pieces share a cell")
+        if self.n_types is not None and self.n_types > len(self.type_pool):
+            raise ValueError(f"n_types {self.n_types} exceeds the {len(self.type_pool)} types available")
+        return self
+
+
+def piece_rgb(content: ChessContent, color: str) -> tuple[float, float, float]:
+    for c in [*content.colors, *(p.color for p in content.pieces)]:
+        if isinstance(c, ColorDef) and c.name == color:
+            return c.rgb
+    return PIECE_COLORS[color]

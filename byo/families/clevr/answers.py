@@ -1,0 +1,179 @@
+"""Answers to the CLEVR-style questions, from legends (seeds 001 and 004 for the choices)."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+from byo.families.base import Answer, AnswerTable, Skip, multiple_choice, plural, visible
+from byo.families.clevr.model import SHAPES
+
+ANSWERS = AnswerTable()
+
+
+def _attr(o: dict, name: str) -> str:
+    return o["attributes"][name]
+
+
+def _colors(legend: dict) -> list[str]:
+    return [c if isinstance(c, str) else c["name"] for c in legend["content"]["colors"]]
+
+
+def _unique(objects: list[dict], name: str) -> list[dict]:
+    counts = Counter(_attr(o, name) for o in objects)
+    return [o for o in objects if counts[_attr(o, name)] == 1]
+
+
+def _pick(rng, seq):
+    return seq[int(rng.integers(len(seq)))]
+
+
+@ANSWERS.key("count_objects")
+def count_objects(legend, rng):
+    return Answer(len(visible(legend)))
+
+
+@ANSWERS.key("count_color")
+def count_color(legend, rng):
+    color = _pick(rng, _colors(legend))
+    return Answer(sum(_attr(o, "color") == color for o in visible(legend)), {"color": color})
+
+
+@ANSWERS.key("count_shape")
+def count_shape(legend, rng):
+    shape = _pick(rng, SHAPES)
+    return Answer(sum(o["kind"] == shape for o in visible(legend)), {"shape": shape, "shape_plural": plural(shape)})
+
+
+@ANSWERS.key("exist_color_shape")
+def exist_color_shape(legend, rng):
+    objects = visible(legend)
+    if objects and rng.random() < 0.5:  # half the time ask about something that is there
+        o = _pick(rng, objects)
+        color, shape = _attr(o, "color"), o["kind"]
+    else:
+        color, shape = _pick(rng, _colors(legend)), _pick(rng, SHAPES)
+    present = any(_attr(o, "color") == color and o["kind"] == shape for o in objects)
+    return Answer("yes" if present else "no", {"color": color, "shape": shape})
+
+
+def _query(legend, rng, by: str, asked: str) -> Answer | Skip:
+    candidates = _unique(visible(legend), by)
+    if not candidates:
+        return Skip(f"no {by} appears exactly once")
+    o = _pick(rng, candidates)
+    return Answer(_attr(o, asked), {by: _attr(o, by)})
+
+
+@ANSWERS.key("query_color_unique_shape")
+def query_color(legend, rng):
+    return _query(legend, rng, "shape", "color")
+
+
+@ANSWERS.key("query_shape_unique_color")
+def query_shape(legend, rng):
+    return _query(legend, rng, "color", "shape")
+
+
+@ANSWERS.key("query_material_unique_shape")
+def query_material(legend, rng):
+    return _query(legend, rng, "shape", "material")
+
+
+@ANSWERS.key("query_size_unique_shape")
+def query_size(legend, rng):
+    return _query(legend, rng, "shape", "size")
+
+
+def _described(objects: list[dict]) -> dict[int, str]:
+    """Objects told apart by colour and shape alone, with that description."""
+    names = Counter((_attr(o, "color"), o["kind"]) for o in objects)
+    return {o["id"]: f"{_attr(o, 'color')} {o['kind']}" for o in objects if names[(_attr(o, "color"), o["kind"])] == 1}
+
+
+@ANSWERS.key("relate_left")
+def relate_left(legend, rng):
+    objects = visible(legend)
+    named = _described(objects)
+    pairs = [(a, b) for a, b in itertools.permutations(objects, 2) if a["id"] in named and b["id"] in named]
+    if not pairs:
+        return Skip("no two objects are told apart by colour and shape")
+    a, b = _pick(rng, pairs)
+    index = {o["id"]: i for i, o in enumerate(legend["objects"])}
+    left_of_b = legend["extras"]["relationships"]["left"][index[b["id"]]]
+    return Answer("yes" if index[a["id"]] in left_of_b else "no", {"a": named[a["id"]], "b": named[b["id"]]})
+
+
+@ANSWERS.key("label_choice")
+def label_choice(legend, rng):
+    """Seed 004, GZSL: the true label, two random labels and (two objects) two attribute swaps."""
+    extras = legend["extras"]
+    if "label" not in extras and not ("labels" in extras and "left_to_right" not in extras):
+        return Skip("not a single-object or two-object scene")
+    objects = legend["objects"]
+    present = {(_attr(o, "color"), o["kind"]) for o in objects}
+    everything = [(c, s) for c in _colors(legend) for s in legend["content"]["shapes"]]
+    absent = [f"{c} {s}" for c, s in everything if (c, s) not in present]
+    correct = _pick(rng, [f"{_attr(o, 'color')} {o['kind']}" for o in objects])
+    hard = []
+    if len(objects) == 2:
+        a, b = objects
+        hard = [f"{_attr(a, 'color')} {b['kind']}", f"{_attr(b, 'color')} {a['kind']}"]
+    easy = [absent[k] for k in rng.permutation(len(absent)) if absent[k] not in hard][: 4 - len(hard)]
+    return multiple_choice(correct, hard + easy, rng)
+
+
+@ANSWERS.key("relation_choice")
+def relation_choice(legend, rng):
+    """Seed 004, GZSL: the true relation, its relation swap and order swap, two random relations."""
+    order = legend["extras"].get("left_to_right")
+    if order is None:
+        return Skip("not a relational scene")
+    left, right = order
+    true = {f"{left} left {right}", f"{right} right {left}"}
+    correct = _pick(rng, sorted(true))
+    a, rel, b = correct.split()
+    other = "right" if rel == "left" else "left"
+    hard = [f"{a} {other} {b}", f"{b} {rel} {a}"]
+    pool = [f"{x} {r} {y}" for x, y in itertools.permutations(legend["content"]["shapes"], 2) for r in ("left", "right")]
+    easy = [p for p in (pool[k] for k in rng.permutation(len(pool))) if p not in true and p not in hard][:2]
+    return multiple_choice(correct, hard + easy, rng)
+
+
+def _caption(pairs: list[tuple[str, str]]) -> str:
+    parts = [f"a {color} {shape}" for color, shape in pairs]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _binding(legend) -> list[tuple[str, str]] | Skip:
+    binding = legend["extras"].get("binding_left_to_right")
+    if binding is None or len(binding) < 2:
+        return Skip("not a colour-binding scene with N >= 2")
+    return [(b["color"], b["shape"]) for b in binding]
+
+
+@ANSWERS.key("binding_swap")
+def binding_swap(legend, rng):
+    """Seed 001, Swap: the N colours permuted among the N objects (N! - 1 negatives)."""
+    truth = _binding(legend)
+    if isinstance(truth, Skip):
+        return truth
+    colors, shapes = zip(*truth, strict=True)
+    negatives = [_caption(list(zip(p, shapes, strict=True))) for p in itertools.permutations(colors)]
+    return multiple_choice(_caption(truth), negatives, rng)
+
+
+@ANSWERS.key("binding_confusion")
+def binding_confusion(legend, rng):
+    """Seed 001, Confusion: colours and objects drawn with replacement (N^N x N^N - 1); four shown."""
+    truth = _binding(legend)
+    if isinstance(truth, Skip):
+        return truth
+    colors, shapes = zip(*truth, strict=True)
+    n = len(truth)
+    everything = [_caption(list(zip(c, s, strict=True)))
+                  for c in itertools.product(colors, repeat=n) for s in itertools.product(shapes, repeat=n)]
+    correct = _caption(truth)
+    wrong = [c for c in dict.fromkeys(everything) if c != correct]
+    picks = [wrong[k] for k in rng.choice(len(wrong), size=min(4, len(wrong)), replace=False)]
+    return multiple_choice(correct, picks, rng)

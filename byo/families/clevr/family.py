@@ -1,0 +1,238 @@
+"""CLEVR-style scenes: sampling identities and positions, relations as the image shows them,
+legend lines and the CLEVR scenes file. The content model and the conventions: model.py."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+
+from byo.families.base import Family, visible
+from byo.families.clevr.answers import ANSWERS
+from byo.families.clevr.export import export_scenes
+from byo.families.clevr.model import (
+    RELATIONS,
+    SIZES,
+    ClevrContent,
+    _color_names,
+    _color_table,
+    _footprint_radius,
+    _in_split,
+    _pair_split,
+    object_label_split,
+    relation_label_split,
+)
+from byo.families.clevr.vocab import VOCABULARY
+from byo.spec import PlacementError, SceneObject
+from byo.stage import ResolvedSetup
+
+
+class ClevrFamily(Family):
+    name = "clevr"
+    package = "byo.families.clevr"
+    content_model = ClevrContent
+    template_file = "clevr.yaml"
+    answers = ANSWERS
+    vocabulary = VOCABULARY
+    default_scene: dict[str, Any] = {
+        # CLEVR's camera (about 11.3 units away, 28 degrees up), objects on a plain grey ground.
+        "camera": {"distance": 1.0, "elevation": 28.0, "azimuth": 49.0, "focal_length": 35.0},
+        "table": {"enabled": False},
+        "floor": {"color": [0.45, 0.45, 0.45], "roughness": 0.9},
+        "lighting": {"intensity": "medium"},
+        "resolution": [320, 240],
+    }
+
+    # -- what is in the scene ------------------------------------------------------------
+    def _identities(self, c: ClevrContent, draw: np.random.Generator) -> tuple[list[dict], dict]:
+        colors = _color_names(c.colors)
+
+        def pick(seq):
+            return seq[int(draw.integers(len(seq)))]
+
+        def obj(shape, color, **kw):
+            return {"shape": shape, "color": color, "material": kw.get("material") or pick(c.materials),
+                    "size": kw.get("size") or pick(c.sizes), "position": kw.get("position"),
+                    "rotation": kw.get("rotation")}
+
+        if c.mode == "objects":
+            return [obj(o.shape, o.color if isinstance(o.color, str) else o.color.name, material=o.material,
+                        size=o.size, position=o.position, rotation=o.rotation) for o in c.objects], {}
+        if c.mode == "random":
+            lo, hi = c.count_range
+            n = int(draw.integers(lo, hi, endpoint=True))
+            return [obj(pick(c.shapes), pick(colors)) for _ in range(n)], {}
+        if c.mode == "single_object":
+            labels = [(s, col) for si, s in enumerate(c.shapes) for ci, col in enumerate(colors)
+                      if _in_split(object_label_split(si, ci, len(colors)), c.split)]
+            if not labels:
+                raise PlacementError(f"split {c.split!r} has no labels for these shapes and colours")
+            s, col = pick(labels)
+            split = object_label_split(c.shapes.index(s), colors.index(col), len(colors))
+            return [obj(s, col)], {"label": f"{col} {s}", "label_split": split}
+        if c.mode == "two_object":
+            pairs = []
+            for (si, s), (sj, t) in itertools.combinations(enumerate(c.shapes), 2):
+                for ci, col in enumerate(colors):
+                    for cj, col2 in enumerate(colors):
+                        if ci == cj:
+                            continue
+                        split = _pair_split(object_label_split(si, ci, len(colors)),
+                                            object_label_split(sj, cj, len(colors)))
+                        if _in_split(split, c.split):
+                            pairs.append(((s, col), (t, col2), split))
+            if not pairs:
+                raise PlacementError(f"split {c.split!r} has no two-object labels for these shapes and colours")
+            (s, col), (t, col2), split = pick(pairs)
+            return [obj(s, col), obj(t, col2)], {"labels": [f"{col} {s}", f"{col2} {t}"], "label_split": split}
+        if c.mode == "relational":
+            pairs = [(a, b) for (ai, a), (bi, b) in itertools.permutations(enumerate(c.shapes), 2)
+                     if _in_split(relation_label_split(ai, bi, len(c.shapes)), c.split)]
+            if not pairs:
+                raise PlacementError(f"split {c.split!r} has no relational labels for these shapes")
+            left, right = pick(pairs)
+            split = relation_label_split(c.shapes.index(left), c.shapes.index(right), len(c.shapes))
+            cols = draw.choice(len(colors), size=2, replace=len(colors) < 2)
+            return ([obj(left, colors[cols[0]]), obj(right, colors[cols[1]])],
+                    {"labels": [f"{left} left {right}", f"{right} right {left}"], "label_split": split,
+                     "left_to_right": [left, right]})
+        # color_binding (seed 001): N objects, N distinct shapes, one distinct colour each.
+        lo, hi = c.count_range
+        n = int(draw.integers(lo, hi, endpoint=True))
+        shapes = [c.shapes[i] for i in draw.choice(len(c.shapes), size=n, replace=False)]
+        cols = [colors[i] for i in draw.choice(len(colors), size=n, replace=False)]
+        return [obj(s, col) for s, col in zip(shapes, cols, strict=True)], {"n": n}
+
+    # -- where it stands -----------------------------------------------------------------
+    def sample(self, content: ClevrContent, setup: ResolvedSetup, *, draw: np.random.Generator,
+               place: np.random.Generator) -> tuple[list[SceneObject], dict[str, Any]]:
+        idents, extras = self._identities(content, draw)
+        rotations = [o["rotation"] if o["rotation"] is not None else float(draw.uniform(0, 360)) for o in idents]
+        projector = setup.projector()
+        directions = projector.ground_directions()
+        positions = self._place(content, setup, idents, place, directions)
+        colors = _color_table(content)
+        s = content.scale
+
+        objects = []
+        for i, (o, (x, y), rot) in enumerate(zip(idents, positions, rotations, strict=True)):
+            half = SIZES[o["size"]]
+            objects.append(SceneObject(
+                id=i + 1, name=f"{o['color']}_{o['material']}_{o['shape']}_{i + 1}", kind=o["shape"],
+                attributes={"shape": o["shape"], "color": o["color"], "material": o["material"],
+                            "size": o["size"], "rgb": [round(v, 6) for v in colors[o["color"]]]},
+                location=(round(x * s, 6), round(y * s, 6), round(half * s, 6)),
+                rotation=round(rot % 360.0, 4), scale=round(half * s, 6)))
+
+        pixels = projector.project([o.location for o in objects])
+        if content.mode == "relational" and pixels[0, 0] > pixels[1, 0]:
+            raise AssertionError("relational placement must put the first shape on the left")
+        extras = dict(extras)
+        extras["directions"] = directions
+        extras["relationships"] = relationships(objects, pixels[:, 0], directions)
+        extras["scale"] = s
+        if content.mode == "color_binding":
+            order = np.argsort(pixels[:, 0])
+            extras["binding_left_to_right"] = [
+                {"color": objects[k].attributes["color"], "shape": objects[k].kind} for k in order]
+        return objects, extras
+
+    def _place(self, c: ClevrContent, setup: ResolvedSetup, idents: list[dict], place: np.random.Generator,
+               directions: dict) -> list[tuple[float, float]]:
+        """CLEVR's rejection sampling, vectorized: each object draws `max_tries` candidates at
+        once and takes the first that passes; after a failure the whole layout restarts."""
+        projector = setup.projector()
+        w, h = setup.resolution
+        axes = np.array([directions["behind"][:2], directions["left"][:2]]).T  # ground -> (behind, left)
+        radii = np.array([_footprint_radius(o["shape"], o["size"]) for o in idents])
+        heights = np.array([SIZES[o["size"]] for o in idents])
+        x_margin = c.x_margin * w
+        lo = np.array([c.frame_margin * w, c.frame_margin * h])
+        hi = np.array([(1 - c.frame_margin) * w, (1 - c.frame_margin) * h])
+
+        def image_x(xy: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
+            """Projected x of candidate centres and whether they are well inside the frame."""
+            pts = np.column_stack([xy * c.scale, np.full(len(xy), heights[i] * c.scale)])
+            px = projector.project(pts)
+            inside = (px[:, 2] > 0) & np.all((px[:, :2] >= lo) & (px[:, :2] <= hi), axis=1)
+            return px[:, 0], inside
+
+        fixed = [o["position"] is not None for o in idents]
+        for _ in range(c.max_restarts):
+            xy = np.zeros((0, 2))
+            px = np.zeros(0)
+            for i, o in enumerate(idents):
+                cand = (np.array([o["position"]], float) if fixed[i]
+                        else place.uniform(-c.extent, c.extent, size=(c.max_tries, 2)))
+                cx, ok = image_x(cand, i)
+                if fixed[i]:
+                    ok[:] = True  # explicit positions are the user's call; visibility still checks them
+                elif len(xy):
+                    d = cand[:, None, :] - xy[None, :, :]
+                    gap = np.hypot(d[..., 0], d[..., 1]) - radii[i] - radii[: len(xy)]
+                    along = d @ axes  # (cand, placed, [behind, left])
+                    ok &= np.all(gap >= c.min_gap, axis=1)
+                    ok &= np.all(np.abs(along) >= c.direction_margin, axis=(1, 2))
+                    ok &= np.all(np.abs(cx[:, None] - px[None, :]) >= x_margin, axis=1)
+                    # CLEVR's 3D "left" must agree with the image (perspective can flip them).
+                    ok &= np.all((along[..., 1] > 0) == (cx[:, None] < px[None, :]), axis=1)
+                hits = np.flatnonzero(ok)
+                if not len(hits):
+                    break
+                xy = np.vstack([xy, cand[hits[0]]])
+                px = np.append(px, cx[hits[0]])
+            else:
+                if c.mode == "relational" and px[0] > px[1]:
+                    xy = xy[::-1].copy()  # the first identity is the left shape: swap the positions
+                    if not all(image_x(xy[i : i + 1], i)[1][0] for i in range(2)):
+                        continue
+                return [(round(float(x), 6), round(float(y), 6)) for x, y in xy]
+            if all(fixed):
+                break
+        raise PlacementError(
+            f"could not place {len(idents)} objects in [-{c.extent}, {c.extent}]^2 with min_gap {c.min_gap}, "
+            f"direction_margin {c.direction_margin} and x_margin {c.x_margin} inside the camera's view "
+            f"after {c.max_restarts} restarts; lower `count`, use smaller `sizes` or raise `extent`")
+
+    def export(self, layout, legends: list[dict]) -> dict:
+        return export_scenes(layout, legends)
+
+    def caption(self, legend: dict[str, Any]) -> str:
+        label = legend["extras"].get("label") or (legend["extras"].get("labels") or [None])[0]
+        return f"{len(visible(legend))} obj" + (f": {label}" if label else "")
+
+    def legend_lines(self, legend: dict[str, Any]) -> list[str]:
+        lines = []
+        extras = legend.get("extras", {})
+        for key in ("label", "labels", "label_split", "binding_left_to_right"):
+            if key in extras:
+                lines.append(f"{key}: {extras[key]}")
+        rel = extras.get("relationships", {})
+        names = [o["name"] for o in legend["objects"]]
+        for i, name in enumerate(names):
+            parts = [f"{r}: {', '.join(names[j] for j in rel[r][i]) or '-'}" for r in ("left", "right") if r in rel]
+            lines.append(f"{name} has to its " + "; ".join(parts))
+        return lines
+
+
+def relationships(objects: list[SceneObject], pixel_x, directions: dict) -> dict[str, list[list[int]]]:
+    """CLEVR's `relationships`: rel[name][i] lists the j that are `name` of object i.
+
+    left/right come from the projected image x of the centres; front/behind from the
+    ground-plane `behind` direction (positive dot product: j is behind i).
+    """
+    n = len(objects)
+    behind = np.array(directions["behind"])
+    coords = np.array([o.location for o in objects])
+    rel = {r: [[] for _ in range(n)] for r in RELATIONS}
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            (rel["left"] if pixel_x[j] < pixel_x[i] else rel["right"])[i].append(j)
+            (rel["behind"] if (coords[j] - coords[i]) @ behind > 0 else rel["front"])[i].append(j)
+    return rel
+
+
+

@@ -1,0 +1,110 @@
+"""Answers to the crest questions, from legends (labels as the crest library writes them)."""
+
+from __future__ import annotations
+
+from byo.families.base import Answer, AnswerTable, Skip, multiple_choice
+from byo.families.crest.motifs import labels, library
+from byo.families.crest.motifs.grammar import MODIFIERS, Crest, GrammarError
+
+ANSWERS = AnswerTable()
+
+MODIFIER_WORDS = {"none": "once", "peeking": "peeking", "bean": "bean", "three_stacked": "three stacked",
+                  "bottoms_together": "three bottoms-together", "heads_together": "three heads-together"}
+
+
+def _crest(legend: dict) -> Crest | Skip:
+    factors = legend["extras"].get("crest", {})
+    if factors.get("kind") != "composite":
+        return Skip("not a composite crest (a component image)")
+    return Crest.from_factors(factors)
+
+
+def _shown(legend: dict) -> Skip | None:
+    """A crest whose parts did not all reach the pixels cannot be described from the image."""
+    if not all(o.get("visible", True) for o in legend["objects"]):
+        return Skip("part of the crest is below the visibility threshold")
+    return None
+
+
+def _label(legend, fn) -> Answer | Skip:
+    crest = _crest(legend)
+    if isinstance(crest, Skip):
+        return crest
+    return _shown(legend) or Answer(fn(crest))
+
+
+@ANSWERS.key("describe_program")
+def describe_program(legend, rng):
+    return _label(legend, labels.program)
+
+
+@ANSWERS.key("describe_kdl")
+def describe_kdl(legend, rng):
+    return _label(legend, labels.kdl)
+
+
+@ANSWERS.key("describe_english")
+def describe_english(legend, rng):
+    return _label(legend, labels.english)
+
+
+@ANSWERS.key("identify_container")
+def identify_container(legend, rng):
+    return _label(legend, lambda c: c.container_components[0].en if c.containers else "none")
+
+
+@ANSWERS.key("identify_modifier")
+def identify_modifier(legend, rng):
+    crest = _crest(legend)
+    if isinstance(crest, Skip):
+        return crest
+    if crest.ambiguous:
+        return Skip("this arrangement looks like three stacked for a motif without an up direction")
+    return _shown(legend) or Answer(MODIFIER_WORDS[crest.modifier])
+
+
+@ANSWERS.key("identify_motif")
+def identify_motif(legend, rng):
+    crest = _crest(legend)
+    if isinstance(crest, Skip):
+        return crest
+    others = [m.en for m in library.MOTIFS if m.id != crest.motif]
+    picks = [others[k] for k in rng.choice(len(others), size=4, replace=False)]
+    return _shown(legend) or multiple_choice(crest.motif_component.en, picks, rng)
+
+
+def _swapped(crest: Crest, rng) -> list[str]:
+    """Descriptions that differ from the crest in exactly one factor: container, arrangement, motif."""
+    out = []
+    options = {
+        "containers": [(c.id,) for c in library.CONTAINERS if (c.id,) != crest.containers[:1]] if crest.containers else [],
+        "modifier": [m for m in MODIFIERS if m != crest.modifier],
+        "motif": [m.id for m in library.MOTIFS if m.id != crest.motif],
+    }
+    for factor in ("containers", "modifier", "motif"):
+        for k in rng.permutation(len(options[factor])):
+            value = options[factor][k]
+            factors = {"containers": crest.containers, "modifier": crest.modifier, "motif": crest.motif,
+                       factor: value if factor != "containers" else value + crest.containers[1:]}
+            try:
+                other = Crest(tuple(factors["containers"]), factors["modifier"], factors["motif"])
+            except GrammarError:
+                continue  # e.g. a containerless crest needs an arrangement
+            if not other.ambiguous and labels.english(other) != labels.english(crest):
+                out.append(labels.english(other))
+                break
+    return out
+
+
+@ANSWERS.key("crest_choice")
+def crest_choice(legend, rng):
+    """Multiple choice: the crest's English description and one factor-swapped distractor per factor,
+    plus a random crest."""
+    crest = _crest(legend)
+    if isinstance(crest, Skip):
+        return crest
+    distractors = _swapped(crest, rng)
+    motif = library.MOTIFS[int(rng.integers(len(library.MOTIFS)))].id
+    container = library.CONTAINERS[int(rng.integers(len(library.CONTAINERS)))].id
+    distractors.append(labels.english(Crest((container,), "none", motif)))
+    return _shown(legend) or multiple_choice(labels.english(crest), distractors, rng)

@@ -1,0 +1,151 @@
+"""Crest (kamon) scenes after KamonBench: a container, a modifier and a motif, with KDL,
+segmented Japanese, English and program-code labels.
+
+The crest itself is pure geometry (byo.families.crest.motifs); this plugin draws one per image and shows it
+in one of two presentations of the same spec:
+
+- `flat`: the crest alone, seen by an orthographic camera from above, two colours on white,
+  Workbench with flat lighting and no anti-aliasing: fast and exact to the pixel;
+- `3d`: the crest printed on a plaque, banner or lantern standing on the table, lit and seen
+  through the shared camera, lighting and blur setup.
+
+Objects are the drawn parts: each container band (outermost first) then each motif copy. Their
+`location` is the world centre of the part, `scale` its half-width in metres and `rotation`
+its turn in the crest plane (degrees, counter-clockwise). The mask measures what is visible of
+each (a peeking motif is cut to the container's interior before it is drawn).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from byo.dataset import atomic_write_text
+from byo.families.base import Family
+from byo.families.crest.answers import ANSWERS
+from byo.families.crest.model import CrestContent, colours, layer_offset, record
+from byo.families.crest.motifs import carriers, library
+from byo.families.crest.motifs.grammar import Crest, Layer, component_layers, layers
+from byo.families.crest.motifs.labels import component_labels
+from byo.families.crest.motifs.labels import labels as crest_labels
+from byo.families.crest.motifs.splits import part_of, random_part
+from byo.spec import PlacementError, SceneObject
+from byo.stage import ResolvedSetup
+
+
+class CrestFamily(Family):
+    name = "crest"
+    package = "byo.families.crest"
+    content_model = CrestContent
+    template_file = "crest.yaml"
+    answers = ANSWERS
+    default_scene: dict[str, Any] = {
+        # Flat: the crest (half-width content.size = 0.1 m) from straight above, orthographic,
+        # 2.2 half-widths across the frame; two colours, no lighting, no anti-aliasing.
+        "camera": {"projection": "orthographic", "ortho_scale": 0.22, "distance": 1.0, "elevation": 90.0,
+                   "azimuth": 0.0},
+        "table": {"enabled": False},
+        "floor": {"enabled": False},
+        "background": {"color": [1.0, 1.0, 1.0], "strength": 1.0},
+        "resolution": [256, 256],
+        # Placement is fixed by the layout, so a part too small to show is flagged, not re-placed.
+        "render": {"engine": "workbench", "workbench_lighting": "flat", "workbench_aa": "off", "dither": 0.0,
+                   "min_visible_pixels": 1, "on_hidden": "flag", "max_visibility_attempts": 1},
+    }
+
+    def draw(self, content: CrestContent, draw: np.random.Generator) -> tuple[dict, list[Layer], dict, str]:
+        """(record, layers, labels, split) of one image."""
+        sampler = content.sampler()
+        scheme = content.split.scheme
+        if content.mode != "composite":
+            table = library.MOTIFS if content.mode == "motif" else library.CONTAINERS
+            pool = sampler.motifs if content.mode == "motif" else sampler.containers
+            fixed = sampler.fixed_motif if content.mode == "motif" else (sampler.fixed_containers or (None,))[0]
+            ref = fixed or pool[int(draw.integers(len(pool)))]
+            component = next(c for c in table if c.id == ref)
+            part = random_part(draw.random(), content.split.fractions) if scheme == "random" else "train"
+            return record(component=component), component_layers(component), component_labels(component), part
+        for _ in range(100_000):
+            crest = sampler.draw(draw)
+            if scheme == "random":
+                part = random_part(draw.random(), content.split.fractions)
+            else:
+                part = part_of(crest, sampler, scheme, content.split.fractions, content.split.seed)
+            if content.split.part in ("all", part):
+                return record(crest), layers(crest), crest_labels(crest), part
+        raise PlacementError(f"split part {content.split.part!r} of scheme {scheme!r} holds none of the crests "
+                             "these factors allow")
+
+    def sample(self, content: CrestContent, setup: ResolvedSetup, *, draw: np.random.Generator,
+               place: np.random.Generator) -> tuple[list[SceneObject], dict[str, Any]]:
+        if (content.presentation == "3d" and setup.camera.projection == "orthographic"
+                and setup.render.engine == "workbench"):
+            raise PlacementError("presentation '3d' still has the flat defaults (orthographic camera, Workbench): "
+                                 "set scene.camera.projection: perspective and scene.render.engine: cycles, as "
+                                 "dataset_configs/crest/composite_3d.yaml does")
+        rec, parts, labels, part = self.draw(content, draw)
+        kind = "flat" if content.presentation == "flat" else content.carrier.kind
+        surface_rgb, ink = colours(content)
+        s = content.size
+        objects = []
+        for i, layer in enumerate(parts):
+            p = layer.placement
+            loc = carriers.surface(kind, s, [(p.x, p.y)], layer_offset(layer.level, kind, s))[0]
+            c = layer.component
+            objects.append(SceneObject(
+                id=i + 1, name=f"{layer.role}_{c.key}_{layer.copy + 1}", kind=layer.role,
+                attributes={"component": c.token, "key": c.key, "ja": c.ja, "en": c.en, "copy": layer.copy,
+                            "canvas": p.as_dict(), "clipped": layer.clip is not None, "level": layer.level,
+                            "ink": list(ink)},
+                location=tuple(round(float(x), 6) for x in loc), rotation=round(p.rotation % 360.0, 4),
+                scale=round(s * p.scale, 6)))
+        motif = parts[-1].component if rec["kind"] != "container" else None
+        extras = {
+            "crest": rec,
+            **labels,
+            "label": labels["english"],
+            "split": part,
+            "split_scheme": content.split.scheme,
+            "oriented": bool(motif.oriented) if motif else None,
+            "arrangement_ambiguous": rec["kind"] == "composite" and Crest(
+                tuple(rec["containers"]), rec["modifier"], rec["motif"]).ambiguous,
+            "presentation": content.presentation,
+            "carrier": {"kind": kind, "surface": list(surface_rgb), "ink": list(ink)},
+            "size": s,
+        }
+        return objects, extras
+
+    def landmarks(self, spec) -> dict:
+        """The crest canvas's corners (top-left, top-right, bottom-right, bottom-left) and
+        centre on its carrier: where the crest is in the image, whatever the view."""
+        e = spec.extras
+        points = carriers.surface(e["carrier"]["kind"], e["size"], [(-1, 1), (1, 1), (1, -1), (-1, -1), (0, 0)])
+        rounded = [tuple(round(float(x), 6) for x in p) for p in points]
+        return {"canvas_corners": rounded[:4], "canvas_centre": rounded[4:]}
+
+    def export(self, layout, legends: list[dict]) -> dict:
+        rows = []
+        for lg in legends:
+            e = lg["extras"]
+            rows.append({"file_name": lg["image"], "name": lg["name"], "index": lg["index"], "kind": e["crest"]["kind"],
+                         "program": e["program"], "kdl": e["kdl"], "analysis": e["analysis"], "english": e["english"],
+                         "reading": e["reading"], "crest": e["crest"], "split": e["split"]})
+        path = layout.root / "crest_labels.jsonl"
+        atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        return {"crest_labels": path}
+
+    def caption(self, legend: dict[str, Any]) -> str:
+        return legend["extras"]["label"]
+
+    def legend_lines(self, legend: dict[str, Any]) -> list[str]:
+        e = legend["extras"]
+        lines = [f"program: {e['program']}", f"KDL: {e['kdl']}  ({e['reading']})",
+                 f"analysis: {' | '.join(e['analysis'])}", f"English: {e['english']}",
+                 f"split: {e['split']} ({e['split_scheme']}); presentation {e['presentation']} "
+                 f"on {e['carrier']['kind']}"]
+        if e.get("arrangement_ambiguous"):
+            lines.append("note: this motif has no clear up direction, so the arrangement looks like three-stacked")
+        return lines
+

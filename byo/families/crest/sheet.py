@@ -1,0 +1,67 @@
+"""Labelled sheets of crests: the whole library, or a rendered crest dataset."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PIL import Image
+
+from byo.dataset import RESOLVED_CONFIG, Layout
+from byo.families.crest.motifs import library
+from byo.families.crest.motifs.raster import rasterize, to_image
+from byo.sheets import font, grid, thumbnail, wrap
+
+
+def component_lines(c: library.Component, width: int, japanese: bool) -> list[str]:
+    name = f"{c.token} {c.ja} {c.romaji}" if japanese else f"{c.token} {c.romaji}"
+    return [*wrap(name, width), *wrap(c.en + (" (oriented)" if c.oriented else ""), width)]
+
+
+def library_components() -> list[library.Component]:
+    """The sheet's order: every motif, then every container."""
+    return [*library.MOTIFS, *library.CONTAINERS]
+
+
+def library_configs(size: int) -> list[dict]:
+    """Dataset configs that render `library_components()` flat, in order, `size` pixels square."""
+    return [{"dataset": {"name": f"library_{mode}", "family": "crest", "seed": 0, "n_images": 1},
+             "scene": {"resolution": [size, size], "content": {"mode": mode}},
+             "variables": {f"content.{mode}": {"type": "varying_all", "levels": [c.key for c in table]}}}
+            for mode, table in (("motif", library.MOTIFS), ("container", library.CONTAINERS))]
+
+
+def library_sheet(out: str | Path, *, size: int = 160, columns: int = 10,
+                  rendered: list[Image.Image] | None = None) -> Path:
+    """Every library component with its names: as rendered (`rendered`, from `library_configs`)
+    or, without it, as the pure-Python rasterizer previews them."""
+    components = library_components()
+    _, japanese = font(10)
+    images = rendered or [to_image(rasterize(c.geometry(), size, extent=1.1, supersample=2)) for c in components]
+    tiles = [(im, component_lines(c, size, japanese)) for im, c in zip(images, components, strict=True)]
+    title = (f"BYO Render crest library: {len(library.MOTIFS)} motifs and {len(library.CONTAINERS)} containers "
+             f"({'flat renders' if rendered else 'preview raster'})")
+    return grid(tiles, out, columns, title)
+
+
+def dataset_sheet(root: str | Path, out: str | Path | None = None, *, columns: int | None = None,
+                  thumb: int = 200, limit: int = 200) -> Path:
+    """A rendered crest dataset with each image's program code, English and (with a CJK font)
+    KDL, plus its split."""
+    layout = Layout(root)
+    legends = layout.legends()[:limit]
+    if not legends:
+        raise FileNotFoundError(f"{root}: no complete images to put on a sheet")
+    _, japanese = font(10)
+    aspect = legends[0]["height"] / legends[0]["width"]
+    tiles = []
+    for lg in legends:
+        e = lg["extras"]
+        lines = [*wrap(f"#{lg['index']} {e['program']} [{e['split']}]", thumb), *wrap(e["english"], thumb),
+                 *wrap(e["kdl"] if japanese else e["romaji"], thumb)]
+        tiles.append((thumbnail(layout.root / lg["image"], thumb, aspect), lines))
+    columns = columns or min(6, len(tiles))
+    resolved = layout.root / RESOLVED_CONFIG
+    meta = json.loads(resolved.read_text()) if resolved.is_file() else {}
+    title = f"{meta.get('dataset', {}).get('name', layout.root.name)}: {len(tiles)} crests"
+    return grid(tiles, out or layout.root / "crest_sheet.png", columns, title)

@@ -1,0 +1,40 @@
+"""The one progress bar: counts, rate, elapsed time and time left."""
+
+from __future__ import annotations
+
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+
+class Bar:
+    """`with Bar("rendering", total, unit="img") as bar: bar.advance()`; `bar.console` prints above it."""
+
+    def __init__(self, label: str, total: int, *, unit: str, enabled: bool = True):
+        self.unit = unit
+        self._progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
+                                  TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                                  disable=not enabled)
+        self._task = self._progress.add_task(label, total=total, rate="")
+        self.done = 0
+
+    @property
+    def console(self):
+        return self._progress.console
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        elapsed = self._progress.tasks[0].elapsed or 1e-9
+        self._progress.update(self._task, advance=n, rate=f"{self.done / elapsed:.2f} {self.unit}/s")
+
+    def __enter__(self) -> Bar:
+        self._progress.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._progress.__exit__(*exc)

@@ -1,1 +1,0 @@
-"""Questions and their answers: templates as data (questions/*.yaml), answers from legends."""

@@ -1,0 +1,148 @@
+"""Turn a rendered dataset's legends into questions.jsonl: templates x preprompts x instructions."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
+from pydantic import ValidationError
+
+from byo.dataset import Layout, atomic_write_text
+from byo.errors import ConfigError
+from byo.families import get_family
+from byo.families.base import CATALOG, Answer, Skip, rng_for
+from byo.questions.load import QUESTIONS
+from byo.schema import Strict, validation_problems
+
+PREPROMPTS = ("neutral", "debiased", "cot", "debiased_cot", "helpful")
+INSTRUCTIONS = ("direct", "declarative", "fill_blank")
+_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
+
+
+class Template(Strict):
+    task: str
+    answer_type: str
+    direct: str
+    declarative: str
+    fill_blank: str
+
+
+class Preprompt(Strict):
+    before: str = ""
+    after: str = ""
+
+
+class FamilyPreprompts(Strict):
+    debiased: str
+    helpful: str
+
+
+class FamilyTemplates(Strict):
+    family: str
+    preprompts: FamilyPreprompts
+    questions: dict[str, Template]
+
+
+class Common(Strict):
+    preprompts: dict[str, Preprompt]
+    instructions: list[str]
+
+
+def _load(path, model):
+    """`path`: a file or a package resource (importlib.resources)."""
+    try:
+        return model.model_validate(yaml.safe_load(path.read_text()))
+    except FileNotFoundError:
+        raise ConfigError(str(path), [("<file>", "question templates not found")]) from None
+    except ValidationError as err:
+        raise ConfigError(str(path), validation_problems(err)) from None
+
+
+def preprompt_parts(name: str, family: FamilyTemplates, common: Common) -> tuple[str, str]:
+    """Text before and after the question for a preprompt variant."""
+    cot = common.preprompts["cot"]
+    parts = {
+        "neutral": ("", ""),
+        "debiased": (family.preprompts.debiased, ""),
+        "cot": (cot.before, cot.after),
+        "debiased_cot": (f"{family.preprompts.debiased} {cot.before}", cot.after),
+        "helpful": (family.preprompts.helpful, ""),
+    }
+    return parts[name]
+
+
+def render(text: str, params: dict[str, Any], where: str) -> str:
+    try:
+        out = _ENV.from_string(text).render(**params)
+    except jinja2.UndefinedError as err:
+        raise ConfigError(where, [("template", f"{err.message}; parameters given: {sorted(params) or 'none'}")]) from None
+    return " ".join(out.split())
+
+
+@dataclass
+class Summary:
+    images: int = 0
+    variants: int = 0
+    questions: Counter = field(default_factory=Counter)  # key -> questions written
+    skipped: Counter = field(default_factory=Counter)  # key -> questions skipped (images x variants)
+    reasons: dict[str, Counter] = field(default_factory=dict)
+
+
+def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("direct",), keys=None,
+             templates: str | Path | None = None, out: str | Path | None = None) -> tuple[Path, Summary]:
+    layout = Layout(dataset)
+    legends = layout.legends()
+    if not legends:
+        raise ConfigError(str(dataset), [("<dataset>", "no complete images (render the dataset first)")])
+    plugin = get_family(legends[0]["family"])
+    family = plugin.name
+    # The family's templates and the shared preprompts, from the installed catalogue unless a
+    # folder of one's own is given.
+    where = Path(templates) / f"{family}.yaml" if templates else plugin.templates()
+    family_t = _load(where, FamilyTemplates)
+    common = _load(Path(templates) / "common.yaml" if templates else files(CATALOG) / "common.yaml", Common)
+    problems = [("--preprompts", f"unknown preprompt {p!r}; expected {', '.join(PREPROMPTS)}")
+                for p in preprompts if p not in PREPROMPTS]
+    problems += [("--instructions", f"unknown instruction {i!r}; expected {', '.join(INSTRUCTIONS)}")
+                 for i in instructions if i not in INSTRUCTIONS]
+    keys = list(keys or family_t.questions)
+    problems += [("--keys", f"unknown question key {k!r} for {family}") for k in keys if k not in family_t.questions]
+    problems += [(f"questions.{k}", "no answer function for this key") for k in keys
+                 if k in family_t.questions and k not in plugin.answers]
+    if problems:
+        raise ConfigError(str(where), problems)
+
+    summary = Summary(images=len(legends), variants=len(preprompts) * len(instructions))
+    rows = []
+    for legend in legends:
+        context = plugin.question_context(legend)
+        for key in keys:
+            t = family_t.questions[key]
+            result = plugin.answers[key](legend, rng_for(legend, key))
+            if isinstance(result, Skip):
+                summary.skipped[key] += summary.variants
+                summary.reasons.setdefault(key, Counter())[result.reason] += 1
+                continue
+            assert isinstance(result, Answer)
+            for pp in preprompts:
+                before, after = preprompt_parts(pp, family_t, common)
+                for ins in instructions:
+                    question = render(getattr(t, ins), result.params, f"{where}: questions.{key}.{ins}")
+                    prompt = " ".join(render(part, context, f"{where}: preprompts.{pp}")
+                                      for part in (before, question, after) if part)
+                    rows.append({
+                        "id": f"{legend['name']}/{key}/{pp}/{ins}", "image": legend["image"], "family": family,
+                        "task": t.task, "key": key, "levels": legend["levels"], "preprompt": pp,
+                        "instruction": ins, "prompt": prompt, "answer": result.value,
+                        "answer_type": t.answer_type, "params": result.params, "choices": result.choices,
+                    })
+                    summary.questions[key] += 1
+    path = Path(out) if out else layout.root / QUESTIONS
+    atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    return path, summary

@@ -1,0 +1,79 @@
+"""Question files: DATASET/questions.jsonl, one question per line, validated before any request."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from byo.errors import ConfigError
+from byo.schema import validation_problems
+
+QUESTIONS = "questions.jsonl"
+
+
+class Question(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1)
+    image: str  # relative to the dataset directory
+    family: str
+    task: str
+    key: str  # the question key: what the blind baseline groups by
+    levels: dict[str, Any]
+    preprompt: str
+    instruction: str
+    prompt: str  # the full text sent to the model
+    answer: Any  # ground truth, any JSON value
+    answer_type: str
+    params: dict[str, Any] = {}  # the template parameters drawn from the legend
+    choices: list[str] | None = None  # multiple-choice options (the answer is then a letter)
+
+
+def load_questions(path: str | Path, dataset: str | Path) -> list[Question]:
+    """Every line must be a valid question with a unique id and an existing image inside `dataset`."""
+    path, dataset = Path(path), Path(dataset)
+    file = str(path)
+    try:
+        lines = path.read_text().splitlines()
+    except FileNotFoundError:
+        raise ConfigError(file, [("<file>", "file not found (questions are written by the question step)")]) from None
+    problems: list[tuple[str, str]] = []
+    questions: list[Question] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"line {number}"
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as err:
+            problems.append((where, f"not valid JSON: {err}"))
+            continue
+        if not isinstance(raw, dict):
+            problems.append((where, "expected a JSON object"))
+            continue
+        try:
+            q = Question.model_validate(raw)
+        except ValidationError as err:
+            problems += [(f"{where}: {key}", msg) for key, msg in validation_problems(err)]
+            continue
+        if q.id in seen:
+            problems.append((f"{where}: id", f"{q.id!r} is already the id of line {seen[q.id]}"))
+        seen.setdefault(q.id, number)
+        image = PurePosixPath(q.image)
+        if image.is_absolute() or ".." in image.parts:
+            problems.append((f"{where}: image", f"expected a path inside the dataset, got {q.image!r}"))
+        elif not (dataset / image).is_file():
+            problems.append((f"{where}: image", f"{dataset / image} does not exist"))
+        questions.append(q)
+        if len(problems) >= 20:
+            problems.append(("...", "stopped after 20 problems"))
+            break
+    if problems:
+        raise ConfigError(file, problems)
+    if not questions:
+        raise ConfigError(file, [("<file>", "no questions")])
+    return questions

@@ -1,0 +1,70 @@
+"""The render job: one scene spec in, one RenderResult out. It builds into a scene of its own
+(the open file's other scenes and data are left alone), renders the instance ids and the image,
+measures, and writes nothing."""
+
+from __future__ import annotations
+
+import os
+import time
+from importlib import import_module
+
+from byo import legend as legends
+from byo.blender import compat, engine
+from byo.blender.stage import build_setup
+from byo.dataset import IMAGES, MASKS
+from byo.errors import RenderError
+from byo.families import get_family
+from byo.families.base import Family
+from byo.measure import measure
+from byo.render.messages import RenderResult, RenderTask
+from byo.spec import PlacementError, SceneSpec, sample_spec
+
+
+def _builder(family: Family):
+    return import_module(f"{family.package}.builder")
+
+
+def render_job(spec: SceneSpec, family: Family, *, threads: int) -> RenderResult | list[str]:
+    """Render `spec`. When objects stay below the visibility threshold and the spec asks for a
+    new placement in that case (`on_hidden: resample`), returns their names instead."""
+    started = time.perf_counter()
+    setup = spec.setup
+    with engine.own_scene(f"byo_{spec.name}") as scene:
+        scene.cycles.seed = spec.seed % 2**31
+        applied = build_setup(scene, setup, threads)
+        built = _builder(family).build(spec, scene)
+        ids = engine.render_instance_ids(scene, built)
+        measured = measure(ids, [o.id for o in spec.objects])
+        hidden = [o.name for o in spec.objects if measured[o.id]["visible_pixels"] < setup.min_visible_pixels]
+        if hidden and setup.render.on_hidden == "resample":
+            return hidden
+        image = engine.render_image(scene)
+        pixel_coords = engine.project_points(scene, [o.location for o in spec.objects])
+        landmarks = {name: engine.project_points(scene, points) for name, points in family.landmarks(spec).items()}
+    legend = legends.build_legend(
+        spec, image=f"{IMAGES}/{spec.name}.png", mask=f"{MASKS}/{spec.name}.png",
+        blender_version=compat.version_string(), pixel_coords=pixel_coords, measured=measured,
+        render_applied=applied, landmarks=landmarks)
+    return RenderResult(name=spec.name, image=image, instance_ids=ids, legend=legend,
+                        legend_text=legends.legend_text(legend, family), attempts=spec.attempt + 1,
+                        seconds=time.perf_counter() - started, rss_mb=engine.current_rss_mb())
+
+
+def render_task(task: RenderTask, threads: int = os.cpu_count() or 1) -> RenderResult:
+    """Render a task's spec, placing the scene anew (bounded) while objects stay hidden."""
+    family = get_family(task.config.dataset.family)
+    spec = task.spec
+    while True:
+        outcome = render_job(spec, family, threads=threads)
+        if isinstance(outcome, RenderResult):
+            return outcome
+        attempts = spec.setup.render.max_visibility_attempts
+        if spec.attempt + 1 >= attempts:
+            raise RenderError(
+                f"{spec.name}: after {attempts} placements some objects stay below "
+                f"{spec.setup.min_visible_pixels} visible pixels ({', '.join(outcome)}); raise the camera, "
+                f"lower render.min_visible_pixels, set render.on_hidden: flag or reduce the object count")
+        try:
+            spec = sample_spec(task.config, family, task.job, spec.attempt + 1)
+        except PlacementError as err:
+            raise RenderError(f"{spec.name}: {err}") from None

@@ -1,0 +1,35 @@
+"""What executors move: a task to render one image, and what the render returns. Plain,
+picklable data; no bpy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from byo.config import DatasetConfig
+from byo.plan import ImageJob
+from byo.spec import SceneSpec
+
+
+@dataclass(frozen=True)
+class RenderTask:
+    config: DatasetConfig  # validated; used again only when a scene must be placed anew
+    job: ImageJob
+    spec: SceneSpec  # the first placement, sampled before any work started
+
+    @property
+    def name(self) -> str:
+        return self.job.name
+
+
+@dataclass(frozen=True)
+class RenderResult:
+    name: str
+    image: np.ndarray  # (height, width, 3) uint8, sRGB
+    instance_ids: np.ndarray  # (height, width) uint8: each pixel's object id, 0 for none
+    legend: dict  # the spec plus what the render measured
+    legend_text: str  # the same, for people
+    attempts: int
+    seconds: float
+    rss_mb: float

@@ -1,0 +1,46 @@
+"""The one strict pydantic base and the one way of turning validation errors into problems
+(key path, expectation) for a ConfigError."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from byo.errors import format_key_path
+
+
+class Strict(BaseModel):
+    """A model that refuses unknown keys."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+_TYPE_NAMES = {"str", "int", "float", "bool", "none", "list", "dict"}
+_VARIATION_TAGS = {"fixed", "varying_all", "varying_all_range", "varying_random", "varying_among_range"}
+
+
+def _is_union_tag(part) -> bool:
+    """Pydantic puts union branch names into error locations; they are not keys of the input."""
+    if not isinstance(part, str):
+        return False
+    return (part in _TYPE_NAMES or part in _VARIATION_TAGS or "[" in part or part.startswith("function-")
+            or part[:1].isupper())
+
+
+def validation_problems(err: ValidationError, prefix: tuple = ()) -> list[tuple[str, str]]:
+    """One message per key path; for unions, the most specific branch message wins."""
+    by_path: dict[str, list[tuple[str, str]]] = {}
+    for e in err.errors():
+        loc = prefix + tuple(p for p in e["loc"] if not _is_union_tag(p))
+        msg = e["msg"].removeprefix("Value error, ")
+        if e["type"] == "extra_forbidden":
+            msg = "unknown key"
+        elif e["type"] == "missing":
+            msg = "required key is missing"
+        elif e["type"] not in ("value_error", "union_tag_invalid") and "input" in e:
+            msg = f"{msg} (got {e['input']!r})"
+        by_path.setdefault(format_key_path(loc), []).append((e["type"], msg))
+    problems = []
+    for key, found in by_path.items():
+        specific = [m for t, m in found if t == "value_error"] or [found[0][1]]
+        problems.append((key, specific[0]))
+    return problems

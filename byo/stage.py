@@ -1,0 +1,333 @@
+"""Shared scene setup: camera, lighting, blur, table, floor, background, resolution, render.
+
+Two layers per part: a config model (what a user writes, presets allowed) and a resolved
+model (plain numbers, as applied to the render and recorded in the legend). Presets follow
+BYO-Eval appendix D.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+from pydantic import Field, field_validator
+
+from byo import camera as camera_math
+from byo.schema import Strict
+
+# --- presets (BYO-Eval appendix D) -------------------------------------------------------
+CAMERA_DISTANCE = {"low": 1.0, "medium": 3.0, "high": 5.0}  # metres from the scene centre
+CAMERA_ELEVATION = {"none": 90.0, "low": 80.0, "medium": 60.0, "high": 30.0}  # degrees above horizon
+LIGHTING = {"very_low": 0.3, "low": 0.6, "medium": 1.0, "high": 1.5, "very_high": 2.0}
+BLUR_FSTOP = {"none": None, "very_low": 9.0, "low": 4.0, "medium": 2.0, "high": 1.0, "very_high": 0.5}
+TABLE_TEXTURE = ("low", "medium", "high")  # texture entropy: plain / noise / layered noise + bump
+RESOLUTION = {"low": (640, 480), "medium": (1280, 720), "high": (1920, 1080)}
+TABLE_PALETTE = {  # low-entropy table colours of appendix D.1.3
+    "light_gray": (0.8, 0.8, 0.8),
+    "medium_gray": (0.6, 0.6, 0.6),
+    "dark_gray": (0.4, 0.4, 0.4),
+    "light_wood": (0.8, 0.7, 0.6),
+    "medium_wood": (0.6, 0.5, 0.4),
+    "dark_wood": (0.4, 0.3, 0.2),
+}
+BASE_LIGHT_POWER = {"key": 400.0, "fill": 200.0, "back": 300.0}  # watts at 8 m, preset "medium"
+LIGHT_REFERENCE_DISTANCE = 8.0
+
+RGB = tuple[float, float, float]
+
+
+def _preset_or_number(value, table: dict, what: str):
+    if isinstance(value, bool):
+        raise ValueError(f"expected a {what} preset ({', '.join(table)}) or a number")
+    if isinstance(value, str) and value not in table:
+        raise ValueError(f"unknown {what} preset {value!r}; expected one of {', '.join(table)} or a number")
+    return value
+
+
+def _check_rgb(value):
+    if value is None:
+        return value
+    if len(value) not in (3, 4) or not all(0.0 <= c <= 1.0 for c in value):
+        raise ValueError("expected an RGB(A) colour as 3 or 4 numbers in [0, 1]")
+    return tuple(value[:3])
+
+
+# --- config models ------------------------------------------------------------------------
+class Jitter(Strict):
+    """Seeded uniform jitter, as a fraction of the value (distance, elevation) or degrees (azimuth)."""
+
+    distance: float = Field(0.0, ge=0.0, le=0.9)
+    elevation: float = Field(0.0, ge=0.0, le=0.9)
+    azimuth: float = Field(0.0, ge=0.0, le=180.0)
+
+
+class CameraConfig(Strict):
+    distance: float | str = "medium"
+    elevation: float | str = "medium"
+    azimuth: float = 0.0
+    focal_length: float = Field(50.0, gt=0)
+    sensor_width: float = Field(36.0, gt=0)
+    projection: Literal["perspective", "orthographic"] = "perspective"
+    ortho_scale: float = Field(2.0, gt=0)  # orthographic: metres spanned by the larger image side
+    target: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    jitter: Jitter = Jitter()
+
+    @field_validator("distance")
+    @classmethod
+    def _distance(cls, v):
+        v = _preset_or_number(v, CAMERA_DISTANCE, "camera distance")
+        if not isinstance(v, str) and v <= 0:
+            raise ValueError("camera distance must be positive")
+        return v
+
+    @field_validator("elevation")
+    @classmethod
+    def _elevation(cls, v):
+        v = _preset_or_number(v, CAMERA_ELEVATION, "camera elevation")
+        if not isinstance(v, str) and not 0.0 < v <= 90.0:
+            raise ValueError("camera elevation must be in (0, 90] degrees above the horizon")
+        return v
+
+
+class LightingConfig(Strict):
+    intensity: float | str = "medium"
+    key_power: float = Field(BASE_LIGHT_POWER["key"], ge=0)
+    fill_power: float = Field(BASE_LIGHT_POWER["fill"], ge=0)
+    back_power: float = Field(BASE_LIGHT_POWER["back"], ge=0)
+    jitter: float = Field(0.0, ge=0.0, le=0.9)  # fractional power jitter per light
+
+    @field_validator("intensity")
+    @classmethod
+    def _intensity(cls, v):
+        v = _preset_or_number(v, LIGHTING, "lighting")
+        if not isinstance(v, str) and v < 0:
+            raise ValueError("lighting multiplier must be >= 0")
+        return v
+
+
+class BlurConfig(Strict):
+    fstop: float | str | None = "none"
+    focus_distance: float | None = Field(None, gt=0)  # default: camera to scene centre
+
+    @field_validator("fstop")
+    @classmethod
+    def _fstop(cls, v):
+        if v is None:
+            return "none"
+        v = _preset_or_number(v, BLUR_FSTOP, "blur")
+        if not isinstance(v, str) and v <= 0:
+            raise ValueError("f-stop must be positive")
+        return v
+
+
+class TableConfig(Strict):
+    enabled: bool = True
+    shape: Literal["rectangular", "circular", "elliptic"] = "rectangular"
+    length: float = Field(2.0, gt=0)  # along x
+    width: float = Field(1.2, gt=0)  # along y
+    thickness: float = Field(0.04, gt=0)
+    height: float = Field(0.75, ge=0)  # table top above the floor
+    texture: Literal["low", "medium", "high"] = "low"
+    color: str | tuple[float, ...] = "medium_wood"  # palette name, RGB, or "random" (seeded palette pick)
+    roughness: float = Field(0.6, ge=0, le=1)
+
+    @field_validator("color")
+    @classmethod
+    def _color(cls, v):
+        if isinstance(v, str):
+            if v not in TABLE_PALETTE and v != "random":
+                raise ValueError(f"unknown table colour {v!r}; expected one of {', '.join(TABLE_PALETTE)}, "
+                                 "random or RGB")
+            return v
+        return _check_rgb(v)
+
+
+class FloorConfig(Strict):
+    enabled: bool = True
+    color: tuple[float, ...] = (0.35, 0.35, 0.35)
+    roughness: float = Field(0.8, ge=0, le=1)
+
+    @field_validator("color")
+    @classmethod
+    def _color(cls, v):
+        return _check_rgb(v)
+
+
+class BackgroundConfig(Strict):
+    color: tuple[float, ...] = (0.5, 0.5, 0.5)
+    strength: float = Field(0.3, ge=0)
+
+    @field_validator("color")
+    @classmethod
+    def _color(cls, v):
+        return _check_rgb(v)
+
+
+class ResolutionConfig(Strict):
+    width: int = Field(gt=0, le=8192)
+    height: int = Field(gt=0, le=8192)
+
+
+class RenderConfig(Strict):
+    engine: Literal["cycles", "workbench"] = "cycles"
+    samples: int = Field(64, ge=1, le=4096)
+    adaptive_threshold: float | None = Field(0.01, ge=0)  # None disables adaptive sampling
+    denoise: Literal["auto", "on", "off"] = "auto"
+    max_bounces: int = Field(4, ge=0)
+    diffuse_bounces: int = Field(3, ge=0)
+    glossy_bounces: int = Field(3, ge=0)
+    transparent_bounces: int = Field(8, ge=0)
+    filter_width: float = Field(1.5, ge=0.01, le=10)
+    view_transform: Literal["Standard", "Filmic", "AgX"] = "Standard"
+    dither: float = Field(1.0, ge=0, le=2)  # 0: no noise before 8-bit quantization (exact flat colours)
+    workbench_lighting: Literal["studio", "flat"] = "studio"  # flat: unlit material colours (2D art)
+    workbench_aa: Literal["off", "fxaa", "5", "8", "11", "16", "32"] = "8"  # samples; off: crisp edges
+    # An object counts as visible with at least this many mask pixels (default: the fraction of
+    # the image below; 200 px at 320x240, as in CLEVR).
+    min_visible_pixels: int | None = Field(None, ge=1)
+    min_visible_fraction: float = Field(200 / (320 * 240), gt=0, lt=1)
+    # What to do when an object is below the threshold: place the scene again (bounded), or keep
+    # it and mark the object `visible: false` in the legend.
+    on_hidden: Literal["resample", "flag"] = "resample"
+    max_visibility_attempts: int = Field(20, ge=1)
+
+
+class SetupConfig(Strict):
+    """The family-independent part of a scene."""
+
+    camera: CameraConfig = CameraConfig()
+    lighting: LightingConfig = LightingConfig()
+    blur: BlurConfig = BlurConfig()
+    table: TableConfig = TableConfig()
+    floor: FloorConfig = FloorConfig()
+    background: BackgroundConfig = BackgroundConfig()
+    resolution: str | ResolutionConfig | tuple[int, int] = "low"
+    render: RenderConfig = RenderConfig()
+
+    @field_validator("resolution")
+    @classmethod
+    def _resolution(cls, v):
+        if isinstance(v, str):
+            return _preset_or_number(v, RESOLUTION, "resolution")
+        if isinstance(v, tuple):
+            return ResolutionConfig(width=v[0], height=v[1])
+        return v
+
+
+# --- resolved models ----------------------------------------------------------------------
+class ResolvedCamera(Strict):
+    distance: float
+    elevation: float
+    azimuth: float
+    focal_length: float
+    sensor_width: float
+    projection: Literal["perspective", "orthographic"] = "perspective"
+    ortho_scale: float = 2.0
+    target: tuple[float, float, float]
+    location: tuple[float, float, float]
+
+
+class ResolvedLight(Strict):
+    name: Literal["key", "fill", "back"]
+    power: float
+    location: tuple[float, float, float]
+    size: float
+
+
+class ResolvedBlur(Strict):
+    enabled: bool
+    fstop: float | None
+    focus_distance: float | None
+
+
+class ResolvedTable(Strict):
+    enabled: bool
+    shape: str
+    length: float
+    width: float
+    thickness: float
+    height: float
+    texture: str
+    color: RGB
+    roughness: float
+
+
+class ResolvedSetup(Strict):
+    camera: ResolvedCamera
+    lighting_multiplier: float
+    lights: list[ResolvedLight]
+    blur: ResolvedBlur
+    table: ResolvedTable
+    floor: FloorConfig
+    background: BackgroundConfig
+    resolution: tuple[int, int]
+    render: RenderConfig
+    min_visible_pixels: int
+    floor_z: float
+
+    def projector(self) -> camera_math.Projector:
+        c = self.camera
+        return camera_math.Projector(
+            location=c.location, target=c.target, azimuth=c.azimuth,
+            focal_length=c.focal_length, sensor_width=c.sensor_width, resolution=self.resolution,
+            ortho_scale=c.ortho_scale if c.projection == "orthographic" else None,
+        )
+
+
+def _r(x: float, nd: int = 6) -> float:
+    return float(round(float(x), nd))
+
+
+def resolve_setup(cfg: SetupConfig, rng: np.random.Generator) -> ResolvedSetup:
+    """Turn presets into numbers and draw the seeded jitter. Pure Python; no bpy."""
+    cam = cfg.camera
+    distance = CAMERA_DISTANCE[cam.distance] if isinstance(cam.distance, str) else float(cam.distance)
+    elevation = CAMERA_ELEVATION[cam.elevation] if isinstance(cam.elevation, str) else float(cam.elevation)
+    # Always draw the same number of values so that enabling one jitter never shifts the others.
+    u = rng.uniform(-1.0, 1.0, size=3)
+    distance *= 1.0 + cam.jitter.distance * u[0]
+    elevation = min(90.0, elevation * (1.0 + cam.jitter.elevation * u[1]))
+    azimuth = (cam.azimuth + cam.jitter.azimuth * u[2]) % 360.0
+    location = camera_math.orbit_location(cam.target, distance, elevation, azimuth)
+    camera = ResolvedCamera(
+        distance=_r(distance), elevation=_r(elevation), azimuth=_r(azimuth),
+        focal_length=cam.focal_length, sensor_width=cam.sensor_width, projection=cam.projection,
+        ortho_scale=cam.ortho_scale, target=cam.target, location=tuple(_r(v) for v in location),
+    )
+
+    light = cfg.lighting
+    multiplier = LIGHTING[light.intensity] if isinstance(light.intensity, str) else float(light.intensity)
+    light_u = rng.uniform(-1.0, 1.0, size=3)
+    radius = max(2.0, 1.2 * distance)
+    falloff = (radius / LIGHT_REFERENCE_DISTANCE) ** 2
+    # Three-point rig that turns with the camera: key front-left, fill front-right, back light behind.
+    rig = {"key": (-45.0, 50.0), "fill": (50.0, 30.0), "back": (180.0, 60.0)}
+    base = {"key": light.key_power, "fill": light.fill_power, "back": light.back_power}
+    lights = []
+    for i, (name, (d_az, el)) in enumerate(rig.items()):
+        loc = camera_math.orbit_location(cam.target, radius, el, azimuth + d_az)
+        power = base[name] * multiplier * falloff * (1.0 + light.jitter * light_u[i])
+        lights.append(ResolvedLight(name=name, power=_r(power, 3), location=tuple(_r(v) for v in loc),
+                                    size=_r(0.35 * radius)))
+
+    fstop = BLUR_FSTOP[cfg.blur.fstop] if isinstance(cfg.blur.fstop, str) else float(cfg.blur.fstop)
+    focus = cfg.blur.focus_distance or math.dist(location, cam.target)
+    blur = ResolvedBlur(enabled=fstop is not None, fstop=fstop, focus_distance=_r(focus) if fstop else None)
+
+    t = cfg.table
+    palette_pick = list(TABLE_PALETTE)[int(rng.integers(len(TABLE_PALETTE)))]
+    color = palette_pick if t.color == "random" else t.color
+    color = TABLE_PALETTE[color] if isinstance(color, str) else tuple(color)
+    table = ResolvedTable(enabled=t.enabled, shape=t.shape, length=t.length, width=t.width,
+                          thickness=t.thickness, height=t.height, texture=t.texture, color=color,
+                          roughness=t.roughness)
+
+    res = cfg.resolution
+    size = RESOLUTION[res] if isinstance(res, str) else (res.width, res.height)
+    min_px = cfg.render.min_visible_pixels or max(1, round(cfg.render.min_visible_fraction * size[0] * size[1]))
+    return ResolvedSetup(
+        camera=camera, lighting_multiplier=multiplier, lights=lights, blur=blur, table=table,
+        floor=cfg.floor, background=cfg.background, resolution=size, render=cfg.render,
+        min_visible_pixels=min_px, floor_z=-t.height if t.enabled else 0.0,
+    )

@@ -1,0 +1,69 @@
+"""The package as users install it: every module listed, and a plain (not editable)
+`pip install .` that renders and writes questions from outside the source tree."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+import tomllib
+import venv
+
+import pytest
+import yaml
+from conftest import ROOT, clevr_config
+from setuptools import find_packages
+
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_every_package_is_listed_for_the_wheel():
+    listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
+    assert listed == {*find_packages(str(ROOT), include=["byo*"]), "byo.catalog"}
+
+
+def test_the_question_catalogue_ships_as_byo_catalog():
+    assert PYPROJECT["tool"]["setuptools"]["package-dir"]["byo.catalog"] == "questions"
+    families = PYPROJECT["project"]["entry-points"]["byo.families"]
+    assert {name: (ROOT / "questions" / f"{name}.yaml").is_file() for name in families} == dict.fromkeys(
+        families, True)
+
+
+@pytest.mark.render
+def test_a_plain_install_renders_and_asks_from_anywhere(tmp_path):
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / "bin" / "python"
+    # The dependencies come from this environment (bpy is 374 MB); the package itself is built
+    # and installed from the source tree like any user's `pip install .`.
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    with open(os.path.join(site, "project_deps.pth"), "w") as f:
+        f.write(sysconfig.get_paths()["purelib"] + "\n")
+    # The project's own build backend (pyproject's build-system) builds the wheel that pip installs.
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path / "dist"),
+                            str(ROOT)], capture_output=True, text=True, cwd=tmp_path)
+    assert build.returncode == 0, build.stderr[-2000:]
+    (wheel,) = (tmp_path / "dist").glob("byo_render-*.whl")
+    install = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
+                             capture_output=True, text=True, cwd=tmp_path)
+    assert install.returncode == 0, install.stderr[-2000:]
+
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    cfg = work / "tiny.yaml"
+    cfg.write_text(yaml.safe_dump(clevr_config("tiny", n_images=2)))
+    byo = env_dir / "bin" / "byo"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
+    for args in (["render", str(cfg), "-o", "out", "--in-process"], ["questions", "out"]):
+        proc = subprocess.run([str(byo), *args], capture_output=True, text=True, cwd=work, env=env, timeout=300)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert len((work / "out" / "questions.jsonl").read_text().splitlines()) > 2
+    where = subprocess.run([str(python), "-c", "import json, byo, importlib.resources as r; print(json.dumps("
+                            "[byo.__file__, str(r.files('byo.catalog') / 'clevr.yaml')]))"],
+                           capture_output=True, text=True, cwd=work, env=env, check=True).stdout
+    module, catalog = json.loads(where)
+    assert module.startswith(site) and catalog.startswith(site), (module, catalog)
+    assert sys.prefix not in catalog
