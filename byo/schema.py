@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from byo.errors import format_key_path
 
@@ -13,6 +15,15 @@ class Strict(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+
+def srgb(value: tuple[float, ...]) -> tuple[float, float, float]:
+    """An sRGB colour: 3 numbers in [0, 1] (a 4th, alpha, is accepted and dropped)."""
+    if len(value) not in (3, 4) or not all(0.0 <= c <= 1.0 for c in value):
+        raise ValueError("expected an sRGB colour as 3 (or 4, alpha ignored) numbers in [0, 1]")
+    return tuple(value[:3])
+
+
+SRGB = Annotated[tuple[float, ...], AfterValidator(srgb)]
 
 _TYPE_NAMES = {"str", "int", "float", "bool", "none", "list", "dict"}
 _VARIATION_TAGS = {"fixed", "varying_all", "varying_all_range", "varying_random", "varying_among_range"}

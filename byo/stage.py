@@ -14,7 +14,7 @@ import numpy as np
 from pydantic import Field, field_validator
 
 from byo import camera as camera_math
-from byo.schema import Strict
+from byo.schema import SRGB, Strict, srgb
 
 # --- presets (BYO-Eval appendix D) -------------------------------------------------------
 CAMERA_DISTANCE = {"low": 1.0, "medium": 3.0, "high": 5.0}  # metres from the scene centre
@@ -44,13 +44,6 @@ def _preset_or_number(value, table: dict, what: str):
         raise ValueError(f"unknown {what} preset {value!r}; expected one of {', '.join(table)} or a number")
     return value
 
-
-def _check_rgb(value):
-    if value is None:
-        return value
-    if len(value) not in (3, 4) or not all(0.0 <= c <= 1.0 for c in value):
-        raise ValueError("expected an RGB(A) colour as 3 or 4 numbers in [0, 1]")
-    return tuple(value[:3])
 
 
 # --- config models ------------------------------------------------------------------------
@@ -140,28 +133,18 @@ class TableConfig(Strict):
                 raise ValueError(f"unknown table colour {v!r}; expected one of {', '.join(TABLE_PALETTE)}, "
                                  "random or RGB")
             return v
-        return _check_rgb(v)
+        return srgb(v)
 
 
 class FloorConfig(Strict):
     enabled: bool = True
-    color: tuple[float, ...] = (0.35, 0.35, 0.35)
+    color: SRGB = (0.35, 0.35, 0.35)
     roughness: float = Field(0.8, ge=0, le=1)
-
-    @field_validator("color")
-    @classmethod
-    def _color(cls, v):
-        return _check_rgb(v)
 
 
 class BackgroundConfig(Strict):
-    color: tuple[float, ...] = (0.5, 0.5, 0.5)
+    color: SRGB = (0.5, 0.5, 0.5)
     strength: float = Field(0.3, ge=0)
-
-    @field_validator("color")
-    @classmethod
-    def _color(cls, v):
-        return _check_rgb(v)
 
 
 class ResolutionConfig(Strict):

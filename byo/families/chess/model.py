@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from byo.schema import Strict
+from byo.schema import SRGB, Strict
 
 PIECE_TYPES = ("pawn", "rook", "knight", "bishop", "queen", "king")
 PIECE_HEIGHT = {"pawn": 0.9, "rook": 1.0, "knight": 1.15, "bishop": 1.3, "queen": 1.5, "king": 1.65}  # x square
@@ -30,33 +30,22 @@ SPREAD_POOL = {"low": 1.0, "medium": 2.5}  # candidate cells per piece nearest t
 STYLES = ("staunton", "stylised")
 
 
-def _rgb(v):
-    if v is not None and (len(v) not in (3, 4) or not all(0 <= c <= 1 for c in v)):
-        raise ValueError("expected an RGB(A) colour as 3 or 4 numbers in [0, 1] (sRGB)")
-    return None if v is None else tuple(v[:3])
-
-
 class BoardConfig(Strict):
     rows: int = Field(8, ge=1, le=12)
     columns: int = Field(8, ge=1, le=12)
     square_size: float = Field(0.06, gt=0)  # metres
     border: float = Field(0.025, ge=0)
     thickness: float = Field(0.02, gt=0)
-    frame_color: tuple[float, ...] = (0.30, 0.18, 0.10)
-    light_color: tuple[float, ...] = (0.93, 0.87, 0.74)
-    dark_color: tuple[float, ...] = (0.45, 0.30, 0.20)
+    frame_color: SRGB = (0.30, 0.18, 0.10)
+    light_color: SRGB = (0.93, 0.87, 0.74)
+    dark_color: SRGB = (0.45, 0.30, 0.20)
     random_pattern: bool = False  # seeded random light/dark squares instead of a checkerboard
     location: tuple[float, float] = (0.0, 0.0)  # board centre on the table, metres
-
-    @field_validator("frame_color", "light_color", "dark_color")
-    @classmethod
-    def _colors(cls, v):
-        return _rgb(v)
 
 
 class ColorDef(Strict):
     name: str
-    rgb: tuple[float, float, float]
+    rgb: SRGB
 
 
 class PieceConfig(Strict):

@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from byo.schema import Strict
+from byo.schema import SRGB, Strict
 
 SHAPES = ("cube", "sphere", "cylinder", "cone")
 COLORS = {  # CLEVR's palette, sRGB 0-255
@@ -33,14 +33,7 @@ RELATIONS = ("left", "right", "front", "behind")
 
 class ColorDef(Strict):
     name: str
-    rgb: tuple[float, float, float]  # sRGB in [0, 1]
-
-    @field_validator("rgb")
-    @classmethod
-    def _rgb(cls, v):
-        if not all(0.0 <= c <= 1.0 for c in v):
-            raise ValueError("rgb components must be in [0, 1] (sRGB)")
-        return v
+    rgb: SRGB
 
 
 class ObjectConfig(Strict):

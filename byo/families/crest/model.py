@@ -10,17 +10,11 @@ from pydantic import Field, field_validator, model_validator
 from byo.families.crest.motifs import carriers, library
 from byo.families.crest.motifs.grammar import MODIFIERS, Crest, Layer, component_layers, layers
 from byo.families.crest.motifs.sampling import Sampler
-from byo.schema import Strict
+from byo.schema import SRGB, Strict
 
 LAYER_GAP = 0.002  # crest half-widths between stacked layers (containers drawn over motifs)
 SURFACE_GAP = 0.006  # crest half-widths between a 3D carrier's surface and the print
 Modifier = Literal["none", "peeking", "bean", "three_stacked", "bottoms_together", "heads_together"]
-
-
-def _rgb(v):
-    if v is not None and (len(v) != 3 or not all(0.0 <= c <= 1.0 for c in v)):
-        raise ValueError("expected an sRGB colour as 3 numbers in [0, 1]")
-    return v
 
 
 def _check_refs(lookup, refs) -> None:
@@ -33,13 +27,8 @@ def _check_refs(lookup, refs) -> None:
 
 class CarrierConfig(Strict):
     kind: Literal["plaque", "banner", "lantern"] = "plaque"
-    color: tuple[float, float, float] | None = None  # sRGB; default per kind
+    color: SRGB | None = None  # default per kind
     roughness: float = Field(0.6, ge=0, le=1)
-
-    @field_validator("color")
-    @classmethod
-    def _color(cls, v):
-        return _rgb(v)
 
 
 class SplitConfig(Strict):
@@ -74,13 +63,8 @@ class CrestContent(Strict):
     ambiguous_arrangements: Literal["exclude", "allow"] = "exclude"
     split: SplitConfig = SplitConfig()
     size: float = Field(0.1, gt=0)  # metres: half-width of the crest canvas
-    ink: tuple[float, float, float] | None = None  # sRGB; default black (flat) or per carrier (3d)
+    ink: SRGB | None = None  # default black (flat) or per carrier (3d)
     carrier: CarrierConfig = CarrierConfig()
-
-    @field_validator("ink")
-    @classmethod
-    def _ink(cls, v):
-        return _rgb(v)
 
     @field_validator("container")
     @classmethod
