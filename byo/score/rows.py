@@ -15,7 +15,6 @@ from byo.score.vocab import POSITION_WORDS, position_cell
 PREDICTIONS = "predictions.jsonl"
 RUN_FILE = "run.json"
 NUMERIC = ("integer", "row", "column")
-LABELS = ("label", "position_word", "yes_no", "multiple_choice")
 
 
 def variant_name(preprompt: str, instruction: str) -> str:

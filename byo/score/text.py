@@ -25,10 +25,6 @@ def clean(text: str | None) -> str:
     return "\n".join(_SPACES.sub(" ", line).strip() for line in text.splitlines()).strip()
 
 
-def squash(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
 # --- structured answers ---------------------------------------------------------------
 _ANSWER_BRACES = re.compile(r"\{\s*[\"']?(?:final[_ ])?answer[\"']?\s*[:=]\s*(.*?)\s*\}(?!\})", re.IGNORECASE | re.DOTALL)
 _ANSWER_TAG = re.compile(r"<answer>\s*(.*?)\s*</answer>", re.IGNORECASE | re.DOTALL)

@@ -1,0 +1,166 @@
+"""The decision: which of the values an answer mentions is its answer, and with what status.
+
+How the stages go is told in the package's docstring (byo.score.parse).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from byo.score import text
+from byo.score.parse.kinds import KINDS
+from byo.score.parse.model import Kind, Mention, Parse, ParseContext
+
+
+def _distinct(mentions: list[Mention]) -> list[Any]:
+    out: list[Any] = []
+    for m in mentions:
+        if m.value not in out:
+            out.append(m.value)
+    return out
+
+
+def _ok(value, method: str, **kw) -> Parse:
+    return Parse(status="ok", value=value, method=method, **kw)
+
+
+def _decide_marked(span: str, mentions: list[Mention], kind: Kind, method: str) -> Parse:
+    values = _distinct(mentions)
+    if kind.is_set:
+        return _ok(sorted(values), method)
+    if len(values) == 1:
+        return _ok(values[0], method)
+    if _alternatives(span, mentions, last_only=False):
+        return Parse(status="ambiguous", method=method, candidates=values, note=f"the {method} span hedges")
+    anchored = _distinct([m for m in mentions if m.anchored])
+    if len(anchored) == 1:
+        return _ok(anchored[0], f"{method}+anchored")
+    return Parse(status="ambiguous", method=method, candidates=values, note=f"several answers in the {method} span")
+
+
+def _in_parentheses(body: str, start: int) -> bool:
+    before = body[:start]
+    return before.count("(") > before.count(")")
+
+
+def _leading(body: str, mentions: list[Mention], kind: Kind) -> Mention | None:
+    first = mentions[0]
+    if body[: first.start].strip(" \t\n\"'([{-:"):
+        return None
+    first_sentence = re.split(r"(?<=[.!?;])\s|\n", body, maxsplit=1)[0]
+    in_first = [m for m in mentions if m.end <= len(first_sentence)]
+    if len(_distinct(in_first)) != 1:
+        return None  # "Yes and no."
+    alone = not re.sub(r"[\W_]+", "", first_sentence[: first.start] + first_sentence[first.end:])
+    return first if (kind.leading or alone) else None
+
+
+def _after_cue(body: str, cues, kind: Kind, ctx: ParseContext, whole: bool = False):
+    """The value after the last cue that is followed by one (all of its values if `whole`)."""
+    for cue in reversed(cues):
+        start = _clause_start(body, cue.start())  # "..., 5 in all": the number may come before the cue
+        if text.CONCLUSION.search(body, start, cue.start()) or text.REVISION.search(body, start, cue.start()):
+            start = cue.start()
+        found = kind.find(text.to_sentence_end(body, start), ctx)
+        if found:
+            values = _distinct(found)
+            if whole:
+                return values
+            return found[-1] if len(values) == 1 else None
+    return None
+
+
+def _clause_start(body: str, pos: int) -> int:
+    breaks = list(re.finditer(r"[.!?](?:\s|$)|[,;:\n]", body[:pos]))
+    return breaks[-1].end() if breaks else 0
+
+
+def _conclusion(body: str, kind: Kind, ctx: ParseContext, whole: bool = False):
+    return _after_cue(body, list(text.CONCLUSION.finditer(body)), kind, ctx, whole)
+
+
+def _revision(body: str, kind: Kind, ctx: ParseContext):
+    return _after_cue(body, list(text.REVISION.finditer(body)), kind, ctx)
+
+
+_ALTERNATIVE = re.compile(r"^[\s,?.)]*(?:or|or perhaps|or maybe|or possibly|to|-|and|/)[\s(]*(?:\w+\s+)?$", re.IGNORECASE)
+
+
+def _alternatives(body: str, mentions: list[Mention], last_only: bool) -> bool:
+    """"3 or 4", "row 2 or 3", "between 3 and 5", "A or B": the answer hedges between values."""
+    pairs = list(zip(mentions, mentions[1:], strict=False))
+    if last_only:
+        pairs = pairs[-1:]
+    for a, b in pairs:
+        if a.value == b.value:
+            continue
+        gap = body[a.end: b.start]
+        if re.search(r"\band\b", gap, re.IGNORECASE) and not re.search(r"\bbetween\s+(?:\w+\s+)?$",
+                                                                       body[max(0, a.start - 20): a.start], re.I):
+            continue  # "3 white and 2 black": not a hedge
+        if _ALTERNATIVE.match(gap):
+            return True
+    return False
+
+
+def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok", refusal: bool = False) -> Parse:
+    if status != "ok":
+        return Parse(status="error", note=f"request status {status}")
+    kind = KINDS.get(ctx.answer_type)
+    if kind is None:
+        return Parse(status="unparsed", note=f"no parser for answer type {ctx.answer_type!r}")
+    raw = text.clean(response)
+    if refusal:
+        return Parse(status="refusal", note="the provider flagged a refusal")
+    if not raw:
+        return Parse(status="unparsed", note="empty answer")
+    unechoed = text.strip_echo(raw, ctx.prompt, ctx.choices)
+    stages = (("structured", text.structured_spans(raw)), ("cue", text.cue_spans(unechoed)),
+              ("template", text.template_spans(raw, ctx.prompt)))
+    for method, spans in stages:
+        for span in reversed(spans):  # the last marked answer wins
+            if span.strip().lower() in ("<answer>", "answer", "____", ""):
+                continue
+            mentions = kind.find(span, ctx) or (kind.fallback(span, ctx) if kind.fallback else [])
+            if mentions:
+                return _decide_marked(span, mentions, kind, method)
+    if text.is_refusal(raw):
+        return Parse(status="refusal", note="the answer declines")
+    body = unechoed
+    mentions = kind.find(body, ctx)
+    if not mentions and kind.fallback:
+        mentions = kind.fallback(body, ctx)
+    if not mentions:
+        note = kind.unfound(body) if kind.unfound else None
+        if note:
+            return Parse(status="ambiguous", note=note)
+        return Parse(status="unparsed", note="no answer of this type found")
+    values = _distinct(mentions)
+    if kind.is_set:
+        concluded = _conclusion(body, kind, ctx, whole=True)
+        return _ok(sorted(concluded), "conclusion") if concluded else _ok(sorted(values), "set")
+    if len(values) == 1:
+        return _ok(values[0], "only")
+    anchored = _distinct([m for m in mentions if m.anchored])
+    if ctx.cot:  # the reasoning ends with the answer
+        if _alternatives(body, mentions, last_only=True):
+            return Parse(status="ambiguous", candidates=values, note="the answer hedges between values")
+        if found := (_revision(body, kind, ctx) or _conclusion(body, kind, ctx)):
+            return _ok(found.value, "conclusion", candidates=values)
+        if len(anchored) == 1:
+            return _ok(anchored[0], "anchored", candidates=values)
+        return _ok(mentions[-1].value, "last", candidates=values)
+    if _alternatives(body, mentions, last_only=False):
+        return Parse(status="ambiguous", candidates=values, note="the answer hedges between values")
+    if lead := _leading(body, mentions, kind):
+        return _ok(lead.value, "leading", candidates=values)
+    if len(main := _distinct([m for m in mentions if not _in_parentheses(body, m.start)])) == 1:
+        return _ok(main[0], "outside parentheses", candidates=values)
+    if revised := _revision(body, kind, ctx):
+        return _ok(revised.value, "revision", candidates=values)
+    if len(anchored) == 1:
+        return _ok(anchored[0], "anchored", candidates=values)
+    if concluded := _conclusion(body, kind, ctx):
+        return _ok(concluded.value, "conclusion", candidates=values)
+    return Parse(status="ambiguous", candidates=values, note="several different answers")
