@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -42,9 +43,15 @@ def test_a_plain_install_renders_and_asks_from_anywhere(tmp_path):
                           capture_output=True, text=True, check=True).stdout.strip()
     with open(os.path.join(site, "project_deps.pth"), "w") as f:
         f.write(sysconfig.get_paths()["purelib"] + "\n")
-    # The project's own build backend (pyproject's build-system) builds the wheel that pip installs.
+    # The project's own build backend (pyproject's build-system) builds the wheel that pip
+    # installs, from a clean copy of the sources (setuptools would reuse a stale build/ folder).
+    source = tmp_path / "source"
+    for name in ("byo", "questions", "pyproject.toml", "README.md"):
+        copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy
+        copy(ROOT / name, source / name, **({"ignore": shutil.ignore_patterns("__pycache__")}
+                                            if (ROOT / name).is_dir() else {}))
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path / "dist"),
-                            str(ROOT)], capture_output=True, text=True, cwd=tmp_path)
+                            str(source)], capture_output=True, text=True, cwd=tmp_path)
     assert build.returncode == 0, build.stderr[-2000:]
     (wheel,) = (tmp_path / "dist").glob("byo_render-*.whl")
     install = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],

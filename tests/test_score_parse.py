@@ -10,7 +10,7 @@ import pytest
 
 from byo.families.crest import metrics as crest
 from byo.score.numbers import numbers
-from byo.score.parse import ANSWER_TYPES, ParseContext, parse_answer
+from byo.score.parse import ANSWER_TYPES, ParseContext, exact_labels, parse_answer
 from byo.score.vocab import domain_for
 
 CORPUS = Path(__file__).parent / "data" / "parse"
@@ -23,7 +23,7 @@ def load(answer_type: str) -> list[dict]:
 def context(row: dict) -> ParseContext:
     domain = None
     if row["labels"]:
-        domain = crest.label_domain(row["labels"]) if row["type"].startswith("crest") else domain_for(row["labels"])
+        domain = exact_labels(row["labels"]) if row["type"].startswith("crest") else domain_for(row["labels"])
     return ParseContext(row["type"], row["prompt"], row["preprompt"], row["choices"], domain)
 
 
@@ -114,8 +114,8 @@ def test_labels_of_the_crest_library_parse_back():
     from byo.score.rows import is_correct
 
     sample = random.Random(0).sample(sorted(Sampler().support(), key=repr), 150)
-    kdl = crest.label_domain([labels.kdl(c) for c in sample])
-    english = crest.label_domain([labels.english(c) for c in sample])
+    kdl = exact_labels([labels.kdl(c) for c in sample])
+    english = exact_labels([labels.english(c) for c in sample])
     for c in sample:
         p, k, e = labels.program(c), labels.kdl(c), labels.english(c)
         for answer_type, text, truth, domain in [

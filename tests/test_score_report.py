@@ -141,6 +141,8 @@ def test_oracle_answers_score_perfectly(tmp_path):
     assert main(["score", str(run), "--bootstrap", "0"]) == 0
     scores = json.loads((run / "scores.json").read_text())
     assert scores["overall"]["accuracy"] == 1.0 and scores["overall"]["parse_rate"] == 1.0
+    crest = [r for r in scores["tables"]["crest"] if r["slice"] == "all"]  # the crest family's own table
+    assert crest and all(r["exact"] == 1.0 and r["error_rate"] == 0.0 for r in crest)
 
 
 def test_crest_split_read_from_the_legend_when_the_question_lacks_it(tmp_path):

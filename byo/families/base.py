@@ -13,7 +13,7 @@ A family is one folder, `byo/families/<name>/` or a package of its own:
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -111,6 +111,21 @@ def domain(name: str, **terms: str) -> Domain:
     return Domain(name, {k.replace("_", " "): tuple(v.split("|")) for k, v in terms.items()})
 
 
+@dataclass(frozen=True)
+class AnswerType:
+    """An answer type of a family's own (e.g. crest program codes), with what the scorer needs:
+    how to find answers in a reply, whether one is right, and the family's metrics."""
+
+    # (reply text, the question key's true answers) -> mentions as (value, start, end)
+    find: Callable[[str, Sequence[str]], list[tuple[Any, int, int]]]
+    # mentions to fall back on when `find` finds none (e.g. free text outside the known labels)
+    fallback: Callable[[str], list[tuple[Any, int, int]]] | None = None
+    correct: Callable[[Any, Any], bool] | None = None  # None: the same text, case aside
+    # (scored rows of one key and prompt variant, true answers of the key's training images)
+    # -> metric rows, one per slice, for the family's own table in scores.json and the report
+    measure: Callable[[list[dict], list[Any]], list[dict]] | None = None
+
+
 # --- the family ---------------------------------------------------------------------------
 class Family:
     """One family of scenes. A subclass sets the class attributes and implements `sample`."""
@@ -123,6 +138,7 @@ class Family:
     template_package: str = CATALOG  # ...this package (a family of its own ships its own)
     answers: Mapping[str, AnswerFn] = {}  # question key -> answer function
     vocabulary: tuple[Domain, ...] = ()  # label domains its answers use, for parsing
+    answer_types: Mapping[str, AnswerType] = {}  # answer types of its own, beside the shared ones
 
     def templates(self) -> Traversable:
         return files(self.template_package) / self.template_file

@@ -23,22 +23,8 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
 
 import numpy as np
-from scipy.stats import binomtest
 
-CONFIDENCE = 0.95
-
-
-def wilson(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float | None, float | None]:
-    if n == 0:
-        return None, None
-    ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
-    return float(ci.low), float(ci.high)
-
-
-def proportion(hits: Sequence[bool], confidence: float = CONFIDENCE) -> dict:
-    k, n = int(sum(bool(h) for h in hits)), len(hits)
-    lo, hi = wilson(k, n, confidence)
-    return {"value": k / n if n else None, "k": k, "n": n, "lo": lo, "hi": hi}
+from byo.stats import CONFIDENCE, proportion, wilson  # noqa: F401  (the scorer's metrics, in one place)
 
 
 def rng_for(seed: int, label: str) -> np.random.Generator:

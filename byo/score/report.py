@@ -394,7 +394,7 @@ def build(runs_scores: list[Scores], title: str | None = None) -> str:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE.parent), autoescape=True,
                              undefined=jinja2.StrictUndefined)
     env.filters.update(pct=pct, num=num)
-    crest_rows = [{"label": label, **r} for label, s in runs.items() for r in s.tables["crest"]]
+    crest_rows = [{"label": label, **r} for label, s in runs.items() for r in s.tables.get("crest", [])]
     binding_rows = [{"label": label, **r, "acc_text": f"{pct(r['accuracy'])} {interval(r['accuracy_lo'], r['accuracy_hi'])}"}
                     for label, s in runs.items() for r in s.tables["binding"]]
     return env.get_template(TEMPLATE.name).render(

@@ -7,9 +7,8 @@ from pathlib import Path
 
 from byo.dataset import Layout
 from byo.errors import ConfigError
-from byo.families.crest import metrics as crest
 from byo.questions.load import QUESTIONS, Question, load_questions
-from byo.score.parse import Domains, context_for, parse_answer
+from byo.score.parse import FAMILY_TYPES, Domains, context_for, parse_answer
 from byo.score.vocab import POSITION_WORDS, position_cell
 
 PREDICTIONS = "predictions.jsonl"
@@ -81,8 +80,9 @@ def is_correct(answer_type: str, value, truth) -> bool:
         return list(value) == truth_cell(truth)
     if answer_type in SETS:
         return {str(v).lower() for v in value} == {str(t).lower() for t in truth}
-    if answer_type in crest.ANSWER_TYPES:
-        return crest.exact_match([value], [truth], answer_type)[0]
+    own = FAMILY_TYPES.get(answer_type)
+    if own is not None and own.correct is not None:
+        return own.correct(value, truth)
     return str(value).lower() == str(truth).lower()
 
 
@@ -97,17 +97,24 @@ def grid_position(answer_type: str, value) -> list[int] | None:
     return None
 
 
-def crest_splits(questions: list[Question], dataset: Path) -> dict[str, str]:
-    """image -> split part of crest images whose questions do not carry it (from the legend's extras)."""
+def legend_splits(questions: list[Question], dataset: Path) -> dict[str, str]:
+    """image -> split part, from the legend's extras, of images whose questions of a family's own
+    answer type do not carry it (their metrics are sliced by split)."""
     layout, out = Layout(dataset), {}
     for q in questions:
-        if q.answer_type in crest.ANSWER_TYPES and "split" not in q.params and q.image not in out:
+        if q.answer_type in FAMILY_TYPES and "split" not in q.params and q.image not in out:
             path = layout.legend(Path(q.image).stem)
             if path.is_file():
                 split = json.loads(path.read_text()).get("extras", {}).get("split")
                 if split is not None:
                     out[q.image] = str(split)
     return out
+
+
+def _split(q: Question, from_legends: dict[str, str]) -> str | None:
+    """The image's split part: the question's `split` parameter or level, or its legend's."""
+    value = q.params.get("split") or q.levels.get("split") or from_legends.get(q.image)
+    return str(value) if value is not None else None
 
 
 def score_rows(questions: list[Question], predictions: list[dict], run: str,
@@ -133,7 +140,7 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str,
             "request_status": p["status"], "request_error": p.get("error"),
             "status": parsed.status, "value": value, "method": parsed.method, "candidates": parsed.candidates,
             "note": parsed.note, "correct": is_correct(q.answer_type, value, q.answer),
-            "error": None, "split": q.params.get("split", (splits or {}).get(q.image)),
+            "error": None, "split": _split(q, splits or {}),
         }
         if q.answer_type in NUMERIC and value is not None:
             row["error"] = float(value) - float(q.answer)
@@ -147,7 +154,7 @@ def load_run(run_dir: Path) -> tuple[list[dict], dict]:
     dataset, questions_path = run_paths(run_dir)
     questions = load_questions(questions_path, dataset)
     predictions = load_predictions(run_dir)
-    rows = score_rows(questions, predictions, run_dir.name, crest_splits(questions, dataset))
+    rows = score_rows(questions, predictions, run_dir.name, legend_splits(questions, dataset))
     info = run_info(run_dir)
     first = predictions[0] if predictions else {}
     facts = {"run": run_dir.name, "run_dir": str(run_dir), "dataset": str(dataset), "questions": str(questions_path),

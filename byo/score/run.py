@@ -19,7 +19,7 @@ from byo.score.rows import PREDICTIONS, load_run
 
 PARSED = "parsed.jsonl"
 SCORES = "scores.json"
-TABLES = ("metrics", "confusion", "localization", "localization_cells", "binding", "crest", "parsing")
+TABLES = ("metrics", "confusion", "localization", "localization_cells", "binding", "parsing")  # + families' own
 DEFINITIONS = {
     "accuracy": "correct / all questions; ambiguous, refused, unparsed and failed answers count as wrong "
                 "(Wilson 95% interval)",
@@ -60,7 +60,7 @@ def compute(run_dir: Path, *, n_boot: int = 1000, seed: int = 0) -> Scores:
     return Scores(facts=facts, rows=rows, settings={"bootstrap": n_boot, "seed": seed, "confidence": 0.95},
                   tables={"metrics": metric, "confusion": tables.confusion_table(rows), "localization": loc,
                           "localization_cells": loc_cells, "binding": tables.binding_table(rows),
-                          "crest": tables.crest_table(rows), "parsing": tables.status_table(rows)})
+                          "parsing": tables.status_table(rows), **tables.family_tables(rows)})
 
 
 def _clean(value):
@@ -92,8 +92,8 @@ def write(scores: Scores, run_dir: Path) -> dict[str, Path]:
     doc = {"byo_version": __version__, "run": scores.facts, "settings": scores.settings, "definitions": DEFINITIONS,
            "statuses": {s: counts[s] for s in STATUSES}, "overall": scores.overall, "tables": scores.tables}
     atomic_write_text(paths["scores"], json.dumps(_clean(doc), indent=1, ensure_ascii=False) + "\n")
-    for name in TABLES:
-        if scores.tables.get(name):
+    for name in scores.tables:  # the shared TABLES and each family's own
+        if scores.tables[name]:
             paths[name] = run_dir / f"{name}.csv"
             atomic_write_text(paths[name], to_csv(scores.tables[name]))
     return paths

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from byo.families.crest import metrics as crest
+from byo.families import family_names, get_family
 from byo.score import metrics
-from byo.score.parse import STATUSES
+from byo.score.parse import FAMILY_TYPES, STATUSES
 from byo.score.rows import NUMERIC, SETS, grid_position, truth_cell
 
 MAX_LEVELS = 8  # a numeric variable with more distinct values is binned
@@ -233,52 +233,21 @@ def binding_table(rows: Sequence[dict]) -> list[dict]:
     return out
 
 
-def _split(row: dict) -> str | None:
-    """The image's split part: the question's `split` parameter, or its legend's (see rows.crest_splits)."""
-    value = row.get("split") or row["params"].get("split") or row["levels"].get("split")
-    return str(value) if value is not None else None
-
-
-def crest_table(rows: Sequence[dict]) -> list[dict]:
-    """KamonBench's label metrics per crest key, variant and slice (split part, novel combinations)."""
-    out = []
+def family_tables(rows: Sequence[dict]) -> dict[str, list[dict]]:
+    """Each family's own metrics (e.g. KamonBench's for crests), per key, prompt variant and slice,
+    in a table named after the family."""
+    owner = {name: family for family in family_names() for name in get_family(family).answer_types}
+    out: dict[str, list[dict]] = {family: [] for family in sorted(set(owner.values()))}
     for (key,), group in sorted(metrics.group_by(rows, "key").items()):
         answer_type = group[0]["answer_type"]
-        if answer_type not in crest.ANSWER_TYPES:
+        measure = FAMILY_TYPES[answer_type].measure if answer_type in FAMILY_TYPES else None
+        if measure is None:
             continue
-        train = [r["answer"] for r in group if _split(r) == "train"]
+        train = [r["answer"] for r in group if r["split"] == "train"]
         for variant, vrows in _variants(group):
-            slices = [("all", vrows)]
-            slices += [(f"split={s}", [r for r in vrows if _split(r) == s])
-                       for s in sorted({_split(r) for r in vrows} - {None})]
-            evaluated = [r for r in vrows if _split(r) != "train"]
-            if train and answer_type == "crest_program":
-                for scheme in crest.SCHEMES:
-                    novel = crest.novel_combinations([r["answer"] for r in evaluated], train, scheme)
-                    name = ",".join(crest.SCHEMES[scheme]).replace("R", "X")
-                    slices.append((f"novel {name}", [r for r, n in zip(evaluated, novel, strict=True) if n]))
-                    slices.append((f"seen {name}", [r for r, n in zip(evaluated, novel, strict=True) if n is False]))
-            for name, srows in slices:
-                if not srows:
-                    continue
-                preds = [r["value"] for r in srows]
-                golds = [r["answer"] for r in srows]
-                exact = metrics.proportion(crest.exact_match(preds, golds, answer_type))
-                rate = crest.error_rate(preds, golds, answer_type)
-                row = {"run": srows[0]["run"], "model": srows[0]["model"], "key": key, "answer_type": answer_type,
-                       "variant": variant, "slice": name, "n": len(srows),
-                       "parse_rate": sum(r["status"] == "ok" for r in srows) / len(srows),
-                       "exact": exact["value"], "exact_lo": exact["lo"], "exact_hi": exact["hi"],
-                       "error_rate": rate["value"], "error_unit": rate["unit"], "excluded": rate["excluded"]}
-                if train and name == "all":
-                    nit = crest.accuracy_nit(preds, golds, train, answer_type)
-                    row["acc_nit"], row["acc_nit_n"] = nit["value"], nit["n"]
-                if answer_type == "crest_program":
-                    factors = crest.factor_accuracy(preds, golds)
-                    for f, stat in factors.items():
-                        row[f"{f}_acc" if f != "parseable" else "parseable"] = stat["value"]
-                    row.update(crest.motif_sensitivity(preds, golds))
-                out.append(row)
+            out[owner[answer_type]] += [
+                {"run": vrows[0]["run"], "model": vrows[0]["model"], "key": key, "answer_type": answer_type,
+                 "variant": variant, **row} for row in measure(vrows, train)]
     return out
 
 

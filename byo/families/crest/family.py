@@ -25,6 +25,7 @@ import numpy as np
 from byo.dataset import atomic_write_text
 from byo.families.base import Family
 from byo.families.crest.answers import ANSWERS
+from byo.families.crest.metrics import SCORING
 from byo.families.crest.model import CrestContent, colours, layer_offset, record
 from byo.families.crest.motifs import carriers, library
 from byo.families.crest.motifs.grammar import Crest, Layer, component_layers, layers
@@ -41,6 +42,7 @@ class CrestFamily(Family):
     content_model = CrestContent
     template_file = "crest.yaml"
     answers = ANSWERS
+    answer_types = SCORING
     default_scene: dict[str, Any] = {
         # Flat: the crest (half-width content.size = 0.1 m) from straight above, orthographic,
         # 2.2 half-widths across the frame; two colours, no lighting, no anti-aliasing.

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
 
-from byo.families.base import Domain
+from byo.families.base import AnswerType
+from byo.stats import proportion
 
 _TOKEN = re.compile(r"(?<![\w:])([CXMcxm])\s?:\s?([A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*)")
 _RUN_GAP = re.compile(r"^[\s,;|>+\-]*$")
@@ -43,7 +44,7 @@ _EN_FILLER = re.compile(
     r"^(?:(?:the |this |that )?(?:crest|kamon|emblem|image|design|mon|answer)\s+(?:is|shows|depicts|displays|represents)"
     r"(?:\s+an?\b)?|it\s+is|it's|this\s+is|that\s+is|i\s+see|there\s+is|shows?)\s*:?\s*", re.IGNORECASE)
 SCHEMES = {"cm": ("C", "M"), "rm": ("R", "M"), "crm": ("C", "R", "M")}
-ANSWER_TYPES = ("crest_program", "crest_kdl", "crest_english")
+ANSWER_TYPES = ("crest_program", "crest_kdl", "crest_english")  # the keys of SCORING, below
 
 
 # --- parsing helpers -------------------------------------------------------------------------
@@ -66,10 +67,6 @@ def hiragana(text: str) -> str:
 def english_text(text: str) -> str:
     t = " ".join(text.lower().split()).strip(" \"'.,;:!?")
     return re.sub(r"^(?:an?|the)\s+", "", t)
-
-
-def label_domain(answers: Sequence) -> Domain:
-    return Domain("crest", {str(a): (str(a),) for a in dict.fromkeys(answers)})
 
 
 def find_labels(span: str, labels: Sequence[str], answer_type: str) -> list[tuple[str, int, int]]:
@@ -224,3 +221,52 @@ def accuracy_nit(preds: Sequence[str | None], golds: Sequence[str], train_golds:
             for p, g in zip(preds, golds, strict=True)
             if normalize(g, answer_type) not in seen and normalize(p, answer_type) not in seen]
     return _share(hits)
+
+
+# --- what the scorer uses (the crest family's answer types) ----------------------------------
+def measure(rows: list[dict], train: list[str]) -> list[dict]:
+    """KamonBench's label metrics for one key and prompt variant (scored rows with the image's
+    `split`), per slice: all, each split part, and for programs novel and seen combinations."""
+    answer_type = rows[0]["answer_type"]
+    slices = [("all", rows)]
+    slices += [(f"split={s}", [r for r in rows if r["split"] == s]) for s in sorted({r["split"] for r in rows} - {None})]
+    evaluated = [r for r in rows if r["split"] != "train"]
+    if train and answer_type == "crest_program":
+        for scheme in SCHEMES:
+            novel = novel_combinations([r["answer"] for r in evaluated], train, scheme)
+            name = ",".join(SCHEMES[scheme]).replace("R", "X")
+            slices.append((f"novel {name}", [r for r, n in zip(evaluated, novel, strict=True) if n]))
+            slices.append((f"seen {name}", [r for r, n in zip(evaluated, novel, strict=True) if n is False]))
+    out = []
+    for name, srows in slices:
+        if not srows:
+            continue
+        preds = [r["value"] for r in srows]
+        golds = [r["answer"] for r in srows]
+        exact = proportion(exact_match(preds, golds, answer_type))
+        rate = error_rate(preds, golds, answer_type)
+        row = {"slice": name, "n": len(srows), "parse_rate": sum(r["status"] == "ok" for r in srows) / len(srows),
+               "exact": exact["value"], "exact_lo": exact["lo"], "exact_hi": exact["hi"],
+               "error_rate": rate["value"], "error_unit": rate["unit"], "excluded": rate["excluded"]}
+        if train and name == "all":
+            nit = accuracy_nit(preds, golds, train, answer_type)
+            row["acc_nit"], row["acc_nit_n"] = nit["value"], nit["n"]
+        if answer_type == "crest_program":
+            for factor, stat in factor_accuracy(preds, golds).items():
+                row[f"{factor}_acc" if factor != "parseable" else "parseable"] = stat["value"]
+            row.update(motif_sensitivity(preds, golds))
+        out.append(row)
+    return out
+
+
+def _answer_type(name: str, find, fallback=None) -> AnswerType:
+    return AnswerType(find=find, fallback=fallback, measure=measure,
+                      correct=lambda value, truth: exact_match([value], [truth], name)[0])
+
+
+SCORING = {
+    "crest_program": _answer_type("crest_program", lambda text, labels: program_runs(text)),
+    **{name: _answer_type(name, lambda text, labels, n=name: find_labels(text, labels, n),
+                          lambda text, n=name: [(v, s, s + len(v)) for v, s in free_text(text, n)])
+       for name in ("crest_kdl", "crest_english")},
+}

@@ -19,8 +19,15 @@ The stages, first hit wins:
 
 from byo.score.parse.cards import card_code
 from byo.score.parse.decide import parse_answer
-from byo.score.parse.kinds import ANSWER_TYPES, KINDS, Domains, context_for
+from byo.score.parse.kinds import (
+           ANSWER_TYPES,
+           FAMILY_TYPES,
+           KINDS,
+           Domains,
+           context_for,
+           exact_labels,
+)
 from byo.score.parse.model import STATUSES, Kind, Mention, Parse, ParseContext, Status
 
-__all__ = ["ANSWER_TYPES", "KINDS", "STATUSES", "Domains", "Kind", "Mention", "Parse", "ParseContext", "Status",
-           "card_code", "context_for", "parse_answer"]
+__all__ = ["ANSWER_TYPES", "FAMILY_TYPES", "KINDS", "STATUSES", "Domains", "Kind", "Mention", "Parse", "ParseContext", "Status",
+           "card_code", "context_for", "exact_labels", "parse_answer"]
