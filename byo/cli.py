@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from functools import partial
 from pathlib import Path
 
 from PIL import Image
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from byo import __version__
@@ -20,7 +22,7 @@ from byo.executors.inprocess import InProcess
 from byo.executors.pool import LocalPool
 from byo.families import get_family, load_config
 from byo.families.crest.sheet import dataset_sheet, library_configs, library_sheet
-from byo.plan import combinations, image_count, jobs
+from byo.plan import combination, combination_count, image_count, jobs
 from byo.questions.generate import generate
 from byo.runner import render_dataset, render_images, sample_tasks
 from byo.score.report import write_report
@@ -35,26 +37,54 @@ class Defaults(argparse.ArgumentDefaultsHelpFormatter):
 
 
 DefaultsParser = partial(argparse.ArgumentParser, formatter_class=Defaults)
+MAX_IMAGES = 100_000  # byo render refuses larger datasets unless --max-images is raised
+
+
+def whole(minimum: int):
+    """An argparse type: a whole number >= minimum."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:40]!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def positive(text: str) -> float:
+    """An argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text[:40]!r}")
+    return value
 
 
 def cmd_plan(args) -> int:
     cfg, family = load_config(args.config)
-    if not args.no_sample:
-        sample_tasks(cfg, family, jobs(cfg), args.config)
-    combos = combinations(cfg)
-    reps = cfg.repetitions
+    n_combos, reps, n_images = combination_count(cfg), cfg.repetitions, image_count(cfg)
     out = Console()
-    out.print(f"[bold]{cfg.dataset.name}[/bold] ({family.name}): {len(combos)} combinations x {reps} "
-              f"images = [bold]{image_count(cfg)} images[/bold]")
+    out.print(f"[bold]{cfg.dataset.name}[/bold] ({family.name}): {n_combos:,} combinations x {reps:,} "
+              f"images = [bold]{n_images:,} images[/bold]")
+    if n_images > args.max_images:
+        console.print(f"[yellow]more than --max-images {args.max_images:,}: byo render refuses it unless "
+                      "--max-images is raised; scenes not sampled[/yellow]")
+    elif not args.no_sample:
+        sample_tasks(cfg, family, jobs(cfg), args.config)
     randoms = cfg.random_variables()
     if randoms:
         out.print("drawn per image: " + ", ".join(f"{k} ({v.type})" for k, v in randoms.items()))
     table = Table("#", *[k for k in cfg.enumerated()], "images", "first index")
-    for i, combo in enumerate(combos[: args.max_rows]):
-        table.add_row(str(i), *[str(v) for v in combo.values()], str(reps), str(i * reps))
+    for i in range(min(n_combos, args.max_rows)):
+        table.add_row(str(i), *[str(v) for v in combination(cfg, i).values()], str(reps), str(i * reps))
     out.print(table)
-    if len(combos) > args.max_rows:
-        out.print(f"... {len(combos) - args.max_rows} more combinations")
+    if n_combos > args.max_rows:
+        out.print(f"... {n_combos - args.max_rows:,} more combinations")
     return 0
 
 
@@ -66,7 +96,7 @@ def executor_for(args) -> Executor:
 
 def cmd_render(args) -> int:
     report = render_dataset(args.config, args.output, executor=executor_for(args), limit=args.limit,
-                            resume=args.resume)
+                            resume=args.resume, max_images=args.max_images)
     root = report.out_dir
     console.print(f"rendered {len(report.rendered)}, already complete {report.skipped}, "
                   f"failed {len(report.failed)} (of {report.planned} planned)")
@@ -181,7 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     plan = sub.add_parser("plan", help="validate a config; print the image count and combinations")
     plan.add_argument("config")
-    plan.add_argument("--max-rows", type=int, default=50)
+    plan.add_argument("--max-rows", type=whole(1), default=50, help="combinations to list")
+    add_max_images(plan)
     plan.add_argument("--no-sample", action="store_true",
                       help="skip sampling every scene (which catches placements that cannot be met)")
     plan.set_defaults(func=cmd_plan)
@@ -202,8 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     sheet = sub.add_parser("contact-sheet", help="thumbnail grid of a rendered dataset")
     sheet.add_argument("dataset", type=Path)
     sheet.add_argument("-o", "--output", type=Path)
-    sheet.add_argument("--columns", type=int)
-    sheet.add_argument("--thumb-width", type=int, default=200)
+    sheet.add_argument("--columns", type=whole(1))
+    sheet.add_argument("--thumb-width", type=whole(16), default=200)
     sheet.add_argument("--keys", help="comma-separated level variables to print under each image")
     sheet.set_defaults(func=cmd_contact_sheet)
 
@@ -226,20 +257,20 @@ def build_parser() -> argparse.ArgumentParser:
     crest = sub.add_parser("crest-sheet", help="labelled sheet of a rendered crest dataset")
     crest.add_argument("dataset", type=Path)
     crest.add_argument("-o", "--output", type=Path, help="default: DATASET/crest_sheet.png")
-    crest.add_argument("--columns", type=int)
+    crest.add_argument("--columns", type=whole(1))
     crest.set_defaults(func=cmd_crest_sheet)
 
     lib = sub.add_parser("crest-library-sheet", help="every crest motif and container, rendered flat")
     lib.add_argument("output", type=Path)
-    lib.add_argument("--size", type=int, default=160, help="pixels per component")
-    lib.add_argument("--columns", type=int, default=10)
+    lib.add_argument("--size", type=whole(16), default=160, help="pixels per component")
+    lib.add_argument("--columns", type=whole(1), default=10)
     lib.add_argument("--preview", action="store_true", help="draw with the pure-Python rasterizer (no Blender)")
     lib.set_defaults(func=cmd_crest_library_sheet)
     return p
 
 
 def add_interval_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for error intervals (0: none)")
+    p.add_argument("--bootstrap", type=whole(0), default=1000, help="bootstrap resamples for error intervals (0: none)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
 
 
@@ -255,27 +286,33 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--api", choices=["chat", "responses"], help="OpenAI API (default chat)")
     p.add_argument("--key-env", help="environment variable holding the API key")
     p.add_argument("--key-file", type=Path, help="file holding the API key (alone, or NAME=KEY lines)")
-    p.add_argument("--concurrency", type=int, default=8, help="requests in flight at once")
-    p.add_argument("--rpm", type=float, help="at most this many requests per minute")
-    p.add_argument("--limit", type=int, help="only the first N questions")
-    p.add_argument("--timeout", type=float, help="seconds per request (default 60)")
-    p.add_argument("--retries", type=int, default=4, help="retries of a failed request (429, 5xx, timeouts)")
+    p.add_argument("--concurrency", type=whole(1), default=8, help="requests in flight at once")
+    p.add_argument("--rpm", type=positive, help="at most this many requests per minute")
+    p.add_argument("--limit", type=whole(1), help="only the first N questions")
+    p.add_argument("--timeout", type=positive, help="seconds per request (default 60)")
+    p.add_argument("--retries", type=whole(0), default=4, help="retries of a failed request (429, 5xx, timeouts)")
     p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--max-tokens", type=int, help="maximum output tokens")
+    p.add_argument("--max-tokens", type=whole(1), help="maximum output tokens")
     p.add_argument("--seed", type=int)
     p.add_argument("--detail", choices=["auto", "low", "high"], help="OpenAI image detail")
-    p.add_argument("--max-side", type=int, help="downscale images whose longest side exceeds this (pixels)")
+    p.add_argument("--max-side", type=whole(16), help="downscale images whose longest side exceeds this (pixels)")
     p.add_argument("--cache", type=Path, help="request cache (default DATASET/runs/cache.sqlite)")
 
 
 def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config")
     p.add_argument("-o", "--output", help="output directory (default: dataset.output_dir or output/NAME)")
-    p.add_argument("--limit", type=int, help="only the first N images of the plan")
+    p.add_argument("--limit", type=whole(1), help="only the first N images of the plan")
     p.add_argument("--resume", action="store_true", help="continue: skip complete images, redo incomplete ones")
-    p.add_argument("--workers", type=int, default=1, help="render processes (threads are shared among them)")
-    p.add_argument("--recycle-after", type=int, default=50, help="restart a worker after N images")
+    p.add_argument("--workers", type=whole(1), default=1, help="render processes (threads are shared among them)")
+    p.add_argument("--recycle-after", type=whole(1), default=50, help="restart a worker after N images")
     p.add_argument("--in-process", action="store_true", help="render in this process (bpy imported here)")
+    add_max_images(p)
+
+
+def add_max_images(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-images", type=whole(1), default=MAX_IMAGES,
+                   help="refuse to render a dataset (or --limit) of more images than this")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -288,10 +325,10 @@ def run(func, args) -> int:
     try:
         return func(args)
     except ConfigError as err:
-        console.print(f"[red]error:[/red] {err}", highlight=False)
+        console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
         return 2
     except (RenderError, FileNotFoundError) as err:
-        console.print(f"[red]error:[/red] {err}", highlight=False)
+        console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
         return 1
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -22,7 +23,8 @@ from byo.stage import SetupConfig
 
 
 class DatasetSection(Strict):
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")
+    # A file-name part: image names add 7 characters, and file systems allow 255.
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_\-]*$", max_length=100)
     family: str
     output_dir: str | None = None
     seed: int = Field(0, ge=0, lt=2**63)
@@ -38,10 +40,22 @@ class Fixed(_Variation):
     type: Literal["fixed"]
     value: Any
 
+    def count(self) -> int:
+        return 1
+
+    def level(self, i: int) -> Any:
+        return self.value
+
 
 class VaryingAll(_Variation):
     type: Literal["varying_all"]
     levels: list[Any] = Field(min_length=1)
+
+    def count(self) -> int:
+        return len(self.levels)
+
+    def level(self, i: int) -> Any:
+        return self.levels[i]
 
 
 class VaryingAllRange(_Variation):
@@ -61,12 +75,14 @@ class VaryingAllRange(_Variation):
             raise ValueError("float ranges need a `step`")
         return self
 
-    def values(self) -> list[float | int]:
+    def count(self) -> int:
+        return int(math.floor((self.max - self.min) / (self.step or 1) + 1e-9)) + 1
+
+    def level(self, i: int) -> float | int:
         step = self.step or 1
-        count = int(math.floor((self.max - self.min) / step + 1e-9)) + 1
+        value = self.min + i * step
         integral = all(float(v).is_integer() for v in (self.min, self.max, step))
-        vals = [self.min + i * step for i in range(count)]
-        return [int(round(v)) for v in vals] if integral else [round(v, 10) for v in vals]
+        return int(round(value)) if integral else round(value, 10)
 
 
 class VaryingRandom(_Variation):
@@ -106,16 +122,9 @@ class DatasetConfig(Strict):
     scene: dict[str, Any] = Field(default_factory=dict)
     variables: dict[str, Variation] = Field(default_factory=dict)
 
-    def enumerated(self) -> dict[str, list[Any]]:
-        out = {}
-        for path, var in self.variables.items():
-            if isinstance(var, Fixed):
-                out[path] = [var.value]
-            elif isinstance(var, VaryingAll):
-                out[path] = list(var.levels)
-            elif isinstance(var, VaryingAllRange):
-                out[path] = var.values()
-        return out
+    def enumerated(self) -> dict[str, Fixed | VaryingAll | VaryingAllRange]:
+        """The variables whose levels form the Cartesian product, each with count() and level(i)."""
+        return {path: var for path, var in self.variables.items() if isinstance(var, ENUMERATED)}
 
     def random_variables(self) -> dict[str, VaryingRandom | VaryingAmongRange]:
         return {p: v for p, v in self.variables.items() if not isinstance(v, ENUMERATED)}
@@ -187,12 +196,53 @@ def _level_samples(var) -> list[tuple[str, Any]]:
     if isinstance(var, VaryingAll):
         return [(f"levels[{i}]", v) for i, v in enumerate(var.levels)]
     if isinstance(var, VaryingAllRange):
-        vals = var.values()
-        return [("min", vals[0]), ("max", vals[-1])]
+        return [("min", var.level(0)), ("max", var.level(var.count() - 1))]
     if isinstance(var, VaryingRandom):
         return [(f"choices[{i}]", v) for i, v in enumerate(var.choices)]
     lo, hi = (int(var.min), int(var.max)) if var.is_integer else (var.min, var.max)
     return [("min", lo), ("max", hi)]
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML that refuses a key given twice in one mapping (PyYAML would keep the last)."""
+
+
+def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if not isinstance(key, Hashable):
+            continue  # construct_mapping reports unhashable keys itself
+        if key in seen:
+            raise yaml.MarkedYAMLError("while reading a mapping", node.start_mark,
+                                       f"the key {key!r} is given twice", key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
+MAX_CONFIG_BYTES = 1_000_000
+
+
+def read_yaml(path: Path, file: str) -> object:
+    """A YAML file's data; every way it can fail is a ConfigError naming the file."""
+    try:
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(file, [("<file>", f"larger than {MAX_CONFIG_BYTES:,} bytes: not a dataset config")])
+        text = path.read_text(encoding="utf-8")
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a safe loader)
+    except FileNotFoundError:
+        raise ConfigError(file, [("<file>", "file not found")]) from None
+    except IsADirectoryError:
+        raise ConfigError(file, [("<file>", "is a directory; expected a YAML file")]) from None
+    except PermissionError:
+        raise ConfigError(file, [("<file>", "not readable (permission denied)")]) from None
+    except UnicodeDecodeError:
+        raise ConfigError(file, [("<file>", "not a text file (expected UTF-8 YAML)")]) from None
+    except OSError as err:
+        raise ConfigError(file, [("<file>", f"cannot be read ({err.strerror or err})")]) from None
+    except yaml.YAMLError as err:
+        raise ConfigError(file, [("<file>", f"not valid YAML: {err}")]) from None
 
 
 def read_config(source: str | Path | dict, file: str | None = None) -> DatasetConfig:
@@ -204,12 +254,7 @@ def read_config(source: str | Path | dict, file: str | None = None) -> DatasetCo
     else:
         path = Path(source)
         file = file or str(path)
-        try:
-            raw = yaml.safe_load(path.read_text())
-        except FileNotFoundError:
-            raise ConfigError(file, [("<file>", "file not found")]) from None
-        except yaml.YAMLError as err:
-            raise ConfigError(file, [("<file>", f"not valid YAML: {err}")]) from None
+        raw = read_yaml(path, file)
     if not isinstance(raw, dict):
         raise ConfigError(file, [("<top level>", "expected a mapping with keys dataset, scene, variables")])
     try:

@@ -1,10 +1,16 @@
-"""From a validated config to the list of images: Cartesian product x repetitions."""
+"""From a validated config to its images, by arithmetic: image index -> level combination,
+repetition and seed. Nothing is listed, so a plan of any size answers at once.
+
+Combinations are numbered as in the Cartesian product of the enumerated variables in config
+order, the last variable changing fastest; each is rendered `repetitions` times in a row.
+"""
 
 from __future__ import annotations
 
-import itertools
+import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from byo.config import DatasetConfig, VaryingAmongRange
 from byo.seeding import STREAM_VARIABLES, image_seed, rng
@@ -20,17 +26,21 @@ class ImageJob:
     levels: dict[str, Any] = field(hash=False)  # enumerated levels and this image's random draws
 
 
-def combinations(cfg: DatasetConfig) -> list[dict[str, Any]]:
-    enumerated = cfg.enumerated()
-    keys = list(enumerated)
-    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*enumerated.values())]
+def combination_count(cfg: DatasetConfig) -> int:
+    return math.prod(var.count() for var in cfg.enumerated().values())
 
 
 def image_count(cfg: DatasetConfig) -> int:
-    count = cfg.repetitions
-    for levels in cfg.enumerated().values():
-        count *= len(levels)
-    return count
+    return combination_count(cfg) * cfg.repetitions
+
+
+def combination(cfg: DatasetConfig, k: int) -> dict[str, Any]:
+    """The levels of combination `k`."""
+    levels = {}
+    for path, var in reversed(cfg.enumerated().items()):
+        k, i = divmod(k, var.count())
+        levels[path] = var.level(i)
+    return dict(reversed(levels.items()))
 
 
 def draw_random_levels(cfg: DatasetConfig, seed: int) -> dict[str, Any]:
@@ -51,17 +61,38 @@ def image_name(cfg: DatasetConfig, index: int) -> str:
     return f"{cfg.dataset.name}_{index:06d}"
 
 
-def make_job(cfg: DatasetConfig, index: int, combos: list[dict[str, Any]] | None = None) -> ImageJob:
-    combos = combos if combos is not None else combinations(cfg)
-    reps = cfg.repetitions
-    combo_index, repetition = divmod(index, reps)
+def make_job(cfg: DatasetConfig, index: int) -> ImageJob:
+    combo_index, repetition = divmod(index, cfg.repetitions)
     seed = image_seed(cfg.dataset.seed, index)
-    levels = {**combos[combo_index], **draw_random_levels(cfg, seed)}
+    levels = {**combination(cfg, combo_index), **draw_random_levels(cfg, seed)}
     ordered = {path: levels[path] for path in cfg.variables}
     return ImageJob(index=index, seed=seed, name=image_name(cfg, index), combination=combo_index,
                     repetition=repetition, levels=ordered)
 
 
-def jobs(cfg: DatasetConfig) -> list[ImageJob]:
-    combos = combinations(cfg)
-    return [make_job(cfg, i, combos) for i in range(image_count(cfg))]
+class Plan(Sequence[ImageJob]):
+    """The images of a config (or a slice of them), made on demand."""
+
+    def __init__(self, cfg: DatasetConfig, indices: range | None = None):
+        self.cfg = cfg
+        self.indices = indices if indices is not None else range(image_count(cfg))
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    @overload
+    def __getitem__(self, i: int) -> ImageJob: ...
+    @overload
+    def __getitem__(self, i: slice) -> Plan: ...
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return Plan(self.cfg, self.indices[i])
+        return make_job(self.cfg, self.indices[i])
+
+    def __iter__(self) -> Iterator[ImageJob]:
+        return (make_job(self.cfg, index) for index in self.indices)
+
+
+def jobs(cfg: DatasetConfig) -> Plan:
+    return Plan(cfg)

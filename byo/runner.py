@@ -65,6 +65,9 @@ def sample_tasks(cfg: DatasetConfig, family: Family, todo: Iterable[ImageJob], f
 def _output(cfg: DatasetConfig, resolved: dict, out_dir: str | Path | None, resume: bool, file: str) -> Layout:
     out = Path(out_dir or cfg.dataset.output_dir or Path("output") / cfg.dataset.name)
     previous = out / RESOLVED_CONFIG
+    blocker = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        raise ConfigError(file, [("<output>", f"{out} cannot be a directory: {blocker} is a file")])
     if out.exists() and any(out.iterdir()):
         if not resume:
             raise ConfigError(file, [("<output>", f"{out} is not empty; pass --resume to continue it "
@@ -77,7 +80,7 @@ def _output(cfg: DatasetConfig, resolved: dict, out_dir: str | Path | None, resu
 
 def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Path | None = None, *,
                    executor: Executor | None = None, limit: int | None = None, resume: bool = False,
-                   file: str | None = None, show_progress: bool = True,
+                   file: str | None = None, show_progress: bool = True, max_images: int | None = None,
                    on_result: Callable[[RenderResult], None] | None = None) -> RenderReport:
     """Render `config` (a validated config, data, or a YAML file) into `out_dir`."""
     if isinstance(config, DatasetConfig):
@@ -85,10 +88,13 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
     else:
         file = file or (str(config) if not isinstance(config, dict) else "<config>")
         cfg, family = load_config(config, file)
-    resolved = resolved_config(cfg, family)
-    layout = _output(cfg, resolved, out_dir, resume, file)
     planned = jobs(cfg)
     selected = planned[:limit] if limit is not None else planned
+    if max_images is not None and len(selected) > max_images:
+        raise ConfigError(file, [("<dataset>", f"{len(selected):,} images to render, more than the limit of "
+                                  f"{max_images:,}; raise it with --max-images, or render a part with --limit")])
+    resolved = resolved_config(cfg, family)
+    layout = _output(cfg, resolved, out_dir, resume, file)
     todo = [j for j in selected if not layout.is_complete(j.name)]
     tasks = sample_tasks(cfg, family, todo, file)
 

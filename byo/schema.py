@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import reprlib
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
@@ -11,9 +12,9 @@ from byo.errors import format_key_path
 
 
 class Strict(BaseModel):
-    """A model that refuses unknown keys."""
+    """A model that refuses unknown keys, NaN and infinities."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 def srgb(value: tuple[float, ...]) -> tuple[float, float, float]:
@@ -24,6 +25,16 @@ def srgb(value: tuple[float, ...]) -> tuple[float, float, float]:
 
 
 SRGB = Annotated[tuple[float, ...], AfterValidator(srgb)]
+
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxother = 2, 60, 60
+_SHOWN.maxlist = _SHOWN.maxdict = _SHOWN.maxtuple = _SHOWN.maxset = 4
+
+
+def shown(value) -> str:
+    """A short repr of what a user wrote, whatever its size (nested, huge or aliased)."""
+    return _SHOWN.repr(value)
+
 
 _TYPE_NAMES = {"str", "int", "float", "bool", "none", "list", "dict"}
 _VARIATION_TAGS = {"fixed", "varying_all", "varying_all_range", "varying_random", "varying_among_range"}
@@ -48,7 +59,7 @@ def validation_problems(err: ValidationError, prefix: tuple = ()) -> list[tuple[
         elif e["type"] == "missing":
             msg = "required key is missing"
         elif e["type"] not in ("value_error", "union_tag_invalid") and "input" in e:
-            msg = f"{msg} (got {e['input']!r})"
+            msg = f"{msg} (got {shown(e['input'])})"
         by_path.setdefault(format_key_path(loc), []).append((e["type"], msg))
     problems = []
     for key, found in by_path.items():
