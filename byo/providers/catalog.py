@@ -22,9 +22,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from byo.errors import ConfigError, format_key_path
+from byo.providers import PROVIDERS
 
-ProviderType = Literal["openai", "groq", "ollama", "openai-compatible", "blind", "oracle"]
-PROVIDER_TYPES: tuple[str, ...] = ProviderType.__args__
+PROVIDER_TYPES: tuple[str, ...] = tuple(PROVIDERS)
+ProviderType = Literal[PROVIDER_TYPES]
 
 
 class Strict(BaseModel):
