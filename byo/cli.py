@@ -85,7 +85,7 @@ def cmd_contact_sheet(args) -> int:
 def cmd_eval(args) -> int:
     from pydantic import ValidationError
 
-    from byo.evaluate import EvalSettings, evaluate
+    from byo.eval.run import EvalSettings, evaluate
     from byo.providers import GenerationParams
 
     try:
