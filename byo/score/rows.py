@@ -7,13 +7,12 @@ from pathlib import Path
 
 from byo.dataset import Layout
 from byo.errors import ConfigError
+from byo.eval.layout import PREDICTIONS, RUN_FILE
 from byo.questions import QUESTIONS, Question, load_questions
 from byo.score import crest
 from byo.score.parse import Domains, context_for, parse_answer
 from byo.score.vocab import POSITION_WORDS, position_cell
 
-PREDICTIONS = "predictions.jsonl"
-RUN_FILE = "run.json"
 NUMERIC = ("integer", "row", "column")
 LABELS = ("label", "position_word", "yes_no", "multiple_choice")
 
