@@ -16,7 +16,7 @@ from eval_data import make_dataset  # noqa: E402
 from fake_vlm import FakeVLM  # noqa: E402
 from figures import show  # noqa: E402
 
-from byo.evaluate import EvalSettings, evaluate  # noqa: E402
+from byo.eval.run import EvalSettings, evaluate  # noqa: E402
 
 
 def timed_run(dataset: Path, url: str, concurrency: int, name: str) -> tuple[float, int]:

@@ -10,6 +10,7 @@ from functools import partial
 from pathlib import Path
 
 from PIL import Image
+from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -17,14 +18,18 @@ from rich.table import Table
 from byo import __version__
 from byo.dataset import IMAGES, LEGENDS, Layout
 from byo.errors import ConfigError, RenderError
+from byo.eval.layout import PREDICTIONS
+from byo.eval.run import EvalSettings, evaluate
 from byo.executors import Executor
 from byo.executors.inprocess import InProcess
 from byo.executors.pool import LocalPool
 from byo.families import get_family, load_config
 from byo.families.crest.sheet import dataset_sheet, library_configs, library_sheet
 from byo.plan import combination, combination_count, image_count, jobs
+from byo.providers import GenerationParams
 from byo.questions.generate import generate
 from byo.runner import render_dataset, render_images, sample_tasks
+from byo.schema import validation_problems
 from byo.score.report import write_report
 from byo.score.run import load_scores, score_run
 from byo.sheets import contact_sheet
@@ -133,17 +138,12 @@ def cmd_contact_sheet(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    from pydantic import ValidationError
-
-    from byo.evaluate import EvalSettings, evaluate
-    from byo.providers import GenerationParams
-
     try:
         params = GenerationParams(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,
                                   detail=args.detail)
     except ValidationError as err:
-        raise ConfigError("<command line>", [("--" + str(e["loc"][0]).replace("_", "-"), e["msg"])
-                                             for e in err.errors()]) from None
+        raise ConfigError("<command line>", [("--" + key.replace("_", "-"), msg)
+                                             for key, msg in validation_problems(err)]) from None
     settings = EvalSettings(
         dataset=args.dataset, provider=args.provider, model=args.model, params=params, questions=args.questions,
         providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
@@ -159,7 +159,7 @@ def cmd_eval(args) -> int:
         console.print(f"{len(report.rows)} questions: {statuses}; {report.cached} from the cache, "
                       f"{report.requests_sent} requests sent; tokens {report.tokens_new.get('total', 0):,} "
                       f"this run ({report.tokens.get('total', 0):,} in all), cost {cost}")
-    console.print(f"predictions: {report.run_dir / 'predictions.jsonl'}")
+    console.print(f"predictions: {report.run_dir / PREDICTIONS}")
     if report.failed:
         console.print("[yellow]rerun the same command to retry the failed questions[/yellow]")
     return 1 if report.failed else 0

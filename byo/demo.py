@@ -10,7 +10,7 @@ import sys
 import urllib.request
 
 from byo.cli import console, main
-from byo.evaluate import run_name
+from byo.eval.run import run_name
 
 CONFIG = "dataset_configs/demo.yaml"
 DATASET = "output/demo"

@@ -1,4 +1,4 @@
-"""The one progress bar: counts, rate, elapsed time and time left."""
+"""The one progress bar: counts, rate, elapsed time, time left and a note of the caller's."""
 
 from __future__ import annotations
 
@@ -19,18 +19,21 @@ class Bar:
         self.unit = unit
         self._progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
                                   TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                                  disable=not enabled)
-        self._task = self._progress.add_task(label, total=total, rate="")
+                                  TextColumn("{task.fields[note]}"), disable=not enabled)
+        self._task = self._progress.add_task(label, total=total, rate="", note="")
         self.done = 0
 
     @property
     def console(self):
         return self._progress.console
 
-    def advance(self, n: int = 1) -> None:
+    @property
+    def elapsed(self) -> float:
+        return self._progress.tasks[0].elapsed or 1e-9
+
+    def advance(self, n: int = 1, note: str = "") -> None:
         self.done += n
-        elapsed = self._progress.tasks[0].elapsed or 1e-9
-        self._progress.update(self._task, advance=n, rate=f"{self.done / elapsed:.2f} {self.unit}/s")
+        self._progress.update(self._task, advance=n, rate=f"{self.done / self.elapsed:.2f} {self.unit}/s", note=note)
 
     def __enter__(self) -> Bar:
         self._progress.__enter__()

@@ -18,10 +18,10 @@ from conftest import ROOT
 from eval_data import answerer, make_dataset
 from fake_vlm import FakeVLM
 
-from byo.cache import request_key
 from byo.cli import main
 from byo.errors import ConfigError
-from byo.evaluate import EvalSettings, evaluate
+from byo.eval.cache import request_key
+from byo.eval.run import EvalSettings, evaluate
 from byo.providers import GenerationParams
 
 SENTINEL = "sk-SENTINEL-a1b2c3d4e5f6-never-write-me"

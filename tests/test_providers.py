@@ -10,7 +10,7 @@ from eval_data import answerer, make_dataset, truth_by_image
 from fake_vlm import FakeVLM
 
 from byo.errors import ConfigError
-from byo.evaluate import EvalSettings, evaluate
+from byo.eval.run import EvalSettings, evaluate
 from byo.providers import GenerationParams
 from byo.providers.base import parse_retry_after
 from byo.providers.keys import redact, resolve_key

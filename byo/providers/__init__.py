@@ -1,4 +1,9 @@
-"""VLM providers behind one interface (`byo.providers.base.Provider.answer`)."""
+"""VLM providers behind one interface (`byo.providers.base.Provider.answer`).
+
+A provider type is one module and one line in `PROVIDERS`. A reference provider (a baseline
+that calls no model) is built as `cls(model, params, questions=...)`; any other as
+`cls(model, params, api_key=..., base_url=..., timeout=..., limits=...)`.
+"""
 
 from __future__ import annotations
 
@@ -11,37 +16,39 @@ from byo.providers.base import (
     Request,
     Response,
 )
+from byo.providers.ollama_api import Ollama
+from byo.providers.openai_api import ChatCompletions, Groq, OpenAICompatible, OpenAIResponses
+from byo.providers.reference import Blind, Oracle
 
-__all__ = ["GenerationParams", "ImageLimits", "Provider", "ProviderFailure", "Request", "Response",
+__all__ = ["PROVIDERS", "GenerationParams", "ImageLimits", "Provider", "ProviderFailure", "Request", "Response",
            "create_provider"]
+
+# Provider type (`--provider`, or `type:` in a providers file) -> its class.
+PROVIDERS: dict[str, type[Provider]] = {
+    "openai": ChatCompletions,  # OpenAIResponses with --api responses
+    "groq": Groq,
+    "ollama": Ollama,
+    "openai-compatible": OpenAICompatible,
+    "blind": Blind,
+    "oracle": Oracle,
+}
 
 
 def create_provider(ptype: str, model: str, params: GenerationParams, *, api: str = "chat",
                     base_url: str | None = None, api_key: str | None = None, timeout: float = 60.0,
                     limits: ImageLimits | None = None, questions: list | None = None) -> Provider:
-    """A provider of type `ptype` (see byo.providers.catalog.PROVIDER_TYPES)."""
+    """A provider of type `ptype` (a key of `PROVIDERS`)."""
     where = "<command line>"
     if api == "responses" and ptype != "openai":
         raise ConfigError(where, [("--api", f"the Responses API is OpenAI's; {ptype} uses chat")])
-    if ptype in ("blind", "oracle"):
-        from byo.providers.reference import Blind, Oracle
-
-        if ptype == "blind":
-            return Blind(model, params, questions=questions or [])
-        return Oracle(model, params)
-    if ptype == "ollama":
-        from byo.providers.ollama_api import Ollama
-
-        return Ollama(model, params, base_url=base_url, timeout=timeout, limits=limits)
-
-    from byo.providers.openai_api import ChatCompletions, Groq, OpenAICompatible, OpenAIResponses
-
+    if ptype not in PROVIDERS:
+        raise ConfigError(where, [("--provider", f"unknown provider type {ptype!r}; expected one of "
+                                   + ", ".join(PROVIDERS))])
     if ptype == "openai-compatible" and not base_url:
         raise ConfigError(where, [("--base-url", "required for openai-compatible, e.g. http://localhost:8000/v1")])
     if api == "responses" and params.seed is not None:
         raise ConfigError(where, [("--seed", "the Responses API takes no seed; use --api chat")])
-    cls = {"openai": OpenAIResponses if api == "responses" else ChatCompletions, "groq": Groq,
-           "openai-compatible": OpenAICompatible}.get(ptype)
-    if cls is None:
-        raise ConfigError(where, [("--provider", f"unknown provider type {ptype!r}")])
+    cls = OpenAIResponses if api == "responses" else PROVIDERS[ptype]
+    if cls.reference:
+        return cls(model, params, questions=questions or [])
     return cls(model, params, api_key=api_key, base_url=base_url, timeout=timeout, limits=limits)

@@ -19,16 +19,14 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from byo.errors import ConfigError, format_key_path
+from byo.providers import PROVIDERS
+from byo.schema import Strict, validation_problems
 
-ProviderType = Literal["openai", "groq", "ollama", "openai-compatible", "blind", "oracle"]
-PROVIDER_TYPES: tuple[str, ...] = ProviderType.__args__
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+PROVIDER_TYPES: tuple[str, ...] = tuple(PROVIDERS)
+ProviderType = Literal[PROVIDER_TYPES]
 
 
 class ModelEntry(Strict):
@@ -74,9 +72,7 @@ def load_catalog(path: str | Path) -> Catalog:
     try:
         catalog = Catalog.model_validate(raw)
     except ValidationError as err:
-        for e in err.errors():
-            msg = {"extra_forbidden": "unknown key", "missing": "required key is missing"}.get(e["type"], e["msg"])
-            problems.append((format_key_path(e["loc"]), msg))
+        problems += validation_problems(err)
     if problems:
         raise ConfigError(file, problems)
     return catalog

@@ -21,12 +21,13 @@ from byo.providers.base import (
 class Ollama(Provider):
     type = "ollama"
 
-    def __init__(self, model: str, params: GenerationParams, *, base_url: str | None = None,
-                 timeout: float = 60.0, limits: ImageLimits | None = None):
+    def __init__(self, model: str, params: GenerationParams, *, api_key: str | None = None,
+                 base_url: str | None = None, timeout: float = 60.0, limits: ImageLimits | None = None):
         import ollama
 
         super().__init__(model, params, base_url=base_url, limits=limits)
-        # The SDK's default timeout is none; it reads OLLAMA_HOST only when no host is given.
+        # The SDK's default timeout is none; it reads OLLAMA_HOST only when no host is given, and
+        # OLLAMA_API_KEY by itself (api_key is not used).
         self.client = ollama.AsyncClient(host=base_url, timeout=timeout)
 
     def options(self) -> dict:

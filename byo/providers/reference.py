@@ -20,24 +20,29 @@ def answer_text(answer: Any) -> str:
     return answer if isinstance(answer, str) else json.dumps(answer)
 
 
-class Oracle(Provider):
-    type = "oracle"
+class Reference(Provider):
+    """A baseline built from the question file; it calls no model, so nothing is cached."""
+
     needs_image = False
     reference = True
     cacheable = False
+
+    def __init__(self, model: str, params: GenerationParams, *, questions: list):
+        super().__init__(model, params)
+
+
+class Oracle(Reference):
+    type = "oracle"
 
     async def answer(self, request: Request) -> Response:
         return Response(text=answer_text(request.question.answer), finish_reason="reference")
 
 
-class Blind(Provider):
+class Blind(Reference):
     type = "blind"
-    needs_image = False
-    reference = True
-    cacheable = False
 
-    def __init__(self, model: str, params: GenerationParams, *, questions: list, **kwargs):
-        super().__init__(model, params, **kwargs)
+    def __init__(self, model: str, params: GenerationParams, *, questions: list):
+        super().__init__(model, params, questions=questions)
         counts: dict[str, Counter] = defaultdict(Counter)
         for q in questions:
             counts[q.key][answer_text(q.answer)] += 1

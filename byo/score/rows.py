@@ -7,12 +7,11 @@ from pathlib import Path
 
 from byo.dataset import Layout
 from byo.errors import ConfigError
+from byo.eval.layout import PREDICTIONS, RUN_FILE
 from byo.questions.load import QUESTIONS, Question, load_questions
 from byo.score.parse import FAMILY_TYPES, Domains, context_for, parse_answer
 from byo.score.vocab import POSITION_WORDS, position_cell
 
-PREDICTIONS = "predictions.jsonl"
-RUN_FILE = "run.json"
 NUMERIC = ("integer", "row", "column")
 
 

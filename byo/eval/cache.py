@@ -40,11 +40,5 @@ class RequestCache:
         self.db.execute("INSERT OR IGNORE INTO answers (key, record, created) VALUES (?, ?, ?)",
                         (key, json.dumps(record, sort_keys=True), time.time()))
 
-    def keys(self) -> set[str]:
-        return {k for (k,) in self.db.execute("SELECT key FROM answers")}
-
-    def __len__(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
-
     def close(self) -> None:
         self.db.close()

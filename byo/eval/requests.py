@@ -1,0 +1,35 @@
+"""A question as a provider request: the prompt, the image as the provider accepts it, and the
+cache key of what decides the answer."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from byo.eval.cache import request_key
+from byo.eval.resolve import Evaluation
+from byo.providers import Request
+from byo.providers.images import prepare_image
+from byo.questions.load import Question
+
+
+@dataclass(frozen=True)
+class Prepared:
+    request: Request
+    image: dict | None  # the row's `image`: path, sha256, sizes; None when the provider sees no image
+    key: str | None  # the cache key; None for a provider that is not cached
+
+
+async def prepare(ev: Evaluation, q: Question) -> Prepared:
+    """Raises ProviderFailure when the image cannot be sent (missing, unreadable, too large)."""
+    provider, s = ev.provider, ev.settings
+    payload, image = None, None
+    if provider.needs_image:
+        payload, image = await asyncio.to_thread(
+            prepare_image, ev.dataset / q.image, provider.limits, s.max_side, s.provider)
+        image = {"path": q.image, **image}
+    key = None
+    if provider.cacheable:
+        key = request_key(provider.identity, ev.model, q.prompt, image["sha256"] if image else None,
+                          s.params.model_dump())
+    return Prepared(Request(prompt=q.prompt, image=payload, question=q), image, key)

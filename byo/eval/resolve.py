@@ -1,0 +1,85 @@
+"""Settings checked and resolved before any request is sent or any file written: the provider
+type, model and price, the questions, the endpoint and key, the run directory and the cache."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from byo.errors import ConfigError
+from byo.eval.layout import check_same_request, default_cache, run_name, run_path
+from byo.eval.settings import EvalSettings
+from byo.providers import PROVIDERS, Provider, create_provider
+from byo.providers.catalog import ModelEntry, load_catalog, provider_entry
+from byo.providers.keys import resolve_key
+from byo.questions.load import QUESTIONS, load_questions
+
+BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "groq": "GROQ_BASE_URL", "ollama": "OLLAMA_HOST"}
+
+
+def check_numbers(s: EvalSettings) -> None:
+    bad = [(flag, expected) for flag, ok, expected in (
+        ("--concurrency", s.concurrency >= 1, "at least 1"),
+        ("--retries", s.retries >= 0, "0 or more"),
+        ("--limit", s.limit is None or s.limit >= 1, "at least 1"),
+        ("--rpm", s.rpm is None or s.rpm > 0, "a positive number"),
+        ("--timeout", s.timeout is None or s.timeout > 0, "a positive number of seconds"),
+        ("--max-side", s.max_side is None or s.max_side >= 1, "at least 1 pixel"),
+    ) if not ok]
+    if bad:
+        raise ConfigError("<command line>", [(flag, f"expected {expected}") for flag, expected in bad])
+
+
+class Evaluation:
+    """Everything resolved and validated, before any request or file is written."""
+
+    def __init__(self, settings: EvalSettings):
+        s = self.settings = settings
+        self.dataset = Path(s.dataset)
+        if not self.dataset.is_dir():
+            raise ConfigError(str(self.dataset), [("<dataset>", "not a directory")])
+        catalog = load_catalog(s.providers_file) if s.providers_file else None
+        file = str(s.providers_file) if s.providers_file else None
+        self.ptype, entry = provider_entry(s.provider, catalog, file)
+        reference = PROVIDERS[self.ptype].reference
+        self.model = s.model or (self.ptype if reference else None)
+        if not self.model:
+            raise ConfigError("<command line>", [("--model", f"required for the {self.ptype} provider")])
+        self.price = entry.models.get(self.model, ModelEntry())
+        if entry.models and self.model not in entry.models and file:
+            raise ConfigError(file, [(f'providers.{s.provider}.models', f"has no model {self.model!r}; "
+                                      "expected one of " + ", ".join(entry.models))])
+        questions_path = Path(s.questions) if s.questions else self.dataset / QUESTIONS
+        all_questions = load_questions(questions_path, self.dataset)
+        self.questions_path = questions_path
+        self.questions = all_questions[: s.limit] if s.limit is not None else all_questions
+        check_numbers(s)
+
+        self.timeout = s.timeout or entry.timeout or 60.0
+        self.api = s.api or entry.api
+        # The SDKs also read these variables; naming the URL here puts it into the cache key.
+        self.base_url = s.base_url or entry.base_url or os.environ.get(BASE_URL_ENV.get(self.ptype, ""))
+        # Redacted from every recorded message (the ollama SDK reads OLLAMA_API_KEY by itself).
+        self.secrets = [os.environ.get("OLLAMA_API_KEY")]
+        if reference:
+            self.api_key, self.key_source = None, "none"
+        else:
+            key_file = s.key_file or entry.api_key_file
+            self.api_key, self.key_source = resolve_key(self.ptype, key_env=s.key_env or entry.api_key_env,
+                                                        key_file=key_file)
+            self.secrets.append(self.api_key)
+        self.provider: Provider = create_provider(
+            self.ptype, self.model, s.params, api=self.api, base_url=self.base_url, api_key=self.api_key,
+            timeout=self.timeout, questions=all_questions)
+        if entry.max_image_bytes:
+            self.provider.limits = replace(self.provider.limits, max_bytes=entry.max_image_bytes)
+        if entry.max_image_pixels:
+            self.provider.limits = replace(self.provider.limits, max_pixels=entry.max_image_pixels)
+
+        self.run_dir = run_path(self.dataset, s.run or run_name(s.provider, self.model))
+        self.cache_path = Path(s.cache) if s.cache else default_cache(self.dataset)
+        self.identity = {"provider": s.provider, "type": self.ptype, "endpoint": self.provider.identity,
+                         "model": self.model, "parameters": s.params.model_dump(),
+                         "max_side": s.max_side}
+        check_same_request(self.run_dir, self.identity)

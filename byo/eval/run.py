@@ -1,0 +1,145 @@
+"""`evaluate(settings)`: resolve the settings, ask every question through the cache and the
+scheduler, journal each row as it lands, then write the predictions in order and `run.json`.
+
+What the rest of byo uses of byo.eval is imported from here: `evaluate`, `EvalSettings`,
+`EvalReport` and `run_name`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+
+from byo import __version__
+from byo.eval.cache import RequestCache
+from byo.eval.layout import journal_row, open_journal, run_name, write_predictions, write_run_file
+from byo.eval.predictions import add_tokens, answer_record, prediction_row
+from byo.eval.progress import figures
+from byo.eval.requests import prepare
+from byo.eval.resolve import Evaluation
+from byo.eval.schedule import Scheduler
+from byo.eval.settings import EvalReport, EvalSettings
+from byo.progress import Bar
+from byo.providers import ProviderFailure
+from byo.questions.load import Question
+
+__all__ = ["EvalReport", "EvalSettings", "evaluate", "run_name"]
+
+
+def evaluate(settings: EvalSettings, *, show_progress: bool = True) -> EvalReport:
+    evaluation = Evaluation(settings)
+    return asyncio.run(Run(evaluation).run(show_progress))
+
+
+class Run:
+    """One invocation of a run: its cache, its scheduler and what it has counted so far."""
+
+    def __init__(self, ev: Evaluation):
+        s = ev.settings
+        self.ev = ev
+        self.cache: RequestCache | None = None
+        self.scheduler = Scheduler(concurrency=s.concurrency, rpm=s.rpm, timeout=ev.timeout, retries=s.retries,
+                                   backoff_base=s.backoff_base, backoff_max=s.backoff_max)
+        self.rows: dict[str, dict] = {}
+        self.statuses: Counter = Counter()
+        self.cached = 0
+        self.tokens_new: dict = {}
+
+    async def ask(self, q: Question) -> dict:
+        ev = self.ev
+        try:
+            prepared = await prepare(ev, q)
+        except ProviderFailure as failure:
+            return prediction_row(ev, q, {"path": q.image}, status=failure.status, attempts=0, latency_s=None,
+                                  error=failure.message)
+        image, key = prepared.image, prepared.key
+        if key is not None and (record := self.cache.get(key)) is not None:
+            self.cached += 1
+            return prediction_row(ev, q, image, status="ok", attempts=record["attempts"],
+                                  latency_s=record["latency_s"], record=record)
+        outcome = await self.scheduler.send(ev.provider, prepared.request)
+        if outcome.failure is not None:
+            return prediction_row(ev, q, image, status=outcome.failure.status, attempts=outcome.attempts,
+                                  latency_s=outcome.latency_s, error=outcome.failure.message)
+        record = answer_record(outcome.response, outcome.latency_s, outcome.attempts)
+        if key is not None:
+            self.cache.put(key, record)
+        add_tokens(self.tokens_new, record["tokens"])
+        return prediction_row(ev, q, image, status="ok", attempts=outcome.attempts, latency_s=outcome.latency_s,
+                              record=record)
+
+    async def run(self, show_progress: bool) -> EvalReport:
+        ev = self.ev
+        ev.run_dir.mkdir(parents=True, exist_ok=True)
+        self.cache = RequestCache(ev.cache_path) if ev.provider.cacheable else None
+        write_run_file(ev.run_dir, self.run_info(None))
+        started = time.perf_counter()
+        bar = Bar(f"[bold]eval[/bold] {ev.settings.provider}/{ev.model}", len(ev.questions), unit="q",
+                  enabled=show_progress)
+        journal = open_journal(ev.run_dir)  # completion order; rewritten in order at the end
+
+        def describe() -> str:
+            return figures(sent=self.scheduler.sent, elapsed_s=time.perf_counter() - started,
+                           tokens_new=self.tokens_new, price=ev.price, cached=self.cached,
+                           failed=sum(n for k, n in self.statuses.items() if k != "ok"))
+
+        async def handle(q: Question) -> None:
+            row = await self.ask(q)
+            self.rows[q.id] = row
+            self.statuses[row["status"]] += 1
+            journal_row(journal, row)
+            bar.advance(note=describe())
+
+        try:
+            with bar:
+                await self.scheduler.each(ev.questions, handle)
+        finally:
+            journal.close()
+            await ev.provider.close()
+            if self.cache is not None:
+                self.cache.close()
+
+        ordered = [self.rows[q.id] for q in ev.questions]
+        write_predictions(ev.run_dir, ordered)
+        report = self.report(ordered, time.perf_counter() - started)
+        write_run_file(ev.run_dir, self.run_info(report))
+        return report
+
+    def report(self, ordered: list[dict], elapsed_s: float) -> EvalReport:
+        tokens: dict = {}
+        for r in ordered:
+            add_tokens(tokens, r["tokens"])
+        new, price = self.tokens_new, self.ev.price
+        return EvalReport(
+            run_dir=self.ev.run_dir, rows=ordered, statuses=self.statuses, requests_sent=self.scheduler.sent,
+            cached=self.cached, tokens=tokens, tokens_new=new,
+            cost_usd=price.cost(tokens.get("input", 0), tokens.get("output", 0)),
+            cost_new_usd=price.cost(new.get("input", 0), new.get("output", 0)),
+            elapsed_s=elapsed_s, reference=self.ev.provider.reference)
+
+    def run_info(self, report: EvalReport | None) -> dict:
+        """The contents of run.json: the settings, and the totals once the run has finished."""
+        ev, s = self.ev, self.ev.settings
+        info = {
+            "request": ev.identity,
+            "byo_version": __version__,
+            "reference": ev.provider.reference,
+            "questions": str(ev.questions_path),
+            "n_questions": len(ev.questions),
+            "api": ev.api,
+            "key_source": ev.key_source,  # where the key came from; never the key
+            "concurrency": s.concurrency, "rpm": s.rpm, "timeout_s": ev.timeout, "retries": s.retries,
+            "limit": s.limit,
+            "image_limits": {"max_bytes": ev.provider.limits.max_bytes,
+                             "max_pixels": ev.provider.limits.max_pixels},
+            "price": ev.price.model_dump(),
+            "cache": str(ev.cache_path) if ev.provider.cacheable else None,
+            "finished": report is not None,
+        }
+        if report is not None:
+            info.update({"statuses": dict(sorted(report.statuses.items())), "requests_sent": report.requests_sent,
+                         "cached": report.cached, "tokens": report.tokens, "tokens_new": report.tokens_new,
+                         "cost_usd": report.cost_usd, "cost_new_usd": report.cost_new_usd,
+                         "elapsed_s": round(report.elapsed_s, 3)})
+        return info

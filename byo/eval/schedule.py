@@ -1,0 +1,107 @@
+"""When requests go out: a requests-per-minute limit, Retry-After pauses, retries with backoff and
+a hard timeout per attempt, and a fixed number of workers sharing the questions."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from byo.providers import Provider, ProviderFailure, Request, Response
+
+MAX_RETRY_AFTER = 300.0  # seconds; a longer Retry-After is cut to this
+
+
+class Throttle:
+    """Spaces request starts to `rpm` per minute; after a Retry-After, every worker waits."""
+
+    def __init__(self, rpm: float | None):
+        self.interval = 60.0 / rpm if rpm else 0.0
+        self.next_start = 0.0
+        self.paused_until = 0.0
+        self.lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        loop = asyncio.get_running_loop()
+        async with self.lock:
+            now = loop.time()
+            start = max(now, self.next_start, self.paused_until)
+            self.next_start = start + self.interval
+        if start > now:
+            await asyncio.sleep(start - now)
+
+    def pause(self, seconds: float) -> None:
+        self.paused_until = max(self.paused_until, asyncio.get_running_loop().time() + seconds)
+
+
+def backoff_delay(attempt: int, base: float, cap: float, rng: random.Random) -> float:
+    """Exponential backoff with jitter: half fixed, half random, so workers spread out."""
+    delay = min(cap, base * 2 ** (attempt - 1))
+    return delay / 2 + rng.uniform(0, delay / 2)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The answer, or the failure of the last attempt."""
+
+    response: Response | None
+    failure: ProviderFailure | None
+    attempts: int
+    latency_s: float  # of the last attempt
+
+
+class Scheduler:
+    def __init__(self, *, concurrency: int, rpm: float | None, timeout: float, retries: int,
+                 backoff_base: float, backoff_max: float):
+        self.concurrency = concurrency
+        self.throttle = Throttle(rpm)
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff_base, self.backoff_max = backoff_base, backoff_max
+        self.rng = random.Random()
+        self.sent = 0  # attempts sent to a model (reference providers call none)
+
+    async def send(self, provider: Provider, request: Request) -> Outcome:
+        """Attempts until an answer, a failure not worth retrying, or the retries are spent."""
+        attempt = 0
+        while True:
+            attempt += 1
+            await self.throttle.wait()
+            if not provider.reference:
+                self.sent += 1
+            started = time.perf_counter()
+            try:
+                async with asyncio.timeout(self.timeout * 1.25 + 1):  # hard cap over the client's timeout
+                    response = await provider.answer(request)
+            except TimeoutError:
+                failure = ProviderFailure("timeout", f"no response within {self.timeout} s")
+            except ProviderFailure as err:
+                failure = err
+            except Exception as err:  # an unexpected client error: recorded, not retried
+                failure = ProviderFailure("error", f"{type(err).__name__}: {err}")
+            else:
+                return Outcome(response, None, attempt, time.perf_counter() - started)
+
+            latency = time.perf_counter() - started
+            if not failure.retryable or attempt > self.retries:
+                return Outcome(None, failure, attempt, latency)
+            delay = backoff_delay(attempt, self.backoff_base, self.backoff_max, self.rng)
+            if failure.retry_after is not None:
+                wait = min(failure.retry_after, MAX_RETRY_AFTER)
+                self.throttle.pause(wait)
+                delay = max(delay, wait)
+            await asyncio.sleep(delay)
+
+    async def each(self, items: list, handle: Callable[[object], Awaitable[None]]) -> None:
+        """`handle` every item, at most `concurrency` at a time."""
+        todo = iter(items)
+
+        async def worker() -> None:
+            for item in todo:  # the shared iterator hands each item to exactly one worker
+                await handle(item)
+
+        async with asyncio.TaskGroup() as group:
+            for _ in range(min(self.concurrency, len(items))):
+                group.create_task(worker())

@@ -1,0 +1,52 @@
+"""What `byo eval` is asked to do, and what it reports when it is done."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from byo.providers import GenerationParams
+
+
+@dataclass
+class EvalSettings:
+    dataset: Path
+    provider: str
+    model: str | None = None
+    params: GenerationParams = field(default_factory=GenerationParams)
+    questions: Path | None = None  # default DATASET/questions.jsonl
+    providers_file: Path | None = None
+    run: str | None = None  # default PROVIDER-MODEL
+    base_url: str | None = None
+    api: str | None = None  # chat | responses (openai only)
+    key_env: str | None = None
+    key_file: Path | None = None
+    concurrency: int = 8
+    rpm: float | None = None
+    limit: int | None = None
+    timeout: float | None = None  # seconds per attempt; default 60
+    retries: int = 4  # attempts after the first, for retryable failures
+    max_side: int | None = None  # downscale images whose longest side exceeds this
+    cache: Path | None = None
+    backoff_base: float = 1.0  # seconds; doubled per attempt, with jitter
+    backoff_max: float = 60.0
+
+
+@dataclass
+class EvalReport:
+    run_dir: Path
+    rows: list[dict]
+    statuses: Counter
+    requests_sent: int  # HTTP attempts made by this invocation, retries included
+    cached: int  # answers reused from the cache
+    tokens: dict  # over all answered rows of the run
+    tokens_new: dict  # over the answers requested by this invocation
+    cost_usd: float | None
+    cost_new_usd: float | None
+    elapsed_s: float
+    reference: bool = False
+
+    @property
+    def failed(self) -> int:
+        return sum(n for status, n in self.statuses.items() if status != "ok")
