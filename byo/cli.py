@@ -33,6 +33,7 @@ from byo.schema import validation_problems
 from byo.score.report import write_report
 from byo.score.run import load_scores, score_run
 from byo.sheets import contact_sheet
+from byo.stops import Stopped, stoppable
 
 console = Console(stderr=True, soft_wrap=True)
 
@@ -323,7 +324,11 @@ def main(argv: list[str] | None = None) -> int:
 def run(func, args) -> int:
     """Run a command, turning known errors into a one-paragraph message and an exit code."""
     try:
-        return func(args)
+        with stoppable():
+            return func(args)
+    except Stopped as stop:
+        console.print(f"[yellow]{stop}[/yellow]", highlight=False)
+        return stop.exit_code
     except ConfigError as err:
         console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
         return 2

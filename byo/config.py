@@ -18,7 +18,7 @@ import yaml
 from pydantic import Field, ValidationError, model_validator
 
 from byo.errors import ConfigError, format_key_path
-from byo.schema import Strict, validation_problems
+from byo.schema import Strict, shown, validation_problems
 from byo.stage import SetupConfig
 
 
@@ -215,7 +215,7 @@ def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool
             continue  # construct_mapping reports unhashable keys itself
         if key in seen:
             raise yaml.MarkedYAMLError("while reading a mapping", node.start_mark,
-                                       f"the key {key!r} is given twice", key_node.start_mark)
+                                       f"the key {shown(key)} is given twice", key_node.start_mark)
         seen.add(key)
     return loader.construct_mapping(node, deep=deep)
 
@@ -243,6 +243,34 @@ def read_yaml(path: Path, file: str) -> object:
         raise ConfigError(file, [("<file>", f"cannot be read ({err.strerror or err})")]) from None
     except yaml.YAMLError as err:
         raise ConfigError(file, [("<file>", f"not valid YAML: {err}")]) from None
+    except RecursionError:
+        raise ConfigError(file, [("<file>", f"nested more than {MAX_DEPTH} levels deep")]) from None
+
+
+MAX_DEPTH = 40
+
+
+def _too_deep(data, limit: int = MAX_DEPTH) -> bool:
+    """Whether lists and mappings nest deeper than `limit`. Without recursion, and each shared
+    node (a YAML alias) measured once, so an alias bomb costs no more than its text."""
+    height: dict[int, int] = {}
+    stack = [(data, False)]
+    while stack:
+        node, children_done = stack.pop()
+        children = list(node.values()) if isinstance(node, dict) else node if isinstance(node, list) else []
+        if not children or id(node) in height:
+            height.setdefault(id(node), 1 if children else 0)
+            continue
+        if children_done:
+            height[id(node)] = 1 + max(height[id(c)] for c in children)
+            if height[id(node)] > limit:
+                return True
+            continue
+        stack.append((node, True))
+        if len(stack) > 100_000:
+            return True
+        stack.extend((child, False) for child in children if id(child) not in height)
+    return False
 
 
 def read_config(source: str | Path | dict, file: str | None = None) -> DatasetConfig:
@@ -257,6 +285,8 @@ def read_config(source: str | Path | dict, file: str | None = None) -> DatasetCo
         raw = read_yaml(path, file)
     if not isinstance(raw, dict):
         raise ConfigError(file, [("<top level>", "expected a mapping with keys dataset, scene, variables")])
+    if _too_deep(raw):
+        raise ConfigError(file, [("<file>", f"nested more than {MAX_DEPTH} levels deep")])
     try:
         return DatasetConfig.model_validate(raw)
     except ValidationError as err:
@@ -287,7 +317,7 @@ def check_scene(cfg: DatasetConfig, family, file: str) -> None:
             # Report what this level breaks, not what the base scene already reported.
             new = [p for p in validate_scene(scene, family)[2] if p not in known]
             if new:
-                problems.append((where, f"level {value!r} makes the scene invalid: "
+                problems.append((where, f"level {shown(value)} makes the scene invalid: "
                                  + "; ".join(f"{k}: {m}" for k, m in new)))
     if problems:
         raise ConfigError(file, problems)

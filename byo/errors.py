@@ -18,8 +18,8 @@ def format_key_path(loc: Iterable[str | int]) -> str:
     return out or "<top level>"
 
 
-MAX_PROBLEMS = 8  # listed in a message; the rest are counted
 MAX_LINE = 300  # characters of one problem line
+MAX_MESSAGE = 900  # characters of all of them; further problems are counted, not listed
 
 
 def _cut(text: str, limit: int) -> str:
@@ -32,9 +32,13 @@ class ConfigError(ValueError):
     def __init__(self, file: str, problems: Sequence[tuple[str, str]]):
         self.file = file
         self.problems = list(problems)
-        lines = [_cut(f"{_cut(file, 120)}: {key}: {expected}", MAX_LINE) for key, expected in self.problems]
-        if len(lines) > MAX_PROBLEMS:
-            lines = [*lines[:MAX_PROBLEMS], f"... and {len(lines) - MAX_PROBLEMS} more problems"]
+        lines: list[str] = []
+        for key, expected in self.problems:
+            line = _cut(f"{_cut(file, 120)}: {key}: {expected}", MAX_LINE)
+            if lines and sum(map(len, lines)) + len(line) > MAX_MESSAGE:
+                lines.append(f"... and {len(self.problems) - len(lines)} more problems")
+                break
+            lines.append(line)
         super().__init__("invalid config\n" + "\n".join("  " + line for line in lines))
 
 

@@ -26,8 +26,10 @@ from byo.plan import ImageJob, image_count, jobs
 from byo.progress import Bar
 from byo.render.messages import RenderResult, RenderTask
 from byo.render.writer import write_result
+from byo.schema import shown
 from byo.sheets import contact_sheet
 from byo.spec import PlacementError, sample_spec
+from byo.stops import Stopped
 
 
 @dataclass
@@ -56,7 +58,7 @@ def sample_tasks(cfg: DatasetConfig, family: Family, todo: Iterable[ImageJob], f
         try:
             tasks.append(RenderTask(cfg, job, sample_spec(cfg, family, job, 0, file=file)))
         except PlacementError as err:
-            levels = ", ".join(f"{k}={v!r}" for k, v in job.levels.items())
+            levels = ", ".join(f"{k}={shown(v)}" for k, v in job.levels.items())
             where = f" (image {job.index}: {levels})" if levels else f" (image {job.index})"
             raise ConfigError(file, [(format_key_path(("scene", "content")), f"{err}{where}")]) from None
     return tasks
@@ -109,16 +111,24 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
     report = RenderReport(out_dir=layout.root, planned=len(planned), skipped=len(selected) - len(todo))
     executor = executor or LocalPool(1)
     with Bar("[bold]rendering", len(tasks), unit="img", enabled=show_progress) as bar:
-        for task, result, error in executor.run(tasks):
-            if result is None:
-                report.failed.append((task.name, error))
-                bar.console.print(f"[red]failed[/red] {task.name}: {error}")
-            else:
-                write_result(layout, result)
-                report.rendered.append(result)
-                if on_result:
-                    on_result(result)
-            bar.advance()
+        outcomes = executor.run(tasks)
+        try:
+            for task, result, error in outcomes:
+                if result is None:
+                    report.failed.append((task.name, error))
+                    bar.console.print(f"[red]failed[/red] {task.name}: {error}")
+                else:
+                    write_result(layout, result)
+                    report.rendered.append(result)
+                    if on_result:
+                        on_result(result)
+                bar.advance()
+        except Stopped as stop:
+            outcomes.close()  # the executor stops its workers
+            layout.remove_temporary_files()
+            stop.detail = (f"{len(report.rendered)} of {len(tasks)} images rendered; continue with: "
+                           f"byo render {file} -o {layout.root} --resume")
+            raise
     report.written = finalize(layout, family)
     return report
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from byo.executors import RENDER, Outcome, describe, load_handler
 from byo.render.messages import RenderTask
+from byo.stops import ignore_interrupts
 
 
 def _serve(conn, handler: str, threads: int) -> None:
@@ -25,12 +26,17 @@ def _serve(conn, handler: str, threads: int) -> None:
     # A parent that imported bpy itself passes Blender's script folders on in sys.path; there
     # `bpy` would resolve to Blender's Python package instead of the wheel's module.
     sys.path[:] = [p for p in sys.path if f"{os.sep}bpy{os.sep}" not in p]
+    ignore_interrupts()
     run = load_handler(handler)
-    while (task := conn.recv()) is not None:
-        try:
-            conn.send(("ok", run(task, threads)))
-        except Exception as err:  # reported to the parent; the worker goes on
-            conn.send(("error", describe(err)))
+    try:
+        while (task := conn.recv()) is not None:
+            try:
+                outcome = ("ok", run(task, threads))
+            except Exception as err:  # reported to the parent; the worker goes on
+                outcome = ("error", describe(err))
+            conn.send(outcome)
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        pass  # the parent is gone (stopped or killed): nothing left to report to
 
 
 class _Worker:

@@ -10,6 +10,7 @@ from pathlib import Path
 from byo.config import DatasetConfig, check_scene, read_config
 from byo.errors import ConfigError
 from byo.families.base import Family
+from byo.schema import shown
 
 GROUP = "byo.families"
 
@@ -33,7 +34,7 @@ def family_names() -> list[str]:
 def get_family(name: str) -> Family:
     found = _entry_points()
     if name not in found:
-        raise KeyError(f"unknown family {name!r}; expected one of {', '.join(family_names())}")
+        raise KeyError(f"unknown family {shown(name)}; expected one of {', '.join(family_names())}")
     family = found[name].load()
     if not isinstance(family, Family) or family.name != name:
         raise TypeError(f"entry point {found[name].value!r} of {GROUP} is not the Family named {name!r}")
