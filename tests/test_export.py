@@ -210,6 +210,12 @@ def test_bad_input_exits_2_naming_the_problem_before_writing(dataset, tmp_path, 
         main(["export", str(root), "--format", "parquet", "-o", str(out)])
     assert exit_.value.code == 2 and "invalid choice: 'parquet'" in capsys.readouterr().err
     assert not out.exists()
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "keep.txt").write_text("mine")
+    assert main(["export", str(root), "--format", "hf", "-o", str(busy)]) == 2
+    assert "busy: -o: exists and is not an empty directory" in capsys.readouterr().err
+    assert [p.name for p in busy.iterdir()] == ["keep.txt"]
     # a predictions file whose ids are not the dataset's
     answers = tmp_path / "answers.jsonl"
     answers.write_text(json.dumps({"id": questions[0]["id"], "response": "3"}) + "\n"
@@ -267,3 +273,29 @@ def test_inspect_json_and_lmms_logs_without_the_harness(dataset, tmp_path):
     assert main(["import-predictions", str(samples), "--format", "lmms-eval", "--dataset", str(data),
                  "--run", "x"]) == 2
 
+
+
+@pytest.mark.render
+def test_hf_card_of_a_rendered_dataset_comes_from_its_config(tmp_path, monkeypatch):
+    from conftest import clevr_config, write_config
+
+    datasets = pytest.importorskip("datasets")
+    config = write_config(tmp_path, clevr_config("cardtest", variables={
+        "content.count": {"type": "varying_all", "levels": [3, 4]},
+        "lighting.intensity": {"type": "varying_all", "levels": ["high", "low"]}}))
+    data, out = tmp_path / "data", tmp_path / "hf"
+    assert main(["render", str(config), "-o", str(data)]) == 0
+    assert main(["questions", str(data), "--keys", "count_objects,exist_color_shape"]) == 0
+    assert main(["export", str(data), "--format", "hf", "-o", str(out), "--license", "mit"]) == 0
+    text = (out / "README.md").read_text()
+    card = yaml.safe_load(text.split("---\n")[1])
+    assert card["license"] == "mit" and card["pretty_name"] == "cardtest" and "clevr" in card["tags"]
+    assert "| `lighting.intensity` | varying_all: high, low | high | 2 |" in text
+    assert "| `content.count` | varying_all: 3, 4 | 3 | 2 |" in text
+    assert "## Config" in text and "name: cardtest" in text
+    offline(monkeypatch, tmp_path)
+    ds = datasets.load_dataset(str(out), split="test")
+    assert ds.features["levels"]["lighting.intensity"].names == ["high", "low"]  # the config's order
+    questions = [json.loads(line) for line in (data / "questions.jsonl").read_text().splitlines()]
+    assert ds["id"] == [q["id"] for q in questions]
+    assert [json.loads(a) for a in ds["answer_json"]] == [q["answer"] for q in questions]
