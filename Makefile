@@ -6,7 +6,7 @@ WHEELS ?= $(HOME)/.cache/byo-wheels
 BPY_WHEEL := bpy==5.0.1
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-fast bench lint clean
+.PHONY: install harness demo test test-fast bench lint clean
 
 # A Debian tool the tests use when present: $(1) the command, $(2) what it is for, $(3) what
 # happens without it. Installed with apt when apt is usable, else skipped with a message.
@@ -34,10 +34,34 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --find-links $(WHEELS) -e '.[blender,dev]'
 	@touch $(STAMP)
 
+# Harness virtualenvs for the round-trip tests of `byo export` (tests/test_export_harness.py):
+# lmms-eval and Inspect want numpy 2, which bpy 5.0.1 does not allow, so each gets its own,
+# with byo installed from this checkout (no bpy). pip caches the wheels in ~/.cache/pip.
+HARNESS := .venv-harness
+# lmms-eval's full dependency list (CUDA torch, video and audio decoders, API clients, wandb...)
+# is not what its task loader and CLI need: lmms-eval goes in with --no-deps, then these.
+# torch==2.13.0 takes a local CPU wheel when pip's find-links has one (this machine: /opt/wheels).
+LMMS_DEPS := torch==2.13.0 accelerate datasets evaluate loguru tenacity sacrebleu pytz transformers \
+	jsonlines pytablewriter
+
+harness: $(HARNESS)/inspect/.installed $(HARNESS)/lmms/.installed
+
+$(HARNESS)/inspect/.installed: pyproject.toml
+	rm -rf $(HARNESS)/inspect && $(PYTHON) -m venv $(HARNESS)/inspect
+	$(HARNESS)/inspect/bin/pip install -q -e '.[inspect]'
+	@touch $@
+
+$(HARNESS)/lmms/.installed: pyproject.toml
+	rm -rf $(HARNESS)/lmms && $(PYTHON) -m venv $(HARNESS)/lmms
+	$(HARNESS)/lmms/bin/pip install -q --no-deps 'lmms-eval>=0.7,<0.8'
+	$(HARNESS)/lmms/bin/pip install -q --no-warn-conflicts $(LMMS_DEPS)
+	$(HARNESS)/lmms/bin/pip install -q --no-warn-conflicts -e .
+	@touch $@
+
 demo: $(STAMP)
 	$(BIN)/python -m byo.demo   # ends with byo score and byo report; prints the report path
 
-test: $(STAMP)
+test: $(STAMP) harness
 	$(BIN)/pytest -q
 
 test-fast: $(STAMP)

@@ -1,5 +1,6 @@
 """Command line: `byo plan`, `byo render`, `byo questions`, `byo contact-sheet`, `byo eval`,
-`byo score`, `byo report`, `byo crest-sheet`, `byo crest-library-sheet`."""
+`byo score`, `byo report`, `byo crest-sheet`, `byo crest-library-sheet`, `byo export`,
+`byo import-predictions`."""
 
 from __future__ import annotations
 
@@ -204,6 +205,49 @@ def cmd_crest_library_sheet(args) -> int:
     return 0
 
 
+def cmd_export(args) -> int:
+    from byo.export import export
+
+    paths = export(args.dataset, args.format, args.output, force=args.force, license=args.license, task=args.task)
+    console.print(f"exported {args.dataset} as {args.format}: {args.output}\n"
+                  + "\n".join(f"{k}: {p}" for k, p in paths.items() if not k.startswith("shard ")))
+    return 0
+
+
+def cmd_import_predictions(args) -> int:
+    from byo.export.predictions import import_predictions
+
+    report = import_predictions(args.file, args.format, args.dataset, run=args.run, model=args.model,
+                                force=args.force)
+    statuses = ", ".join(f"{k} {n}" for k, n in sorted(report.statuses.items()))
+    console.print(f"{len(report.rows)} answers ({statuses}), {report.unanswered} questions unanswered\n"
+                  f"predictions: {report.run_dir / 'predictions.jsonl'}\nnext: byo score {report.run_dir}")
+    return 0
+
+
+def add_export_parsers(sub) -> None:
+    from byo.export import FORMATS
+    from byo.export.predictions import FORMATS as PREDICTION_FORMATS
+
+    ex = sub.add_parser("export", help="write a dataset for another harness: hf, lmms-eval, inspect, vlmevalkit")
+    ex.add_argument("dataset", type=Path, help="dataset directory (with questions.jsonl)")
+    ex.add_argument("--format", required=True, choices=FORMATS)
+    ex.add_argument("-o", "--output", type=Path, required=True, help="output directory (new or empty)")
+    ex.add_argument("--license", help="license in the dataset card (hf; default cc-by-4.0)")
+    ex.add_argument("--task", help="task name (lmms-eval, inspect; default byo_<dataset name>)")
+    ex.add_argument("--force", action="store_true", help="write into a non-empty output directory")
+    ex.set_defaults(func=cmd_export)
+
+    im = sub.add_parser("import-predictions", help="answers from another harness become a run for byo score")
+    im.add_argument("file", type=Path, help="lmms-eval samples .jsonl, Inspect log (.eval, .json), or id/response .jsonl")
+    im.add_argument("--format", required=True, choices=PREDICTION_FORMATS)
+    im.add_argument("--dataset", type=Path, required=True, help="the dataset the answers are for")
+    im.add_argument("--run", help="run name: DATASET/runs/RUN (default FORMAT-MODEL)")
+    im.add_argument("--model", help="model name (default: from the file)")
+    im.add_argument("--force", action="store_true", help="replace the run's predictions")
+    im.set_defaults(func=cmd_import_predictions)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="byo", description="Controlled synthetic scenes for VLM evaluation.",
                                 formatter_class=Defaults)
@@ -267,6 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
     lib.add_argument("--columns", type=whole(1), default=10)
     lib.add_argument("--preview", action="store_true", help="draw with the pure-Python rasterizer (no Blender)")
     lib.set_defaults(func=cmd_crest_library_sheet)
+    add_export_parsers(sub)
     return p
 
 

@@ -1,0 +1,328 @@
+"""`byo import-predictions FILE --format lmms-eval|inspect|jsonl --dataset DATASET`: answers that
+another harness produced become a byo run, DATASET/runs/NAME/predictions.jsonl and run.json, so
+that `byo score` and `byo report` work on them.
+
+- `lmms-eval`: the samples file that `--log_samples` writes (`<date>_samples_<task>.jsonl`) for a
+  task exported by `byo export --format lmms-eval`. The question id is in the `byo_*` metric
+  records; without them, `doc_id` is the row of the exported dataset and the logged `input`
+  must hold that question's prompt. The model comes from the `<date>_results.json` beside it.
+- `inspect`: an Inspect log, `.eval` (zip, zstd-compressed entries need the `zstandard`
+  package) or `.json`. Sample ids are question ids; the first epoch is taken.
+- `jsonl`: one `{"id": ..., "response": ...}` object per line; `status` ("ok" or a failure
+  such as "error"), `error`, `model` and `provider` are optional.
+
+Everything is checked before anything is written: every id must be a question of the
+dataset, at most once.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import struct
+import zipfile
+import zlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from byo import __version__
+from byo.dataset import atomic_write_text
+from byo.errors import ConfigError
+from byo.export.source import QUESTIONS, Question, load_questions
+from byo.score.rows import PREDICTIONS, RUN_FILE
+
+FORMATS = ("lmms-eval", "inspect", "jsonl")
+RUNS = "runs"
+MAX_PROBLEMS = 20
+
+
+@dataclass
+class Answer:
+    """One answer read from another harness's file, before it is matched to a question."""
+
+    where: str  # "line 3", "sample <id>": for messages
+    id: str | None
+    response: str | None
+    status: str = "ok"
+    error: str | None = None
+    model: str | None = None
+    finish_reason: str | None = None
+    refusal: bool = False
+    tokens: dict | None = None
+    latency_s: float | None = None
+    prompt: str | None = None  # the text the harness sent, when it logged it
+    doc_index: int | None = None  # lmms-eval's doc_id, when the id is not logged
+
+
+@dataclass
+class Imported:
+    answers: list[Answer]
+    model: str | None = None
+    provider: str = "import"
+    info: dict = field(default_factory=dict)
+
+
+# --- readers ------------------------------------------------------------------------------------
+def _json_lines(path: Path) -> tuple[list[tuple[int, dict]], list[tuple[str, str]]]:
+    rows, problems = [], []
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            problems.append((f"line {number}", f"not valid JSON: {err}"))
+            continue
+        if not isinstance(row, dict):
+            problems.append((f"line {number}", "expected a JSON object"))
+            continue
+        rows.append((number, row))
+    return rows, problems
+
+
+def read_jsonl(path: Path) -> Imported:
+    rows, problems = _json_lines(path)
+    answers = []
+    for number, row in rows:
+        missing = [k for k in ("id", "response") if k not in row]
+        if missing:
+            problems += [(f"line {number}: {k}", "required key is missing") for k in missing]
+            continue
+        response = row["response"]
+        if response is not None and not isinstance(response, str):
+            problems.append((f"line {number}: response", f"expected text or null, got {type(response).__name__}"))
+            continue
+        status = str(row.get("status") or "ok")
+        answers.append(Answer(where=f"line {number}", id=str(row["id"]), response=response, status=status,
+                              error=row.get("error"), model=row.get("model")))
+    if problems:
+        raise ConfigError(str(path), problems[:MAX_PROBLEMS])
+    models = {a.model for a in answers if a.model}
+    provider = next((str(r["provider"]) for _, r in rows if r.get("provider")), "import")
+    return Imported(answers, model=models.pop() if len(models) == 1 else None, provider=provider)
+
+
+def _first(value):
+    """lmms-eval logs a value per request (and per repeat) in nested lists: the first one."""
+    while isinstance(value, list):
+        if not value:
+            return None
+        value = value[0]
+    return value
+
+
+def read_lmms(path: Path) -> Imported:
+    rows, problems = _json_lines(path)
+    answers = []
+    for number, row in rows:
+        qid = next((v["id"] for k, v in row.items() if k.startswith("byo_") and isinstance(v, dict) and "id" in v),
+                   None)
+        if qid is None and not isinstance(row.get("doc_id"), int):
+            problems.append((f"line {number}", "no question id: expected a byo_accuracy record with its `id` "
+                             "(a task exported by byo) or an integer `doc_id`"))
+            continue
+        if "filtered_resps" not in row and "resps" not in row:
+            problems.append((f"line {number}: filtered_resps", "required key is missing (the model's answer)"))
+            continue
+        # `resps` is the raw answer; lmms-eval leaves it out when the filters did not change it.
+        response = _first(row["resps"] if "resps" in row else row["filtered_resps"])
+        if response is not None and not isinstance(response, str):
+            response = str(response)
+        counts = _first(row.get("token_counts"))
+        tokens = None
+        if isinstance(counts, dict) and ("input_tokens" in counts or "output_tokens" in counts):
+            tokens = {"input": counts.get("input_tokens"), "output": counts.get("output_tokens"),
+                      "total": (counts.get("input_tokens") or 0) + (counts.get("output_tokens") or 0)}
+        answers.append(Answer(where=f"line {number}", id=qid, response=response, prompt=row.get("input"),
+                              doc_index=row.get("doc_id") if qid is None else None, tokens=tokens))
+    if problems:
+        raise ConfigError(str(path), problems[:MAX_PROBLEMS])
+    model, info = None, {}
+    prefix = path.name.split("_samples_")[0]
+    results = path.with_name(f"{prefix}_results.json")
+    if "_samples_" in path.name and results.is_file():
+        doc = json.loads(results.read_text())
+        config = doc.get("config", {})
+        model = doc.get("model_name") or config.get("model")
+        if config.get("model_args"):
+            model = f"{model} ({config['model_args']})"
+        info = {"results": str(results), "lmms_eval_version": doc.get("lmms_eval_version"),
+                "metrics": doc.get("results")}
+    return Imported(answers, model=model, provider="lmms-eval", info=info)
+
+
+def _zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """A member's bytes; Inspect compresses .eval entries with zstd (method 93), which zipfile
+    cannot read by itself."""
+    if info.compress_type != 93:
+        return archive.read(info)
+    import zstandard
+
+    raw = archive.fp
+    raw.seek(info.header_offset)
+    header = raw.read(30)
+    name_len, extra_len = struct.unpack("<HH", header[26:30])
+    raw.seek(info.header_offset + 30 + name_len + extra_len)
+    data = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw.read(info.compress_size))).read()
+    if zlib.crc32(data) != info.CRC:
+        raise ValueError(f"{info.filename}: CRC mismatch after zstd decompression")
+    return data
+
+
+def _inspect_log(path: Path) -> tuple[dict, list[dict]]:
+    """(header, samples) of an Inspect log in either format."""
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as archive:
+            infos = {i.filename: i for i in archive.infolist()}
+            if "header.json" in infos:
+                header = json.loads(_zip_member(archive, infos["header.json"]))
+            else:  # a log still being written: the journal's start record
+                header = json.loads(_zip_member(archive, infos["_journal/start.json"]))
+            samples = [json.loads(_zip_member(archive, i)) for name, i in infos.items()
+                       if name.startswith("samples/") and name.endswith(".json")]
+        return header, samples
+    doc = json.loads(path.read_text())
+    return doc, doc.get("samples") or []
+
+
+def _message_text(message: dict) -> str | None:
+    content = message.get("content")
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if part.get("type") == "text")
+    return content
+
+
+def read_inspect(path: Path) -> Imported:
+    try:
+        header, samples = _inspect_log(path)
+    except (KeyError, ValueError, zipfile.BadZipFile) as err:
+        raise ConfigError(str(path), [("<file>", f"not an Inspect log (.eval or .json): {err}")]) from None
+    if "eval" not in header:
+        raise ConfigError(str(path), [("eval", "required key is missing: expected an Inspect log")])
+    epochs = sorted({s.get("epoch", 1) for s in samples})
+    answers = []
+    for s in sorted((s for s in samples if s.get("epoch", 1) == (epochs[0] if epochs else 1)),
+                    key=lambda s: str(s.get("id"))):
+        output = s.get("output") or {}
+        choices = output.get("choices") or []
+        response = output.get("completion") or (_message_text(choices[0]["message"]) if choices else None)
+        stop = choices[0].get("stop_reason") if choices else None
+        usage = output.get("usage") or {}
+        error = s.get("error")
+        answers.append(Answer(
+            where=f"sample {s.get('id')!r}", id=str(s.get("id")), response=response,
+            status="error" if error else "ok",
+            error=(error.get("message") if isinstance(error, dict) else str(error)) if error else None,
+            model=output.get("model"), finish_reason=stop, refusal=stop == "content_filter",
+            tokens={"input": usage.get("input_tokens"), "output": usage.get("output_tokens"),
+                    "total": usage.get("total_tokens")} if usage else None,
+            latency_s=s.get("total_time")))
+    info = {"task": header["eval"].get("task"), "log_status": header.get("status"), "epochs": len(epochs),
+            "epoch": epochs[0] if epochs else None}
+    scores = (header.get("results") or {}).get("scores") or []
+    if scores:
+        info["metrics"] = {s["name"]: {k: m.get("value") for k, m in s.get("metrics", {}).items()} for s in scores}
+    return Imported(answers, model=header["eval"].get("model"), provider="inspect", info=info)
+
+
+READERS = {"jsonl": read_jsonl, "lmms-eval": read_lmms, "inspect": read_inspect}
+
+
+# --- matching and writing ---------------------------------------------------------------------
+def _match(imported: Imported, questions: list[Question], file: str, questions_file: Path) -> list[tuple[Question, Answer]]:
+    by_id = {q.id: q for q in questions}
+    problems: list[tuple[str, str]] = []
+    seen: dict[str, str] = {}
+    pairs = []
+    for a in imported.answers:
+        if a.id is None:  # lmms-eval without byo's records: doc_id is the row of the exported dataset
+            if not 0 <= a.doc_index < len(questions):
+                problems.append((f"{a.where}: doc_id", f"{a.doc_index} is not a row of {questions_file} "
+                                 f"(expected 0 to {len(questions) - 1})"))
+                continue
+            q = questions[a.doc_index]
+            if a.prompt is not None and q.prompt not in a.prompt:
+                problems.append((f"{a.where}: input", f"does not hold the prompt of row {a.doc_index} "
+                                 f"({q.id!r}): expected a log of the task exported from this dataset"))
+                continue
+            a.id = q.id
+        q = by_id.get(a.id)
+        if q is None:
+            problems.append((f"{a.where}: id", f"{a.id!r} is not a question id of {questions_file}; expected ids "
+                             f"such as {questions[0].id!r}"))
+        elif a.id in seen:
+            problems.append((f"{a.where}: id", f"{a.id!r} was already answered ({seen[a.id]}); expected each "
+                             "question at most once"))
+        else:
+            seen[a.id] = a.where
+            pairs.append((q, a))
+        if len(problems) >= MAX_PROBLEMS:
+            problems.append(("...", "stopped after 20 problems"))
+            break
+    if problems:
+        raise ConfigError(file, problems)
+    if not pairs:
+        raise ConfigError(file, [("<file>", "no answers: expected one per question of " + str(questions_file))])
+    order = {q.id: i for i, q in enumerate(questions)}
+    return sorted(pairs, key=lambda p: order[p[0].id])
+
+
+def prediction_row(q: Question, a: Answer, provider: str, model: str) -> dict:
+    """The row `byo eval` writes for one question (same keys), from an imported answer."""
+    return {"id": q.id, "provider": provider, "model": model, "reference": False, "prompt": q.prompt,
+            "response": a.response, "status": a.status, "error": a.error, "finish_reason": a.finish_reason,
+            "refusal": a.refusal, "tokens": a.tokens, "cost_usd": None, "latency_s": a.latency_s, "attempts": 1,
+            "parameters": {}, "image": {"path": q.image}}
+
+
+def run_name(fmt: str, model: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{fmt}-{model}").strip("_")
+
+
+@dataclass
+class ImportReport:
+    run_dir: Path
+    rows: list[dict]
+    statuses: Counter
+    unanswered: int
+
+
+def import_predictions(file: str | Path, fmt: str, dataset: str | Path, *, run: str | None = None,
+                       model: str | None = None, force: bool = False) -> ImportReport:
+    file, dataset = Path(file), Path(dataset)
+    if fmt not in FORMATS:
+        raise ConfigError("<command line>", [("--format", f"unknown format {fmt!r}; expected one of "
+                                              + ", ".join(FORMATS))])
+    if not file.is_file():
+        raise ConfigError(str(file), [("<file>", f"file not found: expected a {fmt} predictions file")])
+    if not dataset.is_dir():
+        raise ConfigError(str(dataset), [("--dataset", "not a directory: expected the dataset the answers are for")])
+    questions_path = dataset / QUESTIONS
+    if not questions_path.is_file():
+        raise ConfigError(str(questions_path), [("<file>", "file not found: expected the dataset's question file "
+                                                 "(byo questions)")])
+    questions = load_questions(questions_path, dataset)
+    imported = READERS[fmt](file)
+    pairs = _match(imported, questions, str(file), questions_path)
+    model = model or imported.model or "unknown"
+    run_dir = dataset / RUNS / (run or run_name(fmt, model))
+    if (run_dir / PREDICTIONS).exists() and not force:
+        raise ConfigError(str(run_dir), [("--run", f"already holds {PREDICTIONS}; choose another --run NAME or "
+                                          "pass --force to replace it")])
+    rows = [prediction_row(q, a, imported.provider, model) for q, a in pairs]
+    statuses = Counter(r["status"] for r in rows)
+    tokens: dict = {}
+    for r in rows:
+        for k, v in (r["tokens"] or {}).items():
+            if v is not None:
+                tokens[k] = tokens.get(k, 0) + v
+    run_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(run_dir / PREDICTIONS, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    info = {"request": {"provider": imported.provider, "type": "import", "model": model},
+            "byo_version": __version__, "reference": False, "questions": str(questions_path),
+            "n_questions": len(questions), "imported": {"format": fmt, "file": str(file.resolve()), **imported.info},
+            "finished": True, "statuses": dict(sorted(statuses.items())), "tokens": tokens}
+    atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=1, ensure_ascii=False) + "\n")
+    return ImportReport(run_dir=run_dir, rows=rows, statuses=statuses, unanswered=len(questions) - len(rows))
