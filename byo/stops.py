@@ -44,8 +44,10 @@ def stoppable() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {s: signal.getsignal(s) for s in SIGNALS}
-    for s in SIGNALS:
+    # A handler installed outside Python (Blender's own, say) reads as None and could not be put
+    # back: such a signal is left to its owner.
+    previous = {s: h for s in SIGNALS if (h := signal.getsignal(s)) is not None}
+    for s in previous:
         signal.signal(s, _stop)
     try:
         yield
