@@ -149,7 +149,22 @@ def cmd_eval(args) -> int:
         providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
         key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
         timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache)
-    report = evaluate(settings)
+    try:
+        report = evaluate(settings)
+    except KeyboardInterrupt:  # outside the run's own handlers (while starting or closing)
+        console.print("stopped by SIGINT; answers received are kept in the cache: rerun the same command to resume")
+        return 130
+    if report.stopped:
+        stop = report.stopped
+        done = (f"{len(report.rows)} of {report.n_questions} questions answered, {report.unanswered} left "
+                f"({report.requests_sent} requests sent, {report.cached} answers from the cache)")
+        if stop.reason == "endpoint":
+            kept = f"; predictions so far: {report.run_dir / PREDICTIONS}" if report.rows else ""
+            console.print(f"[red]error:[/red] {escape(stop.message)}. {done}{kept}; rerun the same command to resume",
+                          highlight=False)
+        else:
+            console.print(f"{stop.message}: {done}; rerun the same command to resume", highlight=False)
+        return stop.exit_code
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(report.statuses.items()))
     cost = f"${report.cost_new_usd:.4f}" if report.cost_new_usd is not None else "n/a (no price)"
     if report.reference:
