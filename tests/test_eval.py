@@ -479,3 +479,22 @@ def test_a_second_signal_exits_at_once(tmp_path):
     out, err = proc.communicate(timeout=10)
     assert proc.returncode == 130 and time.monotonic() - started < 5
     assert "second SIGINT: exiting at once" in err and "Traceback" not in err
+
+
+def test_the_signal_handlers_of_the_caller_are_put_back():
+    import asyncio
+
+    from byo.eval.stop import on_signals
+
+    def mine(signum, frame):
+        raise AssertionError("not called")
+
+    before = signal.signal(signal.SIGTERM, mine)
+    try:
+        async def inside():
+            with on_signals(lambda why: None):
+                assert signal.getsignal(signal.SIGTERM) is not mine
+        asyncio.run(inside())
+        assert signal.getsignal(signal.SIGTERM) is mine and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGTERM, before)

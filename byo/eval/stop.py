@@ -45,15 +45,17 @@ def on_signals(stop: Callable[[Stopped], None]) -> Iterator[None]:
         received.append(signum)
         stop(by_signal(signum))
 
-    installed = []
+    previous = {}  # the handlers to put back: whatever the caller had installed
     for sig in SIGNALS:
+        handler = signal.getsignal(sig)
         try:
             loop.add_signal_handler(sig, handle, sig)
         except (ValueError, RuntimeError, NotImplementedError):  # not the main thread, or no Unix signals
             continue
-        installed.append(sig)
+        previous[sig] = handler
     try:
         yield
     finally:
-        for sig in installed:
+        for sig, handler in previous.items():
             loop.remove_signal_handler(sig)
+            signal.signal(sig, handler)
