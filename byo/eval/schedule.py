@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from byo.providers import Provider, ProviderFailure, Request, Response
 
 MAX_RETRY_AFTER = 300.0  # seconds; a longer Retry-After is cut to this
-BREAKER_FAILURES = 5  # endpoint failures in a row that stop a run...
-BREAKER_SECONDS = 2.0  # ...once they span this long, for connection failures (a network blip passes)
+BREAKER_FAILURES = 5  # refused keys or missing routes in a row that stop a run
+BREAKER_CONNECTIONS = 3  # connection failures in a row that stop a run...
+BREAKER_SECONDS = 2.0  # ...once they span this long (a network blip passes)
 MAX_DETAIL = 200  # characters of the last failure quoted in the breaker's message
 
 
@@ -37,11 +38,12 @@ def endpoint_fault(failure: ProviderFailure) -> str | None:
 
 class Breaker:
     """Counts endpoint failures in a row; any answer, or any other failure, ends the streak. A refused
-    key or a missing route stops the run after `failures`; connection failures must also last
-    `seconds`, so that a server restarting or a dropped connection does not stop a long run."""
+    key or a missing route stops the run after `failures`; connection failures after `connections`
+    that span `seconds`, so that a dropped connection or a brief outage does not stop a long run."""
 
-    def __init__(self, failures: int = BREAKER_FAILURES, seconds: float = BREAKER_SECONDS):
-        self.failures, self.seconds = failures, seconds
+    def __init__(self, failures: int = BREAKER_FAILURES, connections: int = BREAKER_CONNECTIONS,
+                 seconds: float = BREAKER_SECONDS):
+        self.failures, self.connections, self.seconds = failures, connections, seconds
         self.streak = 0
         self.since = 0.0  # when the first failure of the streak came back
 
@@ -55,8 +57,11 @@ class Breaker:
         if self.streak == 0:
             self.since = now
         self.streak += 1
-        lasting = failure.status != "connection_error" or now - self.since >= self.seconds
-        if self.streak >= self.failures and lasting:
+        if failure.status == "connection_error":
+            down = self.streak >= self.connections and now - self.since >= self.seconds
+        else:
+            down = self.streak >= self.failures
+        if down:
             detail = failure.message if len(failure.message) <= MAX_DETAIL else failure.message[:MAX_DETAIL] + "..."
             raise EndpointDown(f"{self.streak} requests in a row failed at {endpoint} over {now - self.since:.1f} s "
                                f"({failure.status}: {detail}); {hint}")
