@@ -151,7 +151,22 @@ def cmd_eval(args) -> int:
         providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
         key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
         timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache)
-    report = evaluate(settings)
+    try:
+        report = evaluate(settings)
+    except KeyboardInterrupt:  # outside the run's own handlers (while starting or closing)
+        console.print("stopped by SIGINT; answers received are kept in the cache: rerun the same command to resume")
+        return 130
+    if report.stopped:
+        stop = report.stopped
+        done = (f"{len(report.rows)} of {report.n_questions} questions answered, {report.unanswered} left "
+                f"({report.requests_sent} requests sent, {report.cached} answers from the cache)")
+        if stop.reason == "endpoint":
+            kept = f"; predictions so far: {report.run_dir / PREDICTIONS}" if report.rows else ""
+            console.print(f"[red]error:[/red] {escape(stop.message)}. {done}{kept}; rerun the same command to resume",
+                          highlight=False)
+        else:
+            console.print(f"{stop.message}: {done}; rerun the same command to resume", highlight=False)
+        return stop.exit_code
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(report.statuses.items()))
     cost = f"${report.cost_new_usd:.4f}" if report.cost_new_usd is not None else "n/a (no price)"
     if report.reference:
@@ -168,17 +183,25 @@ def cmd_eval(args) -> int:
 
 
 def cmd_score(args) -> int:
-    scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed)
+    scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete)
     table = Table("key", "type", "n", "parse rate", "accuracy", "MAE", "NMAE", title=f"{args.run} "
-                  f"({scores.facts.get('model')}, all prompt variants)")
+                  f"({scores.facts.get('model')}, all prompt variants{', ' + scores.partial if scores.partial else ''})")
     for r in scores.tables["metrics"]:
         if r["variant"] == "all" and not r["variable"]:
             table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["answer_type"], str(r["n"]),
                           f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
                           _fmt(r.get("mae")), _fmt(r.get("nmae")))
     Console().print(table)
+    warn_partial(args.run, scores)
     console.print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
+
+
+def warn_partial(run: Path, scores) -> None:
+    if scores.partial:
+        console.print(f"[yellow]{escape(str(run))}: {scores.partial}; every figure is over the {scores.facts['answered']} "
+                      "answered questions. Rerun the same byo eval command to finish the run "
+                      "(--require-complete makes this an error)[/yellow]", highlight=False)
 
 
 def _fmt(value) -> str:
@@ -186,7 +209,10 @@ def _fmt(value) -> str:
 
 
 def cmd_report(args) -> int:
-    runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed) for run in args.runs]
+    runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete)
+            for run in args.runs]
+    for run, scores in zip(args.runs, runs, strict=True):
+        warn_partial(run, scores)
     path = write_report(runs, args.output, title=args.title)
     console.print(f"[bold]report: {path.resolve()}[/bold]")
     return 0
@@ -290,6 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     score = sub.add_parser("score", help="parse a run's answers; write scores.json, CSV tables and parsed.jsonl")
     score.add_argument("run", type=Path, help="run directory DATASET/runs/NAME")
     add_interval_arguments(score)
+    add_require_complete(score)
     score.set_defaults(func=cmd_score)
 
     report = sub.add_parser("report", help="one self-contained HTML report comparing runs and prompt variants")
@@ -297,6 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("-o", "--output", type=Path, default=Path("report.html"))
     report.add_argument("--title", help="report title")
     add_interval_arguments(report)
+    add_require_complete(report)
     report.set_defaults(func=cmd_report)
 
     crest = sub.add_parser("crest-sheet", help="labelled sheet of a rendered crest dataset")
@@ -318,6 +346,11 @@ def build_parser() -> argparse.ArgumentParser:
 def add_interval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bootstrap", type=whole(0), default=1000, help="bootstrap resamples for error intervals (0: none)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+
+
+def add_require_complete(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--require-complete", action="store_true",
+                   help="a run with unanswered questions (stopped or killed) is an error (exit 2), not a partial score")
 
 
 def add_eval_arguments(p: argparse.ArgumentParser) -> None:

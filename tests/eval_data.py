@@ -26,7 +26,7 @@ def make_dataset(root: Path, n: int = 12, size: tuple[int, int] = (32, 24), name
             "id": f"{name}_{i:06d}-count", "image": image, "family": "clevr", "task": "count",
             "key": "count.total" if i % 3 else "count.cubes", "levels": {"content.count": count},
             "preprompt": "Look at the image.", "instruction": instruction,
-            "prompt": f"Look at the image. {question} {instruction}", "answer": count, "answer_type": "int",
+            "prompt": f"Look at the image. {question} {instruction}", "answer": count, "answer_type": "integer",
         }))
     (root / "questions.jsonl").write_text("\n".join(lines) + "\n")
     return root

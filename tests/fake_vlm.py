@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -146,6 +147,10 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128  # the default backlog of 5 drops connections when 32 arrive at once
 
+    def handle_error(self, request, client_address) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that stopped waiting is no error
+            super().handle_error(request, client_address)
+
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -205,6 +210,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.error(400, "Invalid image: the model does not support image inputs")
         elif fault == "echo_auth":
             self.error(401, f"Incorrect API key provided: {seen.auth}")
+        elif fault == "echo_auth_lower":
+            self.error(401, f"incorrect api key provided: {(seen.auth or '').lower()}")
         else:
             if fake.latency:
                 time.sleep(fake.latency)

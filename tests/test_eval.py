@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -150,8 +151,8 @@ def test_injected_failures_end_as_answers_or_explicit_errors(tmp_path, key):
 
 
 def test_no_api_key_in_any_file_written(tmp_path, monkeypatch, capsys):
-    """(c) A sentinel key reaches the server but no file the toolkit writes, even when the server
-    echoes it back in an error."""
+    """(c) A sentinel key reaches the server but no file the toolkit writes, in any letter case, even
+    when the server echoes it back in an error or in an answer, as sent or in lower case."""
     work = tmp_path / "work"
     ds = make_dataset(work / "ds", 6)
     secrets = tmp_path / "secrets"
@@ -165,33 +166,44 @@ def test_no_api_key_in_any_file_written(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("LOCAL_KEY", SENTINEL + "-local")
     monkeypatch.chdir(work)
 
-    def plan(seen, before):  # one question's first request gets a 401 quoting the key
-        return "echo_auth" if seen.image_sha256 == first_image and before == 0 else None
+    def plan(seen, before):  # one question's first two requests get a 401 quoting the key
+        if seen.image_sha256 == first_image and before < 2:
+            return ("echo_auth", "echo_auth_lower")[before]
+        return None
+
+    def answer(seen):  # one question is answered with the key, lower-cased, in a 200 reply
+        return f"Your key is {seen.auth.lower()}" if seen.image_sha256 == second_image else truths(seen)
 
     import hashlib
-    first_image = hashlib.sha256((ds / "images" / "demo_000000.png").read_bytes()).hexdigest()
-    with FakeVLM(answerer(ds), plan=plan) as fake:
+    first_image, second_image = (hashlib.sha256((ds / "images" / f"demo_00000{i}.png").read_bytes()).hexdigest()
+                                 for i in (0, 1))
+    truths = answerer(ds)
+    with FakeVLM(answer, plan=plan) as fake:
         base = ["eval", str(ds), "--model", "fake-vlm", "--timeout", "5"]
         assert main([*base, "--provider", "openai", "--base-url", fake.url + "/v1"]) == 1
         assert main([*base, "--provider", "openai", "--base-url", fake.url + "/v1", "--api", "responses",
-                     "--run", "responses"]) == 0
+                     "--run", "responses"]) == 1
         assert main([*base, "--provider", "groq", "--base-url", fake.url, "--key-file", str(key_file)]) == 0
         assert main([*base, "--provider", "local", "--providers", str(providers),
                      "--base-url", fake.url + "/v1"]) == 0
     auths = Counter(s.auth for s in fake.log)
     assert set(auths) == {f"Bearer {SENTINEL}", f"Bearer {SENTINEL}-groq", f"Bearer {SENTINEL}-local"}
-    assert any(s.outcome == "echo_auth" for s in fake.log)
+    assert {"echo_auth", "echo_auth_lower"} <= {s.outcome for s in fake.log}
 
     written = [p for p in tmp_path.rglob("*") if p.is_file() and p != key_file]
     assert any(p.name == "predictions.jsonl" for p in written) and any(p.suffix == ".sqlite" for p in written)
+    assert any(p.name == "run.json" for p in written)
     for path in written:
-        data = path.read_bytes()
-        assert SENTINEL.encode() not in data, f"the key was written to {path}"
-        assert b"SENTINEL" not in data, f"part of the key was written to {path}"
+        data = path.read_bytes().lower()
+        assert SENTINEL.lower().encode() not in data, f"the key was written to {path}"
+        assert b"sentinel" not in data, f"part of the key was written to {path}"
     rows = read_rows(ds / "runs" / "openai-fake-vlm" / "predictions.jsonl")
-    assert "[redacted]" in rows[0]["error"]
+    assert rows[0]["error"] == "HTTP 401: Incorrect API key provided: Bearer [redacted]"
+    assert rows[1]["response"] == "Your key is bearer [redacted]"
+    responses = read_rows(ds / "runs" / "responses" / "predictions.jsonl")
+    assert responses[0]["error"] == "HTTP 401: incorrect api key provided: bearer [redacted]"
     out = capsys.readouterr()
-    assert SENTINEL not in out.out + out.err
+    assert "sentinel" not in (out.out + out.err).lower()
 
 
 def test_rerun_sends_nothing_and_writes_the_same_predictions(tmp_path, key):
@@ -295,3 +307,194 @@ def test_a_run_name_keeps_its_settings_and_limit_grows(tmp_path, key):
         assert grown.cached == 2 and grown.requests_sent == 4 and len(fake.log) == 6
         with pytest.raises(ConfigError, match=r"settings \(parameters changed\); choose another --run"):
             evaluate(settings(ds, fake.url, params=GenerationParams(seed=1)), show_progress=False)
+
+
+# --- fail fast on a dead endpoint ------------------------------------------------------------
+def closed_port() -> int:
+    """A loopback port nobody listens on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_eval_against_a_closed_port_stops_within_seconds_with_one_message(tmp_path):
+    """The real CLI, the real openai client and the default retries and backoff: the circuit breaker
+    stops the run in seconds (not ~15 s of backoff per question) with one message saying what to check."""
+    ds = make_dataset(tmp_path / "ds", 40)
+    port = closed_port()
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "byo.cli", "eval", str(ds), "--provider", "openai", "--model",
+                             "fake-vlm", "--base-url", f"http://127.0.0.1:{port}/v1"], cwd=ROOT,
+                            env={**os.environ, "OPENAI_API_KEY": SENTINEL}, capture_output=True, text=True,
+                            timeout=120)
+    elapsed = time.monotonic() - started
+    assert result.returncode == 1 and elapsed < 30, (elapsed, result.stderr[-2000:])
+    assert "Traceback" not in result.stderr
+    messages = [line for line in result.stderr.splitlines() if "error" in line.lower()]
+    assert len(messages) == 1, result.stderr
+    message = messages[0]
+    assert f"127.0.0.1:{port}" in message and "connection_error" in message
+    assert "check that the server is running" in message and "--base-url" in message
+    assert "0 of 40 questions answered" in message and "rerun the same command" in message
+    assert len(message) < 1000
+    run = json.loads((ds / "runs" / "openai-fake-vlm" / "run.json").read_text())
+    assert run["finished"] is False and run["stopped"].startswith("stopped: ") and run["answered"] == 0
+
+
+@pytest.mark.parametrize("provider, suffix", [("openai", "/v1"), ("groq", ""), ("ollama", ""),
+                                              ("openai-compatible", "/v1")])
+def test_every_client_stops_on_a_closed_port(tmp_path, key, monkeypatch, provider, suffix):
+    monkeypatch.setenv("GROQ_API_KEY", SENTINEL)
+    ds = make_dataset(tmp_path / "ds", 12)
+    started = time.monotonic()
+    report = evaluate(settings(ds, "", provider=provider, base_url=f"http://127.0.0.1:{closed_port()}{suffix}",
+                               backoff_base=0.3), show_progress=False)  # retries last past the breaker's 2 s
+    assert time.monotonic() - started < 15
+    assert report.stopped is not None and report.stopped.reason == "endpoint" and report.stopped.exit_code == 1
+    assert "connection_error" in report.stopped.message and "--base-url" in report.stopped.message
+    assert all(r["status"] == "connection_error" for r in report.rows) and report.unanswered > 0
+
+
+@pytest.mark.parametrize("provider, suffix", [("openai", "/v1"), ("ollama", "")])
+def test_a_host_that_never_accepts_stops_the_run(tmp_path, key, provider, suffix):
+    """A listening socket whose backlog is full never completes a connection (like a firewalled
+    host): connect timeouts count as connection failures, so the breaker stops the run."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(0)
+        port = server.getsockname()[1]
+        filler = [socket.create_connection(("127.0.0.1", port))]  # fills the backlog
+        ds = make_dataset(tmp_path / "ds", 12)
+        started = time.monotonic()
+        report = evaluate(settings(ds, "", provider=provider, base_url=f"http://127.0.0.1:{port}{suffix}",
+                                   timeout=1.0), show_progress=False)
+        filler[0].close()
+    assert time.monotonic() - started < 15
+    assert report.stopped is not None and "could not connect" in report.stopped.message
+    assert report.unanswered > 0
+
+
+def test_a_refused_key_stops_the_run_and_is_not_quoted(tmp_path, key):
+    ds = make_dataset(tmp_path / "ds", 30)
+    with FakeVLM(plan=lambda seen, before: "echo_auth_lower") as fake:
+        report = evaluate(settings(ds, fake.url, concurrency=2), show_progress=False)
+    assert report.stopped.reason == "endpoint" and "check the API key" in report.stopped.message
+    assert "sentinel" not in report.stopped.message.lower() and "[redacted]" in report.stopped.message
+    assert 5 <= len(fake.log) <= 6  # the breaker trips on the 5th refusal; one more may be in flight
+    assert all(r["status"] == "rejected" for r in report.rows)
+
+
+def test_a_wrong_route_stops_the_run(tmp_path, key):
+    ds = make_dataset(tmp_path / "ds", 30)
+    with FakeVLM() as fake:  # no /v1: every request goes to /chat/completions, a 404
+        report = evaluate(settings(ds, fake.url, base_url=fake.url, concurrency=2), show_progress=False)
+    assert report.stopped.reason == "endpoint" and "HTTP 404" in report.stopped.message
+    assert "check the URL" in report.stopped.message and len(fake.log) <= 6
+
+
+def test_a_burst_of_dropped_connections_does_not_stop_the_run(tmp_path, key):
+    """Every question's first request loses its connection (a server restarting): more than five
+    connection failures in a row, but shorter than the breaker's 2 s, so every retry answers."""
+    ds = make_dataset(tmp_path / "ds", 12)
+    with FakeVLM(plan=lambda seen, before: "timeout" if before == 0 else None, hang=0.0) as fake:
+        report = evaluate(settings(ds, fake.url, concurrency=8), show_progress=False)
+    assert report.stopped is None
+    assert all(r["status"] == "ok" and r["attempts"] == 2 for r in report.rows)
+    assert Counter(s.outcome for s in fake.log) == {"timeout": 12, "ok": 12}
+
+
+# --- clean stops ---------------------------------------------------------------------------------
+def leftovers(root: Path) -> list[Path]:
+    """Temporary files: atomic writes' hidden siblings, SQLite's WAL and shared memory."""
+    return [p for p in root.rglob("*") if p.name.startswith(".") or p.name.endswith(("-wal", "-shm", ".tmp"))]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_a_real_eval_cleanly_and_a_rerun_finishes_it(tmp_path, key, sig):
+    ds = make_dataset(tmp_path / "ds", 30)
+    run = ds / "runs" / "openai-fake-vlm"
+    with FakeVLM(answerer(ds, "right"), latency=0.3) as fake:
+        cmd = [sys.executable, "-m", "byo.cli", "eval", str(ds), "--provider", "openai", "--model", "fake-vlm",
+               "--base-url", fake.url + "/v1", "--concurrency", "2", "--timeout", "5"]
+        proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "OPENAI_API_KEY": key},
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while len(fake.answered()) < 8 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.01)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 128 + sig, err
+        assert "Traceback" not in err and "Error" not in err
+        name = signal.Signals(sig).name
+        lines = [line for line in err.splitlines() if f"stopped by {name}" in line]
+        assert len(lines) == 1 and "rerun the same command to resume" in lines[0], err
+        assert leftovers(ds) == []
+
+        # Every answer received is kept: in the cache and in the predictions, marked unfinished.
+        rows = read_rows(run / "predictions.jsonl")
+        completed = cached_keys(ds)
+        assert 8 <= len(rows) == len(completed) < 30 and all(r["status"] == "ok" for r in rows)
+        assert f"{len(rows)} of 30 questions answered, {30 - len(rows)} left" in lines[0]
+        assert len(fake.answered()) - len(rows) <= 2  # at most the requests in flight were lost
+        info = json.loads((run / "run.json").read_text())
+        assert info["finished"] is False and info["stopped"] == f"stopped by {name}"
+        assert info["answered"] == len(rows)
+
+        # Scoring the stopped run says it is partial; --require-complete refuses it.
+        assert main(["score", str(run), "--bootstrap", "0", "--require-complete"]) == 2
+        assert main(["score", str(run), "--bootstrap", "0"]) == 0
+        scores = json.loads((run / "scores.json").read_text())
+        assert scores["run"]["partial"] is True and scores["run"]["n_questions"] == len(rows)
+        assert scores["run"]["asked"] == 30 and scores["overall"]["n"] == len(rows)
+
+        # The same command again sends only the questions without an answer, once each.
+        before = len(fake.log)
+        items = question_keys(ds, fake.url)
+        resumed = evaluate(settings(ds, fake.url, concurrency=2), show_progress=False)
+        rerun = [s.item for s in fake.log[before:]]
+    assert sorted(rerun) == sorted(items[k] for k in set(items) - completed)
+    assert resumed.stopped is None and resumed.cached == len(rows) and len(resumed.rows) == 30
+    assert json.loads((run / "run.json").read_text())["finished"] is True
+    assert main(["score", str(run), "--bootstrap", "0", "--require-complete"]) == 0
+    assert json.loads((run / "scores.json").read_text())["overall"]["accuracy"] == 1.0
+    assert leftovers(ds) == []
+
+
+def test_a_second_signal_exits_at_once(tmp_path):
+    """While the first stop is under way, a second Ctrl-C ends the process at once, without a traceback."""
+    script = ("import asyncio\n"
+              "from byo.eval.stop import on_signals\n"
+              "async def main():\n"
+              "    with on_signals(lambda why: print(why.reason, flush=True)):\n"
+              "        print('ready', flush=True)\n"
+              "        await asyncio.sleep(60)  # a stop that would take long\n"
+              "asyncio.run(main())\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout.readline() == "ready\n"
+    proc.send_signal(signal.SIGINT)
+    assert proc.stdout.readline() == "SIGINT\n"
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 130 and time.monotonic() - started < 5
+    assert "second SIGINT: exiting at once" in err and "Traceback" not in err
+
+
+def test_the_signal_handlers_of_the_caller_are_put_back():
+    import asyncio
+
+    from byo.eval.stop import on_signals
+
+    def mine(signum, frame):
+        raise AssertionError("not called")
+
+    before = signal.signal(signal.SIGTERM, mine)
+    try:
+        async def inside():
+            with on_signals(lambda why: None):
+                assert signal.getsignal(signal.SIGTERM) is not mine
+        asyncio.run(inside())
+        assert signal.getsignal(signal.SIGTERM) is mine and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -13,7 +13,7 @@ from byo.errors import ConfigError
 from byo.eval.run import EvalSettings, evaluate
 from byo.providers import GenerationParams
 from byo.providers.base import parse_retry_after
-from byo.providers.keys import redact, resolve_key
+from byo.providers.keys import redact, redact_all, resolve_key
 
 KEYS = {"OPENAI_API_KEY": "sk-test-openai", "GROQ_API_KEY": "gsk-test-groq"}
 
@@ -158,6 +158,16 @@ def test_keys_come_from_the_environment_or_a_named_file(tmp_path, monkeypatch):
     assert resolve_key("openai-compatible") == (None, "none")
     assert redact("Incorrect API key provided: sk-env.", ["sk-env", None]) == \
         "Incorrect API key provided: [redacted]."
+
+
+def test_redaction_finds_a_key_in_any_spelling():
+    key = "sk-Proj/AbC+123=="
+    text = f"sent {key}; echoed {key.lower()} and {key.upper()}; in a URL ?key=sk-Proj%2FAbC%2B123%3D%3D"
+    assert redact(text, [key]) == "sent [redacted]; echoed [redacted] and [redacted]; in a URL ?key=[redacted]"
+    row = {"response": f"Key: {key.swapcase()}", "tokens": {"total": 3}, "parts": [key.lower(), None]}
+    assert redact_all(row, [None, key]) == {"response": "Key: [redacted]", "tokens": {"total": 3},
+                                            "parts": ["[redacted]", None]}
+    assert redact("no-key", ["no"]) == "no-key"  # too short to be a key
 
 
 def test_retry_after_forms():

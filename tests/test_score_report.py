@@ -159,3 +159,68 @@ def test_crest_split_read_from_the_legend_when_the_question_lacks_it(tmp_path):
     assert main(["score", str(run), "--bootstrap", "0"]) == 0
     slices = {r["slice"] for r in json.loads((run / "scores.json").read_text())["tables"]["crest"]}
     assert {"all", "split=train", "split=test", "novel C,M", "novel X,M", "novel C,X,M"} <= slices
+
+
+def killed_run(root, answered: int = 68):
+    """A run killed after `answered` answers: its journal in completion order, one question answered
+    twice (a failure, then the retry's answer), a last line cut short, run.json unfinished."""
+    import random
+
+    run, _ = make_fake_runs(root)
+    rows = [json.loads(line) for line in (run / "predictions.jsonl").read_text().splitlines()]
+    kept = random.Random(5).sample(rows, answered)
+    retried = {**kept[0], "status": "server_error", "response": None, "error": "HTTP 500"}
+    journal = [retried, *kept]
+    (run / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in journal)
+                                           + json.dumps(rows[-1])[:40])
+    (run / "run.json").write_text(json.dumps({"request": {"provider": "fake"}, "reference": False,
+                                              "n_questions": len(rows), "limit": None, "finished": False}))
+    return run, len(rows), kept
+
+
+def test_a_partial_run_is_marked_and_its_denominators_match(tmp_path, capsys):
+    run, total, kept = killed_run(tmp_path / "data")
+    note = f"partial: 68 of {total} answered"
+
+    # --require-complete: an error naming the flag, and nothing written
+    assert main(["score", str(run), "--bootstrap", "0", "--require-complete"]) == 2
+    err = capsys.readouterr().err
+    assert f"--require-complete: {note}" in err and len(err) < 1000
+    assert not (run / "scores.json").exists() and not (run / "parsed.jsonl").exists()
+    out = tmp_path / "r.html"
+    assert main(["report", str(run), "-o", str(out), "--bootstrap", "0", "--require-complete"]) == 2
+    assert note in capsys.readouterr().err and not out.exists()
+
+    assert main(["score", str(run), "--bootstrap", "50"]) == 0
+    printed = capsys.readouterr()
+    assert note in printed.err and "over the 68 answered questions" in printed.err
+    assert "partial" in printed.out  # in the table's title
+    scores = json.loads((run / "scores.json").read_text())
+    facts = scores["run"]
+    assert facts["partial"] is True and facts["finished"] is False
+    assert (facts["n_questions"], facts["answered"], facts["asked"], facts["unanswered"]) == (68, 68, total, total - 68)
+    assert scores["overall"]["n"] == 68 and sum(scores["statuses"].values()) == 68
+    parsed = [json.loads(line) for line in (run / "parsed.jsonl").read_text().splitlines()]
+    questions = [json.loads(line)["id"] for line in (run.parent.parent / "questions.jsonl").read_text().splitlines()]
+    assert [p["id"] for p in parsed] == [q for q in questions if q in {k["id"] for k in kept}]  # question order
+    retried = next(p for p in parsed if p["id"] == kept[0]["id"])
+    assert retried["request_status"] == kept[0]["status"]  # the journal's last row of a question wins
+
+    assert main(["report", str(run), "-o", str(out), "--bootstrap", "0"]) == 0
+    assert note in capsys.readouterr().err
+    html = out.read_text()
+    assert f"{note}." in html and f'<span class="pill err">partial</span> 68 of {total}' in html
+    assert "over the 68 answered questions" in html
+
+
+def test_a_limited_run_that_finished_is_complete(tmp_path, capsys):
+    root = tmp_path / "data"
+    run, _ = make_fake_runs(root)
+    rows = (run / "predictions.jsonl").read_text().splitlines()
+    (run / "predictions.jsonl").write_text("\n".join(rows[:30]) + "\n")
+    (run / "run.json").write_text(json.dumps({"request": {"provider": "fake"}, "n_questions": 30, "limit": 30,
+                                              "finished": True}))
+    assert main(["score", str(run), "--bootstrap", "0", "--require-complete"]) == 0
+    assert "partial" not in capsys.readouterr().err
+    facts = json.loads((run / "scores.json").read_text())["run"]
+    assert (facts["partial"], facts["n_questions"], facts["asked"], facts["n_in_file"]) == (False, 30, 30, len(rows))

@@ -9,6 +9,7 @@ tried again. The cache (DATASET/runs/cache.sqlite) is shared by all runs of the 
 One job per module: `settings` (what a run is asked to do, and its report), `resolve` (settings
 checked and turned into a provider, questions and paths), `layout` (the run directory and its
 files), `requests` (a question as a provider request), `cache` (answers already received),
-`schedule` (rate limit, retries, concurrency), `rows` (prediction rows and token totals),
-`progress` (the progress bar) and `run` (`evaluate`, which ties them together).
+`schedule` (rate limit, retries, concurrency, the circuit breaker), `predictions` (prediction
+rows and token totals), `progress` (the progress bar), `stop` (stopping early on a signal or a
+dead endpoint) and `run` (`evaluate`, which ties them together).
 """

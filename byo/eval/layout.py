@@ -4,6 +4,7 @@ DATASET/runs/cache.sqlite is the request cache shared by all runs of the dataset
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import TextIO
@@ -44,9 +45,45 @@ def write_run_file(run_dir: Path, info: dict) -> None:
     atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=1) + "\n")
 
 
+def read_predictions(path: Path) -> tuple[dict[str, dict], list[tuple[str, str]]]:
+    """The rows of a predictions file by id (a journal may hold several rows of one question: the
+    last one wins), and its problems as (line, what is wrong). A last line cut short by a crash is
+    no problem: its question is simply not answered."""
+    rows: dict[str, dict] = {}
+    problems = []
+    text = path.read_text() if path.is_file() else ""
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            if number == len(lines) and not text.endswith("\n"):
+                break
+            problems.append((f"line {number}", f"not valid JSON: {err}"))
+            continue
+        missing = [k for k in ("id", "status") if not isinstance(row, dict) or k not in row]
+        if missing:
+            problems.append((f"line {number}", f"missing {', '.join(missing)}"))
+            continue
+        rows[row["id"]] = row
+    return rows, problems
+
+
 def open_journal(run_dir: Path) -> TextIO:
-    """The predictions file, written in completion order while the run goes on."""
-    return (run_dir / PREDICTIONS).open("w")
+    """The predictions file, appended to in completion order while the run goes on: rows of an
+    earlier, interrupted invocation stay until the run rewrites the file in question order."""
+    path = run_dir / PREDICTIONS
+    cut = False
+    if path.is_file() and path.stat().st_size:
+        with path.open("rb") as f:
+            f.seek(-1, os.SEEK_END)
+            cut = f.read(1) != b"\n"
+    journal = path.open("a")
+    if cut:
+        journal.write("\n")  # after a line cut short by a crash
+    return journal
 
 
 def journal_row(journal: TextIO, row: dict) -> None:

@@ -1,25 +1,26 @@
 """Prediction rows (one per question, in `predictions.jsonl`), the answer record kept in the
-cache, and token totals."""
+cache, and token totals. Both are redacted: a key echoed back by a server is never written."""
 
 from __future__ import annotations
 
 from byo.eval.resolve import Evaluation
 from byo.providers import Response
-from byo.providers.keys import redact
+from byo.providers.keys import redact_all
 from byo.questions.load import Question
 
 
-def answer_record(response: Response, latency_s: float, attempts: int) -> dict:
+def answer_record(response: Response, latency_s: float, attempts: int, secrets: list[str | None]) -> dict:
     """What the cache keeps of an answer: enough to write its row again without a request."""
-    return {"text": response.text, "tokens": response.tokens(), "finish_reason": response.finish_reason,
-            "refusal": response.refusal, "latency_s": round(latency_s, 4), "attempts": attempts}
+    return redact_all({"text": response.text, "tokens": response.tokens(), "finish_reason": response.finish_reason,
+                       "refusal": response.refusal, "latency_s": round(latency_s, 4), "attempts": attempts},
+                      secrets)
 
 
 def prediction_row(ev: Evaluation, q: Question, image: dict | None, *, status: str, attempts: int,
                    latency_s: float | None, record: dict | None = None, error: str | None = None) -> dict:
     tokens = record["tokens"] if record else None
     cost = ev.price.cost(tokens["input"] or 0, tokens["output"] or 0) if tokens else None
-    return {
+    return redact_all({
         "id": q.id,
         "provider": ev.settings.provider,
         "model": ev.model,
@@ -27,7 +28,7 @@ def prediction_row(ev: Evaluation, q: Question, image: dict | None, *, status: s
         "prompt": q.prompt,
         "response": record["text"] if record else None,
         "status": status,
-        "error": redact(error, ev.secrets) if error else None,
+        "error": error or None,
         "finish_reason": record["finish_reason"] if record else None,
         "refusal": record["refusal"] if record else None,
         "tokens": tokens,
@@ -36,7 +37,7 @@ def prediction_row(ev: Evaluation, q: Question, image: dict | None, *, status: s
         "attempts": attempts,
         "parameters": ev.settings.params.model_dump(),
         "image": image,
-    }
+    }, ev.secrets)
 
 
 def add_tokens(total: dict, tokens: dict | None) -> None:

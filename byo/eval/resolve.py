@@ -12,7 +12,7 @@ from byo.eval.layout import check_same_request, default_cache, run_name, run_pat
 from byo.eval.settings import EvalSettings
 from byo.providers import PROVIDERS, Provider, create_provider
 from byo.providers.catalog import ModelEntry, load_catalog, provider_entry
-from byo.providers.keys import resolve_key
+from byo.providers.keys import redact_all, resolve_key
 from byo.questions.load import QUESTIONS, load_questions
 
 BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "groq": "GROQ_BASE_URL", "ollama": "OLLAMA_HOST"}
@@ -79,7 +79,8 @@ class Evaluation:
 
         self.run_dir = run_path(self.dataset, s.run or run_name(s.provider, self.model))
         self.cache_path = Path(s.cache) if s.cache else default_cache(self.dataset)
-        self.identity = {"provider": s.provider, "type": self.ptype, "endpoint": self.provider.identity,
-                         "model": self.model, "parameters": s.params.model_dump(),
-                         "max_side": s.max_side}
+        # Redacted as run.json records it (a key can hide in a URL), so that resuming compares like with like.
+        self.identity = redact_all({"provider": s.provider, "type": self.ptype, "endpoint": self.provider.identity,
+                                    "model": self.model, "parameters": s.params.model_dump(),
+                                    "max_side": s.max_side}, self.secrets)
         check_same_request(self.run_dir, self.identity)

@@ -1,5 +1,7 @@
 """`evaluate(settings)`: resolve the settings, ask every question through the cache and the
 scheduler, journal each row as it lands, then write the predictions in order and `run.json`.
+A run stopped early (a signal, a dead endpoint) writes what it has in the same way, marked
+unfinished, and says so in its report.
 
 What the rest of byo uses of byo.eval is imported from here: `evaluate`, `EvalSettings`,
 `EvalReport` and `run_name`.
@@ -13,15 +15,25 @@ from collections import Counter
 
 from byo import __version__
 from byo.eval.cache import RequestCache
-from byo.eval.layout import journal_row, open_journal, run_name, write_predictions, write_run_file
+from byo.eval.layout import (
+    PREDICTIONS,
+    journal_row,
+    open_journal,
+    read_predictions,
+    run_name,
+    write_predictions,
+    write_run_file,
+)
 from byo.eval.predictions import add_tokens, answer_record, prediction_row
 from byo.eval.progress import figures
 from byo.eval.requests import prepare
 from byo.eval.resolve import Evaluation
-from byo.eval.schedule import Scheduler
+from byo.eval.schedule import EndpointDown, Scheduler
 from byo.eval.settings import EvalReport, EvalSettings
+from byo.eval.stop import Stopped, endpoint_down, on_signals
 from byo.progress import Bar
 from byo.providers import ProviderFailure
+from byo.providers.keys import redact, redact_all
 from byo.questions.load import Question
 
 __all__ = ["EvalReport", "EvalSettings", "evaluate", "run_name"]
@@ -45,6 +57,17 @@ class Run:
         self.statuses: Counter = Counter()
         self.cached = 0
         self.tokens_new: dict = {}
+        self.work: asyncio.Task | None = None  # asking every question
+        self.stopped: Stopped | None = None
+
+    def stop(self, why: Stopped) -> None:
+        """Stop asking: the requests in flight are dropped, the answers received are kept. Once every
+        question is done, there is nothing left to stop."""
+        if self.stopped is not None or (self.work is not None and self.work.done()):
+            return
+        self.stopped = why
+        if self.work is not None:
+            self.work.cancel()
 
     async def ask(self, q: Question) -> dict:
         ev = self.ev
@@ -62,7 +85,7 @@ class Run:
         if outcome.failure is not None:
             return prediction_row(ev, q, image, status=outcome.failure.status, attempts=outcome.attempts,
                                   latency_s=outcome.latency_s, error=outcome.failure.message)
-        record = answer_record(outcome.response, outcome.latency_s, outcome.attempts)
+        record = answer_record(outcome.response, outcome.latency_s, outcome.attempts, ev.secrets)
         if key is not None:
             self.cache.put(key, record)
         add_tokens(self.tokens_new, record["tokens"])
@@ -77,6 +100,7 @@ class Run:
         started = time.perf_counter()
         bar = Bar(f"[bold]eval[/bold] {ev.settings.provider}/{ev.model}", len(ev.questions), unit="q",
                   enabled=show_progress)
+        earlier, _ = read_predictions(ev.run_dir / PREDICTIONS)  # rows of an interrupted invocation
         journal = open_journal(ev.run_dir)  # completion order; rewritten in order at the end
 
         def describe() -> str:
@@ -85,38 +109,51 @@ class Run:
                            failed=sum(n for k, n in self.statuses.items() if k != "ok"))
 
         async def handle(q: Question) -> None:
-            row = await self.ask(q)
+            try:
+                row = await self.ask(q)
+            except EndpointDown as down:
+                self.stop(endpoint_down(redact(str(down), ev.secrets)))
+                return
             self.rows[q.id] = row
             self.statuses[row["status"]] += 1
             journal_row(journal, row)
             bar.advance(note=describe())
 
-        try:
-            with bar:
-                await self.scheduler.each(ev.questions, handle)
-        finally:
-            journal.close()
-            await ev.provider.close()
-            if self.cache is not None:
-                self.cache.close()
+        with on_signals(self.stop):  # inside, a second signal exits at once
+            try:
+                with bar:
+                    self.work = asyncio.create_task(self.scheduler.each(ev.questions, handle))
+                    if self.stopped is not None:  # a signal came before the work began
+                        self.work.cancel()
+                    try:
+                        await self.work
+                    except asyncio.CancelledError:
+                        if self.stopped is None:
+                            raise
+            finally:
+                journal.close()
+                await ev.provider.close()
+                if self.cache is not None:
+                    self.cache.close()
 
-        ordered = [self.rows[q.id] for q in ev.questions]
-        write_predictions(ev.run_dir, ordered)
-        report = self.report(ordered, time.perf_counter() - started)
-        write_run_file(ev.run_dir, self.run_info(report))
+            kept = [row for q in ev.questions if (row := self.rows.get(q.id) or earlier.get(q.id))]
+            write_predictions(ev.run_dir, kept)
+            report = self.report(kept, time.perf_counter() - started)
+            write_run_file(ev.run_dir, self.run_info(report))
         return report
 
-    def report(self, ordered: list[dict], elapsed_s: float) -> EvalReport:
+    def report(self, kept: list[dict], elapsed_s: float) -> EvalReport:
         tokens: dict = {}
-        for r in ordered:
+        for r in kept:
             add_tokens(tokens, r["tokens"])
         new, price = self.tokens_new, self.ev.price
         return EvalReport(
-            run_dir=self.ev.run_dir, rows=ordered, statuses=self.statuses, requests_sent=self.scheduler.sent,
-            cached=self.cached, tokens=tokens, tokens_new=new,
+            run_dir=self.ev.run_dir, rows=kept, statuses=Counter(r["status"] for r in kept),
+            requests_sent=self.scheduler.sent, cached=self.cached, tokens=tokens, tokens_new=new,
             cost_usd=price.cost(tokens.get("input", 0), tokens.get("output", 0)),
             cost_new_usd=price.cost(new.get("input", 0), new.get("output", 0)),
-            elapsed_s=elapsed_s, reference=self.ev.provider.reference)
+            elapsed_s=elapsed_s, reference=self.ev.provider.reference, n_questions=len(self.ev.questions),
+            stopped=self.stopped)
 
     def run_info(self, report: EvalReport | None) -> dict:
         """The contents of run.json: the settings, and the totals once the run has finished."""
@@ -135,11 +172,13 @@ class Run:
                              "max_pixels": ev.provider.limits.max_pixels},
             "price": ev.price.model_dump(),
             "cache": str(ev.cache_path) if ev.provider.cacheable else None,
-            "finished": report is not None,
+            "finished": report is not None and report.stopped is None,
+            "stopped": report.stopped.message if report is not None and report.stopped else None,
         }
         if report is not None:
-            info.update({"statuses": dict(sorted(report.statuses.items())), "requests_sent": report.requests_sent,
+            info.update({"answered": len(report.rows),
+                         "statuses": dict(sorted(report.statuses.items())), "requests_sent": report.requests_sent,
                          "cached": report.cached, "tokens": report.tokens, "tokens_new": report.tokens_new,
                          "cost_usd": report.cost_usd, "cost_new_usd": report.cost_new_usd,
                          "elapsed_s": round(report.elapsed_s, 3)})
-        return info
+        return redact_all(info, ev.secrets)  # a key can hide in a URL

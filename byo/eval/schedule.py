@@ -1,5 +1,6 @@
 """When requests go out: a requests-per-minute limit, Retry-After pauses, retries with backoff and
-a hard timeout per attempt, and a fixed number of workers sharing the questions."""
+a hard timeout per attempt, a fixed number of workers sharing the questions, and a circuit
+breaker that stops the run when the endpoint itself cannot answer."""
 
 from __future__ import annotations
 
@@ -12,6 +13,58 @@ from dataclasses import dataclass
 from byo.providers import Provider, ProviderFailure, Request, Response
 
 MAX_RETRY_AFTER = 300.0  # seconds; a longer Retry-After is cut to this
+BREAKER_FAILURES = 5  # refused keys or missing routes in a row that stop a run
+BREAKER_CONNECTIONS = 3  # connection failures in a row that stop a run...
+BREAKER_SECONDS = 2.0  # ...once they span this long (a network blip passes)
+MAX_DETAIL = 200  # characters of the last failure quoted in the breaker's message
+
+
+class EndpointDown(Exception):
+    """The endpoint failed every one of the last requests in a way no other request can escape."""
+
+
+def endpoint_fault(failure: ProviderFailure) -> str | None:
+    """What to check when this failure, repeated, means no request can succeed; None when it says
+    nothing about the endpoint (a 500, a rate limit or a refused image: the server is there)."""
+    if failure.status == "connection_error":
+        return "check that the server is running and reachable, and the URL (--base-url)"
+    if failure.http_status in (401, 403):
+        return "check the API key (its variable, --key-env or --key-file) and that it may use this model"
+    if failure.http_status in (404, 405, 501):
+        return ("check the URL (--base-url; OpenAI-compatible servers usually end in /v1) and the model "
+                "name (--model)")
+    return None
+
+
+class Breaker:
+    """Counts endpoint failures in a row; any answer, or any other failure, ends the streak. A refused
+    key or a missing route stops the run after `failures`; connection failures after `connections`
+    that span `seconds`, so that a dropped connection or a brief outage does not stop a long run."""
+
+    def __init__(self, failures: int = BREAKER_FAILURES, connections: int = BREAKER_CONNECTIONS,
+                 seconds: float = BREAKER_SECONDS):
+        self.failures, self.connections, self.seconds = failures, connections, seconds
+        self.streak = 0
+        self.since = 0.0  # when the first failure of the streak came back
+
+    def record(self, failure: ProviderFailure | None, endpoint: str) -> None:
+        """One attempt's outcome; raises EndpointDown when the streak is long enough."""
+        hint = endpoint_fault(failure) if failure is not None else None
+        if hint is None:
+            self.streak = 0
+            return
+        now = time.monotonic()
+        if self.streak == 0:
+            self.since = now
+        self.streak += 1
+        if failure.status == "connection_error":
+            down = self.streak >= self.connections and now - self.since >= self.seconds
+        else:
+            down = self.streak >= self.failures
+        if down:
+            detail = failure.message if len(failure.message) <= MAX_DETAIL else failure.message[:MAX_DETAIL] + "..."
+            raise EndpointDown(f"{self.streak} requests in a row failed at {endpoint} over {now - self.since:.1f} s "
+                               f"({failure.status}: {detail}); {hint}")
 
 
 class Throttle:
@@ -62,9 +115,11 @@ class Scheduler:
         self.backoff_base, self.backoff_max = backoff_base, backoff_max
         self.rng = random.Random()
         self.sent = 0  # attempts sent to a model (reference providers call none)
+        self.breaker = Breaker()
 
     async def send(self, provider: Provider, request: Request) -> Outcome:
-        """Attempts until an answer, a failure not worth retrying, or the retries are spent."""
+        """Attempts until an answer, a failure not worth retrying, or the retries are spent.
+        Raises EndpointDown when the circuit breaker trips."""
         attempt = 0
         while True:
             attempt += 1
@@ -82,9 +137,11 @@ class Scheduler:
             except Exception as err:  # an unexpected client error: recorded, not retried
                 failure = ProviderFailure("error", f"{type(err).__name__}: {err}")
             else:
+                self.breaker.record(None, provider.endpoint)
                 return Outcome(response, None, attempt, time.perf_counter() - started)
 
             latency = time.perf_counter() - started
+            self.breaker.record(failure, provider.endpoint)
             if not failure.retryable or attempt > self.retries:
                 return Outcome(None, failure, attempt, latency)
             delay = backoff_delay(attempt, self.backoff_base, self.backoff_max, self.rng)

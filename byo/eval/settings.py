@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from byo.eval.stop import Stopped
 from byo.providers import GenerationParams
 
 
@@ -46,7 +47,13 @@ class EvalReport:
     cost_new_usd: float | None
     elapsed_s: float
     reference: bool = False
+    n_questions: int = 0  # the questions the run was asked; `rows` has fewer when it stopped early
+    stopped: Stopped | None = None  # why the run ended early, if it did
 
     @property
     def failed(self) -> int:
         return sum(n for status, n in self.statuses.items() if status != "ok")
+
+    @property
+    def unanswered(self) -> int:
+        return self.n_questions - len(self.rows)

@@ -15,6 +15,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+CONNECT_TIMEOUT = 10.0  # seconds to open a connection; a server that is there accepts at once
+
+
+def http_timeout(timeout: float, timeout_class: type):
+    """A client's timeout, of its HTTP library's class (httpx, or httpx2 for openai 3): `timeout`
+    per request, but a wrong or unreachable host fails within CONNECT_TIMEOUT."""
+    return timeout_class(timeout, connect=min(timeout, CONNECT_TIMEOUT))
+
+
+def is_connect_timeout(err: BaseException | None) -> bool:
+    """httpx's or httpx2's ConnectTimeout: no connection was made, so no server is answering slowly."""
+    return err is not None and any(cls.__name__ == "ConnectTimeout" for cls in type(err).__mro__)
+
 
 class GenerationParams(BaseModel):
     """What changes the answer: part of the cache key and of every prediction row."""
@@ -63,6 +76,7 @@ class Response:
 # Failure statuses recorded in predictions; the first group is worth another attempt.
 RETRYABLE = {"rate_limited", "server_error", "timeout", "malformed", "connection_error"}
 FINAL = {"rejected", "image_too_large", "image_unreadable", "image_missing"}
+NEVER_RETRIED = {501, 505}  # server errors that say what the server cannot do: not implemented, no such HTTP version
 
 
 class ProviderFailure(Exception):
@@ -84,10 +98,10 @@ def failure_for_http_status(code: int, message: str, headers: Mapping[str, str] 
         status = "rate_limited"
     elif code == 408:
         status = "timeout"
-    elif code == 409 or code >= 500:
+    elif code == 409 or (code >= 500 and code not in NEVER_RETRIED):
         status = "server_error"
     else:
-        status = "rejected"  # 400 (e.g. image refused), 401, 403, 404, 413, 422: retrying won't help
+        status = "rejected"  # 400 (e.g. image refused), 401, 403, 404, 413, 422, 501: retrying won't help
     return ProviderFailure(status, f"HTTP {code}: {message}", http_status=code,
                            retry_after=parse_retry_after(headers or {}))
 
@@ -146,6 +160,11 @@ class Provider:
     @property
     def identity(self) -> str:
         return f"{self.type}@{self.base_url}" if self.base_url else self.type
+
+    @property
+    def endpoint(self) -> str:
+        """Where requests go, for messages: the URL the client uses."""
+        return self.base_url or self.type
 
     async def answer(self, request: Request) -> Response:
         raise NotImplementedError

@@ -1,13 +1,16 @@
 """API keys: read from the environment or from a file the user names, held in memory only.
 
 Nothing the toolkit writes contains a key: run files record where the key came from (the
-variable or file name), and every recorded error message goes through `redact`.
+variable or file name), and every string written (answers, errors, run files, the cache) goes
+through `redact`, which finds a key in any spelling: any letter case, and URL-encoded.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+from urllib.parse import quote
 
 from byo.errors import ConfigError
 
@@ -46,8 +49,34 @@ def _key_from_file(path: Path, name: str | None) -> str:
     raise ConfigError(file, [("<file>", f"expected the key alone on one line, or a line {name or 'NAME'}=KEY")])
 
 
+REDACTED = "[redacted]"
+MIN_SECRET = 4  # shorter "keys" (placeholders) are not looked for
+
+
+def secret_pattern(secrets: list[str | None]) -> re.Pattern | None:
+    """One case-insensitive pattern for every secret as typed and URL-encoded, longest first."""
+    forms = {form for s in secrets if s and len(s) >= MIN_SECRET for form in (s, quote(s, safe=""))}
+    if not forms:
+        return None
+    return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)), re.IGNORECASE)
+
+
 def redact(text: str, secrets: list[str | None]) -> str:
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "[redacted]")
-    return text
+    pattern = secret_pattern(secrets)
+    return pattern.sub(REDACTED, text) if pattern else text
+
+
+def redact_all(value, secrets: list[str | None]):
+    """`value` (strings inside dicts and lists too) with every secret replaced."""
+    pattern = secret_pattern(secrets)
+    return _redacted(value, pattern) if pattern else value
+
+
+def _redacted(value, pattern: re.Pattern):
+    if isinstance(value, str):
+        return pattern.sub(REDACTED, value)
+    if isinstance(value, dict):
+        return {_redacted(k, pattern): _redacted(v, pattern) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(v, pattern) for v in value]
+    return value

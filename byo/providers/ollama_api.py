@@ -15,6 +15,7 @@ from byo.providers.base import (
     Response,
     error_message,
     failure_for_http_status,
+    http_timeout,
 )
 
 
@@ -23,12 +24,18 @@ class Ollama(Provider):
 
     def __init__(self, model: str, params: GenerationParams, *, api_key: str | None = None,
                  base_url: str | None = None, timeout: float = 60.0, limits: ImageLimits | None = None):
+        import httpx
         import ollama
 
         super().__init__(model, params, base_url=base_url, limits=limits)
         # The SDK's default timeout is none; it reads OLLAMA_HOST only when no host is given, and
         # OLLAMA_API_KEY by itself (api_key is not used).
-        self.client = ollama.AsyncClient(host=base_url, timeout=timeout)
+        self.client = ollama.AsyncClient(host=base_url, timeout=http_timeout(timeout, httpx.Timeout))
+
+    @property
+    def endpoint(self) -> str:
+        # The SDK resolves the host (base_url, OLLAMA_HOST or localhost) but keeps it in its httpx client.
+        return str(getattr(getattr(self.client, "_client", None), "base_url", None) or self.base_url or self.type)
 
     def options(self) -> dict:
         options = {"temperature": self.params.temperature}
@@ -48,6 +55,8 @@ class Ollama(Provider):
                                            stream=False)
         except ollama.ResponseError as err:
             raise failure_for_http_status(err.status_code, error_message(err.error, str(err))) from None
+        except httpx.ConnectTimeout as err:  # no server answered: not a slow reply
+            raise ProviderFailure("connection_error", f"could not connect: {err or 'connect timeout'}") from None
         except httpx.TimeoutException:
             raise ProviderFailure("timeout", "request timed out") from None
         except (ConnectionError, httpx.TransportError) as err:

@@ -22,6 +22,8 @@ from byo.providers.base import (
     Response,
     error_message,
     failure_for_http_status,
+    http_timeout,
+    is_connect_timeout,
 )
 
 # Vendor limits at the time of writing; a providers file may override them.
@@ -36,6 +38,8 @@ def data_uri(image: ImagePayload) -> str:
 def sdk_failure(err: Exception, sdk: ModuleType) -> ProviderFailure | None:
     """Map an openai/groq SDK exception to a recorded status (None: not an SDK error)."""
     if isinstance(err, sdk.APITimeoutError):
+        if is_connect_timeout(err.__cause__):
+            return ProviderFailure("connection_error", f"could not connect: {err.__cause__ or 'connect timeout'}")
         return ProviderFailure("timeout", "request timed out")
     if isinstance(err, sdk.APIStatusError):
         return failure_for_http_status(err.status_code, error_message(err.body, err.message), err.response.headers)
@@ -82,12 +86,17 @@ class ChatCompletions(Provider):
     def default_limits(self) -> ImageLimits:
         return OPENAI_LIMITS
 
+    @property
+    def endpoint(self) -> str:
+        return str(self.client.base_url)
+
     def make_client(self, *, api_key, base_url, timeout):
         import openai
 
         self.sdk = openai
         kwargs = {"base_url": base_url} if base_url else {}
-        return openai.AsyncOpenAI(api_key=api_key, timeout=timeout, max_retries=0, **kwargs)
+        return openai.AsyncOpenAI(api_key=api_key, timeout=http_timeout(timeout, openai.Timeout), max_retries=0,
+                                  **kwargs)
 
     def arguments(self, request: Request) -> dict:
         image_url = {"url": data_uri(request.image)}
@@ -151,8 +160,8 @@ class OpenAICompatible(ChatCompletions):
 
         self.sdk = openai
         # Local servers often need no key, but the SDK insists on one.
-        return openai.AsyncOpenAI(api_key=api_key or "no-key", base_url=base_url, timeout=timeout,
-                                  max_retries=0)
+        return openai.AsyncOpenAI(api_key=api_key or "no-key", base_url=base_url,
+                                  timeout=http_timeout(timeout, openai.Timeout), max_retries=0)
 
 
 class Groq(ChatCompletions):
@@ -168,7 +177,7 @@ class Groq(ChatCompletions):
 
         self.sdk = groq
         kwargs = {"base_url": base_url} if base_url else {}
-        return groq.AsyncGroq(api_key=api_key, timeout=timeout, max_retries=0, **kwargs)
+        return groq.AsyncGroq(api_key=api_key, timeout=http_timeout(timeout, groq.Timeout), max_retries=0, **kwargs)
 
 
 class OpenAIResponses(ChatCompletions):

@@ -128,7 +128,8 @@ def overview(runs: Runs) -> list[dict]:
         counts = Counter(r["status"] for r in s.rows)
         out.append({"label": label, "run": s.facts["run"], "provider": s.facts.get("provider"),
                     "reference": s.facts.get("reference"), "dataset": s.facts.get("dataset"),
-                    "n": len(s.rows), "unanswered": s.facts.get("unanswered", 0),
+                    "n": len(s.rows), "asked": s.facts.get("asked", len(s.rows)), "partial": s.partial,
+                    "stopped": s.facts.get("stopped"),
                     "statuses": ", ".join(f"{k} {counts[k]}" for k in STATUSES if counts[k]),
                     "parse_rate": pct(o["parse_rate"]), "accuracy": pct(o["accuracy"]),
                     "interval": interval(o["accuracy_lo"], o["accuracy_hi"])})

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from byo.dataset import Layout
 from byo.errors import ConfigError
-from byo.eval.layout import PREDICTIONS, RUN_FILE
+from byo.eval.layout import PREDICTIONS, RUN_FILE, read_predictions
 from byo.questions.load import QUESTIONS, Question, load_questions
 from byo.score.parse import FAMILY_TYPES, Domains, context_for, parse_answer
 from byo.score.vocab import POSITION_WORDS, position_cell
@@ -39,24 +39,13 @@ def run_info(run_dir: Path) -> dict:
 
 
 def load_predictions(run_dir: Path) -> list[dict]:
+    """The last row of each question in the predictions file (a run still going, or killed, has
+    them in completion order and may hold several rows of one question)."""
     path = Path(run_dir) / PREDICTIONS
-    rows, problems = [], []
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            problems.append((f"line {number}", f"not valid JSON: {err}"))
-            continue
-        missing = [k for k in ("id", "status") if k not in row]
-        if missing:
-            problems.append((f"line {number}", f"missing {', '.join(missing)}"))
-            continue
-        rows.append(row)
+    rows, problems = read_predictions(path)
     if problems:
         raise ConfigError(str(path), problems[:20])
-    return rows
+    return list(rows.values())
 
 
 def truth_cell(answer) -> list[int] | None:
@@ -147,18 +136,42 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str,
     return out
 
 
+def asked_questions(questions: list[Question], info: dict) -> list[Question]:
+    """The questions the run was asked: the first `limit` of the file when run.json gives one."""
+    limit = info.get("limit")
+    return questions[:limit] if isinstance(limit, int) and limit > 0 else questions
+
+
+def completeness(questions: list[Question], predictions: list[dict], info: dict) -> dict:
+    """How much of the run is there: `answered` of `asked` questions have a prediction (a failed
+    request counts, as a wrong answer); `partial` when some have none."""
+    answered = {p["id"] for p in predictions}
+    asked = {q.id for q in asked_questions(questions, info)} | answered
+    return {"answered": len(answered), "asked": len(asked), "unanswered": len(asked) - len(answered),
+            "partial": len(answered) < len(asked), "finished": info.get("finished"), "stopped": info.get("stopped")}
+
+
+def partial_note(facts: dict) -> str | None:
+    """"partial: 68 of 330 answered" for a run some of whose questions have no prediction."""
+    if not facts.get("partial"):
+        return None
+    return f"partial: {facts['answered']} of {facts['asked']} answered"
+
+
 def load_run(run_dir: Path) -> tuple[list[dict], dict]:
-    """Scored rows of a run and facts about it (name, model, dataset, unanswered questions)."""
+    """Scored rows of a run, in question order, and facts about it (name, model, dataset, how many
+    questions were asked and answered). Every figure is over the `n_questions` scored rows."""
     run_dir = Path(run_dir)
     dataset, questions_path = run_paths(run_dir)
     questions = load_questions(questions_path, dataset)
-    predictions = load_predictions(run_dir)
+    order = {q.id: i for i, q in enumerate(questions)}
+    predictions = sorted(load_predictions(run_dir), key=lambda p: order.get(p["id"], len(order)))
     rows = score_rows(questions, predictions, run_dir.name, legend_splits(questions, dataset))
     info = run_info(run_dir)
     first = predictions[0] if predictions else {}
     facts = {"run": run_dir.name, "run_dir": str(run_dir), "dataset": str(dataset), "questions": str(questions_path),
              "model": first.get("model"), "provider": first.get("provider"),
              "reference": bool(info.get("reference", first.get("reference"))),
-             "n_predictions": len(predictions), "n_questions": len(questions),
-             "unanswered": len(questions) - len({p["id"] for p in predictions})}
+             "n_questions": len(rows), "n_in_file": len(questions),
+             **completeness(questions, predictions, info)}
     return rows, facts

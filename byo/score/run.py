@@ -15,7 +15,7 @@ from byo.dataset import atomic_write_text
 from byo.errors import ConfigError
 from byo.score import tables
 from byo.score.parse import STATUSES
-from byo.score.rows import PREDICTIONS, load_run
+from byo.score.rows import PREDICTIONS, load_run, partial_note
 
 PARSED = "parsed.jsonl"
 SCORES = "scores.json"
@@ -50,9 +50,24 @@ class Scores:
         return next(r for r in self.tables["metrics"]
                     if r["key"] == "*" and r["variant"] == tables.ALL and not r["variable"])
 
+    @property
+    def partial(self) -> str | None:
+        """"partial: 68 of 330 answered" when some questions of the run have no prediction."""
+        return partial_note(self.facts)
 
-def compute(run_dir: Path, *, n_boot: int = 1000, seed: int = 0) -> Scores:
+
+def check_complete(scores: Scores, run_dir: Path) -> None:
+    """For --require-complete: a partial run is an error."""
+    if scores.partial:
+        raise ConfigError(str(Path(run_dir) / PREDICTIONS), [(
+            "--require-complete", f"{scores.partial}; expected every question answered: rerun the same "
+                                  "byo eval command to finish the run")])
+
+
+def compute(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False) -> Scores:
     rows, facts = load_run(Path(run_dir))
+    if require_complete:
+        check_complete(Scores(facts=facts, rows=rows), run_dir)
     if not rows:
         raise ConfigError(str(Path(run_dir) / PREDICTIONS), [("<file>", "no predictions to score")])
     metric = tables.metric_table(rows, n_boot=n_boot, seed=seed)
@@ -99,20 +114,26 @@ def write(scores: Scores, run_dir: Path) -> dict[str, Path]:
     return paths
 
 
-def score_run(run_dir: Path, *, n_boot: int = 1000, seed: int = 0) -> tuple[Scores, dict[str, Path]]:
-    scores = compute(run_dir, n_boot=n_boot, seed=seed)
+def score_run(run_dir: Path, *, n_boot: int = 1000, seed: int = 0,
+              require_complete: bool = False) -> tuple[Scores, dict[str, Path]]:
+    """Nothing is written when `require_complete` and the run is partial."""
+    scores = compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete)
     return scores, write(scores, run_dir)
 
 
-def load_scores(run_dir: Path, *, n_boot: int = 1000, seed: int = 0) -> Scores:
-    """The run's written scores, or fresh ones when they are missing or older than the predictions."""
+def load_scores(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False) -> Scores:
+    """The run's written scores, or fresh ones when they are missing, older than the predictions or
+    written before runs were marked partial."""
     run_dir = Path(run_dir)
     scores_path, parsed_path = run_dir / SCORES, run_dir / PARSED
     predictions = run_dir / PREDICTIONS
     fresh = (scores_path.is_file() and parsed_path.is_file() and predictions.is_file()
              and scores_path.stat().st_mtime >= predictions.stat().st_mtime)
-    if not fresh:
-        return score_run(run_dir, n_boot=n_boot, seed=seed)[0]
-    doc = json.loads(scores_path.read_text())
+    doc = json.loads(scores_path.read_text()) if fresh else {}
+    if "partial" not in doc.get("run", {}):
+        return score_run(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete)[0]
     rows = [json.loads(line) for line in parsed_path.read_text().splitlines() if line]
-    return Scores(facts=doc["run"], rows=rows, tables=doc["tables"], settings=doc["settings"])
+    scores = Scores(facts=doc["run"], rows=rows, tables=doc["tables"], settings=doc["settings"])
+    if require_complete:
+        check_complete(scores, run_dir)
+    return scores
