@@ -151,11 +151,7 @@ def cmd_eval(args) -> int:
         providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
         key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
         timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache)
-    try:
-        report = evaluate(settings)
-    except KeyboardInterrupt:  # outside the run's own handlers (while starting or closing)
-        console.print("stopped by SIGINT; answers received are kept in the cache: rerun the same command to resume")
-        return 130
+    report = evaluate(settings)  # a signal outside the run's own handlers ends in run()'s Stopped
     if report.stopped:
         stop = report.stopped
         done = (f"{len(report.rows)} of {report.n_questions} questions answered, {report.unanswered} left "

@@ -51,7 +51,7 @@ class Layout:
     def legends(self) -> list[dict]:
         """Complete legends, in image index order."""
         out = []
-        for path in sorted((self.root / LEGENDS).glob("*.json")):
+        for path in sorted((self.root / LEGENDS).glob("[!.]*.json")):  # not temporary files
             legend = json.loads(path.read_text())
             if self.is_complete(legend["name"]):
                 out.append(legend)

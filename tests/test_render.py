@@ -145,11 +145,11 @@ def test_killed_render_resumes_to_the_same_dataset(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "byo.cli", "render", str(cfg_path), "-o", str(killed)],
                             start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(list((killed / "legends").glob("*.json"))) < 2:
+    while time.monotonic() < deadline and len(list((killed / "legends").glob("[!.]*.json"))) < 2:
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)  # the CLI and its render worker, mid-run
     proc.wait()
-    done_before = len(list((killed / "legends").glob("*.json")))
+    done_before = len(list((killed / "legends").glob("[!.]*.json")))
     assert 2 <= done_before < 6
     report = render_dataset(str(cfg_path), str(killed), resume=True, show_progress=False)
     assert report.skipped == done_before and len(report.rendered) == 6 - done_before
