@@ -65,3 +65,35 @@ def make_job(cfg: DatasetConfig, index: int, combos: list[dict[str, Any]] | None
 def jobs(cfg: DatasetConfig) -> list[ImageJob]:
     combos = combinations(cfg)
     return [make_job(cfg, i, combos) for i in range(image_count(cfg))]
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard `index` of `count` (0-based, as Slurm array and Kubernetes indexed-job indices):
+    the images whose index is `index` modulo `count`. Shards are disjoint and together complete,
+    and an image's content depends on its index only, never on the count."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        try:
+            index, count = (int(part) for part in text.split("/"))
+        except ValueError:
+            raise ValueError(f"expected I/N with whole numbers, e.g. 0/4, not {text!r}") from None
+        if count < 1 or not 0 <= index < count:
+            raise ValueError(f"expected 0 <= I < N, e.g. 0/4 ... 3/4, not {text!r}")
+        return cls(index, count)
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def holds(self, image_index: int) -> bool:
+        return image_index % self.count == self.index
+
+
+def selected_jobs(cfg: DatasetConfig, *, limit: int | None = None, shard: Shard | None = None) -> list[ImageJob]:
+    """The images a run renders: the first `limit` of the plan, then those of `shard`."""
+    planned = jobs(cfg)[:limit]
+    return [j for j in planned if shard is None or shard.holds(j.index)]

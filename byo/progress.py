@@ -1,4 +1,4 @@
-"""The one progress bar: counts, rate, elapsed time and time left."""
+"""The one progress bar: counts, failures, rate, elapsed time and time left."""
 
 from __future__ import annotations
 
@@ -18,19 +18,23 @@ class Bar:
     def __init__(self, label: str, total: int, *, unit: str, enabled: bool = True):
         self.unit = unit
         self._progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
-                                  TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                                  disable=not enabled)
-        self._task = self._progress.add_task(label, total=total, rate="")
+                                  TextColumn("{task.fields[failed]}"), TextColumn("{task.fields[rate]}"),
+                                  TimeElapsedColumn(), TimeRemainingColumn(), disable=not enabled)
+        self._task = self._progress.add_task(label, total=total, rate="", failed="")
         self.done = 0
+        self.failed = 0
 
     @property
     def console(self):
         return self._progress.console
 
-    def advance(self, n: int = 1) -> None:
+    def advance(self, n: int = 1, *, failed: bool = False) -> None:
+        """`n` more finished; `failed`: they failed (counted apart, shown in red)."""
         self.done += n
+        self.failed += n if failed else 0
         elapsed = self._progress.tasks[0].elapsed or 1e-9
-        self._progress.update(self._task, advance=n, rate=f"{self.done / elapsed:.2f} {self.unit}/s")
+        self._progress.update(self._task, advance=n, rate=f"{self.done / elapsed:.2f} {self.unit}/s",
+                              failed=f"[red]{self.failed} failed[/red]" if self.failed else "")
 
     def __enter__(self) -> Bar:
         self._progress.__enter__()

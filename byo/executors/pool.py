@@ -1,50 +1,85 @@
-"""The local pool: render worker processes on this machine, recycled after N images.
+"""The local pool: persistent render worker processes on this machine, recycled after N images.
 
-Python 3.11's ProcessPoolExecutor can hang when `max_tasks_per_child` retires a worker, so
-the pool is kept here: one pipe per worker, one job in flight per worker, a fresh process
-after `recycle_after` jobs, and a crashed worker reported as a failed job (never a hang).
+One pipe per worker and one image in flight per worker. A worker that crashes, or spends more
+than `timeout` seconds on one image, is killed and replaced, and the image is tried again up to
+`retries` more times before it is reported as failed with its error; the other images go on.
+(Python 3.11's ProcessPoolExecutor can hang when `max_tasks_per_child` retires a worker, and
+it cannot kill one stuck task, hence this pool.)
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
 import sys
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import wait
 from typing import Any
 
+from byo.errors import FatalRenderError
 from byo.executors import RENDER, Outcome, describe, load_handler
 from byo.render.messages import RenderTask
 
+# A worker that has not loaded its handler (bpy) after this long counts as crashed.
+STARTUP_SECONDS = 300.0
 
-def _serve(conn, handler: str, threads: int) -> None:
-    """Worker process: import the handler (and so bpy) once, then run the tasks the parent
+
+def _die_with_parent(parent: int) -> None:
+    """Linux: the kernel kills this worker when the process that started it dies (kill -9
+    included), so a killed run leaves no orphan rendering on."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # it died before the line above
+        os._exit(0)
+
+
+def _serve(conn, handler: str, threads: int, parent: int) -> None:
+    """Worker process: import the handler (and so bpy) once, say so, then run the tasks the parent
     sends, as handler(task, threads), until told to stop."""
+    _die_with_parent(parent)
     # A parent that imported bpy itself passes Blender's script folders on in sys.path; there
     # `bpy` would resolve to Blender's Python package instead of the wheel's module.
     sys.path[:] = [p for p in sys.path if f"{os.sep}bpy{os.sep}" not in p]
     run = load_handler(handler)
-    while (task := conn.recv()) is not None:
-        try:
-            conn.send(("ok", run(task, threads)))
-        except Exception as err:  # reported to the parent; the worker goes on
-            conn.send(("error", describe(err)))
+    try:
+        conn.send(("ready", None))
+        while (task := conn.recv()) is not None:
+            try:
+                conn.send(("ok", run(task, threads)))
+            except FatalRenderError as err:  # every image would fail: the parent stops the run
+                conn.send(("fatal", str(err)))
+            except Exception as err:  # reported to the parent; the worker goes on
+                conn.send(("error", describe(err)))
+    except (EOFError, BrokenPipeError):  # the parent is gone
+        pass
 
 
 class _Worker:
-    def __init__(self, ctx, handler: str, threads: int):
+    def __init__(self, ctx, handler: str, threads: int, task: Any, failures: int):
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_serve, args=(child, handler, threads), daemon=True)
+        self.process = ctx.Process(target=_serve, args=(child, handler, threads, os.getpid()), daemon=True)
         self.process.start()
         child.close()
-        self.key: Any = None  # the job in flight
+        self.task, self.failures = task, failures  # the job in flight and its failed attempts so far
+        self.deadline: float | None = time.monotonic() + STARTUP_SECONDS
+        self.ready = False
         self.done = 0
 
-    def send(self, task) -> None:
-        self.key = task
+    def send(self, task: Any, failures: int, timeout: float | None) -> None:
+        self.task, self.failures = task, failures
+        self.deadline = time.monotonic() + timeout if timeout else None
         self.conn.send(task)
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join()
+        self.conn.close()
 
     def stop(self) -> None:
         try:
@@ -60,58 +95,81 @@ class _Worker:
 
 class LocalPool:
     def __init__(self, workers: int = 1, *, recycle_after: int = 50, threads: int | None = None,
-                 handler: str = RENDER):
+                 timeout: float | None = None, retries: int = 2, handler: str = RENDER):
         self.workers = workers
         self.recycle_after = recycle_after
         # Cycles threads are shared among the workers.
         self.threads = threads or max(1, (os.cpu_count() or 1) // max(1, workers))
+        self.timeout = timeout  # seconds per image; None: no limit
+        self.retries = retries  # further attempts after a crash or a timeout
         self.handler = handler
 
     def run(self, tasks: Iterable[RenderTask]) -> Iterator[Outcome]:
-        """Run the tasks in worker processes; a crashed worker is a failed task, never a hang."""
-        queue = deque(tasks)
+        """Run the tasks in worker processes; a crash or a timeout is retried, then a failed task,
+        never a hang. A fatal error (see FatalRenderError) stops the run."""
+        queue = deque((task, 0) for task in tasks)  # (task, failed attempts so far)
         ctx = multiprocessing.get_context("spawn")
         busy: list[_Worker] = []
 
         def start() -> None:
-            worker = _Worker(ctx, self.handler, self.threads)
-            busy.append(worker)
-            worker.send(queue.popleft())
+            busy.append(_Worker(ctx, self.handler, self.threads, *queue.popleft()))
+
+        def retire(worker: _Worker) -> None:
+            busy.remove(worker)
+            worker.stop()
+            if queue:
+                start()
 
         try:
             for _ in range(min(self.workers, len(queue))):
                 start()
             while busy:
-                ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
+                deadlines = [w.deadline for w in busy if w.deadline is not None]
+                left = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+                ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=left)
                 for worker in list(busy):
+                    problem = None
                     if worker.conn in ready or worker.conn.poll():
                         try:
                             status, payload = worker.conn.recv()
-                        except EOFError:
+                        except (EOFError, OSError):
                             status, payload = "crash", None
                     elif worker.process.sentinel in ready:
                         status, payload = "crash", None
+                    elif worker.deadline is not None and time.monotonic() >= worker.deadline:
+                        status, payload = "timeout", None
                     else:
                         continue
+                    if status == "ready":
+                        worker.ready = True
+                        worker.send(worker.task, worker.failures, self.timeout)
+                        continue
+                    if status == "fatal":
+                        raise FatalRenderError(payload)
                     if status == "crash":
                         worker.process.join(timeout=10)  # the pipe can close a moment before the exit
-                        yield worker.key, None, f"render worker died (exit code {worker.process.exitcode})"
+                        problem = f"render worker died (exit code {worker.process.exitcode})"
+                    elif status == "timeout":
+                        problem = (f"timed out after {self.timeout:g} s; worker killed" if worker.ready else
+                                   f"render worker did not start within {STARTUP_SECONDS:g} s")
+                    if problem:
                         busy.remove(worker)
-                        worker.stop()
+                        worker.kill()
+                        failures = worker.failures + 1
+                        if failures <= self.retries:
+                            queue.appendleft((worker.task, failures))
+                        else:
+                            yield worker.task, None, f"{problem} ({failures} attempts)"
                         if queue:
                             start()
                         continue
-                    yield (worker.key, payload if status == "ok" else None,
+                    yield (worker.task, payload if status == "ok" else None,
                            payload if status == "error" else None)
                     worker.done += 1
                     if queue and worker.done < self.recycle_after:
-                        worker.send(queue.popleft())
-                        continue
-                    busy.remove(worker)
-                    worker.stop()
-                    if queue:
-                        start()
+                        worker.send(*queue.popleft(), self.timeout)
+                    else:
+                        retire(worker)
         finally:
             for worker in busy:
-                worker.process.kill()
-                worker.stop()
+                worker.kill()
