@@ -11,7 +11,7 @@ import sys
 
 import bpy
 
-from byo.blender import compat
+from byo.blender import compat, engine
 from byo.errors import FatalRenderError
 
 BACKENDS = ("OPTIX", "CUDA", "HIP", "METAL", "ONEAPI")
@@ -24,7 +24,13 @@ def _preferences():
 
 @functools.cache
 def gpu_backend() -> tuple[str, tuple[str, ...]] | None:
-    """(backend, GPU names) of the first backend with a device, or None. Probed once per process."""
+    """(backend, GPU names) of the first backend with a device, or None. Probed once per process
+    (quietly: Cycles logs every backend library it fails to open)."""
+    with engine.quiet_render():
+        return _probe()
+
+
+def _probe() -> tuple[str, tuple[str, ...]] | None:
     prefs = _preferences()
     if prefs is None:
         return None
