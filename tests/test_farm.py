@@ -273,3 +273,39 @@ def test_gpu_and_cpu_renders_agree(tmp_path):
         assert np.abs(a - b).mean() < 2.0, png.name  # same scene; GPU sampling differs in the noise only
     for mask in sorted((outs["cpu"] / "masks").glob("*.png")):
         assert mask.read_bytes() == (outs["gpu"] / "masks" / mask.name).read_bytes()
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """A head and one more node (`ray start`, 1 CPU each) on loopback, stopped at the end."""
+    from byo.executors.ray_cluster import LocalCluster
+
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("PYTHONPATH", str(Path(__file__).parent))  # the workers import pool_jobs
+        with LocalCluster(2, cpus_per_node=1) as address:
+            yield address
+
+
+def test_ray_two_node_cluster_renders_the_same_dataset(config, reference, ray_cluster, tmp_path):
+    out = tmp_path / "out"
+    assert main(["render", str(config), "-o", str(out), "--executor", "ray", "--address", ray_cluster,
+                 "--timeout", "300"]) == 0
+    assert_same_dataset(reference, out)
+    from byo import runlog
+
+    workers = [e["worker"] for e in runlog.read(out) if e.get("event") == "image"]
+    assert len(workers) == N_IMAGES
+    nodes = {w.split(" pid ")[0] for w in workers}
+    assert len(nodes) == 2, workers  # the render tasks landed on both nodes
+
+
+def test_ray_kills_hung_and_crashed_workers_and_retries(ray_cluster):
+    from byo.executors.ray_cluster import RayExecutor
+
+    executor = RayExecutor(ray_cluster, threads=1, timeout=3, retries=1, handler="pool_jobs:echo")
+    seen = {task: (result, error) for task, result, error in executor.run([1, 99, 7, 13, 2, 3])}
+    assert sorted(seen) == [1, 2, 3, 7, 13, 99]
+    assert seen[99] == (None, "timed out after 3 s; worker killed (2 attempts)")
+    assert seen[7][0] is None and seen[7][1].startswith("render worker died") and "(2 attempts)" in seen[7][1]
+    assert seen[13] == (None, "unlucky")
+    assert [seen[v][0]["value"] for v in (1, 2, 3)] == [1, 2, 3]
