@@ -8,6 +8,7 @@ of workers, any order and any interruption give the same dataset.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -18,14 +19,16 @@ import yaml
 from byo import runlog
 from byo.config import DatasetConfig, deep_merge
 from byo.dataset import (
+    IMAGES,
     LEGENDS,
+    MASKS,
     RESOLVED_CONFIG,
     SOURCE_CONFIG,
     Layout,
     atomic_write_text,
     write_metadata,
 )
-from byo.errors import ConfigError, RenderError, format_key_path
+from byo.errors import ConfigError, FatalRenderError, RenderError, format_key_path
 from byo.executors import Executor
 from byo.executors.pool import LocalPool
 from byo.families import get_family, load_config
@@ -98,6 +101,7 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
         cfg, family = load_config(config, file)
     resolved = resolved_config(cfg, family)
     layout = _output(cfg, resolved, out_dir, resume, file)
+    fresh = not layout.root.exists() or not any(layout.root.iterdir())
     selected = selected_jobs(cfg, limit=limit, shard=shard)
     todo, repaired = _still_to_render(layout, selected, show_progress)
     tasks = sample_tasks(cfg, family, todo, file)
@@ -117,6 +121,20 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
                                 "shard": str(shard) if shard else None, "planned": len(selected),
                                 "to_render": len(tasks), "executor": type(executor).__name__,
                                 "repaired": dict(repaired)})
+    try:
+        _render_all(executor, tasks, layout, report, show_progress, on_result)
+    except FatalRenderError:
+        if fresh and not report.rendered:
+            _remove_run_files(layout)  # nothing rendered: leave the directory as it was, empty
+        raise
+    report.written = finalize(layout, family)
+    runlog.append(layout.root, {"event": "end", "rendered": len(report.rendered), "failed": len(report.failed)})
+    return report
+
+
+def _render_all(executor: Executor, tasks: list[RenderTask], layout: Layout, report: RenderReport,
+                show_progress: bool, on_result: Callable[[RenderResult], None] | None) -> None:
+    """Hand the tasks to the executor; write and log each result as it comes."""
     with Bar("[bold]rendering", len(tasks), unit="img", enabled=show_progress) as bar:
         for task, result, error in executor.run(tasks):
             if result is None:
@@ -134,9 +152,16 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
                 if on_result:
                     on_result(result)
             bar.advance(failed=result is None)
-    report.written = finalize(layout, family)
-    runlog.append(layout.root, {"event": "end", "rendered": len(report.rendered), "failed": len(report.failed)})
-    return report
+
+
+def _remove_run_files(layout: Layout) -> None:
+    for name in (RESOLVED_CONFIG, SOURCE_CONFIG, runlog.RENDER_LOG):
+        (layout.root / name).unlink(missing_ok=True)
+    for sub in (IMAGES, MASKS, LEGENDS):
+        with contextlib.suppress(OSError):  # only when empty
+            (layout.root / sub).rmdir()
+    with contextlib.suppress(OSError):
+        layout.root.rmdir()
 
 
 def _still_to_render(layout: Layout, selected: list[ImageJob], show_progress: bool

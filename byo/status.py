@@ -40,16 +40,18 @@ def dataset_config(root: Path):
     return load_config(source)
 
 
-def _alive(event: dict) -> bool:
-    if event.get("host") != socket.gethostname():
-        return False  # cannot tell from here
+def _state(events: list[dict], start: dict) -> str:
+    if any(e.get("event") == "end" for e in events[events.index(start):]):
+        return "finished"
+    if start.get("host") != socket.gethostname():
+        return f"running or interrupted (started on {start.get('host')})"  # cannot tell from here
     try:
-        os.kill(event["pid"], 0)
+        os.kill(start["pid"], 0)
     except ProcessLookupError:
-        return False
+        return "interrupted"
     except PermissionError:
-        return True
-    return True
+        pass
+    return "running"
 
 
 def dataset_status(root: str | Path, *, check: bool = False) -> Status:
@@ -81,8 +83,7 @@ def dataset_status(root: str | Path, *, check: bool = False) -> Status:
         else:
             status.missing.append(name)
     if last.get("event") == "start":
-        ended = any(e.get("event") == "end" for e in events[events.index(last):])
-        status.state = "finished" if ended else "running" if _alive(last) else "interrupted"
+        status.state = _state(events, last)
     elif last:
         status.state = "merged"
     return status

@@ -9,10 +9,8 @@ it cannot kill one stuck task, hence this pool.)
 
 from __future__ import annotations
 
-import ctypes
 import multiprocessing
 import os
-import signal
 import sys
 import time
 from collections import deque
@@ -21,21 +19,22 @@ from multiprocessing.connection import wait
 from typing import Any
 
 from byo.errors import FatalRenderError
-from byo.executors import RENDER, Outcome, describe, load_handler
+from byo.executors import (
+    RENDER,
+    STARTUP_SECONDS,
+    Outcome,
+    describe,
+    load_handler,
+    retry_or_fail,
+    signal_when_parent_dies,
+    timed_out,
+)
 from byo.render.messages import RenderTask
-
-# A worker that has not loaded its handler (bpy) after this long counts as crashed.
-STARTUP_SECONDS = 300.0
 
 
 def _die_with_parent(parent: int) -> None:
-    """Linux: the kernel kills this worker when the process that started it dies (kill -9
-    included), so a killed run leaves no orphan rendering on."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:  # it died before the line above
+    """The kernel kills this worker when the process that started it dies."""
+    if signal_when_parent_dies() and os.getppid() != parent:  # it died before that took effect
         os._exit(0)
 
 
@@ -150,16 +149,12 @@ class LocalPool:
                         worker.process.join(timeout=10)  # the pipe can close a moment before the exit
                         problem = f"render worker died (exit code {worker.process.exitcode})"
                     elif status == "timeout":
-                        problem = (f"timed out after {self.timeout:g} s; worker killed" if worker.ready else
-                                   f"render worker did not start within {STARTUP_SECONDS:g} s")
+                        problem = timed_out(self.timeout, worker.ready)
                     if problem:
                         busy.remove(worker)
                         worker.kill()
-                        failures = worker.failures + 1
-                        if failures <= self.retries:
-                            queue.appendleft((worker.task, failures))
-                        else:
-                            yield worker.task, None, f"{problem} ({failures} attempts)"
+                        if failed := retry_or_fail(queue, worker.task, worker.failures, problem, self.retries):
+                            yield failed
                         if queue:
                             start()
                         continue

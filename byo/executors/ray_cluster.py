@@ -24,7 +24,16 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from byo.errors import ConfigError, FatalRenderError
-from byo.executors import RENDER, Outcome, describe, load_handler
+from byo.executors import (
+    RENDER,
+    STARTUP_SECONDS,
+    Outcome,
+    describe,
+    load_handler,
+    retry_or_fail,
+    signal_when_parent_dies,
+    timed_out,
+)
 from byo.render.messages import RenderTask
 
 try:
@@ -33,8 +42,7 @@ try:
 except ImportError:  # the optional extra is not installed; RayExecutor says so
     ray = None
 
-STARTUP_SECONDS = 300.0
-HEAD_IP = "127.0.0.2"  # loopback (see LocalCluster)  # an actor that has not loaded bpy after this long counts as dead
+HEAD_IP = "127.0.0.2"  # loopback (see LocalCluster)
 
 
 def require_ray() -> None:
@@ -153,17 +161,13 @@ class RayExecutor:
                             self._next(slot, slots, queue, send)
                             continue
                     elif slot.deadline is not None and now >= slot.deadline:
-                        problem = (f"timed out after {self.timeout:g} s; worker killed" if slot.ready else
-                                   f"render worker did not start within {STARTUP_SECONDS:g} s")
+                        problem = timed_out(self.timeout, slot.ready)
                     else:
                         continue
                     slots.remove(slot)
                     ray.kill(slot.actor, no_restart=True)
-                    failures = slot.failures + 1
-                    if failures <= self.retries:
-                        queue.appendleft((slot.task, failures))
-                    else:
-                        yield slot.task, None, f"{problem} ({failures} attempts)"
+                    if failed := retry_or_fail(queue, slot.task, slot.failures, problem, self.retries):
+                        yield failed
                     if queue:
                         start()
         finally:
@@ -177,6 +181,10 @@ class RayExecutor:
         else:
             slots.remove(slot)
             ray.kill(slot.actor, no_restart=True)
+
+
+def _stop_with_parent() -> None:
+    signal_when_parent_dies(signal.SIGTERM)  # `ray start --block` then stops its node's processes
 
 
 def _free_port() -> int:
@@ -211,8 +219,9 @@ class LocalCluster:
         env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
         env.pop("RAY_ADDRESS", None)
         log = open(Path(self.temp) / f"node{len(self.processes)}.log", "wb")  # noqa: SIM115 (closed with the process)
+        # A process group of its own, to stop it whole; told to stop when this process dies.
         self.processes.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                               start_new_session=True))
+                                               process_group=0, preexec_fn=_stop_with_parent))
 
     def _wait_for_nodes(self) -> None:
         deadline = time.monotonic() + self.start_seconds
