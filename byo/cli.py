@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from functools import partial
 from pathlib import Path
@@ -365,7 +366,7 @@ def _positive(kind, *, zero: bool = False):
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a number, not {text!r}") from None
-        if value < 0 or (value == 0 and not zero):
+        if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
             raise argparse.ArgumentTypeError(f"expected a number {'>= 0' if zero else '> 0'}, not {text!r}")
         return value
     return parse

@@ -28,7 +28,7 @@ class Status:
     failed: dict[str, str] = field(default_factory=dict)  # name -> error of its last attempt
     damaged: dict[str, list[str]] = field(default_factory=dict)  # a legend, but files that do not match it
     seconds: list[float] = field(default_factory=list)  # render time of each image the log saw done
-    state: str = "no render log"  # running, finished, interrupted
+    state: str = "no render log"  # running, finished, interrupted, merged
 
 
 def dataset_config(root: Path):
