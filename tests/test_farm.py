@@ -312,3 +312,15 @@ def test_ray_kills_hung_and_crashed_workers_and_retries(ray_cluster):
     assert [seen[v][0]["value"] for v in (1, 2, 3)] == [1, 2, 3]
     with pytest.raises(FatalRenderError, match="no GPU here"):
         list(RayExecutor(ray_cluster, threads=1, handler="pool_jobs:echo").run([1, 666, 2]))
+
+
+def test_ray_workers_ask_for_a_gpu_when_the_config_does(ray_cluster):
+    from byo.executors.ray_cluster import RayExecutor
+    from byo.families import load_config
+    from byo.plan import jobs
+    from byo.runner import sample_tasks
+
+    cfg, family = load_config(farm_config(device="gpu"))
+    tasks = sample_tasks(cfg, family, jobs(cfg)[:2], "<config>")
+    with pytest.raises(FatalRenderError, match="render.device is gpu, but the Ray cluster has no GPU"):
+        list(RayExecutor(ray_cluster, threads=1).run(tasks))
