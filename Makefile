@@ -69,6 +69,7 @@ test-fast: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/render_bench.py
+	$(BIN)/python bench/farm_bench.py --json bench/results/farm.json
 	$(BIN)/python bench/eval_bench.py
 
 lint: $(STAMP)

@@ -1,6 +1,6 @@
-"""Command line: `byo plan`, `byo render`, `byo questions`, `byo contact-sheet`, `byo eval`,
-`byo score`, `byo report`, `byo crest-sheet`, `byo crest-library-sheet`, `byo export`,
-`byo import-predictions`."""
+"""Command line: `byo plan`, `byo render`, `byo status`, `byo merge`, `byo doctor`, `byo questions`,
+`byo contact-sheet`, `byo eval`, `byo score`, `byo report`, `byo crest-sheet`,
+`byo crest-library-sheet`, `byo export`, `byo import-predictions`."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from byo import __version__
+from byo import __version__, doctor
 from byo.dataset import IMAGES, LEGENDS, Layout
-from byo.errors import ConfigError, RenderError
+from byo.errors import ConfigError, FatalRenderError, RenderError
 from byo.eval.layout import PREDICTIONS
 from byo.eval.run import EvalSettings, evaluate
 from byo.executors import Executor
@@ -26,7 +26,8 @@ from byo.executors.inprocess import InProcess
 from byo.executors.pool import LocalPool
 from byo.families import get_family, load_config
 from byo.families.crest.sheet import dataset_sheet, library_configs, library_sheet
-from byo.plan import combination, combination_count, image_count, jobs
+from byo.merge import merge
+from byo.plan import Shard, combination, combination_count, image_count, jobs
 from byo.providers import GenerationParams
 from byo.questions.generate import generate
 from byo.runner import render_dataset, render_images, sample_tasks
@@ -34,6 +35,7 @@ from byo.schema import validation_problems
 from byo.score.report import write_report
 from byo.score.run import load_scores, score_run
 from byo.sheets import contact_sheet
+from byo.status import as_json, dataset_status, time_per_image
 from byo.stops import Stopped, stoppable
 
 console = Console(stderr=True, soft_wrap=True)
@@ -96,21 +98,71 @@ def cmd_plan(args) -> int:
 
 
 def executor_for(args) -> Executor:
-    if args.in_process:
-        return InProcess()
-    return LocalPool(args.workers, recycle_after=args.recycle_after)
+    if args.in_process or args.executor == "in-process":
+        return InProcess(args.threads)
+    if args.executor == "ray":
+        # Ray is an optional extra, imported only when asked for (it adds a second to start-up).
+        from byo.executors.ray_cluster import RayExecutor
+
+        return RayExecutor(args.address, threads=args.threads or 1, timeout=args.timeout, retries=args.retries)
+    return LocalPool(args.workers, recycle_after=args.recycle_after, threads=args.threads, timeout=args.timeout,
+                     retries=args.retries)
 
 
 def cmd_render(args) -> int:
     report = render_dataset(args.config, args.output, executor=executor_for(args), limit=args.limit,
-                            resume=args.resume, max_images=args.max_images)
+                            resume=args.resume, shard=args.shard, max_images=args.max_images)
     root = report.out_dir
+    for name, found in report.repaired:
+        console.print(f"[yellow]rendered again[/yellow] {name}: {'; '.join(found)}", highlight=False)
+    shard = f", shard {args.shard}" if args.shard else ""
     console.print(f"rendered {len(report.rendered)}, already complete {report.skipped}, "
-                  f"failed {len(report.failed)} (of {report.planned} planned)")
+                  f"failed {len(report.failed)} (of {report.planned} planned{shard})")
     console.print(f"images: {root / IMAGES}\nlegends: {root / LEGENDS}")
     for name, path in report.written.items():
         console.print(f"{name.replace('_', ' ')}: {path}")
     return 1 if report.failed else 0
+
+
+def cmd_status(args) -> int:
+    status = dataset_status(args.dataset, check=args.check)
+    if args.json:
+        print(as_json(status))
+        return 0
+    out = Console()
+    where = f", shard {status.shard}" if status.shard else ""
+    limit = f", first {status.limit} images" if status.limit is not None else ""
+    table = Table("planned", "done", "missing", "failed", "damaged", title=f"{status.root} ({status.state}{where}{limit})")
+    table.add_row(*(str(len(x)) for x in (status.planned, status.done, status.missing, status.failed,
+                                          status.damaged)))
+    out.print(table)
+    timing = time_per_image(status.seconds)
+    if timing:
+        out.print(f"seconds per image ({len(status.seconds)} renders): " +
+                  ", ".join(f"{k} {v:.2f}" for k, v in timing.items()))
+    for name, error in status.failed.items():
+        out.print(f"[red]failed[/red] {name}: {error}", highlight=False)
+    for name, found in status.damaged.items():
+        out.print(f"[yellow]damaged[/yellow] {name}: {'; '.join(found)} (--resume renders it again)", highlight=False)
+    if not args.check:
+        out.print("(sizes checked against the legends; --check also compares every file's SHA-256)")
+    return 0
+
+
+def cmd_merge(args) -> int:
+    written = merge(args.dirs, args.output)
+    console.print(f"merged {len(args.dirs)} directories into {args.output}")
+    for name, path in written.items():
+        console.print(f"{name.replace('_', ' ')}: {path}")
+    return 0
+
+
+def cmd_doctor(args) -> int:
+    table = Table("", "", title="byo doctor: what this machine offers", show_header=False)
+    for name, value in doctor.facts():
+        table.add_row(f"[bold]{name}[/bold]", value)
+    Console().print(table)
+    return 0
 
 
 def cmd_questions(args) -> int:
@@ -288,6 +340,22 @@ def build_parser() -> argparse.ArgumentParser:
     add_render_arguments(render)
     render.set_defaults(func=cmd_render)
 
+    status = sub.add_parser("status", help="planned, done, missing, failed and damaged images of a render "
+                            "directory (also while it renders)")
+    status.add_argument("dataset", type=Path)
+    status.add_argument("--check", action="store_true", help="compare every file with the SHA-256 its legend "
+                        "records (default: sizes only)")
+    status.add_argument("--json", action="store_true", help="print the status as JSON")
+    status.set_defaults(func=cmd_status)
+
+    merge_ = sub.add_parser("merge", help="combine shard outputs into one dataset")
+    merge_.add_argument("dirs", type=Path, nargs="+", help="render directories of the same config")
+    merge_.add_argument("-o", "--output", type=Path, required=True, help="new or empty directory")
+    merge_.set_defaults(func=cmd_merge)
+
+    doc = sub.add_parser("doctor", help="what this machine offers: Blender, devices, cores, Ray, keys, Ollama")
+    doc.set_defaults(func=cmd_doctor)
+
     questions = sub.add_parser("questions", help="write questions.jsonl for a rendered dataset")
     questions.add_argument("dataset", type=Path)
     questions.add_argument("--preprompts", help="comma-separated: neutral,debiased,cot,debiased_cot,helpful")
@@ -381,13 +449,32 @@ def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", action="store_true", help="continue: skip complete images, redo incomplete ones")
     p.add_argument("--workers", type=whole(1), default=1, help="render processes (threads are shared among them)")
     p.add_argument("--recycle-after", type=whole(1), default=50, help="restart a worker after N images")
-    p.add_argument("--in-process", action="store_true", help="render in this process (bpy imported here)")
+    p.add_argument("--in-process", action="store_true", help="render in this process (bpy imported here); "
+                   "same as --executor in-process")
+    p.add_argument("--executor", choices=["pool", "in-process", "ray"], default="pool",
+                   help="pool: worker processes here; ray: Ray workers across a cluster")
+    p.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS, else a Ray started here)")
+    p.add_argument("--threads", type=whole(1), help="Cycles threads per worker (pool default: cores / "
+                   "workers; ray: CPUs each Ray worker requests, default 1)")
+    p.add_argument("--timeout", type=positive, help="seconds one image may take before its worker is "
+                   "killed (pool and ray; default: no limit)")
+    p.add_argument("--retries", type=whole(0), default=2,
+                   help="further attempts at an image whose worker crashed or timed out")
+    p.add_argument("--shard", type=_shard, help="render only shard I of N (0 <= I < N): images whose index is I "
+                   "modulo N; `byo merge` combines the shards' directories")
     add_max_images(p)
 
 
 def add_max_images(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-images", type=whole(1), default=MAX_IMAGES,
                    help="refuse to render a dataset (or --limit) of more images than this")
+
+
+def _shard(text: str) -> Shard:
+    try:
+        return Shard.parse(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -403,7 +490,7 @@ def run(func, args) -> int:
     except Stopped as stop:
         console.print(f"[yellow]{stop}[/yellow]", highlight=False)
         return stop.exit_code
-    except ConfigError as err:
+    except (ConfigError, FatalRenderError) as err:
         console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
         return 2
     except (RenderError, FileNotFoundError) as err:

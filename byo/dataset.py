@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -33,9 +34,40 @@ class Layout:
     def legend_text(self, name: str) -> Path:
         return self.root / LEGENDS / f"{name}.txt"
 
-    def is_complete(self, name: str) -> bool:
-        """The legend is written last, so its presence (with image and mask) marks a finished image."""
-        return all(p.is_file() for p in (self.legend(name), self.image(name), self.mask(name)))
+    def files(self, name: str) -> dict[str, Path]:
+        """An image's files other than its legend, by the key the legend's `files` records them under."""
+        return {"image": self.image(name), "mask": self.mask(name), "legend_text": self.legend_text(name)}
+
+    def problems(self, name: str, *, deep: bool = True) -> list[str]:
+        """What is wrong with an image on disk: [] when complete. The legend, written last, records
+        each other file's size and SHA-256; `deep` also compares the hashes (else sizes only)."""
+        try:
+            legend = json.loads(self.legend(name).read_text())
+        except FileNotFoundError:
+            return ["no legend"]
+        except (OSError, ValueError):
+            return ["legend unreadable (truncated?)"]
+        records = legend.get("files") if isinstance(legend, dict) else None
+        if not isinstance(records, dict):  # a legend from before the integrity records
+            return [f"{key}: missing" for key, p in self.files(name).items()
+                    if key != "legend_text" and not (p.is_file() and p.stat().st_size)]
+        found = []
+        for key, path in self.files(name).items():
+            record = records.get(key)
+            if not path.is_file():
+                found.append(f"{key}: missing")
+            elif record is None:
+                found.append(f"{key}: not recorded in the legend")
+            elif path.stat().st_size != record["bytes"]:
+                found.append(f"{key}: {path.stat().st_size} bytes, the legend records {record['bytes']}")
+            elif deep and file_record(path.read_bytes())["sha256"] != record["sha256"]:
+                found.append(f"{key}: content differs from the legend's hash")
+        return found
+
+    def is_complete(self, name: str, *, deep: bool = False) -> bool:
+        """The legend is written last and records the other files' sizes and hashes: an image is
+        complete when its legend reads and the files match it."""
+        return not self.problems(name, deep=deep)
 
     def remove_temporary_files(self) -> int:
         """Temporary files left by an interrupted write (see `temp_path_for`)."""
@@ -52,9 +84,8 @@ class Layout:
         """Complete legends, in image index order."""
         out = []
         for path in sorted((self.root / LEGENDS).glob("[!.]*.json")):  # not temporary files
-            legend = json.loads(path.read_text())
-            if self.is_complete(legend["name"]):
-                out.append(legend)
+            if self.is_complete(path.stem):
+                out.append(json.loads(path.read_text()))
         return sorted(out, key=lambda lg: lg["index"])
 
 
@@ -94,6 +125,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             os.close(directory)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def file_record(data: bytes) -> dict:
+    """What a legend records of each file it vouches for."""
+    return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
 def png_bytes(pixels: np.ndarray) -> bytes:

@@ -4,32 +4,17 @@ score the run and write the HTML report."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import urllib.request
 
 from byo.cli import console, main
 from byo.eval.run import run_name
+from byo.providers.ollama_api import ollama_host, ollama_models
 
 CONFIG = "dataset_configs/demo.yaml"
 DATASET = "output/demo"
 REPORT = f"{DATASET}/report.html"
-OLLAMA = "http://127.0.0.1:11434"  # or OLLAMA_HOST
 VISION_HINTS = ("vision", "llava", "gemma3", "qwen2.5vl", "qwen2.5-vl", "minicpm-v", "moondream", "llama4")
-
-
-def ollama_host() -> str:
-    host = os.environ.get("OLLAMA_HOST", OLLAMA)
-    return host if host.startswith("http") else f"http://{host}"
-
-
-def ollama_models() -> list[str]:
-    try:
-        with urllib.request.urlopen(f"{ollama_host()}/api/tags", timeout=1.0) as reply:
-            return [m["name"] for m in json.load(reply).get("models", [])]
-    except (OSError, ValueError):
-        return []
 
 
 def pick_provider() -> tuple[list[str], str]:
@@ -40,7 +25,7 @@ def pick_provider() -> tuple[list[str], str]:
     if os.environ.get("GROQ_API_KEY"):
         model = model or "meta-llama/llama-4-scout-17b-16e-instruct"
         return ["--provider", "groq", "--model", model], f"Groq {model} (GROQ_API_KEY is set)"
-    models = ollama_models()
+    models = ollama_models() or []
     vision = [m for m in models if any(h in m.lower() for h in VISION_HINTS)]
     if model and model in models or vision:
         model = model if model in models else vision[0]

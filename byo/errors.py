@@ -44,3 +44,8 @@ class ConfigError(ValueError):
 
 class RenderError(RuntimeError):
     """A scene could not be rendered as requested (e.g. objects never visible enough)."""
+
+
+class FatalRenderError(RenderError):
+    """A problem every image would hit (e.g. `render.device: gpu` on a machine without one): the
+    run stops at once instead of failing image after image."""

@@ -96,3 +96,35 @@ class Plan(Sequence[ImageJob]):
 
 def jobs(cfg: DatasetConfig) -> Plan:
     return Plan(cfg)
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard `index` of `count` (0-based, as Slurm array and Kubernetes indexed-job indices):
+    the images whose index is `index` modulo `count`. Shards are disjoint and together complete,
+    and an image's content depends on its index only, never on the count."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        try:
+            index, count = (int(part) for part in text.split("/"))
+        except ValueError:
+            raise ValueError(f"expected I/N with whole numbers, e.g. 0/4, not {text!r}") from None
+        if count < 1 or not 0 <= index < count:
+            raise ValueError(f"expected 0 <= I < N, e.g. 0/4 ... 3/4, not {text!r}")
+        return cls(index, count)
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def holds(self, image_index: int) -> bool:
+        return image_index % self.count == self.index
+
+
+def selected_jobs(cfg: DatasetConfig, *, limit: int | None = None, shard: Shard | None = None) -> Plan:
+    """The images a run renders: the first `limit` of the plan, then those of `shard`."""
+    planned = jobs(cfg)[:limit]
+    return planned if shard is None else Plan(cfg, planned.indices[shard.index::shard.count])

@@ -1,4 +1,4 @@
-"""The one progress bar: counts, rate, elapsed time, time left and a note of the caller's."""
+"""The one progress bar: counts, failures, rate, elapsed time, time left and a note of the caller's."""
 
 from __future__ import annotations
 
@@ -18,10 +18,12 @@ class Bar:
     def __init__(self, label: str, total: int, *, unit: str, enabled: bool = True):
         self.unit = unit
         self._progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
-                                  TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                                  TextColumn("{task.fields[note]}"), disable=not enabled)
-        self._task = self._progress.add_task(label, total=total, rate="", note="")
+                                  TextColumn("{task.fields[failed]}"), TextColumn("{task.fields[rate]}"),
+                                  TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[note]}"),
+                                  disable=not enabled)
+        self._task = self._progress.add_task(label, total=total, rate="", failed="", note="")
         self.done = 0
+        self.failed = 0
 
     @property
     def console(self):
@@ -31,9 +33,12 @@ class Bar:
     def elapsed(self) -> float:
         return self._progress.tasks[0].elapsed or 1e-9
 
-    def advance(self, n: int = 1, note: str = "") -> None:
+    def advance(self, n: int = 1, *, failed: bool = False, note: str = "") -> None:
+        """`n` more finished; `failed`: they failed (counted apart, shown in red); `note`: shown last."""
         self.done += n
-        self._progress.update(self._task, advance=n, rate=f"{self.done / self.elapsed:.2f} {self.unit}/s", note=note)
+        self.failed += n if failed else 0
+        self._progress.update(self._task, advance=n, rate=f"{self.done / self.elapsed:.2f} {self.unit}/s",
+                              failed=f"[red]{self.failed} failed[/red]" if self.failed else "", note=note)
 
     def __enter__(self) -> Bar:
         self._progress.__enter__()

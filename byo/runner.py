@@ -8,6 +8,7 @@ of workers, any order and any interruption give the same dataset.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -15,14 +16,24 @@ from pathlib import Path
 
 import yaml
 
+from byo import runlog
 from byo.config import DatasetConfig, deep_merge
-from byo.dataset import RESOLVED_CONFIG, SOURCE_CONFIG, Layout, atomic_write_text, write_metadata
-from byo.errors import ConfigError, RenderError, format_key_path
+from byo.dataset import (
+    IMAGES,
+    LEGENDS,
+    MASKS,
+    RESOLVED_CONFIG,
+    SOURCE_CONFIG,
+    Layout,
+    atomic_write_text,
+    write_metadata,
+)
+from byo.errors import ConfigError, FatalRenderError, RenderError, format_key_path
 from byo.executors import Executor
 from byo.executors.pool import LocalPool
 from byo.families import get_family, load_config
 from byo.families.base import Family
-from byo.plan import ImageJob, image_count, jobs
+from byo.plan import ImageJob, Shard, image_count, jobs, selected_jobs
 from byo.progress import Bar
 from byo.render.messages import RenderResult, RenderTask
 from byo.render.writer import write_result
@@ -40,6 +51,8 @@ class RenderReport:
     skipped: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)
     written: dict[str, Path] = field(default_factory=dict)  # per-dataset files
+    repaired: list[tuple[str, list[str]]] = field(default_factory=list)  # found damaged on resume; rendered again
+    device_notice: str = ""
 
 
 def resolved_config(cfg: DatasetConfig, family: Family) -> dict:
@@ -82,22 +95,24 @@ def _output(cfg: DatasetConfig, resolved: dict, out_dir: str | Path | None, resu
 
 def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Path | None = None, *,
                    executor: Executor | None = None, limit: int | None = None, resume: bool = False,
-                   file: str | None = None, show_progress: bool = True, max_images: int | None = None,
+                   shard: Shard | None = None, file: str | None = None, show_progress: bool = True,
+                   max_images: int | None = None,
                    on_result: Callable[[RenderResult], None] | None = None) -> RenderReport:
-    """Render `config` (a validated config, data, or a YAML file) into `out_dir`."""
+    """Render `config` (a validated config, data, or a YAML file) into `out_dir`: the first
+    `limit` images of the plan, only those of `shard` when given."""
     if isinstance(config, DatasetConfig):
         cfg, family, file = config, get_family(config.dataset.family), file or "<config>"
     else:
         file = file or (str(config) if not isinstance(config, dict) else "<config>")
         cfg, family = load_config(config, file)
-    planned = jobs(cfg)
-    selected = planned[:limit] if limit is not None else planned
+    selected = selected_jobs(cfg, limit=limit, shard=shard)
     if max_images is not None and len(selected) > max_images:
         raise ConfigError(file, [("<dataset>", f"{len(selected):,} images to render, more than the limit of "
                                   f"{max_images:,}; raise it with --max-images, or render a part with --limit")])
     resolved = resolved_config(cfg, family)
     layout = _output(cfg, resolved, out_dir, resume, file)
-    todo = [j for j in selected if not layout.is_complete(j.name)]
+    fresh = not layout.root.exists() or not any(layout.root.iterdir())
+    todo, repaired = _still_to_render(layout, selected, show_progress)
     tasks = sample_tasks(cfg, family, todo, file)
 
     layout.make_dirs()
@@ -108,29 +123,90 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
             cfg.model_dump(mode="json", exclude_unset=True), sort_keys=False)
         atomic_write_text(layout.root / SOURCE_CONFIG, source)
 
-    report = RenderReport(out_dir=layout.root, planned=len(planned), skipped=len(selected) - len(todo))
+    report = RenderReport(out_dir=layout.root, planned=len(selected), skipped=len(selected) - len(todo),
+                          repaired=repaired)
     executor = executor or LocalPool(1)
+    runlog.append(layout.root, {"event": "start", "images": image_count(cfg), "limit": limit,
+                                "shard": str(shard) if shard else None, "planned": len(selected),
+                                "to_render": len(tasks), "executor": type(executor).__name__,
+                                "repaired": dict(repaired)})
+    try:
+        _render_all(executor, tasks, layout, report, show_progress, on_result)
+    except FatalRenderError:
+        if fresh and not report.rendered:
+            _remove_run_files(layout)  # nothing rendered: leave the directory as it was, empty
+        raise
+    except Stopped as stop:
+        layout.remove_temporary_files()
+        runlog.append(layout.root, {"event": "stopped", "signal": stop.name, "rendered": len(report.rendered)})
+        stop.detail = (f"{len(report.rendered)} of {len(tasks)} images rendered; continue with: "
+                       f"byo render {file} -o {layout.root} --resume")
+        raise
+    report.written = finalize(layout, family)
+    runlog.append(layout.root, {"event": "end", "rendered": len(report.rendered), "failed": len(report.failed)})
+    return report
+
+
+def _render_all(executor: Executor, tasks: list[RenderTask], layout: Layout, report: RenderReport,
+                show_progress: bool, on_result: Callable[[RenderResult], None] | None) -> None:
+    """Hand the tasks to the executor; write and log each result as it comes."""
     with Bar("[bold]rendering", len(tasks), unit="img", enabled=show_progress) as bar:
         outcomes = executor.run(tasks)
         try:
             for task, result, error in outcomes:
                 if result is None:
                     report.failed.append((task.name, error))
-                    bar.console.print(f"[red]failed[/red] {task.name}: {error}")
+                    runlog.append(layout.root, {"event": "image", "name": task.name, "status": "failed",
+                                                "error": error})
+                    bar.console.print(f"[red]failed[/red] {task.name}: {error}", highlight=False)
                 else:
                     write_result(layout, result)
                     report.rendered.append(result)
+                    runlog.append(layout.root, {"event": "image", "name": task.name, "status": "done",
+                                                "seconds": round(result.seconds, 3), "attempts": result.attempts,
+                                                "worker": result.worker})
+                    _notice_device_fallback(task, result, bar, report)
                     if on_result:
                         on_result(result)
-                bar.advance()
-        except Stopped as stop:
-            outcomes.close()  # the executor stops its workers
-            layout.remove_temporary_files()
-            stop.detail = (f"{len(report.rendered)} of {len(tasks)} images rendered; continue with: "
-                           f"byo render {file} -o {layout.root} --resume")
-            raise
-    report.written = finalize(layout, family)
-    return report
+                bar.advance(failed=result is None)
+        finally:
+            outcomes.close()  # the executor stops its workers, whatever ended the loop
+
+
+def _remove_run_files(layout: Layout) -> None:
+    for name in (RESOLVED_CONFIG, SOURCE_CONFIG, runlog.RENDER_LOG):
+        (layout.root / name).unlink(missing_ok=True)
+    for sub in (IMAGES, MASKS, LEGENDS):
+        with contextlib.suppress(OSError):  # only when empty
+            (layout.root / sub).rmdir()
+    with contextlib.suppress(OSError):
+        layout.root.rmdir()
+
+
+def _still_to_render(layout: Layout, selected: list[ImageJob], show_progress: bool
+                     ) -> tuple[list[ImageJob], list[tuple[str, list[str]]]]:
+    """The images without a complete, intact copy on disk, and what was wrong with those that
+    had a legend (a truncated image, a legend cut short, a file that does not match its hash)."""
+    if not (layout.root / LEGENDS).is_dir():
+        return list(selected), []
+    todo, repaired = [], []
+    with Bar("[bold]checking", len(selected), unit="img", enabled=show_progress and len(selected) > 500) as bar:
+        for job in selected:
+            found = layout.problems(job.name, deep=True)
+            if found:
+                todo.append(job)
+                if found != ["no legend"]:
+                    repaired.append((job.name, found))
+            bar.advance()
+    return todo, repaired
+
+
+def _notice_device_fallback(task: RenderTask, result: RenderResult, bar: Bar, report: RenderReport) -> None:
+    """`render.device: auto` on a machine without a GPU Cycles can use: one line, once."""
+    used = result.legend.get("blender", {}).get("device")
+    if task.spec.setup.render.device == "auto" and used == "cpu" and not report.device_notice:
+        report.device_notice = "render.device auto: no GPU that Cycles can use here, rendering on the CPU"
+        bar.console.print(f"[yellow]notice[/yellow] {report.device_notice}", highlight=False)
 
 
 def finalize(layout: Layout, family: Family) -> dict[str, Path]:

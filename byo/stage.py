@@ -154,6 +154,9 @@ class ResolutionConfig(Strict):
 
 class RenderConfig(Strict):
     engine: Literal["cycles", "workbench"] = "cycles"
+    # Cycles' device: gpu takes the first backend with a device (OptiX, CUDA, HIP, Metal, oneAPI)
+    # and fails without one; auto falls back to the CPU. The legend records what was used.
+    device: Literal["cpu", "gpu", "auto"] = "cpu"
     samples: int = Field(64, ge=1, le=4096)
     adaptive_threshold: float | None = Field(0.01, ge=0)  # None disables adaptive sampling
     denoise: Literal["auto", "on", "off"] = "auto"

@@ -30,3 +30,28 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "render" in item.keywords and not have_bpy:
             item.add_marker(pytest.mark.skip(reason="the bpy wheel is not installed (make install)"))
+
+
+# What a dataset directory holds that is a record of runs, not part of the dataset.
+RUN_RECORDS = ("render_log.jsonl",)
+
+
+def assert_same_dataset(expected: Path, actual: Path) -> None:
+    """Same files; PNGs with the same pixels (renders on one machine are exact), everything else
+    (legends, metadata, per-dataset files) byte for byte. No temporary or partial files."""
+    import numpy as np
+    from PIL import Image
+
+    def files(root: Path) -> list[str]:
+        return sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
+                      if p.is_file() and p.name not in RUN_RECORDS)
+
+    assert files(actual) == files(expected)
+    assert not [p for p in actual.rglob(".*")], "temporary files left behind"
+    for name in files(expected):
+        a, b = expected / name, actual / name
+        if name.endswith(".png"):
+            with Image.open(a) as x, Image.open(b) as y:
+                assert np.array_equal(np.asarray(x), np.asarray(y)), name
+        else:
+            assert a.read_bytes() == b.read_bytes(), name

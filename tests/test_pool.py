@@ -1,7 +1,13 @@
-"""The executors: every task reported once, errors and crashes reported, workers recycled."""
+"""The executors: every task reported once, errors and crashes reported, hung tasks killed after
+the timeout and retried, workers recycled and replaced."""
 
 from __future__ import annotations
 
+import time
+
+import pytest
+
+from byo.errors import FatalRenderError
 from byo.executors.inprocess import InProcess
 from byo.executors.pool import LocalPool
 
@@ -27,10 +33,25 @@ def test_every_task_once_and_workers_recycled():
 
 
 def test_errors_and_crashes_are_reported_and_the_run_goes_on():
-    seen = run(LocalPool(1, threads=1, handler="pool_jobs:echo"), [1, 7, 13, 20, 21])
-    assert seen[13] == (None, "unlucky")
-    assert seen[7][0] is None and "render worker died (exit code 3)" in seen[7][1]
+    seen = run(LocalPool(1, threads=1, retries=1, handler="pool_jobs:echo"), [1, 7, 13, 20, 21])
+    assert seen[13] == (None, "unlucky")  # an error in the render is not retried: it would recur
+    assert seen[7][0] is None and seen[7][1] == "render worker died (exit code 3) (2 attempts)"
     assert all(seen[v][1] is None for v in (1, 20, 21))
+
+
+def test_a_hung_task_is_killed_after_the_timeout_retried_then_failed():
+    started = time.monotonic()
+    seen = run(LocalPool(2, threads=1, timeout=2, retries=2, handler="pool_jobs:echo"), [99, 1, 2, 3, 4])
+    assert seen[99] == (None, "timed out after 2 s; worker killed (3 attempts)")
+    assert sorted(seen[v][0]["value"] for v in (1, 2, 3, 4)) == [1, 2, 3, 4]
+    assert time.monotonic() - started >= 6  # three attempts of 2 s each
+
+
+def test_a_fatal_error_stops_the_run():
+    with pytest.raises(FatalRenderError, match="no GPU here"):
+        run(LocalPool(1, threads=1, handler="pool_jobs:echo"), [1, 666, 2])
+    with pytest.raises(FatalRenderError, match="no GPU here"):
+        run(InProcess(threads=1, handler="pool_jobs:echo"), [1, 666, 2])
 
 
 def test_in_process_reports_errors_and_goes_on():

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import ROOT, clevr_config, write_config
+from conftest import ROOT, RUN_RECORDS, clevr_config, write_config
 from PIL import Image
 from scipy.ndimage import gaussian_filter
 
@@ -33,7 +33,9 @@ def pixels(path) -> np.ndarray:
 
 
 def snapshot(root) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    """The dataset's files (not the run records, such as the render log's timings)."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name not in RUN_RECORDS}
 
 
 @pytest.fixture(scope="module")

@@ -44,6 +44,18 @@ def set_denoising(cycles, wanted: str) -> bool:
         return False
 
 
+def denoiser_available() -> bool:
+    """Whether this build has OpenImageDenoise (Debian's 3.4.1 does not)."""
+    scene = bpy.data.scenes.new("byo_denoiser_probe")
+    try:
+        scene.cycles.denoiser = "OPENIMAGEDENOISE"
+        return True
+    except (TypeError, ValueError, RuntimeError, AttributeError):
+        return False
+    finally:
+        bpy.data.scenes.remove(scene)
+
+
 def disable_stamps(render) -> None:
     """No date, time or render-time metadata in the PNGs, so identical renders are identical files."""
     for attr in dir(render):

@@ -7,7 +7,7 @@ import bmesh
 import bpy
 from mathutils import Matrix
 
-from byo.blender import compat
+from byo.blender import compat, devices
 from byo.blender.materials import linear_rgb, principled_material
 from byo.blender.meshes import look_at, mesh_object
 from byo.camera import camera_axes
@@ -43,7 +43,7 @@ def configure_render(scene, setup: ResolvedSetup, threads: int) -> dict:
         return applied
     scene.render.engine = "CYCLES"
     c = scene.cycles
-    c.device = "CPU"
+    applied.update(devices.use_device(scene, r.device))
     c.samples = r.samples
     c.use_adaptive_sampling = r.adaptive_threshold is not None
     if r.adaptive_threshold is not None:

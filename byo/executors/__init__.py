@@ -3,6 +3,9 @@ they write nothing. Each is used as `for task, result, error in executor.run(tas
 
 from __future__ import annotations
 
+import ctypes
+import signal
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from importlib import import_module
 from typing import Protocol
@@ -14,6 +17,9 @@ from byo.render.messages import RenderResult, RenderTask
 RENDER = "byo.render.job:render_task"
 
 Outcome = tuple[RenderTask, RenderResult | None, str | None]
+
+# A worker that has not loaded its handler (bpy) after this long counts as lost.
+STARTUP_SECONDS = 300.0
 
 
 class Executor(Protocol):
@@ -30,3 +36,27 @@ def load_handler(path: str) -> Callable:
 
 def describe(err: BaseException) -> str:
     return str(err) or type(err).__name__
+
+
+def timed_out(timeout: float | None, started: bool) -> str:
+    return (f"timed out after {timeout:g} s; worker killed" if started else
+            f"render worker did not start within {STARTUP_SECONDS:g} s")
+
+
+def retry_or_fail(queue: deque, task, failures: int, problem: str, retries: int) -> Outcome | None:
+    """A worker was lost on `task` (it crashed or timed out) after `failures` earlier losses: put
+    the task back at the front of the queue, or, once `retries` retries are spent, its failure."""
+    failures += 1
+    if failures <= retries:
+        queue.appendleft((task, failures))
+        return None
+    return task, None, f"{problem} ({failures} attempts)"
+
+
+def signal_when_parent_dies(sig: int = signal.SIGKILL) -> bool:
+    """Linux: have the kernel send `sig` to this process when its parent dies (kill -9 included),
+    so that a killed run leaves no orphan working on. False where this is not available."""
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(1, sig) == 0  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return False

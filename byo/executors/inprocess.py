@@ -1,10 +1,12 @@
-"""Render in this process, one task after the other (bpy is imported here on first use)."""
+"""Render in this process, one task after the other (bpy is imported here on first use). No
+timeouts here: a stuck render cannot be stopped from inside its own process."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
 
+from byo.errors import FatalRenderError
 from byo.executors import RENDER, Outcome, describe, load_handler
 from byo.render.messages import RenderTask
 
@@ -19,6 +21,8 @@ class InProcess:
         for task in tasks:
             try:
                 result = render(task, self.threads)
+            except FatalRenderError:
+                raise
             except Exception as err:  # recorded as a failed image; the run goes on
                 yield task, None, describe(err)
             else:

@@ -1,8 +1,10 @@
-"""The local pool: render worker processes on this machine, recycled after N images.
+"""The local pool: persistent render worker processes on this machine, recycled after N images.
 
-Python 3.11's ProcessPoolExecutor can hang when `max_tasks_per_child` retires a worker, so
-the pool is kept here: one pipe per worker, one job in flight per worker, a fresh process
-after `recycle_after` jobs, and a crashed worker reported as a failed job (never a hang).
+One pipe per worker and one image in flight per worker. A worker that crashes, or spends more
+than `timeout` seconds on one image, is killed and replaced, and the image is tried again up to
+`retries` more times before it is reported as failed with its error; the other images go on.
+(Python 3.11's ProcessPoolExecutor can hang when `max_tasks_per_child` retires a worker, and
+it cannot kill one stuck task, hence this pool.)
 """
 
 from __future__ import annotations
@@ -10,47 +12,75 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import wait
 from typing import Any
 
-from byo.executors import RENDER, Outcome, describe, load_handler
+from byo.errors import FatalRenderError
+from byo.executors import (
+    RENDER,
+    STARTUP_SECONDS,
+    Outcome,
+    describe,
+    load_handler,
+    retry_or_fail,
+    signal_when_parent_dies,
+    timed_out,
+)
 from byo.render.messages import RenderTask
 from byo.stops import ignore_interrupts
 
 
-def _serve(conn, handler: str, threads: int) -> None:
-    """Worker process: import the handler (and so bpy) once, then run the tasks the parent
+def _die_with_parent(parent: int) -> None:
+    """The kernel kills this worker when the process that started it dies."""
+    if signal_when_parent_dies() and os.getppid() != parent:  # it died before that took effect
+        os._exit(0)
+
+
+def _serve(conn, handler: str, threads: int, parent: int) -> None:
+    """Worker process: import the handler (and so bpy) once, say so, then run the tasks the parent
     sends, as handler(task, threads), until told to stop."""
+    _die_with_parent(parent)
     # A parent that imported bpy itself passes Blender's script folders on in sys.path; there
     # `bpy` would resolve to Blender's Python package instead of the wheel's module.
     sys.path[:] = [p for p in sys.path if f"{os.sep}bpy{os.sep}" not in p]
     ignore_interrupts()
     run = load_handler(handler)
     try:
+        conn.send(("ready", None))
         while (task := conn.recv()) is not None:
             try:
-                outcome = ("ok", run(task, threads))
+                conn.send(("ok", run(task, threads)))
+            except FatalRenderError as err:  # every image would fail: the parent stops the run
+                conn.send(("fatal", str(err)))
             except Exception as err:  # reported to the parent; the worker goes on
-                outcome = ("error", describe(err))
-            conn.send(outcome)
-    except (EOFError, BrokenPipeError, ConnectionResetError):
-        pass  # the parent is gone (stopped or killed): nothing left to report to
+                conn.send(("error", describe(err)))
+    except (EOFError, BrokenPipeError, ConnectionResetError):  # the parent is gone (stopped or killed)
+        pass
 
 
 class _Worker:
-    def __init__(self, ctx, handler: str, threads: int):
+    def __init__(self, ctx, handler: str, threads: int, task: Any, failures: int):
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_serve, args=(child, handler, threads), daemon=True)
+        self.process = ctx.Process(target=_serve, args=(child, handler, threads, os.getpid()), daemon=True)
         self.process.start()
         child.close()
-        self.key: Any = None  # the job in flight
+        self.task, self.failures = task, failures  # the job in flight and its failed attempts so far
+        self.deadline: float | None = time.monotonic() + STARTUP_SECONDS
+        self.ready = False
         self.done = 0
 
-    def send(self, task) -> None:
-        self.key = task
+    def send(self, task: Any, failures: int, timeout: float | None) -> None:
+        self.task, self.failures = task, failures
+        self.deadline = time.monotonic() + timeout if timeout else None
         self.conn.send(task)
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join()
+        self.conn.close()
 
     def stop(self) -> None:
         try:
@@ -66,58 +96,77 @@ class _Worker:
 
 class LocalPool:
     def __init__(self, workers: int = 1, *, recycle_after: int = 50, threads: int | None = None,
-                 handler: str = RENDER):
+                 timeout: float | None = None, retries: int = 2, handler: str = RENDER):
         self.workers = workers
         self.recycle_after = recycle_after
         # Cycles threads are shared among the workers.
         self.threads = threads or max(1, (os.cpu_count() or 1) // max(1, workers))
+        self.timeout = timeout  # seconds per image; None: no limit
+        self.retries = retries  # further attempts after a crash or a timeout
         self.handler = handler
 
     def run(self, tasks: Iterable[RenderTask]) -> Iterator[Outcome]:
-        """Run the tasks in worker processes; a crashed worker is a failed task, never a hang."""
-        queue = deque(tasks)
+        """Run the tasks in worker processes; a crash or a timeout is retried, then a failed task,
+        never a hang. A fatal error (see FatalRenderError) stops the run."""
+        queue = deque((task, 0) for task in tasks)  # (task, failed attempts so far)
         ctx = multiprocessing.get_context("spawn")
         busy: list[_Worker] = []
 
         def start() -> None:
-            worker = _Worker(ctx, self.handler, self.threads)
-            busy.append(worker)
-            worker.send(queue.popleft())
+            busy.append(_Worker(ctx, self.handler, self.threads, *queue.popleft()))
+
+        def retire(worker: _Worker) -> None:
+            busy.remove(worker)
+            worker.stop()
+            if queue:
+                start()
 
         try:
             for _ in range(min(self.workers, len(queue))):
                 start()
             while busy:
-                ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
+                deadlines = [w.deadline for w in busy if w.deadline is not None]
+                left = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+                ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=left)
                 for worker in list(busy):
+                    problem = None
                     if worker.conn in ready or worker.conn.poll():
                         try:
                             status, payload = worker.conn.recv()
-                        except EOFError:
+                        except (EOFError, OSError):
                             status, payload = "crash", None
                     elif worker.process.sentinel in ready:
                         status, payload = "crash", None
+                    elif worker.deadline is not None and time.monotonic() >= worker.deadline:
+                        status, payload = "timeout", None
                     else:
                         continue
+                    if status == "ready":
+                        worker.ready = True
+                        worker.send(worker.task, worker.failures, self.timeout)
+                        continue
+                    if status == "fatal":
+                        raise FatalRenderError(payload)
                     if status == "crash":
                         worker.process.join(timeout=10)  # the pipe can close a moment before the exit
-                        yield worker.key, None, f"render worker died (exit code {worker.process.exitcode})"
+                        problem = f"render worker died (exit code {worker.process.exitcode})"
+                    elif status == "timeout":
+                        problem = timed_out(self.timeout, worker.ready)
+                    if problem:
                         busy.remove(worker)
-                        worker.stop()
+                        worker.kill()
+                        if failed := retry_or_fail(queue, worker.task, worker.failures, problem, self.retries):
+                            yield failed
                         if queue:
                             start()
                         continue
-                    yield (worker.key, payload if status == "ok" else None,
+                    yield (worker.task, payload if status == "ok" else None,
                            payload if status == "error" else None)
                     worker.done += 1
                     if queue and worker.done < self.recycle_after:
-                        worker.send(queue.popleft())
-                        continue
-                    busy.remove(worker)
-                    worker.stop()
-                    if queue:
-                        start()
+                        worker.send(*queue.popleft(), self.timeout)
+                    else:
+                        retire(worker)
         finally:
             for worker in busy:
-                worker.process.kill()
-                worker.stop()
+                worker.kill()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import urllib.request
 
 import pydantic
 
@@ -17,6 +19,22 @@ from byo.providers.base import (
     failure_for_http_status,
     http_timeout,
 )
+
+LOCAL_OLLAMA = "http://127.0.0.1:11434"  # unless OLLAMA_HOST says otherwise
+
+
+def ollama_host() -> str:
+    host = os.environ.get("OLLAMA_HOST", LOCAL_OLLAMA)
+    return host if host.startswith("http") else f"http://{host}"
+
+
+def ollama_models() -> list[str] | None:
+    """The models of the Ollama server at `ollama_host()`; None when it does not answer."""
+    try:
+        with urllib.request.urlopen(f"{ollama_host()}/api/tags", timeout=1.0) as reply:
+            return [m["name"] for m in json.load(reply).get("models", [])]
+    except (OSError, ValueError):
+        return None
 
 
 class Ollama(Provider):

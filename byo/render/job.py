@@ -5,6 +5,7 @@ measures, and writes nothing."""
 from __future__ import annotations
 
 import os
+import socket
 import time
 from importlib import import_module
 
@@ -47,11 +48,23 @@ def render_job(spec: SceneSpec, family: Family, *, threads: int) -> RenderResult
         render_applied=applied, landmarks=landmarks)
     return RenderResult(name=spec.name, image=image, instance_ids=ids, legend=legend,
                         legend_text=legends.legend_text(legend, family), attempts=spec.attempt + 1,
-                        seconds=time.perf_counter() - started, rss_mb=engine.current_rss_mb())
+                        seconds=time.perf_counter() - started, rss_mb=engine.current_rss_mb(),
+                        worker=f"{socket.gethostname()}:{os.getpid()}")
+
+
+# Test hook: a render of this image name hangs (sleeps) as a stuck Cycles render would, so the
+# executors' --timeout can be tested. Never set outside tests.
+TEST_HANG_IMAGE = "BYO_TEST_HANG_IMAGE"
+
+
+def _hang_if_asked(name: str) -> None:
+    if os.environ.get(TEST_HANG_IMAGE) == name:
+        time.sleep(3600)
 
 
 def render_task(task: RenderTask, threads: int = os.cpu_count() or 1) -> RenderResult:
     """Render a task's spec, placing the scene anew (bounded) while objects stay hidden."""
+    _hang_if_asked(task.name)
     family = get_family(task.config.dataset.family)
     spec = task.spec
     while True:

@@ -33,3 +33,4 @@ class RenderResult:
     attempts: int
     seconds: float
     rss_mb: float
+    worker: str = ""  # where it was rendered: host:pid, or the Ray node

@@ -1,15 +1,20 @@
 """The one place that puts a rendered image on disk: image, instance ids, legend text, then the
-legend (written last, it marks the image complete). Each file is written atomically."""
+legend (written last, it marks the image complete and records the other files' sizes and
+SHA-256, so a resume can tell a complete image from a truncated one). Each file is written
+atomically."""
 
 from __future__ import annotations
 
 from byo import legend as legends
-from byo.dataset import Layout, atomic_write_bytes, atomic_write_text, png_bytes
+from byo.dataset import Layout, atomic_write_bytes, atomic_write_text, file_record, png_bytes
 from byo.render.messages import RenderResult
 
 
 def write_result(layout: Layout, result: RenderResult) -> None:
-    atomic_write_bytes(layout.image(result.name), png_bytes(result.image))
-    atomic_write_bytes(layout.mask(result.name), png_bytes(result.instance_ids))
-    atomic_write_text(layout.legend_text(result.name), result.legend_text)
-    atomic_write_text(layout.legend(result.name), legends.dumps(result.legend))
+    contents = {"image": png_bytes(result.image), "mask": png_bytes(result.instance_ids),
+                "legend_text": result.legend_text.encode()}
+    paths = layout.files(result.name)
+    for key, data in contents.items():
+        atomic_write_bytes(paths[key], data)
+    legend = {**result.legend, "files": {key: file_record(data) for key, data in contents.items()}}
+    atomic_write_text(layout.legend(result.name), legends.dumps(legend))

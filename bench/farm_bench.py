@@ -1,0 +1,70 @@
+"""Render-farm throughput, measured in one run on this machine: the same images rendered by a
+local pool of 1 worker x 2 Cycles threads, of 2 workers x 1 thread, and by Ray on a two-node
+cluster started here on loopback (1 CPU per node, 1 thread per worker). Wall time includes
+starting the workers (and loading bpy); the cluster's own start-up is not counted. Run with
+`make bench`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+from figures import show
+
+from byo.executors.pool import LocalPool
+from byo.executors.ray_cluster import LocalCluster, RayExecutor
+from byo.runner import render_dataset
+
+CONFIG = {
+    "dataset": {"name": "farm_bench", "family": "clevr", "seed": 3, "n_images": 1},
+    "scene": {"resolution": [160, 120], "render": {"samples": 16, "denoise": "off"}, "content": {"mode": "random"}},
+    "variables": {"content.count": {"type": "varying_among_range", "min": 3, "max": 8}},
+}
+
+
+def measure(config: Path, out: Path, executor) -> dict:
+    started = time.perf_counter()
+    report = render_dataset(str(config), str(out), executor=executor, show_progress=False)
+    wall = time.perf_counter() - started
+    seconds = [r.seconds for r in report.rendered]
+    return {"images": len(report.rendered), "failed": len(report.failed), "wall_s": round(wall, 1),
+            "images_per_min": round(60 * len(report.rendered) / wall, 1),
+            "median_render_s": round(statistics.median(seconds), 3) if seconds else None,
+            "workers_seen": len({r.worker for r in report.rendered})}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--images", type=int, default=24)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+    runs: dict[str, list[dict]] = {}
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp, LocalCluster(2, cpus_per_node=1) as address:
+        config = Path(tmp) / "farm_bench.yaml"
+        config.write_text(yaml.safe_dump({**CONFIG, "dataset": {**CONFIG["dataset"], "n_images": args.images}}))
+        setups = {"pool 1 worker x 2 threads": lambda: LocalPool(1, threads=2),
+                  "pool 2 workers x 1 thread": lambda: LocalPool(2, threads=1),
+                  "ray 2 nodes x 1 worker x 1 thread": lambda: RayExecutor(address, threads=1)}
+        for round_ in range(args.repeats):
+            for i, (name, make) in enumerate(setups.items()):
+                out = Path(tmp) / f"{round_}_{i}"
+                runs.setdefault(name, []).append(measure(config, out, make()))
+    figures = {"cores": os.cpu_count(), "load_average_before": round(load_before, 1),
+               "load_average_after": round(os.getloadavg()[0], 1)}
+    for name, measured in runs.items():
+        best = max(measured, key=lambda m: m["images_per_min"])
+        figures.update({f"{name}: {key}": value for key, value in best.items()})
+        figures[f"{name}: images_per_min every round"] = [m["images_per_min"] for m in measured]
+    show(f"{args.images} CLEVR scenes (160x120, Cycles 16 samples) per run, best of {args.repeats} rounds",
+         figures, args.json)
+
+
+if __name__ == "__main__":
+    main()

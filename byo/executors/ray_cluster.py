@@ -1,0 +1,278 @@
+"""Ray: render workers across a cluster. Each worker is a Ray actor (a process that imports bpy
+once) holding `threads` CPUs and, when the config asks for a GPU, one GPU; actors are spread
+over the nodes. Results come back to the driver, whose runner writes them, as with the local
+pool; a worker that dies or exceeds `timeout` on one image is killed and replaced and the image
+retried up to `retries` more times.
+
+Ray is an optional extra (`pip install 'byo-render[ray]'`). `LocalCluster` starts a cluster of
+several nodes on this machine's loopback (the tests and the benchmark use it)."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from byo.errors import ConfigError, FatalRenderError
+from byo.executors import (
+    RENDER,
+    STARTUP_SECONDS,
+    Outcome,
+    describe,
+    load_handler,
+    retry_or_fail,
+    signal_when_parent_dies,
+    timed_out,
+)
+from byo.render.messages import RenderTask
+
+try:
+    import ray
+    from ray.exceptions import RayActorError, RayTaskError
+except ImportError:  # the optional extra is not installed; RayExecutor says so
+    ray = None
+
+HEAD_IP = "127.0.0.2"  # loopback (see LocalCluster)
+
+
+def require_ray() -> None:
+    if ray is None:
+        raise ConfigError("<command line>", [("--executor ray", "Ray is not installed; install the extra: "
+                                              "pip install 'byo-render[ray]' (or .[ray] from a checkout)")])
+
+
+class _RenderActor:
+    """One render worker: imports the handler (bpy) once, then renders task after task."""
+
+    def __init__(self, handler: str, threads: int):
+        self.render = load_handler(handler)
+        self.threads = threads
+        self.where = f"ray node {ray.get_runtime_context().get_node_id()[:12]} pid {os.getpid()}"
+
+    def ready(self) -> str:
+        return self.where
+
+    def run(self, task):
+        return self.render(task, self.threads), self.where
+
+
+def _wants_gpu(tasks: list) -> bool:
+    devices = {t.spec.setup.render.device for t in tasks if isinstance(t, RenderTask)}
+    return "gpu" in devices or ("auto" in devices and ray.cluster_resources().get("GPU", 0) >= 1)
+
+
+@dataclasses.dataclass
+class _Slot:
+    actor: object
+    ref: object  # the call in flight: ready() first, then run(task)
+    task: object = None
+    failures: int = 0
+    deadline: float | None = None
+    ready: bool = False
+
+
+class RayExecutor:
+    def __init__(self, address: str | None = None, *, threads: int = 1, workers: int | None = None,
+                 timeout: float | None = None, retries: int = 2, handler: str = RENDER):
+        require_ray()
+        self.address = address  # None: RAY_ADDRESS, else a Ray started here for the run
+        self.threads = threads  # CPUs (Cycles threads) per worker
+        self.workers = workers  # None: as many as the cluster's CPUs (or GPUs) hold
+        self.timeout = timeout
+        self.retries = retries
+        self.handler = handler
+
+    def run(self, tasks: Iterable[RenderTask]) -> Iterator[Outcome]:
+        queue = deque((task, 0) for task in tasks)
+        if not queue:
+            return
+        started_here = not ray.is_initialized()
+        if started_here:
+            ray.init(address=self.address, include_dashboard=False, log_to_driver=False,
+                     configure_logging=False)
+        try:
+            yield from self._run(queue)
+        finally:
+            if started_here:
+                ray.shutdown()
+
+    def _run(self, queue: deque) -> Iterator[Outcome]:
+        gpus = 1 if _wants_gpu([t for t, _ in queue]) else 0
+        resources = ray.cluster_resources()
+        capacity = int(resources.get("CPU", 1) // self.threads)
+        if gpus:
+            capacity = min(capacity, int(resources.get("GPU", 0)))
+            if capacity < 1:  # the workers would wait for a GPU for ever
+                raise FatalRenderError("render.device is gpu, but the Ray cluster has no GPU (or fewer CPUs "
+                                       f"than --threads {self.threads}); set render.device to auto or cpu")
+        actor_class = ray.remote(_RenderActor).options(
+            num_cpus=self.threads, num_gpus=gpus, max_restarts=0, scheduling_strategy="SPREAD")
+        slots: list[_Slot] = []
+
+        def start() -> None:
+            task, failures = queue.popleft()
+            actor = actor_class.remote(self.handler, self.threads)
+            slots.append(_Slot(actor, actor.ready.remote(), task, failures,
+                               time.monotonic() + STARTUP_SECONDS))
+
+        def send(slot: _Slot, task, failures: int) -> None:
+            slot.task, slot.failures = task, failures
+            slot.ref = slot.actor.run.remote(task)
+            slot.deadline = time.monotonic() + self.timeout if self.timeout else None
+
+        try:
+            for _ in range(max(1, min(self.workers or capacity, len(queue)))):
+                start()
+            while slots:
+                deadlines = [s.deadline for s in slots if s.deadline is not None]
+                left = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+                done, _ = ray.wait([s.ref for s in slots], num_returns=1, timeout=left)
+                now = time.monotonic()
+                for slot in list(slots):
+                    problem = None
+                    if slot.ref in done:
+                        try:
+                            value = ray.get(slot.ref, timeout=0)
+                        except RayTaskError as err:
+                            cause = err.cause if getattr(err, "cause", None) is not None else err
+                            if isinstance(cause, FatalRenderError):
+                                raise FatalRenderError(str(cause)) from None
+                            yield slot.task, None, describe(cause)
+                            self._next(slot, slots, queue, send)
+                            continue
+                        except RayActorError as err:
+                            problem = f"render worker died ({describe(err).splitlines()[0]})"
+                        else:
+                            if not slot.ready:
+                                slot.ready = True
+                                send(slot, slot.task, slot.failures)
+                                continue
+                            result, where = value
+                            if hasattr(result, "worker"):
+                                result = dataclasses.replace(result, worker=where)
+                            yield slot.task, result, None
+                            self._next(slot, slots, queue, send)
+                            continue
+                    elif slot.deadline is not None and now >= slot.deadline:
+                        problem = timed_out(self.timeout, slot.ready)
+                    else:
+                        continue
+                    slots.remove(slot)
+                    ray.kill(slot.actor, no_restart=True)
+                    if failed := retry_or_fail(queue, slot.task, slot.failures, problem, self.retries):
+                        yield failed
+                    if queue:
+                        start()
+        finally:
+            for slot in slots:
+                ray.kill(slot.actor, no_restart=True)
+
+    @staticmethod
+    def _next(slot: _Slot, slots: list, queue: deque, send) -> None:
+        if queue:
+            send(slot, *queue.popleft())
+        else:
+            slots.remove(slot)
+            ray.kill(slot.actor, no_restart=True)
+
+
+def _stop_with_parent() -> None:
+    signal_when_parent_dies(signal.SIGTERM)  # `ray start --block` then stops its node's processes
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LocalCluster:
+    """A Ray cluster of `nodes` nodes on this machine, on loopback only: `with LocalCluster(2) as
+    address: ...`. Every process it starts is stopped at the end (by its process group), and
+    nothing else: other Ray instances on the machine are left alone."""
+
+    def __init__(self, nodes: int = 2, *, cpus_per_node: int = 1, object_store_mb: int = 100,
+                 start_seconds: float = 120.0):
+        require_ray()
+        self.nodes, self.cpus, self.store = nodes, cpus_per_node, object_store_mb * 2**20
+        self.start_seconds = start_seconds
+        self.processes: list[subprocess.Popen] = []
+        self.temp = ""
+        self.address = ""
+        self.keep_logs = os.environ.get("BYO_RAY_KEEP_LOGS")  # a folder to copy the nodes' logs to
+
+    def _start(self, *extra: str) -> None:
+        ports = {flag: _free_port() for flag in (
+            "--node-manager-port", "--object-manager-port", "--dashboard-agent-listen-port",
+            "--dashboard-agent-grpc-port", "--runtime-env-agent-port", "--metrics-export-port")}
+        low = _free_port()
+        command = [str(Path(sys.executable).with_name("ray")), "start", "--block", f"--num-cpus={self.cpus}", "--num-gpus=0", f"--object-store-memory={self.store}",
+                   "--disable-usage-stats", f"--temp-dir={self.temp}", f"--min-worker-port={low}",
+                   f"--max-worker-port={low + 50}", *[f"{k}={v}" for k, v in ports.items()], *extra]
+        env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+        env.pop("RAY_ADDRESS", None)
+        log = open(Path(self.temp) / f"node{len(self.processes)}.log", "wb")  # noqa: SIM115 (closed with the process)
+        # A process group of its own, to stop it whole; told to stop when this process dies.
+        self.processes.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                               process_group=0, preexec_fn=_stop_with_parent))
+
+    def _wait_for_nodes(self) -> None:
+        deadline = time.monotonic() + self.start_seconds
+        probe = ("import ray, sys; ray.init(address=sys.argv[1], configure_logging=False, log_to_driver=False); "
+                 "print(sum(1 for n in ray.nodes() if n['Alive']))")
+        while time.monotonic() < deadline:
+            if any(p.poll() is not None for p in self.processes):
+                break
+            out = subprocess.run([sys.executable, "-c", probe, self.address], capture_output=True, text=True,
+                                 timeout=60)
+            if out.returncode == 0 and out.stdout.strip().splitlines()[-1:] == [str(self.nodes)]:
+                return
+            time.sleep(1)
+        logs = "\n".join((Path(self.temp) / f"node{i}.log").read_text(errors="replace")[-2000:]
+                         for i in range(len(self.processes)))
+        raise RuntimeError(f"the local Ray cluster did not come up with {self.nodes} nodes:\n{logs}")
+
+    def __enter__(self) -> str:
+        # Unix socket paths are limited to about 107 bytes: keep the directory short.
+        self.temp = tempfile.mkdtemp(prefix="byoray-", dir="/tmp")
+        port = _free_port()
+        self.address = f"{HEAD_IP}:{port}"
+        try:
+            # Ray rewrites 127.0.0.1 to the machine's network address; other loopback addresses it
+            # keeps. So the head is 127.0.0.2, and the other nodes (and drivers) reach it through
+            # loopback and take 127.0.0.1 as their own address.
+            self._start("--head", f"--node-ip-address={HEAD_IP}", f"--port={port}", "--include-dashboard=false")
+            for _ in range(self.nodes - 1):
+                self._start(f"--address={self.address}")
+            self._wait_for_nodes()
+        except BaseException:
+            self.__exit__()
+            raise
+        return self.address
+
+    def __exit__(self, *exc) -> None:
+        if self.keep_logs:
+            for log in Path(self.temp).glob("node*.log"):
+                shutil.copy(log, Path(self.keep_logs) / log.name)
+        for process in reversed(self.processes):
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(signal.SIGTERM)  # `ray start --block` stops its node's processes
+        for process in reversed(self.processes):
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pass
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)  # whatever of its group is left
+            process.wait()
+        shutil.rmtree(self.temp, ignore_errors=True)

@@ -1,0 +1,97 @@
+"""`byo merge DIR... -o OUT`: shard outputs into one dataset, as a single run would have written
+it. Refused, before anything is written, when the directories were rendered from different
+configs, when an image is in two of them, damaged, or in none."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from byo import runlog
+from byo.dataset import RESOLVED_CONFIG, SOURCE_CONFIG, Layout, atomic_write_bytes
+from byo.errors import ConfigError
+from byo.plan import selected_jobs
+from byo.runner import finalize
+from byo.status import dataset_config
+
+SHOWN = 5  # names listed in an error before "... and N more"
+
+
+def _listed(names: list[str]) -> str:
+    more = f" ... and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+    return ", ".join(names[:SHOWN]) + more
+
+
+def _first_difference(a, b, path: str = "") -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=str):
+            if a.get(key) != b.get(key):
+                return _first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else str(key))
+    return f"{path}: {json.dumps(a)} vs {json.dumps(b)}"
+
+
+def _limit(dirs: list[Path]) -> int | None:
+    """The --limit the shards were rendered with (they must agree); None: the whole plan."""
+    limits = {e.get("limit") for d in dirs for e in runlog.read(d) if e.get("event") in ("start", "merge")}
+    if len(limits) > 1:
+        raise ConfigError("<merge>", [("--limit", f"the directories were rendered with different limits "
+                                       f"({', '.join(str(x) for x in sorted(limits, key=str))})")])
+    return limits.pop() if limits else None
+
+
+def merge(dirs: list[str | Path], out: str | Path) -> dict[str, Path]:
+    """Copy every image of `dirs` into `out` and write the per-dataset files; returns them."""
+    dirs = [Path(d) for d in dirs]
+    out = Path(out)
+    if out.exists() and any(out.iterdir()):
+        raise ConfigError(str(out), [("-o", "the merged dataset needs an empty or new directory")])
+    cfg, family = dataset_config(dirs[0])
+    resolved = json.loads((dirs[0] / RESOLVED_CONFIG).read_text())
+    problems = []
+    for d in dirs[1:]:
+        dataset_config(d)
+        other = json.loads((d / RESOLVED_CONFIG).read_text())
+        if other != resolved:
+            problems.append((str(d), f"rendered from a different config than {dirs[0]} "
+                             f"({_first_difference(resolved, other)})"))
+    if problems:
+        raise ConfigError("<merge>", problems)
+
+    owner: dict[str, Path] = {}
+    duplicated, damaged = [], []
+    for d in dirs:
+        layout = Layout(d)
+        for legend in sorted(layout.root.glob("legends/*.json")):
+            name = legend.stem
+            found = layout.problems(name, deep=True)
+            if found:
+                damaged.append(f"{d}: {name} ({'; '.join(found)})")
+            elif name in owner:
+                duplicated.append(f"{name} (in {owner[name]} and {d})")
+            else:
+                owner[name] = d
+    limit = _limit(dirs)
+    planned = [j.name for j in selected_jobs(cfg, limit=limit)]
+    missing = [n for n in planned if n not in owner]
+    unplanned = sorted(set(owner) - set(planned))
+    for what, names in (("damaged images (render them again with --resume)", damaged),
+                        ("images in more than one directory", duplicated),
+                        (f"missing images (of {len(planned)} planned)", missing),
+                        ("images outside the plan", unplanned)):
+        if names:
+            problems.append(("<images>", f"{len(names)} {what}: {_listed(names)}"))
+    if problems:
+        raise ConfigError("<merge>", problems)
+
+    target = Layout(out)
+    target.make_dirs()
+    for name in planned:
+        source = Layout(owner[name])
+        for key, path in {**source.files(name), "legend": source.legend(name)}.items():
+            destination = {**target.files(name), "legend": target.legend(name)}[key]
+            atomic_write_bytes(destination, path.read_bytes())  # the legend last, as the writer does
+    for file in (SOURCE_CONFIG, RESOLVED_CONFIG):
+        atomic_write_bytes(out / file, (dirs[0] / file).read_bytes())
+    runlog.append(out, {"event": "merge", "limit": limit, "sources": [str(d) for d in dirs],
+                        "images": len(planned)})
+    return finalize(target, family)

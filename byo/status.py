@@ -1,0 +1,105 @@
+"""`byo status DIR`: what a render directory holds against what was planned, read from the files
+and the render log, so it also works while a render is running."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from byo import runlog
+from byo.dataset import RESOLVED_CONFIG, SOURCE_CONFIG, Layout
+from byo.errors import ConfigError
+from byo.families import load_config
+from byo.plan import Shard, selected_jobs
+
+
+@dataclass
+class Status:
+    root: Path
+    planned: list[str]
+    shard: str | None
+    limit: int | None
+    done: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)  # name -> error of its last attempt
+    damaged: dict[str, list[str]] = field(default_factory=dict)  # a legend, but files that do not match it
+    seconds: list[float] = field(default_factory=list)  # render time of each image the log saw done
+    state: str = "no render log"  # running, finished, interrupted, merged
+
+
+def dataset_config(root: Path):
+    """The config a directory was rendered from (its config.yaml), with its family."""
+    source = root / SOURCE_CONFIG
+    if not (root / RESOLVED_CONFIG).is_file() or not source.is_file():
+        raise ConfigError(str(root), [("<directory>", f"not a rendered dataset: no {RESOLVED_CONFIG} "
+                                       f"or {SOURCE_CONFIG} in {root}")])
+    return load_config(source)
+
+
+def _state(events: list[dict], start: dict) -> str:
+    if any(e.get("event") == "end" for e in events[events.index(start):]):
+        return "finished"
+    if start.get("host") != socket.gethostname():
+        return f"running or interrupted (started on {start.get('host')})"  # cannot tell from here
+    try:
+        os.kill(start["pid"], 0)
+    except ProcessLookupError:
+        return "interrupted"
+    except PermissionError:
+        pass
+    return "running"
+
+
+def dataset_status(root: str | Path, *, check: bool = False) -> Status:
+    """Counts against the plan of the latest run in `root`; `check` also compares every file with
+    the SHA-256 its legend records (else sizes only)."""
+    root = Path(root)
+    cfg, _ = dataset_config(root)
+    events = runlog.read(root)
+    starts = [e for e in events if e.get("event") in ("start", "merge")]
+    last = starts[-1] if starts else {}
+    shard = Shard.parse(last["shard"]) if last.get("shard") else None
+    planned = [j.name for j in selected_jobs(cfg, limit=last.get("limit"), shard=shard)]
+    status = Status(root=root, planned=planned, shard=last.get("shard"), limit=last.get("limit"))
+    outcome: dict[str, dict] = {}
+    for e in events:
+        if e.get("event") == "image":
+            outcome[e["name"]] = e
+            if e["status"] == "done" and "seconds" in e:
+                status.seconds.append(e["seconds"])
+    layout = Layout(root)
+    for name in planned:
+        found = layout.problems(name, deep=check)
+        if not found:
+            status.done.append(name)
+        elif found != ["no legend"]:
+            status.damaged[name] = found
+        elif outcome.get(name, {}).get("status") == "failed":
+            status.failed[name] = outcome[name].get("error", "")
+        else:
+            status.missing.append(name)
+    if last.get("event") == "start":
+        status.state = _state(events, last)
+    elif last:
+        status.state = "merged"
+    return status
+
+
+def time_per_image(seconds: list[float]) -> dict[str, float]:
+    if not seconds:
+        return {}
+    ordered = sorted(seconds)
+    return {"mean": statistics.fmean(ordered), "median": statistics.median(ordered),
+            "p95": ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], "max": ordered[-1]}
+
+
+def as_json(status: Status) -> str:
+    return json.dumps({
+        "directory": str(status.root), "state": status.state, "shard": status.shard, "limit": status.limit,
+        "planned": len(status.planned), "done": len(status.done), "missing": len(status.missing),
+        "failed": len(status.failed), "damaged": len(status.damaged), "failures": status.failed,
+        "damage": status.damaged, "seconds_per_image": time_per_image(status.seconds)}, indent=1)
