@@ -50,7 +50,7 @@ def retry_or_fail(queue: deque, task, failures: int, problem: str, retries: int)
     if failures <= retries:
         queue.appendleft((task, failures))
         return None
-    return task, None, f"{problem} ({failures} attempts)"
+    return task, None, f"{problem} ({failures} attempt{'s' if failures > 1 else ''})"
 
 
 def signal_when_parent_dies(sig: int = signal.SIGKILL) -> bool:
