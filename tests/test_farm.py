@@ -44,7 +44,7 @@ def reference(config, tmp_path_factory) -> Path:
     """The uninterrupted run every other dataset here must equal."""
     out = tmp_path_factory.mktemp("reference") / "out"
     assert main(["render", str(config), "-o", str(out), "--in-process"]) == 0
-    assert len(list((out / "legends").glob("*.json"))) == N_IMAGES
+    assert len(list((out / "legends").glob("[!.]*.json"))) == N_IMAGES
     return out
 
 
@@ -55,7 +55,7 @@ def cli(*args: str, env: dict | None = None) -> subprocess.Popen:
 
 
 def legends_in(out: Path) -> int:
-    return len(list((out / "legends").glob("*.json")))
+    return len(list((out / "legends").glob("[!.]*.json")))
 
 
 def wait_for(condition, seconds: float = 180) -> None:
@@ -130,7 +130,7 @@ def test_killed_runs_resume_to_the_same_dataset_without_leftovers(config, refere
     wait_for(lambda: not any(alive(w) for w in workers), seconds=20)  # no orphaned workers
     assert legends_in(out) < N_IMAGES, "the kill came too late to test anything"
     assert status_of(out)["state"] == "interrupted"
-    complete = sorted(p.stem for p in (out / "legends").glob("*.json"))
+    complete = sorted(p.stem for p in (out / "legends").glob("[!.]*.json"))
     damaged = {}  # image name -> the file cut short
     if complete:
         damaged[complete[0]] = out / "images" / f"{complete[0]}.png"
@@ -203,7 +203,7 @@ def test_shards_are_disjoint_complete_and_merge_to_the_single_run(config, refere
     shards = [tmp_path / f"shard{i}" for i in range(4)]
     for i, out in enumerate(shards):
         assert main(["render", str(config), "-o", str(out), "--shard", f"{i}/4", "--in-process"]) == 0
-    held = [sorted(p.stem for p in (out / "legends").glob("*.json")) for out in shards]
+    held = [sorted(p.stem for p in (out / "legends").glob("[!.]*.json")) for out in shards]
     assert sorted(sum(held, [])) == [f"{NAME}_{i:06d}" for i in range(N_IMAGES)]  # disjoint, complete
     assert status_of(shards[1])["planned"] == 2 and status_of(shards[1])["shard"] == "1/4"
     merged = tmp_path / "merged"

@@ -23,7 +23,7 @@ def _start_render(config: Path, out: Path) -> subprocess.Popen:
 
 def _wait_for_legends(out: Path, n: int, proc: subprocess.Popen, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
-    while len(list((out / "legends").glob("*.json"))) < n:
+    while len(list((out / "legends").glob("[!.]*.json"))) < n:
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline
         time.sleep(0.05)
@@ -56,11 +56,11 @@ def test_a_stopped_render_exits_cleanly_and_resumes(how, code, tmp_path):
     assert "--resume" in err
     assert _group_gone(proc.pid), "a render worker outlived the stop"
     assert not [p for p in out.rglob(".*") if p.is_file()], "temporary files left behind"
-    done = len(list((out / "legends").glob("*.json")))
+    done = len(list((out / "legends").glob("[!.]*.json")))
     assert 2 <= done < 10
 
     resumed = subprocess.run([sys.executable, "-m", "byo.cli", "render", str(config), "-o", str(out), "--resume"],
                              capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    assert len(list((out / "legends").glob("*.json"))) == 10
+    assert len(list((out / "legends").glob("[!.]*.json"))) == 10
     assert f"already complete {done}" in resumed.stderr
