@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from conftest import write_config
 
+from byo.audit.run import audit_dataset
 from byo.errors import ConfigError
 from byo.families import get_family, load_config
 from byo.families.base import Answer, Skip, ask
@@ -127,6 +128,14 @@ HIDDEN_SCENE = {
 }
 
 
+def assert_audits_clean(dataset) -> dict:
+    """byo audit finds nothing wrong, ill-posed or unchecked; returns its table."""
+    report = audit_dataset(dataset, show_progress=False, write=False)
+    findings = [(q.key, q.status, q.reason) for q in report.questions if q.status != "ok"]
+    assert not findings and not report.legend_problems, (findings, report.legend_problems)
+    return report.table()
+
+
 def clevr_engine_answer(q: dict, scene: dict):
     """The question answered on CLEVR's scenes file with CLEVR's semantics: filter_* by attribute,
     count, exist, unique (exactly one, else invalid), query_*, relate (scene relationships)."""
@@ -232,6 +241,7 @@ def test_clevr_engine_semantics_agree_with_every_answer(tmp_path):
         for q in (json.loads(line) for line in path.read_text().splitlines()):
             assert clevr_engine_answer(q, scenes[q["image"].split("/")[-1]]) == q["answer"], q
             checked[q["key"]] += 1
+        assert_audits_clean(out)
     assert set(checked) == set(get_family("clevr").answers), checked  # every key was asked somewhere
 
 
@@ -289,6 +299,7 @@ def test_row_and_column_questions_follow_the_azimuth_rule(tmp_path):
                 assert (q["params"]["row"], q["params"]["column"]) == (row, column)
     assert seen_azimuths == {a for a in azimuths if min(a, 90 - a) <= 30}
     assert summary.reasons["localize_row_one_piece"]  # the diagonal views were skipped, with a reason
+    assert_audits_clean(out)
 
 
 @pytest.mark.render
@@ -309,6 +320,28 @@ def test_type_questions_need_a_readable_silhouette(tmp_path):
     reasons = summary.reasons["identify_type_one_piece"]
     assert any("high a view" in r for r in reasons) and any("blurred" in r for r in reasons)
     assert any("too small" in r for r in reasons)
+    assert assert_audits_clean(out)["identify_type_one_piece"] == {"ok": 1}
+
+
+@pytest.mark.render
+def test_crest_descriptions_skip_ambiguous_arrangements_and_audit_clean(tmp_path):
+    cfg = {"dataset": {"name": "arr", "family": "crest", "seed": 6, "n_images": 1},
+           "scene": {"resolution": [96, 96], "content": {"container": "maru", "ambiguous_arrangements": "allow"}},
+           "variables": {"content.modifier": {"type": "varying_all", "levels": [
+                             "none", "peeking", "bean", "three_stacked", "bottoms_together", "heads_together"]},
+                         "content.motif": {"type": "varying_all", "levels": ["kikyo", "ogi"]}}}
+    out = tmp_path / "arr"
+    assert not render_dataset(str(write_config(tmp_path, cfg)), str(out), show_progress=False).failed
+    path, summary = generate(out)
+    asked = [json.loads(line) for line in path.read_text().splitlines()]
+    described = {(q["levels"]["content.modifier"], q["levels"]["content.motif"]) for q in asked
+                 if q["key"] == "describe_english"}
+    # kikyo (a bellflower) has no up direction: bottoms- and heads-together look three stacked.
+    assert described == {(m, motif) for m in ("none", "peeking", "bean", "three_stacked", "bottoms_together",
+                                              "heads_together") for motif in ("kikyo", "ogi")} - {
+        ("bottoms_together", "kikyo"), ("heads_together", "kikyo")}
+    table = assert_audits_clean(out)
+    assert set(table) == set(get_family("crest").answers)
 
 
 @pytest.mark.parametrize("text", [

@@ -51,6 +51,12 @@ def datasets(tmp_path_factory):
                   "scene": {"resolution": [192, 108], "render": {"engine": "workbench"},
                             "content": {"board": {"rows": 4, "columns": 4, "square_size": 0.08}, "count": 1}},
                   "variables": {"camera.azimuth": {"type": "varying_all", "levels": [0.0, 45.0]}}},
+        # Three bellflowers stacked, then heads together: the same picture for a motif without an up.
+        "crest": {"dataset": {"name": "acrest", "family": "crest", "seed": 5, "n_images": 1},
+                  "scene": {"resolution": [96, 96], "content": {"container": "maru", "motif": "kikyo",
+                                                                "ambiguous_arrangements": "allow"}},
+                  "variables": {"content.modifier": {"type": "varying_all",
+                                                     "levels": ["three_stacked", "heads_together"]}}},
     }
     out = {}
     for name, cfg in configs.items():
@@ -96,19 +102,28 @@ def corrupt(dataset, keys, change) -> list[str]:
 
 
 def test_wrong_answers_are_caught(datasets, tmp_path):
-    clevr, chess = copy(datasets["clevr"], tmp_path), copy(datasets["chess"], tmp_path)
+    clevr, chess, crest = (copy(datasets[k], tmp_path) for k in ("clevr", "chess", "crest"))
     changed = corrupt(clevr, ["count_objects", "count_color"], lambda a: a + 1)
     changed += corrupt(clevr, ["query_shape_unique_color"], lambda a: "cone" if a != "cone" else "cube")
     changed += corrupt(chess, ["localize_row_one_piece", "count_pieces"], lambda a: a + 1)
     changed += corrupt(chess, ["identify_color_one_piece"], lambda a: "black" if a == "white" else "white")
-    for dataset in (clevr, chess):
+    changed += corrupt(crest, ["identify_modifier"], lambda a: "bean")
+    changed += corrupt(crest, ["describe_program"], lambda a: a.replace("X:3", "X:2"))
+    for dataset in (clevr, chess, crest):
         assert main(["audit", str(dataset)]) == 1
-    caught = {f["id"] for d in (clevr, chess) for f in audit_file(d)["findings"] if f["status"] == "wrong"}
+    caught = {f["id"] for d in (clevr, chess, crest) for f in audit_file(d)["findings"] if f["status"] == "wrong"}
     assert caught == set(changed)
 
 
 def test_ill_posed_questions_are_caught(datasets, tmp_path):
-    clevr, chess = copy(datasets["clevr"], tmp_path), copy(datasets["chess"], tmp_path)
+    clevr, chess, crest = (copy(datasets[k], tmp_path) for k in ("clevr", "chess", "crest"))
+    # The description of the stacked crest, asked of the heads-together one that looks the same.
+    qs = rows(crest)
+    stacked = next(r for r in qs if r["key"] == "describe_english")
+    assert stacked["image"] == "images/acrest_000000.png"
+    assert not any(r["key"] == "describe_english" and r["image"] != stacked["image"] for r in qs)
+    qs.append({**stacked, "id": "made/describe_english", "image": "images/acrest_000001.png"})
+    write_rows(crest, qs)
     # A row question about the board seen along its diagonal (image 1, azimuth 45): the generator
     # skipped it; ask it anyway.
     qs = rows(chess)
@@ -134,10 +149,13 @@ def test_ill_posed_questions_are_caught(datasets, tmp_path):
     assert main(["audit", str(clevr)]) == 1
     ill = [f for f in audit_file(clevr)["findings"] if f["status"] == "ill_posed"]
     assert [f["id"] for f in ill] == ["made/label_choice"] and "2 options are true" in ill[0]["reason"]
+    assert main(["audit", str(crest)]) == 1
+    ill = [f for f in audit_file(crest)["findings"] if f["status"] == "ill_posed"]
+    assert [f["id"] for f in ill] == ["made/describe_english"] and "looks like three stacked" in ill[0]["reason"]
 
 
 def test_legend_fields_disagreeing_with_the_pixels_are_caught(datasets, tmp_path):
-    clevr, chess = copy(datasets["clevr"], tmp_path), copy(datasets["chess"], tmp_path)
+    clevr, chess, crest = (copy(datasets[k], tmp_path) for k in ("clevr", "chess", "crest"))
 
     def clevr_lies(legend):
         a, b = legend["objects"][:2]
@@ -153,12 +171,18 @@ def test_legend_fields_disagreeing_with_the_pixels_are_caught(datasets, tmp_path
         piece["row"] = (piece["row"] + 1) % 4
         legend["extras"]["board"]["rows_readable"] = not legend["extras"]["board"]["rows_readable"]
 
+    def crest_lies(legend):
+        legend["extras"]["arrangement_ambiguous"] = True
+        legend["objects"] = legend["objects"][:-1]  # a motif copy short
+
     edit_legend(clevr, 0, clevr_lies)
     edit_legend(chess, 0, chess_lies)
-    assert main(["audit", str(clevr)]) == 1 and main(["audit", str(chess)]) == 1
-    fields = {p["field"].split(" ")[0] for d in (clevr, chess) for p in audit_file(d)["legend_problems"]}
+    edit_legend(crest, 0, crest_lies)
+    assert all(main(["audit", str(d)]) == 1 for d in (clevr, chess, crest))
+    fields = {p["field"].split(" ")[0] for d in (clevr, chess, crest) for p in audit_file(d)["legend_problems"]}
     for field in ("objects[1].visible_pixels", "objects[2].bbox", "objects[3].pixel_coords", "objects[4].visibility",
-                  "extras.relationships", "objects[1].attributes.row/column", "extras.board.rows_readable"):
+                  "extras.relationships", "objects[1].attributes.row/column", "extras.board.rows_readable",
+                  "extras.arrangement_ambiguous", "objects"):
         assert field in fields, (field, fields)
 
 

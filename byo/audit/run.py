@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from pydantic import ValidationError
 
 from byo.audit.scene import (
@@ -116,6 +117,9 @@ def generic_checks(scene: MeasuredScene) -> list[tuple[str, str]]:
     if (scene.legend["width"], scene.legend["height"]) != (w, h):
         problems.append(("width/height", f"legend says {scene.legend['width']}x{scene.legend['height']}, "
                                          f"the mask is {w}x{h}"))
+    unlisted = sorted(set(np.unique(scene.mask).tolist()) - {0} - {o.id for o in scene.objects})
+    if unlisted:
+        problems.append(("objects", f"the mask shows ids {unlisted} that the legend does not list"))
     if not 1 <= scene.setup.hidden_below_pixels <= scene.setup.min_visible_pixels:
         problems.append(("setup.hidden_below_pixels", "the visibility band is not 1 <= hidden_below <= min_visible"))
     for o, seen in zip(scene.legend["objects"], scene.objects, strict=True):

@@ -150,7 +150,14 @@ def relation_choice(q, scene, seen):
     return letter_of(q, truths)
 
 
-CAPTION = re.compile(r"an? (\S+) (\S+)")
+def _caption(text: str) -> list[tuple[str, str]]:
+    """ "a red cube, a blue sphere and a green cone" -> [(red, cube), (blue, sphere), (green, cone)]"""
+    out = []
+    for part in re.split(r", | and ", text):
+        colour, _, shape = part.split(" ", 1)[1].rpartition(" ")
+        out.append((colour, shape))
+    return out
+
 
 
 @AUDITS.key("binding_swap", "binding_confusion")
@@ -164,7 +171,7 @@ def binding(q, scene, seen):
             return left
     truth = [(_colour(o), o.kind) for o in ordered]
     hidden = {(_colour(o), o.kind) for o in scene.with_status(UNSEEN)}
-    captions = [CAPTION.findall(option) for option in q["choices"]]
+    captions = [_caption(option) for option in q["choices"]]
     named = {pair for caption in captions for pair in caption}
     if not (named & hidden) <= set(truth):
         return IllPosed("an option names an object the image does not show")

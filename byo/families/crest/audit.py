@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from byo.audit.scene import AuditTable, Expected, IllPosed, MeasuredScene, letter_of
 from byo.families.crest.motifs import library
-from byo.families.crest.motifs.grammar import GrammarError
+from byo.families.crest.motifs.grammar import MODIFIERS, GrammarError
 from byo.families.crest.motifs.labels import parse_english, parse_kdl, parse_program
 
 AUDITS = AuditTable()
@@ -98,8 +98,8 @@ def identify_container(q, scene, seen):
 @_described
 def identify_modifier(q, scene, seen):
     """Answers: once, peeking, bean, three stacked, three bottoms-together, three heads-together."""
-    word = q["answer"].removeprefix("three ").replace(" ", "_").replace("-", "_")
-    said = "none" if word == "once" else word
+    word = q["answer"].replace(" ", "_").replace("-", "_")
+    said = "none" if word == "once" else word if word in MODIFIERS else word.removeprefix("three_")
     truth = _recorded(scene)[1]
     return Expected(q["answer"] if said == truth else f"<the arrangement {truth}>")
 
