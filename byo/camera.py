@@ -84,3 +84,14 @@ class Projector:
         vec = {"left": left, "right": -left, "behind": behind, "front": -behind,
                "above": np.array([0.0, 0.0, 1.0]), "below": np.array([0.0, 0.0, -1.0])}
         return {k: [float(round(x, 6)) for x in v] for k, v in vec.items()}
+
+
+def defocus_diameter_px(depth, *, focal_length: float, sensor_width: float, fstop: float, focus_distance: float,
+                        resolution: tuple[int, int]) -> np.ndarray:
+    """Thin-lens blur circle (diameter in pixels) of points `depth` metres in front of the camera,
+    as Blender's depth of field draws it: aperture diameter focal_length / fstop, focused at
+    `focus_distance`, the sensor width spanning the larger image side."""
+    f = focal_length / 1000.0
+    d = np.asarray(depth, float)
+    coc = (f / fstop) * f * np.abs(d - focus_distance) / (d * (focus_distance - f))
+    return coc / (sensor_width / 1000.0) * max(resolution)

@@ -1,5 +1,5 @@
 """Command line: `byo plan`, `byo render`, `byo status`, `byo merge`, `byo doctor`, `byo questions`,
-`byo contact-sheet`, `byo eval`, `byo score`, `byo report`, `byo crest-sheet`,
+`byo audit`, `byo contact-sheet`, `byo eval`, `byo score`, `byo report`, `byo crest-sheet`,
 `byo crest-library-sheet`, `byo export`, `byo import-predictions`."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from byo import __version__, doctor
+from byo.audit.run import AUDIT_FILE, audit_dataset
 from byo.dataset import IMAGES, LEGENDS, Layout
 from byo.errors import ConfigError, FatalRenderError, RenderError
 from byo.eval.layout import PREDICTIONS
@@ -180,6 +181,31 @@ def cmd_questions(args) -> int:
     Console().print(table)
     console.print(f"{sum(summary.questions.values())} questions, {sum(summary.skipped.values())} skipped: {path}")
     return 0
+
+
+def cmd_audit(args) -> int:
+    report = audit_dataset(args.dataset, questions=args.questions)
+    table = Table("key", "questions", "ok", "wrong", "ill-posed", "unchecked",
+                  title=f"{report.family}: {report.images} images, {len(report.questions)} distinct questions")
+    for key, counts in report.table().items():
+        table.add_row(key, str(sum(counts.values())), *(str(counts[s]) for s in ("ok", "wrong", "ill_posed",
+                                                                                 "unchecked")))
+    table.add_row("[bold]all[/bold]", str(len(report.questions)),
+                  *(str(report.count(s)) for s in ("ok", "wrong", "ill_posed", "unchecked")))
+    out = Console()
+    out.print(table)
+    findings = [q for q in report.questions if q.status in ("wrong", "ill_posed")]
+    for q in findings[: args.show]:
+        out.print(f"[red]{q.status}[/red] {q.id}: {q.reason}", highlight=False)
+    for p in report.legend_problems[: args.show]:
+        out.print(f"[red]legend[/red] {p.image}: {p.field}: {p.problem}", highlight=False)
+    more = max(0, len(findings) - args.show) + max(0, len(report.legend_problems) - args.show)
+    if more:
+        out.print(f"... {more} more in the audit file")
+    console.print(f"{report.count('wrong')} wrong, {report.count('ill_posed')} ill-posed, "
+                  f"{len(report.legend_problems)} legend fields disagreeing with the pixels: "
+                  f"{Path(report.dataset) / AUDIT_FILE}")
+    return 1 if report.failed else 0
 
 
 def cmd_contact_sheet(args) -> int:
@@ -364,6 +390,13 @@ def build_parser() -> argparse.ArgumentParser:
     questions.add_argument("--templates", type=Path, default=None, help="question templates folder")
     questions.add_argument("-o", "--output", type=Path, help="default: DATASET/questions.jsonl")
     questions.set_defaults(func=cmd_questions)
+
+    audit = sub.add_parser("audit", help="recompute every answer from the masks and the camera; exit 1 on any "
+                                         "wrong or ill-posed question or legend field disagreeing with the pixels")
+    audit.add_argument("dataset", type=Path)
+    audit.add_argument("--questions", type=Path, help="question file (default DATASET/questions.jsonl)")
+    audit.add_argument("--show", type=int, default=20, help="print at most this many findings of each kind")
+    audit.set_defaults(func=cmd_audit)
 
     sheet = sub.add_parser("contact-sheet", help="thumbnail grid of a rendered dataset")
     sheet.add_argument("dataset", type=Path)

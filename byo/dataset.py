@@ -155,8 +155,9 @@ def metadata_row(legend: dict) -> dict:
         "mask_file": legend["mask"],
         "levels": json.dumps(legend["levels"], sort_keys=True),
         "n_objects": len(legend["objects"]),
+        "n_visible_objects": sum(o.get("visible", True) for o in legend["objects"]),
         "objects": [{"name": o["name"], "kind": o["kind"], "visible_pixels": o["visible_pixels"],
-                     "bbox": o["bbox"]} for o in legend["objects"]],
+                     "visibility": o.get("visibility", "visible"), "bbox": o["bbox"]} for o in legend["objects"]],
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from byo.measure import VISIBLE, visibility
 from byo.spec import SceneSpec
 
 
@@ -17,11 +18,12 @@ def build_legend(spec: SceneSpec, *, image: str, mask: str, blender_version: str
                  landmarks: dict[str, list] | None = None) -> dict[str, Any]:
     data = spec.model_dump(mode="json")
     objects = []
+    band = spec.setup.min_visible_pixels, spec.setup.hidden_below_pixels
     for obj, px in zip(data.pop("objects"), pixel_coords, strict=True):
         m = measured[obj["id"]]
+        seen = visibility(m["visible_pixels"], *band)
         objects.append({**obj, "pixel_coords": _pixel(px), "bbox": m["bbox"],
-                        "visible_pixels": m["visible_pixels"],
-                        "visible": m["visible_pixels"] >= spec.setup.min_visible_pixels})
+                        "visible_pixels": m["visible_pixels"], "visibility": seen, "visible": seen == VISIBLE})
     w, h = spec.setup.resolution
     return {
         "image": image, "mask": mask, "width": w, "height": h,
@@ -53,12 +55,15 @@ def legend_text(legend: dict, family) -> str:
         "table: " + (f"{s['table']['shape']} {s['table']['length']}x{s['table']['width']} m, texture "
                      f"{s['table']['texture']}, colour {s['table']['color']}" if s["table"]["enabled"] else "none"),
         f"resolution: {legend['width']}x{legend['height']}, engine {s['render']['engine']}",
+        f"visibility: visible from {s['min_visible_pixels']} px, hidden below {s['hidden_below_pixels']} px, "
+        "ambiguous in between",
         f"objects ({len(legend['objects'])}):",
     ]
     for o in legend["objects"]:
         attrs = ", ".join(f"{k} {v}" for k, v in o["attributes"].items() if k != "rgb")
         px = o["pixel_coords"]
-        hidden = "" if o["visible"] else " (below the visibility threshold)"
+        hidden = {"visible": "", "ambiguous": " (ambiguous: between the hidden and visible thresholds)",
+                  "hidden": " (hidden: below the visibility band)"}[o["visibility"]]
         lines.append(f"  #{o['id']} {o['name']}: {attrs}; at pixel ({px[0]:.0f}, {px[1]:.0f}), "
                      f"{o['visible_pixels']} visible px{hidden}, box {o['bbox']}")
     lines += family.legend_lines(legend)

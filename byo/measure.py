@@ -27,3 +27,14 @@ def measure(mask: np.ndarray, ids) -> dict[int, dict]:
         out[i] = {"visible_pixels": n,
                   "bbox": [int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1]}
     return out
+
+
+VISIBLE, AMBIGUOUS, HIDDEN = "visible", "ambiguous", "hidden"
+
+
+def visibility(pixels: int, visible_from: int, hidden_below: int) -> str:
+    """The visibility band: visible from `visible_from` mask pixels, hidden below `hidden_below`,
+    ambiguous in between (a person may or may not make the object out)."""
+    if pixels >= visible_from:
+        return VISIBLE
+    return HIDDEN if pixels < hidden_below else AMBIGUOUS

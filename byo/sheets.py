@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,11 +37,29 @@ def font_size(tile_width: int) -> int:
 
 
 def wrap(text: str, width_px: int, max_lines: int = 2) -> list[str]:
-    """`text` in lines that fit a tile `width_px` wide (at most `max_lines`; the rest cut)."""
-    chars = max(8, int(width_px / (0.6 * font_size(width_px))))
-    lines = textwrap.wrap(text, chars) or [""]
+    """`text` in lines that fit a tile `width_px` wide in the sheet's font, measured (Japanese
+    has no spaces and wide glyphs: it breaks between characters); at most `max_lines`, the last
+    cut with "..." when the text goes on."""
+    face, _ = font(font_size(width_px))
+
+    def fits(line: str) -> bool:
+        return face.getlength(line) <= width_px
+
+    # Words, and the characters of a word too wide for a line on its own.
+    units = [(u, i > 0 and k == 0) for i, word in enumerate(text.split())
+             for k, u in enumerate([word] if fits(word) else list(word))]
+    lines = [""]
+    for unit, after_space in units:
+        joined = lines[-1] + (" " if after_space and lines[-1] else "") + unit
+        if fits(joined) or not lines[-1]:
+            lines[-1] = joined
+        else:
+            lines.append(unit)
     if len(lines) > max_lines:
-        lines = [*lines[: max_lines - 1], textwrap.shorten(" ".join(lines[max_lines - 1:]), chars, placeholder="...")]
+        last = lines[max_lines - 1]
+        while last and not fits(last + "..."):
+            last = last[:-1]
+        lines = [*lines[: max_lines - 1], last.rstrip() + "..."]
     return lines
 
 

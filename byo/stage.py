@@ -11,7 +11,7 @@ import math
 from typing import Literal
 
 import numpy as np
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from byo import camera as camera_math
 from byo.schema import SRGB, Strict, srgb
@@ -99,9 +99,16 @@ class LightingConfig(Strict):
         return v
 
 
+# Blur is a defocus of the whole scene: by default the camera focuses in front of it, at this
+# fraction of its distance to the target, so that everything on the table is out of focus by
+# about the same amount and each f-stop preset blurs visibly more than the previous one.
+DEFAULT_FOCUS_FRACTION = 0.5
+
+
 class BlurConfig(Strict):
     fstop: float | str | None = "none"
-    focus_distance: float | None = Field(None, gt=0)  # default: camera to scene centre
+    # metres from the camera; default DEFAULT_FOCUS_FRACTION x the camera's distance to its target
+    focus_distance: float | None = Field(None, gt=0)
 
     @field_validator("fstop")
     @classmethod
@@ -173,6 +180,10 @@ class RenderConfig(Strict):
     # the image below; 200 px at 320x240, as in CLEVR).
     min_visible_pixels: int | None = Field(None, ge=1)
     min_visible_fraction: float = Field(200 / (320 * 240), gt=0, lt=1)
+    # The visibility band: below this fraction of the threshold an object is hidden (it enters no
+    # answer); between the two it is ambiguous (a person may or may not see it), and the scene is
+    # placed again (resample) or the questions that depend on it are not asked (flag).
+    hidden_fraction: float = Field(0.25, ge=0, le=1)
     # What to do when an object is below the threshold: place the scene again (bounded), or keep
     # it and mark the object `visible: false` in the legend.
     on_hidden: Literal["resample", "flag"] = "resample"
@@ -199,6 +210,22 @@ class SetupConfig(Strict):
         if isinstance(v, tuple):
             return ResolutionConfig(width=v[0], height=v[1])
         return v
+
+    @model_validator(mode="after")
+    def _observable(self):
+        """Options Workbench cannot show are errors, not silently inert levels: its studio light
+        ignores the scene's lights, it draws no node textures, and its depth of field drops small blurs."""
+        if self.render.engine != "workbench":
+            return self
+        inert = [f"lighting.{k}" for k, v in self.lighting if v != LightingConfig.model_fields[k].default]
+        if self.blur.fstop not in ("none", None):
+            inert.append("blur.fstop")
+        if self.table.texture != "low":
+            inert.append("table.texture")
+        if inert:
+            raise ValueError(f"{', '.join(inert)}: no effect under render.engine workbench (it ignores the "
+                             "scene's lights, node textures and small blurs); use render.engine cycles")
+        return self
 
 
 # --- resolved models ----------------------------------------------------------------------
@@ -249,7 +276,8 @@ class ResolvedSetup(Strict):
     background: BackgroundConfig
     resolution: tuple[int, int]
     render: RenderConfig
-    min_visible_pixels: int
+    min_visible_pixels: int  # visible from this many mask pixels...
+    hidden_below_pixels: int  # ...hidden below this many; ambiguous in between
     floor_z: float
 
     def projector(self) -> camera_math.Projector:
@@ -298,7 +326,7 @@ def resolve_setup(cfg: SetupConfig, rng: np.random.Generator) -> ResolvedSetup:
                                     size=_r(0.35 * radius)))
 
     fstop = BLUR_FSTOP[cfg.blur.fstop] if isinstance(cfg.blur.fstop, str) else float(cfg.blur.fstop)
-    focus = cfg.blur.focus_distance or math.dist(location, cam.target)
+    focus = cfg.blur.focus_distance or DEFAULT_FOCUS_FRACTION * math.dist(location, cam.target)
     blur = ResolvedBlur(enabled=fstop is not None, fstop=fstop, focus_distance=_r(focus) if fstop else None)
 
     t = cfg.table
@@ -315,5 +343,6 @@ def resolve_setup(cfg: SetupConfig, rng: np.random.Generator) -> ResolvedSetup:
     return ResolvedSetup(
         camera=camera, lighting_multiplier=multiplier, lights=lights, blur=blur, table=table,
         floor=cfg.floor, background=cfg.background, resolution=size, render=cfg.render,
-        min_visible_pixels=min_px, floor_z=-t.height if t.enabled else 0.0,
+        min_visible_pixels=min_px, hidden_below_pixels=max(1, round(cfg.render.hidden_fraction * min_px)),
+        floor_z=-t.height if t.enabled else 0.0,
     )

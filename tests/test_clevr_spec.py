@@ -38,13 +38,13 @@ def test_retry_attempt_moves_objects_but_keeps_what_they_are(tmp_path):
     assert a.setup == b.setup
 
 
-def test_presets_resolve_and_blur_focuses_on_scene_centre(tmp_path):
+def test_presets_resolve_and_blur_focuses_in_front_of_the_scene(tmp_path):
     (spec,), _, _ = specs(tmp_path, n=1, camera={"distance": "high", "elevation": "medium", "azimuth": 0},
                           blur={"fstop": "very_high"}, lighting={"intensity": "low"})
     cam = spec.setup.camera
     assert (cam.distance, cam.elevation) == (5.0, 60.0)
     assert spec.setup.blur.fstop == 0.5
-    assert spec.setup.blur.focus_distance == pytest.approx(5.0)
+    assert spec.setup.blur.focus_distance == pytest.approx(2.5)  # half the way to the scene centre
     assert spec.setup.lighting_multiplier == 0.6
 
 

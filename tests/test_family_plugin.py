@@ -59,6 +59,16 @@ def test_a_family_from_its_own_package_renders_asks_and_scores(toy_installed, tm
     assert [q["answer"] for q in questions] == [3, 3]
     assert questions[0]["prompt"] == "How many cubes are there?"
 
+    # byo audit finds the family's own audit module (toyfam/audit.py) and checks its answers.
+    assert main(["audit", str(out)]) == 0
+    audit = json.loads((out / "audit.json").read_text())
+    assert audit["table"] == {"count_cubes": {"ok": 2}}
+    rows = [json.loads(line) for line in (out / "questions.jsonl").read_text().splitlines()]
+    rows[0]["answer"] = 4
+    (out / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["audit", str(out)]) == 1
+    (out / "questions.jsonl").write_text("".join(json.dumps({**r, "answer": 3}) + "\n" for r in rows))
+
     assert main(["eval", str(out), "--provider", "oracle"]) == 0
     run = next((out / "runs").iterdir())
     assert main(["score", str(run), "--bootstrap", "0"]) == 0

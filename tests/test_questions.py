@@ -33,9 +33,12 @@ def datasets(tmp_path_factory):
         "chess": chess_cfg("qchess", {"count": [1, 6]}, n_images=12, variables={
             "camera.azimuth": {"type": "varying_among_range", "min": 0.0, "max": 360.0}}),
         "clevr": clevr_config("qclevr", n_images=8, content={"mode": "random", "count": [2, 6]}),
-        "binding": clevr_config("qbind", n_images=4, content={"mode": "color_binding", "count": 3, "extent": 2.0}),
-        "relational": clevr_config("qrel", n_images=4, content={"mode": "relational", "extent": 1.5}),
-        "two": clevr_config("qtwo", n_images=4, content={"mode": "two_object", "extent": 1.5}),
+        # Big enough to read shapes (objects at least 8 px across; see the CLEVR model).
+        "binding": clevr_config("qbind", n_images=4, content={"mode": "color_binding", "count": 3, "extent": 2.0},
+                                resolution=[128, 96]),
+        "relational": clevr_config("qrel", n_images=4, content={"mode": "relational", "extent": 1.5},
+                                   resolution=[128, 96]),
+        "two": clevr_config("qtwo", n_images=4, content={"mode": "two_object", "extent": 1.5}, resolution=[128, 96]),
         "crest": {"dataset": {"name": "qcrest", "family": "crest", "seed": 5, "n_images": 8},
                   "scene": {"resolution": [64, 64], "content": {"mode": "composite"}}},
     }

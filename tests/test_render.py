@@ -93,7 +93,8 @@ def test_dataset_files(count_dataset):
     assert set(scenes) == {"info", "scenes"} and len(scenes["scenes"]) == 50
     scene = scenes["scenes"][7]
     assert int(scene["image_filename"].rsplit(".", 1)[0].split("_")[-1]) == scene["image_index"] == 7
-    assert set(scene) == {"split", "image_index", "image_filename", "objects", "directions", "relationships"}
+    assert set(scene) == {"split", "image_index", "image_filename", "objects", "directions", "relationships",
+                          "objects_not_visible"}
     assert set(scene["objects"][0]) == {"shape", "size", "material", "color", "3d_coords", "rotation",
                                         "pixel_coords"}
     legend = json.loads((count_dataset / "legends" / "count50_000007.json").read_text())

@@ -12,6 +12,8 @@ A family is one folder, `byo/families/<name>/` or a package of its own:
 
 from __future__ import annotations
 
+import itertools
+import math
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +24,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
+from byo.camera import defocus_diameter_px
 from byo.spec import SceneObject, SceneSpec
 from byo.stage import ResolvedSetup
 
@@ -68,6 +71,63 @@ def rng_for(legend: dict, key: str) -> np.random.Generator:
 def visible(legend: dict) -> list[dict]:
     """Objects that count: those the render showed with at least the visibility threshold."""
     return [o for o in legend["objects"] if o.get("visible", True)]
+
+
+def unseen(legend: dict) -> list[dict]:
+    """Objects below the visibility threshold (hidden or ambiguous): no question may name them."""
+    return [o for o in legend["objects"] if not o.get("visible", True)]
+
+
+def blur_px(legend: dict, o: dict) -> float:
+    """Diameter (pixels) of the depth-of-field blur at the object's centre; 0 without blur."""
+    setup = legend["setup"]
+    blur, cam = setup["blur"], setup["camera"]
+    if not blur["enabled"]:
+        return 0.0
+    return float(defocus_diameter_px(o["pixel_coords"][2], focal_length=cam["focal_length"],
+                                     sensor_width=cam["sensor_width"], fstop=blur["fstop"],
+                                     focus_distance=blur["focus_distance"], resolution=setup["resolution"]))
+
+
+def view_elevation(legend: dict, point) -> float:
+    """Degrees above the horizon at which the camera sees `point` (world metres)."""
+    cam = legend["setup"]["camera"]
+    if cam["projection"] == "orthographic":
+        return float(cam["elevation"])
+    dx, dy, dz = (c - p for c, p in zip(cam["location"], point, strict=True))
+    return math.degrees(math.atan2(dz, math.hypot(dx, dy)))
+
+
+def box_size(o: dict) -> tuple[int, int]:
+    """Width and height (pixels) of the object's visible box; (0, 0) when nothing shows."""
+    if not o.get("bbox"):
+        return 0, 0
+    x0, y0, x1, y1 = o["bbox"]
+    return x1 - x0, y1 - y0
+
+
+# An answer must not change whichever way the objects at the edge of visibility are seen; past
+# this many such objects the question is not asked at all.
+MAX_AMBIGUOUS = 3
+
+
+def ask(fn: AnswerFn, legend: dict, key: str) -> Answer | Skip:
+    """The answer of `fn` for this image, or a Skip when it would depend on an object in the
+    ambiguous band (a person may or may not see it): every way of seeing those objects must give
+    the same question and answer."""
+    result = fn(legend, rng_for(legend, key))
+    edge = [k for k, o in enumerate(legend["objects"]) if o.get("visibility") == "ambiguous"]
+    if not edge or isinstance(result, Skip):
+        return result
+    if len(edge) > MAX_AMBIGUOUS:
+        return Skip(f"more than {MAX_AMBIGUOUS} objects at the edge of visibility")
+    for n in range(1, len(edge) + 1):
+        for seen in itertools.combinations(edge, n):
+            objects = [{**o, "visible": True, "visibility": "visible"} if k in seen else o
+                       for k, o in enumerate(legend["objects"])]
+            if fn({**legend, "objects": objects}, rng_for(legend, key)) != result:
+                return Skip("depends on an object at the edge of visibility")
+    return result
 
 
 def multiple_choice(correct: str, distractors: list[str], rng: np.random.Generator,

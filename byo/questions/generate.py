@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from byo.dataset import Layout, atomic_write_text
 from byo.errors import ConfigError
 from byo.families import get_family
-from byo.families.base import CATALOG, Answer, Skip, rng_for
+from byo.families.base import CATALOG, Answer, Skip, ask
 from byo.questions.load import QUESTIONS
 from byo.schema import Strict, validation_problems
 
@@ -124,7 +124,7 @@ def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("dir
         context = plugin.question_context(legend)
         for key in keys:
             t = family_t.questions[key]
-            result = plugin.answers[key](legend, rng_for(legend, key))
+            result = ask(plugin.answers[key], legend, key)
             if isinstance(result, Skip):
                 summary.skipped[key] += summary.variants
                 summary.reasons.setdefault(key, Counter())[result.reason] += 1

@@ -4,8 +4,24 @@ from __future__ import annotations
 
 from collections import Counter
 
-from byo.families.base import POSITION_WORDS, Answer, AnswerTable, Skip, plural, visible
-from byo.families.chess.model import PIECE_TYPES
+from byo.families.base import (
+    POSITION_WORDS,
+    Answer,
+    AnswerTable,
+    Skip,
+    blur_px,
+    box_size,
+    plural,
+    view_elevation,
+    visible,
+)
+from byo.families.chess.model import (
+    PIECE_TYPES,
+    ROWS_READABLE_WITHIN,
+    TYPE_READABLE_MAX_BLUR,
+    TYPE_READABLE_MAX_ELEVATION,
+    TYPE_READABLE_MIN_HEIGHT_PX,
+)
 
 ANSWERS = AnswerTable()
 
@@ -17,6 +33,32 @@ def _board(legend: dict) -> dict:
 def board_size(legend: dict) -> dict:
     b = _board(legend)
     return {"rows": b["view_rows"], "columns": b["view_columns"]}
+
+
+def _grid(legend: dict) -> Skip | None:
+    """Rows and columns are asked about only on a board wholly in the frame, seen within
+    ROWS_READABLE_WITHIN degrees of a side (nearer the diagonal, no row is "the top one")."""
+    b = _board(legend)
+    if not b.get("in_frame", True):
+        return Skip("the board is partly out of the frame")
+    if not b.get("rows_readable", True):
+        return Skip(f"rows are not readable: the camera is more than {ROWS_READABLE_WITHIN:g} degrees "
+                    "from a board side")
+    return None
+
+
+def _types_unreadable(legend: dict, pieces: list[dict]) -> Skip | None:
+    """A Skip when a piece's type cannot be read off its silhouette (model.TYPE_READABLE_*)."""
+    for o in pieces:
+        x, y, z = o["location"]
+        if view_elevation(legend, (x, y, z + o["attributes"]["height"] / 2)) > TYPE_READABLE_MAX_ELEVATION:
+            return Skip("piece types are not readable from this high a view (their silhouettes look alike)")
+        height = box_size(o)[1]
+        if height < TYPE_READABLE_MIN_HEIGHT_PX:
+            return Skip(f"a piece is under {TYPE_READABLE_MIN_HEIGHT_PX} px tall: too small to read its type")
+        if blur_px(legend, o) > TYPE_READABLE_MAX_BLUR * height:
+            return Skip("a piece is too blurred to read its type")
+    return None
 
 
 def _only(legend: dict, n: int) -> list[dict] | Skip:
@@ -36,6 +78,8 @@ def count_pieces(legend, rng):
 @ANSWERS.key("count_squares")
 def count_squares(legend, rng):
     b = _board(legend)
+    if not b.get("in_frame", True):
+        return Skip("the board is partly out of the frame")
     return Answer(b["rows"] * b["columns"])
 
 
@@ -52,19 +96,26 @@ def count_black(legend, rng):
 @ANSWERS.key("count_identification_piece_type")
 def count_type(legend, rng):
     piece = PIECE_TYPES[int(rng.integers(len(PIECE_TYPES)))]  # absent types too: 0 is an answer
-    return Answer(_count(legend, type=piece), {"piece_type": piece, "piece_plural": plural(piece)})
+    return _types_unreadable(legend, visible(legend)) or Answer(
+        _count(legend, type=piece), {"piece_type": piece, "piece_plural": plural(piece)})
 
 
 def _lone(legend: dict, attribute: str) -> Answer | Skip:
     """An attribute of the one visible piece."""
     pieces = _only(legend, 1)
-    return pieces if isinstance(pieces, Skip) else Answer(pieces[0]["attributes"][attribute])
+    if isinstance(pieces, Skip):
+        return pieces
+    if attribute == "type":
+        return _types_unreadable(legend, pieces) or Answer(pieces[0]["attributes"][attribute])
+    if attribute in ("row", "column"):
+        return _grid(legend) or Answer(pieces[0]["attributes"][attribute])
+    return Answer(pieces[0]["attributes"][attribute])
 
 
 def _between(legend: dict, attribute: str) -> Answer | Skip:
     """How far apart the two visible pieces are in rows or columns."""
     pieces = _only(legend, 2)
-    return pieces if isinstance(pieces, Skip) else Answer(
+    return pieces if isinstance(pieces, Skip) else _grid(legend) or Answer(
         abs(pieces[0]["attributes"][attribute] - pieces[1]["attributes"][attribute]))
 
 
@@ -83,7 +134,7 @@ def identify_types(legend, rng):
     pieces = visible(legend)
     if not pieces:
         return Skip("no visible piece")
-    return Answer(sorted({o["attributes"]["type"] for o in pieces}))
+    return _types_unreadable(legend, pieces) or Answer(sorted({o["attributes"]["type"] for o in pieces}))
 
 
 @ANSWERS.key("localize_row_one_piece")
@@ -107,7 +158,7 @@ def localize_word(legend, rng):
     if isinstance(pieces, Skip):
         return pieces
     a, b = pieces[0]["attributes"], _board(legend)
-    return Answer(position_word(a["row"], a["column"], b["view_rows"], b["view_columns"]))
+    return _grid(legend) or Answer(position_word(a["row"], a["column"], b["view_rows"], b["view_columns"]))
 
 
 @ANSWERS.key("localize_rows_between_two_pieces")
@@ -128,13 +179,13 @@ def _random_line(legend, rng, axis: str) -> int:
 @ANSWERS.key("count_localization_pieces_on_row")
 def count_on_row(legend, rng):
     row = _random_line(legend, rng, "row")
-    return Answer(_count(legend, row=row), {"row": row})
+    return _grid(legend) or Answer(_count(legend, row=row), {"row": row})
 
 
 @ANSWERS.key("count_localization_pieces_on_column")
 def count_on_column(legend, rng):
     column = _random_line(legend, rng, "column")
-    return Answer(_count(legend, column=column), {"column": column})
+    return _grid(legend) or Answer(_count(legend, column=column), {"column": column})
 
 
 def _occupied(legend, rng) -> dict | Skip:
@@ -152,7 +203,8 @@ def _at(legend: dict, rng, attribute: str) -> Answer | Skip:
     if isinstance(piece, Skip):
         return piece
     a = piece["attributes"]
-    return Answer(a[attribute], {"row": a["row"], "column": a["column"]})
+    unreadable = _grid(legend) or (_types_unreadable(legend, [piece]) if attribute == "type" else None)
+    return unreadable or Answer(a[attribute], {"row": a["row"], "column": a["column"]})
 
 
 @ANSWERS.key("identify_localization_piece_type")
@@ -168,10 +220,10 @@ def color_at(legend, rng):
 @ANSWERS.key("count_identification_localization_white_pieces_row")
 def white_on_row(legend, rng):
     row = _random_line(legend, rng, "row")
-    return Answer(_count(legend, color="white", row=row), {"row": row})
+    return _grid(legend) or Answer(_count(legend, color="white", row=row), {"row": row})
 
 
 @ANSWERS.key("count_identification_localization_black_pieces_column")
 def black_on_column(legend, rng):
     column = _random_line(legend, rng, "column")
-    return Answer(_count(legend, color="black", column=column), {"column": column})
+    return _grid(legend) or Answer(_count(legend, color="black", column=column), {"column": column})

@@ -11,12 +11,15 @@ import numpy as np
 from byo.families.base import Family, visible
 from byo.families.chess.answers import ANSWERS, board_size
 from byo.families.chess.model import (
+    FOOTPRINT_RADIUS,
     PIECE_HEIGHT,
     PIECE_TYPES,
     SPREAD_POOL,
     BoardConfig,
     ChessContent,
+    azimuth_from_side,
     piece_rgb,
+    rows_readable,
 )
 from byo.families.chess.vocab import VOCABULARY
 from byo.spec import PlacementError, SceneObject
@@ -62,6 +65,46 @@ class ViewMapping:
         return (self.view_rows - 1 - r if self.flip_row else r, self.view_cols - 1 - c if self.flip_col else c)
 
 
+MAX_CELL_DRAWS = 200
+
+
+def first_clash(c: ChessContent, idents: list[dict], cells: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """The first two pieces whose footprints intersect (cell distance below the sum of radii)."""
+    radius = [FOOTPRINT_RADIUS[c.style][p["type"]] * c.scale for p in idents]
+    for a in range(len(cells)):
+        for b in range(a + 1, len(cells)):
+            if math.dist(cells[a], cells[b]) < radius[a] + radius[b]:
+                return a, b
+    return None
+
+
+def check_on_table(board: BoardConfig, setup: ResolvedSetup) -> None:
+    """The board, frame included, must lie on the table top."""
+    t = setup.table
+    if not t.enabled:
+        return
+    half_x = board.columns * board.square_size / 2 + board.border
+    half_y = board.rows * board.square_size / 2 + board.border
+    x0, y0 = board.location
+    corners = [(x0 + sx * half_x, y0 + sy * half_y) for sx in (-1, 1) for sy in (-1, 1)]
+    a, b = t.length / 2, (t.length if t.shape == "circular" else t.width) / 2
+    inside = (all(abs(x) <= a and abs(y) <= b for x, y in corners) if t.shape == "rectangular"
+              else all((x / a) ** 2 + (y / b) ** 2 <= 1.0 for x, y in corners))
+    if not inside:
+        raise PlacementError(
+            f"the {2 * half_x:.2f} x {2 * half_y:.2f} m board at {list(board.location)} does not fit on the "
+            f"{t.shape} {t.length} x {t.width} m table; enlarge scene.table or make the board smaller")
+
+
+def grid_in_frame(projector, geometry: BoardGeometry) -> bool:
+    """Whether the four outer corners of the squares project inside the image, in front of the camera."""
+    corners = geometry.corners()
+    outer = [corners[0], corners[geometry.cols], corners[-1 - geometry.cols], corners[-1]]
+    px = projector.project(outer)
+    w, h = projector.resolution
+    return bool(np.all((px[:, 2] > 0) & (px[:, 0] >= 0) & (px[:, 0] <= w) & (px[:, 1] >= 0) & (px[:, 1] <= h)))
+
+
 class ChessFamily(Family):
     name = "chess"
     package = "byo.families.chess"
@@ -71,7 +114,9 @@ class ChessFamily(Family):
     vocabulary = VOCABULARY
     default_scene: dict[str, Any] = {
         "camera": {"distance": 1.3, "elevation": 42.0, "azimuth": 0.0, "focal_length": 50.0},
-        "table": {"enabled": True, "length": 1.4, "width": 1.0},
+        # A table a little larger than the board: its outline and the floor around it show, so
+        # that table.shape and floor.color change the image (docs/observability.md).
+        "table": {"enabled": True, "length": 0.9, "width": 0.7},
         "resolution": [640, 360],
         # Pieces are small: about 45 px visible at 640x360 counts as seen.
         "render": {"min_visible_fraction": 0.0002},
@@ -111,22 +156,40 @@ class ChessFamily(Family):
         picks = place.choice(len(free), size=n_free, replace=False)
         return [free[k] for k in picks]
 
+    def _place(self, c: ChessContent, idents: list[dict], place: np.random.Generator) -> list[tuple[int, int]]:
+        """A cell per piece: the explicit ones, then free cells drawn again (bounded) while two
+        pieces' footprints would intersect."""
+        taken = {p["cell"] for p in idents if p["cell"] is not None}
+        for _ in range(MAX_CELL_DRAWS):
+            free = iter(self._cells(c, sum(p["cell"] is None for p in idents), taken, place))
+            cells = [p["cell"] if p["cell"] is not None else next(free) for p in idents]
+            clash = first_clash(c, idents, cells)
+            if clash is None:
+                return cells
+            a, b = clash
+            if idents[a]["cell"] is not None and idents[b]["cell"] is not None:
+                raise PlacementError(
+                    f"the {idents[a]['type']} on cell {list(cells[a])} and the {idents[b]['type']} on cell "
+                    f"{list(cells[b])} intersect at scale {c.scale}; move them apart or lower `scale`")
+        raise PlacementError(f"{len(idents)} pieces at scale {c.scale} could not be placed without two of them "
+                             f"intersecting after {MAX_CELL_DRAWS} draws; lower `scale` or `count`")
+
     def sample(self, content: ChessContent, setup: ResolvedSetup, *, draw: np.random.Generator,
                place: np.random.Generator) -> tuple[list[SceneObject], dict[str, Any]]:
         idents = self._identities(content, draw)
         rotations = [float(draw.uniform(-content.max_rotation, content.max_rotation)) for _ in idents]
         board = content.board
         geometry = BoardGeometry(board)
-        taken = {p["cell"] for p in idents if p["cell"] is not None}
-        free_cells = iter(self._cells(content, sum(p["cell"] is None for p in idents), taken, place))
-        directions = setup.projector().ground_directions()
+        check_on_table(board, setup)
+        cells = self._place(content, idents, place)
+        projector = setup.projector()
+        directions = projector.ground_directions()
         view = ViewMapping(board.rows, board.columns, directions)
         pattern = (place.integers(0, 2, size=(board.rows, board.columns)).tolist() if board.random_pattern
                    else [[(i + j) % 2 for j in range(board.columns)] for i in range(board.rows)])
 
         objects = []
-        for k, (p, rot) in enumerate(zip(idents, rotations, strict=True)):
-            i, j = p["cell"] if p["cell"] is not None else next(free_cells)
+        for k, (p, rot, (i, j)) in enumerate(zip(idents, rotations, cells, strict=True)):
             row, col = view.view_cell(i, j)
             objects.append(SceneObject(
                 id=k + 1, name=f"{p['color']}_{p['type']}_{k + 1}", kind=p["type"],
@@ -148,6 +211,11 @@ class ChessFamily(Family):
                 "dark_squares": pattern,  # 1 = dark, physical [i][j]
                 "view_axes_swapped": view.swapped, "view_flip_rows": view.flip_row,
                 "view_flip_columns": view.flip_col,
+                # Rows and columns are asked about only when readable (model.rows_readable) and
+                # with the whole grid in the frame.
+                "azimuth_from_side": round(azimuth_from_side(setup.camera.azimuth), 4),
+                "rows_readable": rows_readable(setup.camera.azimuth),
+                "in_frame": grid_in_frame(projector, geometry),
             },
             "directions": directions,
         }
@@ -172,7 +240,8 @@ class ChessFamily(Family):
         return lines
 
     def caption(self, legend: dict[str, Any]) -> str:
-        return f"{len(visible(legend))} pieces"
+        edge = sum(o.get("visibility") == "ambiguous" for o in legend["objects"])
+        return f"{len(visible(legend))} pieces" + (f" (+{edge} unclear)" if edge else "")
 
     def question_context(self, legend: dict[str, Any]) -> dict[str, Any]:
         return board_size(legend)

@@ -28,6 +28,34 @@ TYPE_PRESETS = {
 }
 SPREAD_POOL = {"low": 1.0, "medium": 2.5}  # candidate cells per piece nearest the start; high: all cells
 STYLES = ("staunton", "stylised")
+# Footprint radius of each piece in squares at scale 1 (builder.py's widest profile point; the
+# staunton knight's head reaches further than its base). Two pieces whose footprints intersect
+# cannot stand where they were put.
+FOOTPRINT_RADIUS = {"staunton": {**dict.fromkeys(PIECE_TYPES, 0.37), "knight": 0.40},
+                    "stylised": dict.fromkeys(PIECE_TYPES, 0.36)}
+
+# Rows and columns are readable when the camera looks at the board within this many degrees of
+# a side's normal; nearer the diagonal, "the row at the top" has no single answer.
+ROWS_READABLE_WITHIN = 30.0
+
+
+# A piece's type is asked about only when its silhouette tells it apart (measured by
+# bench/silhouettes.py, docs/piece_silhouettes.md: the highest view at which 16 px silhouettes of
+# both styles are told apart 90% of the time): seen from at most this elevation, at least this many
+# pixels tall, blurred by a disc at most this fraction of its height.
+TYPE_READABLE_MAX_ELEVATION = 50.0
+TYPE_READABLE_MIN_HEIGHT_PX = 16
+TYPE_READABLE_MAX_BLUR = 0.3
+
+
+def azimuth_from_side(azimuth: float) -> float:
+    """Degrees between the camera azimuth and the nearest board side's normal (0 to 45)."""
+    a = azimuth % 90.0
+    return min(a, 90.0 - a)
+
+
+def rows_readable(azimuth: float) -> bool:
+    return azimuth_from_side(azimuth) <= ROWS_READABLE_WITHIN
 
 
 class BoardConfig(Strict):

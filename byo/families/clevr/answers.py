@@ -5,8 +5,23 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
-from byo.families.base import Answer, AnswerTable, Skip, multiple_choice, plural, visible
-from byo.families.clevr.model import SHAPES
+from byo.families.base import (
+    Answer,
+    AnswerTable,
+    Skip,
+    blur_px,
+    box_size,
+    multiple_choice,
+    plural,
+    unseen,
+    visible,
+)
+from byo.families.clevr.model import (
+    ATTRIBUTE_READABLE_MAX_BLUR,
+    ATTRIBUTE_READABLE_MIN_PX,
+    MIN_X_SEPARATION,
+    SHAPES,
+)
 
 ANSWERS = AnswerTable()
 
@@ -28,6 +43,27 @@ def _pick(rng, seq):
     return seq[int(rng.integers(len(seq)))]
 
 
+def _shapes_unreadable(legend: dict) -> Skip | None:
+    """A question naming a shape, material or size needs every visible object big and sharp
+    enough to read them (model.ATTRIBUTE_READABLE_*)."""
+    for o in visible(legend):
+        side = min(box_size(o))
+        if side < ATTRIBUTE_READABLE_MIN_PX:
+            return Skip(f"an object is under {ATTRIBUTE_READABLE_MIN_PX} px across: too small to read its shape")
+        if blur_px(legend, o) > ATTRIBUTE_READABLE_MAX_BLUR * side:
+            return Skip("an object is too blurred to read its shape")
+    return None
+
+
+def readable(fn):
+    """Decorate an answer function whose question names shapes, materials or sizes."""
+    def checked(legend, rng):
+        return _shapes_unreadable(legend) or fn(legend, rng)
+
+    checked.__doc__ = fn.__doc__
+    return checked
+
+
 @ANSWERS.key("count_objects")
 def count_objects(legend, rng):
     return Answer(len(visible(legend)))
@@ -40,20 +76,27 @@ def count_color(legend, rng):
 
 
 @ANSWERS.key("count_shape")
+@readable
 def count_shape(legend, rng):
     shape = _pick(rng, SHAPES)
     return Answer(sum(o["kind"] == shape for o in visible(legend)), {"shape": shape, "shape_plural": plural(shape)})
 
 
+def _label(o: dict) -> tuple[str, str]:
+    return _attr(o, "color"), o["kind"]
+
+
 @ANSWERS.key("exist_color_shape")
+@readable
 def exist_color_shape(legend, rng):
     objects = visible(legend)
     if objects and rng.random() < 0.5:  # half the time ask about something that is there
-        o = _pick(rng, objects)
-        color, shape = _attr(o, "color"), o["kind"]
-    else:
-        color, shape = _pick(rng, _colors(legend)), _pick(rng, SHAPES)
-    present = any(_attr(o, "color") == color and o["kind"] == shape for o in objects)
+        color, shape = _label(_pick(rng, objects))
+    else:  # anything, except what an unseen object is: no question names a hidden object
+        shown = {_label(o) for o in objects}
+        hidden = {_label(o) for o in unseen(legend)} - shown
+        color, shape = _pick(rng, [(c, s) for c in _colors(legend) for s in SHAPES if (c, s) not in hidden])
+    present = any(_label(o) == (color, shape) for o in objects)
     return Answer("yes" if present else "no", {"color": color, "shape": shape})
 
 
@@ -66,21 +109,25 @@ def _query(legend, rng, by: str, asked: str) -> Answer | Skip:
 
 
 @ANSWERS.key("query_color_unique_shape")
+@readable
 def query_color(legend, rng):
     return _query(legend, rng, "shape", "color")
 
 
 @ANSWERS.key("query_shape_unique_color")
+@readable
 def query_shape(legend, rng):
     return _query(legend, rng, "color", "shape")
 
 
 @ANSWERS.key("query_material_unique_shape")
+@readable
 def query_material(legend, rng):
     return _query(legend, rng, "shape", "material")
 
 
 @ANSWERS.key("query_size_unique_shape")
+@readable
 def query_size(legend, rng):
     return _query(legend, rng, "shape", "size")
 
@@ -91,32 +138,52 @@ def _described(objects: list[dict]) -> dict[int, str]:
     return {o["id"]: f"{_attr(o, 'color')} {o['kind']}" for o in objects if names[(_attr(o, "color"), o["kind"])] == 1}
 
 
+def _x(o: dict) -> float:
+    return o["pixel_coords"][0]
+
+
+def _margin(legend: dict) -> float:
+    """Centres closer than this in image x (pixels) are neither left nor right of each other."""
+    return max(legend["content"]["x_margin"], MIN_X_SEPARATION) * legend["width"]
+
+
+def _left_to_right(legend: dict, objects: list[dict]) -> list[dict] | Skip:
+    """`objects` in image order, or a Skip when two of them are too close in x to be ordered."""
+    ordered = sorted(objects, key=_x)
+    if any(_x(b) - _x(a) < _margin(legend) for a, b in itertools.pairwise(ordered)):
+        return Skip("two objects are too close in image x to tell left from right")
+    return ordered
+
+
 @ANSWERS.key("relate_left")
+@readable
 def relate_left(legend, rng):
     objects = visible(legend)
     named = _described(objects)
-    pairs = [(a, b) for a, b in itertools.permutations(objects, 2) if a["id"] in named and b["id"] in named]
+    pairs = [(a, b) for a, b in itertools.permutations(objects, 2) if a["id"] in named and b["id"] in named
+             and abs(_x(a) - _x(b)) >= _margin(legend)]
     if not pairs:
-        return Skip("no two objects are told apart by colour and shape")
+        return Skip("no two objects told apart by colour and shape are far enough apart in image x")
     a, b = _pick(rng, pairs)
-    index = {o["id"]: i for i, o in enumerate(legend["objects"])}
-    left_of_b = legend["extras"]["relationships"]["left"][index[b["id"]]]
-    return Answer("yes" if index[a["id"]] in left_of_b else "no", {"a": named[a["id"]], "b": named[b["id"]]})
+    return Answer("yes" if _x(a) < _x(b) else "no", {"a": named[a["id"]], "b": named[b["id"]]})
 
 
 @ANSWERS.key("label_choice")
+@readable
 def label_choice(legend, rng):
     """Seed 004, GZSL: the true label, two random labels and (two objects) two attribute swaps."""
     extras = legend["extras"]
     if "label" not in extras and not ("labels" in extras and "left_to_right" not in extras):
         return Skip("not a single-object or two-object scene")
-    objects = legend["objects"]
-    present = {(_attr(o, "color"), o["kind"]) for o in objects}
+    objects = visible(legend)
+    if not objects:
+        return Skip("no visible object")
+    named = {_label(o) for o in legend["objects"]}  # unseen objects are never offered either
     everything = [(c, s) for c in _colors(legend) for s in legend["content"]["shapes"]]
-    absent = [f"{c} {s}" for c, s in everything if (c, s) not in present]
+    absent = [f"{c} {s}" for c, s in everything if (c, s) not in named]
     correct = _pick(rng, [f"{_attr(o, 'color')} {o['kind']}" for o in objects])
     hard = []
-    if len(objects) == 2:
+    if len(legend["objects"]) == 2 and len(objects) == 2:
         a, b = objects
         hard = [f"{_attr(a, 'color')} {b['kind']}", f"{_attr(b, 'color')} {a['kind']}"]
     easy = [absent[k] for k in rng.permutation(len(absent)) if absent[k] not in hard][: 4 - len(hard)]
@@ -124,12 +191,17 @@ def label_choice(legend, rng):
 
 
 @ANSWERS.key("relation_choice")
+@readable
 def relation_choice(legend, rng):
     """Seed 004, GZSL: the true relation, its relation swap and order swap, two random relations."""
-    order = legend["extras"].get("left_to_right")
-    if order is None:
+    if legend["extras"].get("left_to_right") is None:
         return Skip("not a relational scene")
-    left, right = order
+    if unseen(legend):
+        return Skip("an object of the relation is not visible")
+    ordered = _left_to_right(legend, visible(legend))
+    if isinstance(ordered, Skip):
+        return ordered
+    left, right = (o["kind"] for o in ordered)
     true = {f"{left} left {right}", f"{right} right {left}"}
     correct = _pick(rng, sorted(true))
     a, rel, b = correct.split()
@@ -146,13 +218,19 @@ def _caption(pairs: list[tuple[str, str]]) -> str:
 
 
 def _binding(legend) -> list[tuple[str, str]] | Skip:
-    binding = legend["extras"].get("binding_left_to_right")
-    if binding is None or len(binding) < 2:
-        return Skip("not a colour-binding scene with N >= 2")
-    return [(b["color"], b["shape"]) for b in binding]
+    """The visible objects' (colour, shape), left to right as the image shows them."""
+    if "binding_left_to_right" not in legend["extras"]:
+        return Skip("not a colour-binding scene")
+    ordered = _left_to_right(legend, visible(legend))
+    if isinstance(ordered, Skip):
+        return ordered
+    if len(ordered) < 2:
+        return Skip("fewer than 2 visible objects to bind")
+    return [_label(o) for o in ordered]
 
 
 @ANSWERS.key("binding_swap")
+@readable
 def binding_swap(legend, rng):
     """Seed 001, Swap: the N colours permuted among the N objects (N! - 1 negatives)."""
     truth = _binding(legend)
@@ -164,6 +242,7 @@ def binding_swap(legend, rng):
 
 
 @ANSWERS.key("binding_confusion")
+@readable
 def binding_confusion(legend, rng):
     """Seed 001, Confusion: colours and objects drawn with replacement (N^N x N^N - 1); four shown."""
     truth = _binding(legend)

@@ -7,22 +7,36 @@ import json
 from byo.dataset import atomic_write_text
 
 
+def _object(o: dict, scale: float) -> dict:
+    a = o["attributes"]
+    px, py, depth = o["pixel_coords"]
+    return {
+        "shape": a["shape"], "size": a["size"], "material": a["material"], "color": a["color"],
+        "3d_coords": [round(v / scale, 4) for v in o["location"]], "rotation": o["rotation"],
+        "pixel_coords": [int(round(px)), int(round(py)), round(depth / scale, 4)],
+    }
+
+
 def clevr_scene(legend: dict) -> dict:
-    """One scene in CLEVR's JSON schema (3d_coords and depth in CLEVR units; rotation in real degrees)."""
+    """One scene in CLEVR's JSON schema (3d_coords and depth in CLEVR units; rotation in real degrees).
+
+    `objects` and `relationships` hold the visible objects only, so that CLEVR's question engine
+    never asks about what the image does not show. Objects below the visibility threshold
+    (hidden or ambiguous) are kept apart in `objects_not_visible`, which the engine does not read.
+    """
     scale = legend["extras"]["scale"]
-    objects = []
-    for o in legend["objects"]:
-        a = o["attributes"]
-        px, py, depth = o["pixel_coords"]
-        objects.append({
-            "shape": a["shape"], "size": a["size"], "material": a["material"], "color": a["color"],
-            "3d_coords": [round(v / scale, 4) for v in o["location"]], "rotation": o["rotation"],
-            "pixel_coords": [int(round(px)), int(round(py)), round(depth / scale, 4)],
-        })
+    shown = [k for k, o in enumerate(legend["objects"]) if o.get("visible", True)]
+    index = {k: n for n, k in enumerate(shown)}
+    relationships = {name: [[index[j] for j in rel[k] if j in index] for k in shown]
+                     for name, rel in legend["extras"]["relationships"].items()}
     return {
         "split": legend["split"], "image_index": legend["index"],
-        "image_filename": legend["image"].split("/")[-1], "objects": objects,
-        "directions": legend["extras"]["directions"], "relationships": legend["extras"]["relationships"],
+        "image_filename": legend["image"].split("/")[-1],
+        "objects": [_object(legend["objects"][k], scale) for k in shown],
+        "directions": legend["extras"]["directions"], "relationships": relationships,
+        "objects_not_visible": [{**_object(o, scale), "visibility": o.get("visibility", "hidden"),
+                                 "visible_pixels": o["visible_pixels"]}
+                                for o in legend["objects"] if not o.get("visible", True)],
     }
 
 

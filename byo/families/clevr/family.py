@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from byo.families.base import Family, visible
+from byo.families.base import Family, unseen, visible
 from byo.families.clevr.answers import ANSWERS
 from byo.families.clevr.export import export_scenes
 from byo.families.clevr.model import (
@@ -22,6 +22,7 @@ from byo.families.clevr.model import (
     _pair_split,
     object_label_split,
     relation_label_split,
+    relation_margin_px,
 )
 from byo.families.clevr.vocab import VOCABULARY
 from byo.spec import PlacementError, SceneObject
@@ -130,7 +131,9 @@ class ClevrFamily(Family):
             raise AssertionError("relational placement must put the first shape on the left")
         extras = dict(extras)
         extras["directions"] = directions
-        extras["relationships"] = relationships(objects, pixels[:, 0], directions)
+        extras["relationships"] = relationships(objects, pixels[:, 0], directions,
+                                                relation_margin_px(content, setup.resolution[0]),
+                                                content.direction_margin * s / 2)
         extras["scale"] = s
         if content.mode == "color_binding":
             order = np.argsort(pixels[:, 0])
@@ -159,6 +162,13 @@ class ClevrFamily(Family):
             return px[:, 0], inside
 
         fixed = [o["position"] is not None for o in idents]
+        pinned = np.array([o["position"] if f else (np.inf, np.inf) for o, f in zip(idents, fixed, strict=True)], float)
+        for a, b in itertools.combinations(np.flatnonzero(fixed), 2):
+            if np.hypot(*(pinned[a] - pinned[b])) < radii[a] + radii[b]:
+                raise PlacementError(
+                    f"objects {a + 1} and {b + 1} ({idents[a]['shape']} at {list(idents[a]['position'])}, "
+                    f"{idents[b]['shape']} at {list(idents[b]['position'])}) intersect: their footprints "
+                    f"(radius {radii[a]:.2f} and {radii[b]:.2f} CLEVR units) overlap; move them apart")
         for _ in range(c.max_restarts):
             xy = np.zeros((0, 2))
             px = np.zeros(0)
@@ -168,7 +178,10 @@ class ClevrFamily(Family):
                 cx, ok = image_x(cand, i)
                 if fixed[i]:
                     ok[:] = True  # explicit positions are the user's call; visibility still checks them
-                elif len(xy):
+                else:  # never onto an object with an explicit position (pinned; the others are at infinity)
+                    d = cand[:, None, :] - pinned[None, :, :]
+                    ok &= np.all(np.hypot(d[..., 0], d[..., 1]) - radii[i] - radii >= c.min_gap, axis=1)
+                if len(xy) and not fixed[i]:
                     d = cand[:, None, :] - xy[None, :, :]
                     gap = np.hypot(d[..., 0], d[..., 1]) - radii[i] - radii[: len(xy)]
                     along = d @ axes  # (cand, placed, [behind, left])
@@ -199,8 +212,13 @@ class ClevrFamily(Family):
         return export_scenes(layout, legends)
 
     def caption(self, legend: dict[str, Any]) -> str:
+        """Visible objects only; the label only when every object of the scene shows."""
+        text = f"{len(visible(legend))} obj"
+        edge = sum(o.get("visibility") == "ambiguous" for o in legend["objects"])
+        if edge:
+            text += f" (+{edge} unclear)"
         label = legend["extras"].get("label") or (legend["extras"].get("labels") or [None])[0]
-        return f"{len(visible(legend))} obj" + (f": {label}" if label else "")
+        return text + (f": {label}" if label and not unseen(legend) else "")
 
     def legend_lines(self, legend: dict[str, Any]) -> list[str]:
         lines = []
@@ -216,11 +234,13 @@ class ClevrFamily(Family):
         return lines
 
 
-def relationships(objects: list[SceneObject], pixel_x, directions: dict) -> dict[str, list[list[int]]]:
+def relationships(objects: list[SceneObject], pixel_x, directions: dict, x_margin_px: float,
+                  ground_margin: float) -> dict[str, list[list[int]]]:
     """CLEVR's `relationships`: rel[name][i] lists the j that are `name` of object i.
 
-    left/right come from the projected image x of the centres; front/behind from the
-    ground-plane `behind` direction (positive dot product: j is behind i).
+    left/right come from the projected image x of the centres, front/behind from the ground-plane
+    `behind` direction (metres). A pair closer than the margin in image x (left/right) or along
+    `behind` (front/behind) is in neither list: the image does not decide it.
     """
     n = len(objects)
     behind = np.array(directions["behind"])
@@ -230,9 +250,10 @@ def relationships(objects: list[SceneObject], pixel_x, directions: dict) -> dict
         for j in range(n):
             if i == j:
                 continue
-            (rel["left"] if pixel_x[j] < pixel_x[i] else rel["right"])[i].append(j)
-            (rel["behind"] if (coords[j] - coords[i]) @ behind > 0 else rel["front"])[i].append(j)
+            dx = pixel_x[j] - pixel_x[i]
+            if abs(dx) >= x_margin_px:
+                (rel["left"] if dx < 0 else rel["right"])[i].append(j)
+            along = (coords[j] - coords[i]) @ behind
+            if abs(along) > ground_margin:
+                (rel["behind"] if along > 0 else rel["front"])[i].append(j)
     return rel
-
-
-

@@ -29,6 +29,14 @@ MATERIALS = ("rubber", "metal")
 SIZES = {"large": 0.7, "small": 0.35}  # half-extent in CLEVR units
 SPLITS = ("all", "train", "id_val", "id_test", "ood_val", "ood_test")
 RELATIONS = ("left", "right", "front", "behind")
+# Left/right is asked only for centres at least this fraction of the image width apart (and at
+# least `x_margin`): closer than that, the image does not decide it.
+MIN_X_SEPARATION = 0.01
+# Shape, material and size are asked about (or used to name an object) only when every visible
+# object is at least this many pixels across (the smaller side of its visible box) and blurred by
+# at most this fraction of that: smaller or blurrier, a cube and a cylinder are one blob.
+ATTRIBUTE_READABLE_MIN_PX = 8
+ATTRIBUTE_READABLE_MAX_BLUR = 0.5
 
 
 class ColorDef(Strict):
@@ -124,6 +132,11 @@ class ClevrContent(Strict):
         if self.direction_margin > 0 and n > math.floor(side * math.sqrt(2) / self.direction_margin) + 1:
             raise ValueError(f"{n} objects cannot all be {self.direction_margin} apart along one axis "
                              f"within [-{self.extent}, {self.extent}]^2")
+
+
+def relation_margin_px(content: ClevrContent, width: int) -> float:
+    """How far apart (pixels) two centres must be in image x for left/right to be decided."""
+    return max(content.x_margin, MIN_X_SEPARATION) * width
 
 
 def _footprint_radius(shape: str, size: str) -> float:

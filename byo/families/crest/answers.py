@@ -26,6 +26,9 @@ def _shown(legend: dict) -> Skip | None:
     return None
 
 
+AMBIGUOUS = Skip("this arrangement looks like three stacked for a motif without an up direction")
+
+
 def _label(legend, fn) -> Answer | Skip:
     crest = _crest(legend)
     if isinstance(crest, Skip):
@@ -33,19 +36,27 @@ def _label(legend, fn) -> Answer | Skip:
     return _shown(legend) or Answer(fn(crest))
 
 
+def _description(legend, fn) -> Answer | Skip:
+    """A whole description (all three factors): not asked when the arrangement is ambiguous."""
+    crest = _crest(legend)
+    if not isinstance(crest, Skip) and crest.ambiguous:
+        return AMBIGUOUS
+    return _label(legend, fn)
+
+
 @ANSWERS.key("describe_program")
 def describe_program(legend, rng):
-    return _label(legend, labels.program)
+    return _description(legend, labels.program)
 
 
 @ANSWERS.key("describe_kdl")
 def describe_kdl(legend, rng):
-    return _label(legend, labels.kdl)
+    return _description(legend, labels.kdl)
 
 
 @ANSWERS.key("describe_english")
 def describe_english(legend, rng):
-    return _label(legend, labels.english)
+    return _description(legend, labels.english)
 
 
 @ANSWERS.key("identify_container")
@@ -59,7 +70,7 @@ def identify_modifier(legend, rng):
     if isinstance(crest, Skip):
         return crest
     if crest.ambiguous:
-        return Skip("this arrangement looks like three stacked for a motif without an up direction")
+        return AMBIGUOUS
     return _shown(legend) or Answer(MODIFIER_WORDS[crest.modifier])
 
 
@@ -103,6 +114,8 @@ def crest_choice(legend, rng):
     crest = _crest(legend)
     if isinstance(crest, Skip):
         return crest
+    if crest.ambiguous:  # its three-stacked twin would be a second right option
+        return AMBIGUOUS
     distractors = _swapped(crest, rng)
     motif = library.MOTIFS[int(rng.integers(len(library.MOTIFS)))].id
     container = library.CONTAINERS[int(rng.integers(len(library.CONTAINERS)))].id

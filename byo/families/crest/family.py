@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from byo.dataset import atomic_write_text
-from byo.families.base import Family
+from byo.families.base import Family, unseen
 from byo.families.crest.answers import ANSWERS
 from byo.families.crest.metrics import SCORING
 from byo.families.crest.model import CrestContent, colours, layer_offset, record
@@ -139,6 +139,9 @@ class CrestFamily(Family):
         return {"crest_labels": path}
 
     def caption(self, legend: dict[str, Any]) -> str:
+        """The crest's label, unless a part of it does not show (then the label would name it)."""
+        if unseen(legend):
+            return f"{legend['extras']['crest']['kind']}: {len(unseen(legend))} part(s) not visible"
         return legend["extras"]["label"]
 
     def legend_lines(self, legend: dict[str, Any]) -> list[str]:

@@ -1,0 +1,221 @@
+"""`byo audit DATASET`: recompute every question's answer from the instance masks, the measured
+boxes and the camera projection, and check the legend's fields against the pixels.
+
+Each distinct question (an image, a key, its parameters, options and answer; the prompt variants
+of one question are one question) gets one verdict:
+
+- `ok`: the answer is what the pixels give;
+- `wrong`: the pixels give another answer;
+- `ill_posed`: the image does not decide it (two true options, an object at the edge of
+  visibility that changes the answer, a row asked on a board seen along its diagonal...);
+- `unchecked`: the family has no audit for that key.
+
+A family's audit is the module `audit` of its package (e.g. byo/families/chess/audit.py) with
+`AUDITS`, an AuditTable of key -> function, and optionally `LEGEND_CHECKS`, functions checking
+its own legend fields. A family without one still gets the generic legend checks.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import itertools
+import json
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import ValidationError
+
+from byo.audit.scene import (
+    EDGE,
+    SHOWN,
+    AuditTable,
+    Expected,
+    IllPosed,
+    LegendCheck,
+    MeasuredScene,
+    Seen,
+)
+from byo.dataset import Layout, atomic_write_text
+from byo.errors import ConfigError
+from byo.families import get_family
+from byo.measure import read_mask
+from byo.progress import Bar
+from byo.questions.load import QUESTIONS, load_questions
+
+AUDIT_FILE = "audit.json"
+STATUSES = ("ok", "wrong", "ill_posed", "unchecked")
+MAX_EDGE = 4  # objects in the ambiguous band tried in every combination
+PIXEL_TOLERANCE = 0.5  # legend pixel_coords against the projection, pixels
+
+
+@dataclass
+class QuestionVerdict:
+    id: str  # the first prompt variant's id
+    image: str
+    key: str
+    status: str
+    answer: Any
+    expected: Any = None
+    reason: str = ""
+    variants: int = 1
+
+
+@dataclass
+class LegendProblem:
+    image: str
+    field: str
+    problem: str
+
+
+@dataclass
+class AuditReport:
+    dataset: str
+    family: str
+    images: int
+    questions: list[QuestionVerdict] = field(default_factory=list)
+    legend_problems: list[LegendProblem] = field(default_factory=list)
+
+    def table(self) -> dict[str, Counter]:
+        """key -> Counter of statuses."""
+        out: dict[str, Counter] = defaultdict(Counter)
+        for q in self.questions:
+            out[q.key][q.status] += 1
+        return dict(sorted(out.items()))
+
+    def count(self, status: str) -> int:
+        return sum(q.status == status for q in self.questions)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.count("wrong") or self.count("ill_posed") or self.legend_problems)
+
+    def to_json(self) -> dict:
+        return {"dataset": self.dataset, "family": self.family, "images": self.images,
+                "totals": {s: self.count(s) for s in STATUSES} | {"legend_problems": len(self.legend_problems)},
+                "table": {k: dict(v) for k, v in self.table().items()},
+                "findings": [asdict(q) for q in self.questions if q.status != "ok"],
+                "legend_problems": [asdict(p) for p in self.legend_problems]}
+
+
+def family_audit(family) -> tuple[AuditTable, list[LegendCheck]]:
+    """The family's audit module (`<package>.audit`), or nothing to check its questions with."""
+    name = f"{family.package}.audit"
+    if importlib.util.find_spec(name) is None:
+        return AuditTable(), []
+    module = importlib.import_module(name)
+    return module.AUDITS, list(getattr(module, "LEGEND_CHECKS", []))
+
+
+# --- legend fields every family shares ------------------------------------------------------
+def generic_checks(scene: MeasuredScene) -> list[tuple[str, str]]:
+    problems = []
+    h, w = scene.mask.shape
+    if (scene.legend["width"], scene.legend["height"]) != (w, h):
+        problems.append(("width/height", f"legend says {scene.legend['width']}x{scene.legend['height']}, "
+                                         f"the mask is {w}x{h}"))
+    unlisted = sorted(set(np.unique(scene.mask).tolist()) - {0} - {o.id for o in scene.objects})
+    if unlisted:
+        problems.append(("objects", f"the mask shows ids {unlisted} that the legend does not list"))
+    if not 1 <= scene.setup.hidden_below_pixels <= scene.setup.min_visible_pixels:
+        problems.append(("setup.hidden_below_pixels", "the visibility band is not 1 <= hidden_below <= min_visible"))
+    for o, seen in zip(scene.legend["objects"], scene.objects, strict=True):
+        where = f"objects[{o['id']}]"
+        if o["visible_pixels"] != seen.pixels:
+            problems.append((f"{where}.visible_pixels", f"{o['visible_pixels']}, the mask shows {seen.pixels}"))
+        if (tuple(o["bbox"]) if o["bbox"] else None) != seen.box:
+            problems.append((f"{where}.bbox", f"{o['bbox']}, the mask gives {list(seen.box) if seen.box else None}"))
+        if o.get("visibility") != seen.status or o.get("visible") != (seen.status == SHOWN):
+            problems.append((f"{where}.visibility", f"{o.get('visibility')} (visible: {o.get('visible')}), the mask "
+                                                    f"band gives {seen.status} for {seen.pixels} px"))
+        px, py, depth = o["pixel_coords"]
+        cx, cy, cd = seen.centre
+        if abs(px - cx) > PIXEL_TOLERANCE or abs(py - cy) > PIXEL_TOLERANCE or abs(depth - cd) > 1e-3 * max(1, cd):
+            problems.append((f"{where}.pixel_coords", f"{o['pixel_coords']}, the projection gives "
+                                                      f"[{cx:.2f}, {cy:.2f}, {cd:.4f}]"))
+    return problems
+
+
+# --- questions ------------------------------------------------------------------------------
+def same(answer, expected) -> bool:
+    if isinstance(answer, list) and isinstance(expected, list):
+        return sorted(answer) == sorted(expected)
+    return answer == expected
+
+
+def judge(fn, question: dict, scene: MeasuredScene) -> tuple[str, Any, str]:
+    """(status, expected answer, reason) of one question."""
+    shown = scene.with_status(SHOWN)
+    edge = scene.with_status(EDGE)
+    finding = fn(question, scene, shown)
+    if edge and len(edge) > MAX_EDGE:
+        return "ill_posed", None, f"{len(edge)} objects at the edge of visibility"
+    for n in range(1, len(edge) + 1):
+        for extra in itertools.combinations(edge, n):
+            seen: list[Seen] = sorted([*shown, *extra], key=lambda o: o.id)
+            if fn(question, scene, seen) != finding:
+                return "ill_posed", None, "depends on an object at the edge of visibility"
+    if isinstance(finding, IllPosed):
+        return "ill_posed", None, finding.reason
+    assert isinstance(finding, Expected)
+    if same(question["answer"], finding.value):
+        return "ok", finding.value, ""
+    return "wrong", finding.value, f"answer {question['answer']!r}, the pixels give {finding.value!r}"
+
+
+def distinct(questions) -> dict[tuple, list]:
+    """Prompt variants of one question grouped: same image, key, parameters, options, answer."""
+    groups: dict[tuple, list] = {}
+    for q in questions:
+        row = q.model_dump()
+        signature = (row["image"], row["key"], json.dumps(row["params"], sort_keys=True),
+                     json.dumps(row["choices"]), json.dumps(row["answer"], sort_keys=True))
+        groups.setdefault(signature, []).append(row)
+    return groups
+
+
+def audit_dataset(dataset: str | Path, *, questions: str | Path | None = None,
+                  show_progress: bool = True, write: bool = True) -> AuditReport:
+    layout = Layout(dataset)
+    legends = layout.legends()
+    if not legends:
+        raise ConfigError(str(dataset), [("<dataset>", "no complete images (render the dataset first)")])
+    family = get_family(legends[0]["family"])
+    path = Path(questions) if questions else layout.root / QUESTIONS
+    if not path.is_file():
+        raise ConfigError(str(path), [("<file>", "no questions to audit (run `byo questions DATASET` first)")])
+    by_image: dict[str, list] = defaultdict(list)
+    for signature, rows in distinct(load_questions(path, layout.root)).items():
+        by_image[signature[0]].append(rows)
+    audits, legend_checks = family_audit(family)
+
+    report = AuditReport(str(layout.root), family.name, len(legends))
+    with Bar("[bold]auditing", len(legends), unit="img", enabled=show_progress) as bar:
+        for legend in legends:
+            try:
+                scene = MeasuredScene.measure(legend, read_mask(layout.mask(legend["name"])))
+            except ValidationError as err:
+                raise ConfigError(str(layout.legend(legend["name"])),
+                                  [("setup", f"not a legend this version can audit ({err.error_count()} problems; "
+                                             "render the dataset again)")]) from None
+            for check in [generic_checks, *legend_checks]:
+                report.legend_problems += [LegendProblem(legend["image"], f, p) for f, p in check(scene)]
+            for rows in by_image.pop(legend["image"], []):
+                q = rows[0]
+                fn = audits.get(q["key"])
+                status, expected, reason = ("unchecked", None, f"no audit for {q['key']!r}") if fn is None \
+                    else judge(fn, q, scene)
+                report.questions.append(QuestionVerdict(q["id"], q["image"], q["key"], status, q["answer"],
+                                                        expected, reason, len(rows)))
+            bar.advance()
+    for image, groups in by_image.items():  # questions about images without a complete legend
+        for rows in groups:
+            report.questions.append(QuestionVerdict(rows[0]["id"], image, rows[0]["key"], "unchecked",
+                                                    rows[0]["answer"], reason="no complete legend for this image",
+                                                    variants=len(rows)))
+    if write:
+        atomic_write_text(layout.root / AUDIT_FILE, json.dumps(report.to_json(), indent=1, default=str) + "\n")
+    return report

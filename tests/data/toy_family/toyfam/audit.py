@@ -1,0 +1,10 @@
+"""The toy family's audit, found by `byo audit` as `<package>.audit`: counts the cubes the mask shows."""
+
+from byo.audit.scene import AuditTable, Expected
+
+AUDITS = AuditTable()
+
+
+@AUDITS.key("count_cubes")
+def count_cubes(question, scene, seen):
+    return Expected(len(seen))
