@@ -23,12 +23,12 @@ from byo.render.job import TEST_HANG_IMAGE
 
 pytestmark = pytest.mark.render
 
-N_IMAGES = 8
+N_IMAGES = 12  # room for the latest kill point (after 6) to land before the end, even when fast
 NAME = "farm"
 
 
 def farm_config(**render) -> dict:
-    return clevr_config(NAME, seed=11, n_images=2, content={"mode": "random", "count": [3, 4]},
+    return clevr_config(NAME, seed=11, n_images=N_IMAGES // 4, content={"mode": "random", "count": [3, 4]},
                         render={"samples": 4, "denoise": "off", **render},
                         variables={"camera.azimuth": {"type": "varying_all", "levels": [0, 90, 180, 270]},
                                    "lighting.intensity": {"type": "varying_random", "choices": ["low", "high"]}})
@@ -205,7 +205,7 @@ def test_shards_are_disjoint_complete_and_merge_to_the_single_run(config, refere
         assert main(["render", str(config), "-o", str(out), "--shard", f"{i}/4", "--in-process"]) == 0
     held = [sorted(p.stem for p in (out / "legends").glob("[!.]*.json")) for out in shards]
     assert sorted(sum(held, [])) == [f"{NAME}_{i:06d}" for i in range(N_IMAGES)]  # disjoint, complete
-    assert status_of(shards[1])["planned"] == 2 and status_of(shards[1])["shard"] == "1/4"
+    assert status_of(shards[1])["planned"] == N_IMAGES // 4 and status_of(shards[1])["shard"] == "1/4"
     merged = tmp_path / "merged"
     assert main(["merge", *map(str, shards), "-o", str(merged)]) == 0
     assert_same_dataset(reference, merged)  # legends, metadata.jsonl, clevr_scenes.json, contact sheet
@@ -213,9 +213,10 @@ def test_shards_are_disjoint_complete_and_merge_to_the_single_run(config, refere
 
     capsys.readouterr()
     assert main(["merge", *map(str, shards[:3]), "-o", str(tmp_path / "m1")]) == 2
-    assert f"2 missing images (of {N_IMAGES} planned): {NAME}_000003, {NAME}_000007" in capsys.readouterr().err
+    missing = ", ".join(f"{NAME}_{i:06d}" for i in range(3, N_IMAGES, 4))  # shard 3/4's images
+    assert f"{N_IMAGES // 4} missing images (of {N_IMAGES} planned): {missing}" in capsys.readouterr().err
     assert main(["merge", *map(str, shards), str(shards[2]), "-o", str(tmp_path / "m2")]) == 2
-    assert "2 images in more than one directory" in capsys.readouterr().err
+    assert f"{N_IMAGES // 4} images in more than one directory" in capsys.readouterr().err
     other = write_config(tmp_path, farm_config(samples=8), "other.yaml")
     assert main(["render", str(other), "-o", str(tmp_path / "other"), "--shard", "3/4", "--in-process"]) == 0
     assert main(["merge", *map(str, shards[:3]), str(tmp_path / "other"), "-o", str(tmp_path / "m3")]) == 2
