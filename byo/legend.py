@@ -14,7 +14,7 @@ def _pixel(p) -> list[float]:
 
 def build_legend(spec: SceneSpec, *, image: str, mask: str, blender_version: str,
                  pixel_coords: list, measured: dict[int, dict], render_applied: dict,
-                 landmarks: dict[str, list] | None = None) -> dict[str, Any]:
+                 landmarks: dict[str, list] | None = None, parts: dict[int, int] | None = None) -> dict[str, Any]:
     data = spec.model_dump(mode="json")
     objects = []
     for obj, px in zip(data.pop("objects"), pixel_coords, strict=True):
@@ -23,6 +23,9 @@ def build_legend(spec: SceneSpec, *, image: str, mask: str, blender_version: str
                         "visible_pixels": m["visible_pixels"],
                         "visible": m["visible_pixels"] >= spec.setup.min_visible_pixels})
     w, h = spec.setup.resolution
+    # Parts of objects with mask ids of their own (see Family.mask_parts), only when there are any.
+    measured_parts = {"parts": [{"id": p, "object": owner, **measured[p]} for p, owner in parts.items()]} \
+        if parts else {}
     return {
         "image": image, "mask": mask, "width": w, "height": h,
         "tool": {"name": "byo-render", "version": data.pop("tool_version")},
@@ -31,6 +34,7 @@ def build_legend(spec: SceneSpec, *, image: str, mask: str, blender_version: str
         "objects": objects,
         # Named 3D points of the family (e.g. board corners) as Blender projects them.
         "landmarks": {name: [_pixel(p) for p in points] for name, points in (landmarks or {}).items()},
+        **measured_parts,
     }
 
 
