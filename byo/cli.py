@@ -1,5 +1,5 @@
 """Command line: `byo plan`, `byo render`, `byo questions`, `byo contact-sheet`, `byo eval`,
-`byo score`, `byo report`, `byo crest-sheet`, `byo crest-library-sheet`."""
+`byo score`, `byo report`, `byo crest-sheet`, `byo crest-library-sheet`, `byo card-sheet`."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from byo.executors.inprocess import InProcess
 from byo.executors.pool import LocalPool
 from byo.families import get_family, load_config
 from byo.families.crest.sheet import dataset_sheet, library_configs, library_sheet
+from byo.families.poker.sheet import card_sheet, crop_cards, sheet_configs, tile_size
 from byo.plan import combinations, image_count, jobs
 from byo.questions.generate import generate
 from byo.runner import render_dataset, render_images, sample_tasks
@@ -173,6 +174,16 @@ def cmd_crest_library_sheet(args) -> int:
     return 0
 
 
+def cmd_card_sheet(args) -> int:
+    rendered = None
+    if not args.preview:
+        size = tile_size(args.card_pixels)
+        rendered = [card for config in sheet_configs(args.card_pixels) for result in render_images(config)
+                    for card in crop_cards(Image.fromarray(result.image), result.legend, size)]
+    console.print(f"card sheet: {card_sheet(args.output, card_pixels=args.card_pixels, rendered=rendered)}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="byo", description="Controlled synthetic scenes for VLM evaluation.",
                                 formatter_class=Defaults)
@@ -235,6 +246,12 @@ def build_parser() -> argparse.ArgumentParser:
     lib.add_argument("--columns", type=int, default=10)
     lib.add_argument("--preview", action="store_true", help="draw with the pure-Python rasterizer (no Blender)")
     lib.set_defaults(func=cmd_crest_library_sheet)
+
+    cards = sub.add_parser("card-sheet", help="the 52 playing-card faces and the backs, rendered close up")
+    cards.add_argument("output", type=Path)
+    cards.add_argument("--card-pixels", type=int, default=200, help="pixels per card width")
+    cards.add_argument("--preview", action="store_true", help="the textures as drawn (no Blender)")
+    cards.set_defaults(func=cmd_card_sheet)
     return p
 
 
