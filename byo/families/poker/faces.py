@@ -43,7 +43,7 @@ INDEX_BOX = (0.025, 0.02, 0.225, 0.33)
 INK = {"red": (200, 16, 32), "black": (18, 18, 18)}
 PAPER = (250, 250, 246)
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
-RANK_FONT = FONT_DIR / "DejaVuSansCondensed-Bold.ttf"
+RANK_FONT = FONT_DIR / "DejaVuSans-Bold.ttf"
 COURT_FONT = FONT_DIR / "DejaVuSerif-Bold.ttf"
 
 
@@ -116,7 +116,7 @@ def _font(path: Path, size: int) -> ImageFont.FreeTypeFont:
 
 def _text_in_box(img: Image.Image, text: str, box: tuple[int, int, int, int], fill, font: Path) -> None:
     """`text` drawn alone, cropped to its ink and scaled to fill `box` (keeping the aspect up to a
-    squeeze of 1.6 for wide ranks like "10"), centred."""
+    squeeze of 2 for wide ranks like "10"), centred."""
     x0, y0, x1, y1 = box
     size = 4 * (y1 - y0)
     face = _font(font, size)
@@ -125,7 +125,7 @@ def _text_in_box(img: Image.Image, text: str, box: tuple[int, int, int, int], fi
     ImageDraw.Draw(glyph).text((2 - left, 2 - top), text, fill=255, font=face)
     glyph = glyph.crop(glyph.getbbox())
     bw, bh = x1 - x0, y1 - y0
-    scale = min(bh / glyph.height, 1.6 * bw / glyph.width)
+    scale = min(bh / glyph.height, 2.0 * bw / glyph.width)
     w, h = min(bw, round(glyph.width * scale)), round(glyph.height * scale)
     glyph = glyph.resize((w, h), Image.LANCZOS)
     ink = Image.new("RGB", glyph.size, fill)
