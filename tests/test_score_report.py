@@ -157,3 +157,16 @@ def test_crest_split_read_from_the_legend_when_the_question_lacks_it(tmp_path):
     assert main(["score", str(run), "--bootstrap", "0"]) == 0
     slices = {r["slice"] for r in json.loads((run / "scores.json").read_text())["tables"]["crest"]}
     assert {"all", "split=train", "split=test", "novel C,M", "novel X,M", "novel C,X,M"} <= slices
+
+
+def test_one_model_on_two_datasets_is_labelled_by_dataset():
+    from types import SimpleNamespace
+
+    from byo.score.report import Runs
+
+    def run(model, dataset, name):
+        return SimpleNamespace(facts={"model": model, "dataset": f"output/{dataset}", "run": name})
+
+    runs = Runs([run("blind", "demo", "blind-blind"), run("blind", "demo_poker", "blind-blind"),
+                 run("gpt", "demo", "a"), run("gpt", "demo", "b"), run("llama", "demo", "c")])
+    assert runs.labels == ["blind (demo)", "blind (demo_poker)", "gpt (a)", "gpt (b)", "llama"]
