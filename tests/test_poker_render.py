@@ -176,6 +176,61 @@ def test_identity_visible_matches_the_measured_index_regions(overlaps, direction
             assert not any(readable), (direction, factor)
 
 
+# --- table scenes: answers read again from the mask ---------------------------------------------
+def test_table_answers_match_an_independent_reading_of_the_mask(tmp_path):
+    cfg = {"dataset": {"name": "tables", "family": "poker", "seed": 21, "n_images": 6},
+           "scene": {"resolution": [480, 360], "render": FAST,
+                     "content": {"n_players": [2, 4], "hand": {"count": [1, 3], "face_down": [0, 1], "spread": 0.7,
+                                                               "fan": 6},
+                                 "river": {"count": [1, 5], "face_down": [0, 1]},
+                                 "chips": {"piles_per_player": [0, 2], "table_piles": [0, 3]}}}}
+    root, legends = render(tmp_path, cfg)
+    assert main(["questions", str(root)]) == 0
+    by_image = {lg["image"]: lg for lg in legends}
+    checked = set()
+    for line in (root / "questions.jsonl").read_text().splitlines():
+        q = json.loads(line)
+        legend = by_image[q["image"]]
+        mask = mask_of(root, legend)
+        threshold = legend["setup"]["min_visible_pixels"]
+        shown = [o for o in legend["objects"] if card_pixels(mask, legend, o).sum() >= threshold]
+        cards = [o for o in shown if o["kind"] == "card"]
+        up = [o for o in cards if o["attributes"]["face_up"]]
+        colour_of = {f"player_{o['attributes']['player']}": o["attributes"]["color"]
+                     for o in shown if o["kind"] == "player"}
+        key, answer, params = q["key"], q["answer"], q["params"]
+        if key == "count_total_cards":
+            assert answer == len(cards)
+        elif key == "count_community_cards":
+            assert answer == sum(o["attributes"]["owner"] == "river" for o in cards)
+        elif key == "count_players":
+            assert answer == len(colour_of)
+        elif key == "count_table_chip_piles":
+            assert answer == sum(o["kind"] == "chip_pile" and o["attributes"]["owner"] == "table" for o in shown)
+        elif key in ("count_cards_per_player", "count_chip_piles_per_player"):
+            (owner,) = [p for p, c in colour_of.items() if c == params["mat_color"]]
+            kind = "card" if key == "count_cards_per_player" else "chip_pile"
+            assert answer == sum(o["kind"] == kind and o["attributes"]["owner"] == owner for o in shown)
+        elif key in ("count_identify_face_up_cards", "count_identify_face_down_cards"):
+            assert answer == (len(up) if "up" in key else len(cards) - len(up))
+        elif key == "identify_cards":
+            assert answer == sorted(o["attributes"]["card"] for o in up)
+            assert all(o["attributes"]["identity_visible"] for o in up)
+        elif key == "identify_most_cards_player":
+            held = {p: sum(o["attributes"]["owner"] == p for o in cards) for p in colour_of}
+            most = max(held.values())
+            assert [colour_of[p] for p, n in held.items() if n == most] == [answer]
+        elif key == "identify_card_multiple_choice":
+            names = {o["attributes"]["name"]: o for o in legend["objects"] if o["kind"] == "card"}
+            chosen = q["choices"]["ABCD".index(answer)]
+            assert chosen in names and names[chosen] in up and names[chosen]["attributes"]["identity_visible"]
+            assert not any(c in names and names[c]["attributes"]["face_up"] for c in q["choices"] if c != chosen)
+        else:
+            continue
+        checked.add(key)
+    assert len(checked) >= 9, checked
+
+
 # --- questions end to end: the oracle and the blind baseline ---------------------------------------
 def _accuracy(run: Path, keys: set[str] | None = None) -> float:
     """Share of right answers in `byo score`'s parsed.jsonl (of the questions of `keys`)."""

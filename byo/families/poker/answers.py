@@ -35,9 +35,10 @@ def _only_mode(legend: dict, mode: str) -> Skip | None:
     return None if _mode(legend) == mode else Skip(f"asked of {mode} scenes only")
 
 
-def grid_info(legend: dict) -> dict:
+def scene_info(legend: dict) -> dict:
+    """The preprompts' parameters: the mode, and the grid's size (0 without a grid)."""
     g = legend["extras"].get("grid")
-    return {"grid": bool(g), "rows": g["rows"] if g else 0, "columns": g["columns"] if g else 0}
+    return {"mode": _mode(legend), "rows": g["rows"] if g else 0, "columns": g["columns"] if g else 0}
 
 
 def _readable(cards: list[dict]) -> list[dict] | Skip:

@@ -17,7 +17,7 @@ from shapely.geometry import Polygon, box
 
 from byo.families.base import Family, visible
 from byo.families.poker import layout as lay
-from byo.families.poker.answers import ANSWERS, cards_of, grid_info
+from byo.families.poker.answers import ANSWERS, cards_of, scene_info
 from byo.families.poker.faces import DECK, card_color, card_name
 from byo.families.poker.model import MAT_COLORS, PokerContent, chip_rgb, count_range
 from byo.families.poker.vocab import VOCABULARY
@@ -372,7 +372,7 @@ class PokerFamily(Family):
         return ", ".join(parts)
 
     def question_context(self, legend: dict[str, Any]) -> dict[str, Any]:
-        return grid_info(legend)
+        return scene_info(legend)
 
 
 def blur_pixels(setup: ResolvedSetup, depth: float) -> float:
