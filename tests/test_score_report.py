@@ -159,6 +159,19 @@ def test_crest_split_read_from_the_legend_when_the_question_lacks_it(tmp_path):
     assert {"all", "split=train", "split=test", "novel C,M", "novel X,M", "novel C,X,M"} <= slices
 
 
+def test_a_report_over_datasets_with_different_keys(tmp_path):
+    """As `make demo` does: one model on two datasets that share few question keys."""
+    full, counts = tmp_path / "full", tmp_path / "counts"
+    runs = [make_run(full, make_dataset(full), "fake", "vlm", 0.8, seed=1)]
+    questions = [q for q in make_dataset(counts) if q["key"] == "count_pieces"]
+    (counts / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
+    runs.append(make_run(counts, questions, "fake", "vlm", 0.8, seed=2))
+    out = tmp_path / "report.html"
+    assert main(["report", *map(str, runs), "-o", str(out), "--bootstrap", "50"]) == 0
+    html = out.read_text()
+    assert "vlm (full)" in html and "vlm (counts)" in html
+
+
 def test_one_model_on_two_datasets_is_labelled_by_dataset():
     from types import SimpleNamespace
 

@@ -154,8 +154,8 @@ def models_section(runs: Runs) -> dict:
         cells = []
         for _, s in runs.items():
             r = runs.metric(s, key)
-            if not r:
-                cells.append({"text": "–"})
+            if not r:  # a run of another dataset, without this key
+                cells.append({"text": "–", "extra": "", "parse": "", "n": 0})
                 continue
             extra = []
             if answer_type in NUMERIC and r.get("mae") is not None:
