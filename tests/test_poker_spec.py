@@ -103,10 +103,14 @@ def test_bad_content_is_refused_with_the_key(tmp_path, content, key, words):
     assert any(k == key and words in msg for k, msg in err.value.problems), err.value.problems
 
 
-def test_a_layout_that_cannot_fit_fails_before_rendering(tmp_path, capsys):
-    path = write_config(tmp_path, poker_config(n_players=8, hand={"count": 5}))
+@pytest.mark.parametrize("scene, content, words", [
+    ({}, {"n_players": 8, "hand": {"count": 5}}, "mats of players"),
+    ({"render": {"engine": "workbench"}}, {}, "use render.engine: cycles"),
+])
+def test_a_scene_that_cannot_be_made_fails_before_rendering(tmp_path, capsys, scene, content, words):
+    path = write_config(tmp_path, poker_config(scene=scene, **content))
     assert main(["plan", str(path)]) == 2
-    assert "mats of players" in capsys.readouterr().err
+    assert words in capsys.readouterr().err
 
 
 # --- sampling ---------------------------------------------------------------------------------

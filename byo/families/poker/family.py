@@ -77,6 +77,9 @@ class PokerFamily(Family):
     # --- sampling -------------------------------------------------------------------------
     def sample(self, content: PokerContent, setup: ResolvedSetup, *, draw: np.random.Generator,
                place: np.random.Generator) -> tuple[list[SceneObject], dict[str, Any]]:
+        if setup.render.engine == "workbench":
+            raise PlacementError("poker cards show their faces as image textures, which Workbench does not draw: "
+                                 "use render.engine: cycles")
         c = content
         deck = Deck(c.named_cards(), draw)
         extras: dict[str, Any] = {"mode": c.mode, "card": {"width": _r(c.card.width), "height": c.card.height,
