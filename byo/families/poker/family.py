@@ -172,7 +172,9 @@ class PokerFamily(Family):
         if c.total_cards is not None:
             total = _draw_count(c.total_cards, draw)
             named = [len(hd.cards) for hd in hands]
-            river_n = max(len(c.river.cards), min(total - sum(named), _draw_count(c.river.count, draw)))
+            # The river leaves a card for every hand without named cards, when there are enough.
+            reserve = sum(k == 0 for k in named)
+            river_n = max(len(c.river.cards), min(total - sum(named) - reserve, _draw_count(c.river.count, draw)))
             counts = list(named)
             to_deal = total - river_n - sum(named)
             # Every empty hand gets a card first; then each card goes to a random hand that is not
