@@ -91,9 +91,11 @@ def test_crest_flat_matches_the_wheel_to_the_pixel_and_3d_renders(tmp_path):
     assert all(o["visible_pixels"] > 0 for o in legend["objects"])
 
 
-def test_poker_renders_the_same_cards_in_blender_3_4(tmp_path):
+def test_poker_renders_the_same_cards_in_blender_3_4(tmp_path, monkeypatch):
     """Card textures, corner indices (mask parts) and identity_visible in Debian's Blender too."""
     pytest.importorskip("bpy")
+    # A cold texture cache: Blender's own process draws the faces (Pillow's FreeType in it).
+    monkeypatch.setenv("BYO_CACHE_DIR", str(tmp_path / "cache"))
     from byo.executors.inprocess import InProcess
     from byo.runner import render_dataset
 
@@ -113,3 +115,4 @@ def test_poker_renders_the_same_cards_in_blender_3_4(tmp_path):
         if oa["kind"] == "card":
             assert oa["attributes"]["identity_visible"] == ob["attributes"]["identity_visible"], oa["name"]
     assert any(o["attributes"].get("identity_visible") for o in a["objects"])
+    assert len(list((tmp_path / "cache").rglob("*.png"))) == 8  # 7 faces and the back

@@ -115,8 +115,8 @@ def _font(path: Path, size: int) -> ImageFont.FreeTypeFont:
 
 
 def _text_in_box(img: Image.Image, text: str, box: tuple[int, int, int, int], fill, font: Path) -> None:
-    """`text` drawn alone, cropped to its ink and scaled to fill `box` (keeping the aspect up to a
-    squeeze of 2 for wide ranks like "10"), centred."""
+    """`text` cropped to its ink, scaled to fill `box` and centred; a wide text such as "10" may
+    be squeezed to half its width."""
     x0, y0, x1, y1 = box
     size = 4 * (y1 - y0)
     face = _font(font, size)
@@ -178,7 +178,7 @@ def _pips(draw: ImageDraw.ImageDraw, code: str, W: int, H: int, ink) -> None:
                   upside_down=row > 0.5)
 
 
-# Court figures: robe colour, the headdress drawn by `_headdress`, and whether it has a beard.
+# Court figures' robe and trim colours (the headdress and the hair or beard differ by rank).
 COURT = {"J": {"robe": (40, 110, 60), "trim": (230, 180, 40)},
          "Q": {"robe": (120, 40, 130), "trim": (230, 180, 40)},
          "K": {"robe": (170, 30, 40), "trim": (230, 180, 40)}}

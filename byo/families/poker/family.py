@@ -172,6 +172,8 @@ class PokerFamily(Family):
         if c.total_cards is not None:
             total = _draw_count(c.total_cards, draw)
             named = [len(hd.cards) for hd in hands]
+            if total < sum(named) + len(c.river.cards):
+                raise PlacementError(f"total_cards {total} is below the {sum(named) + len(c.river.cards)} named cards")
             # The river leaves a card for every hand without named cards, when there are enough.
             reserve = sum(k == 0 for k in named)
             river_n = max(len(c.river.cards), min(total - sum(named) - reserve, _draw_count(c.river.count, draw)))
@@ -189,8 +191,6 @@ class PokerFamily(Family):
                     river_n += 1
                     continue
                 counts[open_[int(draw.integers(len(open_)))]] += 1
-            if total < sum(named) + len(c.river.cards):
-                raise PlacementError(f"total_cards {total} is below the {sum(named) + len(c.river.cards)} named cards")
         else:
             counts = [max(len(hd.cards), _draw_count(hd.count, draw)) for hd in hands]
             river_n = max(len(c.river.cards), _draw_count(c.river.count, draw))
@@ -279,7 +279,7 @@ class PokerFamily(Family):
     def _pile(c: PokerContent, owner: str, x: float, y: float, base: float, draw, place) -> dict:
         ch = c.chips
         n = _draw_count(ch.per_pile, draw)
-        names = [x if isinstance(x, str) else x.name for x in ch.colors]
+        names = [col if isinstance(col, str) else col.name for col in ch.colors]
         if ch.mixed:
             colours = [names[int(k)] for k in draw.integers(len(names), size=n)]
         else:
