@@ -112,7 +112,7 @@ def overlaps(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("overlap")
     out = {}
     for direction in ("horizontal", "vertical"):
-        cfg = shrunk(ROOT / f"dataset_configs/poker/count_overlap_{direction}.yaml", 0.6)
+        cfg = shrunk(ROOT / f"dataset_configs/poker/count_overlap_{direction}.yaml", 0.75)
         cfg["variables"]["content.overlap.count"] = {"type": "fixed", "value": 5}
         cfg["variables"]["content.overlap.factor"] = {"type": "varying_all", "levels": FACTORS}
         out[direction] = render(tmp, cfg)
@@ -133,8 +133,9 @@ def test_overlap_visible_count_is_the_cards_above_the_threshold(overlaps, direct
         above = sum(m >= threshold for m in measured)
         for key in ("count_total_cards", "count_cards_overlap"):
             assert ANSWERS[key](legend, rng_for(legend, key)).value == above
-        # the top card is whole; each card below shows less as the overlap grows
-        assert measured[-1] == max(measured)
+        # once cards overlap, each covered card shows less than the whole card on top
+        if legend["levels"]["content.overlap.factor"] >= 0.2:
+            assert all(m < measured[-1] for m in measured[:-1]), measured
 
 
 @pytest.mark.parametrize("direction", ["horizontal", "vertical"])

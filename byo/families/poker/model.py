@@ -204,7 +204,8 @@ class IdentityConfig(Strict):
     `min_pixels` mask pixels and `min_fraction` of its unoccluded area, and depth-of-field blur
     there is at most `max_blur` of the index's height."""
 
-    min_pixels: int = Field(60, ge=1)
+    # 100 px: an index about 15 px high, its rank about 8 px (smaller ones stop being legible).
+    min_pixels: int = Field(100, ge=1)
     min_fraction: float = Field(0.8, gt=0.0, le=1.0)
     max_blur: float = Field(0.2, gt=0.0)
 
