@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 import subprocess
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ from PIL import Image
 from score_fixtures import VARIANTS, make_dataset, make_fake_runs, make_run
 
 from byo.cli import main
-from byo.score.report import SECTIONS
+from byo.score.report import SECTIONS, Runs
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -173,10 +174,6 @@ def test_a_report_over_datasets_with_different_keys(tmp_path):
 
 
 def test_one_model_on_two_datasets_is_labelled_by_dataset():
-    from types import SimpleNamespace
-
-    from byo.score.report import Runs
-
     def run(model, dataset, name):
         return SimpleNamespace(facts={"model": model, "dataset": f"output/{dataset}", "run": name})
 

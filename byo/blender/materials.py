@@ -25,8 +25,6 @@ def principled_material(name: str, rgb, roughness: float, metallic: float = 0.0,
     return mat
 
 
-
-
 def image_material(name: str, path, roughness: float, specular: float = 0.5, interpolation: str = "Cubic"):
     """A principled material whose base colour is an image file (sRGB), read through the mesh's
     UV map. Workbench shows `diffuse_color` (white) instead of the image."""

@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from byo.families.poker.faces import BACKS, CARD_ASPECT, normalize
+from byo.families.poker.faces import CARD_ASPECT, normalize
 from byo.schema import Strict
 
 RawCount = int | tuple[int, int]
@@ -97,9 +97,9 @@ class HandConfig(Strict):
     _check_cards = field_validator("cards")(_cards)
 
 
-
 class PlayerConfig(Strict):
-    """Settings of one player that replace the shared `hand` and `chips` ones."""
+    """One player's own hand and number of chip piles, instead of `hand` and
+    `chips.piles_per_player`."""
 
     hand: HandConfig | None = None
     chip_piles: Count | None = None
@@ -139,7 +139,6 @@ class RiverConfig(Strict):
     _check_cards = field_validator("cards")(_cards)
 
 
-
 class SeatConfig(Strict):
     """Players sit on an ellipse around the table centre, player 1 nearest the default camera
     (on the -Y side), then counter-clockwise seen from above."""
@@ -161,7 +160,6 @@ class OverlapConfig(Strict):
     face_down: Count = 0
 
     _check_cards = field_validator("cards")(_cards)
-
 
 
 class GridConfig(Strict):
@@ -280,19 +278,11 @@ class PokerContent(Strict):
             n_max = count_range(self.n_players)[1]
             if len(self.players) > n_max:
                 raise ValueError(f"`players` sets {len(self.players)} players but n_players is at most {n_max}")
-            for k, hand in enumerate(self.hands(n_max)):
-                if len(hand.cards) > count_range(hand.count)[1] and self.total_cards is None:
-                    raise ValueError(f"player {k + 1}: {len(hand.cards)} named cards but count is at most "
-                                     f"{count_range(hand.count)[1]}")
         ids = self.max_ids()
         if ids > MAX_MASK_ID:
             raise ValueError(f"this scene can need {ids} mask ids (3 per card, 1 per chip pile and player); "
                              f"the 8-bit mask holds {MAX_MASK_ID}: use fewer cards, piles or players")
         return self
-
-    @property
-    def back(self) -> str:
-        return self.card.back
 
 
 def chip_rgb(content: PokerContent, color: str) -> tuple[float, float, float]:
@@ -301,5 +291,3 @@ def chip_rgb(content: PokerContent, color: str) -> tuple[float, float, float]:
             return c.rgb
     return CHIP_COLORS[color]
 
-
-BACK_DESIGNS = tuple(BACKS)
