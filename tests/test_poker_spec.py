@@ -15,6 +15,7 @@ from byo.families import load_config
 from byo.families.poker import faces
 from byo.families.poker import layout as lay
 from byo.families.poker.answers import hard_negatives
+from byo.families.poker.sheet import sheet_configs, tile_size
 from byo.plan import jobs
 from byo.spec import sample_spec
 
@@ -202,3 +203,20 @@ def test_hard_negatives_share_the_rank_or_the_suit_and_are_absent():
                 gap = abs(faces.RANKS.index(n[:-1]) - faces.RANKS.index(code[:-1]))
                 assert gap in (1, len(faces.RANKS) - 1)
         assert any(n[-1] == code[-1] for n in negatives) and any(n[:-1] == code[:-1] for n in negatives)
+
+
+def test_card_sheet_configs_hold_every_card_once_and_the_preview_draws_them(tmp_path):
+    faces_cfg, *backs = sheet_configs(40)
+    cfg, family = load_config(faces_cfg)
+    (spec,) = [sample_spec(cfg, family, j) for j in jobs(cfg)]
+    placed = {(o.attributes["row"], o.attributes["column"]): o.attributes["card"] for o in cards(spec)}
+    assert placed == {(faces.SUITS.index(c[-1]), faces.RANKS.index(c[:-1])): c for c in faces.DECK}
+    assert all(o.attributes["face_up"] for o in cards(spec))
+    for design, cfg_data in zip(("blue", "red"), backs, strict=True):
+        cfg, family = load_config(cfg_data)
+        (spec,) = [sample_spec(cfg, family, j) for j in jobs(cfg)]
+        assert spec.extras["card"]["back"] == design and not cards(spec)[0].attributes["face_up"]
+    assert main(["card-sheet", str(tmp_path / "sheet.png"), "--preview", "--card-pixels", "40"]) == 0
+    with Image.open(tmp_path / "sheet.png") as im:
+        w, h = tile_size(40)
+        assert im.width >= 13 * w and im.height >= 5 * h
