@@ -8,22 +8,28 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install harness demo test test-fast bench lint clean
 
-# A Debian tool the tests use when present: $(1) the command, $(2) what it is for, $(3) what
-# happens without it. Installed with apt when apt is usable, else skipped with a message.
-define debian_tool
-	@if command -v $(1) >/dev/null 2>&1; then \
-		echo "$(1): $$($(1) --version 2>/dev/null | head -n1)"; \
+# A Debian package: $(1) the package, $(2) a shell test that passes when it is there, $(3) what
+# it is for, $(4) what happens without it. Installed with apt when apt is usable, else skipped
+# with a message.
+define debian_package
+	@if $(2); then \
+		echo "$(1): installed"; \
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		echo "installing Debian's $(1) ($(2))"; \
+		echo "installing Debian's $(1) ($(3))"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(1) >/dev/null; \
 	else \
-		echo "skipping Debian's $(1): apt-get is not usable here ($(3))"; \
+		echo "skipping Debian's $(1): apt-get is not usable here ($(4))"; \
 	fi
 endef
+# A Debian tool the tests use when present: $(1) the command (and package), $(2) what it is
+# for, $(3) what happens without it.
+debian_tool = $(call debian_package,$(1),command -v $(1) >/dev/null 2>&1,$(2),$(3))
+CARD_FONT := /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf
 
 install: $(STAMP)
 	$(call debian_tool,blender,for the 'blender -b -P render.py' path,the bpy wheel still renders)
 	$(call debian_tool,chromium,the report test opens the HTML report headless,the report test will be skipped)
+	$(call debian_package,fonts-dejavu-core,[ -f $(CARD_FONT) ],the playing-card faces are drawn with DejaVu,poker scenes cannot draw their cards)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -20,10 +20,15 @@ for site_dir in sorted(glob.glob(os.path.join(ROOT, ".venv", "lib", "python3*", 
         site.addsitedir(site_dir)
 
 
-def _import_shapely_with_its_own_geos() -> None:
-    """Debian's Blender links GDAL, which loads the system's GEOS into the process: shapely's
-    extension would bind to that GEOS instead of the one it ships with, and fail in odd ways.
-    RTLD_DEEPBIND makes it prefer its own. Only shapely gets the flag: numpy is imported first
+# Extensions that ship a library Debian's Blender also holds, each imported deep-bound.
+OWN_LIBRARIES = ("shapely", "PIL._imagingft")
+
+
+def _import_with_their_own_libraries() -> None:
+    """Debian's Blender links GDAL, which loads the system's GEOS into the process, and its own
+    FreeType: shapely's extension would bind to that GEOS instead of the one it ships with, and
+    Pillow's font renderer to that FreeType (garbage glyph sizes), and fail in odd ways.
+    RTLD_DEEPBIND makes them prefer their own. Only they get the flag: numpy is imported first
     and normally, because a deep-bound numpy would free Blender's jemalloc memory with glibc."""
     try:
         import numpy  # noqa: F401
@@ -32,9 +37,11 @@ def _import_shapely_with_its_own_geos() -> None:
     flags = sys.getdlopenflags()
     sys.setdlopenflags(flags | getattr(os, "RTLD_DEEPBIND", 0))
     try:
-        import shapely  # noqa: F401
-    except ImportError:
-        pass
+        for module in OWN_LIBRARIES:
+            try:
+                __import__(module)
+            except ImportError:
+                pass
     finally:
         sys.setdlopenflags(flags)
 
@@ -42,7 +49,7 @@ def _import_shapely_with_its_own_geos() -> None:
 def main() -> int:
     import argparse
 
-    _import_shapely_with_its_own_geos()
+    _import_with_their_own_libraries()
 
     from byo.cli import add_render_arguments, cmd_render
 

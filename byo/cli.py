@@ -1,6 +1,6 @@
 """Command line: `byo plan`, `byo render`, `byo status`, `byo merge`, `byo doctor`, `byo questions`,
 `byo audit`, `byo contact-sheet`, `byo eval`, `byo score`, `byo report`, `byo crest-sheet`,
-`byo crest-library-sheet`, `byo export`, `byo import-predictions`."""
+`byo crest-library-sheet`, `byo card-sheet`, `byo export`, `byo import-predictions`."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from byo.executors.inprocess import InProcess
 from byo.executors.pool import LocalPool
 from byo.families import get_family, load_config
 from byo.families.crest.sheet import dataset_sheet, library_configs, library_sheet
+from byo.families.poker.sheet import card_sheet, crop_cards, sheet_configs, tile_size
 from byo.merge import merge
 from byo.plan import Shard, combination, combination_count, image_count, jobs
 from byo.providers import GenerationParams
@@ -305,6 +306,16 @@ def cmd_crest_library_sheet(args) -> int:
     return 0
 
 
+def cmd_card_sheet(args) -> int:
+    rendered = None
+    if not args.preview:
+        size = tile_size(args.card_pixels)
+        rendered = [card for config in sheet_configs(args.card_pixels) for result in render_images(config)
+                    for card in crop_cards(Image.fromarray(result.image), result.legend, size)]
+    console.print(f"card sheet: {card_sheet(args.output, card_pixels=args.card_pixels, rendered=rendered)}")
+    return 0
+
+
 def cmd_export(args) -> int:
     from byo.export import export
 
@@ -437,6 +448,12 @@ def build_parser() -> argparse.ArgumentParser:
     lib.add_argument("--preview", action="store_true", help="draw with the pure-Python rasterizer (no Blender)")
     lib.set_defaults(func=cmd_crest_library_sheet)
     add_export_parsers(sub)
+
+    cards = sub.add_parser("card-sheet", help="the 52 playing-card faces and the backs, rendered close up")
+    cards.add_argument("output", type=Path)
+    cards.add_argument("--card-pixels", type=whole(16), default=200, help="pixels per card width")
+    cards.add_argument("--preview", action="store_true", help="the textures as drawn (no Blender)")
+    cards.set_defaults(func=cmd_card_sheet)
     return p
 
 

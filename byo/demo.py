@@ -1,6 +1,6 @@
-"""`make demo`: render the demo dataset, ask its questions, evaluate the VLM the user has set up (a
-key in the environment or Ollama on this machine; otherwise the blind text-only baseline), then
-score the run and write the HTML report."""
+"""`make demo`: render the demo datasets (CLEVR-style scenes and poker tables), ask their
+questions, evaluate the VLM the user has set up (a key in the environment or Ollama on this
+machine; otherwise the blind text-only baseline), then score the runs and write one HTML report."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from byo.cli import console, main
 from byo.eval.run import run_name
 from byo.providers.ollama_api import ollama_host, ollama_models
 
-CONFIG = "dataset_configs/demo.yaml"
-DATASET = "output/demo"
-REPORT = f"{DATASET}/report.html"
+DATASETS = {"output/demo": "dataset_configs/demo.yaml", "output/demo_poker": "dataset_configs/demo_poker.yaml"}
+REPORT = "output/demo/report.html"
 VISION_HINTS = ("vision", "llava", "gemma3", "qwen2.5vl", "qwen2.5-vl", "minicpm-v", "moondream", "llama4")
 
 
@@ -43,21 +42,27 @@ def default_run(provider_args: list[str]) -> str:
 
 
 def run() -> int:
-    steps = [["render", CONFIG, "--resume"],
-             ["questions", DATASET, "--preprompts", "neutral,debiased", "--instructions", "direct"]]
-    for step in steps:
-        if (code := main(step)) != 0:
-            return code
+    for dataset, config in DATASETS.items():
+        steps = [["render", config, "--resume"],
+                 ["questions", dataset, "--preprompts", "neutral,debiased", "--instructions", "direct"]]
+        for step in steps:
+            if (code := main(step)) != 0:
+                return code
     provider, why = pick_provider()
     console.print(f"[bold]evaluating with {why}[/bold]")
-    evaluated = main(["eval", DATASET, *provider])
-    if evaluated not in (0, 1):  # 1: some requests failed; they are scored as errors
-        return evaluated
-    run = f"{DATASET}/runs/{default_run(provider)}"
-    for step in (["score", run], ["report", run, "-o", REPORT]):  # the report step prints its path
-        if (code := main(step)) != 0:
+    runs, outcome = [], 0
+    for dataset in DATASETS:
+        evaluated = main(["eval", dataset, *provider])
+        if evaluated not in (0, 1):  # 1: some requests failed; they are scored as errors
+            return evaluated
+        outcome = max(outcome, evaluated)
+        runs.append(f"{dataset}/runs/{default_run(provider)}")
+        if (code := main(["score", runs[-1]])) != 0:
             return code
-    return evaluated
+    # One report over both datasets (it prints its path).
+    if (code := main(["report", *runs, "-o", REPORT])) != 0:
+        return code
+    return outcome
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ def _pixel(p) -> list[float]:
 
 def build_legend(spec: SceneSpec, *, image: str, mask: str, blender_version: str,
                  pixel_coords: list, measured: dict[int, dict], render_applied: dict,
-                 landmarks: dict[str, list] | None = None) -> dict[str, Any]:
+                 landmarks: dict[str, list] | None = None, parts: dict[int, int] | None = None) -> dict[str, Any]:
     data = spec.model_dump(mode="json")
     objects = []
     band = spec.setup.min_visible_pixels, spec.setup.hidden_below_pixels
@@ -25,6 +25,9 @@ def build_legend(spec: SceneSpec, *, image: str, mask: str, blender_version: str
         objects.append({**obj, "pixel_coords": _pixel(px), "bbox": m["bbox"],
                         "visible_pixels": m["visible_pixels"], "visibility": seen, "visible": seen == VISIBLE})
     w, h = spec.setup.resolution
+    # Parts of objects with mask ids of their own (see Family.mask_parts), only when there are any.
+    measured_parts = {"parts": [{"id": p, "object": owner, **measured[p]} for p, owner in parts.items()]} \
+        if parts else {}
     return {
         "image": image, "mask": mask, "width": w, "height": h,
         "tool": {"name": "byo-render", "version": data.pop("tool_version")},
@@ -33,6 +36,7 @@ def build_legend(spec: SceneSpec, *, image: str, mask: str, blender_version: str
         "objects": objects,
         # Named 3D points of the family (e.g. board corners) as Blender projects them.
         "landmarks": {name: [_pixel(p) for p in points] for name, points in (landmarks or {}).items()},
+        **measured_parts,
     }
 
 

@@ -89,3 +89,30 @@ def test_crest_flat_matches_the_wheel_to_the_pixel_and_3d_renders(tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     legend = json.loads((tmp_path / "solid" / "legends" / "crest34_3d_000000.json").read_text())
     assert all(o["visible_pixels"] > 0 for o in legend["objects"])
+
+
+def test_poker_renders_the_same_cards_in_blender_3_4(tmp_path, monkeypatch):
+    """Card textures, corner indices (mask parts) and identity_visible in Debian's Blender too."""
+    pytest.importorskip("bpy")
+    # A cold texture cache: Blender's own process draws the faces (Pillow's FreeType in it).
+    monkeypatch.setenv("BYO_CACHE_DIR", str(tmp_path / "cache"))
+    from byo.executors.inprocess import InProcess
+    from byo.runner import render_dataset
+
+    cfg = write_config(tmp_path, {
+        "dataset": {"name": "poker34", "family": "poker", "seed": 3, "n_images": 1},
+        "scene": {"resolution": [480, 360], "render": {"samples": 2, "denoise": "off"},
+                  "content": {"n_players": 2, "hand": {"count": 2, "spread": 0.6}, "river": {"count": 3},
+                              "chips": {"piles_per_player": 1, "table_piles": 1}}}})
+    proc = run_blender(str(cfg), "-o", str(tmp_path / "b34"))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    render_dataset(str(cfg), str(tmp_path / "b50"), executor=InProcess(), show_progress=False)
+    a, b = (json.loads((tmp_path / d / "legends" / "poker34_000000.json").read_text()) for d in ("b34", "b50"))
+    assert a["blender"]["version"].startswith("3.4") and a["extras"] == b["extras"]
+    assert [p["id"] for p in a["parts"]] == [p["id"] for p in b["parts"]]
+    for oa, ob in zip(a["objects"], b["objects"], strict=True):
+        assert abs(oa["visible_pixels"] - ob["visible_pixels"]) <= max(3, 0.05 * ob["visible_pixels"])
+        if oa["kind"] == "card":
+            assert oa["attributes"]["identity_visible"] == ob["attributes"]["identity_visible"], oa["name"]
+    assert any(o["attributes"].get("identity_visible") for o in a["objects"])
+    assert len(list((tmp_path / "cache").rglob("*.png"))) == 8  # 7 faces and the back

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from PIL import Image
 from scipy.ndimage import gaussian_filter
 
 from byo.cli import main
+from byo.demo import DATASETS
 from byo.errors import ConfigError
 from byo.executors.inprocess import InProcess
 from byo.executors.pool import LocalPool
@@ -255,6 +257,9 @@ def test_blur_reaches_the_pixels(tmp_path):
     assert sharpness["very_high"] < 0.6 * sharpness["none"], sharpness
 
 
-def test_demo_config_plans(capsys):
+def test_demo_configs_plan(capsys):
     assert main(["plan", str(ROOT / "dataset_configs" / "demo.yaml")]) == 0
     assert "= 8 images" in capsys.readouterr().out
+    assert main(["plan", str(ROOT / "dataset_configs" / "demo_poker.yaml")]) == 0
+    assert "(poker): 2 combinations x 2 images = 4 images" in capsys.readouterr().out
+    assert {Path(c).stem for c in DATASETS.values()} == {"demo", "demo_poker"}

@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 import subprocess
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ from PIL import Image
 from score_fixtures import VARIANTS, make_dataset, make_fake_runs, make_run
 
 from byo.cli import main
-from byo.score.report import SECTIONS
+from byo.score.report import SECTIONS, Runs
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -224,3 +225,25 @@ def test_a_limited_run_that_finished_is_complete(tmp_path, capsys):
     assert "partial" not in capsys.readouterr().err
     facts = json.loads((run / "scores.json").read_text())["run"]
     assert (facts["partial"], facts["n_questions"], facts["asked"], facts["n_in_file"]) == (False, 30, 30, len(rows))
+
+
+def test_a_report_over_datasets_with_different_keys(tmp_path):
+    """As `make demo` does: one model on two datasets that share few question keys."""
+    full, counts = tmp_path / "full", tmp_path / "counts"
+    runs = [make_run(full, make_dataset(full), "fake", "vlm", 0.8, seed=1)]
+    questions = [q for q in make_dataset(counts) if q["key"] == "count_pieces"]
+    (counts / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
+    runs.append(make_run(counts, questions, "fake", "vlm", 0.8, seed=2))
+    out = tmp_path / "report.html"
+    assert main(["report", *map(str, runs), "-o", str(out), "--bootstrap", "50"]) == 0
+    html = out.read_text()
+    assert "vlm (full)" in html and "vlm (counts)" in html
+
+
+def test_one_model_on_two_datasets_is_labelled_by_dataset():
+    def run(model, dataset, name):
+        return SimpleNamespace(facts={"model": model, "dataset": f"output/{dataset}", "run": name})
+
+    runs = Runs([run("blind", "demo", "blind-blind"), run("blind", "demo_poker", "blind-blind"),
+                 run("gpt", "demo", "a"), run("gpt", "demo", "b"), run("llama", "demo", "c")])
+    assert runs.labels == ["blind (demo)", "blind (demo_poker)", "gpt (a)", "gpt (b)", "llama"]

@@ -117,7 +117,8 @@ def generic_checks(scene: MeasuredScene) -> list[tuple[str, str]]:
     if (scene.legend["width"], scene.legend["height"]) != (w, h):
         problems.append(("width/height", f"legend says {scene.legend['width']}x{scene.legend['height']}, "
                                          f"the mask is {w}x{h}"))
-    unlisted = sorted(set(np.unique(scene.mask).tolist()) - {0} - {o.id for o in scene.objects})
+    listed = {o.id for o in scene.objects} | {p["id"] for p in scene.legend.get("parts", [])}
+    unlisted = sorted(set(np.unique(scene.mask).tolist()) - {0} - listed)
     if unlisted:
         problems.append(("objects", f"the mask shows ids {unlisted} that the legend does not list"))
     if not 1 <= scene.setup.hidden_below_pixels <= scene.setup.min_visible_pixels:

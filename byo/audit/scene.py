@@ -57,15 +57,20 @@ class MeasuredScene:
         scene = cls(legend, mask, setup)
         counts = np.bincount(mask.ravel(), minlength=256)
         for o in legend["objects"]:
-            n = int(counts[o["id"]])
+            ids = [o["id"], *scene.part_ids(o["id"])]  # an object's pixels include its parts' (own mask ids)
+            n = int(sum(counts[i] for i in ids))
             box = None
             if n:
-                ys, xs = np.nonzero(mask == o["id"])
+                ys, xs = np.nonzero(np.isin(mask, ids))
                 box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
             centre = tuple(float(v) for v in scene.projector.project([o["location"]])[0])
             scene.objects.append(Seen(o["id"], o["kind"], o["attributes"], tuple(o["location"]), n, box, centre,
                                       scene.status(n)))
         return scene
+
+    def part_ids(self, owner: int) -> list[int]:
+        """Mask ids of the object's parts (a family's mask_parts, listed in the legend's `parts`)."""
+        return [p["id"] for p in self.legend.get("parts", []) if p["object"] == owner]
 
     @cached_property
     def projector(self) -> Projector:

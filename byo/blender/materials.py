@@ -25,3 +25,14 @@ def principled_material(name: str, rgb, roughness: float, metallic: float = 0.0,
     return mat
 
 
+def image_material(name: str, path, roughness: float, specular: float = 0.5, interpolation: str = "Cubic"):
+    """A principled material whose base colour is an image file (sRGB), read through the mesh's
+    UV map. Workbench shows `diffuse_color` (white) instead of the image."""
+    mat = principled_material(name, (1.0, 1.0, 1.0), roughness, specular=specular)
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    texture = nodes.new("ShaderNodeTexImage")
+    texture.image = bpy.data.images.load(str(path), check_existing=True)
+    texture.interpolation = interpolation
+    texture.extension = "EXTEND"
+    links.new(texture.outputs["Color"], nodes["Principled BSDF"].inputs["Base Color"])
+    return mat

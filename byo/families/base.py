@@ -212,6 +212,16 @@ class Family:
         """Named 3D points whose projection the legend records (e.g. board corners)."""
         return {}
 
+    def mask_parts(self, spec: SceneSpec) -> dict[int, int]:
+        """Mask ids the builder gives to parts of objects (e.g. a card's corner index), each
+        mapped to its object's id. A part is measured on its own (legend `parts`) and its pixels
+        count in its object's visible pixels and box."""
+        return {}
+
+    def complete_legend(self, legend: dict[str, Any]) -> None:
+        """Add, in place, ground truth that needs the render's measurements (e.g. whether a
+        card's identity can be read)."""
+
     def export(self, layout, legends: list[dict[str, Any]]) -> dict[str, Any]:
         """Dataset-level files in the family's own formats; returns name -> path."""
         return {}

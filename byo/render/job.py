@@ -35,7 +35,8 @@ def render_job(spec: SceneSpec, family: Family, *, threads: int) -> RenderResult
         applied = build_setup(scene, setup, threads)
         built = _builder(family).build(spec, scene)
         ids = engine.render_instance_ids(scene, built)
-        measured = measure(ids, [o.id for o in spec.objects])
+        parts = family.mask_parts(spec)
+        measured = measure(ids, [o.id for o in spec.objects], parts)
         hidden = [o.name for o in spec.objects if measured[o.id]["visible_pixels"] < setup.min_visible_pixels]
         if hidden and setup.render.on_hidden == "resample":
             return hidden
@@ -45,7 +46,8 @@ def render_job(spec: SceneSpec, family: Family, *, threads: int) -> RenderResult
     legend = legends.build_legend(
         spec, image=f"{IMAGES}/{spec.name}.png", mask=f"{MASKS}/{spec.name}.png",
         blender_version=compat.version_string(), pixel_coords=pixel_coords, measured=measured,
-        render_applied=applied, landmarks=landmarks)
+        render_applied=applied, landmarks=landmarks, parts=parts)
+    family.complete_legend(legend)
     return RenderResult(name=spec.name, image=image, instance_ids=ids, legend=legend,
                         legend_text=legends.legend_text(legend, family), attempts=spec.attempt + 1,
                         seconds=time.perf_counter() - started, rss_mb=engine.current_rss_mb(),

@@ -18,7 +18,7 @@ from byo.dataset import atomic_write_text
 from byo.score import plots
 from byo.score.metrics import group_by, nmae_term
 from byo.score.parse import STATUSES
-from byo.score.rows import NUMERIC
+from byo.score.rows import NUMERIC, SETS
 from byo.score.run import DEFINITIONS, Scores
 from byo.score.tables import ALL
 from byo.score.vocab import POSITION_WORDS
@@ -67,8 +67,14 @@ class Runs:
     def __init__(self, runs: list[Scores]):
         self.runs = runs
         models = [s.facts.get("model") or s.facts["run"] for s in runs]
-        self.labels = [m if models.count(m) == 1 else f"{m} ({s.facts['run']})" for m, s in zip(models, runs,
-                                                                                                 strict=True)]
+        # A model that appears twice is told apart by its dataset (the same model on the demo's
+        # CLEVR and poker datasets), or else by its run.
+        datasets = [Path(s.facts.get("dataset") or "").name for s in runs]
+        self.labels = []
+        for m, s, d in zip(models, runs, datasets, strict=True):
+            same_model = [x for x, y in zip(datasets, models, strict=True) if y == m]
+            self.labels.append(m if len(same_model) == 1 else f"{m} ({d})" if same_model.count(d) == 1
+                               else f"{m} ({s.facts['run']})")
 
     def items(self):
         return zip(self.labels, self.runs, strict=True)
@@ -149,8 +155,8 @@ def models_section(runs: Runs) -> dict:
         cells = []
         for _, s in runs.items():
             r = runs.metric(s, key)
-            if not r:
-                cells.append({"text": "–"})
+            if not r:  # a run of another dataset, without this key
+                cells.append({"text": "–", "extra": "", "parse": "", "n": 0})
                 continue
             extra = []
             if answer_type in NUMERIC and r.get("mae") is not None:
@@ -209,6 +215,9 @@ def levels_section(runs: Runs) -> list[dict]:
             metric = "nmae" if answer_type == "integer" else "mae"
             grid.append((metric.upper(), panels(metric), False, None))
             caption += (f" Below: {metric.upper()} over parsed answers, bootstrap 95% intervals resampling images.")
+        if answer_type in SETS:
+            grid.append(("F1", panels("f1"), False, (-0.03, 1.05)))
+            caption += " Below: set F1 (micro-averaged over the items of the true and the predicted sets)."
         figures.append(figure(plots.metric_vs_levels(grid), f"{caption} {parse_caption(runs, key)}"))
         heatmaps = []
         variables = list(levels)
