@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, model_serializer
 
 from byo.errors import format_key_path
 
@@ -24,6 +24,21 @@ def srgb(value: tuple[float, ...]) -> tuple[float, float, float]:
 
 
 SRGB = Annotated[tuple[float, ...], AfterValidator(srgb)]
+
+
+def left_out_when_none(*names: str):
+    """A model serializer (assign it in the class body) that leaves out the fields `names` while
+    they are None: a field added later then leaves legends and dumps as they were without it."""
+
+    @model_serializer(mode="wrap")
+    def serialize(self, handler):
+        data = handler(self)
+        for name in names:
+            if data.get(name) is None:
+                data.pop(name, None)
+        return data
+
+    return serialize
 
 _TYPE_NAMES = {"str", "int", "float", "bool", "none", "list", "dict"}
 _VARIATION_TAGS = {"fixed", "varying_all", "varying_all_range", "varying_random", "varying_among_range"}

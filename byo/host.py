@@ -1,0 +1,50 @@
+"""Running inside a Blender executable's own Python (render.py, the add-on, make_packs.py):
+the project's pure-Python dependencies come from its virtualenv, and shapely needs its own GEOS.
+No third-party imports at module level: this runs before the dependencies are on the path."""
+
+from __future__ import annotations
+
+import glob
+import os
+import site
+import sys
+from pathlib import Path
+
+
+def project_site_dirs(root: str | Path) -> list[str]:
+    """The virtualenv site-packages folders of a checkout (`make install` makes .venv)."""
+    return sorted(glob.glob(os.path.join(str(root), ".venv", "lib", "python3*", "site-packages")))
+
+
+def use_checkout(root: str | Path) -> None:
+    """Make a checkout's byo and its virtualenv's packages importable. They come after Blender's
+    own paths (its bundled modules win), as site directories, so that the install's entry points
+    (the families) and the question catalogue are seen."""
+    root = str(root)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    for site_dir in project_site_dirs(root):
+        if site_dir not in sys.path:
+            site.addsitedir(site_dir)
+    import_shapely_with_its_own_geos()
+
+
+def import_shapely_with_its_own_geos() -> None:
+    """Debian's Blender links GDAL, which loads the system's GEOS into the process: shapely's
+    extension would bind to that GEOS instead of the one it ships with, and fail in odd ways.
+    RTLD_DEEPBIND makes it prefer its own. Only shapely gets the flag: numpy is imported first
+    and normally, because a deep-bound numpy would free Blender's jemalloc memory with glibc."""
+    if "shapely" in sys.modules:
+        return
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return
+    flags = sys.getdlopenflags()
+    sys.setdlopenflags(flags | getattr(os, "RTLD_DEEPBIND", 0))
+    try:
+        import shapely  # noqa: F401
+    except ImportError:
+        pass
+    finally:
+        sys.setdlopenflags(flags)
