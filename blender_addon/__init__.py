@@ -55,6 +55,10 @@ def attach() -> bool:
     ui = importlib.import_module(f"{__package__}.ui")
     ui.register()
     _state["ui"] = ui
+    if bpy.app.binary_path:
+        from byo.host import drop_script_main_alias
+
+        drop_script_main_alias()
     return True
 
 

@@ -132,6 +132,8 @@ def _areas(kind: str):
 
 def show_image(image) -> None:
     """In an open image editor, else in Blender's render window (headless: nowhere)."""
+    if bpy.app.background:
+        return
     found = next(_areas("IMAGE_EDITOR"), None)
     if found is None:
         windows = bpy.context.window_manager.windows if bpy.context.window_manager else []
@@ -147,6 +149,8 @@ def show_image(image) -> None:
 
 def show_text(text) -> None:
     """In an open text editor, else in a new window turned into one (headless: nowhere)."""
+    if bpy.app.background:
+        return
     found = next(_areas("TEXT_EDITOR"), None)
     if found is None:
         view = next(_areas("VIEW_3D"), None)

@@ -153,9 +153,9 @@ def design_config(d, family: str | None = None) -> dict:
     family = family or d.family
     base = base_config(d)
     dataset = base.get("dataset", {})
-    changed = {k: v for k, v in (("name", d.name), ("n_images", d.n_images)) if dataset.get(k) != v}
-    if min(int(dataset.get("seed", 0)), SEED_MAX) != d.seed:
-        changed["seed"] = d.seed
+    shown = {"name": dataset.get("name"), "n_images": dataset.get("n_images", 1),
+             "seed": min(int(dataset.get("seed", 0)), SEED_MAX)}  # what the panel showed when loaded
+    changed = {k: getattr(d, k) for k, v in shown.items() if getattr(d, k) != v}
     variables = {v.key: v.variation() for v in d.variables}
     return design.export_config(base, family, read_values(d, family), dataset=changed, variables=variables)
 

@@ -48,3 +48,12 @@ def import_shapely_with_its_own_geos() -> None:
         pass
     finally:
         sys.setdlopenflags(flags)
+
+
+def drop_script_main_alias() -> None:
+    """multiprocessing keeps the `__main__` of the script that imported it as `__mp_main__`.
+    Blender frees a script's `__main__` when the script ends, and Blender 3.4 then crashes on
+    exit while it walks sys.modules. Only worker processes need the alias, and Blender's own
+    process starts none (it renders in-process), so it goes."""
+    if "__mp_main__" in sys.modules and sys.modules["__mp_main__"] is sys.modules.get("__main__"):
+        del sys.modules["__mp_main__"]

@@ -183,6 +183,7 @@ def test_yaml_scene_yaml_round_trip(addon, tmp_path):
     config = tiny_chess(piece_set="boxwood_blend", types=["rook", "queen"])
     config["scene"]["table"] = {"image": {"pack": "table_textures", "texture": "green_felt"}}
     config["variables"]["camera.azimuth"] = {"type": "varying_among_range", "min": 0, "max": 90}
+    del config["dataset"]["n_images"]  # left to its default, and so it stays
     load(tmp_path, config)
     assert bpy.ops.byo.build_scene() == {"FINISHED"}
     scene = built_scene("panel")

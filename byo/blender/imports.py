@@ -13,13 +13,14 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from byo.blender import engine
+from byo.blender import compat, engine
 
 KEEP = (bpy.types.Material, bpy.types.Image, bpy.types.NodeTree, bpy.types.Texture)  # what meshes use
 
 
 def _read_gltf(path: Path) -> list:
     """Import into a scene of its own (the importer links to the context's scene), then unlink."""
+    compat.gltf_importer_numpy()
     scene = bpy.data.scenes.new("byo_import")
     with bpy.context.temp_override(scene=scene, view_layer=scene.view_layers[0]), engine.quiet():
         result = bpy.ops.import_scene.gltf(filepath=str(path))
