@@ -6,13 +6,14 @@ WHEELS ?= $(HOME)/.cache/byo-wheels
 BPY_WHEEL := bpy==5.0.1
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-fast bench lint clean
+.PHONY: install demo test test-fast bench lint screenshot clean
 
-# A Debian tool the tests use when present: $(1) the command, $(2) what it is for, $(3) what
-# happens without it. Installed with apt when apt is usable, else skipped with a message.
+# A Debian tool the tests use when present: $(1) the package, $(2) what it is for, $(3) what
+# happens without it, $(4) its command when not named like the package. Installed with apt when
+# apt is usable, else skipped with a message.
 define debian_tool
-	@if command -v $(1) >/dev/null 2>&1; then \
-		echo "$(1): $$($(1) --version 2>/dev/null | head -n1)"; \
+	@if command -v $(or $(4),$(1)) >/dev/null 2>&1; then \
+		echo "$(1): $$($(or $(4),$(1)) --version 2>/dev/null | head -n1 | grep . || command -v $(or $(4),$(1)))"; \
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 		echo "installing Debian's $(1) ($(2))"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(1) >/dev/null; \
@@ -24,6 +25,7 @@ endef
 install: $(STAMP)
 	$(call debian_tool,blender,for the 'blender -b -P render.py' path,the bpy wheel still renders)
 	$(call debian_tool,chromium,the report test opens the HTML report headless,the report test will be skipped)
+	$(call debian_tool,xvfb,a virtual display for make screenshot,make screenshot will not run,Xvfb)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,8 +50,11 @@ bench: $(STAMP)
 	$(BIN)/python bench/eval_bench.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check byo tests bench render.py
+	$(BIN)/ruff check byo tests bench render.py blender_addon assets docs
 	$(BIN)/lint-imports
+
+screenshot: $(STAMP)   # the add-on's panel in Debian's Blender under Xvfb: docs/addon_panel.png
+	$(BIN)/python docs/addon_screenshot.py docs/addon_panel.png
 
 clean:
 	rm -rf output .pytest_cache

@@ -40,7 +40,7 @@ def _pack_items(control: Control):
 
 def blender_property(control: Control, default):
     """The Blender property for a control, with the family's default value."""
-    common = {"name": control.label, "description": f"scene.{control.key}"}
+    common = {"name": control.label, "description": f"scene.{control.key}" + (f" ({control.unit})" if control.unit else "")}
     if control.kind == "int":
         bounds = {k: int(v) for k, v in (("min", control.minimum), ("max", control.maximum)) if v is not None}
         return IntProperty(default=int(default), **bounds, **common)

@@ -28,9 +28,12 @@ _registered: list[type] = []
 
 
 def draw_control(layout, design, control: Control, group) -> None:
+    """Label, value, and the diamond that makes it a variable of the experiment."""
     varied = any(v.key == control.key for v in design.variables)
     row = layout.row(align=True)
-    row.prop(group, control.name)
+    split = row.split(factor=0.4, align=True)
+    split.label(text=control.label)
+    split.prop(group, control.name, text="")
     op = row.operator("byo.toggle_variable", text="", icon="DECORATE_KEYFRAME" if varied else "DECORATE_ANIMATE",
                       depress=varied)
     op.key = control.key
@@ -111,7 +114,17 @@ class BYO_PT_experiment(_Sub):
     def draw(self, context):
         design = context.scene.byo
         layout = self.layout
-        layout.prop(design, "n_images", text="Images per combination")
+        try:
+            count, how = _count(json.dumps(props.design_config(design)))
+        except ConfigError as err:
+            count, how = None, ops.problem_text(err)
+        if count is None:
+            draw_error(layout, how)
+        else:
+            col = layout.column(align=True)
+            col.label(text=f"{count} images", icon="RENDERLAYERS")
+            col.label(text=how, icon="BLANK1")
+        layout.prop(design, "n_images", text="Per combination")
         for item in design.variables:
             box = layout.box()
             row = box.row(align=True)
@@ -121,22 +134,12 @@ class BYO_PT_experiment(_Sub):
             if item.type in ("varying_all", "varying_random", "fixed"):
                 box.prop(item, "levels", text="Value" if item.type == "fixed" else "Levels")
             else:
-                row = box.row(align=True)
-                row.prop(item, "min")
-                row.prop(item, "max")
-                row.prop(item, "step" if item.type == "varying_all_range" else "integer")
+                col = box.column(align=True)
+                col.prop(item, "min")
+                col.prop(item, "max")
+                col.prop(item, "step" if item.type == "varying_all_range" else "integer")
         if not design.variables:
             layout.label(text="Mark parameters with the diamond to vary them", icon="DECORATE_ANIMATE")
-        try:
-            config_json = json.dumps(props.design_config(design))
-        except ConfigError as err:
-            draw_error(layout, ops.problem_text(err))
-            return
-        count, how = _count(config_json)
-        if count is None:
-            draw_error(layout, how)
-        else:
-            layout.label(text=f"{count} images: {how}", icon="RENDERLAYERS")
 
 
 class BYO_PT_legend(_Sub):

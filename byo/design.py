@@ -58,6 +58,7 @@ class Control:
     presets: Mapping[str, float] | None = None  # names a config may give instead of the number
     pack_kind: str | None = None
     nullable: bool = False  # text: empty means null; choice and pack: NULL
+    unit: str = ""  # what the number means, for tooltips
 
     @property
     def name(self) -> str:
@@ -84,20 +85,24 @@ def pack_options(kind: str | None) -> list[str]:
     return out
 
 
-SETUP_CONTROLS: tuple[Control, ...] = (
-    Control("camera.distance", "Distance (m)", "float", minimum=0.05, maximum=100.0, presets=CAMERA_DISTANCE),
-    Control("camera.elevation", "Elevation (deg)", "float", minimum=0.1, maximum=90.0, presets=CAMERA_ELEVATION),
-    Control("camera.azimuth", "Azimuth (deg)", "float", minimum=-360.0, maximum=360.0),
-    Control("lighting.intensity", "Lighting (x)", "float", minimum=0.0, maximum=10.0, presets=LIGHTING),
-    Control("blur.fstop", "Blur", "choice", choices=tuple(BLUR_FSTOP)),
+SETUP_CONTROLS: tuple[Control, ...] = (  # labels are short: the panel shows them by section
+    Control("camera.distance", "Distance", "float", minimum=0.05, maximum=100.0, presets=CAMERA_DISTANCE,
+            unit="m from the scene centre"),
+    Control("camera.elevation", "Elevation", "float", minimum=0.1, maximum=90.0, presets=CAMERA_ELEVATION,
+            unit="degrees above the horizon"),
+    Control("camera.azimuth", "Azimuth", "float", minimum=-360.0, maximum=360.0, unit="degrees; 0: from -Y"),
+    Control("lighting.intensity", "Lighting", "float", minimum=0.0, maximum=10.0, presets=LIGHTING,
+            unit="multiplier of the lights' power"),
+    Control("blur.fstop", "Blur", "choice", choices=tuple(BLUR_FSTOP), unit="depth of field f-stop"),
     Control("table.enabled", "Table", "bool"),
-    Control("table.shape", "Table shape", "choice", choices=("rectangular", "circular", "elliptic")),
-    Control("table.color", "Table colour", "choice", choices=(*TABLE_PALETTE, "random")),
-    Control("table.texture", "Table texture", "choice", choices=TABLE_TEXTURE),
-    Control("table.image", "Table image", "pack", pack_kind="table_texture", nullable=True),
-    Control("resolution", "Resolution", "size"),
+    Control("table.shape", "Shape", "choice", choices=("rectangular", "circular", "elliptic")),
+    Control("table.color", "Colour", "choice", choices=(*TABLE_PALETTE, "random")),
+    Control("table.texture", "Texture", "choice", choices=TABLE_TEXTURE, unit="entropy"),
+    Control("table.image", "Image", "pack", pack_kind="table_texture", nullable=True,
+            unit="a table texture pack, or pack/texture"),
+    Control("resolution", "Resolution", "size", unit="pixels"),
     Control("render.engine", "Engine", "choice", choices=("cycles", "workbench")),
-    Control("render.samples", "Samples", "int", minimum=1, maximum=4096),
+    Control("render.samples", "Samples", "int", minimum=1, maximum=4096, unit="Cycles samples per pixel"),
 )
 
 # The content parameters a designer edits first, per family (a family may set `design_keys`).

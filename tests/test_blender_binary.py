@@ -1,4 +1,5 @@
-"""The `blender -b -P render.py -- CONFIG` path, with Debian's Blender 3.4."""
+"""Debian's Blender 3.4: the `blender -b -P render.py -- CONFIG` path, asset packs, the legacy add-on
+and the screenshot of its panel."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 
+import numpy as np
 import pytest
 from conftest import ROOT, clevr_config, write_config
 
@@ -160,3 +163,17 @@ def test_the_legacy_add_on_in_blender_34(tmp_path):
                    "export": ["FINISHED"], "preview": ["FINISHED"], "preview_exit": 0, "image": [64, 48],
                    "legend": out["legend"]} and out["legend"].startswith("3.4")
     assert yaml.safe_load((tmp_path / "exported.yaml").read_text()) == config
+
+
+@pytest.mark.skipif(shutil.which("Xvfb") is None, reason="no Xvfb (make install adds it)")
+def test_the_screenshot_script_shows_the_add_on_in_a_blender_window(tmp_path):
+    from PIL import Image
+
+    out = tmp_path / "panel.png"
+    proc = subprocess.run([sys.executable, str(ROOT / "docs" / "addon_screenshot.py"), str(out)],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    with Image.open(out) as im:
+        assert im.size == (1600, 1400)
+        pixels = np.asarray(im.convert("RGB"), dtype=int)
+    assert pixels.std() > 20  # a window with content, not a blank screen
