@@ -30,11 +30,13 @@ def _label(option: str) -> str:
 
 
 def _pack_items(control: Control):
+    none = "none (procedural)" if control.key.startswith("content.") else "none"
+
     def items(self, context):
-        found = [(o, _label(o) if o != NULL else "none (procedural)" if control.key.startswith("content.")
-                  else "none", "") for o in control.options()]
+        found = [(o, none if o == NULL else _label(o), "") for o in control.options()]
         _enum_items[control.key] = [*found, (KEEP, KEEP, "a pack given by its folder in the loaded config")]
         return _enum_items[control.key]
+
     return items
 
 

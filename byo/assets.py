@@ -226,7 +226,15 @@ def find_pack(ref: str, kind: str | None = None) -> Pack:
 
 def _kind_of(root: Path) -> str | None:
     try:
-        raw = yaml.safe_load((root / MANIFEST).read_text())
+        return _manifest_kind(root / MANIFEST, (root / MANIFEST).stat().st_mtime_ns)
+    except OSError:
+        return None
+
+
+@cache
+def _manifest_kind(manifest: Path, stamp: int) -> str | None:
+    try:
+        raw = yaml.safe_load(manifest.read_text())
     except (OSError, yaml.YAMLError):
         return None
     return raw.get("kind") if isinstance(raw, dict) else None

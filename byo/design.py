@@ -105,7 +105,7 @@ SETUP_CONTROLS: tuple[Control, ...] = (  # labels are short: the panel shows the
     Control("render.samples", "Samples", "int", minimum=1, maximum=4096, unit="Cycles samples per pixel"),
 )
 
-# The content parameters a designer edits first, per family (a family may set `design_keys`).
+# The content parameters a designer edits first, for families that do not set `design_keys`.
 DESIGN_KEYS: dict[str, tuple[str, ...]] = {
     "chess": ("board.rows", "board.columns", "count", "types", "n_types", "colors", "style", "piece_set",
               "scale", "max_rotation", "placement.spread", "placement.start"),
@@ -171,7 +171,7 @@ def _plain_fields(model: type[BaseModel]) -> list[str]:
 
 def content_controls(family: Family) -> list[Control]:
     model = family.content_model
-    keys = getattr(family, "design_keys", None) or DESIGN_KEYS.get(family.name)
+    keys = family.design_keys or DESIGN_KEYS.get(family.name)
     chosen = []
     for key in keys or _plain_fields(model):
         try:

@@ -159,6 +159,27 @@ def test_every_operator(addon, tmp_path):
     assert design.content_chess.content__board__rows == 8 and export(tmp_path)["scene"] == {}
 
 
+def test_switching_the_family_keeps_what_was_set_and_starts_the_content_afresh(addon, tmp_path):
+    from byo.design import new_config, panel_values
+    from byo.families import get_family
+
+    config = tiny_chess()
+    del config["scene"]["camera"]
+    design = load(tmp_path, config)
+    assert design.setup.camera__distance == pytest.approx(1.3)  # chess's default
+    design.setup.camera__azimuth = 15.0
+    design.family = "clevr"
+    assert design.content_clevr.content__mode == "random"
+    assert tuple(design.setup.resolution) == (64, 48) and design.setup.camera__azimuth == 15.0  # set: kept
+    clevr_default = panel_values(new_config("clevr"), get_family("clevr"))["camera.distance"]
+    assert design.setup.camera__distance == pytest.approx(clevr_default) and clevr_default != pytest.approx(1.3)
+    config = export(tmp_path)
+    assert config["dataset"]["family"] == "clevr" and "content" not in config["scene"]
+    assert config["scene"]["camera"] == {"azimuth": 15.0}
+    design.family = "chess"
+    assert design.content_chess.content__board__rows == 8  # back to chess: its defaults again
+
+
 def test_bad_input_is_refused_with_the_key(addon, tmp_path):
     import bpy
 

@@ -115,3 +115,26 @@ def test_content_controls_follow_the_family_model():
     assert crest["content.modifier"].options()[:2] == [design.NULL, "none"]
     table = next(c for c in design.SETUP_CONTROLS if c.key == "table.image")
     assert {"table_textures", "table_textures/red_gingham"} <= set(table.options())
+
+
+def test_a_family_of_its_own_gets_controls_from_its_content_model():
+    from typing import Literal
+
+    from pydantic import Field
+
+    from byo.families.base import Family
+    from byo.schema import Strict
+
+    class Tiles(Strict):
+        rows: int = Field(3, ge=1, le=9)
+        glaze: Literal["matte", "gloss"] = "matte"
+        colors: list[str] = ["red"]
+
+    class TileFamily(Family):
+        name, content_model = "tiles", Tiles
+
+    kinds = {c.key: (c.kind, c.minimum, c.maximum) for c in design.content_controls(TileFamily())}
+    assert kinds == {"content.rows": ("int", 1, 9), "content.glaze": ("choice", None, None),
+                     "content.colors": ("text", None, None)}
+    TileFamily.design_keys = ("glaze",)
+    assert [c.key for c in design.content_controls(TileFamily())] == ["content.glaze"]

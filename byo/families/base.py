@@ -123,6 +123,7 @@ class Family:
     template_package: str = CATALOG  # ...this package (a family of its own ships its own)
     answers: Mapping[str, AnswerFn] = {}  # question key -> answer function
     vocabulary: tuple[Domain, ...] = ()  # label domains its answers use, for parsing
+    design_keys: tuple[str, ...] = ()  # content keys the Blender add-on's panel shows first (byo.design)
 
     def templates(self) -> Traversable:
         return files(self.template_package) / self.template_file
