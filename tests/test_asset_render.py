@@ -110,3 +110,39 @@ def test_each_image_draws_a_texture_when_none_is_named(tmp_path):
     legends, _ = render(tmp_path, "drawn", {"count": 1}, n_images=6, table={"image": {"pack": "table_textures"}})
     drawn = [lg["setup"]["table"]["image"]["texture"] for lg in legends]
     assert len(set(drawn)) > 1 and set(drawn) <= set(find_pack("table_textures").manifest.textures)
+
+
+def test_a_card_face_shows_upright_on_a_card_through_image_material(tmp_path):
+    """What the poker family builds on: a deck's face image on a card-sized quad, by its UVs."""
+    import bpy
+
+    from byo.blender import engine
+    from byo.blender.materials import image_material
+    from byo.blender.meshes import data_object
+
+    deck = find_pack("simple_deck", "card_deck")
+    width, height = deck.manifest.size
+    with engine.own_scene("card") as scene:
+        corners = [(-width / 2, -height / 2, 0), (width / 2, -height / 2, 0), (width / 2, height / 2, 0),
+                   (-width / 2, height / 2, 0)]
+        card = data_object(scene, "QH", corners, [(0, 1, 2, 3)], image_material("QH", deck.card("QH")))
+        uv = card.data.uv_layers.new(name="UVMap")
+        for loop, (u, v) in zip(uv.data, [(0, 0), (1, 0), (1, 1), (0, 1)], strict=True):
+            loop.uv = (u, v)
+        camera = bpy.data.objects.new("camera", bpy.data.cameras.new("camera"))
+        camera.data.type, camera.data.ortho_scale = "ORTHO", height
+        camera.location = (0.0, 0.0, 1.0)
+        scene.collection.objects.link(camera)
+        scene.camera = camera
+        scene.render.engine = "BLENDER_WORKBENCH"
+        scene.display.shading.light, scene.display.shading.color_type = "FLAT", "TEXTURE"
+        scene.view_settings.view_transform = "Standard"
+        scene.render.resolution_x, scene.render.resolution_y = 90, 126
+        scene.render.film_transparent = False
+        rendered = engine.render_image(scene).astype(float)
+    with Image.open(deck.card("QH")) as im:
+        face = np.asarray(im.convert("RGBA").resize((90, 126), Image.LANCZOS), dtype=float)
+    inside = face[..., 3] > 250  # the card, not its transparent corners
+    assert np.abs(rendered[inside] - face[..., :3][inside]).mean() < 12
+    flipped = face[::-1, ::-1, :3]  # upside down would look the same only for a symmetric face
+    assert np.abs(rendered[inside] - flipped[inside]).mean() > 2 * np.abs(rendered[inside] - face[..., :3][inside]).mean()
