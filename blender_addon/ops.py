@@ -139,13 +139,16 @@ class BYO_OT_show_legend(_DesignOperator):
         return self.done(design, f"legend of {legend['name']} in the text {LEGEND_TEXT!r}")
 
 
-class BYO_OT_load_yaml(_DesignOperator, ImportHelper):
+class _YamlFile(_DesignOperator):
+    filename_ext = ".yaml"
+    filter_glob: StringProperty(default="*.yaml;*.yml", options={"HIDDEN"})
+
+
+class BYO_OT_load_yaml(_YamlFile, ImportHelper):
     """Load a dataset config (YAML) into the panel"""
 
     bl_idname = "byo.load_yaml"
     bl_label = "Load YAML"
-    filename_ext = ".yaml"
-    filter_glob: StringProperty(default="*.yaml;*.yml", options={"HIDDEN"})
 
     def execute(self, context):
         design = context.scene.byo
@@ -158,13 +161,11 @@ class BYO_OT_load_yaml(_DesignOperator, ImportHelper):
         return self.done(design, f"loaded {self.filepath}")
 
 
-class BYO_OT_export_yaml(_DesignOperator, ExportHelper):
+class BYO_OT_export_yaml(_YamlFile, ExportHelper):
     """Export the design and its variables as a dataset config (YAML) for `byo render`"""
 
     bl_idname = "byo.export_yaml"
     bl_label = "Export YAML"
-    filename_ext = ".yaml"
-    filter_glob: StringProperty(default="*.yaml;*.yml", options={"HIDDEN"})
 
     def invoke(self, context, event):
         self.filepath = f"{context.scene.byo.name}.yaml"

@@ -92,8 +92,9 @@ class ByoVariable(bpy.types.PropertyGroup):
 def _family_changed(self, context) -> None:
     if self.loading:
         return
-    config = design_config(self, family=self.get("previous_family") or self.family)
-    load_into(self, design.export_config(config, self.family, {}))
+    # The family the panel showed until now: the last loaded, else the first (the defaults').
+    before = self.get("previous_family") or self.bl_rna.properties["family"].enum_items[0].identifier
+    load_into(self, design.export_config(design_config(self, family=before), self.family, {}))
 
 
 def design_group(families: list[str]) -> tuple[type, list[type]]:
@@ -146,14 +147,14 @@ def _set(group, control: Control, value) -> None:
         setattr(group, control.name, KEEP)
 
 
-def base_config(d) -> dict:
-    return json.loads(d.config_json) if d.config_json else design.new_config(d.family, d.name, d.seed)
+def base_config(d, family: str | None = None) -> dict:
+    return json.loads(d.config_json) if d.config_json else design.new_config(family or d.family, d.name, d.seed)
 
 
 def design_config(d, family: str | None = None) -> dict:
     """The dataset config the design stands for (`family`: read its content as that family's)."""
     family = family or d.family
-    base = base_config(d)
+    base = base_config(d, family)
     dataset = base.get("dataset", {})
     shown = {"name": dataset.get("name"), "n_images": dataset.get("n_images", 1),
              "seed": min(int(dataset.get("seed", 0)), SEED_MAX)}  # what the panel showed when loaded

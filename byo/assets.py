@@ -123,7 +123,6 @@ class TableTextures(_Manifest):
 
 
 Manifest = Annotated[ChessSet | CardDeck | TableTextures, Field(discriminator="kind")]
-PackKind = Literal["chess_set", "card_deck", "table_texture"]
 KINDS: tuple[str, ...] = ("chess_set", "card_deck", "table_texture")
 _MANIFEST = TypeAdapter(Manifest)
 
@@ -243,12 +242,3 @@ def _manifest_kind(manifest: Path, stamp: int) -> str | None:
 def list_packs(kind: str | None = None) -> list[str]:
     """Names of the packs found (of `kind`), whether or not their manifests are valid."""
     return [name for name, root in _candidates().items() if kind is None or _kind_of(root) == kind]
-
-
-def pack_problem(ref: str, kind: str) -> str | None:
-    """Why `ref` cannot be used as a pack of `kind` (None when it can): for validators."""
-    try:
-        find_pack(ref, kind)
-    except PackError as err:
-        return str(err)
-    return None

@@ -39,6 +39,8 @@ def addon(monkeypatch):
     import blender_addon
 
     blender_addon.register()
+    for scene in bpy.data.scenes:  # each test starts with a fresh panel
+        scene.property_unset("byo")
     yield blender_addon
     blender_addon.unregister()
     for scene in list(bpy.data.scenes):
@@ -178,6 +180,16 @@ def test_switching_the_family_keeps_what_was_set_and_starts_the_content_afresh(a
     assert config["scene"]["camera"] == {"azimuth": 15.0}
     design.family = "chess"
     assert design.content_chess.content__board__rows == 8  # back to chess: its defaults again
+
+
+def test_a_fresh_panel_switched_to_another_family_exports_only_that_familys_defaults(addon, tmp_path):
+    import bpy
+
+    design = bpy.context.scene.byo
+    assert design.config_json == "" and design.family == "chess"
+    design.family = "crest"
+    assert export(tmp_path) == {"dataset": {"name": "design", "family": "crest", "seed": 0, "n_images": 1},
+                                "scene": {}, "variables": {}}
 
 
 def test_bad_input_is_refused_with_the_key(addon, tmp_path):

@@ -25,8 +25,6 @@ def principled_material(name: str, rgb, roughness: float, metallic: float = 0.0,
     return mat
 
 
-
-
 def image_material(name: str, path, roughness: float = 0.5, tile: tuple[float, float] | None = None):
     """A principled material whose colour is an image (sRGB file): over the mesh's UV map, or,
     with `tile`, repeated every tile[0] x tile[1] metres across the object's x and y."""

@@ -154,7 +154,7 @@ def _procedural_piece(scene, name: str, kind: str, attributes: dict, materials: 
 
 
 def pack_meshes(piece_set: str, wanted: set[tuple[str, str]]) -> dict[tuple[str, str], object]:
-    """(colour, type) -> a mesh of the pack's piece, one square wide units as the procedural ones."""
+    """(colour, type) -> a mesh of the pack's piece, in square units like the procedural ones."""
     pack = find_pack(piece_set, "chess_set")
     manifest = pack.manifest
     meshes = {}
