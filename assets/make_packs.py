@@ -143,8 +143,8 @@ def make_boxwood_blend(pack: Path) -> None:
     for row, (color, rgb) in enumerate(colors.items()):
         material = principled_material(prefixes[color], linear_rgb(rgb), 0.3, specular=0.6)
         for k, kind in enumerate(PIECES):
-            obj = mesh_object(scene, f"{prefixes[color]}{kind.capitalize()}", piece_mesh(kind, "staunton"), material,
-                              smooth=lambda p: abs(p.normal.z) < 0.999)
+            # piece_mesh shades the turned faces smooth and keeps the knight's head and the flat tops flat.
+            obj = mesh_object(scene, f"{prefixes[color]}{kind.capitalize()}", piece_mesh(kind, "staunton"), material)
             obj.location = (1.2 * k, 1.5 * row, 0.0)
             objects.add(obj)
     pack.mkdir(parents=True, exist_ok=True)
