@@ -146,3 +146,49 @@ def test_a_card_face_shows_upright_on_a_card_through_image_material(tmp_path):
     assert np.abs(rendered[inside] - face[..., :3][inside]).mean() < 12
     flipped = face[::-1, ::-1, :3]  # upside down would look the same only for a symmetric face
     assert np.abs(rendered[inside] - flipped[inside]).mean() > 2 * np.abs(rendered[inside] - face[..., :3][inside]).mean()
+
+
+PARTS_GLB = """
+import sys, bpy
+from byo.blender.materials import principled_material
+from byo.blender.meshes import data_object
+bpy.ops.wm.read_factory_settings(use_empty=True)
+scene = bpy.context.scene
+corners = [(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)]
+faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+top = bpy.data.objects.new("Knight", None)
+scene.collection.objects.link(top)
+top.location, top.scale = (5.0, 0.0, 0.0), (2.0, 2.0, 2.0)
+for k, z in enumerate((0.5, 1.5)):
+    part = data_object(scene, f"part{k}", corners, faces, principled_material(f"m{k}", (k, 0.5, 0.5), 0.5))
+    part.parent, part.location = top, (0.0, 0.0, z)
+bpy.ops.export_scene.gltf(filepath=sys.argv[1], export_format="GLB")
+"""
+
+
+def test_a_piece_made_of_parts_under_a_parent_is_joined_in_world_space(tmp_path):
+    """A pack's piece may be a top node with child meshes, each with its own material."""
+    import subprocess
+    import sys
+
+    import bpy
+
+    from byo.blender import imports
+
+    path = tmp_path / "parts.glb"  # written by a Blender of its own, like a user's file
+    subprocess.run([sys.executable, "-c", PARTS_GLB, str(path)], check=True, capture_output=True, timeout=300)
+    before = {kind: len(getattr(bpy.data, kind)) for kind in ("objects", "meshes", "scenes")}
+    with imports.file_objects(path) as objects:
+        mesh = imports.joined_mesh(objects["Knight"], "joined")
+    assert {kind: len(getattr(bpy.data, kind)) for kind in before} == {**before, "meshes": before["meshes"] + 1}
+    co = np.array([v.co[:] for v in mesh.vertices])
+    assert len(co) == 2 * 24 and len(mesh.materials) == 2  # glTF splits a flat cube into 24 corners
+    assert co.min(axis=0) == pytest.approx((4.0, -1.0, 0.0), abs=1e-5)  # the parent's move and scale applied
+    assert co.max(axis=0) == pytest.approx((6.0, 1.0, 4.0), abs=1e-5)
+    imports.stand_on_origin(mesh, 1.65)
+    co = np.array([v.co[:] for v in mesh.vertices])
+    assert co.min(axis=0) == pytest.approx((-0.4125, -0.4125, 0.0), abs=1e-5)
+    assert co[:, 2].max() == pytest.approx(1.65)
+    materials = list(mesh.materials)
+    bpy.data.meshes.remove(mesh)
+    bpy.data.batch_remove(materials)
