@@ -6,7 +6,7 @@ WHEELS ?= $(HOME)/.cache/byo-wheels
 BPY_WHEEL := bpy==5.0.1
 STAMP := $(VENV)/.installed
 
-.PHONY: install harness demo test test-fast bench lint clean
+.PHONY: install harness demo test test-fast bench lint screenshot clean
 
 # A Debian package: $(1) the package, $(2) a shell test that passes when it is there, $(3) what
 # it is for, $(4) what happens without it. Installed with apt when apt is usable, else skipped
@@ -30,6 +30,7 @@ install: $(STAMP)
 	$(call debian_tool,blender,for the 'blender -b -P render.py' path,the bpy wheel still renders)
 	$(call debian_tool,chromium,the report test opens the HTML report headless,the report test will be skipped)
 	$(call debian_package,fonts-dejavu-core,[ -f $(CARD_FONT) ],the playing-card faces are drawn with DejaVu,poker scenes cannot draw their cards)
+	$(call debian_package,xvfb,command -v Xvfb >/dev/null 2>&1,a virtual display for make screenshot,make screenshot will not run)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -79,8 +80,11 @@ bench: $(STAMP)
 	$(BIN)/python bench/eval_bench.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check byo tests bench render.py
+	$(BIN)/ruff check byo tests bench render.py blender_addon assets docs
 	$(BIN)/lint-imports
+
+screenshot: $(STAMP)   # the add-on's panel in Debian's Blender under Xvfb: docs/addon_panel.png
+	$(BIN)/python docs/addon_screenshot.py docs/addon_panel.png
 
 clean:
 	rm -rf output .pytest_cache

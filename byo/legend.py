@@ -44,6 +44,13 @@ def dumps(legend: dict) -> str:
     return json.dumps(legend, indent=1, sort_keys=False) + "\n"
 
 
+def _table_surface(table: dict) -> str:
+    image = table.get("image")
+    if image:
+        return f"image {image['texture']} of pack {image['pack']} ({image['size'][0]}x{image['size'][1]} m per copy)"
+    return f"texture {table['texture']}, colour {table['color']}"
+
+
 def legend_text(legend: dict, family) -> str:
     s = legend["setup"]
     cam, blur = s["camera"], s["blur"]
@@ -56,8 +63,8 @@ def legend_text(legend: dict, family) -> str:
         f"lens {cam['focal_length']} mm",
         f"lighting: x{s['lighting_multiplier']} (" + ", ".join(f"{li['name']} {li['power']} W" for li in s["lights"]) + ")",
         "blur: " + (f"f/{blur['fstop']} focused at {blur['focus_distance']} m" if blur["enabled"] else "none"),
-        "table: " + (f"{s['table']['shape']} {s['table']['length']}x{s['table']['width']} m, texture "
-                     f"{s['table']['texture']}, colour {s['table']['color']}" if s["table"]["enabled"] else "none"),
+        "table: " + (f"{s['table']['shape']} {s['table']['length']}x{s['table']['width']} m, "
+                     + _table_surface(s["table"]) if s["table"]["enabled"] else "none"),
         f"resolution: {legend['width']}x{legend['height']}, engine {s['render']['engine']}",
         f"visibility: visible from {s['min_visible_pixels']} px, hidden below {s['hidden_below_pixels']} px, "
         "ambiguous in between",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import reprlib
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, model_serializer
 
 from byo.errors import format_key_path
 
@@ -35,6 +35,20 @@ def shown(value) -> str:
     """A short repr of what a user wrote, whatever its size (nested, huge or aliased)."""
     return _SHOWN.repr(value)
 
+
+def left_out_when_none(*names: str):
+    """A model serializer (assign it in the class body) that leaves out the fields `names` while
+    they are None: a field added later then leaves legends and dumps as they were without it."""
+
+    @model_serializer(mode="wrap")
+    def serialize(self, handler):
+        data = handler(self)
+        for name in names:
+            if data.get(name) is None:
+                data.pop(name, None)
+        return data
+
+    return serialize
 
 _TYPE_NAMES = {"str", "int", "float", "bool", "none", "list", "dict"}
 _VARIATION_TAGS = {"fixed", "varying_all", "varying_all_range", "varying_random", "varying_among_range"}

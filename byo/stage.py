@@ -14,7 +14,8 @@ import numpy as np
 from pydantic import Field, field_validator, model_validator
 
 from byo import camera as camera_math
-from byo.schema import SRGB, Strict, srgb
+from byo.assets import PackError, find_pack
+from byo.schema import SRGB, Strict, left_out_when_none, srgb
 
 # --- presets (BYO-Eval appendix D) -------------------------------------------------------
 CAMERA_DISTANCE = {"low": 1.0, "medium": 3.0, "high": 5.0}  # metres from the scene centre
@@ -121,6 +122,24 @@ class BlurConfig(Strict):
         return v
 
 
+class TableImage(Strict):
+    """An image from an asset pack of kind table_texture, repeated across the table top."""
+
+    pack: str  # the pack's name or folder
+    texture: str | None = None  # one of its textures; None: each image draws one (seeded)
+
+    @model_validator(mode="after")
+    def _check(self):
+        try:
+            textures = find_pack(self.pack, "table_texture").manifest.textures
+        except PackError as err:
+            raise ValueError(str(err)) from None
+        if self.texture is not None and self.texture not in textures:
+            raise ValueError(f"table texture pack {self.pack!r} has no texture {self.texture!r}; "
+                             f"expected one of {', '.join(textures)}")
+        return self
+
+
 class TableConfig(Strict):
     enabled: bool = True
     shape: Literal["rectangular", "circular", "elliptic"] = "rectangular"
@@ -131,6 +150,13 @@ class TableConfig(Strict):
     texture: Literal["low", "medium", "high"] = "low"
     color: str | tuple[float, ...] = "medium_wood"  # palette name, RGB, or "random" (seeded palette pick)
     roughness: float = Field(0.6, ge=0, le=1)
+    image: TableImage | None = None  # an image instead of the colour and the texture noise
+
+    @model_validator(mode="after")
+    def _image_or_texture(self):
+        if self.image is not None and "texture" in self.model_fields_set and self.texture != "low":
+            raise ValueError("table.image replaces the texture noise: leave texture at low, or drop image")
+        return self
 
     @field_validator("color")
     @classmethod
@@ -254,6 +280,12 @@ class ResolvedBlur(Strict):
     focus_distance: float | None
 
 
+class ResolvedTableImage(Strict):
+    pack: str
+    texture: str
+    size: tuple[float, float]  # metres one copy of the image covers
+
+
 class ResolvedTable(Strict):
     enabled: bool
     shape: str
@@ -264,6 +296,9 @@ class ResolvedTable(Strict):
     texture: str
     color: RGB
     roughness: float
+    image: ResolvedTableImage | None = None
+
+    _serialize = left_out_when_none("image")  # legends of tables without an image stay as they were
 
 
 class ResolvedSetup(Strict):
@@ -287,6 +322,15 @@ class ResolvedSetup(Strict):
             focal_length=c.focal_length, sensor_width=c.sensor_width, resolution=self.resolution,
             ortho_scale=c.ortho_scale if c.projection == "orthographic" else None,
         )
+
+
+def _table_image(image: TableImage | None, rng: np.random.Generator) -> ResolvedTableImage | None:
+    """The texture, drawn after every other setup draw when the config leaves it to each image."""
+    if image is None:
+        return None
+    textures = find_pack(image.pack, "table_texture").manifest.textures
+    name = image.texture or list(textures)[int(rng.integers(len(textures)))]
+    return ResolvedTableImage(pack=image.pack, texture=name, size=textures[name].size)
 
 
 def _r(x: float, nd: int = 6) -> float:
@@ -335,7 +379,7 @@ def resolve_setup(cfg: SetupConfig, rng: np.random.Generator) -> ResolvedSetup:
     color = TABLE_PALETTE[color] if isinstance(color, str) else tuple(color)
     table = ResolvedTable(enabled=t.enabled, shape=t.shape, length=t.length, width=t.width,
                           thickness=t.thickness, height=t.height, texture=t.texture, color=color,
-                          roughness=t.roughness)
+                          roughness=t.roughness, image=_table_image(t.image, rng))
 
     res = cfg.resolution
     size = RESOLUTION[res] if isinstance(res, str) else (res.width, res.height)

@@ -11,6 +11,7 @@ import sys
 import sysconfig
 import tomllib
 import venv
+from pathlib import Path
 
 import pytest
 import yaml
@@ -22,7 +23,16 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 def test_every_package_is_listed_for_the_wheel():
     listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
-    assert listed == {*find_packages(str(ROOT), include=["byo*"]), "byo.catalog"}
+    assert listed == {*find_packages(str(ROOT), include=["byo*"]), "byo.catalog", "byo.packs"}
+
+
+def test_the_asset_packs_ship_as_byo_packs_with_their_files():
+    assert PYPROJECT["tool"]["setuptools"]["package-dir"]["byo.packs"] == "assets"
+    patterns = PYPROJECT["tool"]["setuptools"]["package-data"]["byo.packs"]
+    files = [p.relative_to(ROOT / "assets") for p in (ROOT / "assets").rglob("*") if p.is_file()]
+    shipped = [f for f in files if any(f.match(pattern) and len(f.parts) == len(pattern.split("/"))
+                                       for pattern in patterns)]
+    assert sorted(set(files) - set(shipped), key=str) == [p for p in map(Path, ["__init__.py", "make_packs.py"])]
 
 
 def test_the_question_catalogue_ships_as_byo_catalog():
@@ -68,9 +78,11 @@ def test_a_plain_install_renders_and_asks_from_anywhere(tmp_path):
         proc = subprocess.run([str(byo), *args], capture_output=True, text=True, cwd=work, env=env, timeout=300)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert len((work / "out" / "questions.jsonl").read_text().splitlines()) > 2
-    where = subprocess.run([str(python), "-c", "import json, byo, importlib.resources as r; print(json.dumps("
-                            "[byo.__file__, str(r.files('byo.catalog') / 'clevr.yaml')]))"],
+    where = subprocess.run([str(python), "-c", "import json, byo, importlib.resources as r; "
+                            "from byo.assets import find_pack; print(json.dumps([byo.__file__, "
+                            "str(r.files('byo.catalog') / 'clevr.yaml'), str(find_pack('boxwood_blend').root), "
+                            "len(find_pack('simple_deck').manifest.cards)]))"],
                            capture_output=True, text=True, cwd=work, env=env, check=True).stdout
-    module, catalog = json.loads(where)
-    assert module.startswith(site) and catalog.startswith(site), (module, catalog)
-    assert sys.prefix not in catalog
+    module, catalog, pack, cards = json.loads(where)
+    assert module.startswith(site) and catalog.startswith(site) and pack.startswith(site), (module, catalog, pack)
+    assert sys.prefix not in catalog and cards == 52

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bpy
+import numpy as np
 
 VERSION = bpy.app.version  # (major, minor, patch)
 
@@ -88,3 +89,10 @@ def match_factory_scene(scene) -> None:
         scene.cycles.sampling_pattern = "TABULATED_SOBOL"
     except TypeError:  # 3.x: no such pattern, and new scenes already match
         pass
+
+
+def gltf_importer_numpy() -> None:
+    """Blender 3.x's glTF importer uses `np.bool`, which numpy 1.24 to 1.26 do not have (numpy 2
+    has it again): give it the builtin it stood for."""
+    if VERSION < (4, 0, 0) and "bool" not in np.__dict__:
+        np.bool = bool

@@ -7,6 +7,7 @@ import contextlib
 import os
 import sys
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,9 +19,12 @@ from PIL import Image
 
 from byo.blender import compat
 
-# Kinds of data a build creates; everything of these kinds made inside `own_scene` is removed.
+# Kinds of data a build creates; everything of these kinds made inside `own_scene` is removed
+# (imported files may bring actions, armatures, curves and more besides meshes).
 _DATA_KINDS = ("objects", "meshes", "materials", "lights", "cameras", "worlds", "images", "node_groups",
-               "textures", "curves", "collections", "scenes")
+               "textures", "curves", "collections", "actions", "armatures", "libraries", "scenes")
+# The custom property that marks what a kept scene's build made: the build's token.
+BUILD_TAG = "byo_build"
 
 
 def _data_ids() -> dict[str, set[int]]:
@@ -28,21 +32,66 @@ def _data_ids() -> dict[str, set[int]]:
 
 
 @contextlib.contextmanager
+def made_blocks() -> Iterator[list]:
+    """Collects, when the block ends, every data-block the block created."""
+    before = _data_ids()
+    made: list = []
+    try:
+        yield made
+    finally:
+        made += [block for kind in _DATA_KINDS for block in getattr(bpy.data, kind)
+                 if block.as_pointer() not in before[kind]]
+
+
+@contextlib.contextmanager
 def own_scene(name: str) -> Iterator[bpy.types.Scene]:
     """A new, empty scene to build and render in. Whatever the block creates is removed when it
     ends; the open file's other scenes, objects and data are never touched."""
-    before = _data_ids()
-    scene = bpy.data.scenes.new(name)
+    made: list = []
     try:
-        yield scene
+        with made_blocks() as made:
+            yield bpy.data.scenes.new(name)
     finally:
-        made = [block for kind in _DATA_KINDS for block in getattr(bpy.data, kind)
-                if block.as_pointer() not in before[kind]]
         bpy.data.batch_remove(made)
 
 
 @contextlib.contextmanager
-def quiet_render():
+def kept_scene(name: str) -> Iterator[bpy.types.Scene]:
+    """A new scene to build in that stays when the block ends (the add-on's Build scene).
+    Everything the block creates is tagged with one token, so `remove_build` can later remove
+    exactly that; if the block fails, it is removed at once. Nothing else is touched."""
+    token = uuid.uuid4().hex
+    made: list = []
+    built = False
+    try:
+        with made_blocks() as made:
+            yield bpy.data.scenes.new(name)
+        built = True
+    finally:
+        if not built:
+            bpy.data.batch_remove(made)
+    for block in made:
+        block[BUILD_TAG] = token
+
+
+def is_build(scene) -> bool:
+    """Whether `scene` is a kept build whose objects all come from that build (so removing it
+    removes nothing of the user's)."""
+    token = scene.get(BUILD_TAG)
+    return token is not None and all(o.get(BUILD_TAG) == token for o in scene.objects)
+
+
+def remove_build(scene) -> None:
+    """Remove a kept scene and every data-block its build made (see `kept_scene`)."""
+    token = scene.get(BUILD_TAG)
+    if token is None:
+        raise ValueError(f"scene {scene.name!r} was not built by byo")
+    made = [block for kind in _DATA_KINDS for block in getattr(bpy.data, kind) if block.get(BUILD_TAG) == token]
+    bpy.data.batch_remove(made)
+
+
+@contextlib.contextmanager
+def quiet():
     """Blender prints per-tile progress and start-up warnings on both streams; keep them off the
     progress bar. Render failures still surface as Python exceptions."""
     sys.stdout.flush()
@@ -64,7 +113,7 @@ def quiet_render():
 
 def _render_to(scene, path: str) -> None:
     scene.render.filepath = path
-    with quiet_render():
+    with quiet():
         bpy.ops.render.render(write_still=True, scene=scene.name)
 
 

@@ -25,14 +25,22 @@ def principled_material(name: str, rgb, roughness: float, metallic: float = 0.0,
     return mat
 
 
-def image_material(name: str, path, roughness: float, specular: float = 0.5, interpolation: str = "Cubic"):
-    """A principled material whose base colour is an image file (sRGB), read through the mesh's
-    UV map. Workbench shows `diffuse_color` (white) instead of the image."""
+def image_material(name: str, path, roughness: float = 0.5, specular: float = 0.5, interpolation: str = "Cubic",
+                   tile: tuple[float, float] | None = None):
+    """A principled material whose base colour is an image file (sRGB): over the mesh's UV map,
+    or, with `tile`, repeated every tile[0] x tile[1] metres across the object's x and y.
+    Workbench shows `diffuse_color` (white) instead of the image."""
     mat = principled_material(name, (1.0, 1.0, 1.0), roughness, specular=specular)
     nodes, links = mat.node_tree.nodes, mat.node_tree.links
     texture = nodes.new("ShaderNodeTexImage")
     texture.image = bpy.data.images.load(str(path), check_existing=True)
     texture.interpolation = interpolation
-    texture.extension = "EXTEND"
+    texture.extension = "REPEAT" if tile else "EXTEND"
+    if tile:
+        coords = nodes.new("ShaderNodeTexCoord")
+        mapping = nodes.new("ShaderNodeMapping")
+        mapping.inputs["Scale"].default_value = (1.0 / tile[0], 1.0 / tile[1], 1.0)
+        links.new(coords.outputs["Object"], mapping.inputs["Vector"])
+        links.new(mapping.outputs["Vector"], texture.inputs["Vector"])
     links.new(texture.outputs["Color"], nodes["Principled BSDF"].inputs["Base Color"])
     return mat

@@ -9,6 +9,13 @@ from mathutils import Vector
 from byo.blender import compat
 
 
+def linked_object(scene, name: str, data) -> bpy.types.Object:
+    """A new object of `data` (a mesh, light...) in `scene`; data may be shared between objects."""
+    obj = bpy.data.objects.new(name, data)
+    scene.collection.objects.link(obj)
+    return obj
+
+
 def mesh_object(scene, name: str, bm: bmesh.types.BMesh, material=None, smooth=None) -> bpy.types.Object:
     mesh = bpy.data.meshes.new(name)
     bm.to_mesh(mesh)
@@ -17,9 +24,7 @@ def mesh_object(scene, name: str, bm: bmesh.types.BMesh, material=None, smooth=N
         compat.set_smooth(mesh, [smooth(p) for p in mesh.polygons])
     if material is not None:
         mesh.materials.append(material)
-    obj = bpy.data.objects.new(name, mesh)
-    scene.collection.objects.link(obj)
-    return obj
+    return linked_object(scene, name, mesh)
 
 
 def data_object(scene, name: str, verts, faces, material, smooth: bool = False) -> bpy.types.Object:
@@ -30,9 +35,7 @@ def data_object(scene, name: str, verts, faces, material, smooth: bool = False) 
     if smooth:
         compat.set_smooth(mesh, [True] * len(mesh.polygons))
     mesh.materials.append(material)
-    obj = bpy.data.objects.new(name, mesh)
-    scene.collection.objects.link(obj)
-    return obj
+    return linked_object(scene, name, mesh)
 
 
 def look_at(obj, target) -> None:

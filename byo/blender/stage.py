@@ -7,8 +7,9 @@ import bmesh
 import bpy
 from mathutils import Matrix
 
+from byo.assets import find_pack
 from byo.blender import compat, devices
-from byo.blender.materials import linear_rgb, principled_material
+from byo.blender.materials import image_material, linear_rgb, principled_material
 from byo.blender.meshes import look_at, mesh_object
 from byo.camera import camera_axes
 from byo.stage import ResolvedSetup
@@ -122,6 +123,10 @@ def add_floor(scene, setup: ResolvedSetup):
 
 def _table_material(setup: ResolvedSetup):
     t = setup.table
+    if t.image is not None:
+        pack = find_pack(t.image.pack, "table_texture")
+        path = pack.path(pack.manifest.textures[t.image.texture].file)
+        return image_material("table", path, t.roughness, tile=t.image.size)
     base = linear_rgb(t.color)
     mat = principled_material("table", base, t.roughness)
     if t.texture == "low":

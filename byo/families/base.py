@@ -199,6 +199,7 @@ class Family:
     answers: Mapping[str, AnswerFn] = {}  # question key -> answer function
     vocabulary: tuple[Domain, ...] = ()  # label domains its answers use, for parsing
     answer_types: Mapping[str, AnswerType] = {}  # answer types of its own, beside the shared ones
+    design_keys: tuple[str, ...] = ()  # content keys the Blender add-on's panel shows first (byo.design)
 
     def templates(self) -> Traversable:
         return files(self.template_package) / self.template_file

@@ -1,6 +1,7 @@
 """The render job: one scene spec in, one RenderResult out. It builds into a scene of its own
 (the open file's other scenes and data are left alone), renders the instance ids and the image,
-measures, and writes nothing."""
+measures, and writes nothing. `build_kept` builds the same scene into a scene that stays, for
+the Blender add-on."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import os
 import socket
 import time
 from importlib import import_module
+
+import numpy as np
 
 from byo import legend as legends
 from byo.blender import compat, engine
@@ -25,29 +28,51 @@ def _builder(family: Family):
     return import_module(f"{family.package}.builder")
 
 
-def render_job(spec: SceneSpec, family: Family, *, threads: int) -> RenderResult | list[str]:
-    """Render `spec`. When objects stay below the visibility threshold and the spec asks for a
-    new placement in that case (`on_hidden: resample`), returns their names instead."""
-    started = time.perf_counter()
-    setup = spec.setup
-    with engine.own_scene(f"byo_{spec.name}") as scene:
-        scene.cycles.seed = spec.seed % 2**31
-        applied = build_setup(scene, setup, threads)
-        built = _builder(family).build(spec, scene)
-        ids = engine.render_instance_ids(scene, built)
-        parts = family.mask_parts(spec)
-        measured = measure(ids, [o.id for o in spec.objects], parts)
-        hidden = [o.name for o in spec.objects if measured[o.id]["visible_pixels"] < setup.min_visible_pixels]
-        if hidden and setup.render.on_hidden == "resample":
-            return hidden
-        image = engine.render_image(scene)
-        pixel_coords = engine.project_points(scene, [o.location for o in spec.objects])
-        landmarks = {name: engine.project_points(scene, points) for name, points in family.landmarks(spec).items()}
+def build_scene(spec: SceneSpec, family: Family, scene, threads: int) -> tuple[dict, dict[int, list]]:
+    """Build `spec` into the empty `scene`: the render settings and shared stage, then the
+    family's objects. Returns what the render applied and mask id -> objects."""
+    scene.cycles.seed = spec.seed % 2**31
+    applied = build_setup(scene, spec.setup, threads)
+    return applied, _builder(family).build(spec, scene)
+
+
+def _measure(spec: SceneSpec, family: Family, scene, built: dict[int, list]
+             ) -> tuple[np.ndarray, dict, list[str], dict[int, int]]:
+    """Instance ids, what they measure per object (parts with ids of their own included), the
+    objects below the visibility threshold, and the parts (part id -> object id)."""
+    ids = engine.render_instance_ids(scene, built)
+    parts = family.mask_parts(spec)
+    measured = measure(ids, [o.id for o in spec.objects], parts)
+    hidden = [o.name for o in spec.objects if measured[o.id]["visible_pixels"] < spec.setup.min_visible_pixels]
+    return ids, measured, hidden, parts
+
+
+def _legend(spec: SceneSpec, family: Family, scene, measured: dict, applied: dict, parts: dict[int, int]) -> dict:
+    pixel_coords = engine.project_points(scene, [o.location for o in spec.objects])
+    landmarks = {name: engine.project_points(scene, points) for name, points in family.landmarks(spec).items()}
     legend = legends.build_legend(
         spec, image=f"{IMAGES}/{spec.name}.png", mask=f"{MASKS}/{spec.name}.png",
         blender_version=compat.version_string(), pixel_coords=pixel_coords, measured=measured,
         render_applied=applied, landmarks=landmarks, parts=parts)
     family.complete_legend(legend)
+    return legend
+
+
+def _resampled(spec: SceneSpec, hidden: list[str]) -> bool:
+    return bool(hidden) and spec.setup.render.on_hidden == "resample"
+
+
+def render_job(spec: SceneSpec, family: Family, *, threads: int) -> RenderResult | list[str]:
+    """Render `spec`. When objects stay below the visibility threshold and the spec asks for a
+    new placement in that case (`on_hidden: resample`), returns their names instead."""
+    started = time.perf_counter()
+    with engine.own_scene(f"byo_{spec.name}") as scene:
+        applied, built = build_scene(spec, family, scene, threads)
+        ids, measured, hidden, parts = _measure(spec, family, scene, built)
+        if _resampled(spec, hidden):
+            return hidden
+        image = engine.render_image(scene)
+        legend = _legend(spec, family, scene, measured, applied, parts)
     return RenderResult(name=spec.name, image=image, instance_ids=ids, legend=legend,
                         legend_text=legends.legend_text(legend, family), attempts=spec.attempt + 1,
                         seconds=time.perf_counter() - started, rss_mb=engine.current_rss_mb(),
@@ -64,6 +89,19 @@ def _hang_if_asked(name: str) -> None:
         time.sleep(3600)
 
 
+def _next_placement(task: RenderTask, spec: SceneSpec, hidden: list[str]) -> SceneSpec:
+    attempts = spec.setup.render.max_visibility_attempts
+    if spec.attempt + 1 >= attempts:
+        raise RenderError(
+            f"{spec.name}: after {attempts} placements some objects stay below "
+            f"{spec.setup.min_visible_pixels} visible pixels ({', '.join(hidden)}); raise the camera, "
+            f"lower render.min_visible_pixels, set render.on_hidden: flag or reduce the object count")
+    try:
+        return sample_spec(task.config, get_family(task.config.dataset.family), task.job, spec.attempt + 1)
+    except PlacementError as err:
+        raise RenderError(f"{spec.name}: {err}") from None
+
+
 def render_task(task: RenderTask, threads: int = os.cpu_count() or 1) -> RenderResult:
     """Render a task's spec, placing the scene anew (bounded) while objects stay hidden."""
     _hang_if_asked(task.name)
@@ -73,13 +111,21 @@ def render_task(task: RenderTask, threads: int = os.cpu_count() or 1) -> RenderR
         outcome = render_job(spec, family, threads=threads)
         if isinstance(outcome, RenderResult):
             return outcome
-        attempts = spec.setup.render.max_visibility_attempts
-        if spec.attempt + 1 >= attempts:
-            raise RenderError(
-                f"{spec.name}: after {attempts} placements some objects stay below "
-                f"{spec.setup.min_visible_pixels} visible pixels ({', '.join(outcome)}); raise the camera, "
-                f"lower render.min_visible_pixels, set render.on_hidden: flag or reduce the object count")
-        try:
-            spec = sample_spec(task.config, family, task.job, spec.attempt + 1)
-        except PlacementError as err:
-            raise RenderError(f"{spec.name}: {err}") from None
+        spec = _next_placement(task, spec, outcome)
+
+
+def build_kept(task: RenderTask, name: str, threads: int = os.cpu_count() or 1):
+    """Build the scene `render_task` would render into a new scene named `name` that stays
+    (placed anew, like a render, while objects stay hidden). Returns the scene and its legend
+    (everything a render records but the image)."""
+    family = get_family(task.config.dataset.family)
+    spec = task.spec
+    while True:
+        with engine.kept_scene(name) as scene:
+            applied, built = build_scene(spec, family, scene, threads)
+            _, measured, hidden, parts = _measure(spec, family, scene, built)
+            legend = _legend(spec, family, scene, measured, applied, parts)
+        if not _resampled(spec, hidden):
+            return scene, legend
+        engine.remove_build(scene)
+        spec = _next_placement(task, spec, hidden)

@@ -1,8 +1,11 @@
-"""Blender realization of chess specs: the board and procedurally modelled pieces.
+"""Blender realization of chess specs: the board and procedurally modelled pieces, or the
+pieces of an asset pack (`content.piece_set`).
 
 Pieces are built in units of the square size, base at z = 0, and scaled by the spec. Round
 pieces are lathe profiles (radius, height) spun about the vertical axis; the knight's head is
-an extruded side silhouette; queen and king get a coronet and a cross.
+an extruded side silhouette; queen and king get a coronet and a cross. A pack's pieces are
+scaled to the same height per type and stood on their foot's centre, so the legend's heights,
+cells and everything measured mean the same for both.
 """
 
 from __future__ import annotations
@@ -12,9 +15,11 @@ import math
 import bmesh
 from mathutils import Matrix
 
+from byo.assets import find_pack
+from byo.blender import imports
 from byo.blender.materials import linear_rgb, principled_material
-from byo.blender.meshes import mesh_object
-from byo.families.chess.model import ChessContent
+from byo.blender.meshes import linked_object, mesh_object
+from byo.families.chess.model import PIECE_HEIGHT, ChessContent
 from byo.spec import SceneSpec
 
 
@@ -141,19 +146,43 @@ def _board(scene, content: ChessContent, dark_squares: list[list[int]]) -> None:
     obj.data.materials.append(dark)
 
 
+def _procedural_piece(scene, name: str, kind: str, attributes: dict, materials: dict):
+    color = attributes["color"]
+    if color not in materials:
+        materials[color] = principled_material(f"piece_{color}", linear_rgb(attributes["rgb"]), 0.35, specular=0.6)
+    return mesh_object(scene, name, piece_mesh(kind, attributes["style"]), materials[color])
+
+
+def pack_meshes(piece_set: str, wanted: set[tuple[str, str]]) -> dict[tuple[str, str], object]:
+    """(colour, type) -> a mesh of the pack's piece, in square units like the procedural ones."""
+    pack = find_pack(piece_set, "chess_set")
+    manifest = pack.manifest
+    meshes = {}
+    with imports.file_objects(pack.path(manifest.file)) as objects:
+        for color, kind in sorted(wanted):
+            name = manifest.object_name(color, kind)
+            if name not in objects:
+                raise RuntimeError(f"{pack.root / 'pack.yaml'}: pieces.{color}.{kind}: {manifest.file} has no "
+                                   f"object {name!r} (it has {', '.join(sorted(objects))})")
+            mesh = imports.joined_mesh(objects[name], f"{pack.name}_{color}_{kind}")
+            imports.stand_on_origin(mesh, PIECE_HEIGHT[kind])
+            meshes[(color, kind)] = mesh
+    return meshes
+
+
 def build(spec: SceneSpec, scene) -> dict[int, list]:
     """Create the board and the pieces; returns mask index -> Blender objects."""
     content = ChessContent.model_validate(spec.content)
     _board(scene, content, spec.extras["board"]["dark_squares"])
+    from_pack = pack_meshes(content.piece_set, {(o.attributes["color"], o.kind) for o in spec.objects}) \
+        if content.piece_set else None
     materials: dict[str, object] = {}
     built = {}
     for o in spec.objects:
-        a = o.attributes
-        if a["color"] not in materials:
-            materials[a["color"]] = principled_material(f"piece_{a['color']}", linear_rgb(a["rgb"]), 0.35,
-                                                        specular=0.6)
-        bm = piece_mesh(o.kind, a["style"])
-        obj = mesh_object(scene, o.name, bm, materials[a["color"]])
+        if from_pack is None:
+            obj = _procedural_piece(scene, o.name, o.kind, o.attributes, materials)
+        else:
+            obj = linked_object(scene, o.name, from_pack[(o.attributes["color"], o.kind)])
         obj.location = o.location
         obj.rotation_euler = (0.0, 0.0, math.radians(o.rotation))
         obj.scale = (o.scale, o.scale, o.scale)

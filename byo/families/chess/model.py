@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from byo.schema import SRGB, Strict
+from byo.assets import PackError, find_pack
+from byo.schema import SRGB, Strict, left_out_when_none
 
 PIECE_TYPES = ("pawn", "rook", "knight", "bishop", "queen", "king")
 PIECE_HEIGHT = {"pawn": 0.9, "rook": 1.0, "knight": 1.15, "bishop": 1.3, "queen": 1.5, "king": 1.65}  # x square
@@ -99,6 +100,9 @@ class ChessContent(Strict):
     style: Literal["staunton", "stylised"] = "staunton"
     scale: float = Field(1.0, gt=0, le=1.5)  # piece size relative to the square
     max_rotation: float = Field(30.0, ge=0, le=180)  # degrees of seeded random turn about the vertical
+    # An asset pack of kind chess_set (its name or folder) whose pieces replace the procedural ones.
+    # Last, so that its check sees the colours and types above.
+    piece_set: str | None = Field(None, json_schema_extra={"pack": "chess_set"})
 
     @field_validator("types")
     @classmethod
@@ -114,6 +118,36 @@ class ChessContent(Strict):
             if isinstance(c, str) and c not in PIECE_COLORS:
                 raise ValueError(f"unknown piece colour {c!r}; expected white, black or {{name, rgb}}")
         return v
+
+    @field_validator("piece_set")
+    @classmethod
+    def _piece_set(cls, v, info: ValidationInfo):
+        if v is None:
+            return v
+        try:
+            pack = find_pack(v, "chess_set")
+        except PackError as err:
+            raise ValueError(str(err)) from None
+        mapping = pack.manifest.pieces
+        unknown = sorted({t for types in mapping.values() for t in types} - set(PIECE_TYPES))
+        if unknown:
+            raise ValueError(f"piece set {v!r} maps unknown piece types {', '.join(unknown)}; "
+                             f"expected {', '.join(PIECE_TYPES)}")
+        data = info.data
+        pieces = data.get("pieces") or []
+        if pieces:
+            wanted = {(_color_name(p.color), p.type) for p in pieces}
+        else:
+            types = data.get("types", "all")
+            pool = TYPE_PRESETS[types] if isinstance(types, str) else types
+            wanted = {(_color_name(c), t) for c in data.get("colors", []) for t in pool}
+        missing = sorted(f"{c} {t}" for c, t in wanted if t not in mapping.get(c, {}))
+        if missing:
+            raise ValueError(f"piece set {v!r} has no {', '.join(missing)} (it maps "
+                             f"{', '.join(f'{c}: {len(m)} types' for c, m in mapping.items())})")
+        return v
+
+    _serialize = left_out_when_none("piece_set")  # legends of procedural pieces stay as they were
 
     @property
     def type_pool(self) -> tuple[str, ...]:
@@ -149,7 +183,16 @@ class ChessContent(Strict):
         return self
 
 
+def _color_name(color: str | ColorDef) -> str:
+    return color if isinstance(color, str) else color.name
+
+
 def piece_rgb(content: ChessContent, color: str) -> tuple[float, float, float]:
+    """The colour pieces of `color` are painted (sRGB); a piece set's own when its pack gives one."""
+    if content.piece_set is not None:
+        pack_colors = find_pack(content.piece_set, "chess_set").manifest.colors
+        if color in pack_colors:
+            return pack_colors[color]
     for c in [*content.colors, *(p.color for p in content.pieces)]:
         if isinstance(c, ColorDef) and c.name == color:
             return c.rgb
