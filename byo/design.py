@@ -27,7 +27,7 @@ from byo.config import deep_merge, set_path, validate_scene
 from byo.errors import ConfigError
 from byo.families import get_family, load_config
 from byo.families.base import Family
-from byo.plan import combinations, image_count
+from byo.plan import combination_count, image_count
 from byo.schema import validation_problems
 from byo.stage import (
     BLUR_FSTOP,
@@ -415,5 +415,5 @@ def summary(config: dict) -> tuple[int, str]:
     """The image count of an exported config and a line saying how it comes about; raises
     ConfigError when the config is invalid."""
     cfg, _ = load_config(config, "<design>")
-    combos, reps = len(combinations(cfg)), cfg.repetitions
+    combos, reps = combination_count(cfg), cfg.repetitions
     return image_count(cfg), f"{combos} combination{'s' * (combos != 1)} x {reps} image{'s' * (reps != 1)}"
