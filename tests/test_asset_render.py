@@ -93,9 +93,10 @@ def test_boxwood_pieces_show_their_wood_colour(tmp_path):
 def test_a_table_image_from_a_pack_covers_the_table(tmp_path):
     scene = {"camera": {"distance": 1.2, "elevation": 70}, "floor": {"enabled": False},
              "render": {"samples": 8, "denoise": "off"}}
+    size = {"length": 1.4, "width": 1.0}  # a table that fills the frame around the board
     (gingham,), out = render(tmp_path, "gingham", {"count": 1}, n_images=1,
-                             table={"image": {"pack": "table_textures", "texture": "red_gingham"}}, **scene)
-    (plain,), plain_out = render(tmp_path, "plain", {"count": 1}, n_images=1, **scene)
+                             table={**size, "image": {"pack": "table_textures", "texture": "red_gingham"}}, **scene)
+    (plain,), plain_out = render(tmp_path, "plain", {"count": 1}, n_images=1, table=size, **scene)
     assert gingham["setup"]["table"]["image"] == {"pack": "table_textures", "texture": "red_gingham",
                                                   "size": [0.4, 0.4]}
     assert "image" not in plain["setup"]["table"]

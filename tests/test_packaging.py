@@ -56,7 +56,7 @@ def test_a_plain_install_renders_and_asks_from_anywhere(tmp_path):
     # The project's own build backend (pyproject's build-system) builds the wheel that pip
     # installs, from a clean copy of the sources (setuptools would reuse a stale build/ folder).
     source = tmp_path / "source"
-    for name in ("byo", "questions", "pyproject.toml", "README.md"):
+    for name in ("byo", "questions", "assets", "pyproject.toml", "README.md"):
         copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy
         copy(ROOT / name, source / name, **({"ignore": shutil.ignore_patterns("__pycache__")}
                                             if (ROOT / name).is_dir() else {}))

@@ -26,7 +26,7 @@ def _preferences():
 def gpu_backend() -> tuple[str, tuple[str, ...]] | None:
     """(backend, GPU names) of the first backend with a device, or None. Probed once per process
     (quietly: Cycles logs every backend library it fails to open)."""
-    with engine.quiet_render():
+    with engine.quiet():
         return _probe()
 
 
