@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,11 +161,14 @@ def _render_all(executor: Executor, tasks: list[RenderTask], layout: Layout, rep
                                                 "error": error})
                     bar.console.print(f"[red]failed[/red] {task.name}: {error}", highlight=False)
                 else:
+                    writing = time.perf_counter()
                     write_result(layout, result)
+                    phases = {**result.phases, "write": time.perf_counter() - writing}
                     report.rendered.append(result)
                     runlog.append(layout.root, {"event": "image", "name": task.name, "status": "done",
                                                 "seconds": round(result.seconds, 3), "attempts": result.attempts,
-                                                "worker": result.worker})
+                                                "worker": result.worker,
+                                                "phases": {k: round(v, 4) for k, v in phases.items()}})
                     _notice_device_fallback(task, result, bar, report)
                     if on_result:
                         on_result(result)

@@ -29,13 +29,15 @@ def set_principled(node, base_rgb, roughness: float, metallic: float, specular: 
             break
 
 
-def set_denoising(cycles, wanted: str) -> bool:
-    """Enable OpenImageDenoise when asked (or 'auto' and available). Returns whether it is on."""
+def set_denoising(cycles, wanted: str, prefilter: str = "accurate") -> bool:
+    """Enable OpenImageDenoise when asked (or 'auto' and available), with this prefilter of its
+    albedo and normal guides. Returns whether it is on."""
     if wanted == "off":
         cycles.use_denoising = False
         return False
     try:
         cycles.denoiser = "OPENIMAGEDENOISE"
+        cycles.denoising_prefilter = prefilter.upper()
         cycles.use_denoising = True
         return True
     except (TypeError, ValueError, RuntimeError, AttributeError) as err:  # Debian's 3.4 lacks OIDN
@@ -43,6 +45,12 @@ def set_denoising(cycles, wanted: str) -> bool:
         if wanted == "on":
             raise RuntimeError(f"denoise: on, but this Blender cannot denoise ({err})") from None
         return False
+
+
+def set_if_present(settings, name: str, value) -> None:
+    """Set a setting newer Blenders have (the light tree from 4.0, OIDN's quality from 4.1)."""
+    if hasattr(settings, name):
+        setattr(settings, name, value)
 
 
 def denoiser_available() -> bool:
@@ -65,6 +73,19 @@ def disable_stamps(render) -> None:
                 setattr(render, attr, False)
             except (AttributeError, TypeError):
                 pass
+
+
+def set_multilayer_exr(image_settings) -> None:
+    """Multilayer OpenEXR (every pass): a file format before 5.0, a media type from 5.0."""
+    if hasattr(image_settings, "media_type"):
+        image_settings.media_type = "MULTI_LAYER_IMAGE"
+    image_settings.file_format = "OPEN_EXR_MULTILAYER"
+
+
+def set_single_image(image_settings, file_format: str) -> None:
+    if hasattr(image_settings, "media_type"):
+        image_settings.media_type = "IMAGE"
+    image_settings.file_format = file_format
 
 
 def set_smooth(mesh, flags) -> None:

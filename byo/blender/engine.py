@@ -1,5 +1,6 @@
 """Rendering a scene of its own: creating it and removing everything it made, the engine
-call, the instance-id (object index) render, and Blender's own projection of points."""
+call (the image and each pixel's instance id from one Cycles render), the separate sharp
+instance-id render where one render cannot give them, and Blender's own projection of points."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import contextlib
 import os
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +19,7 @@ from bpy_extras.object_utils import world_to_camera_view
 from mathutils import Vector
 from PIL import Image
 
-from byo.blender import compat
+from byo.blender import compat, exr
 
 # Kinds of data a build creates; everything of these kinds made inside `own_scene` is removed
 # (imported files may bring actions, armatures, curves and more besides meshes).
@@ -111,20 +113,97 @@ def quiet():
         os.close(devnull)
 
 
-def _render_to(scene, path: str) -> None:
-    scene.render.filepath = path
+# Seconds spent inside Cycles or Workbench (bpy.ops.render.render) by this process, so that a
+# job can tell the engine's own time from its overhead.
+_engine_seconds = [0.0]
+
+
+def engine_seconds() -> float:
+    return _engine_seconds[0]
+
+
+def _render(scene) -> None:
+    started = time.perf_counter()
     with quiet():
-        bpy.ops.render.render(write_still=True, scene=scene.name)
+        bpy.ops.render.render(write_still=False, scene=scene.name)
+    _engine_seconds[0] += time.perf_counter() - started
+
+
+def _saved_render(scene, path: Path, multilayer: bool) -> None:
+    """Save the last render result as the scene's PNG (colour-managed, dithered), or with every
+    pass as raw floats in a multilayer OpenEXR."""
+    result = bpy.data.images["Render Result"]
+    if not multilayer:
+        result.save_render(str(path), scene=scene)
+        return
+    settings = scene.render.image_settings
+    file_format = settings.file_format
+    saved = {k: getattr(settings, k) for k in ("color_mode", "color_depth", "compression")}
+    compat.set_multilayer_exr(settings)
+    settings.color_depth = "32"
+    settings.exr_codec = "NONE"
+    try:
+        result.save_render(str(path), scene=scene)
+    finally:
+        compat.set_single_image(settings, file_format)
+        for key, value in saved.items():
+            setattr(settings, key, value)
+
+
+def _png_pixels(path: Path, mode: str) -> np.ndarray:
+    with Image.open(path) as im:
+        return np.asarray(im.convert(mode), dtype=np.uint8)
+
+
+def _object_index_pass(path: Path) -> np.ndarray:
+    """The object index pass of a multilayer OpenEXR (named IndexOB before Blender 4.x)."""
+    return np.rint(exr.read_channel(path, (".IndexOB.X", ".Object Index.X"))).astype(np.uint8)
+
+
+def _set_pass_indices(scene, objects: dict[int, list]) -> None:
+    for obj in scene.objects:
+        obj.pass_index = 0
+    for index, parts in objects.items():
+        if not 0 < index < 256:
+            raise ValueError(f"instance id {index} outside 1..255")
+        for obj in parts:
+            obj.pass_index = index
+
+
+def one_pass_ids(scene) -> bool:
+    """Whether one Cycles render gives both the image and exact instance ids. Its object index
+    pass is the first camera sample of each pixel, which is the pixel centre's object, exactly as
+    a separate sharp render gives it; with depth of field that sample goes through the lens
+    (edges would be noise) and Workbench has no such pass, so those use `render_instance_ids`."""
+    return scene.render.engine == "CYCLES" and not scene.camera.data.dof.use_dof
+
+
+def render_image_and_ids(scene, objects: dict[int, list]) -> tuple[np.ndarray, np.ndarray]:
+    """The image, (height, width, 3) sRGB, and each pixel's instance id (0: no object),
+    (height, width), from one Cycles render: every object of `objects[id]` gets pass index id."""
+    _set_pass_indices(scene, objects)
+    layer = scene.view_layers[0]
+    saved = layer.use_pass_object_index
+    layer.use_pass_object_index = True
+    try:
+        _render(scene)
+    finally:
+        layer.use_pass_object_index = saved
+    with tempfile.TemporaryDirectory(prefix="byo_render_") as tmp:
+        image_path, passes_path = Path(tmp) / "image.png", Path(tmp) / "passes.exr"
+        _saved_render(scene, image_path, multilayer=False)
+        _saved_render(scene, passes_path, multilayer=True)
+        return _png_pixels(image_path, "RGB"), _object_index_pass(passes_path)
 
 
 def _rendered(scene, mode: str) -> np.ndarray:
     """Render `scene` and return its pixels (Blender keeps no pixels of a render result to read,
     so they pass through a private temporary PNG)."""
+    _render(scene)
     with tempfile.TemporaryDirectory(prefix="byo_render_") as tmp:
-        path = str(Path(tmp) / "render.png")
-        _render_to(scene, path)
-        with Image.open(path) as im:
-            return np.asarray(im.convert(mode), dtype=np.uint8)
+        path = Path(tmp) / "render.png"
+        _saved_render(scene, path, multilayer=False)
+        return _png_pixels(path, mode)
 
 
 def render_image(scene) -> np.ndarray:
@@ -157,11 +236,7 @@ def render_instance_ids(scene, objects: dict[int, list]) -> np.ndarray:
     links.new(scale.outputs["Value"], emission.inputs["Color"])
     links.new(emission.outputs["Emission"], out.inputs["Surface"])
 
-    for obj in scene.objects:
-        obj.pass_index = 0
-    for index, parts in objects.items():
-        for obj in parts:
-            obj.pass_index = index
+    _set_pass_indices(scene, objects)
     lights = [o for o in scene.objects if o.type == "LIGHT"]
     for light in lights:
         light.hide_render = True

@@ -36,15 +36,13 @@ def build_scene(spec: SceneSpec, family: Family, scene, threads: int) -> tuple[d
     return applied, _builder(family).build(spec, scene)
 
 
-def _measure(spec: SceneSpec, family: Family, scene, built: dict[int, list]
-             ) -> tuple[np.ndarray, dict, list[str], dict[int, int]]:
-    """Instance ids, what they measure per object (parts with ids of their own included), the
+def _measured(spec: SceneSpec, family: Family, ids: np.ndarray) -> tuple[dict, list[str], dict[int, int]]:
+    """What the instance ids measure per object (parts with ids of their own included), the
     objects below the visibility threshold, and the parts (part id -> object id)."""
-    ids = engine.render_instance_ids(scene, built)
     parts = family.mask_parts(spec)
     measured = measure(ids, [o.id for o in spec.objects], parts)
     hidden = [o.name for o in spec.objects if measured[o.id]["visible_pixels"] < spec.setup.min_visible_pixels]
-    return ids, measured, hidden, parts
+    return measured, hidden, parts
 
 
 def _legend(spec: SceneSpec, family: Family, scene, measured: dict, applied: dict, parts: dict[int, int]) -> dict:
@@ -64,19 +62,36 @@ def _resampled(spec: SceneSpec, hidden: list[str]) -> bool:
 
 def render_job(spec: SceneSpec, family: Family, *, threads: int) -> RenderResult | list[str]:
     """Render `spec`. When objects stay below the visibility threshold and the spec asks for a
-    new placement in that case (`on_hidden: resample`), returns their names instead."""
-    started = time.perf_counter()
+    new placement in that case (`on_hidden: resample`), returns their names instead.
+    The image and the instance ids come from one render where the engine can give both
+    (`engine.one_pass_ids`); a placement that may be rejected is first checked on a sharp
+    one-sample id render (a few percent of the image's render), and only then rendered."""
+    started, engine_before = time.perf_counter(), engine.engine_seconds()
+    phases = {}
     with engine.own_scene(f"byo_{spec.name}") as scene:
         applied, built = build_scene(spec, family, scene, threads)
-        ids, measured, hidden, parts = _measure(spec, family, scene, built)
-        if _resampled(spec, hidden):
-            return hidden
-        image = engine.render_image(scene)
+        phases["build"] = time.perf_counter() - started
+        one_pass = engine.one_pass_ids(scene)
+        if not one_pass or spec.setup.render.on_hidden == "resample":
+            ids = engine.render_instance_ids(scene, built)
+            hidden = _measured(spec, family, ids)[1]
+            if _resampled(spec, hidden):
+                return hidden
+        if one_pass:
+            image, ids = engine.render_image_and_ids(scene, built)
+        else:
+            image = engine.render_image(scene)
+        phases["render"] = time.perf_counter() - started - phases["build"]
+        measured, _, parts = _measured(spec, family, ids)
         legend = _legend(spec, family, scene, measured, applied, parts)
+        phases["measure"] = time.perf_counter() - started - phases["build"] - phases["render"]
+    seconds = time.perf_counter() - started
+    phases["cleanup"] = seconds - sum(phases.values())
+    phases["engine"] = engine.engine_seconds() - engine_before
     return RenderResult(name=spec.name, image=image, instance_ids=ids, legend=legend,
                         legend_text=legends.legend_text(legend, family), attempts=spec.attempt + 1,
-                        seconds=time.perf_counter() - started, rss_mb=engine.current_rss_mb(),
-                        worker=f"{socket.gethostname()}:{os.getpid()}")
+                        seconds=seconds, rss_mb=engine.current_rss_mb(),
+                        worker=f"{socket.gethostname()}:{os.getpid()}", phases=phases)
 
 
 # Test hook: a render of this image name hangs (sleeps) as a stuck Cycles render would, so the
@@ -123,7 +138,7 @@ def build_kept(task: RenderTask, name: str, threads: int = os.cpu_count() or 1):
     while True:
         with engine.kept_scene(name) as scene:
             applied, built = build_scene(spec, family, scene, threads)
-            _, measured, hidden, parts = _measure(spec, family, scene, built)
+            measured, hidden, parts = _measured(spec, family, engine.render_instance_ids(scene, built))
             legend = _legend(spec, family, scene, measured, applied, parts)
         if not _resampled(spec, hidden):
             return scene, legend

@@ -3,7 +3,7 @@ picklable data; no bpy."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -34,3 +34,6 @@ class RenderResult:
     seconds: float
     rss_mb: float
     worker: str = ""  # where it was rendered: host:pid, or the Ray node
+    # Seconds per phase: build, render (the engine and reading its pixels), measure (and the
+    # legend), cleanup; engine: the part of render spent inside the engine itself.
+    phases: dict[str, float] = field(default_factory=dict)
