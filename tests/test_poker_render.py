@@ -103,6 +103,18 @@ def test_grid_cells_in_legends_match_the_image(tmp_path, config):
     assert checked >= 12
 
 
+def test_a_grid_partly_out_of_the_frame_gets_no_row_or_column_questions(tmp_path):
+    cfg = {"dataset": {"name": "gridclose", "family": "poker", "seed": 3, "n_images": 1},
+           "scene": {"resolution": [160, 120], "render": FAST, "camera": {"distance": 0.5, "elevation": 75},
+                     "content": {"mode": "grid", "grid": {"count": 1, "cells": [[1, 1]]}}}}
+    root, (legend,) = render(tmp_path, cfg)
+    assert legend["extras"]["grid"]["in_frame"] is False
+    assert main(["questions", str(root)]) == 0
+    keys = {json.loads(line)["key"] for line in (root / "questions.jsonl").read_text().splitlines()}
+    assert "count_total_cards" in keys and not any(k.startswith("localize_card_on_grid") for k in keys)
+    assert main(["audit", str(root)]) == 0
+
+
 # --- overlap: visible counts and readable indices ----------------------------------------------
 FACTORS = [0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 0.95]
 

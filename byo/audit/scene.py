@@ -30,6 +30,7 @@ class Seen:
     kind: str
     attributes: dict[str, Any]
     location: tuple[float, float, float]
+    rotation: float  # degrees about the vertical, from the legend
     pixels: int  # mask pixels carrying its id
     box: tuple[int, int, int, int] | None  # [x0, y0, x1, y1), from the mask
     centre: tuple[float, float, float]  # projected centre: pixel x, pixel y, depth (m)
@@ -55,22 +56,26 @@ class MeasuredScene:
     def measure(cls, legend: dict, mask: np.ndarray) -> MeasuredScene:
         setup = ResolvedSetup.model_validate(legend["setup"])
         scene = cls(legend, mask, setup)
-        counts = np.bincount(mask.ravel(), minlength=256)
         for o in legend["objects"]:
             ids = [o["id"], *scene.part_ids(o["id"])]  # an object's pixels include its parts' (own mask ids)
-            n = int(sum(counts[i] for i in ids))
+            n = int(sum(scene.pixel_counts[i] for i in ids))
             box = None
             if n:
                 ys, xs = np.nonzero(np.isin(mask, ids))
                 box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
             centre = tuple(float(v) for v in scene.projector.project([o["location"]])[0])
-            scene.objects.append(Seen(o["id"], o["kind"], o["attributes"], tuple(o["location"]), n, box, centre,
-                                      scene.status(n)))
+            scene.objects.append(Seen(o["id"], o["kind"], o["attributes"], tuple(o["location"]), o["rotation"], n,
+                                      box, centre, scene.status(n)))
         return scene
 
     def part_ids(self, owner: int) -> list[int]:
         """Mask ids of the object's parts (a family's mask_parts, listed in the legend's `parts`)."""
         return [p["id"] for p in self.legend.get("parts", []) if p["object"] == owner]
+
+    @cached_property
+    def pixel_counts(self) -> np.ndarray:
+        """Mask pixels of each id (0-255)."""
+        return np.bincount(self.mask.ravel(), minlength=256)
 
     @cached_property
     def projector(self) -> Projector:

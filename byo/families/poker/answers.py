@@ -221,6 +221,8 @@ def _grid_target(legend, rng) -> tuple[dict, dict] | Skip:
     visible one, else its name (a face-up card whose identity is visible)."""
     if skip := _only_mode(legend, "grid"):
         return skip
+    if not legend["extras"]["grid"]["in_frame"]:
+        return Skip("the grid is partly out of the frame: its rows and columns cannot be counted")
     cards = _seen(legend)
     if not cards:
         return Skip("no visible card")

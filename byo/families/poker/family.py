@@ -305,11 +305,16 @@ class PokerFamily(Family):
         return {"grid_corners": lay.GridFrame.from_extras(g).corners()}
 
     def complete_legend(self, legend: dict[str, Any]) -> None:
-        """Per card: its corner indices as measured, the blur there, and `identity_visible`."""
+        """Per card: its corner indices as measured, the blur there, and `identity_visible`; for a
+        grid, whether all of it lies in the frame (`extras.grid.in_frame`)."""
         from_parts = {p["id"]: p for p in legend.get("parts", [])}
         setup = ResolvedSetup.model_validate(legend["setup"])
         projector = setup.projector()
-        frame = box(0, 0, *setup.resolution)
+        grid = legend["extras"].get("grid")
+        if grid:
+            w, h = setup.resolution
+            grid["in_frame"] = all(0 <= x <= w and 0 <= y <= h and depth > 0
+                                   for x, y, depth in legend["landmarks"]["grid_corners"])
         rule = PokerContent.model_validate(legend["content"]).identity
         card = legend["extras"]["card"]
         by_card: dict[int, list[dict]] = {}
@@ -321,7 +326,8 @@ class PokerFamily(Family):
             for region in by_card.get(o["id"], []):
                 quad = lay.index_quad_world(o["location"], o["rotation"], card["width"], card["height"],
                                             card["thickness"], region["corner"])
-                projected = Polygon(projector.project(quad)[:, :2]).intersection(frame)
+                # The whole index: a part beyond the frame's edge does not show, as a covered one.
+                projected = Polygon(projector.project(quad)[:, :2])
                 measured = from_parts[region["id"]]
                 area = float(projected.area)
                 regions.append({"id": region["id"], "corner": region["corner"],

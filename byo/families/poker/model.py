@@ -199,8 +199,9 @@ class GridConfig(Strict):
 
 class IdentityConfig(Strict):
     """When a card's identity counts as visible: one of its corner indices shows at least
-    `min_pixels` mask pixels and `min_fraction` of its unoccluded area, and depth-of-field blur
-    there is at most `max_blur` of the index's height."""
+    `min_pixels` mask pixels and `min_fraction` of its whole projected area (covered or beyond the
+    frame's edge, a part does not show), and depth-of-field blur there is at most `max_blur` of
+    the index's height."""
 
     # 100 px: an index about 15 px high, its rank about 8 px (smaller ones stop being legible).
     min_pixels: int = Field(100, ge=1)
