@@ -7,6 +7,7 @@ an echoed fill-in-the-blank sentence, or the text after an echoed declarative le
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
@@ -143,35 +144,50 @@ def conclusion_span(text: str) -> str | None:
 
 
 # --- the prompt -----------------------------------------------------------------------
-def prompt_sentences(prompt: str) -> list[str]:
+# What is read off a prompt is kept per prompt: a run asks the same prompts of every image.
+PROMPT_CACHE = 16384  # distinct prompts (and option lists) kept: a few kB each
+
+
+@functools.lru_cache(maxsize=PROMPT_CACHE)
+def prompt_sentences(prompt: str) -> tuple[str, ...]:
     """Sentences of the prompt, each with its final punctuation (":" ends a declarative lead)."""
     parts = re.split(r"(?<=[.?!:])\s+", clean(prompt))
-    return [p for p in parts if len(p.split()) >= 3]
+    return tuple(p for p in parts if len(p.split()) >= 3)
+
+
+@functools.lru_cache(maxsize=PROMPT_CACHE)
+def _echo_patterns(prompt: str, choices: tuple[str, ...] | None) -> tuple[re.Pattern, ...]:
+    """The prompt's sentences (the options list first), longest first, as patterns to remove."""
+    candidates = sorted(prompt_sentences(prompt), key=len, reverse=True)
+    if choices:
+        candidates.insert(0, " ".join(f"({chr(65 + i)}) {c}" for i, c in enumerate(choices)))
+    patterns = []
+    for sentence in candidates:
+        body = sentence.rstrip(".?!:").strip()
+        if len(body) >= 12:
+            patterns.append(re.compile(r"\s+".join(re.escape(w) for w in body.split()) + r"\s*[.?!:]?",
+                                       re.IGNORECASE))
+    return tuple(patterns)
 
 
 def strip_echo(text: str, prompt: str, choices: list[str] | None = None) -> str:
     """The answer without sentences copied from the prompt (and without the options list)."""
     out = text
-    candidates = sorted(prompt_sentences(prompt), key=len, reverse=True)
-    if choices:
-        candidates.insert(0, " ".join(f"({chr(65 + i)}) {c}" for i, c in enumerate(choices)))
-    for sentence in candidates:
-        body = sentence.rstrip(".?!:").strip()
-        if len(body) < 12:
-            continue
-        pattern = r"\s+".join(re.escape(w) for w in body.split()) + r"\s*[.?!:]?"
-        out = re.sub(pattern, " ", out, flags=re.IGNORECASE)
+    for pattern in _echo_patterns(prompt, tuple(choices) if choices else None):
+        out = pattern.sub(" ", out)
     return clean(out)
 
 
-def echo_bigrams(prompt: str) -> set[tuple[str, str]]:
+@functools.lru_cache(maxsize=PROMPT_CACHE)
+def echo_bigrams(prompt: str) -> frozenset[tuple[str, str]]:
     """(word, number) pairs of the prompt ("row 3", "from 0"): the same pair in an answer is an echo."""
-    return {(w.lower(), n) for w, n in re.findall(r"([A-Za-z]+)\s+(\d+)\b", prompt)}
+    return frozenset((w.lower(), n) for w, n in re.findall(r"([A-Za-z]+)\s+(\d+)\b", prompt))
 
 
-def template_spans(text: str, prompt: str) -> list[str]:
-    """The blank of an echoed fill-in-the-blank sentence; the text after an echoed declarative lead."""
-    spans = []
+@functools.lru_cache(maxsize=PROMPT_CACHE)
+def _template_patterns(prompt: str) -> tuple[tuple[bool, re.Pattern], ...]:
+    """(is a blank, pattern) per fill-in-the-blank sentence and per declarative lead of the prompt."""
+    out = []
     sentences = prompt_sentences(prompt)
     for i, sentence in enumerate(sentences):
         if "____" in sentence:
@@ -180,12 +196,21 @@ def template_spans(text: str, prompt: str) -> list[str]:
             words_after = after.rstrip(".?!").split()[:4]
             pattern = (r"\s+".join(re.escape(w) for w in words_before) + r"\s*(.+?)\s*"
                        + r"\s+".join(re.escape(w) for w in words_after) + (r"(?=[\s.,;!?)]|$)" if words_after else r"(?:[.!?\n]|$)"))
-            spans += [m.group(1) for m in re.finditer(pattern, text, re.IGNORECASE)]
+            out.append((True, re.compile(pattern, re.IGNORECASE)))
         elif sentence.endswith(":") and not any("?" in later for later in sentences[i + 1:]):
             lead = sentence[:-1].split()
-            pattern = r"\s+".join(re.escape(w) for w in lead) + r"\s*:?\s*"
-            spans += [s for m in re.finditer(pattern, text, re.IGNORECASE)
-                      if (s := to_sentence_end(text, m.end()).strip())]
+            out.append((False, re.compile(r"\s+".join(re.escape(w) for w in lead) + r"\s*:?\s*", re.IGNORECASE)))
+    return tuple(out)
+
+
+def template_spans(text: str, prompt: str) -> list[str]:
+    """The blank of an echoed fill-in-the-blank sentence; the text after an echoed declarative lead."""
+    spans = []
+    for blank, pattern in _template_patterns(prompt):
+        if blank:
+            spans += [m.group(1) for m in pattern.finditer(text)]
+        else:
+            spans += [s for m in pattern.finditer(text) if (s := to_sentence_end(text, m.end()).strip())]
     return spans
 
 

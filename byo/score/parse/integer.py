@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -15,7 +16,8 @@ def _prev_word(s: str, start: int) -> str:
     return words[-1].lower() if words else ""
 
 
-def _counted_nouns(prompt: str) -> set[str]:
+@functools.lru_cache(maxsize=text.PROMPT_CACHE)
+def _counted_nouns(prompt: str) -> frozenset[str]:
     """What the question counts ("pieces", "objects", "squares", "rows"), singular and plural."""
     p = text.clean(prompt).lower()
     phrases = re.findall(r"how many ([a-z][a-z -]*?)\s+(?:are|is|does|do|can|were|there)\b", p)
@@ -25,7 +27,7 @@ def _counted_nouns(prompt: str) -> set[str]:
     out = set()
     for h in heads:
         out |= {h, h.rstrip("s"), h[:-2] if h.endswith("es") else h, h + "s"}
-    return {w for w in out if len(w) > 2}
+    return frozenset(w for w in out if len(w) > 2)
 
 
 def find_numbers(span: str, ctx: ParseContext, anchor: Callable[[str, int, int], bool]) -> list[Mention]:
