@@ -32,6 +32,16 @@ class Question(BaseModel):
     choices: list[str] | None = None  # multiple-choice options (the answer is then a letter)
 
 
+def image_problem(image: str, dataset: Path) -> str | None:
+    """What is wrong with a question's image path, if anything."""
+    path = PurePosixPath(image)
+    if path.is_absolute() or ".." in path.parts:
+        return f"expected a path inside the dataset, got {image!r}"
+    if not (dataset / path).is_file():
+        return f"{dataset / path} does not exist"
+    return None
+
+
 def load_questions(path: str | Path, dataset: str | Path) -> list[Question]:
     """Every line must be a valid question with a unique id and an existing image inside `dataset`."""
     path, dataset = Path(path), Path(dataset)
@@ -43,6 +53,7 @@ def load_questions(path: str | Path, dataset: str | Path) -> list[Question]:
     problems: list[tuple[str, str]] = []
     questions: list[Question] = []
     seen: dict[str, int] = {}
+    image_problems: dict[str, str | None] = {}  # many questions share an image: each is checked once
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -63,11 +74,10 @@ def load_questions(path: str | Path, dataset: str | Path) -> list[Question]:
         if q.id in seen:
             problems.append((f"{where}: id", f"{q.id!r} is already the id of line {seen[q.id]}"))
         seen.setdefault(q.id, number)
-        image = PurePosixPath(q.image)
-        if image.is_absolute() or ".." in image.parts:
-            problems.append((f"{where}: image", f"expected a path inside the dataset, got {q.image!r}"))
-        elif not (dataset / image).is_file():
-            problems.append((f"{where}: image", f"{dataset / image} does not exist"))
+        if q.image not in image_problems:
+            image_problems[q.image] = image_problem(q.image, dataset)
+        if image_problems[q.image]:
+            problems.append((f"{where}: image", image_problems[q.image]))
         questions.append(q)
         if len(problems) >= 20:
             problems.append(("...", "stopped after 20 problems"))
