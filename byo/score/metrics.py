@@ -18,6 +18,7 @@ Definitions (also in the README):
 from __future__ import annotations
 
 import math
+import operator
 import zlib
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
@@ -125,6 +126,12 @@ def localization_error(pred: Sequence[int], truth: Sequence[int]) -> int:
 
 def group_by(rows: Sequence[dict], *keys: str) -> dict[tuple, list[dict]]:
     out: dict[tuple, list[dict]] = defaultdict(list)
-    for r in rows:
-        out[tuple(r[k] for k in keys)].append(r)
+    if len(keys) == 1:
+        (key,) = keys
+        for r in rows:
+            out[(r[key],)].append(r)
+    else:
+        values = operator.itemgetter(*keys)  # a tuple of them
+        for r in rows:
+            out[values(r)].append(r)
     return out

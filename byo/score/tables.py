@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 import numpy as np
@@ -107,16 +107,24 @@ def _prf(p: dict) -> dict:
     return {"precision": p["precision"], "recall": p["recall"], "f1": p["f1"]}
 
 
+def _grouped(rows: Sequence[dict], group_of) -> dict:
+    """Rows by `group_of(row)`, in their order."""
+    out: dict = defaultdict(list)
+    for r in rows:
+        out[group_of(r)].append(r)
+    return out
+
+
 def _slices(rows: Sequence[dict], levels: Levels):
     """(variable, level, variable2, level2, rows): everything, each level, each cross of two variables."""
     yield "", "", "", "", list(rows)
     for var in levels.variables:
-        by = metrics.group_by([{**r, "_l": levels.of(r, var)} for r in rows], "_l")
+        by = _grouped(rows, lambda r, var=var: levels.of(r, var))
         for level in levels.order[var]:
-            if (level,) in by:
-                yield var, level, "", "", by[(level,)]
+            if level in by:
+                yield var, level, "", "", by[level]
     for a, b in itertools.combinations(levels.variables, 2):
-        by = metrics.group_by([{**r, "_a": levels.of(r, a), "_b": levels.of(r, b)} for r in rows], "_a", "_b")
+        by = _grouped(rows, lambda r, a=a, b=b: (levels.of(r, a), levels.of(r, b)))
         for la in levels.order[a]:
             for lb in levels.order[b]:
                 if (la, lb) in by:
