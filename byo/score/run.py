@@ -89,6 +89,15 @@ def _clean(value):
     return value
 
 
+def json_line(row: dict) -> str:
+    """The row as one line of JSON, NaN and infinities as null; most rows have none, and skip the
+    copy `_clean` makes."""
+    try:
+        return json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n"
+    except ValueError:
+        return json.dumps(_clean(row), ensure_ascii=False) + "\n"
+
+
 def to_csv(rows: list[dict]) -> str:
     fields = list(dict.fromkeys(k for r in rows for k in r))
     buffer = io.StringIO()
@@ -102,7 +111,7 @@ def to_csv(rows: list[dict]) -> str:
 def write(scores: Scores, run_dir: Path) -> dict[str, Path]:
     run_dir = Path(run_dir)
     paths = {"parsed": run_dir / PARSED, "scores": run_dir / SCORES}
-    atomic_write_text(paths["parsed"], "".join(json.dumps(_clean(r), ensure_ascii=False) + "\n" for r in scores.rows))
+    atomic_write_text(paths["parsed"], "".join(json_line(r) for r in scores.rows))
     counts = Counter(r["status"] for r in scores.rows)
     doc = {"byo_version": __version__, "run": scores.facts, "settings": scores.settings, "definitions": DEFINITIONS,
            "statuses": {s: counts[s] for s in STATUSES}, "overall": scores.overall, "tables": scores.tables}
