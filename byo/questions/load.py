@@ -42,6 +42,24 @@ def image_problem(image: str, dataset: Path) -> str | None:
     return None
 
 
+def read_question(line: str, where: str) -> tuple[Question | None, list[tuple[str, str]]]:
+    """The question on a line, or what is wrong with it."""
+    try:  # pydantic's own JSON parser: the fast way for a valid line
+        return Question.model_validate_json(line), []
+    except ValidationError:
+        pass  # the slow way says what is wrong
+    try:
+        raw = json.loads(line)
+    except json.JSONDecodeError as err:
+        return None, [(where, f"not valid JSON: {err}")]
+    if not isinstance(raw, dict):
+        return None, [(where, "expected a JSON object")]
+    try:
+        return Question.model_validate(raw), []
+    except ValidationError as err:
+        return None, [(f"{where}: {key}", msg) for key, msg in validation_problems(err)]
+
+
 def load_questions(path: str | Path, dataset: str | Path) -> list[Question]:
     """Every line must be a valid question with a unique id and an existing image inside `dataset`."""
     path, dataset = Path(path), Path(dataset)
@@ -58,18 +76,9 @@ def load_questions(path: str | Path, dataset: str | Path) -> list[Question]:
         if not line.strip():
             continue
         where = f"line {number}"
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as err:
-            problems.append((where, f"not valid JSON: {err}"))
-            continue
-        if not isinstance(raw, dict):
-            problems.append((where, "expected a JSON object"))
-            continue
-        try:
-            q = Question.model_validate(raw)
-        except ValidationError as err:
-            problems += [(f"{where}: {key}", msg) for key, msg in validation_problems(err)]
+        q, wrong = read_question(line, where)
+        if q is None:
+            problems += wrong
             continue
         if q.id in seen:
             problems.append((f"{where}: id", f"{q.id!r} is already the id of line {seen[q.id]}"))
