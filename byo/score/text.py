@@ -33,16 +33,20 @@ _JSON_KEYS = ("answer", "final_answer", "count", "number", "value", "result", "l
               "program", "code", "kdl", "description", "translation", "types", "position", "cell")
 
 
+_BOXED = re.compile(r"\\boxed\s*\{")
+_TEXT_COMMAND = re.compile(r"\\(?:text|mathrm|textbf)\s*\{([^{}]*)\}")
+
+
 def _boxed(text: str) -> list[str]:
     """Contents of \\boxed{...}, with nested braces and \\text{} unwrapped."""
     out = []
-    for m in re.finditer(r"\\boxed\s*\{", text):
+    for m in _BOXED.finditer(text):
         depth, i = 1, m.end()
         while i < len(text) and depth:
             depth += {"{": 1, "}": -1}.get(text[i], 0)
             i += 1
         inner = text[m.end(): i - 1] if depth == 0 else text[m.end():]
-        out.append(re.sub(r"\\(?:text|mathrm|textbf)\s*\{([^{}]*)\}", r"\1", inner))
+        out.append(_TEXT_COMMAND.sub(r"\1", inner))
     return out
 
 
@@ -109,8 +113,11 @@ REVISION = re.compile(
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 
 
+_SENTENCE_END = re.compile(r"(?<!\d)[.!?](?!\d)(?:\s|$)|\n|。")
+
+
 def to_sentence_end(text: str, start: int) -> str:
-    m = re.search(r"(?<!\d)[.!?](?!\d)(?:\s|$)|\n|。", text[start:])
+    m = _SENTENCE_END.search(text[start:])
     return text[start: start + m.start()] if m else text[start:]
 
 
@@ -234,6 +241,8 @@ def is_refusal(text: str) -> bool:
 _NEGATORS = {"not", "no", "never", "neither", "nor", "without", "except", "excluding", "isn't", "aren't", "wasn't",
              "weren't", "doesn't", "don't", "didn't", "nothing", "lacks", "absent"}
 _SCOPE_BREAK = re.compile(r"[,.;:!?()\n]|\bbut\b|\bhowever\b|\band\b|\bwhile\b|\bwhereas\b", re.IGNORECASE)
+_LOWER_WORD = re.compile(r"[a-z']+")
+_CONTRAST = re.compile(r"\b(?:rather than|instead of|other than|as opposed to)\s+(?:\w+\s+)?$")
 
 
 def negated(text: str, start: int) -> bool:
@@ -243,6 +252,5 @@ def negated(text: str, start: int) -> bool:
     if breaks:
         before = before[breaks[-1].end():]
     lowered = before.lower()
-    words = re.findall(r"[a-z']+", lowered)[-3:]
-    return any(w in _NEGATORS or w.endswith("n't") for w in words) or bool(
-        re.search(r"\b(?:rather than|instead of|other than|as opposed to)\s+(?:\w+\s+)?$", lowered))
+    words = _LOWER_WORD.findall(lowered)[-3:]
+    return any(w in _NEGATORS or w.endswith("n't") for w in words) or bool(_CONTRAST.search(lowered))

@@ -10,9 +10,11 @@ from byo.score import text
 from byo.score.numbers import numbers
 from byo.score.parse.model import Mention, ParseContext
 
+_WORD = re.compile(r"[A-Za-z]+")
+
 
 def _prev_word(s: str, start: int) -> str:
-    words = re.findall(r"[A-Za-z]+", s[max(0, start - 30): start])
+    words = _WORD.findall(s[max(0, start - 30): start])
     return words[-1].lower() if words else ""
 
 
@@ -46,7 +48,7 @@ def find_integer(span: str, ctx: ParseContext) -> list[Mention]:
     nouns = _counted_nouns(ctx.prompt)
 
     def anchor(s: str, start: int, end: int) -> bool:
-        after = re.findall(r"[A-Za-z]+", s[end: end + 40].lower())[:3]
+        after = _WORD.findall(s[end: end + 40].lower())[:3]
         return any(w in nouns for w in after) or after[:1] in (["total"], ["altogether"], ["overall"]) \
             or after[:2] in (["in", "total"], ["in", "all"])
 
