@@ -109,11 +109,14 @@ def _clean(value):
     return value
 
 
+_STRICT_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False)  # one for every row
+
+
 def json_line(row: dict) -> str:
     """The row as one line of JSON, NaN and infinities as null; most rows have none, and skip the
     copy `_clean` makes."""
     try:
-        return json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n"
+        return _STRICT_JSON.encode(row) + "\n"
     except ValueError:
         return json.dumps(_clean(row), ensure_ascii=False) + "\n"
 
