@@ -50,14 +50,16 @@ def _boxed(text: str) -> list[str]:
     return out
 
 
+_JSON = json.JSONDecoder()
+
+
 def _json_objects(text: str) -> list[dict]:
     """JSON objects in the text (fenced or inline), outermost first."""
     out = []
-    decoder = json.JSONDecoder()
     i = text.find("{")
     while i != -1:
         try:
-            obj, end = decoder.raw_decode(text, i)
+            obj, end = _JSON.raw_decode(text, i)
         except ValueError:
             i = text.find("{", i + 1)
             continue
