@@ -13,7 +13,9 @@ import re
 import unicodedata
 
 _MARKDOWN = re.compile(r"\*\*|\*|`+|^#+\s*", re.MULTILINE)
-_SPACES = re.compile(r"[ \t\r\f\v]+")
+# Runs of spaces and tabs become one space; a lone space is left as it is (the same, with fewer
+# replacements).
+_SPACES = re.compile(r"[ \t\r\f\v]{2,}|[\t\r\f\v]")
 
 
 def clean(text: str | None) -> str:
@@ -22,7 +24,8 @@ def clean(text: str | None) -> str:
         return ""
     text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'")
     text = text.replace("\u201c", '"').replace("\u201d", '"').replace("\u2013", "-").replace("\u2014", " - ")
-    text = _MARKDOWN.sub("", text)
+    if "*" in text or "`" in text or "#" in text:  # what markdown emphasis needs
+        text = _MARKDOWN.sub("", text)
     return "\n".join(_SPACES.sub(" ", line).strip() for line in text.splitlines()).strip()
 
 
