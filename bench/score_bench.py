@@ -14,7 +14,10 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -24,7 +27,6 @@ import yaml
 from figures import QUICK, ROOT, Section
 
 from byo.questions.generate import INSTRUCTIONS, PREPROMPTS, generate, render
-from byo.score.rows import load_run
 from byo.score.run import score_run
 
 GOLDEN = ROOT / "tests" / "golden"
@@ -207,6 +209,31 @@ def write_run(root: Path, questions: list[dict], seed: int = 1) -> Path:
     return run
 
 
+# Reading a run and parsing its answers alone, as byo score does it, in a fresh process.
+PARSE_ONLY = """
+import sys, time
+from byo.score.rows import load_run
+from byo.score.run import cycle_collector_paused
+started = time.perf_counter()
+with cycle_collector_paused():
+    load_run(sys.argv[1])
+print(time.perf_counter() - started)
+"""
+
+
+def timed(work, children: bool = False) -> dict:
+    """Wall and CPU seconds of `work()` (CPU of the child processes it waits for, if `children`)."""
+    who = resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF
+
+    def cpu() -> float:
+        usage = resource.getrusage(who)
+        return usage.ru_utime + usage.ru_stime
+
+    wall, used = time.perf_counter(), cpu()
+    result = work()
+    return {"result": result, "wall_s": time.perf_counter() - wall, "cpu_s": cpu() - used}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--predictions", type=int, default=2_000 if QUICK else 100_000)
@@ -217,30 +244,36 @@ def main() -> None:
     section = Section("score", f"byo score: parsing and scoring {n:,} predictions",
                       "A run of a fake model over real questions of the golden datasets (chess, CLEVR, crests, "
                       "poker; every preprompt and instruction) repeated over copies of their images, with answers "
-                      "in the styles models write. Timed in one process, after the files are written: "
-                      f"parsing (reading the run and parsing every answer), then all of `byo score` (parsing "
-                      f"again, metric tables with {args.bootstrap} bootstrap resamples, writing the files).")
+                      "in the styles models write. Timed once the files are written: `byo score` as a command, "
+                      "then in one process all that it does (reading the run, parsing every answer, metric tables "
+                      f"with {args.bootstrap} bootstrap resamples, writing parsed.jsonl, scores.json and the CSV "
+                      "tables), then reading and parsing alone in a process of its own.")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "dataset"
         questions = make_dataset(root, n, Path(tmp) / "golden")
         run = write_run(root, questions)
 
-        started = time.perf_counter()
-        rows, _ = load_run(run)
-        parse_s = time.perf_counter() - started
-        started = time.perf_counter()
-        scores, _ = score_run(run, n_boot=args.bootstrap)
-        score_s = time.perf_counter() - started
+        command = timed(lambda: subprocess.run([sys.executable, "-m", "byo.cli", "score", str(run), "--bootstrap",
+                                                str(args.bootstrap)], check=True, capture_output=True), children=True)
+        scored = timed(lambda: score_run(run, n_boot=args.bootstrap))  # the first in this process
+        parse_s = float(subprocess.run([sys.executable, "-c", PARSE_ONLY, str(run)], check=True, text=True,
+                                       capture_output=True).stdout)
+        scores = scored["result"][0]
         images = len({q["image"] for q in questions})
 
-    statuses = Counter(r["status"] for r in rows)
+    statuses = Counter(r["status"] for r in scores.rows)
     section.figure("predictions", n, "", "predictions scored")
     section.figure("images", images, "", "images (bootstrap clusters)")
-    section.figure("parse_s", round(parse_s, 2), "s", "reading and parsing every answer")
-    section.figure("parse_rate", round(n / parse_s), "predictions/s", "parsing rate")
-    section.figure("score_s", round(score_s, 2), "s", "byo score, all of it",
+    section.figure("command_s", round(command["wall_s"], 2), "s",
+                   "`byo score RUN` as a command: Python's start and imports included")
+    section.figure("command_cpu_s", round(command["cpu_s"], 2), "s", "its CPU time (user + system)")
+    section.figure("score_s", round(scored["wall_s"], 2), "s", "parsing and scoring in one process (score_run)",
                    at_most=None if n < 100_000 else 10)
-    section.figure("score_rate", round(n / score_s), "predictions/s", "byo score rate")
+    section.figure("score_cpu_s", round(scored["cpu_s"], 2), "s", "its CPU time")
+    section.figure("score_rate", round(n / scored["wall_s"]), "predictions/s", "parsing and scoring rate")
+    section.figure("parse_s", round(parse_s, 2), "s", "of which reading the run and parsing every answer "
+                   "(load_run, timed in a process of its own)")
+    section.figure("parse_rate", round(n / parse_s), "predictions/s", "reading and parsing rate")
     section.figure("accuracy", round(scores.overall["accuracy"], 3), "", "accuracy of the fake model")
     kinds = Counter(q["answer_type"] for q in questions)
     section.table("answer types", [("answer type", ""), ("predictions", "")], sorted(kinds.items()))
