@@ -115,7 +115,7 @@ def card_text(code: str, rng: random.Random) -> str:
     rank, suit = code[:-1], code[-1]
     name, symbol = SUITS[suit]
     return rng.choice([f"{RANKS[rank]} of {name}", f"{RANKS[rank].capitalize()} of {name.capitalize()}",
-                       f"{rank} of {name}", code, f"{rank}{symbol}"])
+                       f"{rank if rank.isdigit() else RANKS[rank]} of {name}", code, f"{rank}{symbol}"])
 
 
 def reasoning(rng: random.Random) -> str:
