@@ -182,7 +182,9 @@ def main(argv: list[str] | None = None) -> None:
     args.json.write_text(json.dumps({"generated": generated, "sections": sections, "requirements": reqs},
                                     indent=1, ensure_ascii=False) + "\n")
     args.md.parent.mkdir(parents=True, exist_ok=True)
-    args.md.write_text(markdown(sections, reqs, generated, args.results.name))
+    results = args.results.resolve()
+    shown = results.relative_to(BENCH.parent) if results.is_relative_to(BENCH.parent) else results
+    args.md.write_text(markdown(sections, reqs, generated, str(shown)))
     print(f"{len(sections)} sections ({', '.join(sections) or 'none'}) -> {args.json}, {args.md}")
     for r in reqs:
         print(f"  {r['section']}: {r['label']} = {with_unit(r['value'], r['unit'])} ({bound_text(r)}): "
