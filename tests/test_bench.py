@@ -83,7 +83,7 @@ def test_make_bench_quick_runs_the_eval_and_scoring_benchmarks(tmp_path):
             "crest_program", "position_word"} <= set(kinds) and sum(kinds.values()) == 2000
     statuses = dict(next(t for t in score["tables"] if t["name"] == "parse statuses")["rows"])
     assert statuses["ok"] > 0.8 * 2000
-    assert evaluation["figures"]["peak_in_flight"]["value"] == 32
+    assert evaluation["figures"]["peak_in_flight"]["value"] > 8  # up to 32 (fewer on a busy machine)
     assert evaluation["figures"]["from_cache"]["value"] == 0
     assert evaluation["ratios"]["speedup"]["value"] > 1
     assert "## byo score: parsing and scoring 2,000 predictions" in (out / "results.md").read_text()
