@@ -6,7 +6,7 @@ WHEELS ?= $(HOME)/.cache/byo-wheels
 BPY_WHEEL := bpy==5.0.1
 STAMP := $(VENV)/.installed
 
-.PHONY: install harness demo test test-fast bench lint screenshot clean
+.PHONY: install harness demo test test-fast bench bench-quick lint screenshot clean
 
 # A Debian package: $(1) the package, $(2) a shell test that passes when it is there, $(3) what
 # it is for, $(4) what happens without it. Installed with apt when apt is usable, else skipped
@@ -74,10 +74,23 @@ test: $(STAMP) harness
 test-fast: $(STAMP)
 	$(BIN)/pytest -q -m "not render and not blender"
 
+# Each benchmark writes its section to $(BENCH_RESULTS)/NAME.json; bench/report.py merges them
+# into bench/results.json and bench/results.md (its docstring gives the section format).
+BENCH_RESULTS := bench/results
 bench: $(STAMP)
-	$(BIN)/python bench/render_bench.py
-	$(BIN)/python bench/farm_bench.py --json bench/results/farm.json
-	$(BIN)/python bench/eval_bench.py
+	$(BIN)/python bench/render_bench.py --json $(BENCH_RESULTS)/render.json
+	$(BIN)/python bench/farm_bench.py --json $(BENCH_RESULTS)/farm.json
+	$(BIN)/python bench/eval_bench.py --json $(BENCH_RESULTS)/eval.json
+	$(BIN)/python bench/score_bench.py --json $(BENCH_RESULTS)/score.json
+	$(BIN)/python bench/report.py $(BENCH_RESULTS) --json bench/results.json --md bench/results.md
+
+# The benchmarks that need no renderer, at small sizes (BENCH_QUICK=1), merged the same way into
+# $(QUICK_OUT): that the pipeline works, not figures. tests/test_bench.py runs it.
+QUICK_OUT ?= output/bench-quick
+bench-quick: $(STAMP)
+	BENCH_QUICK=1 $(BIN)/python bench/eval_bench.py --json $(QUICK_OUT)/results/eval.json
+	BENCH_QUICK=1 $(BIN)/python bench/score_bench.py --json $(QUICK_OUT)/results/score.json
+	$(BIN)/python bench/report.py $(QUICK_OUT)/results --json $(QUICK_OUT)/results.json --md $(QUICK_OUT)/results.md
 
 lint: $(STAMP)
 	$(BIN)/ruff check byo tests bench render.py blender_addon assets docs

@@ -7,14 +7,13 @@ starting the workers (and loading bpy); the cluster's own start-up is not counte
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
 import yaml
-from figures import show
+from figures import QUICK, Section
 
 from byo.executors.pool import LocalPool
 from byo.executors.ray_cluster import LocalCluster, RayExecutor
@@ -38,32 +37,40 @@ def measure(config: Path, out: Path, executor) -> dict:
             "workers_seen": len({r.worker for r in report.rendered})}
 
 
+SETUPS = {  # figure key: the setup
+    "pool_1x2": "pool 1 worker x 2 threads",
+    "pool_2x1": "pool 2 workers x 1 thread",
+    "ray_2x1": "ray 2 nodes x 1 worker x 1 thread",
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--images", type=int, default=24)
-    parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--images", type=int, default=4 if QUICK else 24)
+    parser.add_argument("--repeats", type=int, default=1 if QUICK else 2)
+    parser.add_argument("--json", type=Path, help="write the section here (bench/results/farm.json)")
     args = parser.parse_args()
+    section = Section("farm", f"Render farm: {args.images} CLEVR scenes (160x120, Cycles 16 samples) per run, "
+                      f"best of {args.repeats} rounds", " ".join(__doc__.split("Run with")[0].split()))
     runs: dict[str, list[dict]] = {}
-    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp, LocalCluster(2, cpus_per_node=1) as address:
         config = Path(tmp) / "farm_bench.yaml"
         config.write_text(yaml.safe_dump({**CONFIG, "dataset": {**CONFIG["dataset"], "n_images": args.images}}))
-        setups = {"pool 1 worker x 2 threads": lambda: LocalPool(1, threads=2),
-                  "pool 2 workers x 1 thread": lambda: LocalPool(2, threads=1),
-                  "ray 2 nodes x 1 worker x 1 thread": lambda: RayExecutor(address, threads=1)}
+        executors = {"pool_1x2": lambda: LocalPool(1, threads=2), "pool_2x1": lambda: LocalPool(2, threads=1),
+                     "ray_2x1": lambda: RayExecutor(address, threads=1)}
         for round_ in range(args.repeats):
-            for i, (name, make) in enumerate(setups.items()):
-                out = Path(tmp) / f"{round_}_{i}"
-                runs.setdefault(name, []).append(measure(config, out, make()))
-    figures = {"cores": os.cpu_count(), "load_average_before": round(load_before, 1),
-               "load_average_after": round(os.getloadavg()[0], 1)}
-    for name, measured in runs.items():
+            for key, make in executors.items():
+                runs.setdefault(key, []).append(measure(config, Path(tmp) / f"{round_}_{key}", make()))
+    rows = []
+    for key, measured in runs.items():
         best = max(measured, key=lambda m: m["images_per_min"])
-        figures.update({f"{name}: {key}": value for key, value in best.items()})
-        figures[f"{name}: images_per_min every round"] = [m["images_per_min"] for m in measured]
-    show(f"{args.images} CLEVR scenes (160x120, Cycles 16 samples) per run, best of {args.repeats} rounds",
-         figures, args.json)
+        rows.append([SETUPS[key], best["images"], best["failed"], best["wall_s"], best["images_per_min"],
+                     best["median_render_s"], best["workers_seen"], [m["images_per_min"] for m in measured]])
+        section.figure(key, best["images_per_min"], "images/min", f"{SETUPS[key]}, best round")
+    section.table("setups (best round of each)", [("setup", ""), ("images", ""), ("failed", ""), ("wall", "s"),
+                                                  ("rate", "images/min"), ("median render", "s"),
+                                                  ("workers seen", ""), ("rate every round", "images/min")], rows)
+    section.write(args.json)
 
 
 if __name__ == "__main__":

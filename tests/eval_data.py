@@ -18,7 +18,8 @@ def make_dataset(root: Path, n: int = 12, size: tuple[int, int] = (32, 24), name
     lines = []
     for i in range(n):
         image = f"images/{name}_{i:06d}.png"
-        Image.new("RGB", size, (i * 37 % 256, i * 11 % 256, 200)).save(root / image)
+        # Distinct for every i: the first 256 colours vary red and green, later ones blue too.
+        Image.new("RGB", size, (i * 37 % 256, i * 11 % 256, 200 - i // 256 % 200)).save(root / image)
         count = 2 + i % 5
         instruction = "Answer with a single number."
         question = "How many objects are on the table?"

@@ -5,10 +5,16 @@ Each request is logged (route, model, prompt, image hash, body, outcome, tokens 
 Replies come from `answer(seen)`. Faults come from `plan(seen, times_seen_before)`, or at
 `fault_rate`: drawn from a hash of (seed, request, attempt), so the same requests fail whatever
 the order in which concurrent requests arrive.
+
+Every request has a thread of its own, and the latency is a sleep in that thread, so any number
+of requests wait at once. `python tests/fake_vlm.py --latency 0.3` serves on its own (a process
+of its own does not share the client's interpreter lock): it prints its URL, answers "3", tells
+its counts at GET /stats, and stops when its standard input closes.
 """
 
 from __future__ import annotations
 
+import argparse
 import base64
 import hashlib
 import json
@@ -145,7 +151,7 @@ class FakeVLM:
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
-    request_queue_size = 128  # the default backlog of 5 drops connections when 32 arrive at once
+    request_queue_size = 1024  # the default backlog of 5 drops connections when 32 arrive at once
 
     def handle_error(self, request, client_address) -> None:
         if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that stopped waiting is no error
@@ -170,6 +176,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     def error(self, code: int, message: str, headers: dict | None = None) -> None:
         self.send(code, json.dumps({"error": {"message": message, "type": "fake_error"}}).encode(), headers)
+
+    def do_GET(self) -> None:
+        fake: FakeVLM = self.server.fake
+        if self.path != "/stats":
+            self.error(404, f"no route {self.path}")
+            return
+        with fake.lock:
+            stats = {"requests": len(fake.log), "answered": sum(s.outcome == "ok" for s in fake.log),
+                     "max_in_flight": fake.max_in_flight}
+        self.send(200, json.dumps(stats).encode())
 
     def do_POST(self) -> None:
         fake: FakeVLM = self.server.fake
@@ -220,3 +236,16 @@ class _Handler(BaseHTTPRequestHandler):
             self.send(200, json.dumps(reply_body(route, model, text, tokens)).encode())
             with fake.lock:
                 seen.tokens, seen.outcome = tokens, "ok"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="serve the fake VLM until standard input closes")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    args = parser.parse_args()
+    with FakeVLM(latency=args.latency) as fake:
+        print(fake.url, flush=True)
+        sys.stdin.read()
+
+
+if __name__ == "__main__":
+    main()

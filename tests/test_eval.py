@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -21,7 +22,7 @@ from fake_vlm import FakeVLM
 
 from byo.cli import main
 from byo.errors import ConfigError
-from byo.eval.cache import request_key
+from byo.eval.cache import RequestCache, request_key
 from byo.eval.run import EvalSettings, evaluate
 from byo.providers import GenerationParams
 
@@ -221,6 +222,37 @@ def test_rerun_sends_nothing_and_writes_the_same_predictions(tmp_path, key):
                            show_progress=False)
         assert len(fake.log) == 16 and changed.cached == 0  # parameters are part of the key
     assert first.tokens == second.tokens
+
+
+def test_answers_arriving_together_share_one_commit_off_the_event_loop(tmp_path, monkeypatch):
+    """Group commit: the rows queued while a commit syncs go in the next one, and a row whose
+    worker was cancelled still lands before the cache closes."""
+    batches = []
+    write = RequestCache.write
+
+    def slow_write(self, rows):
+        batches.append(len(rows))
+        time.sleep(0.05)  # a slow disk sync
+        write(self, rows)
+
+    monkeypatch.setattr(RequestCache, "write", slow_write)
+
+    async def scenario() -> float:
+        cache = RequestCache(tmp_path / "cache.sqlite")
+        started = time.perf_counter()
+        commits = [cache.put(f"key{i}", {"text": str(i)}) for i in range(40)]
+        waited = time.perf_counter() - started  # queuing does not wait for the disk
+        await asyncio.sleep(0)
+        commits.append(cache.put("late", {"text": "late"}))
+        commits[-1].cancel()  # a stopped run
+        await asyncio.gather(*commits[:-1])
+        await cache.close()
+        return waited
+
+    assert asyncio.run(scenario()) < 0.05
+    assert sum(batches) == 41 and len(batches) <= 3
+    with sqlite3.connect(tmp_path / "cache.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM answers").fetchone() == (41,)
 
 
 def test_failures_are_never_cached(tmp_path, key):

@@ -57,6 +57,15 @@ def test_every_provider_sends_the_png_and_records_the_raw_answer(tmp_path, keys,
     assert report.tokens["output"] == fake.billed_tokens()["output"]
 
 
+@pytest.mark.parametrize("provider, suffix", [("openai", "/v1"), ("groq", ""), ("ollama", "")])
+def test_every_provider_keeps_more_than_its_sdk_pool_in_flight(tmp_path, keys, provider, suffix):
+    """The SDKs' pools stop at 100 connections (groq, ollama): a run's concurrency sizes them."""
+    ds = make_dataset(tmp_path / "ds", 120)
+    with FakeVLM(latency=2.0) as fake:  # long enough for more than 100 to be sent on a busy machine
+        report = run(ds, provider, fake.url + suffix, concurrency=120)
+    assert report.statuses == {"ok": 120} and fake.max_in_flight > 100
+
+
 def test_generation_parameters_reach_each_api(tmp_path, keys):
     ds = make_dataset(tmp_path / "ds", 1)
     params = GenerationParams(temperature=0.0, max_tokens=32, seed=3, detail="high")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import math
+import random
 
 import pytest
 
@@ -53,6 +55,19 @@ def test_counts_by_hand():
     assert s["mse"] == pytest.approx(5 / 3)
     assert s["rmse"] == pytest.approx(math.sqrt(5 / 3))
     assert s["nmae"] == pytest.approx((1 / 1 + 0 / 2 + 2 / 4) / 3)  # truth 0: divided by 1
+
+
+def test_an_answer_repeated_over_images_is_parsed_once(monkeypatch):
+    import byo.score.rows as rows_module
+
+    calls = []
+    parse = rows_module.parse_answer
+    monkeypatch.setattr(rows_module, "parse_answer", lambda *a, **k: calls.append(a) or parse(*a, **k))
+    questions = [question(i, 3) for i in range(6)]
+    rows = scored(questions, ["3", "3", "Three.", "3", None, "3"])
+    assert [a[0] for a in calls] == ["3", "Three.", None]  # None: the failed request
+    assert [r["value"] for r in rows] == [3, 3, 3, 3, None, 3] and [r["image"] for r in rows][:2] == [
+        "images/0.png", "images/1.png"]
 
 
 def test_truth_zero_rule():
@@ -190,6 +205,49 @@ def test_motif_sensitivity_by_hand():
     assert out["pair_motif_accuracy"] == pytest.approx(1 / 4)
     # group 01 predicts {8, 9}: not collapsed; group 07 predicts {5}: collapsed
     assert out["collapsed_motif_groups"] == pytest.approx(1 / 2)
+
+
+def test_motif_sensitivity_counts_the_same_pairs_as_going_through_them():
+    """The pair counts come from how many members share a motif; going through every pair of each
+    context gives the same."""
+    rng = random.Random(5)
+
+    def code():
+        if rng.random() < 0.15:
+            return rng.choice([None, "garbage", "M:1 M:2"])
+        containers = " ".join(f"C:0{rng.randint(1, 2)}" for _ in range(rng.randint(0, 2)))
+        return f"{containers} X:{rng.randint(0, 1)} M:{rng.randint(1, 4)}".strip()
+
+    for _ in range(300):
+        n = rng.randint(0, 25)
+        gold, pred = [code() or "C:01 X:0 M:1" for _ in range(n)], [code() for _ in range(n)]
+        contexts: dict = {}
+        for p, g in zip(pred, gold, strict=True):
+            gf = crest.program_factors(g)
+            if gf is not None and gf.containers:
+                contexts.setdefault((gf.containers, gf.modifier), []).append((crest.program_factors(p), gf))
+        pairs = separated = correct = 0
+        for members in contexts.values():
+            for (pi, gi), (pk, gk) in itertools.combinations(members, 2):
+                if gi.motif != gk.motif:
+                    pairs += 1
+                    both = pi is not None and pk is not None
+                    separated += both and pi.motif != pk.motif
+                    correct += both and pi.motif == gi.motif and pk.motif == gk.motif
+        out = crest.motif_sensitivity(pred, gold)
+        assert out["pairs"] == pairs
+        assert out["motif_separation"] == (separated / pairs if pairs else None)
+        assert out["pair_motif_accuracy"] == (correct / pairs if pairs else None)
+
+
+def test_wilson_interval_is_scipys_to_the_bit():
+    from scipy.stats import binomtest
+
+    for n in [*range(1, 60), 97, 1000, 123_457]:
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            for confidence in (0.9, 0.95, 0.99):
+                ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+                assert metrics.wilson(k, n, confidence) == (float(ci.low), float(ci.high))
 
 
 def test_recombination_slices_and_nit():

@@ -2,12 +2,18 @@
 
 The key is a hash of what decides the answer: provider identity, model, prompt, image bytes and
 generation parameters. Only completed requests are stored; failures are never cached, so a
-rerun retries them. WAL with synchronous=FULL makes each commit durable before the next request
-is counted as done, so a killed run loses at most the requests that were in flight.
+rerun retries them. WAL with synchronous=FULL makes each commit durable before its worker takes
+the next question, so a killed run loses at most the requests that were in flight.
+
+Writes are group commits off the event loop: `put` returns a future that is done once the row is
+durable, and the rows that arrive while one commit syncs to disk go together in the next, so a
+disk sync per answer neither stalls the other requests nor caps the answers per second. A commit
+under way finishes even when the run is stopped: `close` waits for it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import sqlite3
@@ -21,24 +27,63 @@ def request_key(identity: str, model: str, prompt: str, image_sha256: str | None
     return hashlib.sha256(material.encode()).hexdigest()
 
 
+def connect(path: Path) -> sqlite3.Connection:
+    # Autocommit unless a transaction is opened; the writer's connection is used from worker threads,
+    # one commit at a time.
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    return db
+
+
 class RequestCache:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, isolation_level=None)  # autocommit: one transaction per put
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")
-        self.db.execute("CREATE TABLE IF NOT EXISTS answers "
-                        "(key TEXT PRIMARY KEY, record TEXT NOT NULL, created REAL NOT NULL)")
+        self.writer = connect(self.path)
+        self.writer.execute("CREATE TABLE IF NOT EXISTS answers "
+                            "(key TEXT PRIMARY KEY, record TEXT NOT NULL, created REAL NOT NULL)")
+        self.reader = connect(self.path)  # on the event loop; WAL readers never wait for the writer
+        self.pending: list[tuple[str, str, float, asyncio.Future]] = []
+        self.committing: asyncio.Task | None = None
 
     def get(self, key: str) -> dict | None:
-        row = self.db.execute("SELECT record FROM answers WHERE key = ?", (key,)).fetchone()
+        row = self.reader.execute("SELECT record FROM answers WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
-    def put(self, key: str, record: dict) -> None:
-        # The first completed answer wins: a cached answer is never replaced.
-        self.db.execute("INSERT OR IGNORE INTO answers (key, record, created) VALUES (?, ?, ?)",
-                        (key, json.dumps(record, sort_keys=True), time.time()))
+    def put(self, key: str, record: dict) -> asyncio.Future:
+        """Queues the row for the next commit; the future is done once it is durable. The first
+        completed answer wins: a cached answer is never replaced."""
+        durable = asyncio.get_running_loop().create_future()
+        self.pending.append((key, json.dumps(record, sort_keys=True), time.time(), durable))
+        if self.committing is None or self.committing.done():
+            self.committing = asyncio.create_task(self.commit_pending())
+        return durable
 
-    def close(self) -> None:
-        self.db.close()
+    async def commit_pending(self) -> None:
+        while self.pending:
+            batch, self.pending = self.pending, []
+            failure = None
+            try:
+                await asyncio.to_thread(self.write, [(key, text, created) for key, text, created, _ in batch])
+            except Exception as err:  # handed to every put of the batch
+                failure = err
+            for *_, durable in batch:
+                if durable.done():  # its worker was cancelled (a stopped run)
+                    continue
+                if failure is None:
+                    durable.set_result(None)
+                else:
+                    durable.set_exception(failure)
+
+    def write(self, rows: list[tuple[str, str, float]]) -> None:
+        with self.writer:  # one transaction: a single sync for the whole batch
+            self.writer.execute("BEGIN")
+            self.writer.executemany("INSERT OR IGNORE INTO answers (key, record, created) VALUES (?, ?, ?)", rows)
+
+    async def close(self) -> None:
+        """Waits for the commits under way (a stopped run keeps the answers it received), then closes."""
+        if self.committing is not None:
+            await asyncio.shield(self.committing)
+        self.reader.close()
+        self.writer.close()

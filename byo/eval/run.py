@@ -69,28 +69,28 @@ class Run:
         if self.work is not None:
             self.work.cancel()
 
-    async def ask(self, q: Question) -> dict:
+    async def ask(self, q: Question) -> tuple[dict, asyncio.Future | None]:
+        """The question's row, and the cache commit of its new answer (None when there is none)."""
         ev = self.ev
         try:
             prepared = await prepare(ev, q)
         except ProviderFailure as failure:
             return prediction_row(ev, q, {"path": q.image}, status=failure.status, attempts=0, latency_s=None,
-                                  error=failure.message)
+                                  error=failure.message), None
         image, key = prepared.image, prepared.key
         if key is not None and (record := self.cache.get(key)) is not None:
             self.cached += 1
             return prediction_row(ev, q, image, status="ok", attempts=record["attempts"],
-                                  latency_s=record["latency_s"], record=record)
+                                  latency_s=record["latency_s"], record=record), None
         outcome = await self.scheduler.send(ev.provider, prepared.request)
         if outcome.failure is not None:
             return prediction_row(ev, q, image, status=outcome.failure.status, attempts=outcome.attempts,
-                                  latency_s=outcome.latency_s, error=outcome.failure.message)
+                                  latency_s=outcome.latency_s, error=outcome.failure.message), None
         record = answer_record(outcome.response, outcome.latency_s, outcome.attempts, ev.secrets)
-        if key is not None:
-            self.cache.put(key, record)
+        committed = self.cache.put(key, record) if key is not None else None
         add_tokens(self.tokens_new, record["tokens"])
         return prediction_row(ev, q, image, status="ok", attempts=outcome.attempts, latency_s=outcome.latency_s,
-                              record=record)
+                              record=record), committed
 
     async def run(self, show_progress: bool) -> EvalReport:
         ev = self.ev
@@ -110,14 +110,18 @@ class Run:
 
         async def handle(q: Question) -> None:
             try:
-                row = await self.ask(q)
+                row, committed = await self.ask(q)
             except EndpointDown as down:
                 self.stop(endpoint_down(redact(str(down), ev.secrets)))
                 return
+            # Kept at once, with no await in between: a stop from here on loses nothing of this
+            # answer, whose commit finishes before the cache closes.
             self.rows[q.id] = row
             self.statuses[row["status"]] += 1
             journal_row(journal, row)
             bar.advance(note=describe())
+            if committed is not None:
+                await committed  # the next question waits until this answer is durable
 
         with on_signals(self.stop):  # inside, a second signal exits at once
             try:
@@ -134,7 +138,7 @@ class Run:
                 journal.close()
                 await ev.provider.close()
                 if self.cache is not None:
-                    self.cache.close()
+                    await self.cache.close()
 
             kept = [row for q in ev.questions if (row := self.rows.get(q.id) or earlier.get(q.id))]
             write_predictions(ev.run_dir, kept)

@@ -2,7 +2,8 @@
 
 A provider type is one module and one line in `PROVIDERS`. A reference provider (a baseline
 that calls no model) is built as `cls(model, params, questions=...)`; any other as
-`cls(model, params, api_key=..., base_url=..., timeout=..., limits=...)`.
+`cls(model, params, api_key=..., base_url=..., timeout=..., limits=..., connections=...)`, where
+`connections` is how many requests may be in flight at once (its HTTP pool's size).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ PROVIDERS: dict[str, type[Provider]] = {
 
 def create_provider(ptype: str, model: str, params: GenerationParams, *, api: str = "chat",
                     base_url: str | None = None, api_key: str | None = None, timeout: float = 60.0,
-                    limits: ImageLimits | None = None, questions: list | None = None) -> Provider:
+                    limits: ImageLimits | None = None, questions: list | None = None,
+                    connections: int | None = None) -> Provider:
     """A provider of type `ptype` (a key of `PROVIDERS`)."""
     where = "<command line>"
     if api == "responses" and ptype != "openai":
@@ -51,4 +53,5 @@ def create_provider(ptype: str, model: str, params: GenerationParams, *, api: st
     cls = OpenAIResponses if api == "responses" else PROVIDERS[ptype]
     if cls.reference:
         return cls(model, params, questions=questions or [])
-    return cls(model, params, api_key=api_key, base_url=base_url, timeout=timeout, limits=limits)
+    return cls(model, params, api_key=api_key, base_url=base_url, timeout=timeout, limits=limits,
+               connections=connections)

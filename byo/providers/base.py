@@ -24,6 +24,16 @@ def http_timeout(timeout: float, timeout_class: type):
     return timeout_class(timeout, connect=min(timeout, CONNECT_TIMEOUT))
 
 
+def pool_limits(connections: int | None, default):
+    """A client's connection pool, of the same `Limits` class as the SDK's `default`: grown so that
+    `connections` requests (the run's concurrency) can be in flight at once and keep their
+    connections open between requests. The SDKs' own pools stop at 100 (groq, ollama: 20 kept open)."""
+    if connections is None:
+        return default
+    return type(default)(max_connections=max(connections, default.max_connections or 0),
+                         max_keepalive_connections=max(connections, default.max_keepalive_connections or 0))
+
+
 def is_connect_timeout(err: BaseException | None) -> bool:
     """httpx's or httpx2's ConnectTimeout: no connection was made, so no server is answering slowly."""
     return err is not None and any(cls.__name__ == "ConnectTimeout" for cls in type(err).__mro__)

@@ -18,6 +18,7 @@ from byo.providers.base import (
     error_message,
     failure_for_http_status,
     http_timeout,
+    pool_limits,
 )
 
 LOCAL_OLLAMA = "http://127.0.0.1:11434"  # unless OLLAMA_HOST says otherwise
@@ -41,14 +42,16 @@ class Ollama(Provider):
     type = "ollama"
 
     def __init__(self, model: str, params: GenerationParams, *, api_key: str | None = None,
-                 base_url: str | None = None, timeout: float = 60.0, limits: ImageLimits | None = None):
+                 base_url: str | None = None, timeout: float = 60.0, limits: ImageLimits | None = None,
+                 connections: int | None = None):
         import httpx
         import ollama
 
         super().__init__(model, params, base_url=base_url, limits=limits)
         # The SDK's default timeout is none; it reads OLLAMA_HOST only when no host is given, and
-        # OLLAMA_API_KEY by itself (api_key is not used).
-        self.client = ollama.AsyncClient(host=base_url, timeout=http_timeout(timeout, httpx.Timeout))
+        # OLLAMA_API_KEY by itself (api_key is not used). Its pool is httpx's default.
+        self.client = ollama.AsyncClient(host=base_url, timeout=http_timeout(timeout, httpx.Timeout),
+                                         limits=pool_limits(connections, httpx.Limits()))
 
     @property
     def endpoint(self) -> str:

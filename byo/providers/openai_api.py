@@ -24,11 +24,19 @@ from byo.providers.base import (
     failure_for_http_status,
     http_timeout,
     is_connect_timeout,
+    pool_limits,
 )
 
 # Vendor limits at the time of writing; a providers file may override them.
 OPENAI_LIMITS = ImageLimits(max_bytes=20 * 1024 * 1024)
 GROQ_LIMITS = ImageLimits(max_bytes=3 * 1024 * 1024, max_pixels=33_177_600)  # 4 MB once base64-encoded
+
+
+def openai_http_client(connections: int | None):
+    """The openai SDK's own HTTP client, with a pool for `connections` requests at once."""
+    import openai
+
+    return openai.DefaultAsyncHttpxClient(limits=pool_limits(connections, openai.DEFAULT_CONNECTION_LIMITS))
 
 
 def data_uri(image: ImagePayload) -> str:
@@ -79,9 +87,11 @@ class ChatCompletions(Provider):
     sdk_name = "openai"
 
     def __init__(self, model: str, params: GenerationParams, *, api_key: str | None,
-                 base_url: str | None = None, timeout: float = 60.0, limits: ImageLimits | None = None):
+                 base_url: str | None = None, timeout: float = 60.0, limits: ImageLimits | None = None,
+                 connections: int | None = None):
         super().__init__(model, params, base_url=base_url, limits=limits or self.default_limits())
-        self.client = self.make_client(api_key=api_key, base_url=base_url, timeout=timeout)
+        self.client = self.make_client(api_key=api_key, base_url=base_url, timeout=timeout,
+                                       connections=connections)
 
     def default_limits(self) -> ImageLimits:
         return OPENAI_LIMITS
@@ -90,13 +100,13 @@ class ChatCompletions(Provider):
     def endpoint(self) -> str:
         return str(self.client.base_url)
 
-    def make_client(self, *, api_key, base_url, timeout):
+    def make_client(self, *, api_key, base_url, timeout, connections):
         import openai
 
         self.sdk = openai
         kwargs = {"base_url": base_url} if base_url else {}
         return openai.AsyncOpenAI(api_key=api_key, timeout=http_timeout(timeout, openai.Timeout), max_retries=0,
-                                  **kwargs)
+                                  http_client=openai_http_client(connections), **kwargs)
 
     def arguments(self, request: Request) -> dict:
         image_url = {"url": data_uri(request.image)}
@@ -155,13 +165,14 @@ class OpenAICompatible(ChatCompletions):
     def default_limits(self) -> ImageLimits:
         return ImageLimits()
 
-    def make_client(self, *, api_key, base_url, timeout):
+    def make_client(self, *, api_key, base_url, timeout, connections):
         import openai
 
         self.sdk = openai
         # Local servers often need no key, but the SDK insists on one.
         return openai.AsyncOpenAI(api_key=api_key or "no-key", base_url=base_url,
-                                  timeout=http_timeout(timeout, openai.Timeout), max_retries=0)
+                                  timeout=http_timeout(timeout, openai.Timeout), max_retries=0,
+                                  http_client=openai_http_client(connections))
 
 
 class Groq(ChatCompletions):
@@ -172,12 +183,14 @@ class Groq(ChatCompletions):
     def default_limits(self) -> ImageLimits:
         return GROQ_LIMITS
 
-    def make_client(self, *, api_key, base_url, timeout):
+    def make_client(self, *, api_key, base_url, timeout, connections):
         import groq
 
         self.sdk = groq
         kwargs = {"base_url": base_url} if base_url else {}
-        return groq.AsyncGroq(api_key=api_key, timeout=http_timeout(timeout, groq.Timeout), max_retries=0, **kwargs)
+        http_client = groq.DefaultAsyncHttpxClient(limits=pool_limits(connections, groq.DEFAULT_CONNECTION_LIMITS))
+        return groq.AsyncGroq(api_key=api_key, timeout=http_timeout(timeout, groq.Timeout), max_retries=0,
+                              http_client=http_client, **kwargs)
 
 
 class OpenAIResponses(ChatCompletions):

@@ -32,6 +32,34 @@ class Question(BaseModel):
     choices: list[str] | None = None  # multiple-choice options (the answer is then a letter)
 
 
+def image_problem(image: str, dataset: Path) -> str | None:
+    """What is wrong with a question's image path, if anything."""
+    path = PurePosixPath(image)
+    if path.is_absolute() or ".." in path.parts:
+        return f"expected a path inside the dataset, got {image!r}"
+    if not (dataset / path).is_file():
+        return f"{dataset / path} does not exist"
+    return None
+
+
+def read_question(line: str, where: str) -> tuple[Question | None, list[tuple[str, str]]]:
+    """The question on a line, or what is wrong with it."""
+    try:  # pydantic's own JSON parser: the fast way for a valid line
+        return Question.model_validate_json(line), []
+    except ValidationError:
+        pass  # the slow way says what is wrong
+    try:
+        raw = json.loads(line)
+    except json.JSONDecodeError as err:
+        return None, [(where, f"not valid JSON: {err}")]
+    if not isinstance(raw, dict):
+        return None, [(where, "expected a JSON object")]
+    try:
+        return Question.model_validate(raw), []
+    except ValidationError as err:
+        return None, [(f"{where}: {key}", msg) for key, msg in validation_problems(err)]
+
+
 def load_questions(path: str | Path, dataset: str | Path) -> list[Question]:
     """Every line must be a valid question with a unique id and an existing image inside `dataset`."""
     path, dataset = Path(path), Path(dataset)
@@ -43,31 +71,22 @@ def load_questions(path: str | Path, dataset: str | Path) -> list[Question]:
     problems: list[tuple[str, str]] = []
     questions: list[Question] = []
     seen: dict[str, int] = {}
+    image_problems: dict[str, str | None] = {}  # many questions share an image: each is checked once
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         where = f"line {number}"
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as err:
-            problems.append((where, f"not valid JSON: {err}"))
-            continue
-        if not isinstance(raw, dict):
-            problems.append((where, "expected a JSON object"))
-            continue
-        try:
-            q = Question.model_validate(raw)
-        except ValidationError as err:
-            problems += [(f"{where}: {key}", msg) for key, msg in validation_problems(err)]
+        q, wrong = read_question(line, where)
+        if q is None:
+            problems += wrong
             continue
         if q.id in seen:
             problems.append((f"{where}: id", f"{q.id!r} is already the id of line {seen[q.id]}"))
         seen.setdefault(q.id, number)
-        image = PurePosixPath(q.image)
-        if image.is_absolute() or ".." in image.parts:
-            problems.append((f"{where}: image", f"expected a path inside the dataset, got {q.image!r}"))
-        elif not (dataset / image).is_file():
-            problems.append((f"{where}: image", f"{dataset / image} does not exist"))
+        if q.image not in image_problems:
+            image_problems[q.image] = image_problem(q.image, dataset)
+        if image_problems[q.image]:
+            problems.append((f"{where}: image", image_problems[q.image]))
         questions.append(q)
         if len(problems) >= 20:
             problems.append(("...", "stopped after 20 problems"))

@@ -18,6 +18,7 @@ Definitions (also in the README):
 from __future__ import annotations
 
 import math
+import operator
 import zlib
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
@@ -51,10 +52,13 @@ def bootstrap_mean(values: Sequence[float], clusters: Sequence[Hashable], *, n_b
     rng = rng_for(seed, label)
     means = np.empty(n_boot)
     chunk = max(1, 2_000_000 // len(ids))
+    same_count = counts.min() == counts.max()  # e.g. one question per image: every resample has as many
     for start in range(0, n_boot, chunk):
         stop = min(n_boot, start + chunk)
         draw = rng.integers(0, len(ids), size=(stop - start, len(ids)))
-        means[start:stop] = sums[draw].sum(axis=1) / counts[draw].sum(axis=1)
+        # Whole numbers: the sum of equal counts is their product, exactly.
+        questions = counts[0] * len(ids) if same_count else counts.take(draw).sum(axis=1)
+        means[start:stop] = sums.take(draw).sum(axis=1) / questions
     alpha = (1 - confidence) / 2
     lo, hi = np.quantile(means, [alpha, 1 - alpha])
     return {"value": mean, "lo": float(lo), "hi": float(hi), "n": n, "flag": None}
@@ -125,6 +129,12 @@ def localization_error(pred: Sequence[int], truth: Sequence[int]) -> int:
 
 def group_by(rows: Sequence[dict], *keys: str) -> dict[tuple, list[dict]]:
     out: dict[tuple, list[dict]] = defaultdict(list)
-    for r in rows:
-        out[tuple(r[k] for k in keys)].append(r)
+    if len(keys) == 1:
+        (key,) = keys
+        for r in rows:
+            out[(r[key],)].append(r)
+    else:
+        values = operator.itemgetter(*keys)  # a tuple of them
+        for r in rows:
+            out[values(r)].append(r)
     return out

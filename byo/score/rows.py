@@ -113,11 +113,21 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str,
     if unknown:
         raise ConfigError(run, [("predictions", f"{len(unknown)} ids are not in the question file, e.g. {unknown[0]!r}")])
     domains = Domains.from_questions(questions)
+    # One parse per distinct answer to the same question text: runs repeat short answers ("3",
+    # "Yes.") over many images. The domain is kept with its parse so that its id stays unique.
+    parses: dict[tuple, tuple] = {}
     out = []
     for p in predictions:
         q = by_id[p["id"]]
-        parsed = parse_answer(p.get("response"), context_for(q, domains), status=p["status"],
-                              refusal=bool(p.get("refusal")))
+        ctx = context_for(q, domains)
+        refusal = bool(p.get("refusal"))
+        same = (p.get("response"), p["status"], refusal, ctx.answer_type, ctx.prompt, ctx.preprompt,
+                tuple(ctx.choices) if ctx.choices else None, id(ctx.domain))
+        if same in parses:
+            parsed = parses[same][1]
+        else:
+            parsed = parse_answer(p.get("response"), ctx, status=p["status"], refusal=refusal)
+            parses[same] = (ctx.domain, parsed)
         value = parsed.value if parsed.status == "ok" else None
         row = {
             "run": run, "model": p.get("model"), "provider": p.get("provider"), "reference": bool(p.get("reference")),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 import numpy as np
@@ -107,16 +107,25 @@ def _prf(p: dict) -> dict:
     return {"precision": p["precision"], "recall": p["recall"], "f1": p["f1"]}
 
 
-def _slices(rows: Sequence[dict], levels: Levels):
-    """(variable, level, variable2, level2, rows): everything, each level, each cross of two variables."""
+def _grouped(rows: Sequence[dict], group_of) -> dict:
+    """Rows by `group_of(row)`, in their order."""
+    out: dict = defaultdict(list)
+    for r in rows:
+        out[group_of(r)].append(r)
+    return out
+
+
+def _slices(rows: Sequence[dict], levels: Levels, labels: dict[int, dict[str, str | None]]):
+    """(variable, level, variable2, level2, rows): everything, each level, each cross of two variables.
+    `labels`: each row's level labels by the row's id."""
     yield "", "", "", "", list(rows)
     for var in levels.variables:
-        by = metrics.group_by([{**r, "_l": levels.of(r, var)} for r in rows], "_l")
+        by = _grouped(rows, lambda r, var=var: labels[id(r)][var])
         for level in levels.order[var]:
-            if (level,) in by:
-                yield var, level, "", "", by[(level,)]
+            if level in by:
+                yield var, level, "", "", by[level]
     for a, b in itertools.combinations(levels.variables, 2):
-        by = metrics.group_by([{**r, "_a": levels.of(r, a), "_b": levels.of(r, b)} for r in rows], "_a", "_b")
+        by = _grouped(rows, lambda r, a=a, b=b: (labels[id(r)][a], labels[id(r)][b]))
         for la in levels.order[a]:
             for lb in levels.order[b]:
                 if (la, lb) in by:
@@ -133,11 +142,12 @@ def _variants(rows: Sequence[dict]):
 def metric_table(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0) -> list[dict]:
     out = []
     levels = Levels(rows)
+    labels = {id(r): {var: levels.of(r, var) for var in levels.variables} for r in rows}  # rows outlive it
     keys = [("*", "*", "*", list(rows))] + [(k, g[0]["task"], g[0]["answer_type"], g)
                                             for (k,), g in metrics.group_by(rows, "key").items()]
     for key, task, answer_type, key_rows in keys:
         for variant, vrows in _variants(key_rows):
-            for var, level, var2, level2, group in _slices(vrows, levels):
+            for var, level, var2, level2, group in _slices(vrows, levels, labels):
                 label = f"{key}|{variant}|{var}={level}|{var2}={level2}"
                 summary = summarize(group, answer_type, n_boot=n_boot, seed=seed, label=label)
                 out.append({"run": group[0]["run"], "model": group[0]["model"], "key": key, "task": task,

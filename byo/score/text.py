@@ -7,12 +7,15 @@ an echoed fill-in-the-blank sentence, or the text after an echoed declarative le
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
 
 _MARKDOWN = re.compile(r"\*\*|\*|`+|^#+\s*", re.MULTILINE)
-_SPACES = re.compile(r"[ \t\r\f\v]+")
+# Runs of spaces and tabs become one space; a lone space is left as it is (the same, with fewer
+# replacements).
+_SPACES = re.compile(r"[ \t\r\f\v]{2,}|[\t\r\f\v]")
 
 
 def clean(text: str | None) -> str:
@@ -21,7 +24,8 @@ def clean(text: str | None) -> str:
         return ""
     text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'")
     text = text.replace("\u201c", '"').replace("\u201d", '"').replace("\u2013", "-").replace("\u2014", " - ")
-    text = _MARKDOWN.sub("", text)
+    if "*" in text or "`" in text or "#" in text:  # what markdown emphasis needs
+        text = _MARKDOWN.sub("", text)
     return "\n".join(_SPACES.sub(" ", line).strip() for line in text.splitlines()).strip()
 
 
@@ -32,27 +36,33 @@ _JSON_KEYS = ("answer", "final_answer", "count", "number", "value", "result", "l
               "program", "code", "kdl", "description", "translation", "types", "position", "cell")
 
 
+_BOXED = re.compile(r"\\boxed\s*\{")
+_TEXT_COMMAND = re.compile(r"\\(?:text|mathrm|textbf)\s*\{([^{}]*)\}")
+
+
 def _boxed(text: str) -> list[str]:
     """Contents of \\boxed{...}, with nested braces and \\text{} unwrapped."""
     out = []
-    for m in re.finditer(r"\\boxed\s*\{", text):
+    for m in _BOXED.finditer(text):
         depth, i = 1, m.end()
         while i < len(text) and depth:
             depth += {"{": 1, "}": -1}.get(text[i], 0)
             i += 1
         inner = text[m.end(): i - 1] if depth == 0 else text[m.end():]
-        out.append(re.sub(r"\\(?:text|mathrm|textbf)\s*\{([^{}]*)\}", r"\1", inner))
+        out.append(_TEXT_COMMAND.sub(r"\1", inner))
     return out
+
+
+_JSON = json.JSONDecoder()
 
 
 def _json_objects(text: str) -> list[dict]:
     """JSON objects in the text (fenced or inline), outermost first."""
     out = []
-    decoder = json.JSONDecoder()
     i = text.find("{")
     while i != -1:
         try:
-            obj, end = decoder.raw_decode(text, i)
+            obj, end = _JSON.raw_decode(text, i)
         except ValueError:
             i = text.find("{", i + 1)
             continue
@@ -108,8 +118,11 @@ REVISION = re.compile(
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 
 
+_SENTENCE_END = re.compile(r"(?<!\d)[.!?](?!\d)(?:\s|$)|\n|。")
+
+
 def to_sentence_end(text: str, start: int) -> str:
-    m = re.search(r"(?<!\d)[.!?](?!\d)(?:\s|$)|\n|。", text[start:])
+    m = _SENTENCE_END.search(text[start:])
     return text[start: start + m.start()] if m else text[start:]
 
 
@@ -143,35 +156,50 @@ def conclusion_span(text: str) -> str | None:
 
 
 # --- the prompt -----------------------------------------------------------------------
-def prompt_sentences(prompt: str) -> list[str]:
+# What is read off a prompt is kept per prompt: a run asks the same prompts of every image.
+PROMPT_CACHE = 16384  # distinct prompts (and option lists) kept: a few kB each
+
+
+@functools.lru_cache(maxsize=PROMPT_CACHE)
+def prompt_sentences(prompt: str) -> tuple[str, ...]:
     """Sentences of the prompt, each with its final punctuation (":" ends a declarative lead)."""
     parts = re.split(r"(?<=[.?!:])\s+", clean(prompt))
-    return [p for p in parts if len(p.split()) >= 3]
+    return tuple(p for p in parts if len(p.split()) >= 3)
+
+
+@functools.lru_cache(maxsize=PROMPT_CACHE)
+def _echo_patterns(prompt: str, choices: tuple[str, ...] | None) -> tuple[re.Pattern, ...]:
+    """The prompt's sentences (the options list first), longest first, as patterns to remove."""
+    candidates = sorted(prompt_sentences(prompt), key=len, reverse=True)
+    if choices:
+        candidates.insert(0, " ".join(f"({chr(65 + i)}) {c}" for i, c in enumerate(choices)))
+    patterns = []
+    for sentence in candidates:
+        body = sentence.rstrip(".?!:").strip()
+        if len(body) >= 12:
+            patterns.append(re.compile(r"\s+".join(re.escape(w) for w in body.split()) + r"\s*[.?!:]?",
+                                       re.IGNORECASE))
+    return tuple(patterns)
 
 
 def strip_echo(text: str, prompt: str, choices: list[str] | None = None) -> str:
     """The answer without sentences copied from the prompt (and without the options list)."""
     out = text
-    candidates = sorted(prompt_sentences(prompt), key=len, reverse=True)
-    if choices:
-        candidates.insert(0, " ".join(f"({chr(65 + i)}) {c}" for i, c in enumerate(choices)))
-    for sentence in candidates:
-        body = sentence.rstrip(".?!:").strip()
-        if len(body) < 12:
-            continue
-        pattern = r"\s+".join(re.escape(w) for w in body.split()) + r"\s*[.?!:]?"
-        out = re.sub(pattern, " ", out, flags=re.IGNORECASE)
+    for pattern in _echo_patterns(prompt, tuple(choices) if choices else None):
+        out = pattern.sub(" ", out)
     return clean(out)
 
 
-def echo_bigrams(prompt: str) -> set[tuple[str, str]]:
+@functools.lru_cache(maxsize=PROMPT_CACHE)
+def echo_bigrams(prompt: str) -> frozenset[tuple[str, str]]:
     """(word, number) pairs of the prompt ("row 3", "from 0"): the same pair in an answer is an echo."""
-    return {(w.lower(), n) for w, n in re.findall(r"([A-Za-z]+)\s+(\d+)\b", prompt)}
+    return frozenset((w.lower(), n) for w, n in re.findall(r"([A-Za-z]+)\s+(\d+)\b", prompt))
 
 
-def template_spans(text: str, prompt: str) -> list[str]:
-    """The blank of an echoed fill-in-the-blank sentence; the text after an echoed declarative lead."""
-    spans = []
+@functools.lru_cache(maxsize=PROMPT_CACHE)
+def _template_patterns(prompt: str) -> tuple[tuple[bool, re.Pattern], ...]:
+    """(is a blank, pattern) per fill-in-the-blank sentence and per declarative lead of the prompt."""
+    out = []
     sentences = prompt_sentences(prompt)
     for i, sentence in enumerate(sentences):
         if "____" in sentence:
@@ -180,12 +208,21 @@ def template_spans(text: str, prompt: str) -> list[str]:
             words_after = after.rstrip(".?!").split()[:4]
             pattern = (r"\s+".join(re.escape(w) for w in words_before) + r"\s*(.+?)\s*"
                        + r"\s+".join(re.escape(w) for w in words_after) + (r"(?=[\s.,;!?)]|$)" if words_after else r"(?:[.!?\n]|$)"))
-            spans += [m.group(1) for m in re.finditer(pattern, text, re.IGNORECASE)]
+            out.append((True, re.compile(pattern, re.IGNORECASE)))
         elif sentence.endswith(":") and not any("?" in later for later in sentences[i + 1:]):
             lead = sentence[:-1].split()
-            pattern = r"\s+".join(re.escape(w) for w in lead) + r"\s*:?\s*"
-            spans += [s for m in re.finditer(pattern, text, re.IGNORECASE)
-                      if (s := to_sentence_end(text, m.end()).strip())]
+            out.append((False, re.compile(r"\s+".join(re.escape(w) for w in lead) + r"\s*:?\s*", re.IGNORECASE)))
+    return tuple(out)
+
+
+def template_spans(text: str, prompt: str) -> list[str]:
+    """The blank of an echoed fill-in-the-blank sentence; the text after an echoed declarative lead."""
+    spans = []
+    for blank, pattern in _template_patterns(prompt):
+        if blank:
+            spans += [m.group(1) for m in pattern.finditer(text)]
+        else:
+            spans += [s for m in pattern.finditer(text) if (s := to_sentence_end(text, m.end()).strip())]
     return spans
 
 
@@ -209,6 +246,8 @@ def is_refusal(text: str) -> bool:
 _NEGATORS = {"not", "no", "never", "neither", "nor", "without", "except", "excluding", "isn't", "aren't", "wasn't",
              "weren't", "doesn't", "don't", "didn't", "nothing", "lacks", "absent"}
 _SCOPE_BREAK = re.compile(r"[,.;:!?()\n]|\bbut\b|\bhowever\b|\band\b|\bwhile\b|\bwhereas\b", re.IGNORECASE)
+_LOWER_WORD = re.compile(r"[a-z']+")
+_CONTRAST = re.compile(r"\b(?:rather than|instead of|other than|as opposed to)\s+(?:\w+\s+)?$")
 
 
 def negated(text: str, start: int) -> bool:
@@ -218,6 +257,5 @@ def negated(text: str, start: int) -> bool:
     if breaks:
         before = before[breaks[-1].end():]
     lowered = before.lower()
-    words = re.findall(r"[a-z']+", lowered)[-3:]
-    return any(w in _NEGATORS or w.endswith("n't") for w in words) or bool(
-        re.search(r"\b(?:rather than|instead of|other than|as opposed to)\s+(?:\w+\s+)?$", lowered))
+    words = _LOWER_WORD.findall(lowered)[-3:]
+    return any(w in _NEGATORS or w.endswith("n't") for w in words) or bool(_CONTRAST.search(lowered))

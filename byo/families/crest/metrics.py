@@ -24,9 +24,8 @@ Metrics (all functions take aligned lists; a prediction of None is a failed pars
 
 from __future__ import annotations
 
-import itertools
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -177,6 +176,10 @@ def factor_accuracy(preds: Sequence[str | None], golds: Sequence[str]) -> dict:
     }
 
 
+def _pairs(n: int) -> int:
+    return n * (n - 1) // 2
+
+
 def motif_sensitivity(preds: Sequence[str | None], golds: Sequence[str]) -> dict:
     """Motif separation, pair motif accuracy and collapsed motif groups over (C, R) contexts."""
     groups: dict[tuple, list[tuple[Factors | None, Factors]]] = defaultdict(list)
@@ -187,13 +190,18 @@ def motif_sensitivity(preds: Sequence[str | None], golds: Sequence[str]) -> dict
     separated = correct = pairs = 0
     collapsed = []
     for members in groups.values():
-        for (pi, gi), (pk, gk) in itertools.combinations(members, 2):
-            if gi.motif == gk.motif:
-                continue
-            pairs += 1
-            both = pi is not None and pk is not None
-            separated += both and pi.motif != pk.motif
-            correct += both and pi.motif == gi.motif and pk.motif == gk.motif
+        # Pairs of members with different true motifs, counted from how many share a motif (the
+        # pairs of a group of n are n(n-1)/2): linear in the group's size.
+        truths = Counter(g.motif for _, g in members)
+        pairs += _pairs(len(members)) - sum(_pairs(n) for n in truths.values())
+        right = Counter(g.motif for p, g in members if p is not None and p.motif == g.motif)
+        correct += _pairs(sum(right.values())) - sum(_pairs(n) for n in right.values())
+        parsed = [(p.motif, g.motif) for p, g in members if p is not None]
+        # ...both parsed, with different predictions: all parsed pairs, less those with the same true
+        # motif or the same prediction, plus those with both the same (taken away twice)
+        separated += (_pairs(len(parsed)) - sum(_pairs(n) for n in Counter(t for _, t in parsed).values())
+                      - sum(_pairs(n) for n in Counter(p for p, _ in parsed).values())
+                      + sum(_pairs(n) for n in Counter(parsed).values()))
         predicted = {p.motif for p, _ in members if p is not None}
         collapsed.append(len(predicted) <= 1)
     return {"motif_separation": separated / pairs if pairs else None,

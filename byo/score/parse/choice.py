@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from byo.score import text
@@ -17,6 +18,13 @@ _LETTER_PATTERNS = [
 ]
 
 
+@functools.lru_cache(maxsize=text.PROMPT_CACHE)
+def _choice_pattern(choice: str) -> re.Pattern:
+    """A choice's own text, as whole words."""
+    body = r"\s+".join(re.escape(w) for w in choice.lower().split())
+    return re.compile(rf"(?<![\w-]){body}(?![\w-])", re.IGNORECASE)
+
+
 def find_choice(span: str, ctx: ParseContext) -> list[Mention]:
     choices = ctx.choices or []
     letters = [chr(65 + i) for i in range(len(choices))]
@@ -28,8 +36,7 @@ def find_choice(span: str, ctx: ParseContext) -> list[Mention]:
                 found.setdefault(m.start(1), Mention(letter, m.start(1), m.end(1)))
     spans = []
     for i, choice in enumerate(choices):
-        body = r"\s+".join(re.escape(w) for w in choice.lower().split())
-        for m in re.finditer(rf"(?<![\w-]){body}(?![\w-])", span, re.IGNORECASE):
+        for m in _choice_pattern(choice).finditer(span):
             spans.append((m.start(), m.end(), letters[i]))
     for start, end, letter in spans:  # a choice inside a longer choice's match is not a mention
         inside = any(s <= start and end <= e and (e - s) > (end - start) for s, e, _ in spans)

@@ -39,6 +39,13 @@ def _decide_marked(span: str, mentions: list[Mention], kind: Kind, method: str) 
     return Parse(status="ambiguous", method=method, candidates=values, note=f"several answers in the {method} span")
 
 
+_FIRST_SENTENCE_END = re.compile(r"(?<=[.!?;])\s|\n")
+_NOT_WORD = re.compile(r"[\W_]+")
+_CLAUSE_BREAK = re.compile(r"[.!?](?:\s|$)|[,;:\n]")
+_AND = re.compile(r"\band\b", re.IGNORECASE)
+_BETWEEN = re.compile(r"\bbetween\s+(?:\w+\s+)?$", re.IGNORECASE)
+
+
 def _in_parentheses(body: str, start: int) -> bool:
     before = body[:start]
     return before.count("(") > before.count(")")
@@ -48,11 +55,11 @@ def _leading(body: str, mentions: list[Mention], kind: Kind) -> Mention | None:
     first = mentions[0]
     if body[: first.start].strip(" \t\n\"'([{-:"):
         return None
-    first_sentence = re.split(r"(?<=[.!?;])\s|\n", body, maxsplit=1)[0]
+    first_sentence = _FIRST_SENTENCE_END.split(body, maxsplit=1)[0]
     in_first = [m for m in mentions if m.end <= len(first_sentence)]
     if len(_distinct(in_first)) != 1:
         return None  # "Yes and no."
-    alone = not re.sub(r"[\W_]+", "", first_sentence[: first.start] + first_sentence[first.end:])
+    alone = not _NOT_WORD.sub("", first_sentence[: first.start] + first_sentence[first.end:])
     return first if (kind.leading or alone) else None
 
 
@@ -72,7 +79,7 @@ def _after_cue(body: str, cues, kind: Kind, ctx: ParseContext, whole: bool = Fal
 
 
 def _clause_start(body: str, pos: int) -> int:
-    breaks = list(re.finditer(r"[.!?](?:\s|$)|[,;:\n]", body[:pos]))
+    breaks = list(_CLAUSE_BREAK.finditer(body[:pos]))
     return breaks[-1].end() if breaks else 0
 
 
@@ -96,8 +103,7 @@ def _alternatives(body: str, mentions: list[Mention], last_only: bool) -> bool:
         if a.value == b.value:
             continue
         gap = body[a.end: b.start]
-        if re.search(r"\band\b", gap, re.IGNORECASE) and not re.search(r"\bbetween\s+(?:\w+\s+)?$",
-                                                                       body[max(0, a.start - 20): a.start], re.I):
+        if _AND.search(gap) and not _BETWEEN.search(body[max(0, a.start - 20): a.start]):
             continue  # "3 white and 2 black": not a hedge
         if _ALTERNATIVE.match(gap):
             return True
@@ -115,10 +121,15 @@ def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok",
         return Parse(status="refusal", note="the provider flagged a refusal")
     if not raw:
         return Parse(status="unparsed", note="empty answer")
-    unechoed = text.strip_echo(raw, ctx.prompt, ctx.choices)
-    stages = (("structured", text.structured_spans(raw)), ("cue", text.cue_spans(unechoed)),
-              ("template", text.template_spans(raw, ctx.prompt)))
-    for method, spans in stages:
+    unechoed = ""
+    for method in ("structured", "cue", "template"):  # each looked for only when the ones before found nothing
+        if method == "structured":
+            spans = text.structured_spans(raw)
+        elif method == "cue":
+            unechoed = text.strip_echo(raw, ctx.prompt, ctx.choices)
+            spans = text.cue_spans(unechoed)
+        else:
+            spans = text.template_spans(raw, ctx.prompt)
         for span in reversed(spans):  # the last marked answer wins
             if span.strip().lower() in ("<answer>", "answer", "____", ""):
                 continue

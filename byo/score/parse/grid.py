@@ -14,16 +14,16 @@ from byo.score.parse.model import Mention, ParseContext
 # --- a row or a column ----------------------------------------------------------------------
 def _find_line(axis: str) -> Callable[[str, ParseContext], list[Mention]]:
     words = {"row": ("row", "rows"), "column": ("column", "columns", "col", "file")}[axis]
+    named = re.compile(rf"\b(?:{'|'.join(words)})\s*(?:number|no\.|index|#)?\s*[:=]?\s*$")
+    edge = re.compile({"row": r"\b(?:top|topmost|uppermost|highest)\s+row\b",
+                       "column": r"\b(?:leftmost|left-most|far-left|far left)\s+column\b"}[axis], re.IGNORECASE)
 
     def find(span: str, ctx: ParseContext) -> list[Mention]:
         def anchor(s: str, start: int, end: int) -> bool:
-            before = s[max(0, start - 20): start].lower()
-            return bool(re.search(rf"\b(?:{'|'.join(words)})\s*(?:number|no\.|index|#)?\s*[:=]?\s*$", before))
+            return bool(named.search(s[max(0, start - 20): start].lower()))
 
         found = find_numbers(span, ctx, anchor)
-        edge = {"row": r"\b(?:top|topmost|uppermost|highest)\s+row\b",
-                "column": r"\b(?:leftmost|left-most|far-left|far left)\s+column\b"}[axis]
-        found += [Mention(0, m.start(), m.end(), True) for m in re.finditer(edge, span, re.IGNORECASE)
+        found += [Mention(0, m.start(), m.end(), True) for m in edge.finditer(span)
                   if not text.negated(span, m.start())]
         return sorted(found, key=lambda x: x.start)
 

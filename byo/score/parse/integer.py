@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -9,13 +10,16 @@ from byo.score import text
 from byo.score.numbers import numbers
 from byo.score.parse.model import Mention, ParseContext
 
+_WORD = re.compile(r"[A-Za-z]+")
+
 
 def _prev_word(s: str, start: int) -> str:
-    words = re.findall(r"[A-Za-z]+", s[max(0, start - 30): start])
+    words = _WORD.findall(s[max(0, start - 30): start])
     return words[-1].lower() if words else ""
 
 
-def _counted_nouns(prompt: str) -> set[str]:
+@functools.lru_cache(maxsize=text.PROMPT_CACHE)
+def _counted_nouns(prompt: str) -> frozenset[str]:
     """What the question counts ("pieces", "objects", "squares", "rows"), singular and plural."""
     p = text.clean(prompt).lower()
     phrases = re.findall(r"how many ([a-z][a-z -]*?)\s+(?:are|is|does|do|can|were|there)\b", p)
@@ -25,7 +29,7 @@ def _counted_nouns(prompt: str) -> set[str]:
     out = set()
     for h in heads:
         out |= {h, h.rstrip("s"), h[:-2] if h.endswith("es") else h, h + "s"}
-    return {w for w in out if len(w) > 2}
+    return frozenset(w for w in out if len(w) > 2)
 
 
 def find_numbers(span: str, ctx: ParseContext, anchor: Callable[[str, int, int], bool]) -> list[Mention]:
@@ -44,7 +48,7 @@ def find_integer(span: str, ctx: ParseContext) -> list[Mention]:
     nouns = _counted_nouns(ctx.prompt)
 
     def anchor(s: str, start: int, end: int) -> bool:
-        after = re.findall(r"[A-Za-z]+", s[end: end + 40].lower())[:3]
+        after = _WORD.findall(s[end: end + 40].lower())[:3]
         return any(w in nouns for w in after) or after[:1] in (["total"], ["altogether"], ["overall"]) \
             or after[:2] in (["in", "total"], ["in", "all"])
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from byo.families.base import Domain
 
@@ -18,7 +18,7 @@ class Parse(BaseModel):
     status: Status
     value: Any = None  # int | float | str | list[str] (sorted set) | [row, column]
     method: str | None = None  # which stage found it
-    candidates: list[Any] = []  # the distinct values seen, when ambiguous
+    candidates: list[Any] = Field(default_factory=list)  # the distinct values seen, when ambiguous
     note: str | None = None
 
 
