@@ -22,7 +22,7 @@ SECTIONS = {  # the shared setup's controls by sub-panel
     "Camera, light, blur": ("camera.distance", "camera.elevation", "camera.azimuth", "lighting.intensity",
                             "blur.fstop"),
     "Table": ("table.enabled", "table.shape", "table.color", "table.texture", "table.image"),
-    "Output": ("resolution", "render.engine", "render.samples"),
+    "Output": ("resolution", "render.engine", "render.quality", "render.samples"),
 }
 _registered: list[type] = []
 

@@ -34,6 +34,7 @@ from byo.stage import (
     CAMERA_DISTANCE,
     CAMERA_ELEVATION,
     LIGHTING,
+    QUALITY,
     RESOLUTION,
     TABLE_PALETTE,
     TABLE_TEXTURE,
@@ -102,6 +103,7 @@ SETUP_CONTROLS: tuple[Control, ...] = (  # labels are short: the panel shows the
             unit="a table texture pack, or pack/texture"),
     Control("resolution", "Resolution", "size", unit="pixels"),
     Control("render.engine", "Engine", "choice", choices=("cycles", "workbench")),
+    Control("render.quality", "Quality", "choice", choices=tuple(QUALITY), unit="preset (samples, denoiser, bounces)"),
     Control("render.samples", "Samples", "int", minimum=1, maximum=4096, unit="Cycles samples per pixel"),
 )
 

@@ -185,14 +185,36 @@ class ResolutionConfig(Strict):
     height: int = Field(gt=0, le=8192)
 
 
+# Quality presets (render.quality): for each, the cheapest Cycles settings measured to reach its
+# target against 1024-sample references of every family's representative scene (mean PSNR / SSIM
+# per family: draft 40 dB / 0.99, standard 45 dB / 0.995, final 50 dB). bench/quality.py
+# measures them; docs/quality_presets.md has the figures. Light paths stay at the defaults
+# (bounces 4/3/3, indirect clamp 10, caustics): cutting them saved no time and biased metals.
+# Keys a config sets itself override its preset's.
+QUALITY = {
+    "draft": {"samples": 8, "adaptive_threshold": None, "adaptive_min_samples": 0, "denoise_prefilter": "fast"},
+    "standard": {"samples": 16, "adaptive_threshold": 0.05, "adaptive_min_samples": 2,
+                 "denoise_prefilter": "accurate"},
+    "final": {"samples": 256, "adaptive_threshold": 0.01, "adaptive_min_samples": 8, "denoise_prefilter": "accurate"},
+}
+
+
 class RenderConfig(Strict):
     engine: Literal["cycles", "workbench"] = "cycles"
     # Cycles' device: gpu takes the first backend with a device (OptiX, CUDA, HIP, Metal, oneAPI)
     # and fails without one; auto falls back to the CPU. The legend records what was used.
     device: Literal["cpu", "gpu", "auto"] = "cpu"
+    quality: Literal["draft", "standard", "final"] = "standard"
+    # The keys below default to the quality preset's values (QUALITY); set, they override it.
     samples: int = Field(64, ge=1, le=4096)
     adaptive_threshold: float | None = Field(0.01, ge=0)  # None disables adaptive sampling
+    adaptive_min_samples: int = Field(0, ge=0, le=4096)  # before a pixel may stop; 0: Cycles picks
     denoise: Literal["auto", "on", "off"] = "auto"
+    denoise_prefilter: Literal["none", "fast", "accurate"] = "accurate"  # of OIDN's albedo and normal guides
+    denoise_quality: Literal["high", "balanced", "fast"] = "high"  # OIDN's (Blender 4.1 on; earlier: high)
+    light_tree: bool = True  # Cycles' light tree (Blender 4.0 on)
+    clamp_indirect: float = Field(10.0, ge=0)  # 0: no clamping of indirect light
+    caustics: bool = True
     max_bounces: int = Field(4, ge=0)
     diffuse_bounces: int = Field(3, ge=0)
     glossy_bounces: int = Field(3, ge=0)
@@ -214,6 +236,13 @@ class RenderConfig(Strict):
     # it and mark the object `visible: false` in the legend.
     on_hidden: Literal["resample", "flag"] = "resample"
     max_visibility_attempts: int = Field(20, ge=1)
+
+    @model_validator(mode="after")
+    def _quality_preset(self):
+        for key, value in QUALITY[self.quality].items():
+            if key not in self.model_fields_set:
+                self.__dict__[key] = value
+        return self
 
 
 class SetupConfig(Strict):

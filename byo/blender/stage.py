@@ -49,6 +49,7 @@ def configure_render(scene, setup: ResolvedSetup, threads: int) -> dict:
     c.use_adaptive_sampling = r.adaptive_threshold is not None
     if r.adaptive_threshold is not None:
         c.adaptive_threshold = r.adaptive_threshold
+        c.adaptive_min_samples = r.adaptive_min_samples
     c.max_bounces = r.max_bounces
     c.diffuse_bounces = r.diffuse_bounces
     c.glossy_bounces = r.glossy_bounces
@@ -57,7 +58,13 @@ def configure_render(scene, setup: ResolvedSetup, threads: int) -> dict:
     c.volume_bounces = 0
     c.filter_width = r.filter_width
     c.use_animated_seed = False
-    applied["denoised"] = compat.set_denoising(c, r.denoise)
+    c.sample_clamp_indirect = r.clamp_indirect
+    c.caustics_reflective = c.caustics_refractive = r.caustics
+    compat.set_if_present(c, "use_light_tree", r.light_tree)
+    applied["denoised"] = compat.set_denoising(c, r.denoise, r.denoise_prefilter)
+    if applied["denoised"]:
+        compat.set_if_present(c, "denoising_quality", r.denoise_quality.upper())
+    applied["quality"] = r.quality
     return applied
 
 
