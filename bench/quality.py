@@ -275,13 +275,16 @@ def main() -> None:
                  {"adaptive_threshold": 0.05}, {"samples": 4}, {"samples": 16}]
         for knob in knobs:
             print(knob, measure_settings(chess, {**base, **knob}), flush=True)
+    found_path = ROOT / "bench" / "results" / "quality_search.json"
     if args.search:
         found = search(SCENES)
-        (ROOT / "bench" / "results").mkdir(parents=True, exist_ok=True)
         found["workbench_flat"] = workbench_flat()
-        (ROOT / "bench" / "results" / "quality_search.json").write_text(json.dumps(found, indent=1) + "\n")
+        found_path.parent.mkdir(parents=True, exist_ok=True)
+        found_path.write_text(json.dumps(found, indent=1) + "\n")
+    if args.search or args.doc:
+        found = json.loads(found_path.read_text())
+        found["chosen"] = choose(found["tried"])
         write_doc(found, found["workbench_flat"], ROOT / "docs" / "quality_presets.md")
-
 
 if __name__ == "__main__":
     main()

@@ -44,11 +44,21 @@ from byo.spec import PlacementError, sample_spec
 from byo.stops import Stopped
 
 
+@dataclass(frozen=True)
+class Rendered:
+    """What a report keeps of a rendered image: not its pixels, which a long run would all hold."""
+
+    name: str
+    seconds: float
+    attempts: int
+    worker: str
+
+
 @dataclass
 class RenderReport:
     out_dir: Path
     planned: int
-    rendered: list[RenderResult] = field(default_factory=list)
+    rendered: list[Rendered] = field(default_factory=list)
     skipped: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)
     written: dict[str, Path] = field(default_factory=dict)  # per-dataset files
@@ -164,7 +174,7 @@ def _render_all(executor: Executor, tasks: list[RenderTask], layout: Layout, rep
                     writing = time.perf_counter()
                     write_result(layout, result)
                     phases = {**result.phases, "write": time.perf_counter() - writing}
-                    report.rendered.append(result)
+                    report.rendered.append(Rendered(result.name, result.seconds, result.attempts, result.worker))
                     runlog.append(layout.root, {"event": "image", "name": task.name, "status": "done",
                                                 "seconds": round(result.seconds, 3), "attempts": result.attempts,
                                                 "worker": result.worker,
