@@ -57,7 +57,7 @@ def test_a_value_the_choices_cannot_show_is_kept_as_in_the_config():
 
 
 def test_switching_the_family_starts_its_content_from_defaults():
-    config = yaml.safe_load((ROOT / "dataset_configs" / "chess" / "identification.yaml").read_text())
+    config = yaml.safe_load((ROOT / "dataset_configs" / "chess" / "count.yaml").read_text())
     out = design.export_config(config, "clevr", {})
     assert out["dataset"]["family"] == "clevr" and "content" not in out["scene"] and out["variables"] == {}
     assert out["scene"]["render"] == config["scene"]["render"]
