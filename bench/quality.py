@@ -59,7 +59,9 @@ REFERENCE = {"quality": "final", "samples": REFERENCE_SAMPLES, "adaptive_thresho
 BASELINE = {"quality": "final", "samples": 128, "adaptive_threshold": 0.01, "denoise": "on"}
 
 
-def _config(scene: Scene, render_keys: dict):
+def scene_config(scene: Scene, render_keys: dict):
+    """The scene's config at its resolution, its render keys replaced by `render_keys` (the
+    engine and on_hidden kept)."""
     raw = yaml.safe_load((ROOT / scene.config).read_text())
     raw["scene"]["resolution"] = list(scene.resolution)
     raw["scene"]["render"] = {k: v for k, v in raw["scene"].get("render", {}).items() if k in ("on_hidden", "engine")}
@@ -70,7 +72,7 @@ def _config(scene: Scene, render_keys: dict):
 def render(scene: Scene, render_keys: dict, seed_offset: int = 0, threads: int = 2) -> tuple[np.ndarray, float]:
     """The scene rendered with these render keys (a preset and overrides); the image and the
     CPU seconds the render took (all threads: steadier than wall time on a busy machine)."""
-    cfg = _config(scene, render_keys)
+    cfg = scene_config(scene, render_keys)
     family = get_family(cfg.dataset.family)
     spec = sample_spec(cfg, family, make_job(cfg, scene.index), 0)
     with engine.own_scene(f"quality_{scene.key}") as bl_scene:
@@ -204,7 +206,7 @@ def workbench_flat() -> dict:
     scene = Scene("crest", "dataset_configs/crest/composite.yaml", 0, (256, 256))
     out = {}
     for label, keys in (("workbench", {}), ("cycles standard", {"engine": "cycles", "quality": "standard"})):
-        cfg = _config(scene, keys)
+        cfg = scene_config(scene, keys)
         family = get_family(cfg.dataset.family)
         spec = sample_spec(cfg, family, make_job(cfg, scene.index), 0)
         with engine.own_scene("quality_flat") as bl_scene:

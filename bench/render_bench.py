@@ -15,10 +15,10 @@ from pathlib import Path
 
 import yaml
 from figures import QUICK, Section
-from quality import BASELINE, SCENES, Scene, quality, reference
+from quality import BASELINE, SCENES, Scene, quality, reference, scene_config
 
 from byo.executors.inprocess import InProcess
-from byo.families import load_config
+from byo.families import get_family
 from byo.plan import make_job
 from byo.render.job import render_task
 from byo.render.messages import RenderResult, RenderTask
@@ -94,13 +94,14 @@ def family_phases(section: Section, work: Path, images: int) -> None:
                    ("write", "s"), ("wall", "s"), ("overhead (wall - engine)", "%"), ("rate", "images/min")], rows)
 
 
-def _task(scene: Scene, render: dict, work: Path) -> RenderTask:
-    cfg, family = load_config(_config_file(work, scene.config, list(scene.resolution), render))
+def _task(scene: Scene, render: dict) -> RenderTask:
+    """The scene as bench/quality.py renders its references, with these render keys."""
+    cfg = scene_config(scene, render)
     job = make_job(cfg, scene.index)
-    return RenderTask(cfg, job, sample_spec(cfg, family, job, 0))
+    return RenderTask(cfg, job, sample_spec(cfg, get_family(cfg.dataset.family), job, 0))
 
 
-def presets(section: Section, work: Path) -> None:
+def presets(section: Section) -> None:
     """Each preset and the baseline on the chess count scenes at 640x360, timed in this run
     (whole render jobs, wall clock), compared with the 1024-sample references."""
     scenes = [s for s in SCENES if s.family == "chess"]
@@ -112,7 +113,7 @@ def presets(section: Section, work: Path) -> None:
             render = {**render, "samples": 16}
         runs = []
         for scene in scenes:
-            result = render_task(_task(scene, render, work), threads=2)
+            result = render_task(_task(scene, render), threads=2)
             runs.append((result.seconds, *quality(result.image, reference(scene))))
         measured[label] = [_mean(column) for column in zip(*runs, strict=True)]
     baseline = measured["128 samples adaptive"][0]
@@ -181,7 +182,7 @@ def main() -> None:
 
 # Each part of the benchmark, and how its tables' and figures' names start.
 PARTS = {"phases": lambda section, work, args: family_phases(section, work, args.images),
-         "presets": lambda section, work, args: presets(section, work),
+         "presets": lambda section, work, args: presets(section),
          "long": lambda section, work, args: long_run(section, work, args.long)}
 PREFIXES = {"phases": ("time per image",), "presets": ("quality presets", "standard", "baseline"),
             "long": ("long_run",)}

@@ -74,15 +74,16 @@ def render_job(spec: SceneSpec, family: Family, *, threads: int) -> RenderResult
         one_pass = engine.one_pass_ids(scene)
         if not one_pass or spec.setup.render.on_hidden == "resample":
             ids = engine.render_instance_ids(scene, built)
-            hidden = _measured(spec, family, ids)[1]
-            if _resampled(spec, hidden):
-                return hidden
+            checked = _measured(spec, family, ids)
+            if _resampled(spec, checked[1]):
+                return checked[1]
         if one_pass:
             image, ids = engine.render_image_and_ids(scene, built)
         else:
             image = engine.render_image(scene)
         phases["render"] = time.perf_counter() - started - phases["build"]
-        measured, _, parts = _measured(spec, family, ids)
+        # the image's own pass is measured; the separate id render was measured above
+        measured, _, parts = _measured(spec, family, ids) if one_pass else checked
         legend = _legend(spec, family, scene, measured, applied, parts)
         phases["measure"] = time.perf_counter() - started - phases["build"] - phases["render"]
     seconds = time.perf_counter() - started
