@@ -26,23 +26,24 @@ def golden_name(config: Path) -> str:
     return config.relative_to(ROOT / "dataset_configs").with_suffix("").as_posix().replace("/", "__")
 
 
-def tiny_config(config: Path, resolution: list[int] | None = None) -> dict:
+def tiny_config(config: Path, resolution: list[int] | None = None, render: dict | None = None) -> dict:
     data = yaml.safe_load(config.read_text())
     scene = data.setdefault("scene", {})
     scene["resolution"] = resolution or TINY["resolution"]
-    scene["render"] = {**scene.get("render", {}), **TINY["render"]}
+    scene["render"] = {**scene.get("render", {}), **(render or TINY["render"])}
     data["dataset"].pop("output_dir", None)
     return data
 
 
-def render_tiny(config: Path, work: Path, resolution: list[int] | None = None) -> Path:
-    """Render the first LIMIT images of `config`, shrunk (to `resolution`, default TINY's), through
-    the command line; returns the dataset directory."""
+def render_tiny(config: Path, work: Path, resolution: list[int] | None = None,
+                render: dict | None = None) -> Path:
+    """Render the first LIMIT images of `config`, shrunk (to `resolution`, default TINY's, with the
+    render keys `render`, default TINY's), through the command line; returns the dataset directory."""
     from byo.cli import main
 
     work.mkdir(parents=True, exist_ok=True)
     tiny = work / f"{golden_name(config)}.yaml"
-    tiny.write_text(yaml.safe_dump(tiny_config(config, resolution), sort_keys=False))
+    tiny.write_text(yaml.safe_dump(tiny_config(config, resolution, render), sort_keys=False))
     out = work / golden_name(config)
     code = main(["render", str(tiny), "-o", str(out), "--limit", str(LIMIT), "--in-process"])
     if code != 0:
