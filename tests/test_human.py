@@ -681,3 +681,41 @@ def test_every_response_is_the_same_whatever_the_truth(tmp_path):
                 got.append(r.content)
         bodies.append(got)
     assert len(bodies[0]) == 3 + 20 * 3 and bodies[0] == bodies[1]
+
+
+# --- in-process: a failing disk, an image outside the dataset ---------------------------------------
+def test_a_failing_write_is_a_500_with_a_message_and_the_answer_is_not_taken(tmp_path, monkeypatch):
+    from starlette.testclient import TestClient
+
+    from byo.human import store
+    from byo.human.app import create_app
+    from byo.human.serve import HumanSettings, prepare
+
+    dataset = golden_dataset(tmp_path)
+    study = prepare(HumanSettings(dataset))
+    client = TestClient(create_app(study), base_url="http://127.0.0.1", raise_server_exceptions=False)
+    q = client.get("/api/state", params={"annotator": "ann"}).json()["question"]
+    body = {"annotator": "ann", "id": q["id"], "cannot_tell": True, "seconds": 1, "nonce": "disk-full-0001"}
+
+    def full(path, line):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(store, "append_line", full)
+    r = client.post("/api/answer", json=body)
+    assert r.status_code == 500 and "safe on disk" in r.json()["error"] and "Traceback" not in r.text
+    assert client.get("/api/state", params={"annotator": "ann"}).json()["answered"] == 0
+    monkeypatch.undo()
+    assert client.post("/api/answer", json=body).json()["state"]["answered"] == 1  # the same answer, again
+
+
+def test_an_image_that_leads_outside_the_dataset_stops_the_server_at_start(tmp_path):
+    dataset = golden_dataset(tmp_path / "d")
+    outside = tmp_path / "secret.png"
+    image = dataset / next(iter(questions(dataset).values()))["image"]
+    outside.write_bytes(image.read_bytes())
+    image.unlink()
+    image.symlink_to(outside)
+    before = snapshot(dataset)
+    r = run_command(dataset)
+    assert r.returncode == 2 and "outside the dataset" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert snapshot(dataset) == before

@@ -141,7 +141,7 @@ def resolved_images(study: Study) -> dict[str, Path]:
         path = (study.dataset / item.image).resolve()
         if not path.is_relative_to(root) or not path.is_file():
             raise ConfigError(str(study.questions_path), [(
-                f"{item.id}: image", f"{item.image!r} resolves to {path}, outside the dataset {root}")])
+                "image", f"{item.image!r} leads outside the dataset (to {path}); question {item.id}")])
         out[item.image] = path
     return out
 
@@ -172,9 +172,11 @@ def create_app(study: Study, *, token: str | None = None, loopback: bool = True)
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
             raise HTTPException(413, f"expected a body of at most {MAX_BODY} bytes")
-        data = await request.body()
-        if len(data) > MAX_BODY:
-            raise HTTPException(413, f"expected a body of at most {MAX_BODY} bytes")
+        data = b""
+        async for chunk in request.stream():  # read no more than the limit, whatever the headers say
+            data += chunk
+            if len(data) > MAX_BODY:
+                raise HTTPException(413, f"expected a body of at most {MAX_BODY} bytes")
         try:
             return model.model_validate_json(data)
         except ValidationError as err:

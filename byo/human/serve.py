@@ -86,12 +86,12 @@ def progress(study: Study) -> str:
 def serve(settings: HumanSettings, *, say: Callable[[str], None] | None = None) -> int:
     say = say or (lambda line: print(line, flush=True))
     study = prepare(settings)
+    loopback = is_loopback(settings.host)
+    token = None if loopback else secrets.token_urlsafe(18)
+    app = create_app(study, token=token, loopback=loopback)  # checks every image first
     lock = hold_lock(study.runs_dir, study.run)
     try:
         study.existing()
-        loopback = is_loopback(settings.host)
-        token = None if loopback else secrets.token_urlsafe(18)
-        app = create_app(study, token=token, loopback=loopback)
         sock = bind(settings.host, settings.port)
         port = sock.getsockname()[1]
         address = url(settings.host, port)

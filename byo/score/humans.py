@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from statsmodels.stats.inter_rater import fleiss_kappa
 
 from byo.score.run import Scores, all_tables
 
@@ -84,6 +83,9 @@ def agreement(ratings: list[list[str]], key: str) -> Agreement:
     expected = float((p ** 2).sum())
     kappa = None
     if expected < 1:
+        # statsmodels brings pandas (0.6 s to import): only a report with annotators pays for it
+        from statsmodels.stats.inter_rater import fleiss_kappa
+
         kappa = float(fleiss_kappa(table, method="fleiss"))
         kappa = kappa if math.isfinite(kappa) else None
     return Agreement(key=key, items=len(ratings), kappa=kappa, observed=observed, expected=expected)

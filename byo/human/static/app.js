@@ -271,7 +271,7 @@
     const zoom = s.zoom === null ? fitZoom() : s.zoom;
     img.style.width = `${Math.round(img.naturalWidth * zoom)}px`;
     img.style.height = `${Math.round(img.naturalHeight * zoom)}px`;
-    img.classList.toggle("smooth", zoom < 1);
+    img.classList.toggle("smooth", zoom < 2); // whole pixels shown as blocks only when magnified
     $("image-size").textContent = `${img.naturalWidth} × ${img.naturalHeight} px · ${Math.round(zoom * 100)}%` +
       (s.zoom === null ? " (fit)" : "");
   }
