@@ -158,7 +158,7 @@ def create_app(study: Study, *, token: str | None = None, loopback: bool = True)
     static = {name: (files("byo.human") / "static" / name).read_bytes() for name in STATIC}
 
     def annotator(name):
-        problem = check_name(name, "annotator") if name is not None else "required"
+        problem = check_name(name) if name is not None else "required"
         if problem:
             raise HTTPException(400, f"annotator: {problem}")
         try:

@@ -38,7 +38,7 @@ NUMBER_TYPES = ("integer", "row", "column")
 LABEL_TYPES = ("label", "label_set")
 
 
-def check_name(value: str, what: str) -> str | None:
+def check_name(value: str) -> str | None:
     """What is wrong with an annotator or run name, if anything."""
     if not isinstance(value, str) or not NAME.fullmatch(value):
         return f"expected {NAME_RULE}, got {str(value)[:60]!r}"

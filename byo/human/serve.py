@@ -47,7 +47,7 @@ def prepare(settings: HumanSettings) -> Study:
     if not dataset.is_dir():
         raise ConfigError(str(dataset), [("DATASET", "not a directory: expected a rendered dataset with its "
                                           "questions (byo questions)")])
-    problem = check_name(settings.run, "--run")
+    problem = check_name(settings.run)
     if problem:
         raise ConfigError("<command line>", [("--run", problem)])
     if not 0 <= settings.port <= 65535:

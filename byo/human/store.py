@@ -128,7 +128,7 @@ class Study:
         """What a run is made of: a run keeps the settings it was first made with."""
         return {"provider": PROVIDER, "type": "human", "model": annotator, "study": self.run,
                 "variant": self.selection.variant, "per_level": self.selection.per_level,
-                "source": str(self.questions_path.resolve()), "questions_sha256": self.selection.fingerprint()}
+                "questions_sha256": self.selection.fingerprint()}
 
     def run_dir(self, annotator: str) -> Path:
         return self.runs_dir / f"{self.run}-{annotator}"
@@ -194,7 +194,8 @@ class Study:
         answered = len(who.rows)
         total = len(who.order)
         info = {"request": self.request(who.name), "byo_version": __version__, "reference": False,
-                "questions": str((who.run_dir / QUESTIONS).resolve()), "n_questions": total, "limit": None,
+                "questions": str((who.run_dir / QUESTIONS).resolve()), "source": str(self.questions_path.resolve()),
+                "n_questions": total, "limit": None,
                 "answered": answered,
                 "cannot_tell": sum(1 for r in who.rows.values() if r["refusal"]),
                 "seconds": round(sum(r["latency_s"] or 0 for r in who.rows.values()), 3),

@@ -241,7 +241,7 @@
     if (r.status === 200 || (r.status === 409 && r.data.state)) {
       try { localStorage.removeItem(timeKey(q.id)); } catch (err) { /* private mode */ }
       notice(r.status === 409 ? r.data.error : "");
-      show(r.status === 200 ? r.data.state : r.data.state);
+      show(r.data.state);
       return;
     }
     notice(r.data.error || `the server answered ${r.status}`, true);
