@@ -123,11 +123,14 @@ class Selection:
     variant: str
     per_level: int | None
     items: dict[str, Item] = field(default_factory=dict)
+    sha256: str = ""
 
     def __post_init__(self):
         labels = label_options(self.questions)
         self.items = {q.id: Item(q.id, q.image, q.prompt, q.answer_type, input_for(q, labels))
                       for q in self.questions}
+        text = "".join(q.model_dump_json() + "\n" for q in self.questions)
+        self.sha256 = hashlib.sha256(text.encode()).hexdigest()
 
     @property
     def ids(self) -> list[str]:
@@ -135,8 +138,7 @@ class Selection:
 
     def fingerprint(self) -> str:
         """A hash of the questions asked (ids, prompts and truths): a run resumes only on the same."""
-        text = "".join(q.model_dump_json() + "\n" for q in self.questions)
-        return hashlib.sha256(text.encode()).hexdigest()
+        return self.sha256
 
     def lines(self, order: list[str]) -> str:
         """The question file of an annotator's run, in their order (with the truth: for byo score)."""

@@ -169,7 +169,10 @@ class Study:
             who = Annotator(name, run_dir, self.selection.order(self.name, name))
             run_file = run_dir / RUN_FILE
             if run_file.is_file():
-                info = json.loads(run_file.read_text())
+                try:
+                    info = json.loads(run_file.read_text())
+                except ValueError as err:
+                    raise ConfigError(str(run_file), [("<file>", f"not valid JSON: {err}")]) from None
                 self._check_request(run_file, info.get("request") or {}, name)
                 rows, problems = read_predictions(run_dir / PREDICTIONS)
                 if problems:
@@ -177,18 +180,20 @@ class Study:
                     raise ConfigError(str(run_dir / PREDICTIONS), [(where, what)])
                 who.rows = {i: r for i, r in rows.items() if i in self.selection.items}
                 who.paused = bool((info.get("human") or {}).get("paused"))
-            elif run_dir.exists():
-                raise ConfigError(str(run_dir), [("<run>", "exists but is not a run of byo human: choose another "
-                                                  "annotator name or --run NAME")])
+            elif (run_dir / PREDICTIONS).exists():  # ours writes run.json before any answer
+                raise ConfigError(str(run_dir), [("<run>", "holds predictions but no run.json: not a run of byo "
+                                                  "human; choose another annotator name or --run NAME")])
             self.annotators[name] = who
             return who
 
     # --- writing ------------------------------------------------------------------------------
     def _ensure_run(self, who: Annotator) -> None:
+        """The run's questions and run.json, written before its first answer."""
         who.run_dir.mkdir(parents=True, exist_ok=True)
-        questions = who.run_dir / QUESTIONS
-        if not questions.is_file():
-            atomic_write_text(questions, self.selection.lines(who.order))
+        if not (who.run_dir / QUESTIONS).is_file():
+            atomic_write_text(who.run_dir / QUESTIONS, self.selection.lines(who.order))
+        if not (who.run_dir / RUN_FILE).is_file():
+            self._write_run_file(who)
 
     def _write_run_file(self, who: Annotator) -> None:
         answered = len(who.rows)
