@@ -31,3 +31,39 @@ def proportion(hits: Sequence[bool], confidence: float = CONFIDENCE) -> dict:
     k, n = int(sum(bool(h) for h in hits)), len(hits)
     lo, hi = wilson(k, n, confidence)
     return {"value": k / n if n else None, "k": k, "n": n, "lo": lo, "hi": hi}
+
+
+def clustered_proportion(hits: Sequence[bool], clusters: Sequence, confidence: float = CONFIDENCE) -> dict:
+    """A proportion whose observations come in clusters (the questions of one image and its prompt
+    variants): the cluster-robust standard error (CR1 sandwich, as lmms-eval's clustered standard
+    errors) and a Wilson interval on the effective sample size n / deff, where the design effect
+    deff = robust variance / binomial variance, at least 1 (Kish). With one question per image it
+    is the Wilson interval; it never leaves [0, 1]."""
+    n = len(hits)
+    if n == 0:
+        return {"value": None, "k": 0, "n": 0, "lo": None, "hi": None, "se": None, "deff": None, "clusters": 0}
+    ids: dict = {}
+    index = [ids.setdefault(c, len(ids)) for c in clusters]
+    g = len(ids)
+    k_c, n_c = [0.0] * g, [0] * g
+    k = 0
+    for h, i in zip(hits, index, strict=True):
+        k_c[i] += bool(h)
+        n_c[i] += 1
+        k += bool(h)
+    p = k / n
+    robust = sum((kc - p * nc) ** 2 for kc, nc in zip(k_c, n_c, strict=True)) / n**2 * (g / (g - 1) if g > 1 else 1.0)
+    binomial = p * (1 - p) / n
+    deff = max(1.0, robust / binomial) if binomial > 0 else 1.0
+    lo, hi = wilson_effective(p, n / deff, confidence)
+    return {"value": p, "k": k, "n": n, "lo": lo, "hi": hi, "se": sqrt(robust), "deff": deff, "clusters": g}
+
+
+def wilson_effective(p: float, n_eff: float, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """The Wilson interval of a proportion p observed on an effective sample size n_eff (not
+    necessarily whole)."""
+    z = ndtri(0.5 + 0.5 * confidence)
+    denom = 1 + z**2 / n_eff
+    center = (p + z**2 / (2 * n_eff)) / denom
+    half = z / denom * sqrt(max(0.0, p * (1 - p) / n_eff + z**2 / (4 * n_eff**2)))
+    return float(0.0 if p == 0 else center - half), float(1.0 if p == 1 else center + half)

@@ -25,7 +25,7 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from byo.stats import CONFIDENCE, proportion, wilson  # noqa: F401  (the scorer's metrics, in one place)
+from byo.stats import CONFIDENCE, clustered_proportion, proportion, wilson  # noqa: F401  (the scorer's metrics, in one place)
 
 
 def rng_for(seed: int, label: str) -> np.random.Generator:
