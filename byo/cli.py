@@ -34,6 +34,7 @@ from byo.providers import GenerationParams
 from byo.questions.generate import generate
 from byo.runner import render_dataset, render_images, sample_tasks
 from byo.schema import validation_problems
+from byo.score.compare import CORRECTIONS, compare, default_output, write_comparison
 from byo.score.report import write_report
 from byo.score.run import load_scores, score_run
 from byo.sheets import contact_sheet
@@ -258,7 +259,8 @@ def cmd_eval(args) -> int:
 
 
 def cmd_score(args) -> int:
-    scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete)
+    scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
+                              tolerance=args.tolerance, criterion=args.criterion)
     table = Table("key", "type", "n", "parse rate", "accuracy", "MAE", "NMAE", title=f"{args.run} "
                   f"({scores.facts.get('model')}, all prompt variants{', ' + scores.partial if scores.partial else ''})")
     for r in scores.tables["metrics"]:
@@ -284,13 +286,51 @@ def _fmt(value) -> str:
 
 
 def cmd_report(args) -> int:
-    runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete)
-            for run in args.runs]
+    runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
+                        tolerance=args.tolerance, criterion=args.criterion) for run in args.runs]
     for run, scores in zip(args.runs, runs, strict=True):
         warn_partial(run, scores)
     path = write_report(runs, args.output, title=args.title)
     console.print(f"[bold]report: {path.resolve()}[/bold]")
     return 0
+
+
+def cmd_compare(args) -> int:
+    a, b = (load_scores(run, n_boot=args.bootstrap, seed=args.seed, tolerance=args.tolerance,
+                        criterion=args.criterion) for run in (args.run_a, args.run_b))
+    result = compare(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
+    out = Console()
+    s = result["settings"]
+    table = Table("key", "variable", "level", "n", "images", "A", "B", "A - B [95% CI]", "McNemar p", "clustered p",
+                  "verdict", title=f"A = {a.facts['run']} ({a.facts.get('model')}), B = {b.facts['run']} "
+                  f"({b.facts.get('model')}): {result['paired']} paired questions; adjusted p: {s['correction']}; "
+                  "CI: paired bootstrap of images")
+    for r in result["differences"]:
+        if r["variable"] and not args.levels:
+            continue
+        ci = f" [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]" if r["difference_lo"] is not None else ""
+        table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["variable"], r["level"],
+                      str(r["n"]), str(r["images"]), f"{r['accuracy_a']:.1%}", f"{r['accuracy_b']:.1%}",
+                      f"{r['difference']:+.1%}{ci}", _p(r["p_mcnemar"], r["p_mcnemar_adjusted"]),
+                      _p(r["p_clustered"], r["p_clustered_adjusted"]), r["verdict"])
+    out.print(table)
+    if result["thresholds"]:
+        thresholds = Table("key", "variable", "threshold A", "threshold B", "A - B [95% CI]", "note",
+                           title="Breaking points (logistic), paired bootstrap of images")
+        for r in result["thresholds"]:
+            ci = (f" [{r['difference_lo']:+.2f}, {r['difference_hi']:+.2f}]" if r.get("difference_lo") is not None
+                  else "")
+            shown = [_fmt(r[f"threshold_{x}"]) if r[f"verdict_{x}"] == "breaks" else r[f"verdict_{x}"] for x in "ab"]
+            thresholds.add_row(r["key"], r["variable"], *shown,
+                               f"{r['difference']:+.2f}{ci}" if r["difference"] is not None else "–", r.get("note") or "")
+        out.print(thresholds)
+    paths = write_comparison(result, args.output or default_output(a, b))
+    console.print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def _p(raw: float, adjusted: float) -> str:
+    return f"{raw:.2g} (adj. {adjusted:.2g})"
 
 
 def cmd_crest_sheet(args) -> int:
@@ -424,6 +464,7 @@ def build_parser() -> argparse.ArgumentParser:
     score = sub.add_parser("score", help="parse a run's answers; write scores.json, CSV tables and parsed.jsonl")
     score.add_argument("run", type=Path, help="run directory DATASET/runs/NAME")
     add_interval_arguments(score)
+    add_curve_arguments(score)
     add_require_complete(score)
     score.set_defaults(func=cmd_score)
 
@@ -432,8 +473,21 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("-o", "--output", type=Path, default=Path("report.html"))
     report.add_argument("--title", help="report title")
     add_interval_arguments(report)
+    add_curve_arguments(report)
     add_require_complete(report)
     report.set_defaults(func=cmd_report)
+
+    cmp = sub.add_parser("compare", help="two runs over the same questions, paired: accuracy differences with "
+                                          "McNemar's test and an image bootstrap, and threshold differences")
+    cmp.add_argument("run_a", type=Path, help="run directory DATASET/runs/A (scored if needed)")
+    cmp.add_argument("run_b", type=Path, help="run directory of the same questions")
+    cmp.add_argument("-o", "--output", type=Path, help="output directory (default DATASET/comparisons/A--B)")
+    cmp.add_argument("--correction", choices=list(CORRECTIONS), default="holm",
+                     help="multiple-comparison control: holm (family-wise) or bh (Benjamini-Hochberg)")
+    cmp.add_argument("--levels", action="store_true", help="print every level's row, not only each key's")
+    add_interval_arguments(cmp)
+    add_curve_arguments(cmp)
+    cmp.set_defaults(func=cmd_compare)
 
     crest = sub.add_parser("crest-sheet", help="labelled sheet of a rendered crest dataset")
     crest.add_argument("dataset", type=Path)
@@ -460,6 +514,23 @@ def build_parser() -> argparse.ArgumentParser:
 def add_interval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bootstrap", type=whole(0), default=1000, help="bootstrap resamples for error intervals (0: none)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+
+
+def add_curve_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tolerance", type=whole(0), default=0,
+                   help="breaking points of counts score |error| <= this as a hit")
+    p.add_argument("--criterion", type=_fraction, default=0.5,
+                   help="threshold: where accuracy has come this far from chance to the ceiling")
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1 (exclusive), got {text[:40]!r}")
+    return value
 
 
 def add_require_complete(p: argparse.ArgumentParser) -> None:

@@ -3,10 +3,13 @@ fake model whose chance of a right answer follows a known curve, scored by the r
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
+from PIL import Image
 
 from byo.questions.load import Question
 from byo.score.rows import score_rows
@@ -52,3 +55,42 @@ def planted_predictions(questions: list[Question], p_right: Callable, rng: np.ra
 def planted_rows(p_right: Callable, seed: int, images_per_count: int = 20, run: str = "planted", **kwargs) -> list[dict]:
     questions = count_questions(images_per_count, **kwargs)
     return score_rows(questions, planted_predictions(questions, p_right, np.random.default_rng(seed), run), run)
+
+
+def write_dataset(root: Path, questions: list[Question]) -> Path:
+    """The question file and a tiny PNG per image (the scorer checks that images exist)."""
+    (root / "images").mkdir(parents=True, exist_ok=True)
+    for image in sorted({q.image for q in questions}):
+        Image.new("RGB", (8, 8), (len(image) * 7 % 256, 90, 30)).save(root / image)
+    (root / "questions.jsonl").write_text("".join(q.model_dump_json() + "\n" for q in questions))
+    return root
+
+
+def write_run(root: Path, name: str, predictions: list[dict]) -> Path:
+    run = root / "runs" / name
+    run.mkdir(parents=True, exist_ok=True)
+    (run / "predictions.jsonl").write_text("".join(json.dumps(p) + "\n" for p in predictions))
+    (run / "run.json").write_text(json.dumps({"request": {"provider": "fake", "model": predictions[0]["model"]},
+                                              "finished": True}))
+    return run
+
+
+def exact_predictions(questions: list[Question], share_right: float, rng: np.random.Generator,
+                      model: str) -> list[dict]:
+    """Right on exactly round(share_right * n) questions drawn at random, wrong on the others."""
+    right = set(rng.permutation(len(questions))[: round(share_right * len(questions))].tolist())
+    return planted_predictions(questions, lambda count: 1.0, rng, model) if share_right == 1 else [
+        p for i, q in enumerate(questions)
+        for p in planted_predictions([q], lambda count, hit=i in right: float(hit), rng, model)]
+
+
+def same_model_predictions(questions: list[Question], share_right: float, flip: float, run_seed: int,
+                           model: str = "same-vlm") -> list[dict]:
+    """One model's run: which questions it gets right is the model's (a fixed draw), and each run
+    flips a share `flip` of its verdicts at random (sampling at a temperature): runs of one model
+    with different seeds."""
+    known = np.random.default_rng(12345).random(len(questions)) < share_right
+    rng = np.random.default_rng(run_seed)
+    right = known ^ (rng.random(len(questions)) < flip)
+    return [p for q, hit in zip(questions, right, strict=True)
+            for p in planted_predictions([q], lambda count, hit=hit: float(hit), rng, model)]
