@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 from functools import partial
@@ -18,7 +19,7 @@ from rich.table import Table
 
 from byo import __version__, doctor
 from byo.audit.run import AUDIT_FILE, audit_dataset
-from byo.dataset import IMAGES, LEGENDS, Layout
+from byo.dataset import IMAGES, LEGENDS, Layout, atomic_write_text
 from byo.errors import ConfigError, FatalRenderError, RenderError
 from byo.eval.layout import PREDICTIONS
 from byo.eval.run import EvalSettings, evaluate
@@ -35,6 +36,7 @@ from byo.questions.generate import generate
 from byo.runner import render_dataset, render_images, sample_tasks
 from byo.schema import validation_problems
 from byo.score.compare import CORRECTIONS, compare, default_output, write_comparison
+from byo.score.power import PowerSettings, plan_power
 from byo.score.report import write_report
 from byo.score.run import load_scores, score_run
 from byo.sheets import contact_sheet
@@ -97,7 +99,32 @@ def cmd_plan(args) -> int:
     out.print(table)
     if n_combos > args.max_rows:
         out.print(f"... {n_combos - args.max_rows:,} more combinations")
+    if args.power:
+        print_power(args, cfg, out)
     return 0
+
+
+def print_power(args, cfg, out: Console) -> None:
+    s = PowerSettings(difference=args.difference, baseline=args.baseline, alpha=args.alpha, power=args.target_power,
+                      icc=args.icc, keys_per_image=args.keys_per_image, variants=args.variants,
+                      threshold_difference=args.threshold_difference)
+    levels = {name: [var.level(i) for i in range(var.count())] for name, var in cfg.enumerated().items()}
+    result = plan_power(levels, cfg.repetitions, s)
+    table = Table("scope", "combinations", "images per group", "n_images needed", f"power at n_images {cfg.repetitions}",
+                  title=f"Power: a {s.difference:.0%} accuracy difference (from {s.baseline:.0%}), alpha {s.alpha:g}, "
+                        f"power {s.power:.0%}, {result['questions_per_image']} questions per image, intra-image "
+                        f"correlation {s.icc:g} (design effect {result['design_effect']:.2f})")
+    for r in result["accuracy"]:
+        table.add_row(r["scope"], str(r["combinations"]), str(r["images_per_group"]), f"[bold]{r['n_images']}[/bold]",
+                      f"{r['power_with_config']:.0%}")
+    out.print(table)
+    for r in result.get("thresholds", []):
+        out.print(f"threshold of {r['variable']} {s.threshold_difference:g} apart: {r['images_per_level']} images per "
+                  f"level, n_images {r['n_images']} (assumed logistic curve: threshold {r['assumed_threshold']:.3g}, "
+                  f"steepness {r['assumed_steepness']:.3g}, lapse {s.lapse:g}, chance {s.chance:g})")
+    path = Path(args.config).with_suffix(".power.json")
+    atomic_write_text(path, json.dumps({"config": str(args.config), **result}, indent=1) + "\n")
+    console.print(f"power: {path}")
 
 
 def executor_for(args) -> Executor:
@@ -411,6 +438,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_max_images(plan)
     plan.add_argument("--no-sample", action="store_true",
                       help="skip sampling every scene (which catches placements that cannot be met)")
+    plan.add_argument("--power", action="store_true", help="images needed to tell two models apart; written to "
+                      "CONFIG.power.json beside the config")
+    plan.add_argument("--difference", type=_fraction, default=0.10, help="--power: accuracy difference to detect")
+    plan.add_argument("--baseline", type=_fraction, default=0.5, help="--power: accuracy of the weaker model")
+    plan.add_argument("--alpha", type=_fraction, default=0.05, help="--power: significance level (two-sided)")
+    plan.add_argument("--target-power", type=_fraction, default=0.8, help="--power: the power wanted")
+    plan.add_argument("--icc", type=_unit, default=0.3, help="--power: assumed intra-image correlation of verdicts")
+    plan.add_argument("--keys-per-image", type=whole(1), default=1, help="--power: question keys asked per image")
+    plan.add_argument("--variants", type=whole(1), default=1, help="--power: prompt variants per question")
+    plan.add_argument("--threshold-difference", type=positive,
+                      help="--power: also the images per level to tell two thresholds this far apart")
     plan.set_defaults(func=cmd_plan)
 
     render = sub.add_parser("render", help="render a dataset config")
@@ -531,6 +569,13 @@ def _fraction(text: str) -> float:
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"expected a number between 0 and 1 (exclusive), got {text[:40]!r}")
     return value
+
+
+def _unit(text: str) -> float:
+    """An argparse type: a number in [0, 1)."""
+    if text.strip() in ("0", "0.0"):
+        return 0.0
+    return _fraction(text)
 
 
 def add_require_complete(p: argparse.ArgumentParser) -> None:

@@ -138,7 +138,7 @@ def loglik(theta, x, k, n, chance, link, direction) -> np.ndarray:
     return (k * np.log(p) + (n - k) * np.log1p(-p)).sum(axis=-1)
 
 
-def _score_and_information(theta, x, k, n, chance, link, direction):
+def score_and_information(theta, x, k, n, chance, link, direction):
     """Gradient of the log-likelihood and the expected (Fisher) information, batched over theta."""
     alpha, b, lapse = theta[:, 0:1], np.exp(theta[:, 1:2]), theta[:, 2:3]
     z = direction * b * (x - alpha)
@@ -172,7 +172,7 @@ def fit_batch(theta0: np.ndarray, x: np.ndarray, k: np.ndarray, n: np.ndarray, c
     damping = np.full(B, 1e-3)
     eye = np.eye(3)
     for _ in range(iterations):
-        grad, info = _score_and_information(theta, x, k, n, chance, link, direction)
+        grad, info = score_and_information(theta, x, k, n, chance, link, direction)
         held = ((theta <= box[:, 0] + 1e-12) & (grad < 0)) | ((theta >= box[:, 1] - 1e-12) & (grad > 0))
         grad = np.where(held, 0.0, grad)
         free = ~held
@@ -211,7 +211,7 @@ def fit_scipy(x, k, n, chance, link, direction, box, start=None) -> tuple[np.nda
         start = _grid_start(x, k, n, chance, link, direction, box)
 
     def negative(theta):
-        grad, _ = _score_and_information(theta[None], x, k[None], n[None], chance, link, direction)
+        grad, _ = score_and_information(theta[None], x, k[None], n[None], chance, link, direction)
         return -float(loglik(theta[None], x, k[None], n[None], chance, link, direction)[0]), -grad[0]
 
     result = optimize.minimize(negative, start, jac=True, method="L-BFGS-B", bounds=box,
