@@ -1,5 +1,5 @@
 """Command line: `byo plan`, `byo render`, `byo status`, `byo merge`, `byo doctor`, `byo questions`,
-`byo audit`, `byo contact-sheet`, `byo eval`, `byo score`, `byo report`, `byo crest-sheet`,
+`byo audit`, `byo contact-sheet`, `byo eval`, `byo score`, `byo report`, `byo compare`, `byo view`, `byo crest-sheet`,
 `byo crest-library-sheet`, `byo card-sheet`, `byo export`, `byo import-predictions`."""
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from byo.score.run import load_scores, score_run
 from byo.sheets import contact_sheet
 from byo.status import as_json, dataset_status, time_per_image
 from byo.stops import Stopped, stoppable
+from byo.view.build import write_view
 
 console = Console(stderr=True, soft_wrap=True)
 
@@ -360,6 +361,14 @@ def _p(raw: float, adjusted: float) -> str:
     return f"{raw:.2g} (adj. {adjusted:.2g})"
 
 
+def cmd_view(args) -> int:
+    runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed) for run in args.runs]
+    out = args.output or Path(args.runs[0]) / "view.html"
+    path = write_view(runs, out, title=args.title)
+    console.print(f"[bold]viewer: {path.resolve()}[/bold] ({sum(len(s.rows) for s in runs):,} answers)")
+    return 0
+
+
 def cmd_crest_sheet(args) -> int:
     console.print(f"crest sheet: {dataset_sheet(args.dataset, args.output, columns=args.columns)}")
     return 0
@@ -526,6 +535,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_interval_arguments(cmp)
     add_curve_arguments(cmp)
     cmp.set_defaults(func=cmd_compare)
+
+    view = sub.add_parser("view", help="a static page of every answered question: image, overlay of the objects "
+                                       "asked about, prompt, answer, parse, truth, verdict; runs side by side")
+    view.add_argument("runs", type=Path, nargs="+", help="run directories DATASET/runs/NAME (scored if needed)")
+    view.add_argument("-o", "--output", type=Path, help="the page (default RUN/view.html); its data and overlays go "
+                      "to FILE_files/ beside it")
+    view.add_argument("--title", help="page title")
+    add_interval_arguments(view)
+    view.set_defaults(func=cmd_view)
 
     crest = sub.add_parser("crest-sheet", help="labelled sheet of a rendered crest dataset")
     crest.add_argument("dataset", type=Path)
