@@ -22,6 +22,7 @@ from byo.audit.run import AUDIT_FILE, audit_dataset
 from byo.dataset import IMAGES, LEGENDS, Layout, atomic_write_text
 from byo.errors import ConfigError, FatalRenderError, RenderError
 from byo.eval.layout import PREDICTIONS
+from byo.eval.repeats import evaluate_repeats
 from byo.eval.run import EvalSettings, evaluate
 from byo.executors import Executor
 from byo.executors.inprocess import InProcess
@@ -258,8 +259,19 @@ def cmd_eval(args) -> int:
         dataset=args.dataset, provider=args.provider, model=args.model, params=params, questions=args.questions,
         providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
         key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
-        timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache)
-    report = evaluate(settings)  # a signal outside the run's own handlers ends in run()'s Stopped
+        timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache, repeats=args.repeats)
+    if args.repeats == 1:
+        return eval_summary(evaluate(settings), args)  # a signal outside the run's own handlers ends in run()'s Stopped
+    codes = []
+    for i, report in enumerate(evaluate_repeats(settings), start=1):
+        console.print(f"[bold]repeat {i} of {args.repeats}[/bold]: {report.run_dir}")
+        codes.append(eval_summary(report, args))
+    if args.temperature == 0:
+        console.print("[yellow]--temperature 0: the repeats differ only where the model is not deterministic[/yellow]")
+    return max(codes)
+
+
+def eval_summary(report, args) -> int:
     if report.stopped:
         stop = report.stopped
         done = (f"{len(report.rows)} of {report.n_questions} questions answered, {report.unanswered} left "
@@ -297,9 +309,42 @@ def cmd_score(args) -> int:
                           f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
                           _fmt(r.get("mae")), _fmt(r.get("nmae")))
     Console().print(table)
+    print_breaking_points(scores)
+    print_stability(scores)
     warn_partial(args.run, scores)
     console.print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
+
+
+def print_breaking_points(scores) -> None:
+    fits = [f for f in scores.tables.get("breaking_points", []) if f["link"] == "logistic"]
+    if not fits:
+        return
+    table = Table("key", "variable", "breaks at [95% CI]", "slope", "lapse", "fit p", "subitizing",
+                  title="Breaking points (logistic; criterion halfway from chance to the ceiling; intervals resample "
+                        "images within levels)")
+    for f in fits:
+        if f["verdict"] == "breaks":
+            ci = f" [{f['threshold_lo']:.3g}-{f['threshold_hi']:.3g}]" if f.get("threshold_lo") is not None else ""
+            shown = f"{f['threshold']:.3g}{ci}"
+        else:
+            shown = f"{f['verdict']}" + (f": {f['note']}" if f.get("note") else "")
+        table.add_row(f["key"], f["variable"], shown, _fmt(f.get("slope")), _fmt(f.get("lapse")),
+                      _fmt(f.get("gof_p")), _fmt(f.get("subitizing")))
+    Console().print(table)
+
+
+def print_stability(scores) -> None:
+    rows = scores.tables.get("stability") or []
+    if not rows:
+        return
+    table = Table("key", "n", "agreement", "Fleiss' kappa", "accuracy mean", "sd", "min-max",
+                  title=f"Repeat stability over {rows[0]['repeats']} repeats ({rows[0]['runs']})")
+    for r in rows:
+        table.add_row(r["key"] if r["key"] != "*" else "all questions", str(r["n"]), f"{r['agreement']:.0%}",
+                      _fmt(r["fleiss_kappa"]), f"{r['accuracy_mean']:.1%}", f"{r['accuracy_sd']:.1%}",
+                      f"{r['accuracy_min']:.1%}-{r['accuracy_max']:.1%}")
+    Console().print(table)
 
 
 def warn_partial(run: Path, scores) -> None:
@@ -624,6 +669,8 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--detail", choices=["auto", "low", "high"], help="OpenAI image detail")
     p.add_argument("--max-side", type=whole(16), help="downscale images whose longest side exceeds this (pixels)")
     p.add_argument("--cache", type=Path, help="request cache (default DATASET/runs/cache.sqlite)")
+    p.add_argument("--repeats", type=whole(1), default=1, help="ask each question K times: repeat 1 is the run, "
+                   "repeat r the run RUN.repeat-r (asked anew, cached per repeat); byo score reports their agreement")
 
 
 def add_render_arguments(p: argparse.ArgumentParser) -> None:

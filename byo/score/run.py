@@ -15,7 +15,7 @@ from pathlib import Path
 from byo import __version__
 from byo.dataset import atomic_write_text
 from byo.errors import ConfigError
-from byo.score import psychometric, tables
+from byo.score import psychometric, stability, tables
 from byo.score.metrics import rng_for
 from byo.score.parse import STATUSES
 from byo.score.rows import PREDICTIONS, load_run, partial_note
@@ -48,6 +48,9 @@ DEFINITIONS = {
     "binding": "accuracy on the Swap / Confusion caption choices (seed 001), beside chance = mean 1 / options",
     "set_prf": "label sets: micro precision / recall / F1; an unparsed answer predicts the empty set",
     "yes_no_prf": "precision / recall / F1 of the answer yes; an unparsed answer is not yes",
+    "stability": "byo eval --repeats K: agreement = share of questions answered alike (parsed value, or parse "
+                 "status) in all K repeats; Fleiss' kappa of those answers (repeats as raters); accuracy per repeat "
+                 "with its mean, standard deviation, minimum and maximum",
     "crest": "KamonBench: exact match after normalisation, CER / TER over parsed answers, factor accuracy, "
              "motif separation, pair motif accuracy, collapsed motif groups, novel-combination slices",
 }
@@ -110,13 +113,18 @@ def _compute(run_dir: Path, *, n_boot: int, seed: int, require_complete: bool, t
     loc, loc_cells = tables.localization_tables(rows, n_boot=n_boot, seed=seed)
     fits, points = psychometric.breaking_point_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance,
                                                       criterion=criterion, rng_for=rng_for)
+    repeats = stability.repeat_runs(Path(run_dir))
+    stable = []
+    if len(repeats) > 1:
+        facts["repeats"] = [p.name for p in repeats]
+        stable = stability.stability_table([rows] + [load_run(p)[0] for p in repeats[1:]], facts["repeats"])
     return Scores(facts=facts, rows=rows, settings={"bootstrap": n_boot, "seed": seed, "confidence": 0.95,
                                                     "clustering": "image", "tolerance": tolerance,
                                                     "criterion": criterion},
                   tables={"metrics": metric, "confusion": tables.confusion_table(rows), "localization": loc,
                           "localization_cells": loc_cells, "binding": tables.binding_table(rows),
                           "parsing": tables.status_table(rows), "breaking_points": fits,
-                          "breaking_point_levels": points, **tables.family_tables(rows)})
+                          "breaking_point_levels": points, "stability": stable, **tables.family_tables(rows)})
 
 
 def _clean(value):
@@ -185,7 +193,8 @@ def load_scores(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_com
     scores_path, parsed_path = run_dir / SCORES, run_dir / PARSED
     predictions = run_dir / PREDICTIONS
     fresh = (scores_path.is_file() and parsed_path.is_file() and predictions.is_file()
-             and scores_path.stat().st_mtime >= predictions.stat().st_mtime)
+             and all(scores_path.stat().st_mtime >= (p / PREDICTIONS).stat().st_mtime
+                     for p in stability.repeat_runs(run_dir)))
     doc = json.loads(scores_path.read_text()) if fresh else {}
     settings = doc.get("settings", {})
     if ("partial" not in doc.get("run", {}) or "breaking_points" not in doc.get("tables", {})
