@@ -363,8 +363,11 @@ def cmd_report(args) -> int:
                         tolerance=args.tolerance, criterion=args.criterion) for run in args.runs]
     for run, scores in zip(args.runs, runs, strict=True):
         warn_partial(run, scores)
-    path = write_report(runs, args.output, title=args.title)
-    console.print(f"[bold]report: {path.resolve()}[/bold]")
+    viewer = None
+    if not args.no_viewer:
+        viewer = write_view(runs, Path(args.output).with_name(Path(args.output).stem + "_samples.html"))
+    path = write_report(runs, args.output, title=args.title, viewer=viewer)
+    console.print(f"[bold]report: {path.resolve()}[/bold]" + (f"\nsample viewer: {viewer.resolve()}" if viewer else ""))
     return 0
 
 
@@ -564,6 +567,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("runs", type=Path, nargs="+", help="run directories DATASET/runs/NAME (scored if needed)")
     report.add_argument("-o", "--output", type=Path, default=Path("report.html"))
     report.add_argument("--title", help="report title")
+    report.add_argument("--no-viewer", action="store_true", help="skip the sample viewer (REPORT_samples.html and "
+                        "REPORT_samples_files/ beside the report, linked from it)")
     add_interval_arguments(report)
     add_curve_arguments(report)
     add_require_complete(report)
