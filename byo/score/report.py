@@ -469,6 +469,17 @@ def breaking_section(runs: Runs) -> list[dict]:
     return out
 
 
+def _pair_row(r: dict, la: str, lb: str) -> dict:
+    ci = f" [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]" if r["difference_lo"] is not None else ""
+    return {"key": "all questions" if r["key"] == "*" else r["key"], "variable": r["variable"],
+            "level": r["level"], "n": r["n"], "images": r["images"], "a": pct(r["accuracy_a"]),
+            "b": pct(r["accuracy_b"]), "difference": f"{r['difference']:+.1%}{ci}",
+            "discordant": f"{r['a_only']} / {r['b_only']}",
+            "mcnemar": f"{r['p_mcnemar']:.2g} ({r['p_mcnemar_adjusted']:.2g})",
+            "clustered": f"{r['p_clustered']:.2g} ({r['p_clustered_adjusted']:.2g})",
+            "verdict": r["verdict"].replace("A better", f"{la} better").replace("B better", f"{lb} better")}
+
+
 def paired_section(runs: Runs) -> list[dict]:
     """Every pair of runs over the same questions, compared question by question."""
     out = []
@@ -488,15 +499,6 @@ def paired_section(runs: Runs) -> list[dict]:
                          "bootstrap intervals resampling images; filled: both adjusted p-values under 0.05 "
                          f"({result['settings']['correction']}).")
 
-            def row(r):
-                ci = f" [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]" if r["difference_lo"] is not None else ""
-                return {"key": "all questions" if r["key"] == "*" else r["key"], "variable": r["variable"],
-                        "level": r["level"], "n": r["n"], "images": r["images"], "a": pct(r["accuracy_a"]),
-                        "b": pct(r["accuracy_b"]), "difference": f"{r['difference']:+.1%}{ci}",
-                        "discordant": f"{r['a_only']} / {r['b_only']}",
-                        "mcnemar": f"{r['p_mcnemar']:.2g} ({r['p_mcnemar_adjusted']:.2g})",
-                        "clustered": f"{r['p_clustered']:.2g} ({r['p_clustered_adjusted']:.2g})",
-                        "verdict": r["verdict"].replace("A better", f"{la} better").replace("B better", f"{lb} better")}
             thresholds = []
             for t in result["thresholds"]:
                 ci = (f" [{t['difference_lo']:+.3g}, {t['difference_hi']:+.3g}]" if t.get("difference_lo") is not None
@@ -507,7 +509,8 @@ def paired_section(runs: Runs) -> list[dict]:
                                    "difference": f"{t['difference']:+.3g}{ci}" if t["difference"] is not None else "–",
                                    "note": t.get("note") or ""})
             out.append({"a": la, "b": lb, "paired": result["paired"], "figure": fig, "correction": result["settings"]["correction"],
-                        "keys": [row(r) for r in keys], "levels": [row(r) for r in result["differences"] if r["variable"]],
+                        "keys": [_pair_row(r, la, lb) for r in keys],
+                        "levels": [_pair_row(r, la, lb) for r in result["differences"] if r["variable"]],
                         "thresholds": thresholds})
     return out
 
