@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import sqrt
 
+import numpy as np
 from scipy.special import ndtri
 
 CONFIDENCE = 0.95
@@ -33,26 +34,31 @@ def proportion(hits: Sequence[bool], confidence: float = CONFIDENCE) -> dict:
     return {"value": k / n if n else None, "k": k, "n": n, "lo": lo, "hi": hi}
 
 
-def clustered_proportion(hits: Sequence[bool], clusters: Sequence, confidence: float = CONFIDENCE) -> dict:
+def cluster_index(clusters: Sequence) -> tuple[np.ndarray, int]:
+    """Each observation's cluster as 0..g-1, in first-seen order, and g."""
+    ids: dict = {}
+    index = np.fromiter((ids.setdefault(c, len(ids)) for c in clusters), dtype=np.int64, count=len(clusters))
+    return index, len(ids)
+
+
+def clustered_proportion(hits: Sequence[bool], clusters: Sequence | None = None, confidence: float = CONFIDENCE, *,
+                         index: tuple[np.ndarray, int] | None = None) -> dict:
     """A proportion whose observations come in clusters (the questions of one image and its prompt
     variants): the cluster-robust standard error (CR1 sandwich, as lmms-eval's clustered standard
     errors) and a Wilson interval on the effective sample size n / deff, where the design effect
     deff = robust variance / binomial variance, at least 1 (Kish). With one question per image it
-    is the Wilson interval; it never leaves [0, 1]."""
+    is the Wilson interval; it never leaves [0, 1]. `index`: `cluster_index(clusters)`, when several
+    proportions share the clusters."""
     n = len(hits)
     if n == 0:
         return {"value": None, "k": 0, "n": 0, "lo": None, "hi": None, "se": None, "deff": None, "clusters": 0}
-    ids: dict = {}
-    index = [ids.setdefault(c, len(ids)) for c in clusters]
-    g = len(ids)
-    k_c, n_c = [0.0] * g, [0] * g
-    k = 0
-    for h, i in zip(hits, index, strict=True):
-        k_c[i] += bool(h)
-        n_c[i] += 1
-        k += bool(h)
+    index, g = index if index is not None else cluster_index(clusters)
+    h = np.fromiter(hits, dtype=bool, count=n)
+    k_c = np.bincount(index, weights=h, minlength=g)
+    n_c = np.bincount(index, minlength=g)
+    k = int(h.sum())
     p = k / n
-    robust = sum((kc - p * nc) ** 2 for kc, nc in zip(k_c, n_c, strict=True)) / n**2 * (g / (g - 1) if g > 1 else 1.0)
+    robust = float(((k_c - p * n_c) ** 2).sum()) / n**2 * (g / (g - 1) if g > 1 else 1.0)
     binomial = p * (1 - p) / n
     deff = max(1.0, robust / binomial) if binomial > 0 else 1.0
     lo, hi = wilson_effective(p, n / deff, confidence)

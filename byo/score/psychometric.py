@@ -391,8 +391,8 @@ def _numeric(value) -> bool:
 def curve_variables(rows: Sequence[dict]) -> list[str]:
     """Numeric level variables with at least MIN_LEVELS values, and the true count for counting keys."""
     seen: dict[str, set] = {}
-    for r in rows:
-        for name, value in r["levels"].items():
+    for levels in {r["image"]: r["levels"] for r in rows}.values():  # an image's questions share its levels
+        for name, value in levels.items():
             if _numeric(value):
                 seen.setdefault(name, set()).add(value)
     out = [name for name, values in seen.items() if len(values) >= MIN_LEVELS]

@@ -79,9 +79,10 @@ def summarize(rows: Sequence[dict], answer_type: str, *, n_boot: int, seed: int,
     counts = Counter(r["status"] for r in rows)
     out: dict = {"n": n, **{s: counts[s] for s in STATUSES}, "parse_rate": counts["ok"] / n if n else None}
     images = [r["image"] for r in rows]
-    out.update(clustered("accuracy", [r["correct"] for r in rows], images), clusters=len(set(images)))
+    index = metrics.cluster_index(images)
+    out.update(clustered("accuracy", [r["correct"] for r in rows], index), clusters=index[1])
     if answer_type in NUMERIC:
-        out.update(clustered("within_one", [r["error"] is not None and abs(r["error"]) <= 1 for r in rows], images))
+        out.update(clustered("within_one", [r["error"] is not None and abs(r["error"]) <= 1 for r in rows], index))
         preds = [r["value"] if r["status"] == "ok" else None for r in rows]
         errs = metrics.errors(preds, [r["answer"] for r in rows], images, n_boot=n_boot, seed=seed, label=label,
                               normalized=answer_type == "integer")
@@ -101,11 +102,11 @@ def summarize(rows: Sequence[dict], answer_type: str, *, n_boot: int, seed: int,
     return out
 
 
-def clustered(name: str, hits: Sequence[bool], images: Sequence[str]) -> dict:
+def clustered(name: str, hits: Sequence[bool], index: tuple) -> dict:
     """A proportion with its interval clustered by image (NAME_lo, NAME_hi: design-effect Wilson;
     NAME_se: cluster-robust standard error) and the plain Wilson interval, which takes the
-    questions as independent (NAME_wilson_lo, NAME_wilson_hi)."""
-    c = metrics.clustered_proportion(hits, images)
+    questions as independent (NAME_wilson_lo, NAME_wilson_hi). `index`: metrics.cluster_index(images)."""
+    c = metrics.clustered_proportion(hits, index=index)
     lo, hi = metrics.wilson(c["k"], c["n"])
     return {name: c["value"], f"{name}_lo": c["lo"], f"{name}_hi": c["hi"], f"{name}_se": c["se"],
             f"{name}_deff": c["deff"], f"{name}_wilson_lo": lo, f"{name}_wilson_hi": hi}
