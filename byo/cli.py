@@ -630,6 +630,7 @@ def add_curve_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _fraction(text: str) -> float:
+    """An argparse type: a number strictly between 0 and 1."""
     try:
         value = float(text)
     except ValueError:
@@ -641,9 +642,13 @@ def _fraction(text: str) -> float:
 
 def _unit(text: str) -> float:
     """An argparse type: a number in [0, 1)."""
-    if text.strip() in ("0", "0.0"):
-        return 0.0
-    return _fraction(text)
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 up to 1 (exclusive), got {text[:40]!r}")
+    return value
 
 
 def add_require_complete(p: argparse.ArgumentParser) -> None:
