@@ -3,16 +3,19 @@ would, on a 2,000-question run of real chess renders (and a 100,000-question one
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
+from PIL import Image
 from view_data import fake_run, golden_chess_dataset
 
 from byo.cli import main
-from byo.view.build import subjects
+from byo.view.build import overlay_png, subjects
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -158,3 +161,16 @@ def test_one_hundred_thousand_rows_stay_paged(viewer, tmp_path):
         assert len(ids) == 25 and all("count_squares" in i for i in ids)
         assert errors == []
         browser.close()
+
+
+def test_an_objects_parts_are_tinted_with_it():
+    pixels = np.full((4, 6, 3), 200.0)
+    mask = np.zeros((4, 6), np.uint8)
+    mask[1, 1], mask[1, 2], mask[2, 4] = 1, 5, 2  # object 1, its part 5, object 2
+    legend = {"objects": [{"id": 1, "bbox": [1, 1, 3, 2]}, {"id": 2, "bbox": [4, 2, 5, 3]}],
+              "parts": [{"id": 5, "object": 1}]}
+    with Image.open(io.BytesIO(overlay_png(pixels, mask, legend, (1,)))) as im:
+        scale = im.width // 6
+        out = np.asarray(im.convert("RGB"))[scale // 2::scale, scale // 2::scale]  # each pixel's centre
+    tinted = out[..., 0] > out[..., 1] + 40  # the tint is magenta
+    assert tinted[1, 1] and tinted[1, 2] and not tinted[2, 4] and not tinted[0, 0]

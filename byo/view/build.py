@@ -77,8 +77,8 @@ def subjects(legend: dict, key: str, params: dict, vocabulary: set[str] | None =
 
 # --- overlays ----------------------------------------------------------------------------------
 class Overlays:
-    """One PNG per (image, objects) under FILE_files/overlays/, drawn once (kept across runs of byo
-    view: the name is a hash of the image's bytes and the object ids)."""
+    """One PNG per (image, objects) under FILE_files/overlays/, drawn once and kept across runs of byo
+    view: the name is a hash of the image (path, size, modification time) and the object ids."""
 
     def __init__(self, folder: Path):
         self.folder = folder
@@ -114,7 +114,9 @@ class Overlays:
         if legend is None or not (dataset / legend.get("mask", "")).is_file():
             return None, None
         ids = tuple(sorted(int(o["id"]) for o in subjects(legend, key, params, self.values_of(dataset))))
-        digest = hashlib.sha256(f"{dataset.resolve()}|{image}|{ids}".encode()).hexdigest()[:20]
+        stat = (dataset / image).stat() if (dataset / image).is_file() else None
+        stamp = f"{stat.st_size}|{stat.st_mtime_ns}" if stat else "missing"
+        digest = hashlib.sha256(f"{dataset.resolve()}|{image}|{stamp}|{ids}".encode()).hexdigest()[:20]
         path = self.folder / f"{digest}.png"
         self.wanted.setdefault(path, (dataset, image, legend, ids))
         return path, len(ids)
@@ -126,13 +128,18 @@ class Overlays:
             last, pixels, mask = None, None, None
             for path, (dataset, image, legend, ids) in todo:
                 if last != (dataset, image):
-                    with Image.open(dataset / image) as im:
-                        pixels = np.asarray(im.convert("RGB"), float)
-                    with Image.open(dataset / legend["mask"]) as m:
-                        mask = np.asarray(m)
                     last = (dataset, image)
-                atomic_write_bytes(path, overlay_png(pixels, mask, legend, ids))
-                bar.advance()
+                    try:
+                        with Image.open(dataset / image) as im:
+                            pixels = np.asarray(im.convert("RGB"), float)
+                        with Image.open(dataset / legend["mask"]) as m:
+                            mask = np.asarray(m)
+                    except OSError as err:  # the page shows the overlay as missing
+                        bar.console.print(f"[yellow]no overlay for {dataset / image}: {err}[/yellow]")
+                        pixels = mask = None
+                if pixels is not None:
+                    atomic_write_bytes(path, overlay_png(pixels, mask, legend, ids))
+                bar.advance(failed=pixels is None)
         return len(todo)
 
 
@@ -140,7 +147,9 @@ def overlay_png(pixels: np.ndarray, mask: np.ndarray, legend: dict, ids: Sequenc
     """The image dimmed, the objects' pixels tinted, and their boxes drawn."""
     if mask.ndim == 3:
         mask = mask[..., 0]
-    chosen = np.isin(mask, list(ids)) if ids else np.zeros(mask.shape, bool)
+    # Parts with mask ids of their own (a card's corner indices) belong to their object.
+    tinted = set(ids) | {int(p["id"]) for p in legend.get("parts", []) if int(p.get("object", -1)) in ids}
+    chosen = np.isin(mask, sorted(tinted)) if tinted else np.zeros(mask.shape, bool)
     out = pixels * 0.55
     out[chosen] = pixels[chosen] * 0.45 + TINT * 0.55
     im = Image.fromarray(out.clip(0, 255).astype(np.uint8))
@@ -151,7 +160,7 @@ def overlay_png(pixels: np.ndarray, mask: np.ndarray, legend: dict, ids: Sequenc
     for o in legend.get("objects", []):
         if int(o["id"]) in ids and o.get("bbox"):
             x0, y0, x1, y1 = (v * scale for v in o["bbox"])
-            draw.rectangle([x0, y0, x1 - 1, y1 - 1], outline=BOX, width=max(1, scale // 2))
+            draw.rectangle([x0, y0, x1 - 1, y1 - 1], outline=BOX, width=max(1, min(3, scale // 2)))
     buffer = io.BytesIO()
     im.save(buffer, format="PNG", optimize=False)
     return buffer.getvalue()
