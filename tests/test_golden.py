@@ -58,8 +58,8 @@ def _shifted(image: np.ndarray, rng: np.random.Generator, values: int, by: int) 
 def test_the_measured_cross_processor_spread_passes():
     golden = _pixels(GOLDEN_IMAGE)
     rng = np.random.default_rng(0)
-    # the worst image bench/cross_cpu.py saw: a few values up to 6 levels off, some 1 level off
-    spread = _shifted(_shifted(golden, rng, 2, 6), rng, 10, 1)
+    # the worst image bench/cross_cpu.py saw: 3 values 6 levels off, and some 1 level off
+    spread = _shifted(_shifted(golden, rng, 3, 6), rng, 10, 1)
     assert image_disagreement(spread, golden) is None
     assert image_disagreement(golden, golden) is None
 

@@ -16,7 +16,7 @@ from PIL import Image
 
 from byo import __version__
 from byo.dataset import atomic_write_text
-from byo.score import plots
+from byo.score import humans, plots
 from byo.score import psychometric as psy
 from byo.score.compare import compare, question_difference
 from byo.score.metrics import group_by, nmae_term
@@ -27,9 +27,10 @@ from byo.score.tables import ALL
 from byo.score.vocab import POSITION_WORDS
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.html.j2"
-SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("paired", "Paired comparisons"),
-            ("variants", "Prompt variants"), ("levels", "Per level"), ("breaking", "Breaking points"),
-            ("stability", "Repeat stability"), ("errors", "Signed errors"), ("confusion", "Confusion matrices"),
+SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("humans", "Human agreement"),
+            ("paired", "Paired comparisons"), ("variants", "Prompt variants"), ("levels", "Per level"),
+            ("breaking", "Breaking points"), ("stability", "Repeat stability"), ("errors", "Signed errors"),
+            ("confusion", "Confusion matrices"),
             ("localization", "Localization"), ("binding", "Binding"), ("crest", "Crests"), ("parsing", "Parsing"),
             ("mistakes", "Worst mistakes"), ("definitions", "Definitions")]
 MAX_CONFUSION_LABELS = 16
@@ -527,6 +528,8 @@ def stability_section(runs: Runs) -> list[dict]:
 
 
 def build(runs_scores: list[Scores], title: str | None = None, viewer: str | None = None) -> str:
+    human = humans.panels(runs_scores)  # two or more annotators of a dataset: their majority is a row too
+    runs_scores = [*runs_scores, *(h.majority for h in human if h.majority is not None)]
     runs = Runs(runs_scores)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE.parent), autoescape=True,
                              undefined=jinja2.StrictUndefined)
@@ -541,6 +544,8 @@ def build(runs_scores: list[Scores], title: str | None = None, viewer: str | Non
         levels=levels_section(runs), errors=errors_section(runs), confusion=confusion_section(runs),
         localization=localization_section(runs), binding=binding_rows, crest=crest_rows,
         parsing=parsing_section(runs), mistakes=mistakes_section(runs), definitions=DEFINITIONS,
+        humans=[{"dataset": Path(h.dataset).name, "annotators": h.annotators, "rows": h.agreement, "ties": h.ties}
+                for h in human],
         settings=runs_scores[0].settings, breaking=breaking_section(runs), paired=paired_section(runs),
         stability=stability_section(runs), viewer=viewer, clustered=CLUSTERED)
 

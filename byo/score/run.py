@@ -109,10 +109,6 @@ def _compute(run_dir: Path, *, n_boot: int, seed: int, require_complete: bool, t
         check_complete(Scores(facts=facts, rows=rows), run_dir)
     if not rows:
         raise ConfigError(str(Path(run_dir) / PREDICTIONS), [("<file>", "no predictions to score")])
-    metric = tables.metric_table(rows, n_boot=n_boot, seed=seed)
-    loc, loc_cells = tables.localization_tables(rows, n_boot=n_boot, seed=seed)
-    fits, points = psychometric.breaking_point_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance,
-                                                      criterion=criterion, rng_for=rng_for)
     repeats = stability.repeat_runs(Path(run_dir))
     stable = []
     if len(repeats) > 1:
@@ -121,10 +117,21 @@ def _compute(run_dir: Path, *, n_boot: int, seed: int, require_complete: bool, t
     return Scores(facts=facts, rows=rows, settings={"bootstrap": n_boot, "seed": seed, "confidence": 0.95,
                                                     "clustering": "image", "tolerance": tolerance,
                                                     "criterion": criterion},
-                  tables={"metrics": metric, "confusion": tables.confusion_table(rows), "localization": loc,
-                          "localization_cells": loc_cells, "binding": tables.binding_table(rows),
-                          "parsing": tables.status_table(rows), "breaking_points": fits,
-                          "breaking_point_levels": points, "stability": stable, **tables.family_tables(rows)})
+                  tables={**all_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance, criterion=criterion),
+                          "stability": stable})
+
+
+def all_tables(rows: list[dict], *, n_boot: int, seed: int, tolerance: float = 0,
+               criterion: float = psychometric.CRITERION) -> dict[str, list[dict]]:
+    """Every table of scored rows: the shared TABLES, the breaking points and each family's own."""
+    metric = tables.metric_table(rows, n_boot=n_boot, seed=seed)
+    loc, loc_cells = tables.localization_tables(rows, n_boot=n_boot, seed=seed)
+    fits, points = psychometric.breaking_point_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance,
+                                                      criterion=criterion, rng_for=rng_for)
+    return {"metrics": metric, "confusion": tables.confusion_table(rows), "localization": loc,
+            "localization_cells": loc_cells, "binding": tables.binding_table(rows),
+            "parsing": tables.status_table(rows), "breaking_points": fits, "breaking_point_levels": points,
+            **tables.family_tables(rows)}
 
 
 def _clean(value):
