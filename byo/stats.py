@@ -47,7 +47,7 @@ def clustered_proportion(hits: Sequence[bool], clusters: Sequence | None = None,
     variants): the cluster-robust standard error (CR1 sandwich, as lmms-eval's clustered standard
     errors) and a Wilson interval on the effective sample size n / deff, where the design effect
     deff = robust variance / binomial variance, at least 1 (Kish). With one question per image it
-    is the Wilson interval; it never leaves [0, 1]. `index`: `cluster_index(clusters)`, when several
+    is the Wilson interval widened by CR1's n / (n - 1); it never leaves [0, 1]. `index`: `cluster_index(clusters)`, when several
     proportions share the clusters."""
     n = len(hits)
     if n == 0:

@@ -22,7 +22,8 @@ from byo.score.rows import PREDICTIONS, load_run, partial_note
 
 PARSED = "parsed.jsonl"
 SCORES = "scores.json"
-TABLES = ("metrics", "confusion", "localization", "localization_cells", "binding", "parsing")  # + families' own
+TABLES = ("metrics", "confusion", "localization", "localization_cells", "binding", "parsing", "breaking_points",
+          "breaking_point_levels", "stability")  # + families' own
 DEFINITIONS = {
     "accuracy": "correct / all questions; ambiguous, refused, unparsed and failed answers count as wrong. "
                 "95% interval clustered by image (accuracy_lo/hi: Wilson on the effective sample size n / deff, "
@@ -123,7 +124,8 @@ def _compute(run_dir: Path, *, n_boot: int, seed: int, require_complete: bool, t
 
 def all_tables(rows: list[dict], *, n_boot: int, seed: int, tolerance: float = 0,
                criterion: float = psychometric.CRITERION) -> dict[str, list[dict]]:
-    """Every table of scored rows: the shared TABLES, the breaking points and each family's own."""
+    """Every table of scored rows (the shared TABLES but stability, which needs the repeats) and each
+    family's own."""
     metric = tables.metric_table(rows, n_boot=n_boot, seed=seed)
     loc, loc_cells = tables.localization_tables(rows, n_boot=n_boot, seed=seed)
     fits, points = psychometric.breaking_point_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance,
