@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from functools import partial
 from pathlib import Path
@@ -68,6 +69,21 @@ def whole(minimum: int):
         return value
 
     return parse
+
+
+SIZE_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30}
+
+
+def byte_size(text: str) -> int:
+    """An argparse type: a size in bytes, with an optional unit (500MB, 2GB, 64MiB)."""
+    found = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([A-Za-z]*)\s*", text)
+    try:
+        value = float(found[1]) * SIZE_UNITS[found[2].upper()]
+    except (TypeError, KeyError):
+        raise argparse.ArgumentTypeError(f"expected a size such as 500MB or 2GB, got {text[:40]!r}") from None
+    if not math.isfinite(value) or value < 1:
+        raise argparse.ArgumentTypeError(f"expected a size of at least 1 byte, got {text[:40]!r}")
+    return int(value)
 
 
 def positive(text: str) -> float:
@@ -443,7 +459,8 @@ def cmd_card_sheet(args) -> int:
 def cmd_export(args) -> int:
     from byo.export import export
 
-    paths = export(args.dataset, args.format, args.output, force=args.force, license=args.license, task=args.task)
+    paths = export(args.dataset, args.format, args.output, force=args.force, license=args.license, task=args.task,
+                   shard_size=args.shard_size)
     console.print(f"exported {args.dataset} as {args.format}: {args.output}\n"
                   + "\n".join(f"{k}: {p}" for k, p in paths.items() if not k.startswith("shard ")))
     return 0
@@ -490,12 +507,15 @@ def add_export_parsers(sub) -> None:
     from byo.export import FORMATS
     from byo.export.predictions import FORMATS as PREDICTION_FORMATS
 
-    ex = sub.add_parser("export", help="write a dataset for another harness: hf, lmms-eval, inspect, vlmevalkit")
+    ex = sub.add_parser("export", help="write a dataset for another harness (hf, lmms-eval, inspect, vlmevalkit) or "
+                                       "for training (coco, webdataset)")
     ex.add_argument("dataset", type=Path, help="dataset directory (with questions.jsonl)")
     ex.add_argument("--format", required=True, choices=FORMATS)
     ex.add_argument("-o", "--output", type=Path, required=True, help="output directory (new or empty)")
     ex.add_argument("--license", help="license in the dataset card (hf; default cc-by-4.0)")
     ex.add_argument("--task", help="task name (lmms-eval, inspect; default byo_<dataset name>)")
+    ex.add_argument("--shard-size", type=byte_size, help="webdataset: close a shard once it holds this much "
+                    "(bytes, or with a unit: 500MB, 2GB; default 256MB)")
     ex.add_argument("--force", action="store_true", help="write into a non-empty output directory")
     ex.set_defaults(func=cmd_export)
 
