@@ -86,6 +86,13 @@ def byte_size(text: str) -> int:
     return int(value)
 
 
+def slurm_name(text: str) -> str:
+    """An argparse type: a Slurm partition, account or QOS name (it goes into an #SBATCH line)."""
+    if not re.fullmatch(r"[A-Za-z0-9_.,\-]{1,100}", text):
+        raise argparse.ArgumentTypeError(f"expected letters, digits, '_', '-', '.' or ',', got {text[:40]!r}")
+    return text
+
+
 def positive(text: str) -> float:
     """An argparse type: a finite number > 0."""
     try:
@@ -153,11 +160,13 @@ def executor_for(args) -> Executor:
         from byo.executors.ray_cluster import RayExecutor
 
         return RayExecutor(args.address, threads=args.threads or 1, timeout=args.timeout, retries=args.retries)
-    return LocalPool(args.workers, recycle_after=args.recycle_after, threads=args.threads, timeout=args.timeout,
+    return LocalPool(args.workers or 1, recycle_after=args.recycle_after, threads=args.threads, timeout=args.timeout,
                      retries=args.retries)
 
 
 def cmd_render(args) -> int:
+    if args.executor == "slurm":
+        return render_slurm(args)
     report = render_dataset(args.config, args.output, executor=executor_for(args), limit=args.limit,
                             resume=args.resume, shard=args.shard, max_images=args.max_images)
     root = report.out_dir
@@ -170,6 +179,46 @@ def cmd_render(args) -> int:
     for name, path in report.written.items():
         console.print(f"{name.replace('_', ' ')}: {path}")
     return 1 if report.failed else 0
+
+
+def render_slurm(args) -> int:
+    """--executor slurm: a job array over shards (byo.farm), then byo merge."""
+    from byo.executors.slurm import SlurmSettings, require_submitit
+    from byo.farm import ShardWork, render_on_slurm
+
+    require_submitit()
+    cfg, _ = load_config(args.config)
+    given = cfg.slurm
+    settings = SlurmSettings(
+        partition=args.partition or given.partition, time_minutes=args.job_time or given.time_minutes,
+        mem_gb=args.job_mem or given.mem_gb, cpus_per_task=args.cpus_per_task or given.cpus_per_task,
+        account=args.account or given.account, qos=args.qos or given.qos,
+        array_parallelism=args.array_parallelism or given.array_parallelism, local=args.slurm_local)
+    work = ShardWork(workers=args.workers or given.workers or 1, threads=args.threads,
+                     timeout=args.timeout, retries=args.retries, limit=args.limit, max_images=args.max_images)
+
+    def submitted(report) -> None:
+        where = "submitit's local executor" if args.slurm_local else "Slurm"
+        console.print(f"submitted {len(report.job_ids)} array tasks to {where} (jobs {report.job_ids[0]}"
+                      f"{' ... ' + report.job_ids[-1] if len(report.job_ids) > 1 else ''}); shards and logs: "
+                      f"{report.shards_dir}", highlight=False)
+
+    report = render_on_slurm(args.config, args.output, shards=args.shards, settings=settings, work=work,
+                             wait=not args.no_wait, on_submitted=submitted)
+    if args.no_wait:
+        console.print(f"when the tasks have ended: byo merge {report.shards_dir}/shard-* -o {report.out_dir}")
+        return 0
+    rendered = sum(t["rendered"] for t in report.tasks)
+    console.print(f"rendered {rendered}, failed {len(report.failed_images)} (of {report.planned} planned), "
+                  f"{len(report.failed_tasks)} of {len(report.job_ids)} array tasks failed")
+    if not report.merged:
+        console.print(f"[yellow]not merged[/yellow]: rerun the same command to render what is missing (each shard "
+                      f"resumes), or see the tasks' logs in {report.shards_dir}", highlight=False)
+        return 1
+    console.print(f"merged into {report.out_dir}")
+    for name, path in report.written.items():
+        console.print(f"{name.replace('_', ' ')}: {path}")
+    return 0
 
 
 def cmd_status(args) -> int:
@@ -735,12 +784,14 @@ def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", help="output directory (default: dataset.output_dir or output/NAME)")
     p.add_argument("--limit", type=whole(1), help="only the first N images of the plan")
     p.add_argument("--resume", action="store_true", help="continue: skip complete images, redo incomplete ones")
-    p.add_argument("--workers", type=whole(1), default=1, help="render processes (threads are shared among them)")
+    p.add_argument("--workers", type=whole(1), help="render processes (threads are shared among them; default 1; "
+                   "slurm: per array task, slurm.workers)")
     p.add_argument("--recycle-after", type=whole(1), default=50, help="restart a worker after N images")
     p.add_argument("--in-process", action="store_true", help="render in this process (bpy imported here); "
                    "same as --executor in-process")
-    p.add_argument("--executor", choices=["pool", "in-process", "ray"], default="pool",
-                   help="pool: worker processes here; ray: Ray workers across a cluster")
+    p.add_argument("--executor", choices=["pool", "in-process", "ray", "slurm"], default="pool",
+                   help="pool: worker processes here; ray: Ray workers across a cluster; slurm: a job array over "
+                   "--shards, merged into -o")
     p.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS, else a Ray started here)")
     p.add_argument("--threads", type=whole(1), help="Cycles threads per worker (pool default: cores / "
                    "workers; ray: CPUs each Ray worker requests, default 1)")
@@ -751,6 +802,19 @@ def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shard", type=_shard, help="render only shard I of N (0 <= I < N): images whose index is I "
                    "modulo N; `byo merge` combines the shards' directories")
     add_max_images(p)
+    slurm = p.add_argument_group("--executor slurm (submitit; each also from the config's `slurm:` section)")
+    slurm.add_argument("--shards", type=whole(1), help="array tasks, one shard each (slurm.shards)")
+    slurm.add_argument("--partition", type=slurm_name, help="Slurm partition (slurm.partition)")
+    slurm.add_argument("--job-time", type=whole(1), help="wall time per task, minutes (slurm.time_minutes); a task "
+                       "that reaches it is requeued and resumes")
+    slurm.add_argument("--job-mem", type=positive, help="memory per task, GB (slurm.mem_gb)")
+    slurm.add_argument("--cpus-per-task", type=whole(1), help="CPUs per task (slurm.cpus_per_task)")
+    slurm.add_argument("--account", type=slurm_name, help="Slurm account (slurm.account)")
+    slurm.add_argument("--qos", type=slurm_name, help="Slurm quality of service (slurm.qos)")
+    slurm.add_argument("--array-parallelism", type=whole(1), help="tasks running at once (slurm.array_parallelism)")
+    slurm.add_argument("--slurm-local", action="store_true", help="run the array's tasks on this machine through "
+                       "submitit's local executor (to try a setup)")
+    slurm.add_argument("--no-wait", action="store_true", help="return once submitted; merge later with byo merge")
 
 
 def add_max_images(p: argparse.ArgumentParser) -> None:

@@ -117,10 +117,26 @@ Variation = Annotated[
 ENUMERATED = (Fixed, VaryingAll, VaryingAllRange)
 
 
+class SlurmSection(Strict):
+    """`byo render --executor slurm`: what each array task asks Slurm for (flags override these).
+    Not part of the dataset: two configs that differ only here render the same images."""
+
+    shards: int | None = Field(None, ge=1, le=100_000)  # array tasks (one shard each)
+    partition: str | None = Field(None, pattern=r"^[A-Za-z0-9_.,\-]+$")
+    time_minutes: int | None = Field(None, ge=1)  # wall time per task
+    mem_gb: float | None = Field(None, gt=0)
+    cpus_per_task: int | None = Field(None, ge=1)
+    workers: int | None = Field(None, ge=1)  # render processes within a task
+    account: str | None = Field(None, pattern=r"^[A-Za-z0-9_.\-]+$")
+    qos: str | None = Field(None, pattern=r"^[A-Za-z0-9_.\-]+$")
+    array_parallelism: int | None = Field(None, ge=1)  # tasks running at once
+
+
 class DatasetConfig(Strict):
     dataset: DatasetSection
     scene: dict[str, Any] = Field(default_factory=dict)
     variables: dict[str, Variation] = Field(default_factory=dict)
+    slurm: SlurmSection = Field(default_factory=SlurmSection)
 
     def enumerated(self) -> dict[str, Fixed | VaryingAll | VaryingAllRange]:
         """The variables whose levels form the Cartesian product, each with count() and level(i)."""

@@ -26,7 +26,14 @@ from pathlib import Path
 
 from byo import __version__
 from byo.dataset import IMAGES
-from byo.export.rendered import Rendered, extra, instance_masks, json_bytes, load_rendered, read_pixels
+from byo.export.rendered import (
+    Rendered,
+    extra,
+    instance_masks,
+    json_bytes,
+    load_rendered,
+    read_pixels,
+)
 
 ANNOTATIONS = "annotations.json"
 

@@ -24,7 +24,14 @@ from pathlib import Path
 import yaml
 
 from byo import __version__
-from byo.export.rendered import Rendered, RenderedImage, extra, json_bytes, load_rendered, read_pixels
+from byo.export.rendered import (
+    Rendered,
+    RenderedImage,
+    extra,
+    json_bytes,
+    load_rendered,
+    read_pixels,
+)
 from byo.providers.reference import answer_text
 
 SHARD_BYTES = 256 * 2**20  # the default target size of a shard

@@ -95,14 +95,25 @@ def render_job(spec: SceneSpec, family: Family, *, threads: int) -> RenderResult
                         worker=f"{socket.gethostname()}:{os.getpid()}", phases=phases)
 
 
-# Test hook: a render of this image name hangs (sleeps) as a stuck Cycles render would, so the
-# executors' --timeout can be tested. Never set outside tests.
+# Test hooks: a render of this image name hangs (sleeps) as a stuck Cycles render would, so the
+# executors' --timeout can be tested; with TEST_HANG_ONCE (a file path) it hangs only while that
+# file does not exist, and first writes into it the pid of the process that started the render
+# worker (a Slurm array task, which a test then preempts). Never set outside tests.
 TEST_HANG_IMAGE = "BYO_TEST_HANG_IMAGE"
+TEST_HANG_ONCE = "BYO_TEST_HANG_ONCE"
 
 
 def _hang_if_asked(name: str) -> None:
-    if os.environ.get(TEST_HANG_IMAGE) == name:
-        time.sleep(3600)
+    if os.environ.get(TEST_HANG_IMAGE) != name:
+        return
+    once = os.environ.get(TEST_HANG_ONCE)
+    if once:
+        if os.path.exists(once):
+            return
+        with open(once + ".tmp", "w") as f:
+            f.write(str(os.getppid()))
+        os.replace(once + ".tmp", once)
+    time.sleep(3600)
 
 
 def _next_placement(task: RenderTask, spec: SceneSpec, hidden: list[str]) -> SceneSpec:
