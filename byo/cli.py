@@ -86,6 +86,13 @@ def byte_size(text: str) -> int:
     return int(value)
 
 
+def device_name(text: str) -> str:
+    """An argparse type: a torch device (--provider hf)."""
+    if not re.fullmatch(r"auto|cpu|mps|cuda(:[0-9]{1,2})?", text):
+        raise argparse.ArgumentTypeError(f"expected auto, cpu, cuda, cuda:N or mps, got {text[:40]!r}")
+    return text
+
+
 def slurm_name(text: str) -> str:
     """An argparse type: a Slurm partition, account or QOS name (it goes into an #SBATCH line)."""
     if not re.fullmatch(r"[A-Za-z0-9_.,\-]{1,100}", text):
@@ -324,7 +331,8 @@ def cmd_eval(args) -> int:
         dataset=args.dataset, provider=args.provider, model=args.model, params=params, questions=args.questions,
         providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
         key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
-        timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache, repeats=args.repeats)
+        timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache, repeats=args.repeats,
+        device=args.device, dtype=args.dtype, batch_size=args.batch_size)
     if args.repeats == 1:
         return eval_summary(evaluate(settings), args)  # a signal outside the run's own handlers ends in run()'s Stopped
     codes = []
@@ -755,8 +763,9 @@ def add_require_complete(p: argparse.ArgumentParser) -> None:
 def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dataset", type=Path, help="dataset directory (with questions.jsonl)")
     p.add_argument("--provider", required=True,
-                   help="openai, groq, ollama, openai-compatible, blind, oracle, or a --providers entry")
-    p.add_argument("--model", help="model name (optional for blind and oracle)")
+                   help="openai, groq, ollama, openai-compatible, hf (transformers in this process), blind, oracle, "
+                   "or a --providers entry")
+    p.add_argument("--model", help="model name (optional for blind and oracle; hf: a Hub name or a local folder)")
     p.add_argument("--questions", type=Path, help="question file (default DATASET/questions.jsonl)")
     p.add_argument("--providers", type=Path, help="providers YAML: endpoints, models, prices")
     p.add_argument("--run", help="run name: DATASET/runs/RUN (default PROVIDER-MODEL); rerun it to resume")
@@ -775,6 +784,13 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--detail", choices=["auto", "low", "high"], help="OpenAI image detail")
     p.add_argument("--max-side", type=whole(16), help="downscale images whose longest side exceeds this (pixels)")
     p.add_argument("--cache", type=Path, help="request cache (default DATASET/runs/cache.sqlite)")
+    hf = p.add_argument_group("--provider hf (pip install 'byo-render[hf]')")
+    hf.add_argument("--device", default="auto", type=device_name, help="where the model runs: auto (CUDA, then MPS, then CPU), cpu, "
+                    "cuda, cuda:1, mps")
+    hf.add_argument("--dtype", choices=["auto", "float32", "bfloat16", "float16"], default="auto",
+                    help="the weights' dtype (auto: the checkpoint's)")
+    hf.add_argument("--batch-size", type=whole(1), default=8, help="questions generated together (at most "
+                    "--concurrency)")
     p.add_argument("--repeats", type=whole(1), default=1, help="ask each question K times: repeat 1 is the run, "
                    "repeat r the run RUN.repeat-r (asked anew, cached per repeat); byo score reports their agreement")
 

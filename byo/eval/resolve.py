@@ -56,7 +56,7 @@ class Evaluation:
         self.questions = all_questions[: s.limit] if s.limit is not None else all_questions
         check_numbers(s)
 
-        self.timeout = s.timeout or entry.timeout or 60.0
+        self.timeout = s.timeout or entry.timeout or PROVIDERS[self.ptype].default_timeout
         self.api = s.api or entry.api
         # The SDKs also read these variables; naming the URL here puts it into the cache key.
         self.base_url = s.base_url or entry.base_url or os.environ.get(BASE_URL_ENV.get(self.ptype, ""))
@@ -71,7 +71,8 @@ class Evaluation:
             self.secrets.append(self.api_key)
         self.provider: Provider = create_provider(
             self.ptype, self.model, s.params, api=self.api, base_url=self.base_url, api_key=self.api_key,
-            timeout=self.timeout, questions=all_questions, connections=s.concurrency)
+            timeout=self.timeout, questions=all_questions, connections=s.concurrency,
+            local={"device": s.device, "dtype": s.dtype, "batch_size": s.batch_size})
         if entry.max_image_bytes:
             self.provider.limits = replace(self.provider.limits, max_bytes=entry.max_image_bytes)
         if entry.max_image_pixels:

@@ -159,6 +159,7 @@ class Provider:
     needs_image = True
     reference = False  # a baseline that calls no model (blind, oracle)
     cacheable = True
+    default_timeout = 60.0  # seconds per request, unless --timeout or the providers file says
 
     def __init__(self, model: str, params: GenerationParams, *, base_url: str | None = None,
                  limits: ImageLimits | None = None):
