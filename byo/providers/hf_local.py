@@ -26,7 +26,14 @@ import threading
 from PIL import Image
 
 from byo.errors import ConfigError
-from byo.providers.base import GenerationParams, ImageLimits, Provider, ProviderFailure, Request, Response
+from byo.providers.base import (
+    GenerationParams,
+    ImageLimits,
+    Provider,
+    ProviderFailure,
+    Request,
+    Response,
+)
 
 DEFAULT_MAX_TOKENS = 512
 DTYPES = ("auto", "float32", "bfloat16", "float16")
