@@ -332,7 +332,7 @@ def cmd_eval(args) -> int:
         providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
         key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
         timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache, repeats=args.repeats,
-        device=args.device, dtype=args.dtype, batch_size=args.batch_size)
+        device=args.device, dtype=args.dtype, batch_size=args.batch_size, structured=args.structured)
     if args.repeats == 1:
         return eval_summary(evaluate(settings), args)  # a signal outside the run's own handlers ends in run()'s Stopped
     codes = []
@@ -784,6 +784,9 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--detail", choices=["auto", "low", "high"], help="OpenAI image detail")
     p.add_argument("--max-side", type=whole(16), help="downscale images whose longest side exceeds this (pixels)")
     p.add_argument("--cache", type=Path, help="request cache (default DATASET/runs/cache.sqlite)")
+    p.add_argument("--structured", action="store_true", help="ask for the answer as JSON of a schema built from its "
+                   "answer type (response_format; ollama: format), read without heuristics; the run is "
+                   "PROVIDER-MODEL-structured: byo report and byo compare set it against the free-form run")
     hf = p.add_argument_group("--provider hf (pip install 'byo-render[hf]')")
     hf.add_argument("--device", default="auto", type=device_name, help="where the model runs: auto (CUDA, then MPS, then CPU), cpu, "
                     "cuda, cuda:1, mps")

@@ -43,6 +43,10 @@ class Evaluation:
         file = str(s.providers_file) if s.providers_file else None
         self.ptype, entry = provider_entry(s.provider, catalog, file)
         reference = PROVIDERS[self.ptype].reference
+        if s.structured and not PROVIDERS[self.ptype].structured:
+            raise ConfigError("<command line>", [("--structured", f"the {self.ptype} provider takes no JSON schema for "
+                                                  "its replies; the OpenAI-compatible ones, ollama and the reference "
+                                                  "providers do")])
         self.model = s.model or (self.ptype if reference else None)
         if not self.model:
             raise ConfigError("<command line>", [("--model", f"required for the {self.ptype} provider")])
@@ -78,12 +82,13 @@ class Evaluation:
         if entry.max_image_pixels:
             self.provider.limits = replace(self.provider.limits, max_pixels=entry.max_image_pixels)
 
-        name = s.run or run_name(s.provider, self.model)
+        name = s.run or run_name(s.provider, self.model) + ("-structured" if s.structured else "")
         self.run_dir = run_path(self.dataset, repeat_run_name(name, s.repeat))
         self.cache_path = Path(s.cache) if s.cache else default_cache(self.dataset)
         # Redacted as run.json records it (a key can hide in a URL), so that resuming compares like with like.
         self.identity = redact_all({"provider": s.provider, "type": self.ptype, "endpoint": self.provider.identity,
                                     "model": self.model, "parameters": s.params.model_dump(),
-                                    "max_side": s.max_side, **({"repeat": s.repeat} if s.repeat > 1 else {})},
+                                    "max_side": s.max_side, **({"repeat": s.repeat} if s.repeat > 1 else {}),
+                                    **({"structured": True} if s.structured else {})},
                                    self.secrets)
         check_same_request(self.run_dir, self.identity)

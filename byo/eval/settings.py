@@ -30,6 +30,7 @@ class EvalSettings:
     retries: int = 4  # attempts after the first, for retryable failures
     max_side: int | None = None  # downscale images whose longest side exceeds this
     cache: Path | None = None
+    structured: bool = False  # ask for the answer as JSON of a schema built from its answer type
     device: str = "auto"  # hf: where the model runs
     dtype: str = "auto"  # hf: the weights' dtype
     batch_size: int = 8  # hf: questions generated together
