@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from byo import runlog
-from byo.dataset import RESOLVED_CONFIG, SOURCE_CONFIG, Layout, atomic_write_bytes
+from byo.dataset import PASSES, RESOLVED_CONFIG, SOURCE_CONFIG, Layout, atomic_write_bytes
 from byo.errors import ConfigError
 from byo.plan import selected_jobs
 from byo.runner import finalize
@@ -87,8 +87,11 @@ def merge(dirs: list[str | Path], out: str | Path) -> dict[str, Path]:
     target.make_dirs()
     for name in planned:
         source = Layout(owner[name])
-        for key, path in {**source.files(name), "legend": source.legend(name)}.items():
-            destination = {**target.files(name), "legend": target.legend(name)}[key]
+        kinds = json.loads(source.legend(name).read_text()).get("passes", {})  # render.passes
+        if kinds:
+            (out / PASSES).mkdir(exist_ok=True)
+        for key, path in {**source.files(name, kinds), "legend": source.legend(name)}.items():
+            destination = {**target.files(name, kinds), "legend": target.legend(name)}[key]
             atomic_write_bytes(destination, path.read_bytes())  # the legend last, as the writer does
     for file in (SOURCE_CONFIG, RESOLVED_CONFIG):
         atomic_write_bytes(out / file, (dirs[0] / file).read_bytes())
