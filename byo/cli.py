@@ -20,7 +20,7 @@ from byo import __version__, doctor
 from byo.audit.run import AUDIT_FILE, audit_dataset
 from byo.dataset import IMAGES, LEGENDS, Layout
 from byo.errors import ConfigError, FatalRenderError, RenderError
-from byo.eval.layout import PREDICTIONS
+from byo.eval.layout import MAX_ANSWER_CHARS, PREDICTIONS
 from byo.eval.run import EvalSettings, evaluate
 from byo.executors import Executor
 from byo.executors.inprocess import InProcess
@@ -229,8 +229,9 @@ def cmd_eval(args) -> int:
         dataset=args.dataset, provider=args.provider, model=args.model, params=params, questions=args.questions,
         providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
         key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
-        timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache)
-    report = evaluate(settings)  # a signal outside the run's own handlers ends in run()'s Stopped
+        timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache,
+        max_answer_chars=args.max_answer_chars or None, wait=args.wait)
+    report = evaluate(settings, on_wait=waiting)  # a signal outside the run's own handlers ends in run()'s Stopped
     if report.stopped:
         stop = report.stopped
         done = (f"{len(report.rows)} of {report.n_questions} questions answered, {report.unanswered} left "
@@ -490,6 +491,19 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--detail", choices=["auto", "low", "high"], help="OpenAI image detail")
     p.add_argument("--max-side", type=whole(16), help="downscale images whose longest side exceeds this (pixels)")
     p.add_argument("--cache", type=Path, help="request cache (default DATASET/runs/cache.sqlite)")
+    p.add_argument("--max-answer-chars", type=whole(0), default=MAX_ANSWER_CHARS,
+                   help="store at most this many characters of an answer (its beginning and end; the cut is "
+                        "recorded in the prediction); 0: keep every answer whole")
+    add_wait(p, "run")
+
+
+def add_wait(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--wait", action="store_true", help=f"when another process writes the {what}, wait for it to end "
+                   "(default: exit 2 naming it)")
+
+
+def waiting(holder: str) -> None:
+    console.print(f"[yellow]waiting[/yellow] for {holder} to finish", highlight=False)
 
 
 def add_render_arguments(p: argparse.ArgumentParser) -> None:

@@ -224,12 +224,13 @@ def _notice_device_fallback(task: RenderTask, result: RenderResult, bar: Bar, re
 
 
 def finalize(layout: Layout, family: Family) -> dict[str, Path]:
-    """Per-dataset files, rebuilt from the legends on disk (so a resumed run writes the same)."""
-    legends = layout.legends()
+    """Per-dataset files, rebuilt from the legends on disk (so a resumed run writes the same). A
+    damaged image outside this run's selection is left out (`byo status` names it)."""
+    legends = layout.legends(damaged="skip")
     written = {"metadata": write_metadata(layout, legends)}
     written.update(family.export(layout, legends))
     if legends:
-        written["contact_sheet"] = contact_sheet(layout.root, caption=family.caption)
+        written["contact_sheet"] = contact_sheet(layout.root, caption=family.caption, legends=legends)
     return written
 
 

@@ -103,10 +103,11 @@ def thumbnail(path: Path, width: int, aspect: float) -> Image.Image:
 
 def contact_sheet(root: str | Path, *, caption: Callable[[dict], str] | None = None, columns: int | None = None,
                   thumb_width: int = 200, keys: list[str] | None = None, limit: int = 400,
-                  out: str | Path | None = None) -> Path:
-    """Every image (up to `limit`) with its index, its levels (or `keys`) and its caption."""
+                  out: str | Path | None = None, legends: list[dict] | None = None) -> Path:
+    """Every image (up to `limit`) with its index, its levels (or `keys`) and its caption; the
+    dataset's complete legends unless `legends` are given."""
     layout = Layout(root)
-    legends = layout.legends()[:limit]
+    legends = (layout.legends() if legends is None else legends)[:limit]
     if not legends:
         raise FileNotFoundError(f"{root}: no complete images to put on a contact sheet")
     aspect = legends[0]["height"] / legends[0]["width"]

@@ -12,11 +12,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
+from collections.abc import Callable
 
 from byo import __version__
 from byo.eval.cache import RequestCache
 from byo.eval.layout import (
     PREDICTIONS,
+    check_same_request,
     journal_row,
     open_journal,
     read_predictions,
@@ -31,6 +33,7 @@ from byo.eval.resolve import Evaluation
 from byo.eval.schedule import EndpointDown, Scheduler
 from byo.eval.settings import EvalReport, EvalSettings
 from byo.eval.stop import Stopped, endpoint_down, on_signals
+from byo.locks import writer_lock
 from byo.progress import Bar
 from byo.providers import ProviderFailure
 from byo.providers.keys import redact, redact_all
@@ -39,9 +42,14 @@ from byo.questions.load import Question
 __all__ = ["EvalReport", "EvalSettings", "evaluate", "run_name"]
 
 
-def evaluate(settings: EvalSettings, *, show_progress: bool = True) -> EvalReport:
+def evaluate(settings: EvalSettings, *, show_progress: bool = True,
+             on_wait: Callable[[str], None] | None = None) -> EvalReport:
+    """Ask every question. One process writes a run: another one on the same run is refused (exit
+    2, naming it), or waited for with `settings.wait` (`on_wait(holder)` is told)."""
     evaluation = Evaluation(settings)
-    return asyncio.run(Run(evaluation).run(show_progress))
+    with writer_lock(evaluation.run_dir, what="run", wait=settings.wait, on_wait=on_wait):
+        check_same_request(evaluation.run_dir, evaluation.identity)  # again, now that no one else writes
+        return asyncio.run(Run(evaluation).run(show_progress))
 
 
 class Run:
@@ -86,7 +94,8 @@ class Run:
         if outcome.failure is not None:
             return prediction_row(ev, q, image, status=outcome.failure.status, attempts=outcome.attempts,
                                   latency_s=outcome.latency_s, error=outcome.failure.message), None
-        record = answer_record(outcome.response, outcome.latency_s, outcome.attempts, ev.secrets)
+        record = answer_record(outcome.response, outcome.latency_s, outcome.attempts, ev.secrets,
+                               ev.settings.max_answer_chars)
         committed = self.cache.put(key, record) if key is not None else None
         add_tokens(self.tokens_new, record["tokens"])
         return prediction_row(ev, q, image, status="ok", attempts=outcome.attempts, latency_s=outcome.latency_s,
@@ -171,7 +180,7 @@ class Run:
             "api": ev.api,
             "key_source": ev.key_source,  # where the key came from; never the key
             "concurrency": s.concurrency, "rpm": s.rpm, "timeout_s": ev.timeout, "retries": s.retries,
-            "limit": s.limit,
+            "limit": s.limit, "max_answer_chars": s.max_answer_chars,
             "image_limits": {"max_bytes": ev.provider.limits.max_bytes,
                              "max_pixels": ev.provider.limits.max_pixels},
             "price": ev.price.model_dump(),

@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from byo.eval.layout import MAX_ANSWER_CHARS
 from byo.eval.stop import Stopped
 from byo.providers import GenerationParams
 
@@ -30,6 +31,8 @@ class EvalSettings:
     retries: int = 4  # attempts after the first, for retryable failures
     max_side: int | None = None  # downscale images whose longest side exceeds this
     cache: Path | None = None
+    max_answer_chars: int | None = MAX_ANSWER_CHARS  # longer answers are stored cut; None: kept whole
+    wait: bool = False  # another process writing the run: wait for it (else exit 2 naming it)
     backoff_base: float = 1.0  # seconds; doubled per attempt, with jitter
     backoff_max: float = 60.0
 
