@@ -113,7 +113,8 @@ def executor_for(args) -> Executor:
 
 def cmd_render(args) -> int:
     report = render_dataset(args.config, args.output, executor=executor_for(args), limit=args.limit,
-                            resume=args.resume, shard=args.shard, max_images=args.max_images)
+                            resume=args.resume, shard=args.shard, max_images=args.max_images, wait=args.wait,
+                            on_wait=waiting)
     root = report.out_dir
     for name, found in report.repaired:
         console.print(f"[yellow]rendered again[/yellow] {name}: {'; '.join(found)}", highlight=False)
@@ -320,7 +321,8 @@ def cmd_card_sheet(args) -> int:
 def cmd_export(args) -> int:
     from byo.export import export
 
-    paths = export(args.dataset, args.format, args.output, force=args.force, license=args.license, task=args.task)
+    paths = export(args.dataset, args.format, args.output, force=args.force, license=args.license, task=args.task,
+                   wait=args.wait, on_wait=waiting)
     console.print(f"exported {args.dataset} as {args.format}: {args.output}\n"
                   + "\n".join(f"{k}: {p}" for k, p in paths.items() if not k.startswith("shard ")))
     return 0
@@ -330,7 +332,8 @@ def cmd_import_predictions(args) -> int:
     from byo.export.predictions import import_predictions
 
     report = import_predictions(args.file, args.format, args.dataset, run=args.run, model=args.model,
-                                force=args.force)
+                                force=args.force, max_answer_chars=args.max_answer_chars or None, wait=args.wait,
+                                on_wait=waiting)
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(report.statuses.items()))
     console.print(f"{len(report.rows)} answers ({statuses}), {report.unanswered} questions unanswered\n"
                   f"predictions: {report.run_dir / 'predictions.jsonl'}\nnext: byo score {report.run_dir}")
@@ -348,6 +351,7 @@ def add_export_parsers(sub) -> None:
     ex.add_argument("--license", help="license in the dataset card (hf; default cc-by-4.0)")
     ex.add_argument("--task", help="task name (lmms-eval, inspect; default byo_<dataset name>)")
     ex.add_argument("--force", action="store_true", help="write into a non-empty output directory")
+    add_wait(ex, "output directory")
     ex.set_defaults(func=cmd_export)
 
     im = sub.add_parser("import-predictions", help="answers from another harness become a run for byo score")
@@ -357,6 +361,8 @@ def add_export_parsers(sub) -> None:
     im.add_argument("--run", help="run name: DATASET/runs/RUN (default FORMAT-MODEL)")
     im.add_argument("--model", help="model name (default: from the file)")
     im.add_argument("--force", action="store_true", help="replace the run's predictions")
+    add_max_answer_chars(im)
+    add_wait(im, "run")
     im.set_defaults(func=cmd_import_predictions)
 
 
@@ -491,10 +497,22 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--detail", choices=["auto", "low", "high"], help="OpenAI image detail")
     p.add_argument("--max-side", type=whole(16), help="downscale images whose longest side exceeds this (pixels)")
     p.add_argument("--cache", type=Path, help="request cache (default DATASET/runs/cache.sqlite)")
-    p.add_argument("--max-answer-chars", type=whole(0), default=MAX_ANSWER_CHARS,
+    add_max_answer_chars(p)
+    add_wait(p, "run")
+
+
+def answer_cap(text: str) -> int:
+    """An argparse type: 0 (no cap) or at least 100 characters."""
+    value = whole(0)(text)
+    if 0 < value < 100:
+        raise argparse.ArgumentTypeError(f"expected 0 (keep answers whole) or at least 100, got {value}")
+    return value
+
+
+def add_max_answer_chars(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-answer-chars", type=answer_cap, default=MAX_ANSWER_CHARS,
                    help="store at most this many characters of an answer (its beginning and end; the cut is "
                         "recorded in the prediction); 0: keep every answer whole")
-    add_wait(p, "run")
 
 
 def add_wait(p: argparse.ArgumentParser, what: str) -> None:
@@ -527,6 +545,7 @@ def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shard", type=_shard, help="render only shard I of N (0 <= I < N): images whose index is I "
                    "modulo N; `byo merge` combines the shards' directories")
     add_max_images(p)
+    add_wait(p, "output directory")
 
 
 def add_max_images(p: argparse.ArgumentParser) -> None:

@@ -34,6 +34,8 @@ from byo.executors import Executor
 from byo.executors.pool import LocalPool
 from byo.families import get_family, load_config
 from byo.families.base import Family
+from byo.inputs import read_json
+from byo.locks import entries, writer_lock
 from byo.plan import ImageJob, Shard, image_count, jobs, selected_jobs
 from byo.progress import Bar
 from byo.render.messages import RenderResult, RenderTask
@@ -88,17 +90,23 @@ def sample_tasks(cfg: DatasetConfig, family: Family, todo: Iterable[ImageJob], f
     return tasks
 
 
-def _output(cfg: DatasetConfig, resolved: dict, out_dir: str | Path | None, resume: bool, file: str) -> Layout:
+def _output_dir(cfg: DatasetConfig, out_dir: str | Path | None, file: str) -> Path:
     out = Path(out_dir or cfg.dataset.output_dir or Path("output") / cfg.dataset.name)
-    previous = out / RESOLVED_CONFIG
     blocker = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
     if blocker is not None:
         raise ConfigError(file, [("<output>", f"{out} cannot be a directory: {blocker} is a file")])
-    if out.exists() and any(out.iterdir()):
+    return out
+
+
+def _output(out: Path, resolved: dict, resume: bool, file: str) -> Layout:
+    """The output directory's layout, once this process holds its lock: empty, or (--resume) one
+    rendered from the same config."""
+    previous = out / RESOLVED_CONFIG
+    if entries(out):
         if not resume:
             raise ConfigError(file, [("<output>", f"{out} is not empty; pass --resume to continue it "
                                       "or choose another output directory")])
-        if previous.is_file() and json.loads(previous.read_text()) != resolved:
+        if previous.is_file() and read_json(previous) != resolved:
             raise ConfigError(file, [("<output>", f"{out} was rendered from a different config; "
                                       "--resume needs the same config")])
     return Layout(out)
@@ -108,9 +116,11 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
                    executor: Executor | None = None, limit: int | None = None, resume: bool = False,
                    shard: Shard | None = None, file: str | None = None, show_progress: bool = True,
                    max_images: int | None = None,
-                   on_result: Callable[[RenderResult], None] | None = None) -> RenderReport:
+                   on_result: Callable[[RenderResult], None] | None = None, wait: bool = False,
+                   on_wait: Callable[[str], None] | None = None) -> RenderReport:
     """Render `config` (a validated config, data, or a YAML file) into `out_dir`: the first
-    `limit` images of the plan, only those of `shard` when given."""
+    `limit` images of the plan, only those of `shard` when given. One process writes a dataset:
+    another one rendering into the same directory is refused (or waited for, `wait`)."""
     if isinstance(config, DatasetConfig):
         cfg, family, file = config, get_family(config.dataset.family), file or "<config>"
     else:
@@ -121,8 +131,19 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
         raise ConfigError(file, [("<dataset>", f"{len(selected):,} images to render, more than the limit of "
                                   f"{max_images:,}; raise it with --max-images, or render a part with --limit")])
     resolved = resolved_config(cfg, family)
-    layout = _output(cfg, resolved, out_dir, resume, file)
-    fresh = not layout.root.exists() or not any(layout.root.iterdir())
+    out = _output_dir(cfg, out_dir, file)
+    with writer_lock(out, what="dataset", wait=wait, on_wait=on_wait):
+        return _render_locked(cfg, family, config, file, out, resolved, selected, executor=executor, limit=limit,
+                              resume=resume, shard=shard, show_progress=show_progress, on_result=on_result)
+
+
+def _render_locked(cfg: DatasetConfig, family: Family, config, file: str, out: Path, resolved: dict,
+                   selected: list[ImageJob], *, executor: Executor | None, limit: int | None, resume: bool,
+                   shard: Shard | None, show_progress: bool,
+                   on_result: Callable[[RenderResult], None] | None) -> RenderReport:
+    """`render_dataset`, in the output directory whose lock this process holds."""
+    layout = _output(out, resolved, resume, file)
+    fresh = not entries(layout.root)
     todo, repaired = _still_to_render(layout, selected, show_progress)
     tasks = sample_tasks(cfg, family, todo, file)
 
