@@ -28,6 +28,7 @@ from byo.executors.pool import LocalPool
 from byo.families import get_family, load_config
 from byo.families.crest.sheet import dataset_sheet, library_configs, library_sheet
 from byo.families.poker.sheet import card_sheet, crop_cards, sheet_configs, tile_size
+from byo.inputs import reading
 from byo.merge import merge
 from byo.plan import Shard, combination, combination_count, image_count, jobs
 from byo.providers import GenerationParams
@@ -201,20 +202,27 @@ def cmd_audit(args) -> int:
         out.print(f"[red]{q.status}[/red] {q.id}: {q.reason}", highlight=False)
     for p in report.legend_problems[: args.show]:
         out.print(f"[red]legend[/red] {p.image}: {p.field}: {p.problem}", highlight=False)
-    more = max(0, len(findings) - args.show) + max(0, len(report.legend_problems) - args.show)
+    for d in report.damaged[: args.show]:
+        console.print(f"[red]damaged[/red] {escape(d.file)}: {escape(d.problem)}", highlight=False)
+    more = sum(max(0, len(x) - args.show) for x in (findings, report.legend_problems, report.damaged))
     if more:
         out.print(f"... {more} more in the audit file")
+    damaged = f", {len(report.damaged)} damaged images (not audited)" if report.damaged else ""
     console.print(f"{report.count('wrong')} wrong, {report.count('ill_posed')} ill-posed, "
-                  f"{len(report.legend_problems)} legend fields disagreeing with the pixels: "
+                  f"{len(report.legend_problems)} legend fields disagreeing with the pixels{damaged}: "
                   f"{Path(report.dataset) / AUDIT_FILE}")
     return 1 if report.failed else 0
 
 
 def cmd_contact_sheet(args) -> int:
-    legends = Layout(args.dataset).legends()
-    caption = get_family(legends[0]["family"]).caption if legends else None
+    layout = Layout(args.dataset)
+    legends = layout.legends()
+    caption = None
+    if legends:
+        with reading(layout.legend(legends[0]["name"]), "a legend"):
+            caption = get_family(legends[0]["family"]).caption
     path = contact_sheet(args.dataset, caption=caption, columns=args.columns, thumb_width=args.thumb_width,
-                         keys=args.keys.split(",") if args.keys else None, out=args.output)
+                         keys=args.keys.split(",") if args.keys else None, out=args.output, legends=legends)
     console.print(f"contact sheet: {path}")
     return 0
 
@@ -576,7 +584,7 @@ def run(func, args) -> int:
     except (ConfigError, FatalRenderError) as err:
         console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
         return 2
-    except (RenderError, FileNotFoundError) as err:
+    except (RenderError, OSError) as err:  # a file or directory that cannot be read or written, a full disk
         console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
         return 1
 

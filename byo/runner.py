@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -29,12 +30,12 @@ from byo.dataset import (
     atomic_write_text,
     write_metadata,
 )
-from byo.errors import ConfigError, FatalRenderError, RenderError, format_key_path
+from byo.errors import ConfigError, FatalRenderError, InputError, RenderError, format_key_path
 from byo.executors import Executor
 from byo.executors.pool import LocalPool
 from byo.families import get_family, load_config
 from byo.families.base import Family
-from byo.inputs import read_json
+from byo.inputs import DATA_ERRORS, read_json, reading
 from byo.locks import entries, writer_lock
 from byo.plan import ImageJob, Shard, image_count, jobs, selected_jobs
 from byo.progress import Bar
@@ -248,11 +249,31 @@ def finalize(layout: Layout, family: Family) -> dict[str, Path]:
     """Per-dataset files, rebuilt from the legends on disk (so a resumed run writes the same). A
     damaged image outside this run's selection is left out (`byo status` names it)."""
     legends = layout.legends(damaged="skip")
-    written = {"metadata": write_metadata(layout, legends)}
-    written.update(family.export(layout, legends))
+    with reading(layout.root / LEGENDS, "legends"):
+        written = {"metadata": write_metadata(layout, legends)}
+    try:
+        written.update(family.export(layout, legends))
+    except ConfigError:
+        raise
+    except DATA_ERRORS:
+        raise _unreadable_legend(layout, family, legends) from None
     if legends:
         written["contact_sheet"] = contact_sheet(layout.root, caption=family.caption, legends=legends)
     return written
+
+
+def _unreadable_legend(layout: Layout, family: Family, legends: list[dict]) -> InputError:
+    """The legend that a family's per-dataset export cannot read, found by exporting each one alone
+    into a scratch directory."""
+    for legend in legends:
+        with tempfile.TemporaryDirectory() as scratch:
+            try:
+                family.export(Layout(scratch), [legend])
+            except DATA_ERRORS as err:
+                return InputError(layout.legend(legend["name"]), f"not a {family.name} legend this version can read "
+                                  f"({type(err).__name__}: {str(err)[:150]}); remove it and render again with --resume")
+    return InputError(layout.root / LEGENDS, f"the {family.name} legends do not fit together (the dataset files of "
+                      "the family could not be written)")
 
 
 def render_images(config: DatasetConfig | dict, executor: Executor | None = None) -> list[RenderResult]:

@@ -10,6 +10,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
 
 from byo.dataset import Layout, atomic_write_bytes, png_bytes
+from byo.inputs import reading
 
 SHEET = "contact_sheet.png"
 _CJK_FONTS = [  # a CJK font when one is installed draws Japanese names
@@ -116,7 +117,8 @@ def contact_sheet(root: str | Path, *, caption: Callable[[dict], str] | None = N
         levels = legend.get("levels", {})
         lines = [f"#{legend['index']}"] + [f"{k.split('.')[-1]}={levels[k]}" for k in keys or levels if k in levels]
         if caption:
-            lines += wrap(caption(legend), thumb_width)
+            with reading(layout.legend(legend["name"]), "a legend"):
+                lines += wrap(caption(legend), thumb_width)
         tiles.append((thumbnail(layout.root / legend["image"], thumb_width, aspect), lines))
     columns = columns or min(8, max(1, math.ceil(math.sqrt(len(tiles)))))
     return grid(tiles, out or layout.root / SHEET, columns)

@@ -11,7 +11,7 @@ from typing import TextIO
 import pydantic_core
 
 from byo.dataset import atomic_write_text
-from byo.errors import ConfigError
+from byo.errors import ConfigError, InputError
 from byo.inputs import json_kind, read_bytes, read_json
 from byo.names import as_name, safe_name
 
@@ -51,12 +51,24 @@ def cap_answer(text: str | None, max_chars: int | None) -> tuple[str | None, dic
 def check_same_request(run_dir: Path, request: dict) -> None:
     """A run keeps the request settings it was first made with: resuming must not mix answers."""
     previous = run_dir / RUN_FILE
-    if previous.is_file():
+    if previous.exists():
         before = read_json(previous).get("request")
+        if before is not None and not isinstance(before, dict):
+            raise InputError(previous, f"expected the run's request settings (an object), got {json_kind(before)}",
+                             key="request")
         if before != request:
             changed = ", ".join(k for k, v in request.items() if (before or {}).get(k) != v)
             raise ConfigError(str(previous), [("request", f"this run was made with different settings "
                                                f"({changed} changed); choose another --run NAME")])
+
+
+def recorded_path(path: Path, dataset: Path) -> str:
+    """A file's path as run.json records it: relative to the dataset when inside it (the run then
+    moves with its dataset), else absolute."""
+    try:
+        return path.resolve().relative_to(dataset.resolve()).as_posix()
+    except ValueError:
+        return str(path.resolve())
 
 
 def write_run_file(run_dir: Path, info: dict) -> None:
@@ -93,10 +105,13 @@ def row_problem(row) -> str | None:
 ROW_FIELDS = (("id", (str,), "a question id (text)"), ("status", (str,), "a status (text)"),
               ("response", (str, type(None)), "the answer as text, or null"),
               ("refusal", (bool, type(None)), "true or false"),
-              ("tokens", (dict, type(None)), "an object of token counts, or null"))
+              ("tokens", (dict, type(None)), "an object of token counts, or null"),
+              ("model", (str, type(None)), "the model's name (text), or null"),
+              ("provider", (str, type(None)), "the provider's name (text), or null"),
+              ("error", (str, type(None)), "an error message (text), or null"))
 
 
-def read_predictions(path: Path) -> tuple[dict[str, dict], list[tuple[str, str]]]:
+def read_predictions(path: Path) -> tuple[dict[str, dict], list[tuple[str | None, str]]]:
     """The rows of a predictions file by id (a journal may hold several rows of one question: the
     last one wins), and its problems as (line, what is wrong). A last line cut short by a crash is
     no problem: its question is simply not answered. A binary file is one problem."""
@@ -104,7 +119,7 @@ def read_predictions(path: Path) -> tuple[dict[str, dict], list[tuple[str, str]]
     problems = []
     data = read_bytes(path) if path.exists() else b""
     if b"\x00" in data:
-        return {}, [("<file>", "a binary file, expected JSON lines")]
+        return {}, [(None, "a binary file, expected JSON lines")]
     lines = data.split(b"\n")
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():

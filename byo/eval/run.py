@@ -13,8 +13,10 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 from byo import __version__
+from byo.errors import InputError
 from byo.eval.cache import RequestCache
 from byo.eval.layout import (
     PREDICTIONS,
@@ -22,6 +24,7 @@ from byo.eval.layout import (
     journal_row,
     open_journal,
     read_predictions,
+    recorded_path,
     run_name,
     write_predictions,
     write_run_file,
@@ -50,6 +53,17 @@ def evaluate(settings: EvalSettings, *, show_progress: bool = True,
     with writer_lock(evaluation.run_dir, what="run", wait=settings.wait, on_wait=on_wait):
         check_same_request(evaluation.run_dir, evaluation.identity)  # again, now that no one else writes
         return asyncio.run(Run(evaluation).run(show_progress))
+
+
+def earlier_rows(path: Path) -> dict[str, dict]:
+    """The rows an earlier invocation of the run wrote. A last line cut short by a kill is no
+    problem (its question is asked again); other damage is named, and nothing is overwritten."""
+    rows, problems = read_predictions(path)
+    if problems:
+        where, what = problems[0]
+        raise InputError(path, f"{what}; move the file away (its answers are in the request cache) or choose "
+                         "another --run NAME", key=where)
+    return rows
 
 
 class Run:
@@ -103,13 +117,13 @@ class Run:
 
     async def run(self, show_progress: bool) -> EvalReport:
         ev = self.ev
+        earlier = earlier_rows(ev.run_dir / PREDICTIONS)  # rows of an interrupted invocation
         ev.run_dir.mkdir(parents=True, exist_ok=True)
         self.cache = RequestCache(ev.cache_path) if ev.provider.cacheable else None
         write_run_file(ev.run_dir, self.run_info(None))
         started = time.perf_counter()
         bar = Bar(f"[bold]eval[/bold] {ev.settings.provider}/{ev.model}", len(ev.questions), unit="q",
                   enabled=show_progress)
-        earlier, _ = read_predictions(ev.run_dir / PREDICTIONS)  # rows of an interrupted invocation
         journal = open_journal(ev.run_dir)  # completion order; rewritten in order at the end
 
         def describe() -> str:
@@ -175,7 +189,7 @@ class Run:
             "request": ev.identity,
             "byo_version": __version__,
             "reference": ev.provider.reference,
-            "questions": str(ev.questions_path),
+            "questions": recorded_path(ev.questions_path, ev.dataset),
             "n_questions": len(ev.questions),
             "api": ev.api,
             "key_source": ev.key_source,  # where the key came from; never the key

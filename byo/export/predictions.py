@@ -31,7 +31,14 @@ from pathlib import Path
 from byo import __version__
 from byo.dataset import atomic_write_text
 from byo.errors import ConfigError, InputError
-from byo.eval.layout import MAX_ANSWER_CHARS, PREDICTIONS, RUN_FILE, cap_answer, run_path
+from byo.eval.layout import (
+    MAX_ANSWER_CHARS,
+    PREDICTIONS,
+    RUN_FILE,
+    cap_answer,
+    recorded_path,
+    run_path,
+)
 from byo.export.source import QUESTIONS, Question, load_questions
 from byo.inputs import decode, json_kind, read_bytes, read_json, reading
 from byo.locks import writer_lock
@@ -356,7 +363,7 @@ def import_predictions(file: str | Path, fmt: str, dataset: str | Path, *, run: 
             if v is not None:
                 tokens[k] = tokens.get(k, 0) + v
     info = {"request": {"provider": imported.provider, "type": "import", "model": model},
-            "byo_version": __version__, "reference": False, "questions": str(questions_path),
+            "byo_version": __version__, "reference": False, "questions": recorded_path(questions_path, dataset),
             "n_questions": len(questions), "imported": {"format": fmt, "file": str(file.resolve()), **imported.info},
             "max_answer_chars": max_answer_chars, "finished": True, "statuses": dict(sorted(statuses.items())),
             "tokens": tokens}

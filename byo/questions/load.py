@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from byo.errors import ConfigError
+from byo.errors import ConfigError, InputError
+from byo.inputs import decode, read_bytes
+from byo.names import inside
 from byo.schema import validation_problems
 
 QUESTIONS = "questions.jsonl"
@@ -33,12 +35,13 @@ class Question(BaseModel):
 
 
 def image_problem(image: str, dataset: Path) -> str | None:
-    """What is wrong with a question's image path, if anything."""
-    path = PurePosixPath(image)
-    if path.is_absolute() or ".." in path.parts:
-        return f"expected a path inside the dataset, got {image!r}"
-    if not (dataset / path).is_file():
-        return f"{dataset / path} does not exist"
+    """What is wrong with a question's image path, if anything: it must name a file inside the
+    dataset (no absolute path, no '..', no link leading out)."""
+    path = inside(dataset, image)
+    if path is None:
+        return f"expected a path inside the dataset, got {image[:100]!r}"
+    if not path.is_file():
+        return f"{path} does not exist"
     return None
 
 
@@ -52,6 +55,8 @@ def read_question(line: str, where: str) -> tuple[Question | None, list[tuple[st
         raw = json.loads(line)
     except json.JSONDecodeError as err:
         return None, [(where, f"not valid JSON: {err}")]
+    except RecursionError:
+        return None, [(where, "JSON nested too deeply")]
     if not isinstance(raw, dict):
         return None, [(where, "expected a JSON object")]
     try:
@@ -64,10 +69,12 @@ def load_questions(path: str | Path, dataset: str | Path) -> list[Question]:
     """Every line must be a valid question with a unique id and an existing image inside `dataset`."""
     path, dataset = Path(path), Path(dataset)
     file = str(path)
-    try:
-        lines = path.read_text().splitlines()
-    except FileNotFoundError:
-        raise ConfigError(file, [("<file>", "file not found (questions are written by the question step)")]) from None
+    if not path.exists():
+        raise ConfigError(file, [("<file>", "file not found (questions are written by the question step)")])
+    data = read_bytes(path)
+    if b"\x00" in data:
+        raise InputError(path, "a binary file, expected questions as JSON lines")
+    lines = decode(data, path).splitlines()
     problems: list[tuple[str, str]] = []
     questions: list[Question] = []
     seen: dict[str, int] = {}

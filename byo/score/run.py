@@ -20,6 +20,9 @@ from byo.score.parse import STATUSES
 from byo.score.rows import PREDICTIONS, load_run, partial_note
 
 PARSED = "parsed.jsonl"
+# What the report reads of each row of parsed.jsonl (a file without them is scored again).
+ROW_KEYS = frozenset({"id", "image", "key", "variant", "levels", "answer_type", "answer", "response", "status",
+                      "value", "correct", "error", "prompt", "note", "candidates"})
 SCORES = "scores.json"
 TABLES = ("metrics", "confusion", "localization", "localization_cells", "binding", "parsing")  # + families' own
 DEFINITIONS = {
@@ -155,18 +158,34 @@ def score_run(run_dir: Path, *, n_boot: int = 1000, seed: int = 0,
 
 
 def load_scores(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False) -> Scores:
-    """The run's written scores, or fresh ones when they are missing, older than the predictions or
-    written before runs were marked partial."""
+    """The run's written scores, or fresh ones when they are missing, older than the predictions,
+    written before runs were marked partial, or do not read (they are made from the predictions
+    again, never trusted half)."""
     run_dir = Path(run_dir)
-    scores_path, parsed_path = run_dir / SCORES, run_dir / PARSED
-    predictions = run_dir / PREDICTIONS
-    fresh = (scores_path.is_file() and parsed_path.is_file() and predictions.is_file()
-             and scores_path.stat().st_mtime >= predictions.stat().st_mtime)
-    doc = json.loads(scores_path.read_text()) if fresh else {}
-    if "partial" not in doc.get("run", {}):
+    scores = _written_scores(run_dir)
+    if scores is None:
         return score_run(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete)[0]
-    rows = [json.loads(line) for line in parsed_path.read_text().splitlines() if line]
-    scores = Scores(facts=doc["run"], rows=rows, tables=doc["tables"], settings=doc["settings"])
     if require_complete:
         check_complete(scores, run_dir)
+    return scores
+
+
+def _written_scores(run_dir: Path) -> Scores | None:
+    scores_path, parsed_path, predictions = run_dir / SCORES, run_dir / PARSED, run_dir / PREDICTIONS
+    fresh = (scores_path.is_file() and parsed_path.is_file() and predictions.is_file()
+             and scores_path.stat().st_mtime >= predictions.stat().st_mtime)
+    if not fresh:
+        return None
+    try:
+        doc = json.loads(scores_path.read_bytes())
+        if not isinstance(doc.get("run"), dict) or "partial" not in doc["run"]:
+            return None
+        rows = [json.loads(line) for line in parsed_path.read_bytes().splitlines() if line.strip()]
+        scores = Scores(facts=doc["run"], rows=rows, tables=doc["tables"], settings=doc["settings"])
+        if not all(isinstance(r, dict) and ROW_KEYS <= r.keys() for r in rows) \
+                or not isinstance(scores.tables, dict) or not isinstance(scores.settings, dict):
+            return None
+        scores.overall  # noqa: B018 -- the tables the report needs are there
+    except (ValueError, RecursionError, KeyError, TypeError, AttributeError, StopIteration):
+        return None
     return scores
