@@ -5,6 +5,7 @@ name an API version, which are no secret and tell endpoints apart)."""
 
 from __future__ import annotations
 
+import base64
 import re
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
@@ -51,4 +52,6 @@ def url_secrets(url: str | None) -> list[str]:
     except ValueError:
         return [url]
     found += [v for k, v in parse_qsl(parts.query, keep_blank_values=False) if k.lower() not in KEPT_PARAMETERS]
+    if parts.username is not None or parts.password is not None:  # as an HTTP client sends them: basic auth
+        found.append(base64.b64encode(unquote(f"{parts.username or ''}:{parts.password or ''}").encode()).decode())
     return [s for v in found if v for s in {v, unquote(v)}]
