@@ -584,8 +584,12 @@ def run(func, args) -> int:
     except (ConfigError, FatalRenderError) as err:
         console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
         return 2
-    except (RenderError, OSError) as err:  # a file or directory that cannot be read or written, a full disk
+    except RenderError as err:
         console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
+        return 1
+    except OSError as err:  # a file or directory that cannot be read or written, a full disk
+        where = f"{err.filename}: " if err.filename else ""
+        console.print(f"[red]error:[/red] {escape(where + (err.strerror or str(err)))}", highlight=False)
         return 1
 
 

@@ -90,10 +90,10 @@ def load_questions(path: str | Path, dataset: str | Path) -> list[Question]:
         if q.id in seen:
             problems.append((f"{where}: id", f"{q.id!r} is already the id of line {seen[q.id]}"))
         seen.setdefault(q.id, number)
-        if q.image not in image_problems:
+        if q.image not in image_problems:  # each image's problem once, on the first line naming it
             image_problems[q.image] = image_problem(q.image, dataset)
-        if image_problems[q.image]:
-            problems.append((f"{where}: image", image_problems[q.image]))
+            if image_problems[q.image]:
+                problems.append((f"{where}: image", image_problems[q.image]))
         questions.append(q)
         if len(problems) >= 20:
             problems.append(("...", "stopped after 20 problems"))
