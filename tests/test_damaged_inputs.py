@@ -248,6 +248,8 @@ CASES: dict[str, Case] = {
     "question nested 100000 deep x export vlmevalkit": Case(write(questions, "[" * 100_000 + "\n"),
                                                             export("vlmevalkit"), 2, "questions.jsonl",
                                                             "nested too deeply"),
+    "question answer not of its type x score": Case(edit_lines(questions, lambda rows: rows[0].update(answer="")),
+                                                    SCORE, 2, "questions.jsonl", "line 1: answer: expected"),
     "question image outside x eval": Case(edit_lines(questions, lambda rows: rows[0].update(image="../answers.jsonl")),
                                           EVAL, 2, "questions.jsonl", "expected a path inside the dataset"),
     "question image a link out x export inspect": Case(symlink(image, "outside.png"), export("inspect"), 2,

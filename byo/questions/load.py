@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from byo.errors import ConfigError, InputError
 from byo.inputs import decode, read_bytes
@@ -28,10 +29,43 @@ class Question(BaseModel):
     preprompt: str
     instruction: str
     prompt: str  # the full text sent to the model
-    answer: Any  # ground truth, any JSON value
     answer_type: str
+    answer: Any  # ground truth: a JSON value of the shape its answer type scores
     params: dict[str, Any] = {}  # the template parameters drawn from the legend
     choices: list[str] | None = None  # multiple-choice options (the answer is then a letter)
+
+    @field_validator("answer")
+    @classmethod
+    def answer_of_its_type(cls, answer: Any, info: ValidationInfo) -> Any:
+        """The answer has the shape its answer type scores (a number for a count...)."""
+        problem = answer_problem(info.data.get("answer_type", ""), answer)
+        if problem:
+            raise ValueError(problem)
+        return answer
+
+
+NUMBERS = ("integer", "row", "column")
+TEXTS = ("label", "position_word", "yes_no", "multiple_choice", "card")
+SETS = ("label_set", "card_set")
+
+
+def answer_problem(answer_type: str, answer: Any) -> str | None:
+    """What is wrong with `answer` for the scorer of `answer_type`, if anything (answer types of a
+    family's own are the family's to check)."""
+    def number(v) -> bool:
+        return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+    if answer_type in NUMBERS and not number(answer):
+        return f"expected a number (answer type {answer_type}), got {answer!r:.60}"
+    if answer_type in TEXTS and not isinstance(answer, str):
+        return f"expected text (answer type {answer_type}), got {answer!r:.60}"
+    if answer_type in SETS and not (isinstance(answer, list) and all(isinstance(v, str) for v in answer)):
+        return f"expected a list of texts (answer type {answer_type}), got {answer!r:.60}"
+    if answer_type == "cell":
+        pair = [answer.get("row"), answer.get("column")] if isinstance(answer, dict) else answer
+        if not (isinstance(pair, list) and len(pair) == 2 and all(number(v) and v == int(v) for v in pair)):
+            return f"expected [row, column] (answer type cell), got {answer!r:.60}"
+    return None
 
 
 def image_problem(image: str, dataset: Path) -> str | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from byo.dataset import Layout
 from byo.errors import ConfigError, InputError
 from byo.eval.layout import PREDICTIONS, RUN_FILE, read_predictions
-from byo.inputs import json_kind, read_json
+from byo.inputs import json_kind, read_json, reading
 from byo.questions.load import QUESTIONS, Question, load_questions
 from byo.score.parse import FAMILY_TYPES, Domains, context_for, parse_answer
 from byo.score.vocab import POSITION_WORDS, position_cell
@@ -98,13 +98,12 @@ def legend_splits(questions: list[Question], dataset: Path) -> dict[str, str]:
     layout, out = Layout(dataset), {}
     for q in questions:
         if q.answer_type in FAMILY_TYPES and "split" not in q.params and q.image not in out:
-            name = Path(q.image).stem
-            legend, found = layout.read_legend(name)
-            if legend is None and found == ["no legend"]:
+            path = layout.legend(Path(q.image).stem)
+            if not path.exists():
                 continue
-            if found:
-                raise layout.damage(name, found)
-            split = legend["extras"].get("split")
+            legend = read_json(path)  # only its split is read: a legend of any version will do
+            with reading(path, "a legend"):
+                split = (legend.get("extras") or {}).get("split")
             if split is not None:
                 out[q.image] = str(split)
     return out
