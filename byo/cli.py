@@ -175,7 +175,7 @@ def cmd_questions(args) -> int:
 
     path, summary = generate(args.dataset, preprompts=listed(args.preprompts) or ["neutral"],
                              instructions=listed(args.instructions) or ["direct"], keys=listed(args.keys),
-                             templates=args.templates, out=args.output)
+                             templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting)
     table = Table("key", "questions", "skipped", "why skipped", title=f"{summary.images} images x "
                   f"{summary.variants} prompt variants")
     for key in sorted(set(summary.questions) | set(summary.skipped)):
@@ -415,6 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
     questions.add_argument("--keys", help="comma-separated question keys (default: all of the family)")
     questions.add_argument("--templates", type=Path, default=None, help="question templates folder")
     questions.add_argument("-o", "--output", type=Path, help="default: DATASET/questions.jsonl")
+    add_wait(questions, "dataset (a render)")
     questions.set_defaults(func=cmd_questions)
 
     audit = sub.add_parser("audit", help="recompute every answer from the masks and the camera; exit 1 on any "

@@ -310,6 +310,12 @@ CASES: dict[str, Case] = {
     "inspect sample of another shape x import": Case(write(inspect_log, zipped({
         "header.json": '{"eval": {"model": "m"}}', "samples/a.json": '{"id": "a", "output": [1]}'})),
         importing("inspect", "W/log.eval"), 2, "log.eval", "not an Inspect log this version can read"),
+    # the providers file and the key file of byo eval
+    "providers file binary x eval": Case(write(lambda r: r / "providers.yaml", BINARY), [
+        *EVAL, "--providers", "W/providers.yaml"], 2, "providers.yaml", "not UTF-8 text"),
+    "key file binary x eval": Case(write(lambda r: r / "key.txt", BINARY), [
+        "eval", "DS", "--provider", "openai-compatible", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+        "--key-file", "W/key.txt"], 2, "key.txt", "not UTF-8 text"),
     # names and paths that would lead outside
     "--run ../../x x eval": Case(nothing, ["eval", "DS", "--provider", "oracle", "--run", "../../x"], 2, "--run",
                                  "not a safe run name"),
@@ -327,6 +333,8 @@ CASES: dict[str, Case] = {
                                 locked="ds/runs/imported"),
     "dataset locked x render --resume": Case(nothing, RESUME, 2, "ds", "the dataset is being written by pid",
                                              locked="ds"),
+    "dataset being rendered x questions": Case(nothing, QUESTIONS, 2, "ds", "the dataset is being written by pid",
+                                               locked="ds"),
     "output locked x export hf": Case(nothing, export("hf"), 2, "out", "the export is being written by pid",
                                       locked="out"),
     "output locked x merge": Case(nothing, ["merge", "DS", "-o", "OUT"], 2, "out", "the dataset is being written by pid",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -18,6 +19,7 @@ from byo.errors import ConfigError, InputError
 from byo.families import get_family
 from byo.families.base import CATALOG, Answer, Skip, ask
 from byo.inputs import reading
+from byo.locks import writer_lock
 from byo.questions.load import QUESTIONS
 from byo.schema import Strict, validation_problems
 
@@ -100,8 +102,18 @@ class Summary:
 
 
 def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("direct",), keys=None,
-             templates: str | Path | None = None, out: str | Path | None = None) -> tuple[Path, Summary]:
-    layout = Layout(dataset)
+             templates: str | Path | None = None, out: str | Path | None = None, wait: bool = False,
+             on_wait: Callable[[str], None] | None = None) -> tuple[Path, Summary]:
+    """Write the questions of a rendered dataset. The dataset is locked meanwhile: a render still
+    writing it is named (or waited for, `wait`) instead of giving the questions of part of it."""
+    if not Path(dataset).is_dir():
+        raise ConfigError(str(dataset), [("<dataset>", "not a directory: render the dataset first")])
+    with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait):
+        return _generate(Layout(dataset), preprompts, instructions, keys, templates, out)
+
+
+def _generate(layout: Layout, preprompts, instructions, keys, templates, out) -> tuple[Path, Summary]:
+    dataset = layout.root
     legends = layout.legends()
     if not legends:
         raise ConfigError(str(dataset), [("<dataset>", "no complete images (render the dataset first)")])
