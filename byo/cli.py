@@ -1,6 +1,6 @@
 """Command line: `byo plan`, `byo render`, `byo status`, `byo merge`, `byo doctor`, `byo questions`,
 `byo audit`, `byo contact-sheet`, `byo eval`, `byo score`, `byo report`, `byo crest-sheet`,
-`byo crest-library-sheet`, `byo card-sheet`, `byo export`, `byo import-predictions`."""
+`byo crest-library-sheet`, `byo card-sheet`, `byo export`, `byo import-predictions`, `byo human`."""
 
 from __future__ import annotations
 
@@ -348,6 +348,32 @@ def cmd_import_predictions(args) -> int:
     return 0
 
 
+def cmd_human(args) -> int:
+    try:  # the `human` extra: starlette and uvicorn
+        from byo.human.serve import HumanSettings, serve
+    except ModuleNotFoundError as err:
+        raise ConfigError("<command line>", [("byo human", f"needs the `human` extra ({err.name} is not installed): "
+                                              "pip install 'byo-render[human]'")]) from None
+    return serve(HumanSettings(dataset=args.dataset, run=args.run, host=args.host, port=args.port,
+                               questions=args.questions, variant=args.variant, per_level=args.per_level))
+
+
+def add_human_parser(sub) -> None:
+    hu = sub.add_parser("human", help="a web page that asks people the dataset's questions; their answers are "
+                                      "runs of provider human (one per annotator) for byo score and byo report")
+    hu.add_argument("dataset", type=Path, help="dataset directory (with questions.jsonl)")
+    hu.add_argument("--run", default="human", help="run name: each annotator's answers go to DATASET/runs/RUN-NAME")
+    hu.add_argument("--host", default="127.0.0.1", help="address to listen on; any other than loopback requires "
+                                                         "the access token printed at start")
+    hu.add_argument("--port", type=whole(0), default=8000, help="port (0: one the system assigns)")
+    hu.add_argument("--questions", type=Path, help="question file (default DATASET/questions.jsonl)")
+    hu.add_argument("--variant", help="prompt variant asked, PREPROMPT/INSTRUCTION, or 'all' (default: the file's "
+                                      "first)")
+    hu.add_argument("--per-level", type=whole(1), help="at most N questions of each key at each combination of "
+                                                       "levels (the same sample for every annotator)")
+    hu.set_defaults(func=cmd_human)
+
+
 def add_export_parsers(sub) -> None:
     from byo.export import FORMATS
     from byo.export.predictions import FORMATS as PREDICTION_FORMATS
@@ -464,6 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
     lib.add_argument("--preview", action="store_true", help="draw with the pure-Python rasterizer (no Blender)")
     lib.set_defaults(func=cmd_crest_library_sheet)
     add_export_parsers(sub)
+    add_human_parser(sub)
 
     cards = sub.add_parser("card-sheet", help="the 52 playing-card faces and the backs, rendered close up")
     cards.add_argument("output", type=Path)

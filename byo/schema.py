@@ -4,17 +4,117 @@
 from __future__ import annotations
 
 import reprlib
-from typing import Annotated
+import types
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, model_serializer
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from byo.errors import format_key_path
 
 
 class Strict(BaseModel):
-    """A model that refuses unknown keys, NaN and infinities."""
+    """A model that refuses unknown keys, NaN and infinities, and numbers a user did not mean:
+    pydantic's lax mode reads `true` as 1, `"16"` as 16 and `16.0` as 16; here a number field
+    takes a number, and a whole-number field a whole number written as one (see `lax_number`)."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_lax_numbers(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for name, field in cls.model_fields.items():
+                key = field.alias or name
+                problem = lax_number(data[key], field.annotation) if key in data else None
+                if problem:
+                    raise keyed_error(key, problem)
+        return data
+
+
+KEYED = "keyed_problem"
+
+
+def keyed_error(key: str, problem: str) -> PydanticCustomError:
+    """An error a model validator raises about one of its keys (a cross-field check blaming
+    `key`): validation_problems names the key in the error's location."""
+    return PydanticCustomError(KEYED, "{problem}", {"problem": problem, "key": key})
+
+
+def _members(annotation) -> list:
+    """The alternatives of a (possibly Optional / Annotated) annotation."""
+    while get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    if get_origin(annotation) in (Union, types.UnionType):
+        return [m for arg in get_args(annotation) for m in _members(arg)]
+    return [annotation]
+
+
+def _admits(members: list, kind: type) -> bool:
+    """Whether some alternative takes a value of `kind` as it is (bool, str or float)."""
+    for member in members:
+        if member is Any or member is object or member is kind:
+            return True
+        if kind is float and member is float:
+            return True
+    return False
+
+
+def lax_number(value: Any, annotation, depth: int = 0) -> str | None:
+    """What is wrong with `value` where `annotation` expects a number, or None. Decided:
+    a boolean is never a number (`samples: true` is a mistake, not 1 sample); a quoted number is
+    not a number (YAML reads `"16"` as text); a float is not a whole number (`count: 5.0`);
+    an int is a fine float. Lists, tuples and mappings are checked element by element; nested
+    models check their own fields."""
+    if depth > 8:
+        return None
+    members = _members(annotation)
+    numeric = [m for m in members if m in (int, float)]
+    if isinstance(value, bool):
+        literals = {v for m in members if get_origin(m) is Literal for v in get_args(m)}
+        if numeric and value not in literals and not _admits(members, bool):
+            return f"expected a number, got the boolean {str(value).lower()}"
+        return None
+    if isinstance(value, str):
+        literals = {v for m in members if get_origin(m) is Literal for v in get_args(m)}
+        if numeric and value not in literals and not _admits(members, str) and _is_number_text(value):
+            return f"expected a number, got the text {shown(value)} (write it without quotes)"
+        return None
+    if isinstance(value, float):
+        if int in numeric and float not in numeric and not _admits(members, float):
+            return f"expected a whole number, got {shown(value)}"
+        return None
+    verdicts = []  # for each alternative shaped like `value`: its first problem, or None
+    for member in members:
+        origin, args = get_origin(member), get_args(member)
+        if origin in (list, set, frozenset) and args and isinstance(value, list | tuple):
+            found = [lax_number(v, args[0], depth + 1) for v in value]
+        elif origin is tuple and args and isinstance(value, list | tuple):
+            kinds = [args[0]] * len(value) if len(args) == 2 and args[1] is Ellipsis else list(args)
+            found = [lax_number(v, k, depth + 1) for v, k in zip(value, kinds, strict=False)]
+        elif origin is dict and len(args) == 2 and isinstance(value, dict):
+            found = [lax_number(v, args[1], depth + 1) for v in value.values()]
+        else:
+            continue
+        verdicts.append(next((f for f in found if f), None))
+    if verdicts and all(verdicts):  # no alternative takes it as written
+        return verdicts[0] if verdicts[0].endswith("(in a list)") else f"{verdicts[0]} (in a list)"
+    return None
+
+
+def _is_number_text(text: str) -> bool:
+    try:
+        float(text.strip().replace("_", ""))
+    except ValueError:
+        return False
+    return len(text) < 60
 
 
 def srgb(value: tuple[float, ...]) -> tuple[float, float, float]:
@@ -68,15 +168,17 @@ def validation_problems(err: ValidationError, prefix: tuple = ()) -> list[tuple[
     for e in err.errors():
         loc = prefix + tuple(p for p in e["loc"] if not _is_union_tag(p))
         msg = e["msg"].removeprefix("Value error, ")
+        if e["type"] == KEYED:  # a dotted key: a path below the model
+            loc, msg = loc + tuple(e["ctx"]["key"].split(".")), e["ctx"]["problem"]
         if e["type"] == "extra_forbidden":
             msg = "unknown key"
         elif e["type"] == "missing":
             msg = "required key is missing"
-        elif e["type"] not in ("value_error", "union_tag_invalid") and "input" in e:
+        elif e["type"] not in ("value_error", "union_tag_invalid", KEYED) and "input" in e:
             msg = f"{msg} (got {shown(e['input'])})"
         by_path.setdefault(format_key_path(loc), []).append((e["type"], msg))
     problems = []
     for key, found in by_path.items():
-        specific = [m for t, m in found if t == "value_error"] or [found[0][1]]
+        specific = [m for t, m in found if t in ("value_error", KEYED)] or [found[0][1]]
         problems.append((key, specific[0]))
     return problems

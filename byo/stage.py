@@ -215,10 +215,10 @@ class RenderConfig(Strict):
     light_tree: bool = True  # Cycles' light tree (Blender 4.0 on)
     clamp_indirect: float = Field(10.0, ge=0)  # 0: no clamping of indirect light
     caustics: bool = True
-    max_bounces: int = Field(4, ge=0)
-    diffuse_bounces: int = Field(3, ge=0)
-    glossy_bounces: int = Field(3, ge=0)
-    transparent_bounces: int = Field(8, ge=0)
+    max_bounces: int = Field(4, ge=0, le=1024)  # Cycles' own limit
+    diffuse_bounces: int = Field(3, ge=0, le=1024)  # Cycles' own limit
+    glossy_bounces: int = Field(3, ge=0, le=1024)  # Cycles' own limit
+    transparent_bounces: int = Field(8, ge=0, le=1024)  # Cycles' own limit
     filter_width: float = Field(1.5, ge=0.01, le=10)
     view_transform: Literal["Standard", "Filmic", "AgX"] = "Standard"
     dither: float = Field(1.0, ge=0, le=2)  # 0: no noise before 8-bit quantization (exact flat colours)
@@ -226,7 +226,7 @@ class RenderConfig(Strict):
     workbench_aa: Literal["off", "fxaa", "5", "8", "11", "16", "32"] = "8"  # samples; off: crisp edges
     # An object counts as visible with at least this many mask pixels (default: the fraction of
     # the image below; 200 px at 320x240, as in CLEVR).
-    min_visible_pixels: int | None = Field(None, ge=1)
+    min_visible_pixels: int | None = Field(None, ge=1, le=8192 * 8192)
     min_visible_fraction: float = Field(200 / (320 * 240), gt=0, lt=1)
     # The visibility band: below this fraction of the threshold an object is hidden (it enters no
     # answer); between the two it is ambiguous (a person may or may not see it), and the scene is
@@ -235,7 +235,7 @@ class RenderConfig(Strict):
     # What to do when an object is below the threshold: place the scene again (bounded), or keep
     # it and mark the object `visible: false` in the legend.
     on_hidden: Literal["resample", "flag"] = "resample"
-    max_visibility_attempts: int = Field(20, ge=1)
+    max_visibility_attempts: int = Field(20, ge=1, le=1000)
 
     @model_validator(mode="after")
     def _quality_preset(self):

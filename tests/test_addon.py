@@ -197,7 +197,7 @@ def test_bad_input_is_refused_with_the_key(addon, tmp_path):
 
     design = load(tmp_path, tiny_chess())
     bad = write_config(tmp_path, tiny_chess(count=99), "bad.yaml")
-    with pytest.raises(RuntimeError, match=r"scene.content: 99 pieces cannot stand on 16 cells"):
+    with pytest.raises(RuntimeError, match=r"scene.content.count: 99 pieces cannot stand on 16 cells"):
         bpy.ops.byo.load_yaml(filepath=str(bad))
     assert design.content_chess.content__count == "[2, 4]"  # the design is unchanged
     design.content_chess.content__count = "[2, "  # not YAML

@@ -237,19 +237,18 @@ def test_answers_arriving_together_share_one_commit_off_the_event_loop(tmp_path,
 
     monkeypatch.setattr(RequestCache, "write", slow_write)
 
-    async def scenario() -> float:
+    async def scenario() -> int:
         cache = RequestCache(tmp_path / "cache.sqlite")
-        started = time.perf_counter()
         commits = [cache.put(f"key{i}", {"text": str(i)}) for i in range(40)]
-        waited = time.perf_counter() - started  # queuing does not wait for the disk
+        written_while_queuing = len(batches)  # queuing does not wait for the disk
         await asyncio.sleep(0)
         commits.append(cache.put("late", {"text": "late"}))
         commits[-1].cancel()  # a stopped run
         await asyncio.gather(*commits[:-1])
         await cache.close()
-        return waited
+        return written_while_queuing
 
-    assert asyncio.run(scenario()) < 0.05
+    assert asyncio.run(scenario()) == 0
     assert sum(batches) == 41 and len(batches) <= 3
     with sqlite3.connect(tmp_path / "cache.sqlite") as db:
         assert db.execute("SELECT count(*) FROM answers").fetchone() == (41,)
@@ -354,13 +353,11 @@ def test_eval_against_a_closed_port_stops_within_seconds_with_one_message(tmp_pa
     stops the run in seconds (not ~15 s of backoff per question) with one message saying what to check."""
     ds = make_dataset(tmp_path / "ds", 40)
     port = closed_port()
-    started = time.monotonic()
     result = subprocess.run([sys.executable, "-m", "byo.cli", "eval", str(ds), "--provider", "openai", "--model",
                              "fake-vlm", "--base-url", f"http://127.0.0.1:{port}/v1"], cwd=ROOT,
                             env={**os.environ, "OPENAI_API_KEY": SENTINEL}, capture_output=True, text=True,
                             timeout=120)
-    elapsed = time.monotonic() - started
-    assert result.returncode == 1 and elapsed < 30, (elapsed, result.stderr[-2000:])
+    assert result.returncode == 1, result.stderr[-2000:]
     assert "Traceback" not in result.stderr
     messages = [line for line in result.stderr.splitlines() if "error" in line.lower()]
     assert len(messages) == 1, result.stderr
@@ -371,6 +368,8 @@ def test_eval_against_a_closed_port_stops_within_seconds_with_one_message(tmp_pa
     assert len(message) < 1000
     run = json.loads((ds / "runs" / "openai-fake-vlm" / "run.json").read_text())
     assert run["finished"] is False and run["stopped"].startswith("stopped: ") and run["answered"] == 0
+    # stopped early: not even one attempt per question (without the breaker: 40 x 5 attempts)
+    assert run["requests_sent"] < 40, run["requests_sent"]
 
 
 @pytest.mark.parametrize("provider, suffix", [("openai", "/v1"), ("groq", ""), ("ollama", ""),
@@ -378,10 +377,10 @@ def test_eval_against_a_closed_port_stops_within_seconds_with_one_message(tmp_pa
 def test_every_client_stops_on_a_closed_port(tmp_path, key, monkeypatch, provider, suffix):
     monkeypatch.setenv("GROQ_API_KEY", SENTINEL)
     ds = make_dataset(tmp_path / "ds", 12)
-    started = time.monotonic()
-    report = evaluate(settings(ds, "", provider=provider, base_url=f"http://127.0.0.1:{closed_port()}{suffix}",
-                               backoff_base=0.3), show_progress=False)  # retries last past the breaker's 2 s
-    assert time.monotonic() - started < 15
+    run = settings(ds, "", provider=provider, base_url=f"http://127.0.0.1:{closed_port()}{suffix}",
+                   backoff_base=0.3)  # retries last past the breaker's 2 s
+    report = evaluate(run, show_progress=False)
+    assert report.requests_sent < 12 * (run.retries + 1)  # stopped before spending every retry
     assert report.stopped is not None and report.stopped.reason == "endpoint" and report.stopped.exit_code == 1
     assert "connection_error" in report.stopped.message and "--base-url" in report.stopped.message
     assert all(r["status"] == "connection_error" for r in report.rows) and report.unanswered > 0
@@ -397,11 +396,10 @@ def test_a_host_that_never_accepts_stops_the_run(tmp_path, key, provider, suffix
         port = server.getsockname()[1]
         filler = [socket.create_connection(("127.0.0.1", port))]  # fills the backlog
         ds = make_dataset(tmp_path / "ds", 12)
-        started = time.monotonic()
-        report = evaluate(settings(ds, "", provider=provider, base_url=f"http://127.0.0.1:{port}{suffix}",
-                                   timeout=1.0), show_progress=False)
+        run = settings(ds, "", provider=provider, base_url=f"http://127.0.0.1:{port}{suffix}", timeout=1.0)
+        report = evaluate(run, show_progress=False)
         filler[0].close()
-    assert time.monotonic() - started < 15
+    assert report.requests_sent < 12 * (run.retries + 1)  # stopped before spending every retry
     assert report.stopped is not None and "could not connect" in report.stopped.message
     assert report.unanswered > 0
 
@@ -506,10 +504,9 @@ def test_a_second_signal_exits_at_once(tmp_path):
     assert proc.stdout.readline() == "ready\n"
     proc.send_signal(signal.SIGINT)
     assert proc.stdout.readline() == "SIGINT\n"
-    started = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=10)
-    assert proc.returncode == 130 and time.monotonic() - started < 5
+    out, err = proc.communicate(timeout=50)  # the script's own stop would take 60 s
+    assert proc.returncode == 130
     assert "second SIGINT: exiting at once" in err and "Traceback" not in err
 
 

@@ -92,11 +92,15 @@ def test_card_codes_normalize(text, code):
     ({"river": {"cards": ["ZZ"]}}, "scene.content.river.cards", "'ZZ' is not a card"),
     ({"river": {"cards": ["AS"]}, "hand": {"cards": ["as"]}}, "scene.content", "AS is named twice"),
     ({"mode": "grid", "grid": {"count": 10}}, "scene.content.grid", "do not fit the 9 cells"),
-    ({"mode": "grid", "grid": {"cells": [[3, 0]]}}, "scene.content.grid", "off the 3x3 grid"),
-    ({"mode": "overlap", "overlap": {"count": 90}}, "scene.content", "one deck of 52"),
+    ({"mode": "grid", "grid": {"cells": [[3, 0]]}}, "scene.content.grid.cells", "off the 3x3 grid"),
+    ({"mode": "overlap", "overlap": {"count": 90}}, "scene.content.overlap.count", "from 1 to 52"),
+    ({"river": {"count": 30}, "hand": {"count": 6}}, "scene.content", "one deck of 52"),
+    ({"river": {"count": 5, "face_down": 7}}, "scene.content.river.face_down", "more than there can be"),
+    ({"hand": {"count": [1, 3], "face_down": [0, 4]}}, "scene.content.hand.face_down", "count up to 3"),
+    ({"chips": {"per_pile": 1000000}}, "scene.content.chips.per_pile", "from 1 to 60"),
     ({"n_players": 9}, "scene.content.n_players", "at most 8 players"),
     ({"chips": {"colors": ["teal"]}}, "scene.content.chips.colors", "unknown chip colour 'teal'"),
-    ({"total_cards": 52, "chips": {"table_piles": 100}}, "scene.content", "mask ids"),
+    ({"total_cards": 52, "chips": {"table_piles": 32, "piles_per_player": 32}}, "scene.content", "mask ids"),
 ])
 def test_bad_content_is_refused_with_the_key(tmp_path, content, key, words):
     with pytest.raises(ConfigError) as err:

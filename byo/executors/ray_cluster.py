@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import random
 import shutil
 import signal
 import socket
@@ -190,10 +191,75 @@ def _stop_with_parent() -> None:
     signal_when_parent_dies(signal.SIGTERM)  # `ray start --block` then stops its node's processes
 
 
-def _free_port() -> int:
+# The ports each node of a LocalCluster listens on, besides its workers' range.
+NODE_PORT_FLAGS = ("--node-manager-port", "--object-manager-port", "--dashboard-agent-listen-port",
+                   "--dashboard-agent-grpc-port", "--runtime-env-agent-port", "--metrics-export-port")
+WORKER_PORTS = 51  # each node's --min-worker-port..--max-worker-port, inclusive
+# Where LocalCluster's ports come from: above Ray's default worker ports (10002-19999), below
+# Linux's default ephemeral range (32768-60999), which the kernel hands to outgoing connections.
+PORT_SPAN = (20000, 32767)
+
+
+@dataclasses.dataclass(frozen=True)
+class NodePorts:
+    flags: dict[str, int]  # NODE_PORT_FLAGS -> port (the head's also has --port, its GCS)
+    workers: range  # the worker ports, inclusive of both ends given to Ray
+
+    def arguments(self) -> list[str]:
+        return [*(f"{k}={v}" for k, v in self.flags.items()), f"--min-worker-port={self.workers.start}",
+                f"--max-worker-port={self.workers.stop - 1}"]
+
+
+def _port_is_free(port: int) -> bool:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _ephemeral_range() -> tuple[int, int]:
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
+def plan_ports(nodes: int, rng: random.Random, is_free=_port_is_free, span: tuple[int, int] = PORT_SPAN,
+               attempts: int = 200) -> list[NodePorts]:
+    """Ports for a cluster of `nodes` nodes, the head first: one contiguous block, drawn at random
+    within `span` and outside the kernel's ephemeral range, every port of it free now. Node i
+    takes the i-th stride of the block: its own ports, then its worker range; so no node's port
+    lies in any node's worker range and no two ranges overlap, by construction."""
+    singles = len(NODE_PORT_FLAGS) + 1  # + the head's --port (other nodes leave theirs unused)
+    stride = singles + WORKER_PORTS
+    size = nodes * stride
+    ephemeral = _ephemeral_range()
+    low, high = span
+    for _ in range(attempts):
+        base = rng.randint(low, high - size + 1)
+        block = range(base, base + size)
+        if block.start <= ephemeral[1] and ephemeral[0] < block.stop:
+            continue
+        if not all(is_free(port) for port in block):
+            continue
+        plan = []
+        for i in range(nodes):
+            start = base + i * stride
+            flags = dict(zip(("--port", *NODE_PORT_FLAGS), range(start, start + singles), strict=True))
+            if i > 0:
+                flags.pop("--port")
+            plan.append(NodePorts(flags, range(start + singles, start + stride)))
+        return plan
+    raise RuntimeError(f"found no {size} free ports in a row between {low} and {high} for a local Ray cluster")
+
+
+class ClusterStartError(RuntimeError):
+    def __init__(self, message: str, *, port_conflict: bool):
+        super().__init__(message)
+        self.port_conflict = port_conflict
 
 
 class LocalCluster:
@@ -211,14 +277,10 @@ class LocalCluster:
         self.address = ""
         self.keep_logs = os.environ.get("BYO_RAY_KEEP_LOGS")  # a folder to copy the nodes' logs to
 
-    def _start(self, *extra: str) -> None:
-        ports = {flag: _free_port() for flag in (
-            "--node-manager-port", "--object-manager-port", "--dashboard-agent-listen-port",
-            "--dashboard-agent-grpc-port", "--runtime-env-agent-port", "--metrics-export-port")}
-        low = _free_port()
-        command = [str(Path(sys.executable).with_name("ray")), "start", "--block", f"--num-cpus={self.cpus}", "--num-gpus=0", f"--object-store-memory={self.store}",
-                   "--disable-usage-stats", f"--temp-dir={self.temp}", f"--min-worker-port={low}",
-                   f"--max-worker-port={low + 50}", *[f"{k}={v}" for k, v in ports.items()], *extra]
+    def _start(self, ports: NodePorts, *extra: str) -> None:
+        command = [str(Path(sys.executable).with_name("ray")), "start", "--block", f"--num-cpus={self.cpus}",
+                   "--num-gpus=0", f"--object-store-memory={self.store}", "--disable-usage-stats",
+                   f"--temp-dir={self.temp}", *ports.arguments(), *extra]
         env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
         env.pop("RAY_ADDRESS", None)
         log = open(Path(self.temp) / f"node{len(self.processes)}.log", "wb")  # noqa: SIM115 (closed with the process)
@@ -240,21 +302,36 @@ class LocalCluster:
             time.sleep(1)
         logs = "\n".join((Path(self.temp) / f"node{i}.log").read_text(errors="replace")[-2000:]
                          for i in range(len(self.processes)))
-        raise RuntimeError(f"the local Ray cluster did not come up with {self.nodes} nodes:\n{logs}")
+        raise ClusterStartError(f"the local Ray cluster did not come up with {self.nodes} nodes:\n{logs}",
+                                port_conflict="port" in logs and ("in use" in logs or "used by" in logs))
 
     def __enter__(self) -> str:
+        # Another program may take a planned port between the plan and Ray's start: one retry.
+        rng = random.Random(os.getpid() ^ time.time_ns())
+        for attempt in (1, 2):
+            try:
+                return self._start_cluster(plan_ports(self.nodes, rng))
+            except ClusterStartError as err:
+                self.__exit__()
+                if attempt == 2 or not err.port_conflict:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _start_cluster(self, plan: list[NodePorts]) -> str:
         # Unix socket paths are limited to about 107 bytes: keep the directory short.
         self.temp = tempfile.mkdtemp(prefix="byoray-", dir="/tmp")
-        port = _free_port()
-        self.address = f"{HEAD_IP}:{port}"
+        self.processes = []
+        self.address = f"{HEAD_IP}:{plan[0].flags['--port']}"
         try:
             # Ray rewrites 127.0.0.1 to the machine's network address; other loopback addresses it
             # keeps. So the head is 127.0.0.2, and the other nodes (and drivers) reach it through
             # loopback and take 127.0.0.1 as their own address.
-            self._start("--head", f"--node-ip-address={HEAD_IP}", f"--port={port}", "--include-dashboard=false")
-            for _ in range(self.nodes - 1):
-                self._start(f"--address={self.address}")
+            self._start(plan[0], "--head", f"--node-ip-address={HEAD_IP}", "--include-dashboard=false")
+            for ports in plan[1:]:
+                self._start(ports, f"--address={self.address}")
             self._wait_for_nodes()
+        except ClusterStartError:
+            raise
         except BaseException:
             self.__exit__()
             raise

@@ -16,7 +16,7 @@ from PIL import Image
 from byo import __version__
 from byo.dataset import atomic_write_text
 from byo.names import inside
-from byo.score import plots
+from byo.score import humans, plots
 from byo.score.metrics import group_by, nmae_term
 from byo.score.parse import STATUSES
 from byo.score.rows import NUMERIC, SETS
@@ -25,7 +25,8 @@ from byo.score.tables import ALL
 from byo.score.vocab import POSITION_WORDS
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.html.j2"
-SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("variants", "Prompt variants"),
+SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("humans", "Human agreement"),
+            ("variants", "Prompt variants"),
             ("levels", "Per level"), ("errors", "Signed errors"), ("confusion", "Confusion matrices"),
             ("localization", "Localization"), ("binding", "Binding"), ("crest", "Crests"), ("parsing", "Parsing"),
             ("mistakes", "Worst mistakes"), ("definitions", "Definitions")]
@@ -402,6 +403,8 @@ def mistakes_section(runs: Runs) -> list[dict]:
 
 
 def build(runs_scores: list[Scores], title: str | None = None) -> str:
+    human = humans.panels(runs_scores)  # two or more annotators of a dataset: their majority is a row too
+    runs_scores = [*runs_scores, *(h.majority for h in human if h.majority is not None)]
     runs = Runs(runs_scores)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE.parent), autoescape=True,
                              undefined=jinja2.StrictUndefined)
@@ -416,6 +419,8 @@ def build(runs_scores: list[Scores], title: str | None = None) -> str:
         levels=levels_section(runs), errors=errors_section(runs), confusion=confusion_section(runs),
         localization=localization_section(runs), binding=binding_rows, crest=crest_rows,
         parsing=parsing_section(runs), mistakes=mistakes_section(runs), definitions=DEFINITIONS,
+        humans=[{"dataset": Path(h.dataset).name, "annotators": h.annotators, "rows": h.agreement, "ties": h.ties}
+                for h in human],
         settings=runs_scores[0].settings)
 
 

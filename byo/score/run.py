@@ -93,12 +93,17 @@ def _compute(run_dir: Path, *, n_boot: int, seed: int, require_complete: bool) -
         check_complete(Scores(facts=facts, rows=rows), run_dir)
     if not rows:
         raise ConfigError(str(Path(run_dir) / PREDICTIONS), [("<file>", "no predictions to score")])
+    return Scores(facts=facts, rows=rows, settings={"bootstrap": n_boot, "seed": seed, "confidence": 0.95},
+                  tables=all_tables(rows, n_boot=n_boot, seed=seed))
+
+
+def all_tables(rows: list[dict], *, n_boot: int, seed: int) -> dict[str, list[dict]]:
+    """Every table of scored rows: the shared TABLES and each family's own."""
     metric = tables.metric_table(rows, n_boot=n_boot, seed=seed)
     loc, loc_cells = tables.localization_tables(rows, n_boot=n_boot, seed=seed)
-    return Scores(facts=facts, rows=rows, settings={"bootstrap": n_boot, "seed": seed, "confidence": 0.95},
-                  tables={"metrics": metric, "confusion": tables.confusion_table(rows), "localization": loc,
-                          "localization_cells": loc_cells, "binding": tables.binding_table(rows),
-                          "parsing": tables.status_table(rows), **tables.family_tables(rows)})
+    return {"metrics": metric, "confusion": tables.confusion_table(rows), "localization": loc,
+            "localization_cells": loc_cells, "binding": tables.binding_table(rows),
+            "parsing": tables.status_table(rows), **tables.family_tables(rows)}
 
 
 def _clean(value):

@@ -12,12 +12,12 @@ columns x rows). On an exact diagonal the Y axis wins.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from byo.assets import PackError, find_pack
-from byo.schema import SRGB, Strict, left_out_when_none
+from byo.schema import SRGB, Strict, keyed_error, left_out_when_none
 
 PIECE_TYPES = ("pawn", "rook", "knight", "bishop", "queen", "king")
 PIECE_HEIGHT = {"pawn": 0.9, "rook": 1.0, "knight": 1.15, "bishop": 1.3, "queen": 1.5, "king": 1.65}  # x square
@@ -59,9 +59,14 @@ def rows_readable(azimuth: float) -> bool:
     return azimuth_from_side(azimuth) <= ROWS_READABLE_WITHIN
 
 
+MAX_BOARD = 12  # rows or columns of a board
+# A physical (i, j) cell; checked against the board's own size by ChessContent.
+Cell = tuple[Annotated[int, Field(ge=0, lt=MAX_BOARD)], Annotated[int, Field(ge=0, lt=MAX_BOARD)]]
+
+
 class BoardConfig(Strict):
-    rows: int = Field(8, ge=1, le=12)
-    columns: int = Field(8, ge=1, le=12)
+    rows: int = Field(8, ge=1, le=MAX_BOARD)
+    columns: int = Field(8, ge=1, le=MAX_BOARD)
     square_size: float = Field(0.06, gt=0)  # metres
     border: float = Field(0.025, ge=0)
     thickness: float = Field(0.02, gt=0)
@@ -80,13 +85,13 @@ class ColorDef(Strict):
 class PieceConfig(Strict):
     type: Literal["pawn", "rook", "knight", "bishop", "queen", "king"]
     color: str | ColorDef = "white"
-    cell: tuple[int, int] | None = None  # physical (i, j); None: placed like the random pieces
+    cell: Cell | None = None  # physical (i, j); None: placed like the random pieces
 
 
 class PlacementConfig(Strict):
-    cells: list[tuple[int, int]] | None = None  # allowed cells (physical); None: the whole board
+    cells: list[Cell] | None = None  # allowed cells (physical); None: the whole board
     spread: Literal["low", "medium", "high"] = "high"
-    start: Literal["center", "corner"] | tuple[int, int] = "center"
+    start: Literal["center", "corner"] | Cell = "center"
 
 
 class ChessContent(Strict):
@@ -162,19 +167,22 @@ class ChessContent(Strict):
     @model_validator(mode="after")
     def _feasible(self):
         rows, cols = self.board.rows, self.board.columns
-        for cell in [*(self.placement.cells or []), *(p.cell for p in self.pieces if p.cell is not None)]:
-            if not (0 <= cell[0] < rows and 0 <= cell[1] < cols):
-                raise ValueError(f"cell {list(cell)} is off the {rows}x{cols} board")
+        for key, cells in (("placement.cells", self.placement.cells or []),
+                           ("pieces", [p.cell for p in self.pieces if p.cell is not None])):
+            for cell in cells:
+                if not (0 <= cell[0] < rows and 0 <= cell[1] < cols):
+                    raise keyed_error(key, f"cell {list(cell)} is off the {rows}x{cols} board")
         start = self.placement.start
         if isinstance(start, tuple) and not (0 <= start[0] < rows and 0 <= start[1] < cols):
-            raise ValueError(f"placement.start {list(start)} is off the {rows}x{cols} board")
+            raise keyed_error("placement.start", f"{list(start)} is off the {rows}x{cols} board")
         available = len(set(self.placement.cells)) if self.placement.cells else rows * cols
         lo, hi = self.count_range
         wanted = len(self.pieces) if self.pieces else hi
         if lo < 0 or hi < lo:
-            raise ValueError("count must be >= 0, or [min, max] with min <= max")
+            raise keyed_error("count", "count must be >= 0, or [min, max] with min <= max")
         if wanted > available:
-            raise ValueError(f"{wanted} pieces cannot stand on {available} cells of a {rows}x{cols} board")
+            raise keyed_error("pieces" if self.pieces else "count",
+                              f"{wanted} pieces cannot stand on {available} cells of a {rows}x{cols} board")
         taken = [p.cell for p in self.pieces if p.cell is not None]
         if len(taken) != len(set(taken)):
             raise ValueError("two explicit pieces share a cell")

@@ -39,6 +39,9 @@ ATTRIBUTE_READABLE_MIN_PX = 8
 ATTRIBUTE_READABLE_MAX_BLUR = 0.5
 
 
+MAX_OBJECTS = 100  # objects in a scene (CLEVR's own scenes hold 3 to 10)
+
+
 class ColorDef(Strict):
     name: str
     rgb: SRGB
@@ -68,8 +71,8 @@ class ClevrContent(Strict):
     direction_margin: float = Field(0.4, ge=0)  # along the camera's ground axes, CLEVR units
     x_margin: float = Field(0.01, ge=0, lt=0.5)  # image-x separation of centres, fraction of width
     frame_margin: float = Field(0.03, ge=0, lt=0.5)  # centres kept this fraction inside the frame
-    max_tries: int = Field(500, ge=1)  # candidates per object (drawn at once) before the layout restarts
-    max_restarts: int = Field(200, ge=1)
+    max_tries: int = Field(500, ge=1, le=100_000)  # candidates per object (drawn at once) before the layout restarts
+    max_restarts: int = Field(200, ge=1, le=10_000)
 
     @field_validator("count")
     @classmethod
@@ -77,8 +80,9 @@ class ClevrContent(Strict):
         if v is None:
             return v
         lo, hi = (v, v) if isinstance(v, int) else v
-        if lo < 1 or hi < lo:
-            raise ValueError("count must be a positive integer or [min, max] with 1 <= min <= max")
+        if lo < 1 or hi < lo or hi > MAX_OBJECTS:
+            raise ValueError(f"count must be an integer from 1 to {MAX_OBJECTS}, or [min, max] with "
+                             f"1 <= min <= max <= {MAX_OBJECTS}")
         return v
 
     @field_validator("colors")

@@ -19,7 +19,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from byo.families.poker.faces import CARD_ASPECT, normalize
-from byo.schema import Strict
+from byo.schema import Strict, keyed_error
 
 RawCount = int | tuple[int, int]
 MAX_MASK_ID = 255  # the instance-id mask is 8-bit
@@ -37,18 +37,31 @@ def count_range(value: RawCount) -> tuple[int, int]:
     return (value, value) if isinstance(value, int) else (int(value[0]), int(value[1]))
 
 
-def _at_least(lo: int):
+def _between(lo: int, hi: int):
     def check(value: RawCount) -> RawCount:
         a, b = count_range(value)
-        if a < lo or b < a:
-            raise ValueError(f"expected an integer >= {lo}, or [min, max] with {lo} <= min <= max")
+        if a < lo or b < a or b > hi:
+            raise ValueError(f"expected an integer from {lo} to {hi}, or [min, max] with {lo} <= min <= max <= {hi}")
         return value
 
     return AfterValidator(check)
 
 
-Count = Annotated[RawCount, _at_least(0)]  # a number, or [min, max] drawn per image
-PositiveCount = Annotated[RawCount, _at_least(1)]
+# A number, or [min, max] drawn per image; each kind bounded, so that no scene takes hours.
+MAX_PILES = 32  # chip piles of a player, or on the table
+MAX_CHIPS = 60  # chips in a pile (a stack of 60 casino chips is 20 cm high)
+Count = Annotated[RawCount, _between(0, 52)]  # cards: one deck
+PositiveCount = Annotated[RawCount, _between(1, 52)]
+PileCount = Annotated[RawCount, _between(0, MAX_PILES)]
+ChipCount = Annotated[RawCount, _between(1, MAX_CHIPS)]
+
+
+def _face_down_fits(count: RawCount, face_down: RawCount) -> None:
+    """face_down is clamped to the cards dealt in an image; more than there can ever be is a mistake."""
+    most = count_range(count)[1]
+    if count_range(face_down)[1] > most:
+        raise keyed_error("face_down", f"up to {count_range(face_down)[1]} cards face down, more than there can be "
+                          f"(count up to {most})")
 
 
 def _cards(cls, value: list[str]) -> list[str]:
@@ -96,19 +109,24 @@ class HandConfig(Strict):
 
     _check_cards = field_validator("cards")(_cards)
 
+    @model_validator(mode="after")
+    def _face_down(self):
+        _face_down_fits(self.count, self.face_down)
+        return self
+
 
 class PlayerConfig(Strict):
     """One player's own hand and number of chip piles, instead of `hand` and
     `chips.piles_per_player`."""
 
     hand: HandConfig | None = None
-    chip_piles: Count | None = None
+    chip_piles: PileCount | None = None
 
 
 class ChipsConfig(Strict):
-    piles_per_player: Count = (0, 2)
-    table_piles: Count = (0, 3)  # piles in the middle of the table (the pot)
-    per_pile: PositiveCount = (3, 8)  # chips in a pile
+    piles_per_player: PileCount = (0, 2)
+    table_piles: PileCount = (0, 3)  # piles in the middle of the table (the pot)
+    per_pile: ChipCount = (3, 8)  # chips in a pile
     colors: list[str | ColorDef] = ["white", "red", "blue", "green", "black"]
     mixed: bool = False  # each chip its own colour; otherwise one colour per pile
     spread: float = Field(0.08, ge=0.0, le=0.5)  # how untidy a pile is: chip offsets / chip radius
@@ -138,6 +156,11 @@ class RiverConfig(Strict):
 
     _check_cards = field_validator("cards")(_cards)
 
+    @model_validator(mode="after")
+    def _face_down(self):
+        _face_down_fits(self.count, self.face_down)
+        return self
+
 
 class SeatConfig(Strict):
     """Players sit on an ellipse around the table centre, player 1 nearest the default camera
@@ -161,15 +184,24 @@ class OverlapConfig(Strict):
 
     _check_cards = field_validator("cards")(_cards)
 
+    @model_validator(mode="after")
+    def _face_down(self):
+        _face_down_fits(self.count, self.face_down)
+        return self
+
+
+MAX_GRID = 13  # rows or columns of a card grid
+GridCell = tuple[Annotated[int, Field(ge=0, lt=MAX_GRID)], Annotated[int, Field(ge=0, lt=MAX_GRID)]]
+
 
 class GridConfig(Strict):
     """An R x C grid of card slots, laid out as the camera sees it: row 0 at the top of the image,
     column 0 at the left, whatever the camera's azimuth."""
 
-    rows: int = Field(3, ge=1, le=13)
-    columns: int = Field(3, ge=1, le=13)
+    rows: int = Field(3, ge=1, le=MAX_GRID)
+    columns: int = Field(3, ge=1, le=MAX_GRID)
     count: Count = 1  # cards on the grid (random cells unless `cells` names them)
-    cells: list[tuple[int, int]] | None = None  # [row, column] of each card, in order
+    cells: list[GridCell] | None = None  # [row, column] of each card, in order
     cards: list[str] = []
     face_down: Count = 0
     lines: bool = True  # draw the grid lines
@@ -182,10 +214,11 @@ class GridConfig(Strict):
 
     @model_validator(mode="after")
     def _fits(self):
+        _face_down_fits(self.count, self.face_down)
         if self.cells is not None:
             for cell in self.cells:
                 if not (0 <= cell[0] < self.rows and 0 <= cell[1] < self.columns):
-                    raise ValueError(f"cell {list(cell)} is off the {self.rows}x{self.columns} grid")
+                    raise keyed_error("cells", f"cell {list(cell)} is off the {self.rows}x{self.columns} grid")
             if len(set(self.cells)) != len(self.cells):
                 raise ValueError("two cards share a grid cell")
         most = count_range(self.count)[1]
@@ -204,7 +237,7 @@ class IdentityConfig(Strict):
     the index's height."""
 
     # 100 px: an index about 15 px high, its rank about 8 px (smaller ones stop being legible).
-    min_pixels: int = Field(100, ge=1)
+    min_pixels: int = Field(100, ge=1, le=8192 * 8192)
     min_fraction: float = Field(0.8, gt=0.0, le=1.0)
     max_blur: float = Field(0.2, gt=0.0)
 
