@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
@@ -73,7 +73,10 @@ def image_problem(image: str, dataset: Path) -> str | None:
     dataset (no absolute path, no '..', no link leading out)."""
     path = inside(dataset, image)
     if path is None:
-        return f"expected a path inside the dataset, got {image[:100]!r}"
+        written = PurePosixPath(image)
+        lexical = bool(image) and not written.is_absolute() and ".." not in written.parts  # so a link leads out
+        return (f"{image[:100]!r} leads outside the dataset (a symbolic link): expected a file inside it" if lexical
+                else f"{image[:100]!r} is outside the dataset: expected a relative path inside it")
     if not path.is_file():
         return f"{path} does not exist"
     return None
