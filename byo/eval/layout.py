@@ -27,6 +27,14 @@ def run_name(provider: str, model: str) -> str:
     return as_name(f"{provider}-{model}")
 
 
+MAX_REPEATS = 100  # byo eval --repeats: each repeat is a run of its own
+
+
+def repeat_run_name(name: str, repeat: int) -> str:
+    """Repeat 1 of `byo eval --repeats K` is the run NAME itself; repeat r >= 2 is the run NAME.repeat-r."""
+    return name if repeat <= 1 else f"{name}.repeat-{repeat}"
+
+
 def run_path(dataset: Path, name: str, flag: str = "--run") -> Path:
     """DATASET/runs/NAME; a name that is not a plain file name (`../x`, `a/b`) is refused."""
     return dataset / RUNS / safe_name(name, flag, "run name")

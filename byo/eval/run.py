@@ -49,10 +49,15 @@ def evaluate(settings: EvalSettings, *, show_progress: bool = True,
              on_wait: Callable[[str], None] | None = None) -> EvalReport:
     """Ask every question. One process writes a run: another one on the same run is refused (exit
     2, naming it), or waited for with `settings.wait` (`on_wait(holder)` is told)."""
-    evaluation = Evaluation(settings)
-    with writer_lock(evaluation.run_dir, what="run", wait=settings.wait, on_wait=on_wait):
-        check_same_request(evaluation.run_dir, evaluation.identity)  # again, now that no one else writes
-        return asyncio.run(Run(evaluation).run(show_progress))
+    return run_locked(Evaluation(settings), show_progress=show_progress, on_wait=on_wait)
+
+
+def run_locked(ev: Evaluation, *, show_progress: bool = True,
+               on_wait: Callable[[str], None] | None = None) -> EvalReport:
+    """Run a resolved evaluation while holding its run's lock (see `evaluate`)."""
+    with writer_lock(ev.run_dir, what="run", wait=ev.settings.wait, on_wait=on_wait):
+        check_same_request(ev.run_dir, ev.identity)  # again, now that no one else writes
+        return asyncio.run(Run(ev).run(show_progress))
 
 
 def earlier_rows(path: Path) -> dict[str, dict]:
@@ -195,6 +200,7 @@ class Run:
             "key_source": ev.key_source,  # where the key came from; never the key
             "concurrency": s.concurrency, "rpm": s.rpm, "timeout_s": ev.timeout, "retries": s.retries,
             "limit": s.limit, "max_answer_chars": s.max_answer_chars,
+            "repeat": s.repeat, "repeats": s.repeats,
             "image_limits": {"max_bytes": ev.provider.limits.max_bytes,
                              "max_pixels": ev.provider.limits.max_pixels},
             "price": ev.price.model_dump(),

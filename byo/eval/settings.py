@@ -31,6 +31,8 @@ class EvalSettings:
     retries: int = 4  # attempts after the first, for retryable failures
     max_side: int | None = None  # downscale images whose longest side exceeds this
     cache: Path | None = None
+    repeats: int = 1  # --repeats K: each question asked K times, repeat r >= 2 in its own run (byo.eval.repeats)
+    repeat: int = 1  # which of the K repeats this run is
     max_answer_chars: int | None = MAX_ANSWER_CHARS  # longer answers are stored cut; None: kept whole
     wait: bool = False  # another process writing the run: wait for it (else exit 2 naming it)
     backoff_base: float = 1.0  # seconds; doubled per attempt, with jitter
