@@ -26,6 +26,7 @@ from byo.providers.base import (
     is_connect_timeout,
     pool_limits,
 )
+from byo.urls import redact_url
 
 # Vendor limits at the time of writing; a providers file may override them.
 OPENAI_LIMITS = ImageLimits(max_bytes=20 * 1024 * 1024)
@@ -98,7 +99,7 @@ class ChatCompletions(Provider):
 
     @property
     def endpoint(self) -> str:
-        return str(self.client.base_url)
+        return redact_url(str(self.client.base_url))
 
     def make_client(self, *, api_key, base_url, timeout, connections):
         import openai
