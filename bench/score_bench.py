@@ -234,6 +234,48 @@ def timed(work, children: bool = False) -> dict:
     return {"result": result, "wall_s": time.perf_counter() - wall, "cpu_s": cpu() - used}
 
 
+# Long answers: what a runaway model writes, at growing lengths. Parsing must stay linear: the
+# seconds per MB must not grow with the length.
+LONG_SHAPES = {
+    "chain of thought": lambda n: ("Counting again, I see 3 cubes and 2 spheres, so 5. " * (n // 52 + 1))[:n]
+    + " The answer is 5.",
+    "unclosed braces": lambda n: "{" * n,
+    "unclosed JSON": lambda n: '{"answer": ' * (n // 11),
+    "repeated cues": lambda n: "The answer is " * (n // 14),
+    "nested boxed": lambda n: "\\boxed{" * (n // 7),
+    "numbers": lambda n: " ".join(str(i % 97) for i in range(n // 3)),
+}
+LONG_SIZES = (50_000, 200_000) if QUICK else (100_000, 200_000, 1_000_000)
+
+
+def long_answers(section: Section) -> None:
+    from byo.eval.layout import MAX_ANSWER_CHARS, cap_answer
+    from byo.score.parse import ParseContext, parse_answer
+
+    ctx = ParseContext("integer", "How many objects are there in the image? Answer with a number.", "cot")
+    rows, worst = [], 0.0
+    for name, make in LONG_SHAPES.items():
+        per_mb = []
+        for n in LONG_SIZES:
+            text = make(n)
+            started = time.perf_counter()
+            parse_answer(text, ctx)
+            seconds = time.perf_counter() - started
+            per_mb.append(seconds / (len(text) / 1e6))
+            rows.append([name, len(text), round(seconds, 4), round(per_mb[-1], 3)])
+        worst = max(worst, per_mb[-1] / per_mb[0])
+    section.table("long answers", [("answer", ""), ("characters", ""), ("parse", "s"), ("per MB", "s")], rows)
+    section.figure("long_growth", round(worst, 2), "x", f"seconds per MB at {LONG_SIZES[-1]:,} characters over "
+                   f"{LONG_SIZES[0]:,}, the worst answer shape (1: linear)", at_most=3)
+    huge = LONG_SHAPES["chain of thought"](10_000_000)
+    started = time.perf_counter()
+    stored, cut = cap_answer(huge, MAX_ANSWER_CHARS)
+    parsed = parse_answer(stored, ctx)
+    section.figure("ten_mb_answer_s", round(time.perf_counter() - started, 3), "s",
+                   f"a 10 MB answer cut to the default --max-answer-chars {MAX_ANSWER_CHARS:,} (its head and tail "
+                   f"kept) and parsed: {parsed.status} {parsed.value}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--predictions", type=int, default=2_000 if QUICK else 100_000)
@@ -278,6 +320,7 @@ def main() -> None:
     kinds = Counter(q["answer_type"] for q in questions)
     section.table("answer types", [("answer type", ""), ("predictions", "")], sorted(kinds.items()))
     section.table("parse statuses", [("status", ""), ("predictions", "")], sorted(statuses.items()))
+    long_answers(section)
     section.write(args.json)
 
 

@@ -22,7 +22,7 @@ from byo import __version__, doctor
 from byo.audit.run import AUDIT_FILE, audit_dataset
 from byo.dataset import IMAGES, LEGENDS, Layout, atomic_write_text
 from byo.errors import ConfigError, FatalRenderError, RenderError
-from byo.eval.layout import PREDICTIONS
+from byo.eval.layout import MAX_ANSWER_CHARS, PREDICTIONS
 from byo.eval.repeats import evaluate_repeats
 from byo.eval.run import EvalSettings, evaluate
 from byo.executors import Executor
@@ -31,6 +31,7 @@ from byo.executors.pool import LocalPool
 from byo.families import get_family, load_config
 from byo.families.crest.sheet import dataset_sheet, library_configs, library_sheet
 from byo.families.poker.sheet import card_sheet, crop_cards, sheet_configs, tile_size
+from byo.inputs import reading
 from byo.merge import merge
 from byo.plan import Shard, combination, combination_count, image_count, jobs
 from byo.providers import GenerationParams
@@ -175,7 +176,8 @@ def cmd_render(args) -> int:
     if args.executor == "slurm":
         return render_slurm(args)
     report = render_dataset(args.config, args.output, executor=executor_for(args), limit=args.limit,
-                            resume=args.resume, shard=args.shard, max_images=args.max_images)
+                            resume=args.resume, shard=args.shard, max_images=args.max_images, wait=args.wait,
+                            on_wait=waiting)
     root = report.out_dir
     for name, found in report.repaired:
         console.print(f"[yellow]rendered again[/yellow] {name}: {'; '.join(found)}", highlight=False)
@@ -275,7 +277,7 @@ def cmd_questions(args) -> int:
 
     path, summary = generate(args.dataset, preprompts=listed(args.preprompts) or ["neutral"],
                              instructions=listed(args.instructions) or ["direct"], keys=listed(args.keys),
-                             templates=args.templates, out=args.output)
+                             templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting)
     table = Table("key", "questions", "skipped", "why skipped", title=f"{summary.images} images x "
                   f"{summary.variants} prompt variants")
     for key in sorted(set(summary.questions) | set(summary.skipped)):
@@ -302,20 +304,27 @@ def cmd_audit(args) -> int:
         out.print(f"[red]{q.status}[/red] {q.id}: {q.reason}", highlight=False)
     for p in report.legend_problems[: args.show]:
         out.print(f"[red]legend[/red] {p.image}: {p.field}: {p.problem}", highlight=False)
-    more = max(0, len(findings) - args.show) + max(0, len(report.legend_problems) - args.show)
+    for d in report.damaged[: args.show]:
+        console.print(f"[red]damaged[/red] {escape(d.file)}: {escape(d.problem)}", highlight=False)
+    more = sum(max(0, len(x) - args.show) for x in (findings, report.legend_problems, report.damaged))
     if more:
         out.print(f"... {more} more in the audit file")
+    damaged = f", {len(report.damaged)} damaged images (not audited)" if report.damaged else ""
     console.print(f"{report.count('wrong')} wrong, {report.count('ill_posed')} ill-posed, "
-                  f"{len(report.legend_problems)} legend fields disagreeing with the pixels: "
+                  f"{len(report.legend_problems)} legend fields disagreeing with the pixels{damaged}: "
                   f"{Path(report.dataset) / AUDIT_FILE}")
     return 1 if report.failed else 0
 
 
 def cmd_contact_sheet(args) -> int:
-    legends = Layout(args.dataset).legends()
-    caption = get_family(legends[0]["family"]).caption if legends else None
+    layout = Layout(args.dataset)
+    legends = layout.legends()
+    caption = None
+    if legends:
+        with reading(layout.legend(legends[0]["name"]), "a legend"):
+            caption = get_family(legends[0]["family"]).caption
     path = contact_sheet(args.dataset, caption=caption, columns=args.columns, thumb_width=args.thumb_width,
-                         keys=args.keys.split(",") if args.keys else None, out=args.output)
+                         keys=args.keys.split(",") if args.keys else None, out=args.output, legends=legends)
     console.print(f"contact sheet: {path}")
     return 0
 
@@ -332,11 +341,12 @@ def cmd_eval(args) -> int:
         providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
         key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
         timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache, repeats=args.repeats,
+        max_answer_chars=args.max_answer_chars or None, wait=args.wait,
         device=args.device, dtype=args.dtype, batch_size=args.batch_size, structured=args.structured)
-    if args.repeats == 1:
-        return eval_summary(evaluate(settings), args)  # a signal outside the run's own handlers ends in run()'s Stopped
+    if args.repeats == 1:  # a signal outside the run's own handlers ends in run()'s Stopped
+        return eval_summary(evaluate(settings, on_wait=waiting), args)
     codes = []
-    for i, report in enumerate(evaluate_repeats(settings), start=1):
+    for i, report in enumerate(evaluate_repeats(settings, on_wait=waiting), start=1):
         console.print(f"[bold]repeat {i} of {args.repeats}[/bold]: {report.run_dir}")
         codes.append(eval_summary(report, args))
     if args.temperature == 0:
@@ -517,7 +527,7 @@ def cmd_export(args) -> int:
     from byo.export import export
 
     paths = export(args.dataset, args.format, args.output, force=args.force, license=args.license, task=args.task,
-                   shard_size=args.shard_size)
+                   shard_size=args.shard_size, wait=args.wait, on_wait=waiting)
     console.print(f"exported {args.dataset} as {args.format}: {args.output}\n"
                   + "\n".join(f"{k}: {p}" for k, p in paths.items() if not k.startswith("shard ")))
     return 0
@@ -527,7 +537,8 @@ def cmd_import_predictions(args) -> int:
     from byo.export.predictions import import_predictions
 
     report = import_predictions(args.file, args.format, args.dataset, run=args.run, model=args.model,
-                                force=args.force)
+                                force=args.force, max_answer_chars=args.max_answer_chars or None, wait=args.wait,
+                                on_wait=waiting)
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(report.statuses.items()))
     console.print(f"{len(report.rows)} answers ({statuses}), {report.unanswered} questions unanswered\n"
                   f"predictions: {report.run_dir / 'predictions.jsonl'}\nnext: byo score {report.run_dir}")
@@ -574,6 +585,7 @@ def add_export_parsers(sub) -> None:
     ex.add_argument("--shard-size", type=byte_size, help="webdataset: close a shard once it holds this much "
                     "(bytes, or with a unit: 500MB, 2GB; default 256MB)")
     ex.add_argument("--force", action="store_true", help="write into a non-empty output directory")
+    add_wait(ex, "output directory")
     ex.set_defaults(func=cmd_export)
 
     im = sub.add_parser("import-predictions", help="answers from another harness become a run for byo score")
@@ -583,6 +595,8 @@ def add_export_parsers(sub) -> None:
     im.add_argument("--run", help="run name: DATASET/runs/RUN (default FORMAT-MODEL)")
     im.add_argument("--model", help="model name (default: from the file)")
     im.add_argument("--force", action="store_true", help="replace the run's predictions")
+    add_max_answer_chars(im)
+    add_wait(im, "run")
     im.set_defaults(func=cmd_import_predictions)
 
 
@@ -638,6 +652,7 @@ def build_parser() -> argparse.ArgumentParser:
     questions.add_argument("--keys", help="comma-separated question keys (default: all of the family)")
     questions.add_argument("--templates", type=Path, default=None, help="question templates folder")
     questions.add_argument("-o", "--output", type=Path, help="default: DATASET/questions.jsonl")
+    add_wait(questions, "dataset (a render)")
     questions.set_defaults(func=cmd_questions)
 
     audit = sub.add_parser("audit", help="recompute every answer from the masks and the camera; exit 1 on any "
@@ -796,6 +811,31 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
                     "--concurrency)")
     p.add_argument("--repeats", type=whole(1), default=1, help="ask each question K times: repeat 1 is the run, "
                    "repeat r the run RUN.repeat-r (asked anew, cached per repeat); byo score reports their agreement")
+    add_max_answer_chars(p)
+    add_wait(p, "run")
+
+
+def answer_cap(text: str) -> int:
+    """An argparse type: 0 (no cap) or at least 100 characters."""
+    value = whole(0)(text)
+    if 0 < value < 100:
+        raise argparse.ArgumentTypeError(f"expected 0 (keep answers whole) or at least 100, got {value}")
+    return value
+
+
+def add_max_answer_chars(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-answer-chars", type=answer_cap, default=MAX_ANSWER_CHARS,
+                   help="store at most this many characters of an answer (its beginning and end; the cut is "
+                        "recorded in the prediction); 0: keep every answer whole")
+
+
+def add_wait(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--wait", action="store_true", help=f"when another process writes the {what}, wait for it to end "
+                   "(default: exit 2 naming it)")
+
+
+def waiting(holder: str) -> None:
+    console.print(f"[yellow]waiting[/yellow] for {holder} to finish", highlight=False)
 
 
 def add_render_arguments(p: argparse.ArgumentParser) -> None:
@@ -821,6 +861,7 @@ def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shard", type=_shard, help="render only shard I of N (0 <= I < N): images whose index is I "
                    "modulo N; `byo merge` combines the shards' directories")
     add_max_images(p)
+    add_wait(p, "output directory")
     slurm = p.add_argument_group("--executor slurm (submitit; each also from the config's `slurm:` section)")
     slurm.add_argument("--shards", type=whole(1), help="array tasks, one shard each (slurm.shards)")
     slurm.add_argument("--partition", type=slurm_name, help="Slurm partition (slurm.partition)")
@@ -864,8 +905,12 @@ def run(func, args) -> int:
     except (ConfigError, FatalRenderError) as err:
         console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
         return 2
-    except (RenderError, FileNotFoundError) as err:
+    except RenderError as err:
         console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
+        return 1
+    except OSError as err:  # a file or directory that cannot be read or written, a full disk
+        where = f"{err.filename}: " if err.filename else ""
+        console.print(f"[red]error:[/red] {escape(where + (err.strerror or str(err)))}", highlight=False)
         return 1
 
 

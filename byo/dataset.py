@@ -8,9 +8,13 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from PIL import Image
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from byo.errors import InputError, format_key_path
 
 IMAGES, MASKS, LEGENDS = "images", "masks", "legends"
 PASSES = "passes"  # render.passes: passes/NAME.KIND.npy beside each image
@@ -47,20 +51,31 @@ class Layout:
         return {"image": self.image(name), "mask": self.mask(name), "legend_text": self.legend_text(name),
                 **{kind: self.root / self.pass_path(name, kind) for kind in passes}}
 
+    def read_legend(self, name: str) -> tuple[dict | None, list[str]]:
+        """The image's legend and what is wrong with it ([] when it reads and has the fields every
+        command relies on); (None, ["no legend"]) before the render has written it."""
+        try:
+            legend = json.loads(self.legend(name).read_bytes())
+        except FileNotFoundError:
+            return None, ["no legend"]
+        except (OSError, ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+            return None, ["legend unreadable (truncated?)"]
+        return legend, legend_problems(legend, name)
+
     def problems(self, name: str, *, deep: bool = True) -> list[str]:
         """What is wrong with an image on disk: [] when complete. The legend, written last, records
         each other file's size and SHA-256; `deep` also compares the hashes (else sizes only)."""
-        try:
-            legend = json.loads(self.legend(name).read_text())
-        except FileNotFoundError:
-            return ["no legend"]
-        except (OSError, ValueError):
-            return ["legend unreadable (truncated?)"]
-        records = legend.get("files") if isinstance(legend, dict) else None
-        if not isinstance(records, dict):  # a legend from before the integrity records
-            return [f"{key}: missing" for key, p in self.files(name).items()
-                    if key != "legend_text" and not (p.is_file() and p.stat().st_size)]
-        found = []
+        return self.checked(name, deep=deep)[1]
+
+    def checked(self, name: str, *, deep: bool = True) -> tuple[dict | None, list[str]]:
+        """(legend, problems) of an image: see `problems`."""
+        legend, found = self.read_legend(name)
+        if found:
+            return legend, found
+        records = legend.get("files")
+        if records is None:  # a legend from before the integrity records
+            return legend, [f"{key}: missing" for key, p in self.files(name).items()
+                            if key != "legend_text" and not (p.is_file() and p.stat().st_size)]
         for key, path in self.files(name, [k for k in records if k in PASS_KINDS]).items():
             record = records.get(key)
             if not path.is_file():
@@ -71,7 +86,15 @@ class Layout:
                 found.append(f"{key}: {path.stat().st_size} bytes, the legend records {record['bytes']}")
             elif deep and file_record(path.read_bytes())["sha256"] != record["sha256"]:
                 found.append(f"{key}: content differs from the legend's hash")
-        return found
+        return legend, found
+
+    def damage(self, name: str, found: list[str]) -> InputError:
+        """The first of an image's problems as an error naming the damaged file."""
+        key, _, what = found[0].partition(": ")
+        path = {**self.files(name, PASS_KINDS), "legend": self.legend(name)}.get(key)
+        if path is None or not what:
+            path, what = self.legend(name), found[0]
+        return InputError(path, f"{what} (a damaged image: byo render --resume renders it again)")
 
     def is_complete(self, name: str, *, deep: bool = False) -> bool:
         """The legend is written last and records the other files' sizes and hashes: an image is
@@ -89,13 +112,95 @@ class Layout:
         for sub in (IMAGES, MASKS, LEGENDS):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
 
-    def legends(self) -> list[dict]:
-        """Complete legends, in image index order."""
+    def legends(self, *, damaged: str = "raise") -> list[dict]:
+        """Complete legends, in image index order. An image whose legend is there but whose files do
+        not match it (or whose legend does not read) is damaged: an InputError naming the file, or
+        left out with `damaged="skip"`. Images without a legend (not rendered yet) are left out."""
         out = []
         for path in sorted((self.root / LEGENDS).glob("[!.]*.json")):  # not temporary files
-            if self.is_complete(path.stem):
-                out.append(json.loads(path.read_text()))
+            legend, found = self.checked(path.stem, deep=False)
+            if not found:
+                out.append(legend)
+            elif damaged == "raise":
+                raise self.damage(path.stem, found)
         return sorted(out, key=lambda lg: lg["index"])
+
+
+# --- what every command reads of a legend -----------------------------------------------------
+class _Fields(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True, allow_inf_nan=False)
+
+
+Point = Annotated[list[float], Field(min_length=3, max_length=3)]
+MaskId = Annotated[int, Field(ge=1, le=255)]  # masks are 8-bit
+
+
+class LegendObject(_Fields):
+    id: MaskId
+    name: str
+    kind: str
+    attributes: dict[str, Any]
+    location: Point
+    rotation: float
+    pixel_coords: Point
+    bbox: Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=4, max_length=4)] | None
+    visible_pixels: Annotated[int, Field(ge=0)]
+    visibility: Literal["visible", "ambiguous", "hidden"] | None = None
+    visible: bool = True
+
+
+class LegendPart(_Fields):
+    id: MaskId
+    object: int
+
+
+class FileRecord(_Fields):
+    bytes: Annotated[int, Field(ge=0)]
+    sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+
+
+class LegendFields(_Fields):
+    """The fields of a legend that commands other than the family's own code rely on."""
+
+    image: str
+    mask: str
+    width: Annotated[int, Field(ge=1)]
+    height: Annotated[int, Field(ge=1)]
+    family: str
+    dataset: str
+    split: str
+    index: Annotated[int, Field(ge=0)]
+    name: str
+    seed: int
+    levels: dict[str, Any]
+    setup: dict[str, Any]
+    content: dict[str, Any] = {}
+    extras: dict[str, Any] = {}
+    objects: list[LegendObject]
+    parts: list[LegendPart] = []
+    landmarks: dict[str, Any] = {}
+    files: dict[str, FileRecord] | None = None
+
+
+def legend_problems(legend: Any, name: str) -> list[str]:
+    """What keeps `legend` (of image `name`) from being read by every command: [] when nothing.
+    Its files must be the image's own (a legend never points outside its dataset)."""
+    if not isinstance(legend, dict):
+        return ["legend unreadable (not a JSON object)"]
+    try:
+        fields = LegendFields.model_validate(legend)
+    except ValidationError as err:
+        first = err.errors()[0]
+        return [f"legend: {format_key_path(first['loc'])}: {first['msg']}"]
+    found = [f"legend: {key}: {value!r}, expected {expected!r}" for key, value, expected in (
+        ("name", fields.name, name), ("image", fields.image, f"{IMAGES}/{name}.png"),
+        ("mask", fields.mask, f"{MASKS}/{name}.png")) if value != expected]
+    ids = [o.id for o in fields.objects] + [p.id for p in fields.parts]
+    if len(set(ids)) != len(ids):
+        found.append("legend: objects: an id is given twice")
+    if any(p.object not in {o.id for o in fields.objects} for p in fields.parts):
+        found.append("legend: parts: a part of an object the legend does not list")
+    return found[:1]
 
 
 def _file_mode() -> int:

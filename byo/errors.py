@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 
 def format_key_path(loc: Iterable[str | int]) -> str:
@@ -27,19 +28,34 @@ def _cut(text: str, limit: int) -> str:
 
 
 class ConfigError(ValueError):
-    """A configuration problem, reported before any work starts, in a message of bounded length."""
+    """A problem with what a command was given (a config, a flag, a file it reads), reported before
+    any work starts, in a message of bounded length. Its first line stands alone: the file, the key
+    and what was expected; further problems follow, one per line."""
 
-    def __init__(self, file: str, problems: Sequence[tuple[str, str]]):
+    def __init__(self, file: str, problems: Sequence[tuple[str | None, str]]):
         self.file = file
         self.problems = list(problems)
         lines: list[str] = []
         for key, expected in self.problems:
-            line = _cut(f"{_cut(file, 120)}: {key}: {expected}", MAX_LINE)
+            where = f"{_cut(file, 120)}: {key}" if key else _cut(file, 120)
+            line = _cut(one_line(f"{where}: {expected}"), MAX_LINE)
             if lines and sum(map(len, lines)) + len(line) > MAX_MESSAGE:
                 lines.append(f"... and {len(self.problems) - len(lines)} more problems")
                 break
             lines.append(line)
-        super().__init__("invalid config\n" + "\n".join("  " + line for line in lines))
+        super().__init__("\n  ".join(lines))
+
+
+def one_line(text: str) -> str:
+    """`text` with its line breaks and other control characters shown as spaces."""
+    return "".join(" " if not c.isprintable() else c for c in text)
+
+
+class InputError(ConfigError):
+    """A file a command reads is missing, damaged or not what was expected: `FILE: what is wrong`."""
+
+    def __init__(self, file: str | Path, problem: str, key: str | None = None):
+        super().__init__(str(file), [(key, problem)])
 
 
 class RenderError(RuntimeError):

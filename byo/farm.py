@@ -21,6 +21,7 @@ from byo.errors import ConfigError
 from byo.executors.pool import LocalPool
 from byo.executors.slurm import SlurmArray, SlurmSettings, TaskOutcome
 from byo.families import load_config
+from byo.locks import entries
 from byo.merge import merge
 from byo.plan import Shard, selected_jobs
 from byo.progress import Bar
@@ -89,7 +90,7 @@ def render_on_slurm(config: str | Path, out: str | Path | None, *, shards: int |
     count = min(count, len(selected))  # no empty shard
     sample_tasks(cfg, family, selected, file)  # an impossible scene is named now, not on a node
     out = Path(out or cfg.dataset.output_dir or Path("output") / cfg.dataset.name)
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+    if out.exists() and (not out.is_dir() or entries(out)):
         raise ConfigError(file, [("<output>", f"{out} is not empty: the shards are merged into an empty or new "
                                   "directory (to resume, remove it and rerun; the shards resume)")])
     shards_dir = out.with_name(out.name + SHARDS_SUFFIX)

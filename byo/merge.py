@@ -8,8 +8,17 @@ import json
 from pathlib import Path
 
 from byo import runlog
-from byo.dataset import PASSES, RESOLVED_CONFIG, SOURCE_CONFIG, Layout, atomic_write_bytes
-from byo.errors import ConfigError
+from byo.dataset import (
+    PASS_KINDS,
+    PASSES,
+    RESOLVED_CONFIG,
+    SOURCE_CONFIG,
+    Layout,
+    atomic_write_bytes,
+)
+from byo.errors import ConfigError, InputError
+from byo.inputs import read_json
+from byo.locks import entries, writer_lock
 from byo.plan import selected_jobs
 from byo.runner import finalize
 from byo.status import dataset_config
@@ -32,7 +41,14 @@ def _first_difference(a, b, path: str = "") -> str:
 
 def _limit(dirs: list[Path]) -> int | None:
     """The --limit the shards were rendered with (they must agree); None: the whole plan."""
-    limits = {e.get("limit") for d in dirs for e in runlog.read(d) if e.get("event") in ("start", "merge")}
+    limits = set()
+    for d in dirs:
+        for e in runlog.read(d):
+            if e.get("event") in ("start", "merge"):
+                try:
+                    limits.add(runlog.run_settings(d, e)[0])
+                except ValueError as err:
+                    raise InputError(d / runlog.RENDER_LOG, str(err)) from None
     if len(limits) > 1:
         raise ConfigError("<merge>", [("--limit", f"the directories were rendered with different limits "
                                        f"({', '.join(str(x) for x in sorted(limits, key=str))})")])
@@ -43,14 +59,14 @@ def merge(dirs: list[str | Path], out: str | Path) -> dict[str, Path]:
     """Copy every image of `dirs` into `out` and write the per-dataset files; returns them."""
     dirs = [Path(d) for d in dirs]
     out = Path(out)
-    if out.exists() and any(out.iterdir()):
+    if out.exists() and (not out.is_dir() or entries(out)):
         raise ConfigError(str(out), [("-o", "the merged dataset needs an empty or new directory")])
     cfg, family = dataset_config(dirs[0])
-    resolved = json.loads((dirs[0] / RESOLVED_CONFIG).read_text())
+    resolved = read_json(dirs[0] / RESOLVED_CONFIG)
     problems = []
     for d in dirs[1:]:
         dataset_config(d)
-        other = json.loads((d / RESOLVED_CONFIG).read_text())
+        other = read_json(d / RESOLVED_CONFIG)
         if other != resolved:
             problems.append((str(d), f"rendered from a different config than {dirs[0]} "
                              f"({_first_difference(resolved, other)})"))
@@ -82,12 +98,20 @@ def merge(dirs: list[str | Path], out: str | Path) -> dict[str, Path]:
             problems.append(("<images>", f"{len(names)} {what}: {_listed(names)}"))
     if problems:
         raise ConfigError("<merge>", problems)
+    with writer_lock(out, what="dataset"):
+        if entries(out):
+            raise ConfigError(str(out), [("-o", "the merged dataset needs an empty or new directory")])
+        return _copy(dirs, out, owner, planned, limit, family)
 
+
+def _copy(dirs: list[Path], out: Path, owner: dict[str, Path], planned: list[str], limit: int | None,
+          family) -> dict[str, Path]:
     target = Layout(out)
     target.make_dirs()
     for name in planned:
         source = Layout(owner[name])
-        kinds = json.loads(source.legend(name).read_text()).get("passes", {})  # render.passes
+        records = read_json(source.legend(name)).get("files") or {}
+        kinds = [k for k in records if k in PASS_KINDS]  # render.passes, vouched for like the image
         if kinds:
             (out / PASSES).mkdir(exist_ok=True)
         for key, path in {**source.files(name, kinds), "legend": source.legend(name)}.items():

@@ -25,14 +25,27 @@ def append(root: Path, event: dict) -> None:
 
 
 def read(root: Path) -> list[dict]:
-    """Every whole event; a last line cut short by a crash is ignored."""
+    """Every whole event; a line cut short by a crash (or otherwise damaged) is left out."""
     path = Path(root) / RENDER_LOG
     if not path.is_file():
         return []
     events = []
-    for line in path.read_text().splitlines():
+    for line in path.read_bytes().splitlines():
         try:
-            events.append(json.loads(line))
-        except ValueError:
+            event = json.loads(line)
+        except (ValueError, RecursionError):  # UnicodeDecodeError too
             continue
+        if isinstance(event, dict):
+            events.append(event)
     return events
+
+
+def run_settings(root: Path, event: dict) -> tuple[int | None, str | None]:
+    """The --limit and --shard a start (or merge) event records, checked: (limit, shard text).
+    Raises ValueError saying what is wrong."""
+    limit, shard = event.get("limit"), event.get("shard")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise ValueError(f"limit: expected a whole number >= 1 or null, got {str(limit)[:40]!r}")
+    if shard is not None and not isinstance(shard, str):
+        raise ValueError(f"shard: expected I/N, got {str(shard)[:40]!r}")
+    return limit, shard

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -29,11 +30,13 @@ from byo.dataset import (
     atomic_write_text,
     write_metadata,
 )
-from byo.errors import ConfigError, FatalRenderError, RenderError, format_key_path
+from byo.errors import ConfigError, FatalRenderError, InputError, RenderError, format_key_path
 from byo.executors import Executor
 from byo.executors.pool import LocalPool
 from byo.families import get_family, load_config
 from byo.families.base import Family
+from byo.inputs import DATA_ERRORS, read_json, reading
+from byo.locks import entries, writer_lock
 from byo.plan import ImageJob, Shard, image_count, jobs, selected_jobs
 from byo.progress import Bar
 from byo.render.messages import RenderResult, RenderTask
@@ -88,17 +91,23 @@ def sample_tasks(cfg: DatasetConfig, family: Family, todo: Iterable[ImageJob], f
     return tasks
 
 
-def _output(cfg: DatasetConfig, resolved: dict, out_dir: str | Path | None, resume: bool, file: str) -> Layout:
+def _output_dir(cfg: DatasetConfig, out_dir: str | Path | None, file: str) -> Path:
     out = Path(out_dir or cfg.dataset.output_dir or Path("output") / cfg.dataset.name)
-    previous = out / RESOLVED_CONFIG
     blocker = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
     if blocker is not None:
         raise ConfigError(file, [("<output>", f"{out} cannot be a directory: {blocker} is a file")])
-    if out.exists() and any(out.iterdir()):
+    return out
+
+
+def _output(out: Path, resolved: dict, resume: bool, file: str) -> Layout:
+    """The output directory's layout, once this process holds its lock: empty, or (--resume) one
+    rendered from the same config."""
+    previous = out / RESOLVED_CONFIG
+    if entries(out):
         if not resume:
             raise ConfigError(file, [("<output>", f"{out} is not empty; pass --resume to continue it "
                                       "or choose another output directory")])
-        if previous.is_file() and json.loads(previous.read_text()) != resolved:
+        if previous.is_file() and read_json(previous) != resolved:
             raise ConfigError(file, [("<output>", f"{out} was rendered from a different config; "
                                       "--resume needs the same config")])
     return Layout(out)
@@ -108,9 +117,11 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
                    executor: Executor | None = None, limit: int | None = None, resume: bool = False,
                    shard: Shard | None = None, file: str | None = None, show_progress: bool = True,
                    max_images: int | None = None,
-                   on_result: Callable[[RenderResult], None] | None = None) -> RenderReport:
+                   on_result: Callable[[RenderResult], None] | None = None, wait: bool = False,
+                   on_wait: Callable[[str], None] | None = None) -> RenderReport:
     """Render `config` (a validated config, data, or a YAML file) into `out_dir`: the first
-    `limit` images of the plan, only those of `shard` when given."""
+    `limit` images of the plan, only those of `shard` when given. One process writes a dataset:
+    another one rendering into the same directory is refused (or waited for, `wait`)."""
     if isinstance(config, DatasetConfig):
         cfg, family, file = config, get_family(config.dataset.family), file or "<config>"
     else:
@@ -121,8 +132,19 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
         raise ConfigError(file, [("<dataset>", f"{len(selected):,} images to render, more than the limit of "
                                   f"{max_images:,}; raise it with --max-images, or render a part with --limit")])
     resolved = resolved_config(cfg, family)
-    layout = _output(cfg, resolved, out_dir, resume, file)
-    fresh = not layout.root.exists() or not any(layout.root.iterdir())
+    out = _output_dir(cfg, out_dir, file)
+    with writer_lock(out, what="dataset", wait=wait, on_wait=on_wait):
+        return _render_locked(cfg, family, config, file, out, resolved, selected, executor=executor, limit=limit,
+                              resume=resume, shard=shard, show_progress=show_progress, on_result=on_result)
+
+
+def _render_locked(cfg: DatasetConfig, family: Family, config, file: str, out: Path, resolved: dict,
+                   selected: list[ImageJob], *, executor: Executor | None, limit: int | None, resume: bool,
+                   shard: Shard | None, show_progress: bool,
+                   on_result: Callable[[RenderResult], None] | None) -> RenderReport:
+    """`render_dataset`, in the output directory whose lock this process holds."""
+    layout = _output(out, resolved, resume, file)
+    fresh = not entries(layout.root)
     todo, repaired = _still_to_render(layout, selected, show_progress)
     tasks = sample_tasks(cfg, family, todo, file)
 
@@ -224,13 +246,34 @@ def _notice_device_fallback(task: RenderTask, result: RenderResult, bar: Bar, re
 
 
 def finalize(layout: Layout, family: Family) -> dict[str, Path]:
-    """Per-dataset files, rebuilt from the legends on disk (so a resumed run writes the same)."""
-    legends = layout.legends()
-    written = {"metadata": write_metadata(layout, legends)}
-    written.update(family.export(layout, legends))
+    """Per-dataset files, rebuilt from the legends on disk (so a resumed run writes the same). A
+    damaged image outside this run's selection is left out (`byo status` names it)."""
+    legends = layout.legends(damaged="skip")
+    with reading(layout.root / LEGENDS, "legends"):
+        written = {"metadata": write_metadata(layout, legends)}
+    try:
+        written.update(family.export(layout, legends))
+    except ConfigError:
+        raise
+    except DATA_ERRORS:
+        raise _unreadable_legend(layout, family, legends) from None
     if legends:
-        written["contact_sheet"] = contact_sheet(layout.root, caption=family.caption)
+        written["contact_sheet"] = contact_sheet(layout.root, caption=family.caption, legends=legends)
     return written
+
+
+def _unreadable_legend(layout: Layout, family: Family, legends: list[dict]) -> InputError:
+    """The legend that a family's per-dataset export cannot read, found by exporting each one alone
+    into a scratch directory."""
+    for legend in legends:
+        with tempfile.TemporaryDirectory() as scratch:
+            try:
+                family.export(Layout(scratch), [legend])
+            except DATA_ERRORS as err:
+                return InputError(layout.legend(legend["name"]), f"not a {family.name} legend this version can read "
+                                  f"({type(err).__name__}: {str(err)[:150]}); remove it and render again with --resume")
+    return InputError(layout.root / LEGENDS, f"the {family.name} legends do not fit together (the dataset files of "
+                      "the family could not be written)")
 
 
 def render_images(config: DatasetConfig | dict, executor: Executor | None = None) -> list[RenderResult]:

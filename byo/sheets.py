@@ -10,6 +10,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
 
 from byo.dataset import Layout, atomic_write_bytes, png_bytes
+from byo.inputs import reading
 
 SHEET = "contact_sheet.png"
 _CJK_FONTS = [  # a CJK font when one is installed draws Japanese names
@@ -103,10 +104,11 @@ def thumbnail(path: Path, width: int, aspect: float) -> Image.Image:
 
 def contact_sheet(root: str | Path, *, caption: Callable[[dict], str] | None = None, columns: int | None = None,
                   thumb_width: int = 200, keys: list[str] | None = None, limit: int = 400,
-                  out: str | Path | None = None) -> Path:
-    """Every image (up to `limit`) with its index, its levels (or `keys`) and its caption."""
+                  out: str | Path | None = None, legends: list[dict] | None = None) -> Path:
+    """Every image (up to `limit`) with its index, its levels (or `keys`) and its caption; the
+    dataset's complete legends unless `legends` are given."""
     layout = Layout(root)
-    legends = layout.legends()[:limit]
+    legends = (layout.legends() if legends is None else legends)[:limit]
     if not legends:
         raise FileNotFoundError(f"{root}: no complete images to put on a contact sheet")
     aspect = legends[0]["height"] / legends[0]["width"]
@@ -115,7 +117,8 @@ def contact_sheet(root: str | Path, *, caption: Callable[[dict], str] | None = N
         levels = legend.get("levels", {})
         lines = [f"#{legend['index']}"] + [f"{k.split('.')[-1]}={levels[k]}" for k in keys or levels if k in levels]
         if caption:
-            lines += wrap(caption(legend), thumb_width)
+            with reading(layout.legend(legend["name"]), "a legend"):
+                lines += wrap(caption(legend), thumb_width)
         tiles.append((thumbnail(layout.root / legend["image"], thumb_width, aspect), lines))
     columns = columns or min(8, max(1, math.ceil(math.sqrt(len(tiles)))))
     return grid(tiles, out or layout.root / SHEET, columns)

@@ -4,6 +4,7 @@ and the render log, so it also works while a render is running."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import statistics
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from byo import runlog
 from byo.dataset import RESOLVED_CONFIG, SOURCE_CONFIG, Layout
-from byo.errors import ConfigError
+from byo.errors import ConfigError, InputError
 from byo.families import load_config
 from byo.plan import Shard, selected_jobs
 
@@ -45,9 +46,12 @@ def _state(events: list[dict], start: dict) -> str:
         return "finished"
     if start.get("host") != socket.gethostname():
         return f"running or interrupted (started on {start.get('host')})"  # cannot tell from here
+    pid = start.get("pid")
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return "interrupted"  # a log line that does not say which process wrote it
     try:
-        os.kill(start["pid"], 0)
-    except ProcessLookupError:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
         return "interrupted"
     except PermissionError:
         pass
@@ -62,15 +66,20 @@ def dataset_status(root: str | Path, *, check: bool = False) -> Status:
     events = runlog.read(root)
     starts = [e for e in events if e.get("event") in ("start", "merge")]
     last = starts[-1] if starts else {}
-    shard = Shard.parse(last["shard"]) if last.get("shard") else None
-    planned = [j.name for j in selected_jobs(cfg, limit=last.get("limit"), shard=shard)]
-    status = Status(root=root, planned=planned, shard=last.get("shard"), limit=last.get("limit"))
+    try:
+        limit, shard_text = runlog.run_settings(root, last)
+        shard = Shard.parse(shard_text) if shard_text else None
+    except ValueError as err:
+        raise InputError(root / runlog.RENDER_LOG, f"its last start: {err}") from None
+    planned = [j.name for j in selected_jobs(cfg, limit=limit, shard=shard)]
+    status = Status(root=root, planned=planned, shard=shard_text, limit=limit)
     outcome: dict[str, dict] = {}
     for e in events:
-        if e.get("event") == "image":
+        if e.get("event") == "image" and isinstance(e.get("name"), str):
             outcome[e["name"]] = e
-            if e["status"] == "done" and "seconds" in e:
-                status.seconds.append(e["seconds"])
+            seconds = e.get("seconds")
+            if e.get("status") == "done" and isinstance(seconds, int | float) and math.isfinite(seconds):
+                status.seconds.append(float(seconds))
     layout = Layout(root)
     for name in planned:
         found = layout.problems(name, deep=check)
@@ -79,7 +88,7 @@ def dataset_status(root: str | Path, *, check: bool = False) -> Status:
         elif found != ["no legend"]:
             status.damaged[name] = found
         elif outcome.get(name, {}).get("status") == "failed":
-            status.failed[name] = outcome[name].get("error", "")
+            status.failed[name] = str(outcome[name].get("error", ""))
         else:
             status.missing.append(name)
     if last.get("event") == "start":

@@ -23,6 +23,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
 
 CHAT_ROUTES = ("/v1/chat/completions", "/openai/v1/chat/completions")
 IMAGE_TOKENS = 85
@@ -200,9 +201,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def reply(self, fake: FakeVLM) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-        route = self.path
+        route = urlsplit(self.path).path  # a query (an API key, say) does not change the route
         if route not in (*CHAT_ROUTES, "/v1/responses", "/api/chat"):
-            self.error(404, f"no route {route}")
+            self.error(404, f"no route {self.path}")  # echoes the query, as real servers do
             return
         model, prompt, image = parse_request(route, body)
         seen = Seen(route, model, prompt, hashlib.sha256(image).hexdigest() if image else None,
@@ -226,6 +227,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.error(400, "Invalid image: the model does not support image inputs")
         elif fault == "echo_auth":
             self.error(401, f"Incorrect API key provided: {seen.auth}")
+        elif fault == "echo_url":
+            self.error(400, f"bad request to {self.headers.get('Host')}{self.path} with {seen.auth}")
         elif fault == "echo_auth_lower":
             self.error(401, f"incorrect api key provided: {(seen.auth or '').lower()}")
         else:

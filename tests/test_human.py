@@ -605,7 +605,7 @@ def test_one_server_per_run_and_a_run_keeps_its_settings(tmp_path):
     dataset = golden_dataset(tmp_path)
     with Server(dataset, "--per-level", "1") as server:
         second = run_command(dataset, "--per-level", "1")
-        assert second.returncode == 2 and "another byo human server serves this run" in second.stderr
+        assert second.returncode == 2 and "the human run is being written by pid" in second.stderr
         assert f"pid {server.proc.pid}" in second.stderr
         with Server(dataset, "--run", "pilot") as other:  # another run of the same dataset is fine
             assert other.port != server.port

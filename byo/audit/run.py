@@ -40,9 +40,9 @@ from byo.audit.scene import (
     Seen,
 )
 from byo.dataset import Layout, atomic_write_text
-from byo.errors import ConfigError
+from byo.errors import ConfigError, InputError
 from byo.families import get_family
-from byo.measure import read_mask
+from byo.inputs import DATA_ERRORS, read_image, reading
 from byo.progress import Bar
 from byo.questions.load import QUESTIONS, load_questions
 
@@ -72,12 +72,22 @@ class LegendProblem:
 
 
 @dataclass
+class DamagedFile:
+    """A file of the dataset that does not match what its legend records (or a legend that does
+    not read): the image is not audited, and the audit fails."""
+
+    file: str
+    problem: str
+
+
+@dataclass
 class AuditReport:
     dataset: str
     family: str
     images: int
     questions: list[QuestionVerdict] = field(default_factory=list)
     legend_problems: list[LegendProblem] = field(default_factory=list)
+    damaged: list[DamagedFile] = field(default_factory=list)
 
     def table(self) -> dict[str, Counter]:
         """key -> Counter of statuses."""
@@ -91,14 +101,16 @@ class AuditReport:
 
     @property
     def failed(self) -> bool:
-        return bool(self.count("wrong") or self.count("ill_posed") or self.legend_problems)
+        return bool(self.count("wrong") or self.count("ill_posed") or self.legend_problems or self.damaged)
 
     def to_json(self) -> dict:
         return {"dataset": self.dataset, "family": self.family, "images": self.images,
-                "totals": {s: self.count(s) for s in STATUSES} | {"legend_problems": len(self.legend_problems)},
+                "totals": {s: self.count(s) for s in STATUSES} | {"legend_problems": len(self.legend_problems),
+                                                                   "damaged_files": len(self.damaged)},
                 "table": {k: dict(v) for k, v in self.table().items()},
                 "findings": [asdict(q) for q in self.questions if q.status != "ok"],
-                "legend_problems": [asdict(p) for p in self.legend_problems]}
+                "legend_problems": [asdict(p) for p in self.legend_problems],
+                "damaged_files": [asdict(d) for d in self.damaged]}
 
 
 def family_audit(family) -> tuple[AuditTable, list[LegendCheck]]:
@@ -178,39 +190,43 @@ def distinct(questions) -> dict[tuple, list]:
     return groups
 
 
+def damaged_images(layout: Layout) -> tuple[list[str], list[DamagedFile]]:
+    """Images whose legend is there but whose files do not match it (SHA-256 compared), or whose
+    legend does not read: their names, and each one's first damaged file."""
+    names, damaged = [], []
+    for path in sorted((layout.root / "legends").glob("[!.]*.json")):
+        found = layout.problems(path.stem, deep=True)
+        if found:
+            error = layout.damage(path.stem, found)
+            names.append(path.stem)
+            damaged.append(DamagedFile(error.file, error.problems[0][1]))
+    return names, damaged
+
+
 def audit_dataset(dataset: str | Path, *, questions: str | Path | None = None,
                   show_progress: bool = True, write: bool = True) -> AuditReport:
     layout = Layout(dataset)
-    legends = layout.legends()
-    if not legends:
+    broken, damaged = damaged_images(layout)
+    legends = [lg for lg in layout.legends(damaged="skip") if lg["name"] not in broken]
+    if not legends and not damaged:
         raise ConfigError(str(dataset), [("<dataset>", "no complete images (render the dataset first)")])
-    family = get_family(legends[0]["family"])
+    first = layout.legend(legends[0]["name"]) if legends else None
+    with reading(first or dataset, "a legend"):
+        family = get_family(legends[0]["family"]) if legends else None
     path = Path(questions) if questions else layout.root / QUESTIONS
     if not path.is_file():
         raise ConfigError(str(path), [("<file>", "no questions to audit (run `byo questions DATASET` first)")])
     by_image: dict[str, list] = defaultdict(list)
     for signature, rows in distinct(load_questions(path, layout.root)).items():
         by_image[signature[0]].append(rows)
-    audits, legend_checks = family_audit(family)
+    audits, legend_checks = family_audit(family) if family else (AuditTable(), [])
 
-    report = AuditReport(str(layout.root), family.name, len(legends))
+    report = AuditReport(str(layout.root), family.name if family else "?", len(legends) + len(broken),
+                         damaged=damaged)
     with Bar("[bold]auditing", len(legends), unit="img", enabled=show_progress) as bar:
         for legend in legends:
-            try:
-                scene = MeasuredScene.measure(legend, read_mask(layout.mask(legend["name"])))
-            except ValidationError as err:
-                raise ConfigError(str(layout.legend(legend["name"])),
-                                  [("setup", f"not a legend this version can audit ({err.error_count()} problems; "
-                                             "render the dataset again)")]) from None
-            for check in [generic_checks, *legend_checks]:
-                report.legend_problems += [LegendProblem(legend["image"], f, p) for f, p in check(scene)]
-            for rows in by_image.pop(legend["image"], []):
-                q = rows[0]
-                fn = audits.get(q["key"])
-                status, expected, reason = ("unchecked", None, f"no audit for {q['key']!r}") if fn is None \
-                    else judge(fn, q, scene)
-                report.questions.append(QuestionVerdict(q["id"], q["image"], q["key"], status, q["answer"],
-                                                        expected, reason, len(rows)))
+            audit_image(layout, legend, report, by_image.pop(legend["image"], []), audits, legend_checks,
+                        family.name)
             bar.advance()
     for image, groups in by_image.items():  # questions about images without a complete legend
         for rows in groups:
@@ -220,3 +236,43 @@ def audit_dataset(dataset: str | Path, *, questions: str | Path | None = None,
     if write:
         atomic_write_text(layout.root / AUDIT_FILE, json.dumps(report.to_json(), indent=1, default=str) + "\n")
     return report
+
+
+def audit_image(layout: Layout, legend: dict, report: AuditReport, groups: list[list[dict]], audits: AuditTable,
+                legend_checks: list[LegendCheck], family: str) -> None:
+    """One image's legend checks and question verdicts, added to `report`. A legend the checks
+    cannot read (a field missing, lists of different lengths) is a legend problem, not a crash."""
+    file = layout.legend(legend["name"])
+    if legend["family"] != family:
+        report.legend_problems.append(LegendProblem(legend["image"], "family", f"{legend['family']!r}, the dataset's "
+                                                    f"first image is {family!r}"))
+        return
+    try:
+        with reading(file, "a legend"):
+            scene = MeasuredScene.measure(legend, read_image(layout.mask(legend["name"]), "L"))
+    except ValidationError as err:
+        raise ConfigError(str(file), [("setup", f"not a legend this version can audit ({err.error_count()} problems; "
+                                                "render the dataset again)")]) from None
+    except InputError as err:
+        report.legend_problems.append(LegendProblem(legend["image"], "legend", err.problems[0][1]))
+        return
+    for check in [generic_checks, *legend_checks]:
+        try:
+            with reading(file, "a legend"):
+                found = check(scene)
+        except InputError as err:
+            found = [(getattr(check, "__name__", "check"), err.problems[0][1])]
+        report.legend_problems += [LegendProblem(legend["image"], f, p) for f, p in found]
+    for rows in groups:
+        q = rows[0]
+        fn = audits.get(q["key"])
+        try:
+            status, expected, reason = ("unchecked", None, f"no audit for {q['key']!r}") if fn is None \
+                else judge(fn, q, scene)
+        except ConfigError:
+            raise
+        except DATA_ERRORS as err:  # the legend and the question do not fit together
+            status, expected, reason = "unchecked", None, f"cannot be audited ({type(err).__name__}: {err})"
+            report.legend_problems.append(LegendProblem(legend["image"], q["key"], f"question {q['id']}: {reason}"))
+        report.questions.append(QuestionVerdict(q["id"], q["image"], q["key"], status, q["answer"],
+                                                expected, reason, len(rows)))

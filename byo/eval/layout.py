@@ -5,23 +5,29 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 from typing import TextIO
 
 import pydantic_core
 
 from byo.dataset import atomic_write_text
-from byo.errors import ConfigError
+from byo.errors import ConfigError, InputError
+from byo.inputs import json_kind, read_bytes, read_json
+from byo.names import as_name, safe_name
 
 RUNS = "runs"
+MAX_ANSWER_CHARS = 200_000  # characters of an answer kept (a long chain of thought is ~50k tokens)
 PREDICTIONS = "predictions.jsonl"
 RUN_FILE = "run.json"
 CACHE = "cache.sqlite"
 
 
 def run_name(provider: str, model: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{provider}-{model}").strip("_")
+    """The default run name: PROVIDER-MODEL as a safe file name."""
+    return as_name(f"{provider}-{model}")
+
+
+MAX_REPEATS = 100  # byo eval --repeats: each repeat is a run of its own
 
 
 def repeat_run_name(name: str, repeat: int) -> str:
@@ -29,23 +35,48 @@ def repeat_run_name(name: str, repeat: int) -> str:
     return name if repeat <= 1 else f"{name}.repeat-{repeat}"
 
 
-def run_path(dataset: Path, name: str) -> Path:
-    return dataset / RUNS / name
+def run_path(dataset: Path, name: str, flag: str = "--run") -> Path:
+    """DATASET/runs/NAME; a name that is not a plain file name (`../x`, `a/b`) is refused."""
+    return dataset / RUNS / safe_name(name, flag, "run name")
 
 
 def default_cache(dataset: Path) -> Path:
     return dataset / RUNS / CACHE
 
 
+def cap_answer(text: str | None, max_chars: int | None) -> tuple[str | None, dict | None]:
+    """An answer as stored: at most `max_chars` characters, its beginning and its end (where a
+    model puts its answer) around a note of what was cut; and the cut, recorded in the row as
+    `response_cut` ({"chars": length received, "kept": characters kept}), or None."""
+    if text is None or max_chars is None or len(text) <= max_chars:
+        return text, None
+    note = f"\n[... {len(text) - max_chars:,} characters cut by byo ...]\n"
+    head = max(0, (max_chars - len(note)) // 2)
+    tail = max(0, max_chars - len(note) - head)
+    return text[:head] + note + (text[-tail:] if tail else ""), {"chars": len(text), "kept": head + tail}
+
+
 def check_same_request(run_dir: Path, request: dict) -> None:
     """A run keeps the request settings it was first made with: resuming must not mix answers."""
     previous = run_dir / RUN_FILE
-    if previous.is_file():
-        before = json.loads(previous.read_text()).get("request")
+    if previous.exists():
+        before = read_json(previous).get("request")
+        if before is not None and not isinstance(before, dict):
+            raise InputError(previous, f"expected the run's request settings (an object), got {json_kind(before)}",
+                             key="request")
         if before != request:
             changed = ", ".join(k for k, v in request.items() if (before or {}).get(k) != v)
             raise ConfigError(str(previous), [("request", f"this run was made with different settings "
                                                f"({changed} changed); choose another --run NAME")])
+
+
+def recorded_path(path: Path, dataset: Path) -> str:
+    """A file's path as run.json records it: relative to the dataset when inside it (the run then
+    moves with its dataset), else absolute."""
+    try:
+        return path.resolve().relative_to(dataset.resolve()).as_posix()
+    except ValueError:
+        return str(path.resolve())
 
 
 def write_run_file(run_dir: Path, info: dict) -> None:
@@ -60,27 +91,62 @@ def parse_json(line: str):
         return json.loads(line)  # which says what is wrong
 
 
-def read_predictions(path: Path) -> tuple[dict[str, dict], list[tuple[str, str]]]:
+def row_problem(row) -> str | None:
+    """What keeps a predictions line from being a row byo can score, if anything."""
+    if not isinstance(row, dict):
+        return f"expected a JSON object, got {json_kind(row)}"
+    for key, kinds, expected in ROW_FIELDS:
+        if key in row or key in ("id", "status"):
+            value = row.get(key)
+            if not isinstance(value, kinds) or isinstance(value, bool) and bool not in kinds:
+                return f"{key}: expected {expected}, got {json_kind(value)}"
+    if not row["id"]:
+        return "id: expected a question id, got an empty string"
+    tokens = row.get("tokens")
+    if isinstance(tokens, dict) and any(v is not None and (not isinstance(v, int) or isinstance(v, bool))
+                                        for v in tokens.values()):
+        return "tokens: expected whole numbers (or null) of tokens"
+    return None
+
+
+# key, JSON types it may have (None: null), in words
+ROW_FIELDS = (("id", (str,), "a question id (text)"), ("status", (str,), "a status (text)"),
+              ("response", (str, type(None)), "the answer as text, or null"),
+              ("refusal", (bool, type(None)), "true or false"),
+              ("tokens", (dict, type(None)), "an object of token counts, or null"),
+              ("model", (str, type(None)), "the model's name (text), or null"),
+              ("provider", (str, type(None)), "the provider's name (text), or null"),
+              ("error", (str, type(None)), "an error message (text), or null"))
+
+
+def read_predictions(path: Path) -> tuple[dict[str, dict], list[tuple[str | None, str]]]:
     """The rows of a predictions file by id (a journal may hold several rows of one question: the
     last one wins), and its problems as (line, what is wrong). A last line cut short by a crash is
-    no problem: its question is simply not answered."""
+    no problem: its question is simply not answered. A binary file is one problem."""
     rows: dict[str, dict] = {}
     problems = []
-    text = path.read_text() if path.is_file() else ""
-    lines = text.splitlines()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
+    data = read_bytes(path) if path.exists() else b""
+    if b"\x00" in data:
+        return {}, [(None, "a binary file, expected JSON lines")]
+    lines = data.split(b"\n")
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
             continue
+        cut = number == len(lines)  # no newline after it: cut short by a crash
         try:
-            row = parse_json(line)
-        except json.JSONDecodeError as err:
-            if number == len(lines) and not text.endswith("\n"):
+            row = parse_json(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            if cut:
                 break
-            problems.append((f"line {number}", f"not valid JSON: {err}"))
+            what = "not UTF-8 text" if isinstance(err, UnicodeDecodeError) else f"not valid JSON: {err}"
+            problems.append((f"line {number}", what))
             continue
-        missing = [k for k in ("id", "status") if not isinstance(row, dict) or k not in row]
-        if missing:
-            problems.append((f"line {number}", f"missing {', '.join(missing)}"))
+        except RecursionError:
+            problems.append((f"line {number}", "JSON nested too deeply"))
+            continue
+        problem = row_problem(row)
+        if problem:
+            problems.append((f"line {number}", problem))
             continue
         rows[row["id"]] = row
     return rows, problems

@@ -3,17 +3,21 @@ cache, and token totals. Both are redacted: a key echoed back by a server is nev
 
 from __future__ import annotations
 
+from byo.eval.layout import MAX_ANSWER_CHARS, cap_answer
 from byo.eval.resolve import Evaluation
 from byo.providers import Response
 from byo.providers.keys import redact_all
 from byo.questions.load import Question
 
 
-def answer_record(response: Response, latency_s: float, attempts: int, secrets: list[str | None]) -> dict:
-    """What the cache keeps of an answer: enough to write its row again without a request."""
-    return redact_all({"text": response.text, "tokens": response.tokens(), "finish_reason": response.finish_reason,
-                       "refusal": response.refusal, "latency_s": round(latency_s, 4), "attempts": attempts},
-                      secrets)
+def answer_record(response: Response, latency_s: float, attempts: int, secrets: list[str | None],
+                  max_chars: int | None = MAX_ANSWER_CHARS) -> dict:
+    """What the cache keeps of an answer: enough to write its row again without a request. An
+    answer longer than `max_chars` is kept cut (see `cap_answer`), and the cut recorded."""
+    text, cut = cap_answer(response.text, max_chars)
+    return redact_all({"text": text, "tokens": response.tokens(), "finish_reason": response.finish_reason,
+                       "refusal": response.refusal, "latency_s": round(latency_s, 4), "attempts": attempts,
+                       "response_cut": cut}, secrets)
 
 
 def prediction_row(ev: Evaluation, q: Question, image: dict | None, *, status: str, attempts: int,
@@ -27,6 +31,7 @@ def prediction_row(ev: Evaluation, q: Question, image: dict | None, *, status: s
         "reference": ev.provider.reference,
         "prompt": q.prompt,
         "response": record["text"] if record else None,
+        "response_cut": record.get("response_cut") if record else None,
         "status": status,
         "error": error or None,
         "finish_reason": record["finish_reason"] if record else None,

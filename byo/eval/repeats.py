@@ -11,20 +11,22 @@ with `--temperature 0` a deterministic model repeats itself.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import replace
 
 from byo.eval.resolve import Evaluation
-from byo.eval.run import Run
+from byo.eval.run import run_locked
 from byo.eval.settings import EvalReport, EvalSettings
 
 
-def evaluate_repeats(settings: EvalSettings, *, show_progress: bool = True) -> list[EvalReport]:
+def evaluate_repeats(settings: EvalSettings, *, show_progress: bool = True,
+                     on_wait: Callable[[str], None] | None = None) -> list[EvalReport]:
     """The K runs, one after another; all are resolved (and their settings checked) before the first
-    request. Stops after a repeat that was stopped."""
+    request. Stops after a repeat that was stopped. Each run is locked while it is written."""
     evaluations = [Evaluation(replace(settings, repeat=r)) for r in range(1, settings.repeats + 1)]
     reports = []
     for i, ev in enumerate(evaluations):
-        report = asyncio.run(Run(ev).run(show_progress))
+        report = run_locked(ev, show_progress=show_progress, on_wait=on_wait)
         reports.append(report)
         if report.stopped is not None:
             for rest in evaluations[i + 1:]:  # never run: their clients are closed unused

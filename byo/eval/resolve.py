@@ -8,12 +8,20 @@ from dataclasses import replace
 from pathlib import Path
 
 from byo.errors import ConfigError
-from byo.eval.layout import check_same_request, default_cache, repeat_run_name, run_name, run_path
+from byo.eval.layout import (
+    MAX_REPEATS,
+    check_same_request,
+    default_cache,
+    repeat_run_name,
+    run_name,
+    run_path,
+)
 from byo.eval.settings import EvalSettings
 from byo.providers import PROVIDERS, Provider, create_provider
 from byo.providers.catalog import ModelEntry, load_catalog, provider_entry
 from byo.providers.keys import redact_all, resolve_key
 from byo.questions.load import QUESTIONS, load_questions
+from byo.urls import url_secrets
 
 BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "groq": "GROQ_BASE_URL", "ollama": "OLLAMA_HOST"}
 
@@ -26,6 +34,8 @@ def check_numbers(s: EvalSettings) -> None:
         ("--rpm", s.rpm is None or s.rpm > 0, "a positive number"),
         ("--timeout", s.timeout is None or s.timeout > 0, "a positive number of seconds"),
         ("--max-side", s.max_side is None or s.max_side >= 1, "at least 1 pixel"),
+        ("--max-answer-chars", s.max_answer_chars is None or s.max_answer_chars >= 100, "at least 100 characters"),
+        ("--repeats", 1 <= s.repeats <= MAX_REPEATS, f"1 to {MAX_REPEATS} repeats"),
     ) if not ok]
     if bad:
         raise ConfigError("<command line>", [(flag, f"expected {expected}") for flag, expected in bad])
@@ -64,8 +74,9 @@ class Evaluation:
         self.api = s.api or entry.api
         # The SDKs also read these variables; naming the URL here puts it into the cache key.
         self.base_url = s.base_url or entry.base_url or os.environ.get(BASE_URL_ENV.get(self.ptype, ""))
-        # Redacted from every recorded message (the ollama SDK reads OLLAMA_API_KEY by itself).
-        self.secrets = [os.environ.get("OLLAMA_API_KEY")]
+        # Redacted from every recorded message (the ollama SDK reads OLLAMA_API_KEY by itself; a
+        # server may echo the URL, and with it a key in its user information or query).
+        self.secrets = [os.environ.get("OLLAMA_API_KEY"), *url_secrets(self.base_url)]
         if reference:
             self.api_key, self.key_source = None, "none"
         else:
@@ -82,7 +93,7 @@ class Evaluation:
         if entry.max_image_pixels:
             self.provider.limits = replace(self.provider.limits, max_pixels=entry.max_image_pixels)
 
-        name = s.run or run_name(s.provider, self.model) + ("-structured" if s.structured else "")
+        name = s.run if s.run is not None else run_name(s.provider, self.model) + ("-structured" if s.structured else "")
         self.run_dir = run_path(self.dataset, repeat_run_name(name, s.repeat))
         self.cache_path = Path(s.cache) if s.cache else default_cache(self.dataset)
         # Redacted as run.json records it (a key can hide in a URL), so that resuming compares like with like.

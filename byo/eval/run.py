@@ -12,14 +12,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
 
 from byo import __version__
+from byo.errors import InputError
 from byo.eval.cache import RequestCache
 from byo.eval.layout import (
     PREDICTIONS,
+    check_same_request,
     journal_row,
     open_journal,
     read_predictions,
+    recorded_path,
     run_name,
     write_predictions,
     write_run_file,
@@ -31,6 +36,7 @@ from byo.eval.resolve import Evaluation
 from byo.eval.schedule import EndpointDown, Scheduler
 from byo.eval.settings import EvalReport, EvalSettings
 from byo.eval.stop import Stopped, endpoint_down, on_signals
+from byo.locks import writer_lock
 from byo.progress import Bar
 from byo.providers import ProviderFailure
 from byo.providers.keys import redact, redact_all
@@ -39,9 +45,30 @@ from byo.questions.load import Question
 __all__ = ["EvalReport", "EvalSettings", "evaluate", "run_name"]
 
 
-def evaluate(settings: EvalSettings, *, show_progress: bool = True) -> EvalReport:
-    evaluation = Evaluation(settings)
-    return asyncio.run(Run(evaluation).run(show_progress))
+def evaluate(settings: EvalSettings, *, show_progress: bool = True,
+             on_wait: Callable[[str], None] | None = None) -> EvalReport:
+    """Ask every question. One process writes a run: another one on the same run is refused (exit
+    2, naming it), or waited for with `settings.wait` (`on_wait(holder)` is told)."""
+    return run_locked(Evaluation(settings), show_progress=show_progress, on_wait=on_wait)
+
+
+def run_locked(ev: Evaluation, *, show_progress: bool = True,
+               on_wait: Callable[[str], None] | None = None) -> EvalReport:
+    """Run a resolved evaluation while holding its run's lock (see `evaluate`)."""
+    with writer_lock(ev.run_dir, what="run", wait=ev.settings.wait, on_wait=on_wait):
+        check_same_request(ev.run_dir, ev.identity)  # again, now that no one else writes
+        return asyncio.run(Run(ev).run(show_progress))
+
+
+def earlier_rows(path: Path) -> dict[str, dict]:
+    """The rows an earlier invocation of the run wrote. A last line cut short by a kill is no
+    problem (its question is asked again); other damage is named, and nothing is overwritten."""
+    rows, problems = read_predictions(path)
+    if problems:
+        where, what = problems[0]
+        raise InputError(path, f"{what}; move the file away (its answers are in the request cache) or choose "
+                         "another --run NAME", key=where)
+    return rows
 
 
 class Run:
@@ -86,7 +113,8 @@ class Run:
         if outcome.failure is not None:
             return prediction_row(ev, q, image, status=outcome.failure.status, attempts=outcome.attempts,
                                   latency_s=outcome.latency_s, error=outcome.failure.message), None
-        record = answer_record(outcome.response, outcome.latency_s, outcome.attempts, ev.secrets)
+        record = answer_record(outcome.response, outcome.latency_s, outcome.attempts, ev.secrets,
+                               ev.settings.max_answer_chars)
         committed = self.cache.put(key, record) if key is not None else None
         add_tokens(self.tokens_new, record["tokens"])
         return prediction_row(ev, q, image, status="ok", attempts=outcome.attempts, latency_s=outcome.latency_s,
@@ -94,13 +122,13 @@ class Run:
 
     async def run(self, show_progress: bool) -> EvalReport:
         ev = self.ev
+        earlier = earlier_rows(ev.run_dir / PREDICTIONS)  # rows of an interrupted invocation
         ev.run_dir.mkdir(parents=True, exist_ok=True)
         self.cache = RequestCache(ev.cache_path) if ev.provider.cacheable else None
         write_run_file(ev.run_dir, self.run_info(None))
         started = time.perf_counter()
         bar = Bar(f"[bold]eval[/bold] {ev.settings.provider}/{ev.model}", len(ev.questions), unit="q",
                   enabled=show_progress)
-        earlier, _ = read_predictions(ev.run_dir / PREDICTIONS)  # rows of an interrupted invocation
         journal = open_journal(ev.run_dir)  # completion order; rewritten in order at the end
 
         def describe() -> str:
@@ -166,12 +194,12 @@ class Run:
             "request": ev.identity,
             "byo_version": __version__,
             "reference": ev.provider.reference,
-            "questions": str(ev.questions_path),
+            "questions": recorded_path(ev.questions_path, ev.dataset),
             "n_questions": len(ev.questions),
             "api": ev.api,
             "key_source": ev.key_source,  # where the key came from; never the key
             "concurrency": s.concurrency, "rpm": s.rpm, "timeout_s": ev.timeout, "retries": s.retries,
-            "limit": s.limit,
+            "limit": s.limit, "max_answer_chars": s.max_answer_chars,
             "repeat": s.repeat, "repeats": s.repeats,
             "image_limits": {"max_bytes": ev.provider.limits.max_bytes,
                              "max_pixels": ev.provider.limits.max_pixels},

@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from byo.eval.layout import MAX_ANSWER_CHARS
 from byo.eval.stop import Stopped
 from byo.providers import GenerationParams
 
@@ -36,6 +37,8 @@ class EvalSettings:
     batch_size: int = 8  # hf: questions generated together
     repeats: int = 1  # --repeats K: each question asked K times, repeat r >= 2 in its own run (byo.eval.repeats)
     repeat: int = 1  # which of the K repeats this run is
+    max_answer_chars: int | None = MAX_ANSWER_CHARS  # longer answers are stored cut; None: kept whole
+    wait: bool = False  # another process writing the run: wait for it (else exit 2 naming it)
     backoff_base: float = 1.0  # seconds; doubled per attempt, with jitter
     backoff_max: float = 60.0
 

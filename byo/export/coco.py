@@ -31,7 +31,6 @@ from byo.export.rendered import (
     extra,
     instance_masks,
     json_bytes,
-    load_rendered,
     read_pixels,
 )
 
@@ -58,9 +57,8 @@ def annotation_file(split: str, splits: list[str]) -> str:
     return ANNOTATIONS if len(splits) == 1 else f"annotations_{split}.json"
 
 
-def export_coco(dataset: str | Path, out: Path, *, license: str | None = None, **_) -> dict[str, Path]:
+def export_coco(rendered: Rendered, out: Path, *, license: str | None = None, **_) -> dict[str, Path]:
     mask_api = _mask_api()
-    rendered = load_rendered(dataset)
     cats = categories(rendered)
     category_id = {c["name"]: c["id"] for c in cats}
     info = {"description": f"byo-render dataset {rendered.images[0].legend['dataset']} "
@@ -73,7 +71,6 @@ def export_coco(dataset: str | Path, out: Path, *, license: str | None = None, *
     next_id = 1
     for image in rendered.images:
         legend = image.legend
-        read_pixels(image.image, legend, "RGB")  # it decodes whole, at the legend's size
         ids = read_pixels(image.mask, legend, "L")
         coco = files.setdefault(image.split, {"info": info, "licenses": licenses, "images": [],
                                               "annotations": [], "categories": cats})

@@ -62,7 +62,8 @@ def task_config(source: Source, name: str, dataset_path: Path) -> dict:
     }
 
 
-def export_lmms(source: Source, out: Path, **options) -> dict[str, Path]:
+def export_lmms(source: Source, out: Path, *, final: Path | None = None, **options) -> dict[str, Path]:
+    """The task folder in `out`, naming its dataset where it will be: `final` (default `out`)."""
     name = options.get("task") or task_name(source.name)
     hf = out / "hf"
     hf.mkdir(exist_ok=True)
@@ -70,6 +71,6 @@ def export_lmms(source: Source, out: Path, **options) -> dict[str, Path]:
     shutil.copyfile(source.questions_path, out / "questions.jsonl")
     shutil.copyfile(TEMPLATES / "lmms_utils.py", out / "utils.py")
     config = out / f"{name}.yaml"
-    config.write_text(yaml.dump(task_config(source, name, hf.resolve()), Dumper=_Dumper, sort_keys=False,
-                                allow_unicode=True, width=120))
+    config.write_text(yaml.dump(task_config(source, name, (Path(final or out) / "hf").resolve()), Dumper=_Dumper,
+                                sort_keys=False, allow_unicode=True, width=120))
     return {"task": config, "utils": out / "utils.py", "dataset": hf}

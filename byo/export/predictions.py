@@ -19,22 +19,32 @@ from __future__ import annotations
 
 import io
 import json
-import re
+import math
 import struct
 import zipfile
 import zlib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from byo import __version__
 from byo.dataset import atomic_write_text
-from byo.errors import ConfigError
+from byo.errors import ConfigError, InputError
+from byo.eval.layout import (
+    MAX_ANSWER_CHARS,
+    PREDICTIONS,
+    RUN_FILE,
+    cap_answer,
+    recorded_path,
+    run_path,
+)
 from byo.export.source import QUESTIONS, Question, load_questions
-from byo.score.rows import PREDICTIONS, RUN_FILE
+from byo.inputs import decode, json_kind, read_bytes, read_json, reading
+from byo.locks import writer_lock
+from byo.names import as_name, safe_name
 
 FORMATS = ("lmms-eval", "inspect", "jsonl")
-RUNS = "runs"
 MAX_PROBLEMS = 20
 
 
@@ -66,14 +76,20 @@ class Imported:
 
 # --- readers ------------------------------------------------------------------------------------
 def _json_lines(path: Path) -> tuple[list[tuple[int, dict]], list[tuple[str, str]]]:
+    data = read_bytes(path)
+    if b"\x00" in data:
+        raise InputError(path, "a binary file, expected JSON lines")
     rows, problems = [], []
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
+    for number, line in enumerate(decode(data, path).splitlines(), start=1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as err:
             problems.append((f"line {number}", f"not valid JSON: {err}"))
+            continue
+        except RecursionError:
+            problems.append((f"line {number}", "JSON nested too deeply"))
             continue
         if not isinstance(row, dict):
             problems.append((f"line {number}", "expected a JSON object"))
@@ -94,14 +110,27 @@ def read_jsonl(path: Path) -> Imported:
         if response is not None and not isinstance(response, str):
             problems.append((f"line {number}: response", f"expected text or null, got {type(response).__name__}"))
             continue
+        if not isinstance(row["id"], str | int) or isinstance(row["id"], bool):
+            problems.append((f"line {number}: id", f"expected a question id, got {json_kind(row['id'])}"))
+            continue
         status = str(row.get("status") or "ok")
         answers.append(Answer(where=f"line {number}", id=str(row["id"]), response=response, status=status,
-                              error=row.get("error"), model=row.get("model")))
+                              error=_text(row.get("error")), model=_text(row.get("model"))))
     if problems:
         raise ConfigError(str(path), problems[:MAX_PROBLEMS])
     models = {a.model for a in answers if a.model}
     provider = next((str(r["provider"]) for _, r in rows if r.get("provider")), "import")
     return Imported(answers, model=models.pop() if len(models) == 1 else None, provider=provider)
+
+
+def _text(value) -> str | None:
+    """A value another harness logged, as text (None stays None)."""
+    return None if value is None else value if isinstance(value, str) else json.dumps(value)
+
+
+def _count(value) -> int | None:
+    """A token count another harness logged: a whole number, else unknown."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _first(value):
@@ -119,7 +148,7 @@ def read_lmms(path: Path) -> Imported:
     for number, row in rows:
         qid = next((v["id"] for k, v in row.items() if k.startswith("byo_") and isinstance(v, dict) and "id" in v),
                    None)
-        if qid is None and not isinstance(row.get("doc_id"), int):
+        if qid is None and (not isinstance(row.get("doc_id"), int) or isinstance(row.get("doc_id"), bool)):
             problems.append((f"line {number}", "no question id: expected a byo_accuracy record with its `id` "
                              "(a task exported by byo) or an integer `doc_id`"))
             continue
@@ -127,15 +156,13 @@ def read_lmms(path: Path) -> Imported:
             problems.append((f"line {number}: filtered_resps", "required key is missing (the model's answer)"))
             continue
         # `resps` is the raw answer; lmms-eval leaves it out when the filters did not change it.
-        response = _first(row["resps"] if "resps" in row else row["filtered_resps"])
-        if response is not None and not isinstance(response, str):
-            response = str(response)
+        response = _text(_first(row["resps"] if "resps" in row else row["filtered_resps"]))
         counts = _first(row.get("token_counts"))
         tokens = None
         if isinstance(counts, dict) and ("input_tokens" in counts or "output_tokens" in counts):
-            tokens = {"input": counts.get("input_tokens"), "output": counts.get("output_tokens"),
-                      "total": (counts.get("input_tokens") or 0) + (counts.get("output_tokens") or 0)}
-        answers.append(Answer(where=f"line {number}", id=qid, response=response, prompt=row.get("input"),
+            given, made = _count(counts.get("input_tokens")), _count(counts.get("output_tokens"))
+            tokens = {"input": given, "output": made, "total": (given or 0) + (made or 0)}
+        answers.append(Answer(where=f"line {number}", id=_text(qid), response=response, prompt=_text(row.get("input")),
                               doc_index=row.get("doc_id") if qid is None else None, tokens=tokens))
     if problems:
         raise ConfigError(str(path), problems[:MAX_PROBLEMS])
@@ -143,13 +170,14 @@ def read_lmms(path: Path) -> Imported:
     prefix = path.name.split("_samples_")[0]
     results = path.with_name(f"{prefix}_results.json")
     if "_samples_" in path.name and results.is_file():
-        doc = json.loads(results.read_text())
-        config = doc.get("config", {})
-        model = doc.get("model_name") or config.get("model")
-        if config.get("model_args"):
-            model = f"{model} ({config['model_args']})"
-        info = {"results": str(results), "lmms_eval_version": doc.get("lmms_eval_version"),
-                "metrics": doc.get("results")}
+        doc = read_json(results)
+        with reading(results, "an lmms-eval results file"):
+            config = doc.get("config") or {}
+            model = _text(doc.get("model_name") or config.get("model"))
+            if config.get("model_args"):
+                model = f"{model} ({_text(config['model_args'])})"
+            info = {"results": str(results), "lmms_eval_version": _text(doc.get("lmms_eval_version")),
+                    "metrics": doc.get("results")}
     return Imported(answers, model=model, provider="lmms-eval", info=info)
 
 
@@ -190,17 +218,28 @@ def _inspect_log(path: Path) -> tuple[dict, list[dict]]:
 def _message_text(message: dict) -> str | None:
     content = message.get("content")
     if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if part.get("type") == "text")
+        return "".join(_text(part.get("text")) or "" for part in content if part.get("type") == "text")
     return content
 
 
 def read_inspect(path: Path) -> Imported:
     try:
         header, samples = _inspect_log(path)
-    except (KeyError, ValueError, zipfile.BadZipFile) as err:
-        raise ConfigError(str(path), [("<file>", f"not an Inspect log (.eval or .json): {err}")]) from None
-    if "eval" not in header:
+    except ImportError as err:
+        raise ConfigError(str(path), [("<file>", f"reading this Inspect log needs {err.name} (pip install "
+                                       "'byo-render[export]')")]) from None
+    except (KeyError, ValueError, TypeError, AttributeError, OSError, EOFError, RecursionError, zlib.error,
+            zipfile.BadZipFile, zipfile.LargeZipFile) as err:
+        raise ConfigError(str(path), [("<file>", f"not an Inspect log (.eval or .json): {str(err)[:200]}")]) from None
+    if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
         raise ConfigError(str(path), [("eval", "required key is missing: expected an Inspect log")])
+    if not isinstance(samples, list) or not all(isinstance(s, dict) for s in samples):
+        raise ConfigError(str(path), [("samples", "expected a list of objects: expected an Inspect log")])
+    with reading(path, "an Inspect log"):
+        return _inspect_answers(header, samples)
+
+
+def _inspect_answers(header: dict, samples: list[dict]) -> Imported:
     epochs = sorted({s.get("epoch", 1) for s in samples})
     answers = []
     for s in sorted((s for s in samples if s.get("epoch", 1) == (epochs[0] if epochs else 1)),
@@ -211,20 +250,22 @@ def read_inspect(path: Path) -> Imported:
         stop = choices[0].get("stop_reason") if choices else None
         usage = output.get("usage") or {}
         error = s.get("error")
+        latency = s.get("total_time")
         answers.append(Answer(
-            where=f"sample {s.get('id')!r}", id=str(s.get("id")), response=response,
+            where=f"sample {_text(s.get('id'))!r}", id=str(s.get("id")), response=_text(response),
             status="error" if error else "ok",
-            error=(error.get("message") if isinstance(error, dict) else str(error)) if error else None,
-            model=output.get("model"), finish_reason=stop, refusal=stop == "content_filter",
-            tokens={"input": usage.get("input_tokens"), "output": usage.get("output_tokens"),
-                    "total": usage.get("total_tokens")} if usage else None,
-            latency_s=s.get("total_time")))
+            error=_text(error.get("message") if isinstance(error, dict) else error) if error else None,
+            model=_text(output.get("model")), finish_reason=_text(stop), refusal=stop == "content_filter",
+            tokens={"input": _count(usage.get("input_tokens")), "output": _count(usage.get("output_tokens")),
+                    "total": _count(usage.get("total_tokens"))} if usage else None,
+            latency_s=latency if isinstance(latency, int | float) and not isinstance(latency, bool)
+            and math.isfinite(latency) else None))
     info = {"task": header["eval"].get("task"), "log_status": header.get("status"), "epochs": len(epochs),
             "epoch": epochs[0] if epochs else None}
     scores = (header.get("results") or {}).get("scores") or []
     if scores:
         info["metrics"] = {s["name"]: {k: m.get("value") for k, m in s.get("metrics", {}).items()} for s in scores}
-    return Imported(answers, model=header["eval"].get("model"), provider="inspect", info=info)
+    return Imported(answers, model=_text(header["eval"].get("model")), provider="inspect", info=info)
 
 
 READERS = {"jsonl": read_jsonl, "lmms-eval": read_lmms, "inspect": read_inspect}
@@ -269,16 +310,19 @@ def _match(imported: Imported, questions: list[Question], file: str, questions_f
     return sorted(pairs, key=lambda p: order[p[0].id])
 
 
-def prediction_row(q: Question, a: Answer, provider: str, model: str) -> dict:
+def prediction_row(q: Question, a: Answer, provider: str, model: str,
+                   max_chars: int | None = MAX_ANSWER_CHARS) -> dict:
     """The row `byo eval` writes for one question (same keys), from an imported answer."""
+    response, cut = cap_answer(a.response, max_chars)
     return {"id": q.id, "provider": provider, "model": model, "reference": False, "prompt": q.prompt,
-            "response": a.response, "status": a.status, "error": a.error, "finish_reason": a.finish_reason,
+            "response": response, "response_cut": cut, "status": a.status, "error": a.error,
+            "finish_reason": a.finish_reason,
             "refusal": a.refusal, "tokens": a.tokens, "cost_usd": None, "latency_s": a.latency_s, "attempts": 1,
             "parameters": {}, "image": {"path": q.image}}
 
 
 def run_name(fmt: str, model: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{fmt}-{model}").strip("_")
+    return as_name(f"{fmt}-{model}")
 
 
 @dataclass
@@ -290,11 +334,14 @@ class ImportReport:
 
 
 def import_predictions(file: str | Path, fmt: str, dataset: str | Path, *, run: str | None = None,
-                       model: str | None = None, force: bool = False) -> ImportReport:
+                       model: str | None = None, force: bool = False, max_answer_chars: int | None = MAX_ANSWER_CHARS,
+                       wait: bool = False, on_wait: Callable[[str], None] | None = None) -> ImportReport:
     file, dataset = Path(file), Path(dataset)
     if fmt not in FORMATS:
         raise ConfigError("<command line>", [("--format", f"unknown format {fmt!r}; expected one of "
                                               + ", ".join(FORMATS))])
+    if run is not None:
+        safe_name(run, "--run", "run name")
     if not file.is_file():
         raise ConfigError(str(file), [("<file>", f"file not found: expected a {fmt} predictions file")])
     if not dataset.is_dir():
@@ -307,22 +354,23 @@ def import_predictions(file: str | Path, fmt: str, dataset: str | Path, *, run: 
     imported = READERS[fmt](file)
     pairs = _match(imported, questions, str(file), questions_path)
     model = model or imported.model or "unknown"
-    run_dir = dataset / RUNS / (run or run_name(fmt, model))
-    if (run_dir / PREDICTIONS).exists() and not force:
-        raise ConfigError(str(run_dir), [("--run", f"already holds {PREDICTIONS}; choose another --run NAME or "
-                                          "pass --force to replace it")])
-    rows = [prediction_row(q, a, imported.provider, model) for q, a in pairs]
+    run_dir = run_path(dataset, run if run is not None else run_name(fmt, model))
+    rows = [prediction_row(q, a, imported.provider, model, max_answer_chars) for q, a in pairs]
     statuses = Counter(r["status"] for r in rows)
     tokens: dict = {}
     for r in rows:
         for k, v in (r["tokens"] or {}).items():
             if v is not None:
                 tokens[k] = tokens.get(k, 0) + v
-    run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(run_dir / PREDICTIONS, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     info = {"request": {"provider": imported.provider, "type": "import", "model": model},
-            "byo_version": __version__, "reference": False, "questions": str(questions_path),
+            "byo_version": __version__, "reference": False, "questions": recorded_path(questions_path, dataset),
             "n_questions": len(questions), "imported": {"format": fmt, "file": str(file.resolve()), **imported.info},
-            "finished": True, "statuses": dict(sorted(statuses.items())), "tokens": tokens}
-    atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=1, ensure_ascii=False) + "\n")
+            "max_answer_chars": max_answer_chars, "finished": True, "statuses": dict(sorted(statuses.items())),
+            "tokens": tokens}
+    with writer_lock(run_dir, what="run", wait=wait, on_wait=on_wait):
+        if (run_dir / PREDICTIONS).exists() and not force:
+            raise ConfigError(str(run_dir), [("--run", f"already holds {PREDICTIONS}; choose another --run NAME or "
+                                              "pass --force to replace it")])
+        atomic_write_text(run_dir / PREDICTIONS, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=1, ensure_ascii=False) + "\n")
     return ImportReport(run_dir=run_dir, rows=rows, statuses=statuses, unanswered=len(questions) - len(rows))

@@ -105,6 +105,14 @@ def read_pixels(path: Path, legend: dict, mode: str) -> np.ndarray:
     return pixels
 
 
+def check_rendered(rendered: Rendered) -> None:
+    """Every image and mask decodes whole, at its legend's size: a damaged one is named before
+    anything is written (the exports copy them as they are)."""
+    for image in rendered.images:
+        read_pixels(image.image, image.legend, "RGB")
+        read_pixels(image.mask, image.legend, "L")
+
+
 def instance_masks(legend: dict, ids: np.ndarray) -> dict[int, np.ndarray]:
     """Each object's pixels (its own mask id and those of its parts, such as a card's corner
     indices, which are parts of it and no instance of their own), by the object's id."""

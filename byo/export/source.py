@@ -11,6 +11,7 @@ from typing import Any
 
 from byo.dataset import RESOLVED_CONFIG, SOURCE_CONFIG
 from byo.errors import ConfigError
+from byo.inputs import read_image, read_json, read_text, reading
 from byo.providers.reference import answer_text
 from byo.questions.load import QUESTIONS, Question, load_questions
 
@@ -51,18 +52,27 @@ def load_source(dataset: str | Path) -> Source:
                                                  f"written by `byo questions {root}`")])
     questions = load_questions(questions_path, root)
     config = config_text = None
-    if (root / RESOLVED_CONFIG).is_file():
-        config = json.loads((root / RESOLVED_CONFIG).read_text())
+    resolved = root / RESOLVED_CONFIG
+    if resolved.is_file():
+        config = read_json(resolved)
     if (root / SOURCE_CONFIG).is_file():
-        config_text = (root / SOURCE_CONFIG).read_text()
-    info = (config or {}).get("dataset", {})
-    split = str(info.get("split") or DEFAULT_SPLIT)
-    if not re.fullmatch(r"\w+", split):
-        split = DEFAULT_SPLIT
-    source = Source(root=root, questions_path=questions_path, questions=questions, config=config,
-                    config_text=config_text, name=str(info.get("name") or root.resolve().name), split=split)
-    source.levels = level_features(source)
+        config_text = read_text(root / SOURCE_CONFIG)
+    with reading(resolved, "a resolved config"):
+        info = (config or {}).get("dataset") or {}
+        split = str(info.get("split") or DEFAULT_SPLIT)
+        if not re.fullmatch(r"\w+", split):
+            split = DEFAULT_SPLIT
+        source = Source(root=root, questions_path=questions_path, questions=questions, config=config,
+                        config_text=config_text, name=str(info.get("name") or root.resolve().name), split=split)
+        source.levels = level_features(source)
     return source
+
+
+def check_images(source: Source) -> None:
+    """Every image the questions show decodes whole: an empty, cut or damaged one is named before
+    anything is written (an export embeds or copies them as they are)."""
+    for image in source.images:
+        read_image(source.root / image)
 
 
 # --- features, in the JSON form of `datasets.Features.to_dict()` ------------------------------
@@ -126,7 +136,8 @@ def features(source: Source) -> dict[str, dict]:
         "answer_json": value("string"),
         "answer_type": labels["answer_type"],
         "choices": [value("string")],
-        "levels": dict(source.levels),
+        # Parquet has no struct without fields: a dataset without variables has no `levels` column.
+        **({"levels": dict(source.levels)} if source.levels else {}),
         "params": value("string"),
     }
 
@@ -148,7 +159,7 @@ def encode(feature: dict, v: Any) -> Any:
 
 def question_row(q: Question, feats: dict[str, dict]) -> dict:
     """One question as a row of plain values (the image column is left to the writer)."""
-    levels = feats["levels"]
+    levels = feats.get("levels", {})
     raw = {"id": q.id, "image_id": image_id(q.image), "family": q.family, "task": q.task, "key": q.key,
            "preprompt": q.preprompt, "instruction": q.instruction, "prompt": q.prompt,
            "answer": answer_text(q.answer), "answer_json": json.dumps(q.answer, ensure_ascii=False),
@@ -156,7 +167,8 @@ def question_row(q: Question, feats: dict[str, dict]) -> dict:
            "params": json.dumps(q.params, ensure_ascii=False)}
     row = {k: encode(feats[k], v) for k, v in raw.items() if k != "choices"}
     row["choices"] = q.choices
-    row["levels"] = {var: encode(f, q.levels.get(var)) if var in q.levels else None for var, f in levels.items()}
+    if levels:
+        row["levels"] = {var: encode(f, q.levels.get(var)) if var in q.levels else None for var, f in levels.items()}
     return row
 
 

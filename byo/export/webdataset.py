@@ -29,8 +29,6 @@ from byo.export.rendered import (
     RenderedImage,
     extra,
     json_bytes,
-    load_rendered,
-    read_pixels,
 )
 from byo.providers.reference import answer_text
 
@@ -46,9 +44,8 @@ def _shard_writer():
     return ShardWriter
 
 
-def export_webdataset(dataset: str | Path, out: Path, *, shard_size: int | None = None, **_) -> dict[str, Path]:
+def export_webdataset(rendered: Rendered, out: Path, *, shard_size: int | None = None, **_) -> dict[str, Path]:
     writer_class = _shard_writer()
-    rendered = load_rendered(dataset)
     shards: dict[str, list[str]] = {}
     for split in rendered.splits:
         written: list[str] = []
@@ -58,8 +55,6 @@ def export_webdataset(dataset: str | Path, out: Path, *, shard_size: int | None 
             for image in rendered.images:
                 if image.split != split:
                     continue
-                read_pixels(image.image, image.legend, "RGB")  # it decodes whole, at the legend's size
-                read_pixels(image.mask, image.legend, "L")
                 writer.write({"__key__": image.name, "png": image.image.read_bytes(),
                               "mask.png": image.mask.read_bytes(), "json": json_bytes(record(image))})
         shards[split] = written

@@ -15,7 +15,8 @@ import uvicorn
 from byo.errors import ConfigError
 from byo.human.app import create_app
 from byo.human.selection import check_name, select
-from byo.human.store import Study, hold_lock
+from byo.human.store import Study, lock_dir
+from byo.locks import writer_lock
 from byo.questions.load import QUESTIONS, load_questions
 from byo.stops import Stopped
 
@@ -89,33 +90,34 @@ def serve(settings: HumanSettings, *, say: Callable[[str], None] | None = None) 
     loopback = is_loopback(settings.host)
     token = None if loopback else secrets.token_urlsafe(18)
     app = create_app(study, token=token, loopback=loopback)  # checks every image first
-    lock = hold_lock(study.runs_dir, study.run)
+    with writer_lock(lock_dir(study.runs_dir, study.run), what="human run"):
+        return _serve(study, settings, app, token, say)
+
+
+def _serve(study: Study, settings: HumanSettings, app, token: str | None, say: Callable[[str], None]) -> int:
+    study.existing()
+    sock = bind(settings.host, settings.port)
+    port = sock.getsockname()[1]
+    address = url(settings.host, port)
+    s = study.selection
+    sample = f", at most {s.per_level} per key and level" if s.per_level else ""
+    say(f"byo human: {len(s.questions)} questions of {study.dataset} (variant {s.variant}{sample}); "
+        f"each annotator's answers go to {study.runs_dir / (study.run + '-NAME')}")
+    if study.annotators:
+        say(f"resuming: {progress(study)}")
+    if token:
+        say(f"open {address}?token={token} (bound to {settings.host}: anyone with this address can answer; "
+            "keep it to your annotators)")
+    else:
+        say(f"open {address} and sign in, or {address}?annotator=NAME")
+    say("Ctrl-C stops the server; every answer is already on disk, and the same command resumes")
+    config = uvicorn.Config(app, log_level="warning", access_log=False, server_header=False, date_header=False,
+                            lifespan="off", timeout_graceful_shutdown=5)
     try:
-        study.existing()
-        sock = bind(settings.host, settings.port)
-        port = sock.getsockname()[1]
-        address = url(settings.host, port)
-        s = study.selection
-        sample = f", at most {s.per_level} per key and level" if s.per_level else ""
-        say(f"byo human: {len(s.questions)} questions of {study.dataset} (variant {s.variant}{sample}); "
-            f"each annotator's answers go to {study.runs_dir / (study.run + '-NAME')}")
-        if study.annotators:
-            say(f"resuming: {progress(study)}")
-        if token:
-            say(f"open {address}?token={token} (bound to {settings.host}: anyone with this address can answer; "
-                "keep it to your annotators)")
-        else:
-            say(f"open {address} and sign in, or {address}?annotator=NAME")
-        say("Ctrl-C stops the server; every answer is already on disk, and the same command resumes")
-        config = uvicorn.Config(app, log_level="warning", access_log=False, server_header=False, date_header=False,
-                                lifespan="off", timeout_graceful_shutdown=5)
-        try:
-            uvicorn.Server(config).run(sockets=[sock])
-        except (Stopped, KeyboardInterrupt):  # uvicorn stopped gracefully, then raised the signal again
-            pass
-        finally:
-            sock.close()
-        say(f"stopped: {progress(study)}. Score a run with: byo score {study.runs_dir / (study.run + '-NAME')}")
-        return 0
+        uvicorn.Server(config).run(sockets=[sock])
+    except (Stopped, KeyboardInterrupt):  # uvicorn stopped gracefully, then raised the signal again
+        pass
     finally:
-        lock.close()
+        sock.close()
+    say(f"stopped: {progress(study)}. Score a run with: byo score {study.runs_dir / (study.run + '-NAME')}")
+    return 0

@@ -8,7 +8,7 @@
   `byo score`: run.json's `questions` names this file). Never served.
 - `run.json`: the settings (`request`), the counts, `finished`, and whether the annotator paused.
 
-One server per run: DATASET/runs/RUN.human.lock is held (fcntl.flock) while it serves. An answer
+One server per run: it holds the writer lock (byo.locks) of DATASET/runs/.RUN.human while it serves. An answer
 is keyed by annotator and question id: the first one written wins, and a second one (another
 tab) is refused, unless it is the same request sent again (same nonce).
 """
@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import fcntl
 import json
 import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
 
 from byo import __version__
 from byo.dataset import FILE_MODE, atomic_write_text
@@ -34,7 +32,6 @@ from byo.human.selection import Selection
 from byo.questions.load import QUESTIONS
 
 PROVIDER = "human"
-LOCK_SUFFIX = ".human.lock"
 
 
 class StoreError(Exception):
@@ -46,24 +43,9 @@ class StoreError(Exception):
         self.state = state
 
 
-def hold_lock(runs_dir: Path, run: str) -> IO:
-    """The run's lock, held until the returned file is closed (or the process ends)."""
-    runs_dir.mkdir(parents=True, exist_ok=True)
-    path = runs_dir / f"{run}{LOCK_SUFFIX}"
-    f = open(path, "a+")  # noqa: SIM115 - held open for the server's life
-    try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        f.seek(0)
-        holder = f.read().strip() or "another process"
-        f.close()
-        raise ConfigError(str(path), [("--run", f"another byo human server serves this run ({holder}); stop "
-                                       "it first, or choose another --run NAME")]) from None
-    f.seek(0)
-    f.truncate()
-    f.write(f"pid {os.getpid()}, started {now()}\n")
-    f.flush()
-    return f
+def lock_dir(runs_dir: Path, run: str) -> Path:
+    """The directory whose writer lock (byo.locks) a server holds for its run while it serves."""
+    return runs_dir / f".{run}.human"
 
 
 def now() -> str:

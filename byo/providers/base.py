@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from byo.urls import redact_url
+
 CONNECT_TIMEOUT = 10.0  # seconds to open a connection; a server that is there accepts at once
 
 
@@ -154,7 +156,8 @@ class ImageLimits:
 
 
 class Provider:
-    """Base class. `identity` goes into the cache key: the type, plus the base URL when one is set."""
+    """Base class. `identity` goes into the cache key: the type, plus the base URL when one is set
+    (redacted: a key in the URL does not change the answers)."""
 
     type = ""
     needs_image = True
@@ -172,12 +175,13 @@ class Provider:
 
     @property
     def identity(self) -> str:
-        return f"{self.type}@{self.base_url}" if self.base_url else self.type
+        """The type and base URL, redacted (run.json records it; a key can hide in a URL)."""
+        return f"{self.type}@{redact_url(self.base_url)}" if self.base_url else self.type
 
     @property
     def endpoint(self) -> str:
-        """Where requests go, for messages: the URL the client uses."""
-        return self.base_url or self.type
+        """Where requests go, for messages: the URL the client uses, redacted."""
+        return redact_url(self.base_url) if self.base_url else self.type
 
     async def answer(self, request: Request) -> Response:
         raise NotImplementedError

@@ -22,6 +22,7 @@ import yaml
 from pydantic import Field, ValidationError
 
 from byo.errors import ConfigError, format_key_path
+from byo.inputs import read_text
 from byo.providers import PROVIDERS
 from byo.schema import Strict, validation_problems
 
@@ -58,11 +59,11 @@ class Catalog(Strict):
 def load_catalog(path: str | Path) -> Catalog:
     file = str(path)
     try:
-        raw = yaml.safe_load(Path(path).read_text())
-    except FileNotFoundError:
-        raise ConfigError(file, [("<file>", "file not found")]) from None
+        raw = yaml.safe_load(read_text(path))
     except yaml.YAMLError as err:
-        raise ConfigError(file, [("<file>", f"not valid YAML: {err}")]) from None
+        raise ConfigError(file, [("<file>", f"not valid YAML: {str(err)[:200]}")]) from None
+    except RecursionError:
+        raise ConfigError(file, [("<file>", "nested too deeply")]) from None
     problems = []
     entries = raw.get("providers") if isinstance(raw, dict) else None
     for name, entry in entries.items() if isinstance(entries, dict) else []:

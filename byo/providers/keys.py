@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from byo.errors import ConfigError
+from byo.inputs import read_bytes
 
 KEY_ENV = {"openai": "OPENAI_API_KEY", "groq": "GROQ_API_KEY", "openai-compatible": "OPENAI_COMPATIBLE_API_KEY"}
 KEY_REQUIRED = {"openai", "groq"}
@@ -34,10 +35,13 @@ def resolve_key(provider_type: str, *, key_env: str | None = None,
 
 def _key_from_file(path: Path, name: str | None) -> str:
     file = str(path)
+    if not path.exists():
+        raise ConfigError(file, [("<file>", "key file not found")])
     try:
-        lines = [line.strip() for line in path.read_text().splitlines()]
-    except FileNotFoundError:
-        raise ConfigError(file, [("<file>", "key file not found")]) from None
+        lines = [line.strip() for line in read_bytes(path).decode("utf-8").splitlines()]
+    except UnicodeDecodeError:  # the message never quotes the file's content
+        raise ConfigError(file, [("<file>", "not UTF-8 text: expected the key alone on one line, or a line "
+                                            "NAME=KEY")]) from None
     lines = [line for line in lines if line and not line.startswith("#")]
     if len(lines) == 1 and "=" not in lines[0]:
         return lines[0]

@@ -20,6 +20,7 @@ from byo.providers.base import (
     http_timeout,
     pool_limits,
 )
+from byo.urls import redact_url
 
 LOCAL_OLLAMA = "http://127.0.0.1:11434"  # unless OLLAMA_HOST says otherwise
 
@@ -57,7 +58,8 @@ class Ollama(Provider):
     @property
     def endpoint(self) -> str:
         # The SDK resolves the host (base_url, OLLAMA_HOST or localhost) but keeps it in its httpx client.
-        return str(getattr(getattr(self.client, "_client", None), "base_url", None) or self.base_url or self.type)
+        return redact_url(str(getattr(getattr(self.client, "_client", None), "base_url", None) or self.base_url
+                              or self.type))
 
     def options(self) -> dict:
         options = {"temperature": self.params.temperature}

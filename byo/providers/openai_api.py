@@ -26,6 +26,7 @@ from byo.providers.base import (
     is_connect_timeout,
     pool_limits,
 )
+from byo.urls import redact_url
 
 SCHEMA_NAME = "answer"  # the name a json_schema response format carries
 
@@ -101,7 +102,7 @@ class ChatCompletions(Provider):
 
     @property
     def endpoint(self) -> str:
-        return str(self.client.base_url)
+        return redact_url(str(self.client.base_url))
 
     def make_client(self, *, api_key, base_url, timeout, connections):
         import openai

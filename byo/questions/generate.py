@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -14,9 +15,11 @@ import yaml
 from pydantic import ValidationError
 
 from byo.dataset import Layout, atomic_write_text
-from byo.errors import ConfigError
+from byo.errors import ConfigError, InputError
 from byo.families import get_family
 from byo.families.base import CATALOG, Answer, Skip, ask
+from byo.inputs import reading
+from byo.locks import writer_lock
 from byo.questions.load import QUESTIONS
 from byo.schema import Strict, validation_problems
 
@@ -60,6 +63,10 @@ def _load(path, model):
         return model.model_validate(yaml.safe_load(path.read_text()))
     except FileNotFoundError:
         raise ConfigError(str(path), [("<file>", "question templates not found")]) from None
+    except UnicodeDecodeError:
+        raise ConfigError(str(path), [("<file>", "not UTF-8 text: expected question templates (YAML)")]) from None
+    except yaml.YAMLError as err:
+        raise ConfigError(str(path), [("<file>", f"not valid YAML: {str(err)[:200]}")]) from None
     except ValidationError as err:
         raise ConfigError(str(path), validation_problems(err)) from None
 
@@ -95,12 +102,22 @@ class Summary:
 
 
 def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("direct",), keys=None,
-             templates: str | Path | None = None, out: str | Path | None = None) -> tuple[Path, Summary]:
-    layout = Layout(dataset)
+             templates: str | Path | None = None, out: str | Path | None = None, wait: bool = False,
+             on_wait: Callable[[str], None] | None = None) -> tuple[Path, Summary]:
+    """Write the questions of a rendered dataset. The dataset is locked meanwhile: a render still
+    writing it is named (or waited for, `wait`) instead of giving the questions of part of it."""
+    if not Path(dataset).is_dir():
+        raise ConfigError(str(dataset), [("<dataset>", "not a directory: render the dataset first")])
+    with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait):
+        return _generate(Layout(dataset), preprompts, instructions, keys, templates, out)
+
+
+def _generate(layout: Layout, preprompts, instructions, keys, templates, out) -> tuple[Path, Summary]:
+    dataset = layout.root
     legends = layout.legends()
     if not legends:
         raise ConfigError(str(dataset), [("<dataset>", "no complete images (render the dataset first)")])
-    plugin = get_family(legends[0]["family"])
+    plugin = legend_family(layout, legends)
     family = plugin.name
     # The family's templates and the shared preprompts, from the installed catalogue unless a
     # folder of one's own is given.
@@ -121,28 +138,50 @@ def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("dir
     summary = Summary(images=len(legends), variants=len(preprompts) * len(instructions))
     rows = []
     for legend in legends:
-        context = plugin.question_context(legend)
-        for key in keys:
-            t = family_t.questions[key]
-            result = ask(plugin.answers[key], legend, key)
-            if isinstance(result, Skip):
-                summary.skipped[key] += summary.variants
-                summary.reasons.setdefault(key, Counter())[result.reason] += 1
-                continue
-            assert isinstance(result, Answer)
-            for pp in preprompts:
-                before, after = preprompt_parts(pp, family_t, common)
-                for ins in instructions:
-                    question = render(getattr(t, ins), result.params, f"{where}: questions.{key}.{ins}")
-                    prompt = " ".join(render(part, context, f"{where}: preprompts.{pp}")
-                                      for part in (before, question, after) if part)
-                    rows.append({
-                        "id": f"{legend['name']}/{key}/{pp}/{ins}", "image": legend["image"], "family": family,
-                        "task": t.task, "key": key, "levels": legend["levels"], "preprompt": pp,
-                        "instruction": ins, "prompt": prompt, "answer": result.value,
-                        "answer_type": t.answer_type, "params": result.params, "choices": result.choices,
-                    })
-                    summary.questions[key] += 1
+        with reading(layout.legend(legend["name"]), "a legend"):
+            rows += _questions(legend, plugin, keys, family_t, common, preprompts, instructions, where, summary)
     path = Path(out) if out else layout.root / QUESTIONS
     atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     return path, summary
+
+
+def legend_family(layout: Layout, legends: list[dict]):
+    """The family of a dataset's images: one for all of them, and installed."""
+    for legend in legends:
+        if legend["family"] != legends[0]["family"]:
+            raise InputError(layout.legend(legend["name"]), f"family {legend['family']!r}, but the dataset's first "
+                             f"image is of family {legends[0]['family']!r}", key="family")
+    try:
+        return get_family(legends[0]["family"])
+    except KeyError as err:
+        raise InputError(layout.legend(legends[0]["name"]), str(err.args[0]), key="family") from None
+
+
+def _questions(legend: dict, plugin, keys: list[str], family_t: FamilyTemplates, common: Common, preprompts,
+               instructions, where, summary: Summary) -> list[dict]:
+    """The question rows of one image, counted in `summary`."""
+    rows = []
+    family = plugin.name
+    context = plugin.question_context(legend)
+    for key in keys:
+        t = family_t.questions[key]
+        result = ask(plugin.answers[key], legend, key)
+        if isinstance(result, Skip):
+            summary.skipped[key] += summary.variants
+            summary.reasons.setdefault(key, Counter())[result.reason] += 1
+            continue
+        assert isinstance(result, Answer)
+        for pp in preprompts:
+            before, after = preprompt_parts(pp, family_t, common)
+            for ins in instructions:
+                question = render(getattr(t, ins), result.params, f"{where}: questions.{key}.{ins}")
+                prompt = " ".join(render(part, context, f"{where}: preprompts.{pp}")
+                                  for part in (before, question, after) if part)
+                rows.append({
+                    "id": f"{legend['name']}/{key}/{pp}/{ins}", "image": legend["image"], "family": family,
+                    "task": t.task, "key": key, "levels": legend["levels"], "preprompt": pp,
+                    "instruction": ins, "prompt": prompt, "answer": result.value,
+                    "answer_type": t.answer_type, "params": result.params, "choices": result.choices,
+                })
+                summary.questions[key] += 1
+    return rows

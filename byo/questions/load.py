@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from byo.errors import ConfigError
+from byo.errors import ConfigError, InputError
+from byo.inputs import decode, read_bytes
+from byo.names import inside
 from byo.schema import validation_problems
 
 QUESTIONS = "questions.jsonl"
@@ -26,19 +29,56 @@ class Question(BaseModel):
     preprompt: str
     instruction: str
     prompt: str  # the full text sent to the model
-    answer: Any  # ground truth, any JSON value
     answer_type: str
+    answer: Any  # ground truth: a JSON value of the shape its answer type scores
     params: dict[str, Any] = {}  # the template parameters drawn from the legend
     choices: list[str] | None = None  # multiple-choice options (the answer is then a letter)
 
+    @field_validator("answer")
+    @classmethod
+    def answer_of_its_type(cls, answer: Any, info: ValidationInfo) -> Any:
+        """The answer has the shape its answer type scores (a number for a count...)."""
+        problem = answer_problem(info.data.get("answer_type", ""), answer)
+        if problem:
+            raise ValueError(problem)
+        return answer
+
+
+NUMBERS = ("integer", "row", "column")
+TEXTS = ("label", "position_word", "yes_no", "multiple_choice", "card")
+SETS = ("label_set", "card_set")
+
+
+def answer_problem(answer_type: str, answer: Any) -> str | None:
+    """What is wrong with `answer` for the scorer of `answer_type`, if anything (answer types of a
+    family's own are the family's to check)."""
+    def number(v) -> bool:
+        return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+    if answer_type in NUMBERS and not number(answer):
+        return f"expected a number (answer type {answer_type}), got {answer!r:.60}"
+    if answer_type in TEXTS and not isinstance(answer, str):
+        return f"expected text (answer type {answer_type}), got {answer!r:.60}"
+    if answer_type in SETS and not (isinstance(answer, list) and all(isinstance(v, str) for v in answer)):
+        return f"expected a list of texts (answer type {answer_type}), got {answer!r:.60}"
+    if answer_type == "cell":
+        pair = [answer.get("row"), answer.get("column")] if isinstance(answer, dict) else answer
+        if not (isinstance(pair, list) and len(pair) == 2 and all(number(v) and v == int(v) for v in pair)):
+            return f"expected [row, column] (answer type cell), got {answer!r:.60}"
+    return None
+
 
 def image_problem(image: str, dataset: Path) -> str | None:
-    """What is wrong with a question's image path, if anything."""
-    path = PurePosixPath(image)
-    if path.is_absolute() or ".." in path.parts:
-        return f"expected a path inside the dataset, got {image!r}"
-    if not (dataset / path).is_file():
-        return f"{dataset / path} does not exist"
+    """What is wrong with a question's image path, if anything: it must name a file inside the
+    dataset (no absolute path, no '..', no link leading out)."""
+    path = inside(dataset, image)
+    if path is None:
+        written = PurePosixPath(image)
+        lexical = bool(image) and not written.is_absolute() and ".." not in written.parts  # so a link leads out
+        return (f"{image[:100]!r} leads outside the dataset (a symbolic link): expected a file inside it" if lexical
+                else f"{image[:100]!r} is outside the dataset: expected a relative path inside it")
+    if not path.is_file():
+        return f"{path} does not exist"
     return None
 
 
@@ -52,6 +92,8 @@ def read_question(line: str, where: str) -> tuple[Question | None, list[tuple[st
         raw = json.loads(line)
     except json.JSONDecodeError as err:
         return None, [(where, f"not valid JSON: {err}")]
+    except RecursionError:
+        return None, [(where, "JSON nested too deeply")]
     if not isinstance(raw, dict):
         return None, [(where, "expected a JSON object")]
     try:
@@ -64,10 +106,12 @@ def load_questions(path: str | Path, dataset: str | Path) -> list[Question]:
     """Every line must be a valid question with a unique id and an existing image inside `dataset`."""
     path, dataset = Path(path), Path(dataset)
     file = str(path)
-    try:
-        lines = path.read_text().splitlines()
-    except FileNotFoundError:
-        raise ConfigError(file, [("<file>", "file not found (questions are written by the question step)")]) from None
+    if not path.exists():
+        raise ConfigError(file, [("<file>", "file not found (questions are written by the question step)")])
+    data = read_bytes(path)
+    if b"\x00" in data:
+        raise InputError(path, "a binary file, expected questions as JSON lines")
+    lines = decode(data, path).splitlines()
     problems: list[tuple[str, str]] = []
     questions: list[Question] = []
     seen: dict[str, int] = {}
@@ -83,10 +127,10 @@ def load_questions(path: str | Path, dataset: str | Path) -> list[Question]:
         if q.id in seen:
             problems.append((f"{where}: id", f"{q.id!r} is already the id of line {seen[q.id]}"))
         seen.setdefault(q.id, number)
-        if q.image not in image_problems:
+        if q.image not in image_problems:  # each image's problem once, on the first line naming it
             image_problems[q.image] = image_problem(q.image, dataset)
-        if image_problems[q.image]:
-            problems.append((f"{where}: image", image_problems[q.image]))
+            if image_problems[q.image]:
+                problems.append((f"{where}: image", image_problems[q.image]))
         questions.append(q)
         if len(problems) >= 20:
             problems.append(("...", "stopped after 20 problems"))

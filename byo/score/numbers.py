@@ -7,6 +7,7 @@ and "no" / "none" meaning 0 ("no black pieces"; not "No, ...").
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -65,7 +66,13 @@ def _below_hundred(words, i: int, text: str) -> tuple[int, int] | None:
 
 def word_numbers(text: str) -> list[NumberMention]:
     """Number words, each phrase once: "twenty one" -> 21, "one hundred and five" -> 105."""
-    pronouns = [(m.start(), m.end()) for m in PRONOUN_ONE.finditer(text)]
+    pronoun_spans = [(m.start(), m.end()) for m in PRONOUN_ONE.finditer(text)]
+    starts = [a for a, _ in pronoun_spans]
+
+    def pronoun(at: int) -> bool:  # inside "the one", "one of" (the matches do not overlap)
+        k = bisect.bisect_right(starts, at)
+        return k > 0 and at < pronoun_spans[k - 1][1]
+
     words = _words(text)
     out: list[NumberMention] = []
 
@@ -105,7 +112,7 @@ def word_numbers(text: str) -> list[NumberMention]:
             continue
         else:
             found = _below_hundred(words, i, text)
-            if found is None or (w == "one" and any(s <= start < e for s, e in pronouns)):
+            if found is None or (w == "one" and pronoun(start)):
                 i += 1
                 continue
             value, j = found
@@ -120,10 +127,15 @@ def word_numbers(text: str) -> list[NumberMention]:
     return out
 
 
+MAX_DIGITS = 15  # longer runs of digits are no count an answer gives (and Python caps int() at 4300)
+
+
 def digit_numbers(text: str) -> list[NumberMention]:
     out = []
     for m in _DIGITS.finditer(text):
         raw = m.group(1)
+        if len(raw) > MAX_DIGITS:
+            continue
         value = float(raw) if "." in raw else int(raw)
         if isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -141,5 +153,6 @@ def ordinals(text: str) -> list[NumberMention]:
     """"third", "3rd": kept apart, because "the third row" is ambiguous with 0-based numbering."""
     out = [NumberMention(ORDINALS[w], s, e) for w, s, e in _words(text) if w in ORDINALS]
     out += [NumberMention(int(m.group(1)), m.start(), m.end())
-            for m in re.finditer(r"(?<![\w.])(\d+)(?:st|nd|rd|th)\b", text, re.IGNORECASE)]
+            for m in re.finditer(r"(?<![\w.])(\d+)(?:st|nd|rd|th)\b", text, re.IGNORECASE)
+            if len(m.group(1)) <= MAX_DIGITS]
     return sorted(out, key=lambda n: n.start)

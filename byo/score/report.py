@@ -16,6 +16,7 @@ from PIL import Image
 
 from byo import __version__
 from byo.dataset import atomic_write_text
+from byo.names import inside
 from byo.score import humans, plots
 from byo.score import psychometric as psy
 from byo.score.compare import compare, question_difference
@@ -380,7 +381,7 @@ class Thumbnails:
                     buffer = io.BytesIO()
                     im.save(buffer, format="JPEG", quality=85)
                 self.cache[path] = data_uri(buffer.getvalue(), "image/jpeg")
-            except OSError:
+            except (OSError, ValueError, Image.DecompressionBombError):  # an unreadable image: no thumbnail
                 self.cache[path] = None
         return self.cache[path]
 
@@ -400,7 +401,8 @@ def mistakes_section(runs: Runs) -> list[dict]:
         cards = []
         for r in picked:
             value = r["value"]
-            cards.append({"image": thumbs(Path(s.facts["dataset"]) / r["image"]), "image_name": r["image"],
+            image = inside(Path(s.facts["dataset"]), r["image"]) if isinstance(r["image"], str) else None
+            cards.append({"image": thumbs(image) if image else None, "image_name": r["image"],
                           "key": r["key"], "variant": r["variant"], "prompt": _short(r["prompt"], 260),
                           "truth": show(r["answer"]), "response": _short(r["response"], 420), "status": r["status"],
                           "value": show(value), "error": r["error"], "levels": r["levels"], "note": r["note"]})

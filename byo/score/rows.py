@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from byo.dataset import Layout
-from byo.errors import ConfigError
+from byo.errors import ConfigError, InputError
 from byo.eval.layout import PREDICTIONS, RUN_FILE, read_predictions
+from byo.inputs import json_kind, read_json, reading
 from byo.questions.load import QUESTIONS, Question, load_questions
 from byo.score.parse import FAMILY_TYPES, Domains, context_for, parse_answer
 from byo.score.parse.structured import parse_structured
@@ -29,14 +29,21 @@ def run_paths(run_dir: Path) -> tuple[Path, Path]:
     dataset = run_dir.parent.parent
     questions = dataset / QUESTIONS
     info = run_info(run_dir)
-    if info.get("questions") and Path(info["questions"]).is_file():
-        questions = Path(info["questions"])
+    named = info.get("questions")
+    if named is not None and not isinstance(named, str):
+        raise InputError(run_dir / RUN_FILE, f"expected the question file's path, got {json_kind(named)}",
+                         key="questions")
+    # Relative to the dataset (older runs: to the directory byo eval ran in), or absolute.
+    for candidate in (dataset / named, Path(named)) if named else ():
+        if candidate.is_file():
+            return dataset, candidate
     return dataset, questions
 
 
 def run_info(run_dir: Path) -> dict:
+    """run.json (a JSON object), or {} when the run has none."""
     path = Path(run_dir) / RUN_FILE
-    return json.loads(path.read_text()) if path.is_file() else {}
+    return read_json(path) if path.exists() else {}
 
 
 def load_predictions(run_dir: Path) -> list[dict]:
@@ -93,10 +100,13 @@ def legend_splits(questions: list[Question], dataset: Path) -> dict[str, str]:
     for q in questions:
         if q.answer_type in FAMILY_TYPES and "split" not in q.params and q.image not in out:
             path = layout.legend(Path(q.image).stem)
-            if path.is_file():
-                split = json.loads(path.read_text()).get("extras", {}).get("split")
-                if split is not None:
-                    out[q.image] = str(split)
+            if not path.exists():
+                continue
+            legend = read_json(path)  # only its split is read: a legend of any version will do
+            with reading(path, "a legend"):
+                split = (legend.get("extras") or {}).get("split")
+            if split is not None:
+                out[q.image] = str(split)
     return out
 
 

@@ -21,6 +21,9 @@ from byo.score.parse import STATUSES
 from byo.score.rows import PREDICTIONS, load_run, partial_note
 
 PARSED = "parsed.jsonl"
+# What the report reads of each row of parsed.jsonl (a file without them is scored again).
+ROW_KEYS = frozenset({"id", "image", "key", "variant", "levels", "answer_type", "answer", "response", "status",
+                      "value", "correct", "error", "prompt", "note", "candidates"})
 SCORES = "scores.json"
 TABLES = ("metrics", "confusion", "localization", "localization_cells", "binding", "parsing", "breaking_points",
           "breaking_point_levels", "stability")  # + families' own
@@ -196,22 +199,39 @@ def score_run(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_compl
 def load_scores(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False,
                 tolerance: float = 0, criterion: float = psychometric.CRITERION) -> Scores:
     """The run's written scores, or fresh ones when they are missing, older than the predictions,
-    written by an older byo (before runs were marked partial, or without breaking points) or with
-    another tolerance or criterion."""
+    written by an older byo (before runs were marked partial, or without breaking points), with
+    another tolerance or criterion, or when they do not read (they are made from the predictions
+    again, never trusted half)."""
     run_dir = Path(run_dir)
-    scores_path, parsed_path = run_dir / SCORES, run_dir / PARSED
-    predictions = run_dir / PREDICTIONS
+    scores = _written_scores(run_dir, tolerance, criterion)
+    if scores is None:
+        return score_run(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
+                         criterion=criterion)[0]
+    if require_complete:
+        check_complete(scores, run_dir)
+    return scores
+
+
+def _written_scores(run_dir: Path, tolerance: float, criterion: float) -> Scores | None:
+    scores_path, parsed_path, predictions = run_dir / SCORES, run_dir / PARSED, run_dir / PREDICTIONS
     fresh = (scores_path.is_file() and parsed_path.is_file() and predictions.is_file()
              and all(scores_path.stat().st_mtime >= (p / PREDICTIONS).stat().st_mtime
                      for p in stability.repeat_runs(run_dir)))
-    doc = json.loads(scores_path.read_text()) if fresh else {}
-    settings = doc.get("settings", {})
-    if ("partial" not in doc.get("run", {}) or "breaking_points" not in doc.get("tables", {})
-            or (settings.get("tolerance"), settings.get("criterion")) != (tolerance, criterion)):
-        return score_run(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
-                         criterion=criterion)[0]
-    rows = [json.loads(line) for line in parsed_path.read_text().splitlines() if line]
-    scores = Scores(facts=doc["run"], rows=rows, tables=doc["tables"], settings=doc["settings"])
-    if require_complete:
-        check_complete(scores, run_dir)
+    if not fresh:
+        return None
+    try:
+        doc = json.loads(scores_path.read_bytes())
+        settings = doc.get("settings") or {}
+        if (not isinstance(doc.get("run"), dict) or "partial" not in doc["run"]
+                or "breaking_points" not in doc.get("tables", {})
+                or (settings.get("tolerance"), settings.get("criterion")) != (tolerance, criterion)):
+            return None
+        rows = [json.loads(line) for line in parsed_path.read_bytes().splitlines() if line.strip()]
+        scores = Scores(facts=doc["run"], rows=rows, tables=doc["tables"], settings=doc["settings"])
+        if not all(isinstance(r, dict) and ROW_KEYS <= r.keys() for r in rows) \
+                or not isinstance(scores.tables, dict) or not isinstance(scores.settings, dict):
+            return None
+        scores.overall  # noqa: B018 -- the tables the report needs are there
+    except (ValueError, RecursionError, KeyError, TypeError, AttributeError, StopIteration):
+        return None
     return scores

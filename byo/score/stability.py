@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from statsmodels.stats.inter_rater import fleiss_kappa
 
-from byo.eval.layout import PREDICTIONS, repeat_run_name
+from byo.eval.layout import MAX_REPEATS, PREDICTIONS, repeat_run_name
 from byo.score.rows import run_info
 
 
@@ -27,7 +27,8 @@ def repeat_runs(run_dir: Path) -> list[Path]:
     those with predictions."""
     run_dir = Path(run_dir)
     info = run_info(run_dir)
-    k = info.get("repeats") or 1
+    k = info.get("repeats")
+    k = min(k, MAX_REPEATS) if isinstance(k, int) and not isinstance(k, bool) else 1  # a damaged run.json
     if info.get("repeat", 1) != 1 or k < 2:
         return [run_dir]
     others = [run_dir.with_name(repeat_run_name(run_dir.name, r)) for r in range(2, k + 1)]

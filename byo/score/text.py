@@ -30,10 +30,29 @@ def clean(text: str | None) -> str:
 
 
 # --- structured answers ---------------------------------------------------------------
-_ANSWER_BRACES = re.compile(r"\{\s*[\"']?(?:final[_ ])?answer[\"']?\s*[:=]\s*(.*?)\s*\}(?!\})", re.IGNORECASE | re.DOTALL)
-_ANSWER_TAG = re.compile(r"<answer>\s*(.*?)\s*</answer>", re.IGNORECASE | re.DOTALL)
+# Each form is found in one pass over the answer, whatever its length: an opener without its
+# closer ends the search (no later opener can have one either), and nested forms are read once,
+# as the outermost.
+_ANSWER_BRACES_OPEN = re.compile(r"\{\s*[\"']?(?:final[_ ])?answer[\"']?\s*[:=]\s*", re.IGNORECASE)
+_ANSWER_BRACES_CLOSE = re.compile(r"\}(?!\})")
+_ANSWER_TAG_OPEN = re.compile(r"<answer>\s*", re.IGNORECASE)
+_ANSWER_TAG_CLOSE = re.compile(r"\s*</answer>", re.IGNORECASE)
 _JSON_KEYS = ("answer", "final_answer", "count", "number", "value", "result", "label", "option", "choice",
               "program", "code", "kdl", "description", "translation", "types", "position", "cell")
+JSON_SCAN = 4  # failed JSON decodes may read at most this many times the answer's length in all
+
+
+def _enclosed(text: str, opener: re.Pattern, closer: re.Pattern) -> list[tuple[int, str]]:
+    """(start, content) of each opener ... closer pair, left to right, without overlaps."""
+    out = []
+    pos = 0
+    while (m := opener.search(text, pos)) is not None:
+        end = closer.search(text, m.end())
+        if end is None:
+            break
+        out.append((m.start(), text[m.end(): end.start()]))
+        pos = end.end()
+    return out
 
 
 _BOXED = re.compile(r"\\boxed\s*\{")
@@ -41,34 +60,75 @@ _TEXT_COMMAND = re.compile(r"\\(?:text|mathrm|textbf)\s*\{([^{}]*)\}")
 
 
 def _boxed(text: str) -> list[str]:
-    """Contents of \\boxed{...}, with nested braces and \\text{} unwrapped."""
+    """Contents of \\boxed{...} (the outermost of nested ones), with \\text{} unwrapped; an
+    unclosed one runs to the end."""
     out = []
-    for m in _BOXED.finditer(text):
+    pos = 0
+    while (m := _BOXED.search(text, pos)) is not None:
         depth, i = 1, m.end()
-        while i < len(text) and depth:
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
+        while depth and (i := _brace(text, i)) != -1:
+            depth += 1 if text[i] == "{" else -1
             i += 1
         inner = text[m.end(): i - 1] if depth == 0 else text[m.end():]
         out.append(_TEXT_COMMAND.sub(r"\1", inner))
+        if depth:
+            break
+        pos = i
     return out
 
 
+_BRACE = re.compile(r"[{}]")
+
+
+def _brace(text: str, start: int) -> int:
+    m = _BRACE.search(text, start)
+    return m.start() if m else -1
+
+
 _JSON = json.JSONDecoder()
+# Where a JSON object can begin: a brace, then a key or the closing brace.
+_JSON_START = re.compile(r'\{[ \t\n\r]*["}]')
+JSON_WINDOW = 1024  # characters first decoded from a candidate; doubled while the object runs past them
+JSON_MAX = 1 << 20  # characters an object may have
+
+
+def _decode_at(text: str, i: int) -> tuple[dict | None, int, int]:
+    """(the JSON value starting at text[i], where it ends, characters read) or (None, i, read)."""
+    width, read = JSON_WINDOW, 0
+    while True:
+        chunk = text[i: i + width]
+        try:
+            obj, end = _JSON.raw_decode(chunk)
+            return obj, i + end, read + end
+        except json.JSONDecodeError as err:
+            # Decoding a window, not the rest of the text: a failure costs what was read, not the
+            # text's length (the decoder counts the lines before the error).
+            cut_short = err.pos >= len(chunk) - 1 or err.msg.startswith("Unterminated string")
+            if not cut_short or i + width >= len(text) or width >= JSON_MAX:
+                return None, i, read + err.pos
+            read += len(chunk)
+            width *= 2
+        except RecursionError:  # nested too deeply to be an answer
+            return None, i, read + len(chunk)
 
 
 def _json_objects(text: str) -> list[dict]:
-    """JSON objects in the text (fenced or inline), outermost first."""
+    """JSON objects in the text (fenced or inline), outermost first. Failed decodes may read at
+    most JSON_SCAN times the text's length in all (a text full of unclosed objects)."""
     out = []
-    i = text.find("{")
-    while i != -1:
-        try:
-            obj, end = _JSON.raw_decode(text, i)
-        except ValueError:
-            i = text.find("{", i + 1)
+    budget = JSON_SCAN * len(text) + 10_000
+    pos = 0
+    while (m := _JSON_START.search(text, pos)) is not None:
+        obj, end, read = _decode_at(text, m.start())
+        if obj is None:
+            budget -= read
+            if budget <= 0:
+                break
+            pos = m.start() + 1
             continue
         if isinstance(obj, dict):
             out.append(obj)
-        i = text.find("{", end)
+        pos = end
     return out
 
 
@@ -83,18 +143,20 @@ def _json_value(value) -> str:
 def structured_spans(text: str) -> list[str]:
     """Answers the model marked as answers, in order of appearance."""
     found: list[tuple[int, str]] = []
-    found += [(m.start(), m.group(1).strip(" \"'")) for m in _ANSWER_BRACES.finditer(text)]
-    found += [(m.start(), m.group(1)) for m in _ANSWER_TAG.finditer(text)]
+    found += [(start, content.strip().strip(" \"'")) for start, content in
+              _enclosed(text, _ANSWER_BRACES_OPEN, _ANSWER_BRACES_CLOSE)]
+    found += _enclosed(text, _ANSWER_TAG_OPEN, _ANSWER_TAG_CLOSE)
     found += [(text.find("\\boxed"), b) for b in _boxed(text)]
+    first_brace = text.find("{")
     for obj in _json_objects(text):
         lowered = {str(k).lower(): v for k, v in obj.items()}
         for key in _JSON_KEYS:
             if key in lowered:
-                found.append((text.find("{"), _json_value(lowered[key])))
+                found.append((first_brace, _json_value(lowered[key])))
                 break
         else:
             if {"row", "column"} <= set(lowered) or {"row", "col"} <= set(lowered):
-                found.append((text.find("{"), _json_value(obj)))
+                found.append((first_brace, _json_value(obj)))
     return [s for _, s in sorted(found, key=lambda f: f[0])]
 
 
@@ -121,27 +183,42 @@ _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 _SENTENCE_END = re.compile(r"(?<!\d)[.!?](?!\d)(?:\s|$)|\n|。")
 
 
-def to_sentence_end(text: str, start: int) -> str:
-    m = _SENTENCE_END.search(text[start:])
-    return text[start: start + m.start()] if m else text[start:]
+def sentence_end(text: str, start: int, stop: int | None = None) -> int:
+    """Where the sentence that goes on at `start` ends (at most `stop`)."""
+    stop = len(text) if stop is None else stop
+    m = _SENTENCE_END.search(text, start, stop)
+    return m.start() if m else stop
 
 
-def _bullets(text: str, start: int) -> str | None:
+def to_sentence_end(text: str, start: int, stop: int | None = None) -> str:
+    """The text from `start` to the end of its sentence (and at most to `stop`)."""
+    return text[start: sentence_end(text, start, stop)]
+
+
+def _bullets(text: str, start: int, stop: int) -> str | None:
     """A bulleted list starting at `start` (after "The answer is"), as one span."""
-    lines = text[start:].split("\n")
     items = []
-    for line in lines:
+    pos = start
+    while pos <= stop:
+        end = text.find("\n", pos, stop)
+        line = text[pos: stop if end == -1 else end]
         if not _BULLET.match(line):
             break
         items.append(_BULLET.sub("", line))
+        if end == -1:
+            break
+        pos = end + 1
     return ", ".join(items) if items else None
 
 
 def cue_spans(text: str) -> list[str]:
-    """The text after each "the answer is" / "Answer:" cue, up to the end of its sentence (or list)."""
+    """The text after each "the answer is" / "Answer:" cue, up to the end of its sentence (or list),
+    and at most to the next cue (whose own span is the later one)."""
+    cues = list(_CUE.finditer(text))
     out = []
-    for m in _CUE.finditer(text):
-        span = _bullets(text, m.end()) or to_sentence_end(text, m.end()).strip()
+    for k, m in enumerate(cues):
+        stop = cues[k + 1].start() if k + 1 < len(cues) else len(text)
+        span = _bullets(text, m.end(), stop) or to_sentence_end(text, m.end(), stop).strip()
         if span:
             out.append(span)
     return out
@@ -216,13 +293,18 @@ def _template_patterns(prompt: str) -> tuple[tuple[bool, re.Pattern], ...]:
 
 
 def template_spans(text: str, prompt: str) -> list[str]:
-    """The blank of an echoed fill-in-the-blank sentence; the text after an echoed declarative lead."""
+    """The blank of an echoed fill-in-the-blank sentence; the text after an echoed declarative lead
+    (up to the end of its sentence, and at most to the next echo of the lead)."""
     spans = []
     for blank, pattern in _template_patterns(prompt):
         if blank:
             spans += [m.group(1) for m in pattern.finditer(text)]
         else:
-            spans += [s for m in pattern.finditer(text) if (s := to_sentence_end(text, m.end()).strip())]
+            leads = list(pattern.finditer(text))
+            for k, m in enumerate(leads):
+                span = to_sentence_end(text, m.end(), leads[k + 1].start() if k + 1 < len(leads) else None).strip()
+                if span:
+                    spans.append(span)
     return spans
 
 

@@ -24,6 +24,7 @@ Metrics (all functions take aligned lists; a prediction of None is a failed pars
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -72,15 +73,23 @@ def find_labels(span: str, labels: Sequence[str], answer_type: str) -> list[tupl
     """Known labels in the span, longest first, never overlapping."""
     if not labels:
         return []
+    forms, pattern = _label_pattern(tuple(labels), answer_type == "crest_kdl")
     if answer_type == "crest_kdl":
         target = hiragana("".join(span.split()))
+        return [(forms[m.group(0)], m.start(), m.end()) for m in pattern.finditer(target)]
+    return [(forms[" ".join(m.group(0).lower().split())], m.start(), m.end()) for m in pattern.finditer(span)]
+
+
+@functools.lru_cache(maxsize=256)
+def _label_pattern(labels: tuple[str, ...], kdl: bool) -> tuple[dict[str, str], re.Pattern]:
+    """(form -> label, the pattern finding the forms) of a vocabulary, made once: an answer may
+    have thousands of spans to search."""
+    if kdl:
         forms = {hiragana("".join(label.split())): label for label in labels}
-        body = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
-        return [(forms[m.group(0)], m.start(), m.end()) for m in re.finditer(body, target)]
+        return forms, re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)))
     forms = {english_text(label): label for label in labels}
     body = "|".join(r"\s+".join(re.escape(w) for w in f.split()) for f in sorted(forms, key=len, reverse=True))
-    pattern = re.compile(rf"(?<![\w-])(?:{body})(?![\w-])", re.IGNORECASE)
-    return [(forms[" ".join(m.group(0).lower().split())], m.start(), m.end()) for m in pattern.finditer(span)]
+    return forms, re.compile(rf"(?<![\w-])(?:{body})(?![\w-])", re.IGNORECASE)
 
 
 def free_text(span: str, answer_type: str) -> list[tuple[str, int]]:

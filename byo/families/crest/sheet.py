@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from PIL import Image
 
 from byo.dataset import RESOLVED_CONFIG, Layout
+from byo.errors import InputError
 from byo.families.crest.motifs import library
 from byo.families.crest.motifs.raster import rasterize, to_image
+from byo.inputs import read_json, reading
 from byo.sheets import font, grid, thumbnail, wrap
 
 
@@ -56,12 +57,17 @@ def dataset_sheet(root: str | Path, out: str | Path | None = None, *, columns: i
     aspect = legends[0]["height"] / legends[0]["width"]
     tiles = []
     for lg in legends:
-        e = lg["extras"]
-        lines = [*wrap(f"#{lg['index']} {e['program']} [{e['split']}]", thumb), *wrap(e["english"], thumb),
-                 *wrap(e["kdl"] if japanese else e["romaji"], thumb)]
+        if lg["family"] != "crest":
+            raise InputError(layout.legend(lg["name"]), f"an image of family {lg['family']!r}: expected a crest "
+                             "dataset", key="family")
+        with reading(layout.legend(lg["name"]), "a crest legend"):
+            e = lg["extras"]
+            lines = [*wrap(f"#{lg['index']} {e['program']} [{e['split']}]", thumb), *wrap(e["english"], thumb),
+                     *wrap(e["kdl"] if japanese else e["romaji"], thumb)]
         tiles.append((thumbnail(layout.root / lg["image"], thumb, aspect), lines))
     columns = columns or min(6, len(tiles))
     resolved = layout.root / RESOLVED_CONFIG
-    meta = json.loads(resolved.read_text()) if resolved.is_file() else {}
-    title = f"{meta.get('dataset', {}).get('name', layout.root.name)}: {len(tiles)} crests"
+    meta = read_json(resolved) if resolved.is_file() else {}
+    with reading(resolved, "a resolved config"):
+        title = f"{(meta.get('dataset') or {}).get('name') or layout.root.name}: {len(tiles)} crests"
     return grid(tiles, out or layout.root / "crest_sheet.png", columns, title)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import re
 
 from byo.score import text
@@ -25,6 +27,18 @@ def _choice_pattern(choice: str) -> re.Pattern:
     return re.compile(rf"(?<![\w-]){body}(?![\w-])", re.IGNORECASE)
 
 
+def _inside_longer(spans: list[tuple[int, int, str]], longest_end: list[int], k: int) -> bool:
+    """Whether spans[k] lies inside a longer span (spans sorted by start; `longest_end[j]` the
+    furthest end of spans[:j + 1])."""
+    start, end, _ = spans[k]
+    # Longer spans holding it start at or before it: those before it in order, or at the same start.
+    j = bisect.bisect_right(spans, (start, float("inf"), "")) - 1  # the last span starting at `start`
+    if j > k and spans[j][1] >= end and spans[j][1] - spans[j][0] > end - start:
+        return True  # a longer one starting at the same place
+    before = bisect.bisect_left(spans, (start, -1, "")) - 1  # the last span starting before it
+    return before >= 0 and longest_end[before] >= end
+
+
 def find_choice(span: str, ctx: ParseContext) -> list[Mention]:
     choices = ctx.choices or []
     letters = [chr(65 + i) for i in range(len(choices))]
@@ -38,10 +52,12 @@ def find_choice(span: str, ctx: ParseContext) -> list[Mention]:
     for i, choice in enumerate(choices):
         for m in _choice_pattern(choice).finditer(span):
             spans.append((m.start(), m.end(), letters[i]))
-    for start, end, letter in spans:  # a choice inside a longer choice's match is not a mention
-        inside = any(s <= start and end <= e and (e - s) > (end - start) for s, e, _ in spans)
-        overlaps_letter = any(start <= k < end for k in found)
-        if not inside and not overlaps_letter and not text.negated(span, start):
+    spans.sort()
+    letter_at = sorted(found)
+    longest_end = list(itertools.accumulate((e for _, e, _ in spans), max))  # of the spans up to k
+    for k, (start, end, letter) in enumerate(spans):  # a choice inside a longer choice's match is not a mention
+        overlaps_letter = (j := bisect.bisect_left(letter_at, start)) < len(letter_at) and letter_at[j] < end
+        if not overlaps_letter and not _inside_longer(spans, longest_end, k) and not text.negated(span, start):
             found.setdefault(start, Mention(letter, start, end))
     mentions = sorted(found.values(), key=lambda x: x.start)
     # "(B) a blue cube": a letter and its own text are one mention

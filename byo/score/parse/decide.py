@@ -5,6 +5,8 @@ How the stages go is told in the package's docstring (byo.score.parse).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from typing import Any
 
@@ -13,12 +15,17 @@ from byo.score.parse.kinds import KINDS
 from byo.score.parse.model import Kind, Mention, Parse, ParseContext
 
 
+def _key(value: Any) -> Any:
+    """A hashable stand-in for a mention's value (cells are lists)."""
+    return tuple(_key(v) for v in value) if isinstance(value, list) else value
+
+
 def _distinct(mentions: list[Mention]) -> list[Any]:
-    out: list[Any] = []
+    """The values mentioned, each once, in order of first mention."""
+    seen: dict[Any, Any] = {}
     for m in mentions:
-        if m.value not in out:
-            out.append(m.value)
-    return out
+        seen.setdefault(_key(m.value), m.value)
+    return list(seen.values())
 
 
 def _ok(value, method: str, **kw) -> Parse:
@@ -46,9 +53,20 @@ _AND = re.compile(r"\band\b", re.IGNORECASE)
 _BETWEEN = re.compile(r"\bbetween\s+(?:\w+\s+)?$", re.IGNORECASE)
 
 
-def _in_parentheses(body: str, start: int) -> bool:
-    before = body[:start]
-    return before.count("(") > before.count(")")
+class _Parentheses:
+    """Whether a position of a text is inside parentheses: more opened than closed before it
+    (counted once for the whole text)."""
+
+    def __init__(self, body: str):
+        self.positions = [m.start() for m in _PAREN.finditer(body)]
+        self.depth = list(itertools.accumulate(1 if body[i] == "(" else -1 for i in self.positions))
+
+    def __contains__(self, start: int) -> bool:
+        k = bisect.bisect_left(self.positions, start)
+        return k > 0 and self.depth[k - 1] > 0
+
+
+_PAREN = re.compile(r"[()]")
 
 
 def _leading(body: str, mentions: list[Mention], kind: Kind) -> Mention | None:
@@ -64,23 +82,46 @@ def _leading(body: str, mentions: list[Mention], kind: Kind) -> Mention | None:
 
 
 def _after_cue(body: str, cues, kind: Kind, ctx: ParseContext, whole: bool = False):
-    """The value after the last cue that is followed by one (all of its values if `whole`)."""
+    """The value after the last cue that is followed by one (all of its values if `whole`). Each
+    cue's span stops where the next cue's begins: the text after that was looked at already (so
+    the search goes over the answer once, however many cues it has)."""
+    breaks = [m.end() for m in _CLAUSE_BREAK.finditer(body)]
+    marks = _Marks(body)
+    stop = len(body)
     for cue in reversed(cues):
-        start = _clause_start(body, cue.start())  # "..., 5 in all": the number may come before the cue
-        if text.CONCLUSION.search(body, start, cue.start()) or text.REVISION.search(body, start, cue.start()):
+        start = _clause_start(breaks, cue.start())  # "..., 5 in all": the number may come before the cue
+        if marks.between(start, cue.start()):  # another cue earlier in the clause: start at this one
             start = cue.start()
-        found = kind.find(text.to_sentence_end(body, start), ctx)
+        end = text.sentence_end(body, start)
+        found = kind.find(body[start: min(end, max(stop, cue.end()))], ctx)
         if found:
             values = _distinct(found)
             if whole:
                 return values
             return found[-1] if len(values) == 1 else None
+        stop = min(stop, start)
     return None
 
 
-def _clause_start(body: str, pos: int) -> int:
-    breaks = list(_CLAUSE_BREAK.finditer(body[:pos]))
-    return breaks[-1].end() if breaks else 0
+class _Marks:
+    """The conclusion and revision cues of a text, found once, to ask whether one lies between two
+    positions."""
+
+    def __init__(self, body: str):
+        found = sorted((m.start(), m.end()) for pattern in (text.CONCLUSION, text.REVISION)
+                       for m in pattern.finditer(body))
+        self.starts = [a for a, _ in found]
+        self.least_end = list(itertools.accumulate(reversed([b for _, b in found]), min))[::-1]  # from k on
+
+    def between(self, start: int, end: int) -> bool:
+        k = bisect.bisect_left(self.starts, start)
+        return k < len(self.starts) and self.least_end[k] <= end
+
+
+def _clause_start(breaks: list[int], pos: int) -> int:
+    """The end of the last clause break at or before `pos` (`breaks`: the ends of all, in order)."""
+    k = bisect.bisect_right(breaks, pos)
+    return breaks[k - 1] if k else 0
 
 
 def _conclusion(body: str, kind: Kind, ctx: ParseContext, whole: bool = False):
@@ -166,7 +207,8 @@ def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok",
         return Parse(status="ambiguous", candidates=values, note="the answer hedges between values")
     if lead := _leading(body, mentions, kind):
         return _ok(lead.value, "leading", candidates=values)
-    if len(main := _distinct([m for m in mentions if not _in_parentheses(body, m.start)])) == 1:
+    inside = _Parentheses(body)
+    if len(main := _distinct([m for m in mentions if m.start not in inside])) == 1:
         return _ok(main[0], "outside parentheses", candidates=values)
     if revised := _revision(body, kind, ctx):
         return _ok(revised.value, "revision", candidates=values)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 
 from byo.score import text
-from byo.score.numbers import numbers, ordinals
+from byo.score.numbers import MAX_DIGITS, numbers, ordinals
 from byo.score.parse.integer import find_numbers
 from byo.score.parse.model import Mention, ParseContext
 
@@ -58,19 +59,29 @@ def _after(span: str, cue: re.Pattern, echoes: set) -> list[tuple[int, int]]:
     return out
 
 
+NEAR = 60  # characters between a row and its column, or a pair and a named cell
+
+
 def find_cell(span: str, ctx: ParseContext) -> list[Mention]:
     """"row 2, column 3", "column 3 and row 2", "(2, 3)", "[2, 3]", "2,3": [row, column]."""
     echoes = text.echo_bigrams(ctx.prompt)
     rows, cols = _after(span, _ROW, echoes), _after(span, _COL, echoes)
+    col_starts = [cs for cs, _ in cols]  # in order
     out, used = [], set()
     for start, r in rows:
-        near = [(abs(cs - start), cs, c) for cs, c in cols if cs not in used and abs(cs - start) < 60]
+        # The columns within NEAR characters (a window of the sorted starts), the nearest unused one.
+        lo, hi = bisect.bisect_right(col_starts, start - NEAR), bisect.bisect_left(col_starts, start + NEAR)
+        near = [(abs(cs - start), cs, c) for cs, c in cols[lo:hi] if cs not in used]
         if near:
             _, cs, c = min(near)
             used.add(cs)
             out.append(Mention([r, c], min(start, cs), anchored=True))
+    named = sorted(x.start for x in out)
     for m in _PAIR.finditer(span):
         a, b = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        if not any(x.anchored and abs(x.start - m.start()) < 60 for x in out):
+        if max(len(a), len(b)) > MAX_DIGITS:
+            continue
+        k = bisect.bisect_right(named, m.start() - NEAR)
+        if not (k < len(named) and named[k] < m.start() + NEAR):
             out.append(Mention([int(a), int(b)], m.start()))
     return sorted(out, key=lambda x: x.start)
