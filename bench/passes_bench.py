@@ -30,10 +30,8 @@ def measure(tmp: Path, name: str, n_images: int, passes: list[str] | None) -> di
     path = tmp / f"{name}.yaml"
     path.write_text(yaml.safe_dump(config(n_images, passes)))
     out = tmp / name
-    writes = []
     started = time.perf_counter()
-    report = render_dataset(str(path), str(out), executor=InProcess(2), show_progress=False,
-                            on_result=lambda r: writes.append(time.perf_counter()))
+    report = render_dataset(str(path), str(out), executor=InProcess(2), show_progress=False)
     wall = time.perf_counter() - started
     sizes = {"image": [p.stat().st_size for p in (out / "images").glob("*.png")],
              "mask": [p.stat().st_size for p in (out / "masks").glob("*.png")]}

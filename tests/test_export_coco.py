@@ -108,3 +108,15 @@ def test_missing_pycocotools_says_how_to_install(monkeypatch, tmp_path, capsys):
     monkeypatch.setitem(sys.modules, "pycocotools", None)
     assert main(["export", str(tmp_path / "data"), "--format", "coco", "-o", str(tmp_path / "out")]) == 2
     assert "pip install 'byo-render[coco]'" in capsys.readouterr().err
+
+
+def test_a_damaged_mask_is_named_and_nothing_is_written(renders, tmp_path, capsys):
+    import shutil
+
+    dataset = shutil.copytree(renders["clevr"], tmp_path / "data")
+    mask = sorted((dataset / "masks").glob("*.png"))[0]
+    mask.write_bytes(mask.read_bytes()[:20])  # cut short, as by a crash
+    out = tmp_path / "coco"
+    assert main(["export", str(dataset), "--format", "coco", "-o", str(out)]) == 2
+    assert mask.name in capsys.readouterr().err
+    assert not out.exists()  # refused before the output is made

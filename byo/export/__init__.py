@@ -49,6 +49,7 @@ def export(dataset: str | Path, fmt: str, out: str | Path, *, force: bool = Fals
         raise ConfigError(str(out), [("-o", "exists and is not an empty directory; choose another "
                                       "output or pass --force to write into it")])
     if fmt in IMAGE_FORMATS:
+        _library(fmt)  # an optional extra: said before anything is read
         source = load_rendered(dataset)
         check_rendered(source)
     else:
@@ -68,6 +69,17 @@ def export(dataset: str | Path, fmt: str, out: str | Path, *, force: bool = Fals
         finally:
             shutil.rmtree(work, ignore_errors=True)
     return {name: out / path.relative_to(work) for name, path in written.items()}
+
+
+def _library(fmt: str) -> None:
+    if fmt == "coco":
+        from byo.export.coco import mask_api
+
+        mask_api()
+    else:
+        from byo.export.webdataset import shard_writer
+
+        shard_writer()
 
 
 def _write(fmt: str, source, work: Path, out: Path, **options) -> dict[str, Path]:

@@ -37,7 +37,7 @@ from byo.export.rendered import (
 ANNOTATIONS = "annotations.json"
 
 
-def _mask_api():
+def mask_api():
     try:
         from pycocotools import mask
     except ModuleNotFoundError:
@@ -58,7 +58,7 @@ def annotation_file(split: str, splits: list[str]) -> str:
 
 
 def export_coco(rendered: Rendered, out: Path, *, license: str | None = None, **_) -> dict[str, Path]:
-    mask_api = _mask_api()
+    masks_rle = mask_api()
     cats = categories(rendered)
     category_id = {c["name"]: c["id"] for c in cats}
     info = {"description": f"byo-render dataset {rendered.images[0].legend['dataset']} "
@@ -83,11 +83,11 @@ def export_coco(rendered: Rendered, out: Path, *, license: str | None = None, **
             pixels = masks[obj["id"]]
             if not pixels.any():
                 continue
-            rle = mask_api.encode(pixels.astype("uint8", order="F"))
+            rle = masks_rle.encode(pixels.astype("uint8", order="F"))
             coco["annotations"].append({
                 "id": next_id, "image_id": image_id, "category_id": category_id[obj["kind"]],
                 "segmentation": {"size": [int(n) for n in rle["size"]], "counts": rle["counts"].decode("ascii")},
-                "area": float(mask_api.area(rle)), "bbox": [float(v) for v in mask_api.toBbox(rle)], "iscrowd": 0,
+                "area": float(masks_rle.area(rle)), "bbox": [float(v) for v in masks_rle.toBbox(rle)], "iscrowd": 0,
                 "legend_id": obj["id"], "legend_name": obj["name"], "visible_pixels": obj["visible_pixels"],
                 "visibility": obj.get("visibility", "visible"), "attributes": obj["attributes"]})
             next_id += 1

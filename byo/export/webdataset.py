@@ -36,7 +36,7 @@ SHARD_BYTES = 256 * 2**20  # the default target size of a shard
 PATTERN = "{split}-%06d.tar"
 
 
-def _shard_writer():
+def shard_writer():
     try:
         from webdataset import ShardWriter
     except ModuleNotFoundError:
@@ -45,7 +45,7 @@ def _shard_writer():
 
 
 def export_webdataset(rendered: Rendered, out: Path, *, shard_size: int | None = None, **_) -> dict[str, Path]:
-    writer_class = _shard_writer()
+    writer_class = shard_writer()
     shards: dict[str, list[str]] = {}
     for split in rendered.splits:
         written: list[str] = []
