@@ -120,3 +120,22 @@ def test_a_damaged_mask_is_named_and_nothing_is_written(renders, tmp_path, capsy
     assert main(["export", str(dataset), "--format", "coco", "-o", str(out)]) == 2
     assert mask.name in capsys.readouterr().err
     assert not out.exists()  # refused before the output is made
+
+
+def test_cocoeval_scores_the_ground_truth_as_perfect_detections(renders, tmp_path):
+    """What a detector's evaluation does with the export: the annotations, given back as
+    detections, score an AP of 1 for boxes and masks."""
+    from pycocotools.cocoeval import COCOeval
+
+    out = tmp_path / "coco"
+    assert main(["export", str(renders["chess"]), "--format", "coco", "-o", str(out)]) == 0
+    truth = coco_api.COCO(str(out / "annotations.json"))
+    detections = truth.loadRes([{"image_id": a["image_id"], "category_id": a["category_id"], "bbox": a["bbox"],
+                                 "segmentation": a["segmentation"], "score": 1.0}
+                                for a in truth.loadAnns(truth.getAnnIds())])
+    for kind in ("bbox", "segm"):
+        evaluation = COCOeval(truth, detections, kind)
+        evaluation.evaluate()
+        evaluation.accumulate()
+        evaluation.summarize()
+        assert evaluation.stats[0] == pytest.approx(1.0), kind  # AP at IoU 0.50:0.95
