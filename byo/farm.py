@@ -13,6 +13,7 @@ there merges the shards into OUT. With `--no-wait` it returns once the array is 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,12 +95,17 @@ def render_on_slurm(config: str | Path, out: str | Path | None, *, shards: int |
         raise ConfigError(file, [("<output>", f"{out} is not empty: the shards are merged into an empty or new "
                                   "directory (to resume, remove it and rerun; the shards resume)")])
     shards_dir = out.with_name(out.name + SHARDS_SUFFIX)
-    dirs = shard_dirs(shards_dir, count)
-    for d in dirs:
-        d.mkdir(parents=True, exist_ok=True)
+    dirs = shard_dirs(shards_dir, count)  # each task makes its own (a resumed one finds it)
     array = SlurmArray(settings, shards_dir / LOGS)
     config_path = str(Path(config).resolve())
-    jobs = array.submit(render_shard, [(config_path, str(d.resolve()), i, count, work) for i, d in enumerate(dirs)])
+    made = not shards_dir.exists()
+    try:
+        jobs = array.submit(render_shard, [(config_path, str(d.resolve()), i, count, work)
+                                           for i, d in enumerate(dirs)])
+    except ConfigError:
+        if made:  # nothing was submitted: leave no trace
+            shutil.rmtree(shards_dir, ignore_errors=True)
+        raise
     report = FarmReport(out_dir=out, shards_dir=shards_dir, planned=len(selected), job_ids=[j.job_id for j in jobs])
     if on_submitted:
         on_submitted(report)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import threading
 import time
@@ -103,3 +104,11 @@ def test_settings_come_from_the_config_and_bad_ones_exit_2(tmp_path, capsys):
     assert not (tmp_path / "x").exists() and not (tmp_path / "x.shards").exists()
     with pytest.raises(SystemExit):
         main(["render", str(path), "--executor", "slurm", "--partition", "a b"])
+
+
+@pytest.mark.skipif(shutil.which("srun") is not None, reason="this machine is a Slurm node")
+def test_without_slurm_the_command_says_so_and_leaves_nothing(tmp_path, capsys):
+    path = config(tmp_path, n_images=2)
+    assert main(["render", str(path), "-o", str(tmp_path / "farm"), "--executor", "slurm", "--shards", "2"]) == 2
+    assert "--slurm-local" in capsys.readouterr().err
+    assert not (tmp_path / "farm").exists() and not (tmp_path / "farm.shards").exists()

@@ -14,6 +14,7 @@ dry run of a setup before submitting it).
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,10 +93,17 @@ class SlurmArray:
         return executor
 
     def submit(self, function: Callable, arguments: Sequence[tuple]) -> list:
-        """Submit one array task per argument tuple; returns submitit's jobs, in that order."""
-        executor = self.executor()
+        """Submit one array task per argument tuple; returns submitit's jobs, in that order. A
+        machine where Slurm cannot be reached (no srun or sbatch, sbatch refusing the request)
+        is one error saying so, before any task runs."""
         columns = list(zip(*arguments, strict=True))
-        return executor.map_array(_Resumable(function), *columns)
+        try:
+            return self.executor().map_array(_Resumable(function), *columns)
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as err:
+            detail = " ".join(str(err).split())[:300] or type(err).__name__
+            raise ConfigError("<command line>", [("--executor slurm", f"could not submit the job array: {detail} "
+                                                  "(run byo render on a Slurm login node, or pass --slurm-local "
+                                                  "to run the array here)")]) from None
 
     @staticmethod
     def outcomes(jobs: list) -> Iterator[TaskOutcome]:
