@@ -29,7 +29,10 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from byo.audit.scene import (
+from byo.dataset import Layout, atomic_write_text
+from byo.errors import ConfigError
+from byo.families import get_family
+from byo.families.audit_kit import (
     EDGE,
     SHOWN,
     AuditTable,
@@ -39,9 +42,6 @@ from byo.audit.scene import (
     MeasuredScene,
     Seen,
 )
-from byo.dataset import Layout, atomic_write_text
-from byo.errors import ConfigError
-from byo.families import get_family
 from byo.measure import read_mask
 from byo.progress import Bar
 from byo.questions.load import QUESTIONS, load_questions

@@ -14,8 +14,7 @@ import math
 
 import numpy as np
 
-from byo.audit.scene import AuditTable, Expected, IllPosed, MeasuredScene, Seen
-from byo.families.base import POSITION_WORDS
+from byo.families.api import POSITION_WORDS, AuditTable, Expected, IllPosed, MeasuredScene, Seen
 from byo.families.chess.model import (
     ROWS_READABLE_WITHIN,
     TYPE_READABLE_MAX_BLUR,

@@ -15,12 +15,11 @@ import math
 import bmesh
 from mathutils import Matrix
 
-from byo.assets import find_pack
 from byo.blender import imports
 from byo.blender.materials import linear_rgb, principled_material
 from byo.blender.meshes import linked_object, mesh_object
+from byo.families.api import SceneSpec, find_pack
 from byo.families.chess.model import PIECE_HEIGHT, ChessContent
-from byo.spec import SceneSpec
 
 
 def _arc(cx: float, cz: float, r: float, start: float, end: float, n: int = 8) -> list[tuple[float, float]]:

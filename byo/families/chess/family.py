@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from byo.families.base import Family, visible
+from byo.families.api import Family, PlacementError, ResolvedSetup, SceneObject, visible
 from byo.families.chess.answers import ANSWERS, board_size
 from byo.families.chess.model import (
     FOOTPRINT_RADIUS,
@@ -22,8 +22,6 @@ from byo.families.chess.model import (
     rows_readable,
 )
 from byo.families.chess.vocab import VOCABULARY
-from byo.spec import PlacementError, SceneObject
-from byo.stage import ResolvedSetup
 
 
 class BoardGeometry:

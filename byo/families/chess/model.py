@@ -16,8 +16,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from byo.assets import PackError, find_pack
-from byo.schema import SRGB, Strict, keyed_error, left_out_when_none
+from byo.families.api import SRGB, PackError, Strict, find_pack, keyed_error, left_out_when_none
 
 PIECE_TYPES = ("pawn", "rook", "knight", "bishop", "queen", "king")
 PIECE_HEIGHT = {"pawn": 0.9, "rook": 1.0, "knight": 1.15, "bishop": 1.3, "queen": 1.5, "king": 1.65}  # x square

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from byo.audit.scene import UNSEEN, AuditTable, Expected, IllPosed, MeasuredScene, Seen, letter_of
+from byo.families.api import UNSEEN, AuditTable, Expected, IllPosed, MeasuredScene, Seen, letter_of
 from byo.families.clevr.model import (
     ATTRIBUTE_READABLE_MAX_BLUR,
     ATTRIBUTE_READABLE_MIN_PX,

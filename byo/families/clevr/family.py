@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from byo.families.base import Family, unseen, visible
+from byo.families.api import Family, PlacementError, ResolvedSetup, SceneObject, unseen, visible
 from byo.families.clevr.answers import ANSWERS
 from byo.families.clevr.export import export_scenes
 from byo.families.clevr.model import (
@@ -25,8 +25,6 @@ from byo.families.clevr.model import (
     relation_margin_px,
 )
 from byo.families.clevr.vocab import VOCABULARY
-from byo.spec import PlacementError, SceneObject
-from byo.stage import ResolvedSetup
 
 
 class ClevrFamily(Family):

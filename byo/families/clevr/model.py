@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from byo.schema import SRGB, Strict
+from byo.families.api import SRGB, Strict
 
 SHAPES = ("cube", "sphere", "cylinder", "cone")
 COLORS = {  # CLEVR's palette, sRGB 0-255

@@ -10,7 +10,7 @@ of such a crest, or a choice holding such a twin of the true crest, is not decid
 
 from __future__ import annotations
 
-from byo.audit.scene import AuditTable, Expected, IllPosed, MeasuredScene, letter_of
+from byo.families.api import AuditTable, Expected, IllPosed, MeasuredScene, letter_of
 from byo.families.crest.motifs import library
 from byo.families.crest.motifs.grammar import MODIFIERS, GrammarError
 from byo.families.crest.motifs.labels import parse_english, parse_kdl, parse_program

@@ -12,10 +12,10 @@ from mathutils import Vector
 
 from byo.blender.materials import linear_rgb, principled_material
 from byo.blender.meshes import data_object, mesh_object
+from byo.families.api import SceneSpec
 from byo.families.crest.model import layer_offset, layers_from_record
 from byo.families.crest.motifs import carriers
 from byo.families.crest.motifs.mesh import triangulate
-from byo.spec import SceneSpec
 
 CELL = 0.08  # canvas units: longest triangle side on a curved carrier is about CELL * sqrt(2)
 

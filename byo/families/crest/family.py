@@ -22,8 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from byo.dataset import atomic_write_text
-from byo.families.base import Family, unseen
+from byo.families.api import (
+    Family,
+    PlacementError,
+    ResolvedSetup,
+    SceneObject,
+    atomic_write_text,
+    unseen,
+)
 from byo.families.crest.answers import ANSWERS
 from byo.families.crest.metrics import SCORING
 from byo.families.crest.model import CrestContent, colours, layer_offset, record
@@ -32,8 +38,6 @@ from byo.families.crest.motifs.grammar import Crest, Layer, component_layers, la
 from byo.families.crest.motifs.labels import component_labels
 from byo.families.crest.motifs.labels import labels as crest_labels
 from byo.families.crest.motifs.splits import part_of, random_part
-from byo.spec import PlacementError, SceneObject
-from byo.stage import ResolvedSetup
 
 
 class CrestFamily(Family):

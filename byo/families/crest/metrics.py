@@ -31,8 +31,7 @@ from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
 
-from byo.families.base import AnswerType
-from byo.stats import proportion
+from byo.families.api import AnswerType, proportion
 
 _TOKEN = re.compile(r"(?<![\w:])([CXMcxm])\s?:\s?([A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*)")
 _RUN_GAP = re.compile(r"^[\s,;|>+\-]*$")

@@ -7,10 +7,9 @@ from pathlib import Path
 
 from PIL import Image
 
-from byo.dataset import RESOLVED_CONFIG, Layout
+from byo.families.api import RESOLVED_CONFIG, Layout, font, grid, thumbnail, wrap
 from byo.families.crest.motifs import library
 from byo.families.crest.motifs.raster import rasterize, to_image
-from byo.sheets import font, grid, thumbnail, wrap
 
 
 def component_lines(c: library.Component, width: int, japanese: bool) -> list[str]:

@@ -23,8 +23,17 @@ from collections import Counter
 import numpy as np
 from shapely.geometry import Point, Polygon
 
-from byo.audit.scene import SHOWN, AuditTable, Expected, IllPosed, MeasuredScene, Seen, letter_of
-from byo.families.base import POSITION_WORDS, plural
+from byo.families.api import (
+    POSITION_WORDS,
+    SHOWN,
+    AuditTable,
+    Expected,
+    IllPosed,
+    MeasuredScene,
+    Seen,
+    letter_of,
+    plural,
+)
 from byo.families.poker.faces import INDEX_BOX, RANK_NAMES, RED_SUITS, SUIT_NAMES, card_name
 
 AUDITS = AuditTable()

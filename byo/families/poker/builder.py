@@ -10,9 +10,9 @@ import bmesh
 
 from byo.blender.materials import image_material, linear_rgb, principled_material
 from byo.blender.meshes import mesh_object
+from byo.families.api import SceneSpec
 from byo.families.poker import layout as lay
 from byo.families.poker.faces import texture_path
-from byo.spec import SceneSpec
 
 CORNER_SEGMENTS = 6
 CHIP_SEGMENTS = 32

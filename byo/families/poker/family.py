@@ -15,14 +15,12 @@ from typing import Any
 import numpy as np
 from shapely.geometry import Polygon, box
 
-from byo.families.base import Family, visible
+from byo.families.api import Family, PlacementError, ResolvedSetup, SceneObject, SceneSpec, visible
 from byo.families.poker import layout as lay
 from byo.families.poker.answers import ANSWERS, cards_of, scene_info
 from byo.families.poker.faces import DECK, card_color, card_name
 from byo.families.poker.model import MAT_COLORS, PokerContent, chip_rgb, count_range
 from byo.families.poker.vocab import VOCABULARY
-from byo.spec import PlacementError, SceneObject, SceneSpec
-from byo.stage import ResolvedSetup
 
 HAND_CAPACITY = 5  # cards a hand can take when `total_cards` deals them
 OVERLAP_GAP = 0.006  # metres between the cards of an overlap row at factor 0

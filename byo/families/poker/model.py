@@ -18,8 +18,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
+from byo.families.api import Strict, keyed_error
 from byo.families.poker.faces import CARD_ASPECT, normalize
-from byo.schema import Strict, keyed_error
 
 RawCount = int | tuple[int, int]
 MAX_MASK_ID = 255  # the instance-id mask is 8-bit

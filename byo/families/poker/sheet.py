@@ -6,8 +6,8 @@ from pathlib import Path
 
 from PIL import Image
 
+from byo.families.api import grid
 from byo.families.poker.faces import BACKS, CARD_ASPECT, DECK, RANKS, SUITS, back, card_name, face
-from byo.sheets import grid
 
 MARGIN = 0.15  # grid cell margin, fraction of a card width
 

@@ -1,4 +1,4 @@
-from byo.families.base import Answer, AnswerTable, visible
+from byo.families.api import Answer, AnswerTable, visible
 
 ANSWERS = AnswerTable()
 

@@ -1,6 +1,6 @@
 """The toy family's audit, found by `byo audit` as `<package>.audit`: counts the cubes the mask shows."""
 
-from byo.audit.scene import AuditTable, Expected
+from byo.families.api import AuditTable, Expected
 
 AUDITS = AuditTable()
 

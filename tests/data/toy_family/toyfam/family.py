@@ -1,7 +1,6 @@
 from typing import Any
 
-from byo.families.base import Family
-from byo.spec import SceneObject
+from byo.families.api import Family, SceneObject
 from toyfam.answers import ANSWERS
 from toyfam.model import ToyContent
 from toyfam.vocab import VOCABULARY

@@ -1,6 +1,6 @@
 from pydantic import Field
 
-from byo.schema import Strict
+from byo.families.api import Strict
 
 
 class ToyContent(Strict):

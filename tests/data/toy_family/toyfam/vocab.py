@@ -1,3 +1,3 @@
-from byo.families.base import domain
+from byo.families.api import domain
 
 VOCABULARY = (domain("toy_shape", cube="cube|box"),)

@@ -1,5 +1,7 @@
-"""A rendered image as the audit sees it: every object's identity from the legend, and whether,
-where and how big it shows from the instance mask and the camera projection, measured again here.
+"""The audit kit a family's audit module is written with (re-exported by byo.families.api): a
+rendered image as the audit sees it, every object's identity from the legend, and whether, where
+and how big it shows from the instance mask and the camera projection, measured again here; the
+verdicts and the table of audit functions. `byo audit` (byo/audit/run.py) uses it.
 
 This module and the family audits (`<family package>.audit`) never use the question generator's
 answer functions or the legend's own visibility and position fields: a wrong field must not
