@@ -107,17 +107,6 @@ SETUP_CONTROLS: tuple[Control, ...] = (  # labels are short: the panel shows the
     Control("render.samples", "Samples", "int", minimum=1, maximum=4096, unit="Cycles samples per pixel"),
 )
 
-# The content parameters a designer edits first, for families that do not set `design_keys`.
-DESIGN_KEYS: dict[str, tuple[str, ...]] = {
-    "chess": ("board.rows", "board.columns", "count", "types", "n_types", "colors", "style", "piece_set",
-              "scale", "max_rotation", "placement.spread", "placement.start"),
-    "clevr": ("mode", "count", "shapes", "colors", "materials", "sizes", "split", "scale", "extent"),
-    "crest": ("mode", "presentation", "container", "modifier", "motif", "containerless_probability",
-              "nesting_depth", "carrier.kind", "size"),
-    "poker": ("cards", "players", "river", "layout", "deck", "card_set"),
-}
-
-
 # --- controls from a family's content model -------------------------------------------------
 def _field(model: type[BaseModel], parts: list[str]):
     field = model.model_fields[parts[0]]
@@ -173,9 +162,8 @@ def _plain_fields(model: type[BaseModel]) -> list[str]:
 
 def content_controls(family: Family) -> list[Control]:
     model = family.content_model
-    keys = family.design_keys or DESIGN_KEYS.get(family.name)
     chosen = []
-    for key in keys or _plain_fields(model):
+    for key in family.design_keys or _plain_fields(model):
         try:
             chosen.append(field_control(model, key))
         except (KeyError, AttributeError):

@@ -135,12 +135,13 @@ def test_stack_copies_stay_apart_except_heads_together():
     assert len({la.level for la in heads}) == len(heads)
 
 
-def test_library_sheet_preview(tmp_path):
+@pytest.mark.parametrize("command", [["sheet", "crest-library"], ["crest-library-sheet"]])  # and its older name
+def test_library_sheet_preview(tmp_path, command):
     from PIL import Image
 
     from byo.cli import main
 
-    assert main(["crest-library-sheet", str(tmp_path / "library.png"), "--preview", "--size", "48"]) == 0
+    assert main([*command, str(tmp_path / "library.png"), "--preview", "--size", "48"]) == 0
     with Image.open(tmp_path / "library.png") as im:
         rows = -(-(len(library.MOTIFS) + len(library.CONTAINERS)) // 10)
         assert im.width > 10 * 48 and im.height > rows * 48

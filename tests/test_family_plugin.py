@@ -76,3 +76,22 @@ def test_a_family_from_its_own_package_renders_asks_and_scores(toy_installed, tm
     overall = next(r for r in scores["tables"]["metrics"] if r["key"] == "*" and r["variant"] == "all"
                    and not r["variable"])
     assert overall["n"] == 2 and overall["accuracy"] == 1.0
+
+
+@pytest.mark.parametrize("name", ["chess", "clevr", "crest", "poker"])
+def test_a_family_declares_its_parts_on_its_class(name):
+    from byo.design import field_control
+
+    pytest.importorskip("bpy")  # the builder imports bmesh, which bpy provides
+    family = families.get_family(name)
+    assert family.package == f"byo.families.{name}"  # derived from where the class is defined
+    assert callable(family.module(family.builder).build)
+    assert family.module(family.audit).AUDITS  # the audit module it names
+    for key in family.design_keys:  # every design key is a field of its content model
+        assert field_control(family.content_model, key).key == f"content.{key}"
+
+
+def test_the_sheet_command_lists_every_family_sheet():
+    kinds = {s.kind: s for s in families.sheets()}
+    assert set(kinds) == {"crest", "crest-library", "cards"}
+    assert {s.alias for s in kinds.values()} == {"crest-sheet", "crest-library-sheet", "card-sheet"}

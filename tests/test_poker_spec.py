@@ -220,7 +220,8 @@ def test_card_sheet_configs_hold_every_card_once_and_the_preview_draws_them(tmp_
         cfg, family = load_config(cfg_data)
         (spec,) = [sample_spec(cfg, family, j) for j in jobs(cfg)]
         assert spec.extras["card"]["back"] == design and not cards(spec)[0].attributes["face_up"]
-    assert main(["card-sheet", str(tmp_path / "sheet.png"), "--preview", "--card-pixels", "40"]) == 0
-    with Image.open(tmp_path / "sheet.png") as im:
-        w, h = tile_size(40)
-        assert im.width >= 13 * w and im.height >= 5 * h
+    for command in (["sheet", "cards"], ["card-sheet"]):  # and its older name
+        assert main([*command, str(tmp_path / "sheet.png"), "--preview", "--card-pixels", "40"]) == 0
+        with Image.open(tmp_path / "sheet.png") as im:
+            w, h = tile_size(40)
+            assert im.width >= 13 * w and im.height >= 5 * h

@@ -10,15 +10,14 @@ of one question are one question) gets one verdict:
   visibility that changes the answer, a row asked on a board seen along its diagonal...);
 - `unchecked`: the family has no audit for that key.
 
-A family's audit is the module `audit` of its package (e.g. byo/families/chess/audit.py) with
-`AUDITS`, an AuditTable of key -> function, and optionally `LEGEND_CHECKS`, functions checking
-its own legend fields. A family without one still gets the generic legend checks.
+A family's audit is the module of its package it names as `Family.audit` (e.g.
+byo/families/chess/audit.py) with `AUDITS`, an AuditTable of key -> function, and optionally
+`LEGEND_CHECKS`, functions checking its own legend fields. A family without one still gets the
+generic legend checks.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import itertools
 import json
 from collections import Counter, defaultdict
@@ -102,11 +101,10 @@ class AuditReport:
 
 
 def family_audit(family) -> tuple[AuditTable, list[LegendCheck]]:
-    """The family's audit module (`<package>.audit`), or nothing to check its questions with."""
-    name = f"{family.package}.audit"
-    if importlib.util.find_spec(name) is None:
+    """The family's audit module (`Family.audit`), or nothing to check its questions with."""
+    if family.audit is None:
         return AuditTable(), []
-    module = importlib.import_module(name)
+    module = family.module(family.audit)
     return module.AUDITS, list(getattr(module, "LEGEND_CHECKS", []))
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from byo.config import DatasetConfig, check_scene, read_config
 from byo.errors import ConfigError
-from byo.families.base import Family
+from byo.families.base import Family, Sheet
 from byo.schema import shown
 
 GROUP = "byo.families"
@@ -39,6 +39,11 @@ def get_family(name: str) -> Family:
     if not isinstance(family, Family) or family.name != name:
         raise TypeError(f"entry point {found[name].value!r} of {GROUP} is not the Family named {name!r}")
     return family
+
+
+def sheets() -> list[Sheet]:
+    """The sheets every installed family draws (`byo sheet KIND`), in the order of the families."""
+    return [sheet for name in family_names() for sheet in get_family(name).sheets]
 
 
 def load_config(source: str | Path | dict, file: str | None = None) -> tuple[DatasetConfig, Family]:

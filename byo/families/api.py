@@ -7,8 +7,10 @@ docs/write_a_family.md walks through a family written this way (examples/toy_fam
 
 What is here, by the part of a family that uses it:
 
-- the family itself: `Family`, `SceneObject` and `PlacementError` for `sample`, `SceneSpec`
-  for the builder, `ResolvedSetup` (the camera, lights, table... as applied), `CATALOG`;
+- the family itself: `Family` and the parts it declares (`Sheet`, `SheetOption`,
+  `SheetRequest`; `ReportTable` and `Column` for its answer types' metrics), `SceneObject` and
+  `PlacementError` for `sample`, `SceneSpec` for the builder, `ResolvedSetup` (the camera,
+  lights, table... as applied), `CATALOG`;
 - content models: `Strict`, `SRGB`, `keyed_error`, `left_out_when_none`, asset packs
   (`find_pack`, `PackError`);
 - answers: `Answer`, `Skip`, `AnswerTable`, `AnswerType` and the helpers answer functions share;
@@ -39,7 +41,12 @@ from byo.families.base import (
     Answer,
     AnswerTable,
     AnswerType,
+    Column,
     Family,
+    ReportTable,
+    Sheet,
+    SheetOption,
+    SheetRequest,
     Skip,
     blur_px,
     box_size,
@@ -58,9 +65,9 @@ from byo.stats import proportion
 
 __all__ = [
     "CATALOG", "EDGE", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
-    "Answer", "AnswerTable", "AnswerType", "AuditTable", "Expected", "Family", "IllPosed", "Layout",
-    "MeasuredScene", "PackError", "PlacementError", "ResolvedSetup", "SceneObject", "SceneSpec", "Seen", "Skip",
-    "Strict", "atomic_write_bytes", "atomic_write_text", "blur_px", "box_size", "domain",
+    "Answer", "AnswerTable", "AnswerType", "AuditTable", "Column", "Expected", "Family", "IllPosed", "Layout",
+    "MeasuredScene", "PackError", "PlacementError", "ReportTable", "ResolvedSetup", "SceneObject", "SceneSpec",
+    "Seen", "Sheet", "SheetOption", "SheetRequest", "Skip", "Strict", "atomic_write_bytes", "atomic_write_text", "blur_px", "box_size", "domain",
     "find_pack", "font", "grid", "keyed_error", "left_out_when_none", "letter_of", "multiple_choice", "plural",
     "png_bytes", "proportion", "thumbnail", "unseen", "view_elevation", "visible", "wrap",
 ]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import socket
 import time
-from importlib import import_module
 
 import numpy as np
 
@@ -24,16 +23,12 @@ from byo.render.messages import RenderResult, RenderTask
 from byo.spec import PlacementError, SceneSpec, sample_spec
 
 
-def _builder(family: Family):
-    return import_module(f"{family.package}.builder")
-
-
 def build_scene(spec: SceneSpec, family: Family, scene, threads: int) -> tuple[dict, dict[int, list]]:
     """Build `spec` into the empty `scene`: the render settings and shared stage, then the
     family's objects. Returns what the render applied and mask id -> objects."""
     scene.cycles.seed = spec.seed % 2**31
     applied = build_setup(scene, spec.setup, threads)
-    return applied, _builder(family).build(spec, scene)
+    return applied, family.module(family.builder).build(spec, scene)
 
 
 def _measured(spec: SceneSpec, family: Family, ids: np.ndarray) -> tuple[dict, list[str], dict[int, int]]:

@@ -35,8 +35,8 @@ DEFINITIONS = {
     "binding": "accuracy on the Swap / Confusion caption choices (seed 001), beside chance = mean 1 / options",
     "set_prf": "label sets: micro precision / recall / F1; an unparsed answer predicts the empty set",
     "yes_no_prf": "precision / recall / F1 of the answer yes; an unparsed answer is not yes",
-    "crest": "KamonBench: exact match after normalisation, CER / TER over parsed answers, factor accuracy, "
-             "motif separation, pair motif accuracy, collapsed motif groups, novel-combination slices",
+    # and each family table's own (FAMILY_TABLES)
+    **{name: table.definition for name, table in tables.FAMILY_TABLES.items()},
 }
 
 

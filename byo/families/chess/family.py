@@ -105,10 +105,12 @@ def grid_in_frame(projector, geometry: BoardGeometry) -> bool:
 
 class ChessFamily(Family):
     name = "chess"
-    package = "byo.families.chess"
     content_model = ChessContent
     template_file = "chess.yaml"
     answers = ANSWERS
+    design_keys = ("board.rows", "board.columns", "count", "types", "n_types", "colors", "style", "piece_set",
+                   "scale", "max_rotation", "placement.spread", "placement.start")
+    audit = "audit"
     vocabulary = VOCABULARY
     default_scene: dict[str, Any] = {
         "camera": {"distance": 1.3, "elevation": 42.0, "azimuth": 0.0, "focal_length": 50.0},

@@ -29,10 +29,11 @@ from byo.families.clevr.vocab import VOCABULARY
 
 class ClevrFamily(Family):
     name = "clevr"
-    package = "byo.families.clevr"
     content_model = ClevrContent
     template_file = "clevr.yaml"
     answers = ANSWERS
+    design_keys = ("mode", "count", "shapes", "colors", "materials", "sizes", "split", "scale", "extent")
+    audit = "audit"
     vocabulary = VOCABULARY
     default_scene: dict[str, Any] = {
         # CLEVR's camera (about 11.3 units away, 28 degrees up), objects on a plain grey ground.

@@ -20,6 +20,7 @@ from byo.families.poker import layout as lay
 from byo.families.poker.answers import ANSWERS, cards_of, scene_info
 from byo.families.poker.faces import DECK, card_color, card_name
 from byo.families.poker.model import MAT_COLORS, PokerContent, chip_rgb, count_range
+from byo.families.poker.sheet import SHEETS
 from byo.families.poker.vocab import VOCABULARY
 
 HAND_CAPACITY = 5  # cards a hand can take when `total_cards` deals them
@@ -58,10 +59,12 @@ def _r(v: float, nd: int = 6) -> float:
 
 class PokerFamily(Family):
     name = "poker"
-    package = "byo.families.poker"
     content_model = PokerContent
     template_file = "poker.yaml"
     answers = ANSWERS
+    design_keys = ("players", "river")
+    audit = "audit"
+    sheets = SHEETS
     vocabulary = VOCABULARY
     default_scene: dict[str, Any] = {
         "camera": {"distance": 1.3, "elevation": 62.0, "azimuth": 0.0, "focal_length": 50.0},

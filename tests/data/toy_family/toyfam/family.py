@@ -8,12 +8,12 @@ from toyfam.vocab import VOCABULARY
 
 class ToyFamily(Family):
     name = "toy"
-    package = "toyfam"
     content_model = ToyContent
     template_package = "toyfam"
     template_file = "toy.yaml"
     answers = ANSWERS
     vocabulary = VOCABULARY
+    audit = "audit"
     default_scene: dict[str, Any] = {"camera": {"distance": 1.0, "elevation": 60.0}, "table": {"enabled": False}}
 
     def sample(self, content, setup, *, draw, place):
