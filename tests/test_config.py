@@ -116,3 +116,16 @@ def test_plan_samples_every_scene_and_reports_impossible_placements(tmp_path, ca
     assert main(["plan", str(cfg_path)]) == 2
     assert "scene.content: could not place" in capsys.readouterr().err
     assert main(["plan", str(cfg_path), "--no-sample"]) == 0
+
+
+@pytest.mark.parametrize(("family", "content", "key"), [
+    ("chess", {"colors": ["white", {"name": "ivory", "rgb": [1.2, 1, 0.9]}]}, "scene.content.colors[1].rgb"),
+    ("clevr", {"colors": ["red", {"name": "teal", "rgb": [0, 2, 2]}]}, "scene.content.colors[1].rgb"),
+    ("poker", {"chips": {"colors": ["red", {"name": "gold", "rgb": [1, 0.8, -0.1]}]}},
+     "scene.content.chips.colors[1].rgb"),
+])
+def test_a_colour_of_ones_own_is_checked_alike_in_every_family(family, content, key):
+    """One ColorDef (byo.schema) for every family: an sRGB value of 3 numbers in [0, 1]."""
+    with pytest.raises(ConfigError) as err:
+        load_config({"dataset": {"name": "c", "family": family}, "scene": {"content": content}})
+    assert key in str(err.value) and "sRGB colour as 3" in str(err.value)

@@ -11,8 +11,8 @@ What is here, by the part of a family that uses it:
   `SheetRequest`; `ReportTable` and `Column` for its answer types' metrics), `SceneObject` and
   `PlacementError` for `sample`, `SceneSpec` for the builder, `ResolvedSetup` (the camera,
   lights, table... as applied), `CATALOG`;
-- content models: `Strict`, `SRGB`, `keyed_error`, `left_out_when_none`, asset packs
-  (`find_pack`, `PackError`);
+- content models: `Strict`, `SRGB`, `ColorDef` (a user's own colour) with `color_name` and
+  `custom_rgb`, `keyed_error`, `left_out_when_none`, asset packs (`find_pack`, `PackError`);
 - answers: `Answer`, `Skip`, `AnswerTable`, `AnswerType` and the helpers answer functions share;
 - vocabulary: `domain`;
 - the audit kit: `MeasuredScene`, `Seen`, `AuditTable`, `Expected`, `IllPosed`, `letter_of`
@@ -57,7 +57,15 @@ from byo.families.base import (
     view_elevation,
     visible,
 )
-from byo.schema import SRGB, Strict, keyed_error, left_out_when_none
+from byo.schema import (
+    SRGB,
+    ColorDef,
+    Strict,
+    color_name,
+    custom_rgb,
+    keyed_error,
+    left_out_when_none,
+)
 from byo.sheets import font, grid, thumbnail, wrap
 from byo.spec import PlacementError, SceneObject, SceneSpec
 from byo.stage import ResolvedSetup
@@ -65,9 +73,9 @@ from byo.stats import proportion
 
 __all__ = [
     "CATALOG", "EDGE", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
-    "Answer", "AnswerTable", "AnswerType", "AuditTable", "Column", "Expected", "Family", "IllPosed", "Layout",
+    "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "Layout",
     "MeasuredScene", "PackError", "PlacementError", "ReportTable", "ResolvedSetup", "SceneObject", "SceneSpec",
-    "Seen", "Sheet", "SheetOption", "SheetRequest", "Skip", "Strict", "atomic_write_bytes", "atomic_write_text", "blur_px", "box_size", "domain",
+    "Seen", "Sheet", "SheetOption", "SheetRequest", "Skip", "Strict", "atomic_write_bytes", "atomic_write_text", "blur_px", "box_size", "color_name", "custom_rgb", "domain",
     "find_pack", "font", "grid", "keyed_error", "left_out_when_none", "letter_of", "multiple_choice", "plural",
     "png_bytes", "proportion", "thumbnail", "unseen", "view_elevation", "visible", "wrap",
 ]

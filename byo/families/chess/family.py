@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from byo.families.api import Family, PlacementError, ResolvedSetup, SceneObject, visible
+from byo.families.api import Family, PlacementError, ResolvedSetup, SceneObject, color_name, visible
 from byo.families.chess.answers import ANSWERS, board_size
 from byo.families.chess.model import (
     FOOTPRINT_RADIUS,
@@ -123,9 +123,9 @@ class ChessFamily(Family):
     }
 
     def _identities(self, c: ChessContent, draw: np.random.Generator) -> list[dict]:
-        colors = [x if isinstance(x, str) else x.name for x in c.colors]
+        colors = [color_name(x) for x in c.colors]
         if c.pieces:
-            return [{"type": p.type, "color": p.color if isinstance(p.color, str) else p.color.name,
+            return [{"type": p.type, "color": color_name(p.color),
                      "cell": p.cell} for p in c.pieces]
         lo, hi = c.count_range
         n = int(draw.integers(lo, hi, endpoint=True))

@@ -8,7 +8,15 @@ from typing import Any
 
 import numpy as np
 
-from byo.families.api import Family, PlacementError, ResolvedSetup, SceneObject, unseen, visible
+from byo.families.api import (
+    Family,
+    PlacementError,
+    ResolvedSetup,
+    SceneObject,
+    color_name,
+    unseen,
+    visible,
+)
 from byo.families.clevr.answers import ANSWERS
 from byo.families.clevr.export import export_scenes
 from byo.families.clevr.model import (
@@ -57,7 +65,7 @@ class ClevrFamily(Family):
                     "rotation": kw.get("rotation")}
 
         if c.mode == "objects":
-            return [obj(o.shape, o.color if isinstance(o.color, str) else o.color.name, material=o.material,
+            return [obj(o.shape, color_name(o.color), material=o.material,
                         size=o.size, position=o.position, rotation=o.rotation) for o in c.objects], {}
         if c.mode == "random":
             lo, hi = c.count_range

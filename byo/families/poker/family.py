@@ -15,7 +15,15 @@ from typing import Any
 import numpy as np
 from shapely.geometry import Polygon, box
 
-from byo.families.api import Family, PlacementError, ResolvedSetup, SceneObject, SceneSpec, visible
+from byo.families.api import (
+    Family,
+    PlacementError,
+    ResolvedSetup,
+    SceneObject,
+    SceneSpec,
+    color_name,
+    visible,
+)
 from byo.families.poker import layout as lay
 from byo.families.poker.answers import ANSWERS, cards_of, scene_info
 from byo.families.poker.faces import DECK, card_color, card_name
@@ -280,7 +288,7 @@ class PokerFamily(Family):
     def _pile(c: PokerContent, owner: str, x: float, y: float, base: float, draw, place) -> dict:
         ch = c.chips
         n = _draw_count(ch.per_pile, draw)
-        names = [col if isinstance(col, str) else col.name for col in ch.colors]
+        names = [color_name(col) for col in ch.colors]
         if ch.mixed:
             colours = [names[int(k)] for k in draw.integers(len(names), size=n)]
         else:
