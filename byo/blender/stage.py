@@ -10,7 +10,7 @@ from mathutils import Matrix
 from byo.assets import find_pack
 from byo.blender import compat, devices
 from byo.blender.materials import image_material, linear_rgb, principled_material
-from byo.blender.meshes import look_at, mesh_object
+from byo.blender.meshes import add_box, look_at, mesh_object
 from byo.camera import camera_axes
 from byo.stage import ResolvedSetup
 
@@ -179,8 +179,7 @@ def add_table(scene, setup: ResolvedSetup):
         return None
     bm = bmesh.new()
     if t.shape == "rectangular":
-        bmesh.ops.create_cube(bm, size=1.0)
-        bmesh.ops.scale(bm, vec=(t.length, t.width, t.thickness), verts=bm.verts)
+        add_box(bm, (t.length, t.width, t.thickness))
     else:
         width = t.length if t.shape == "circular" else t.width
         bmesh.ops.create_cone(bm, cap_ends=True, segments=96, radius1=0.5, radius2=0.5, depth=1.0)
