@@ -77,7 +77,8 @@ def positive(text: str) -> float:
 
 
 def cmd_plan(args) -> int:
-    cfg, family = load_config(args.config)
+    cfg = load_config(args.config)
+    family = cfg.family
     n_combos, reps, n_images = combination_count(cfg), cfg.repetitions, image_count(cfg)
     out = Console()
     out.print(f"[bold]{cfg.dataset.name}[/bold] ({family.name}): {n_combos:,} combinations x {reps:,} "
@@ -86,7 +87,7 @@ def cmd_plan(args) -> int:
         console.print(f"[yellow]more than --max-images {args.max_images:,}: byo render refuses it unless "
                       "--max-images is raised; scenes not sampled[/yellow]")
     elif not args.no_sample:
-        sample_tasks(cfg, family, jobs(cfg), args.config)
+        sample_tasks(cfg, jobs(cfg), args.config)
     randoms = cfg.random_variables()
     if randoms:
         out.print("drawn per image: " + ", ".join(f"{k} ({v.type})" for k, v in randoms.items()))

@@ -20,15 +20,14 @@ from typing import Any, Literal
 import numpy as np
 import yaml
 from annotated_types import Ge, Gt, Le, Lt
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from byo.assets import PackError, find_pack, list_packs
-from byo.config import deep_merge, set_path, validate_scene
+from byo.config import family_scene, set_path, validate_scene
 from byo.errors import ConfigError
 from byo.families import get_family, load_config
 from byo.families.base import Family
 from byo.plan import combination_count, image_count
-from byo.schema import validation_problems
 from byo.stage import (
     BLUR_FSTOP,
     CAMERA_DISTANCE,
@@ -38,7 +37,6 @@ from byo.stage import (
     RESOLUTION,
     TABLE_PALETTE,
     TABLE_TEXTURE,
-    SetupConfig,
 )
 
 KEEP = "(as in the config)"  # a choice whose config value is none of the choices: left as it is
@@ -196,21 +194,12 @@ def parse_text(text: str) -> Any:
 def effective_scene(config: dict, family: Family) -> tuple[dict, dict]:
     """The shared setup and the content as validated (JSON values), family defaults merged in.
     Raises ConfigError when the scene is invalid."""
-    scene = deep_merge(family.default_scene, config.get("scene") or {})
-    content = scene.pop("content", {}) or {}
-    problems = []
-    setup = family_content = None
-    try:
-        setup = SetupConfig.model_validate(scene).model_dump(mode="json")
-    except ValidationError as err:
-        problems += validation_problems(err, ("scene",))
-    try:
-        family_content = family.content_model.model_validate(content).model_dump(mode="json")
-    except ValidationError as err:
-        problems += validation_problems(err, ("scene", "content"))
+    scene = family_scene(family, config.get("scene") or {})
+    scene["content"] = scene.get("content") or {}  # the panel reads an empty content as the defaults
+    setup, content, problems = validate_scene(scene, family)
     if problems:
         raise ConfigError("<design>", problems)
-    return setup, family_content
+    return setup.model_dump(mode="json"), content.model_dump(mode="json")
 
 
 def _shown(control: Control, value: Any) -> Any:
@@ -347,7 +336,7 @@ def suggested_variable(config: dict, control: Control) -> dict[str, Any]:
     value = panel_values(config, family)[control.key]
     variation = _candidates(control, value)
     if "levels" in variation:
-        base = deep_merge(family.default_scene, config.get("scene") or {})
+        base = family_scene(family, config.get("scene") or {})
         kept = []
         for level in variation["levels"]:
             scene = copy.deepcopy(base)
@@ -404,6 +393,6 @@ def variable_config(fields: Mapping[str, Any], original: Mapping[str, Any] | Non
 def summary(config: dict) -> tuple[int, str]:
     """The image count of an exported config and a line saying how it comes about; raises
     ConfigError when the config is invalid."""
-    cfg, _ = load_config(config, "<design>")
+    cfg = load_config(config, "<design>")
     combos, reps = combination_count(cfg), cfg.repetitions
     return image_count(cfg), f"{combos} combination{'s' * (combos != 1)} x {reps} image{'s' * (reps != 1)}"

@@ -45,7 +45,8 @@ def merge(dirs: list[str | Path], out: str | Path) -> dict[str, Path]:
     out = Path(out)
     if out.exists() and any(out.iterdir()):
         raise ConfigError(str(out), [("-o", "the merged dataset needs an empty or new directory")])
-    cfg, family = dataset_config(dirs[0])
+    cfg = dataset_config(dirs[0])
+    family = cfg.family
     resolved = json.loads((dirs[0] / RESOLVED_CONFIG).read_text())
     problems = []
     for d in dirs[1:]:

@@ -69,44 +69,44 @@ def chess(content, **scene) -> dict:
 
 def test_pieces_never_intersect(tmp_path):
     # Explicit neighbours too big for their squares: a config error naming both, before any work.
-    cfg, family = load_config(chess({"scale": 1.5, "pieces": [{"type": "king", "cell": [3, 3]},
+    cfg = load_config(chess({"scale": 1.5, "pieces": [{"type": "king", "cell": [3, 3]},
                                                                 {"type": "rook", "cell": [3, 4]}]}))
     with pytest.raises(ConfigError, match=r"king on cell \[3, 3\] and the rook on cell \[3, 4\] intersect"):
-        sample_tasks(cfg, family, jobs(cfg), "c.yaml")
+        sample_tasks(cfg, jobs(cfg), "c.yaml")
     # Random cells are drawn again until no footprints meet.
-    cfg, family = load_config(chess({"scale": 1.5, "count": 8}))
+    cfg = load_config(chess({"scale": 1.5, "count": 8}))
     for job in jobs(cfg):
-        cells = [o.attributes["cell"] for o in sample_spec(cfg, family, job).objects]
+        cells = [o.attributes["cell"] for o in sample_spec(cfg, job).objects]
         assert min(math.dist(a, b) for a, b in itertools.combinations(cells, 2)) > 1.0
     # 64 pieces cannot avoid each other at that scale.
-    cfg, family = load_config(chess({"scale": 1.5, "count": 64}))
+    cfg = load_config(chess({"scale": 1.5, "count": 64}))
     with pytest.raises(ConfigError, match="intersecting"):
-        sample_tasks(cfg, family, jobs(cfg), "c.yaml")
+        sample_tasks(cfg, jobs(cfg), "c.yaml")
 
 
 def test_the_board_lies_on_the_table():
-    cfg, family = load_config(chess({"board": {"rows": 12, "columns": 12}}))
+    cfg = load_config(chess({"board": {"rows": 12, "columns": 12}}))
     with pytest.raises(ConfigError, match=r"0.77 x 0.77 m board at \[0.0, 0.0\] does not fit on the rectangular"):
-        sample_tasks(cfg, family, jobs(cfg), "c.yaml")
-    cfg, family = load_config(chess({"board": {"rows": 12, "columns": 12}}, table={"length": 1.4, "width": 1.0}))
-    assert sample_tasks(cfg, family, jobs(cfg), "c.yaml")
+        sample_tasks(cfg, jobs(cfg), "c.yaml")
+    cfg = load_config(chess({"board": {"rows": 12, "columns": 12}}, table={"length": 1.4, "width": 1.0}))
+    assert sample_tasks(cfg, jobs(cfg), "c.yaml")
 
 
 def test_explicit_clevr_objects_never_intersect():
-    cfg, family = load_config({"dataset": {"name": "c", "family": "clevr", "seed": 1, "n_images": 1},
+    cfg = load_config({"dataset": {"name": "c", "family": "clevr", "seed": 1, "n_images": 1},
                                "scene": {"content": {"mode": "objects", "objects": [
                                    {"shape": "cube", "color": "red", "position": [0.0, 0.0]},
                                    {"shape": "sphere", "color": "blue", "position": [0.9, 0.0]}]}}})
     with pytest.raises(ConfigError, match="objects 1 and 2 .* intersect"):
-        sample_tasks(cfg, family, jobs(cfg), "c.yaml")
+        sample_tasks(cfg, jobs(cfg), "c.yaml")
 
 
 def test_ambiguous_crest_arrangements_get_no_description_or_choice():
     crest = get_family("crest")
-    cfg, _ = load_config({"dataset": {"name": "k", "family": "crest", "seed": 1, "n_images": 1},
+    cfg = load_config({"dataset": {"name": "k", "family": "crest", "seed": 1, "n_images": 1},
                           "scene": {"content": {"container": "maru", "modifier": "heads_together", "motif": "kikyo",
                                                 "ambiguous_arrangements": "allow"}}})
-    spec = sample_spec(cfg, crest, jobs(cfg)[0])
+    spec = sample_spec(cfg, jobs(cfg)[0])
     assert spec.extras["arrangement_ambiguous"]
     legend = {**spec.model_dump(mode="json"), "objects": [
         {**o.model_dump(mode="json"), "visible": True, "visibility": "visible"} for o in spec.objects]}

@@ -22,8 +22,8 @@ def chess_config(n_images=1, variables=None, **content) -> dict:
 
 
 def specs(tmp_path, n_images=1, variables=None, **content):
-    cfg, family = load_config(write_config(tmp_path, chess_config(n_images, variables, **content)))
-    return [sample_spec(cfg, family, j) for j in jobs(cfg)]
+    cfg = load_config(write_config(tmp_path, chess_config(n_images, variables, **content)))
+    return [sample_spec(cfg, j) for j in jobs(cfg)]
 
 
 @pytest.mark.parametrize("azimuth", [0, 30, 90, 135, 180, 250, 300])

@@ -17,13 +17,14 @@ from byo.spec import SceneSpec, sample_spec
 
 
 def specs(tmp_path, n=20, **kw):
-    cfg, family = load_config(write_config(tmp_path, clevr_config(n_images=n, **kw)))
-    return [sample_spec(cfg, family, j) for j in jobs(cfg)], cfg, family
+    cfg = load_config(write_config(tmp_path, clevr_config(n_images=n, **kw)))
+    family = cfg.family
+    return [sample_spec(cfg, j) for j in jobs(cfg)], cfg, family
 
 
 def test_spec_is_plain_serializable_and_deterministic(tmp_path):
     first, cfg, family = specs(tmp_path, n=3)
-    again = [sample_spec(cfg, family, j) for j in reversed(jobs(cfg))][::-1]
+    again = [sample_spec(cfg, j) for j in reversed(jobs(cfg))][::-1]
     dumped = [s.model_dump_json() for s in first]
     assert dumped == [s.model_dump_json() for s in again]
     assert SceneSpec.model_validate(json.loads(dumped[0])) == first[0]
@@ -32,7 +33,7 @@ def test_spec_is_plain_serializable_and_deterministic(tmp_path):
 def test_retry_attempt_moves_objects_but_keeps_what_they_are(tmp_path):
     _, cfg, family = specs(tmp_path, n=1)
     job = jobs(cfg)[0]
-    a, b = sample_spec(cfg, family, job, 0), sample_spec(cfg, family, job, 1)
+    a, b = sample_spec(cfg, job, 0), sample_spec(cfg, job, 1)
     assert [o.attributes for o in a.objects] == [o.attributes for o in b.objects]
     assert [o.location for o in a.objects] != [o.location for o in b.objects]
     assert a.setup == b.setup

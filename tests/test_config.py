@@ -17,7 +17,7 @@ def test_three_varying_variables_times_n_images(tmp_path, capsys):
         "lighting.intensity": {"type": "varying_all", "levels": ["low", "medium", "high"]},
         "blur.fstop": {"type": "varying_all", "levels": ["none", "low", "medium", 1.4]},
     }))
-    cfg, _ = load_config(cfg_path)
+    cfg = load_config(cfg_path)
     assert image_count(cfg) == 120
     assert len(jobs(cfg)) == 120
     assert main(["plan", str(cfg_path)]) == 0
@@ -26,7 +26,7 @@ def test_three_varying_variables_times_n_images(tmp_path, capsys):
 
 
 def test_product_order_and_random_draws(tmp_path):
-    cfg, _ = load_config(write_config(tmp_path, clevr_config(n_images=2, variables={
+    cfg = load_config(write_config(tmp_path, clevr_config(n_images=2, variables={
         "content.count": {"type": "varying_all_range", "min": 3, "max": 5},
         "camera.azimuth": {"type": "varying_among_range", "min": 0.0, "max": 360.0},
         "lighting.intensity": {"type": "varying_random", "choices": ["low", "high"]},
@@ -39,7 +39,7 @@ def test_product_order_and_random_draws(tmp_path):
 
 
 def test_float_range_needs_step_and_includes_max(tmp_path):
-    cfg, _ = load_config(write_config(tmp_path, clevr_config(variables={
+    cfg = load_config(write_config(tmp_path, clevr_config(variables={
         "camera.distance": {"type": "varying_all_range", "min": 1.7, "max": 2.3, "step": 0.3}})))
     assert [j.levels["camera.distance"] for j in jobs(cfg)] == [1.7, 2.0, 2.3]
     with pytest.raises(ConfigError, match="float ranges need a `step`"):
@@ -48,13 +48,13 @@ def test_float_range_needs_step_and_includes_max(tmp_path):
 
 
 def test_each_image_seed_depends_only_on_dataset_seed_and_index(tmp_path):
-    cfg, _ = load_config(write_config(tmp_path, clevr_config(n_images=4, variables={
+    cfg = load_config(write_config(tmp_path, clevr_config(n_images=4, variables={
         "camera.azimuth": {"type": "varying_among_range", "min": 0.0, "max": 360.0}})))
     planned = jobs(cfg)
     alone = make_job(cfg, 3)
     assert alone == planned[3] and alone.levels == planned[3].levels
     assert len({j.seed for j in planned}) == 4
-    other, _ = load_config(write_config(tmp_path, {**clevr_config(n_images=4), "dataset": {
+    other = load_config(write_config(tmp_path, {**clevr_config(n_images=4), "dataset": {
         "name": "tiny", "family": "clevr", "seed": 6, "n_images": 4}}, "other.yaml"))
     assert make_job(other, 3).seed != alone.seed
 

@@ -27,8 +27,8 @@ def crest_config(name="crest", *, seed=4, n_images=1, content=None, variables=No
 
 
 def specs(tmp_path, data):
-    cfg, family = load_config(write_config(tmp_path, data))
-    return [sample_spec(cfg, family, j) for j in jobs(cfg)]
+    cfg = load_config(write_config(tmp_path, data))
+    return [sample_spec(cfg, j) for j in jobs(cfg)]
 
 
 @pytest.mark.parametrize("name, images", [("composite", 200), ("composite_3d", 60), ("motif_sensitivity", 144),
@@ -81,10 +81,10 @@ def test_3d_carriers_put_the_crest_in_front_of_the_camera(tmp_path):
 
 
 def test_same_seed_same_crests_in_both_presentations(tmp_path):
-    flat, _ = load_config(CONFIGS / "composite.yaml")
-    solid, family = load_config(CONFIGS / "composite_3d.yaml")
+    flat = load_config(CONFIGS / "composite.yaml")
+    solid = load_config(CONFIGS / "composite_3d.yaml")
     for job_flat, job_3d in zip(jobs(flat)[:25], jobs(solid)[:25], strict=True):
-        a, b = sample_spec(flat, family, job_flat), sample_spec(solid, family, job_3d)
+        a, b = sample_spec(flat, job_flat), sample_spec(solid, job_3d)
         assert a.extras["crest"] == b.extras["crest"] and a.extras["split"] == b.extras["split"]
 
 

@@ -228,7 +228,7 @@ def test_shards_are_disjoint_complete_and_merge_to_the_single_run(config, refere
 def test_an_image_does_not_depend_on_the_shard_count(config):
     from byo.families import load_config
 
-    cfg, _ = load_config(config)
+    cfg = load_config(config)
     whole = list(selected_jobs(cfg))  # a lazy Plan: compared as the jobs it makes
     for count in (1, 3, 8):
         parts = [selected_jobs(cfg, shard=Shard(i, count)) for i in range(count)]
@@ -334,7 +334,7 @@ def test_ray_workers_ask_for_a_gpu_when_the_config_does(ray_cluster):
     from byo.plan import jobs
     from byo.runner import sample_tasks
 
-    cfg, family = load_config(farm_config(device="gpu"))
-    tasks = sample_tasks(cfg, family, jobs(cfg)[:2], "<config>")
+    cfg = load_config(farm_config(device="gpu"))
+    tasks = sample_tasks(cfg, jobs(cfg)[:2], "<config>")
     with pytest.raises(FatalRenderError, match="render.device is gpu, but the Ray cluster has no GPU"):
         list(RayExecutor(ray_cluster, threads=1).run(tasks))

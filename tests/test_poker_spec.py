@@ -26,8 +26,8 @@ def poker_config(n_images=1, variables=None, scene=None, **content) -> dict:
 
 
 def specs(tmp_path, n_images=1, variables=None, scene=None, **content):
-    cfg, family = load_config(write_config(tmp_path, poker_config(n_images, variables, scene, **content)))
-    return [sample_spec(cfg, family, j) for j in jobs(cfg)]
+    cfg = load_config(write_config(tmp_path, poker_config(n_images, variables, scene, **content)))
+    return [sample_spec(cfg, j) for j in jobs(cfg)]
 
 
 def cards(spec):
@@ -211,14 +211,14 @@ def test_hard_negatives_share_the_rank_or_the_suit_and_are_absent():
 
 def test_card_sheet_configs_hold_every_card_once_and_the_preview_draws_them(tmp_path):
     faces_cfg, *backs = sheet_configs(40)
-    cfg, family = load_config(faces_cfg)
-    (spec,) = [sample_spec(cfg, family, j) for j in jobs(cfg)]
+    cfg = load_config(faces_cfg)
+    (spec,) = [sample_spec(cfg, j) for j in jobs(cfg)]
     placed = {(o.attributes["row"], o.attributes["column"]): o.attributes["card"] for o in cards(spec)}
     assert placed == {(faces.SUITS.index(c[-1]), faces.RANKS.index(c[:-1])): c for c in faces.DECK}
     assert all(o.attributes["face_up"] for o in cards(spec))
     for design, cfg_data in zip(("blue", "red"), backs, strict=True):
-        cfg, family = load_config(cfg_data)
-        (spec,) = [sample_spec(cfg, family, j) for j in jobs(cfg)]
+        cfg = load_config(cfg_data)
+        (spec,) = [sample_spec(cfg, j) for j in jobs(cfg)]
         assert spec.extras["card"]["back"] == design and not cards(spec)[0].attributes["face_up"]
     for command in (["sheet", "cards"], ["card-sheet"]):  # and its older name
         assert main([*command, str(tmp_path / "sheet.png"), "--preview", "--card-pixels", "40"]) == 0

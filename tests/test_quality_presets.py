@@ -50,8 +50,9 @@ def test_the_render_applies_the_preset(preset):
     from byo.blender import engine
     from byo.render.job import build_scene
 
-    cfg, family = load_config(clevr_config(n_images=1, render={"quality": preset, "denoise": "on"}))
-    (task,) = sample_tasks(cfg, family, jobs(cfg), "<config>")
+    cfg = load_config(clevr_config(n_images=1, render={"quality": preset, "denoise": "on"}))
+    family = cfg.family
+    (task,) = sample_tasks(cfg, jobs(cfg), "<config>")
     wanted = QUALITY[preset]
     with engine.own_scene("preset_test") as scene:
         applied, _ = build_scene(task.spec, family, scene, threads=1)
@@ -72,8 +73,9 @@ def test_light_path_keys_reach_cycles():
 
     keys = {"clamp_indirect": 2.5, "caustics": False, "max_bounces": 3, "diffuse_bounces": 1, "glossy_bounces": 2,
             "light_tree": False, "denoise": "on", "denoise_quality": "balanced"}
-    cfg, family = load_config(clevr_config(n_images=1, render=keys))
-    (task,) = sample_tasks(cfg, family, jobs(cfg), "<config>")
+    cfg = load_config(clevr_config(n_images=1, render=keys))
+    family = cfg.family
+    (task,) = sample_tasks(cfg, jobs(cfg), "<config>")
     with engine.own_scene("light_paths_test") as scene:
         build_scene(task.spec, family, scene, threads=1)
         c = scene.cycles

@@ -30,8 +30,8 @@ def test_a_render_job_leaves_the_open_file_as_it_was(tmp_path, monkeypatch):
     users_object.location = (1.0, 2.0, 3.0)
     counts = {kind: len(getattr(bpy.data, kind)) for kind in ("objects", "meshes", "materials", "scenes",
                                                               "cameras", "lights", "worlds", "images")}
-    cfg, family = load_config(clevr_config(n_images=1))
-    (task,) = sample_tasks(cfg, family, jobs(cfg), "<config>")
+    cfg = load_config(clevr_config(n_images=1))
+    (task,) = sample_tasks(cfg, jobs(cfg), "<config>")
 
     result = render_task(task, threads=2)
 

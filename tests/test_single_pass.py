@@ -32,8 +32,9 @@ def _both_ways(spec, family):
 
 @pytest.mark.parametrize("config", CONFIGS, ids=golden_name)
 def test_one_pass_ids_measure_what_the_separate_render_measured(config):
-    cfg, family = load_config(tiny_config(config, SIZE))
-    tasks = sample_tasks(cfg, family, jobs(cfg)[:LIMIT], str(config))
+    cfg = load_config(tiny_config(config, SIZE))
+    family = cfg.family
+    tasks = sample_tasks(cfg, jobs(cfg)[:LIMIT], str(config))
     compared = 0
     for task in tasks:
         spec = task.spec
@@ -60,8 +61,9 @@ def test_depth_of_field_and_workbench_take_the_separate_id_render(tmp_path):
         config = {"dataset": {"name": "t", "family": "chess", "seed": 1, "n_images": 1},
                   "scene": {"resolution": [64, 48], "render": {"engine": engine_name, "samples": 1},
                             "blur": {"fstop": "high" if blur else "none"}}}
-        cfg, family = load_config(config)
-        (task,) = sample_tasks(cfg, family, jobs(cfg), "<config>")
+        cfg = load_config(config)
+        family = cfg.family
+        (task,) = sample_tasks(cfg, jobs(cfg), "<config>")
         with engine.own_scene("pass_choice") as scene:
             build_scene(task.spec, family, scene, threads=1)
             assert engine.one_pass_ids(scene) == (not blur and engine_name == "cycles")

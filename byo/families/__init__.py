@@ -46,13 +46,14 @@ def sheets() -> list[Sheet]:
     return [sheet for name in family_names() for sheet in get_family(name).sheets]
 
 
-def load_config(source: str | Path | dict, file: str | None = None) -> tuple[DatasetConfig, Family]:
-    """A dataset config (a YAML file, or data named `file` in errors) checked against its family."""
+def load_config(source: str | Path | dict, file: str | None = None) -> DatasetConfig:
+    """A dataset config (a YAML file, or data named `file` in errors) checked against its family,
+    which it carries (`cfg.family`)."""
     file = file or (str(source) if not isinstance(source, dict) else "<config>")
     cfg = read_config(source, file)
     try:
         family = get_family(cfg.dataset.family)
     except KeyError as err:
         raise ConfigError(file, [("dataset.family", str(err.args[0]))]) from None
-    check_scene(cfg, family, file)
-    return cfg, family
+    check_scene(cfg.with_family(family), file)
+    return cfg

@@ -16,7 +16,6 @@ from byo.blender import compat, engine
 from byo.blender.stage import build_setup
 from byo.dataset import IMAGES, MASKS
 from byo.errors import RenderError
-from byo.families import get_family
 from byo.families.base import Family
 from byo.measure import measure
 from byo.render.messages import RenderResult, RenderTask
@@ -108,7 +107,7 @@ def _next_placement(task: RenderTask, spec: SceneSpec, hidden: list[str]) -> Sce
             f"{spec.setup.min_visible_pixels} visible pixels ({', '.join(hidden)}); raise the camera, "
             f"lower render.min_visible_pixels, set render.on_hidden: flag or reduce the object count")
     try:
-        return sample_spec(task.config, get_family(task.config.dataset.family), task.job, spec.attempt + 1)
+        return sample_spec(task.config, task.job, spec.attempt + 1)
     except PlacementError as err:
         raise RenderError(f"{spec.name}: {err}") from None
 
@@ -116,7 +115,7 @@ def _next_placement(task: RenderTask, spec: SceneSpec, hidden: list[str]) -> Sce
 def render_task(task: RenderTask, threads: int = os.cpu_count() or 1) -> RenderResult:
     """Render a task's spec, placing the scene anew (bounded) while objects stay hidden."""
     _hang_if_asked(task.name)
-    family = get_family(task.config.dataset.family)
+    family = task.config.family
     spec = task.spec
     while True:
         outcome = render_job(spec, family, threads=threads)
@@ -129,7 +128,7 @@ def build_kept(task: RenderTask, name: str, threads: int = os.cpu_count() or 1):
     """Build the scene `render_task` would render into a new scene named `name` that stays
     (placed anew, like a render, while objects stay hidden). Returns the scene and its legend
     (everything a render records but the image)."""
-    family = get_family(task.config.dataset.family)
+    family = task.config.family
     spec = task.spec
     while True:
         with engine.kept_scene(name) as scene:
