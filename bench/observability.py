@@ -21,7 +21,7 @@ from byo.config import deep_merge
 from byo.executors.inprocess import InProcess
 from byo.progress import Bar
 from byo.runner import render_images
-from byo.stage import (
+from byo.setup_model import (
     BLUR_FSTOP,
     CAMERA_DISTANCE,
     CAMERA_ELEVATION,

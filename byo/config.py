@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError, model_valid
 
 from byo.errors import ConfigError, format_key_path
 from byo.schema import Strict, shown, validation_problems
-from byo.stage import SetupConfig
+from byo.setup_model import SetupConfig
 
 
 class DatasetSection(Strict):

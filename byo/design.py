@@ -28,7 +28,7 @@ from byo.errors import ConfigError
 from byo.families import get_family, load_config
 from byo.families.base import Family
 from byo.plan import combination_count, image_count
-from byo.stage import (
+from byo.setup_model import (
     BLUR_FSTOP,
     CAMERA_DISTANCE,
     CAMERA_ELEVATION,

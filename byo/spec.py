@@ -11,7 +11,7 @@ from byo.config import DatasetConfig, scene_for_levels, validate_scene
 from byo.errors import ConfigError
 from byo.plan import ImageJob
 from byo.seeding import STREAM_CONTENT, STREAM_PLACEMENT, STREAM_SETUP, rng
-from byo.stage import ResolvedSetup, resolve_setup
+from byo.setup_model import ResolvedSetup, resolve_setup
 
 
 class SceneObject(BaseModel):

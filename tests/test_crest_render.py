@@ -15,7 +15,7 @@ from byo.families.crest.motifs.grammar import Crest, crest_geometry, layers
 from byo.families.crest.motifs.raster import rasterize
 from byo.measure import read_mask
 from byo.runner import render_dataset
-from byo.stage import ResolvedSetup
+from byo.setup_model import ResolvedSetup
 
 pytestmark = pytest.mark.render
 

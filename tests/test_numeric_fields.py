@@ -20,7 +20,7 @@ from byo.config import DatasetSection
 from byo.errors import format_key_path
 from byo.families import family_names, get_family
 from byo.schema import _members
-from byo.stage import SetupConfig
+from byo.setup_model import SetupConfig
 
 HUGE = 10**9
 # Whole numbers that need no upper bound of their own, and why.

@@ -10,7 +10,7 @@ from byo.cli import main
 from byo.families import load_config
 from byo.plan import jobs
 from byo.runner import sample_tasks
-from byo.stage import QUALITY, RenderConfig
+from byo.setup_model import QUALITY, RenderConfig
 
 
 @pytest.mark.parametrize("preset", sorted(QUALITY))

@@ -38,7 +38,7 @@ from byo.families.audit_kit import (
     Expected,
     IllPosed,
     LegendCheck,
-    MeasuredScene,
+    MeasuredImage,
     Seen,
 )
 from byo.measure import read_mask
@@ -109,19 +109,19 @@ def family_audit(family) -> tuple[AuditTable, list[LegendCheck]]:
 
 
 # --- legend fields every family shares ------------------------------------------------------
-def generic_checks(scene: MeasuredScene) -> list[tuple[str, str]]:
+def generic_checks(image: MeasuredImage) -> list[tuple[str, str]]:
     problems = []
-    h, w = scene.mask.shape
-    if (scene.legend["width"], scene.legend["height"]) != (w, h):
-        problems.append(("width/height", f"legend says {scene.legend['width']}x{scene.legend['height']}, "
+    h, w = image.mask.shape
+    if (image.legend["width"], image.legend["height"]) != (w, h):
+        problems.append(("width/height", f"legend says {image.legend['width']}x{image.legend['height']}, "
                                          f"the mask is {w}x{h}"))
-    listed = {o.id for o in scene.objects} | {p["id"] for p in scene.legend.get("parts", [])}
-    unlisted = sorted(set(np.unique(scene.mask).tolist()) - {0} - listed)
+    listed = {o.id for o in image.objects} | {p["id"] for p in image.legend.get("parts", [])}
+    unlisted = sorted(set(np.unique(image.mask).tolist()) - {0} - listed)
     if unlisted:
         problems.append(("objects", f"the mask shows ids {unlisted} that the legend does not list"))
-    if not 1 <= scene.setup.hidden_below_pixels <= scene.setup.min_visible_pixels:
+    if not 1 <= image.setup.hidden_below_pixels <= image.setup.min_visible_pixels:
         problems.append(("setup.hidden_below_pixels", "the visibility band is not 1 <= hidden_below <= min_visible"))
-    for o, seen in zip(scene.legend["objects"], scene.objects, strict=True):
+    for o, seen in zip(image.legend["objects"], image.objects, strict=True):
         where = f"objects[{o['id']}]"
         if o["visible_pixels"] != seen.pixels:
             problems.append((f"{where}.visible_pixels", f"{o['visible_pixels']}, the mask shows {seen.pixels}"))
@@ -145,17 +145,17 @@ def same(answer, expected) -> bool:
     return answer == expected
 
 
-def judge(fn, question: dict, scene: MeasuredScene) -> tuple[str, Any, str]:
+def judge(fn, question: dict, image: MeasuredImage) -> tuple[str, Any, str]:
     """(status, expected answer, reason) of one question."""
-    shown = scene.with_status(SHOWN)
-    edge = scene.with_status(EDGE)
-    finding = fn(question, scene, shown)
+    shown = image.with_status(SHOWN)
+    edge = image.with_status(EDGE)
+    finding = fn(question, image, shown)
     if edge and len(edge) > MAX_EDGE:
         return "ill_posed", None, f"{len(edge)} objects at the edge of visibility"
     for n in range(1, len(edge) + 1):
         for extra in itertools.combinations(edge, n):
             seen: list[Seen] = sorted([*shown, *extra], key=lambda o: o.id)
-            if fn(question, scene, seen) != finding:
+            if fn(question, image, seen) != finding:
                 return "ill_posed", None, "depends on an object at the edge of visibility"
     if isinstance(finding, IllPosed):
         return "ill_posed", None, finding.reason
@@ -195,18 +195,18 @@ def audit_dataset(dataset: str | Path, *, questions: str | Path | None = None,
     with Bar("[bold]auditing", len(legends), unit="img", enabled=show_progress) as bar:
         for legend in legends:
             try:
-                scene = MeasuredScene.measure(legend, read_mask(layout.mask(legend["name"])))
+                image = MeasuredImage.measure(legend, read_mask(layout.mask(legend["name"])))
             except ValidationError as err:
                 raise ConfigError(str(layout.legend(legend["name"])),
                                   [("setup", f"not a legend this version can audit ({err.error_count()} problems; "
                                              "render the dataset again)")]) from None
             for check in [generic_checks, *legend_checks]:
-                report.legend_problems += [LegendProblem(legend["image"], f, p) for f, p in check(scene)]
+                report.legend_problems += [LegendProblem(legend["image"], f, p) for f, p in check(image)]
             for rows in by_image.pop(legend["image"], []):
                 q = rows[0]
                 fn = audits.get(q["key"])
                 status, expected, reason = ("unchecked", None, f"no audit for {q['key']!r}") if fn is None \
-                    else judge(fn, q, scene)
+                    else judge(fn, q, image)
                 report.questions.append(QuestionVerdict(q["id"], q["image"], q["key"], status, q["answer"],
                                                         expected, reason, len(rows)))
             bar.advance()

@@ -15,7 +15,7 @@ What is here, by the part of a family that uses it:
   `custom_rgb`, `keyed_error`, `left_out_when_none`, asset packs (`find_pack`, `PackError`);
 - answers: `Answer`, `Skip`, `AnswerTable`, `AnswerType` and the helpers answer functions share;
 - vocabulary: `domain`;
-- the audit kit: `MeasuredScene`, `Seen`, `AuditTable`, `Expected`, `IllPosed`, `letter_of`
+- the audit kit: `MeasuredImage`, `Seen`, `AuditTable`, `Expected`, `IllPosed`, `letter_of`
   and the visibility bands `SHOWN`, `EDGE`, `UNSEEN`;
 - files and sheets: `atomic_write_text`, `atomic_write_bytes`, `png_bytes`, `Layout`,
   `RESOLVED_CONFIG`, the sheet grid (`grid`, `thumbnail`, `wrap`, `font`);
@@ -31,7 +31,7 @@ from byo.families.audit_kit import (
     AuditTable,
     Expected,
     IllPosed,
-    MeasuredScene,
+    MeasuredImage,
     Seen,
     letter_of,
 )
@@ -66,15 +66,15 @@ from byo.schema import (
     keyed_error,
     left_out_when_none,
 )
+from byo.setup_model import ResolvedSetup
 from byo.sheets import font, grid, thumbnail, wrap
 from byo.spec import PlacementError, SceneObject, SceneSpec
-from byo.stage import ResolvedSetup
 from byo.stats import proportion
 
 __all__ = [
     "CATALOG", "EDGE", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
     "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "Layout",
-    "MeasuredScene", "PackError", "PlacementError", "ReportTable", "ResolvedSetup", "SceneObject", "SceneSpec",
+    "MeasuredImage", "PackError", "PlacementError", "ReportTable", "ResolvedSetup", "SceneObject", "SceneSpec",
     "Seen", "Sheet", "SheetOption", "SheetRequest", "Skip", "Strict", "atomic_write_bytes", "atomic_write_text", "blur_px", "box_size", "color_name", "custom_rgb", "domain",
     "find_pack", "font", "grid", "keyed_error", "left_out_when_none", "letter_of", "multiple_choice", "plural",
     "png_bytes", "proportion", "thumbnail", "unseen", "view_elevation", "visible", "wrap",

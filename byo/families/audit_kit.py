@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from byo.camera import Projector, defocus_diameter_px
-from byo.stage import ResolvedSetup
+from byo.setup_model import ResolvedSetup
 
 SHOWN, EDGE, UNSEEN = "visible", "ambiguous", "hidden"
 
@@ -48,27 +48,27 @@ class Seen:
 
 
 @dataclass
-class MeasuredScene:
+class MeasuredImage:
     legend: dict[str, Any]
     mask: np.ndarray
     setup: ResolvedSetup
     objects: list[Seen] = field(default_factory=list)
 
     @classmethod
-    def measure(cls, legend: dict, mask: np.ndarray) -> MeasuredScene:
+    def measure(cls, legend: dict, mask: np.ndarray) -> MeasuredImage:
         setup = ResolvedSetup.model_validate(legend["setup"])
-        scene = cls(legend, mask, setup)
+        image = cls(legend, mask, setup)
         for o in legend["objects"]:
-            ids = [o["id"], *scene.part_ids(o["id"])]  # an object's pixels include its parts' (own mask ids)
-            n = int(sum(scene.pixel_counts[i] for i in ids))
+            ids = [o["id"], *image.part_ids(o["id"])]  # an object's pixels include its parts' (own mask ids)
+            n = int(sum(image.pixel_counts[i] for i in ids))
             box = None
             if n:
                 ys, xs = np.nonzero(np.isin(mask, ids))
                 box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
-            centre = tuple(float(v) for v in scene.projector.project([o["location"]])[0])
-            scene.objects.append(Seen(o["id"], o["kind"], o["attributes"], tuple(o["location"]), o["rotation"], n,
-                                      box, centre, scene.status(n)))
-        return scene
+            centre = tuple(float(v) for v in image.projector.project([o["location"]])[0])
+            image.objects.append(Seen(o["id"], o["kind"], o["attributes"], tuple(o["location"]), o["rotation"], n,
+                                      box, centre, image.status(n)))
+        return image
 
     def part_ids(self, owner: int) -> list[int]:
         """Mask ids of the object's parts (a family's mask_parts, listed in the legend's `parts`)."""
@@ -137,12 +137,12 @@ class IllPosed:
 
 
 Finding = Expected | IllPosed
-# question (a questions.jsonl row), the measured scene, the objects taken as seen -> a finding.
+# question (a questions.jsonl row), the measured image, the objects taken as seen -> a finding.
 # The audit calls it once with the visible objects and again with every choice of the objects
 # in the ambiguous band added: a question whose finding changes is ill-posed.
-AuditFn = Callable[[dict, MeasuredScene, list[Seen]], Finding]
-# The measured scene -> problems with the legend's family fields, as (field, what is wrong).
-LegendCheck = Callable[[MeasuredScene], list[tuple[str, str]]]
+AuditFn = Callable[[dict, MeasuredImage, list[Seen]], Finding]
+# The measured image -> problems with the legend's family fields, as (field, what is wrong).
+LegendCheck = Callable[[MeasuredImage], list[tuple[str, str]]]
 
 
 class AuditTable(dict[str, AuditFn]):

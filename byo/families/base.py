@@ -34,8 +34,8 @@ from PIL import Image
 from pydantic import BaseModel
 
 from byo.camera import defocus_diameter_px
+from byo.setup_model import ResolvedSetup
 from byo.spec import SceneObject, SceneSpec
-from byo.stage import ResolvedSetup
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # byo's own question catalogue: the top-level questions/ folder, shipped in the wheel as byo.catalog.

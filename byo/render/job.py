@@ -13,7 +13,7 @@ import numpy as np
 
 from byo import legend as legends
 from byo.blender import compat, engine
-from byo.blender.stage import build_setup
+from byo.blender.setup_builder import build_setup
 from byo.dataset import IMAGES, MASKS
 from byo.errors import RenderError
 from byo.families.base import Family
@@ -23,7 +23,7 @@ from byo.spec import PlacementError, SceneSpec, sample_spec
 
 
 def build_scene(spec: SceneSpec, family: Family, scene, threads: int) -> tuple[dict, dict[int, list]]:
-    """Build `spec` into the empty `scene`: the render settings and shared stage, then the
+    """Build `spec` into the empty `scene`: the render settings and shared setup, then the
     family's objects. Returns what the render applied and mask id -> objects."""
     scene.cycles.seed = spec.seed % 2**31
     applied = build_setup(scene, spec.setup, threads)

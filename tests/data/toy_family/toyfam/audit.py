@@ -6,5 +6,5 @@ AUDITS = AuditTable()
 
 
 @AUDITS.key("count_cubes")
-def count_cubes(question, scene, seen):
+def count_cubes(question, image, seen):
     return Expected(len(seen))

@@ -1,4 +1,5 @@
-"""Shared scene setup: camera, lighting, blur, table, floor, background, resolution, render.
+"""The setup model, pure Python: the family-independent part of a scene (camera, lighting, blur,
+table, floor, background, resolution, render). byo/blender/setup_builder.py builds it in Blender.
 
 Two layers per part: a config model (what a user writes, presets allowed) and a resolved
 model (plain numbers, as applied to the render and recorded in the legend). Presets follow

@@ -1,5 +1,5 @@
-"""The shared stage, written once for every family: render settings, camera, lights,
-background, floor and table, from a resolved setup (byo.stage)."""
+"""The setup built in Blender, written once for every family: render settings, camera, lights,
+background, floor and table, from a resolved setup (the pure model: byo/setup_model.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from byo.blender import compat, devices
 from byo.blender.materials import image_material, linear_rgb, principled_material
 from byo.blender.meshes import add_box, look_at, mesh_object
 from byo.camera import camera_axes
-from byo.stage import ResolvedSetup
+from byo.setup_model import ResolvedSetup
 
 
 def configure_render(scene, setup: ResolvedSetup, threads: int) -> dict:
