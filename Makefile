@@ -93,7 +93,7 @@ bench-quick: $(STAMP)
 	$(BIN)/python bench/report.py $(QUICK_OUT)/results --json $(QUICK_OUT)/results.json --md $(QUICK_OUT)/results.md
 
 lint: $(STAMP)
-	$(BIN)/ruff check byo tests bench lint render.py blender_addon assets docs
+	$(BIN)/ruff check byo tests bench lint examples render.py blender_addon assets docs
 	$(BIN)/lint-imports
 
 screenshot: $(STAMP)   # the add-on's panel in Debian's Blender under Xvfb: docs/addon_panel.png

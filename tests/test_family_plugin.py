@@ -1,81 +1,115 @@
-"""A family from outside byo/ (tests/data/toy_family), registered through the `byo.families`
-entry point as an installed package would be: it renders, gets questions and is scored
-without any change to byo/."""
+"""Adding a family is copying examples/toy_family/ and naming it in one entry-point line: a copy
+installed under a new name by pip renders, gets questions, passes the audit, is evaluated by the
+oracle, scored and reported, with nothing else edited (no change to byo/ or to the copy's code).
+The families byo ships declare their parts on their classes the same way."""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from conftest import ROOT
+import yaml
+from conftest import ROOT, TINY_RENDER
 
 from byo import families
-from byo.cli import main
 from byo.errors import ConfigError
-from byo.executors.inprocess import InProcess
-from byo.runner import render_dataset
 
-TOY = ROOT / "tests" / "data" / "toy_family"
+EXAMPLE = ROOT / "examples" / "toy_family"
+ENTRY_POINT = 'toy = "toy:FAMILY"'  # the example's one entry-point line
 
 
-@pytest.fixture
-def toy_installed(tmp_path, monkeypatch):
-    """What `pip install` of a package declaring the entry point leaves: a dist-info folder with
-    entry_points.txt on the path, beside the package."""
-    dist = tmp_path / "toy_family-0.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-family\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[byo.families]\ntoy = toyfam:FAMILY\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.syspath_prepend(str(TOY))
-    families.reload()
-    yield
-    sys.modules.pop("toyfam", None)
-    families.reload()
+def install_copy(tmp_path: Path, name: str) -> Path:
+    """examples/toy_family copied, its package folder named `name`, its entry-point line naming
+    it, installed by pip into a folder of its own; returns that folder (for PYTHONPATH)."""
+    source = tmp_path / f"{name}_family"
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
+    (source / "toy").rename(source / name)
+    project = source / "pyproject.toml"
+    assert project.read_text().count(ENTRY_POINT) == 1
+    project.write_text(project.read_text().replace(ENTRY_POINT, f'{name} = "{name}:FAMILY"'))
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--no-index", "--target", str(site), str(source)], check=True)
+    return site
+
+
+def byo(site: Path, *args: str, code: int = 0) -> str:
+    """A byo command in a fresh Python that finds the installed copy as any installed family."""
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    done = subprocess.run([sys.executable, "-m", "byo.cli", *map(str, args)], env=env, capture_output=True,
+                          text=True)
+    assert done.returncode == code, done.stderr[-3000:]
+    return done.stdout + done.stderr
 
 
 def test_an_unknown_family_is_a_config_error():
-    with pytest.raises(ConfigError, match="unknown family 'toy'"):
-        families.load_config({"dataset": {"name": "t", "family": "toy"}})
+    with pytest.raises(ConfigError, match="unknown family 'cubes'"):
+        families.load_config({"dataset": {"name": "t", "family": "cubes"}})
 
 
 @pytest.mark.render
-def test_a_family_from_its_own_package_renders_asks_and_scores(toy_installed, tmp_path):
-    assert "toy" in families.family_names()
-    config = {"dataset": {"name": "toy", "family": "toy", "seed": 3, "n_images": 2},
-              "scene": {"resolution": [64, 48], "render": {"samples": 4, "denoise": "off"},
-                        "content": {"count": 3}},
-              "variables": {}}
-    out = tmp_path / "toy"
-    report = render_dataset(config, out, executor=InProcess(), show_progress=False)
-    assert not report.failed and len(report.rendered) == 2
-    legend = json.loads((out / "legends" / "toy_000000.json").read_text())
-    assert legend["family"] == "toy" and len(legend["objects"]) == 3
+def test_a_copy_of_the_example_under_a_new_name_renders_asks_evaluates_and_scores(tmp_path):
+    site = install_copy(tmp_path, "cubes")
+    config = tmp_path / "cubes.yaml"
+    config.write_text(yaml.safe_dump({
+        "dataset": {"name": "cubes", "family": "cubes", "seed": 3, "n_images": 1},
+        "scene": TINY_RENDER, "variables": {"content.count": {"type": "varying_all_range", "min": 1, "max": 3}}}))
+    out = tmp_path / "cubes"
+    byo(site, "render", config, "-o", out, "--in-process")
+    legend = json.loads((out / "legends" / "cubes_000002.json").read_text())
+    assert legend["family"] == "cubes" and len(legend["objects"]) == 3
     assert all(o["visible_pixels"] > 0 for o in legend["objects"])
 
-    assert main(["questions", str(out)]) == 0
+    byo(site, "questions", out)
     questions = [json.loads(line) for line in (out / "questions.jsonl").read_text().splitlines()]
-    assert [q["answer"] for q in questions] == [3, 3]
-    assert questions[0]["prompt"] == "How many cubes are there?"
+    assert [(q["key"], q["answer"]) for q in questions] == [
+        ("count_cubes", 1), ("count_cubes_word", "one"), ("count_cubes", 2), ("count_cubes_word", "two"),
+        ("count_cubes", 3), ("count_cubes_word", "three")]
+    assert questions[1]["prompt"] == "How many cubes are there? Answer with a word."
 
-    # byo audit finds the family's own audit module (toyfam/audit.py) and checks its answers.
-    assert main(["audit", str(out)]) == 0
-    audit = json.loads((out / "audit.json").read_text())
-    assert audit["table"] == {"count_cubes": {"ok": 2}}
+    byo(site, "audit", out)  # the family's own audit module, named on its class
+    assert json.loads((out / "audit.json").read_text())["table"] == {"count_cubes": {"ok": 3},
+                                                                      "count_cubes_word": {"ok": 3}}
     rows = [json.loads(line) for line in (out / "questions.jsonl").read_text().splitlines()]
-    rows[0]["answer"] = 4
-    (out / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert main(["audit", str(out)]) == 1
-    (out / "questions.jsonl").write_text("".join(json.dumps({**r, "answer": 3}) + "\n" for r in rows))
+    wrong = out / "wrong.jsonl"
+    wrong.write_text("".join(json.dumps({**r, "answer": 4} if i == 0 else r) + "\n" for i, r in enumerate(rows)))
+    byo(site, "audit", out, "--questions", wrong, code=1)
 
-    assert main(["eval", str(out), "--provider", "oracle"]) == 0
-    run = next((out / "runs").iterdir())
-    assert main(["score", str(run), "--bootstrap", "0"]) == 0
-    scores = json.loads((run / "scores.json").read_text())
-    overall = next(r for r in scores["tables"]["metrics"] if r["key"] == "*" and r["variant"] == "all"
-                   and not r["variable"])
-    assert overall["n"] == 2 and overall["accuracy"] == 1.0
+    byo(site, "eval", out, "--provider", "oracle", "--run", "oracle")
+    byo(site, "score", out / "runs" / "oracle", "--bootstrap", "0")
+    scores = json.loads((out / "runs" / "oracle" / "scores.json").read_text())
+    assert scores["overall"]["n"] == 6 and scores["overall"]["accuracy"] == 1.0
+    # The family's own answer type carries its table, which byo score writes and byo report shows.
+    (table,) = [r for r in scores["tables"]["cubes"] if r["variant"] == "all"]
+    assert table["key"] == "count_cubes_word" and table["exact"] == 1.0 and table["n"] == 3
+    assert scores["definitions"]["cubes"].startswith("toy: number words")
+    byo(site, "report", out / "runs" / "oracle", "-o", tmp_path / "report.html", "--bootstrap", "0")
+    html = (tmp_path / "report.html").read_text()
+    assert '<section id="cubes">' in html and "Toy cubes" in html and 'href="#cubes"' in html
+
+    assert "cubes sheet" in byo(site, "sheet", "cubes", out)  # its sheet, under the family's name
+    assert (out / "toy_sheet.png").is_file()
+
+
+def test_the_example_keeps_the_family_contract():
+    """What lint-imports checks for byo's own families, for the example: of byo, it imports only
+    byo.families.api, and in its builder byo.blender; its own modules by relative imports (so
+    that the package can be renamed)."""
+    import ast
+
+    for path in (EXAMPLE / "toy").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            for name in names:
+                if name.split(".")[0] in ("byo", "toy"):
+                    allowed = name == "byo.families.api" or (path.stem == "builder" and name.startswith("byo.blender"))
+                    assert allowed, f"{path.name} imports {name}"
 
 
 @pytest.mark.parametrize("name", ["chess", "clevr", "crest", "poker"])

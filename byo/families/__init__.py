@@ -43,7 +43,12 @@ def get_family(name: str) -> Family:
 
 def sheets() -> list[Sheet]:
     """The sheets every installed family draws (`byo sheet KIND`), in the order of the families."""
-    return [sheet for name in family_names() for sheet in get_family(name).sheets]
+    declared = [(name, sheet) for name in family_names() for sheet in get_family(name).sheets]
+    owner: dict[str, str] = {}
+    for name, sheet in declared:
+        if owner.setdefault(sheet.kind, name) != name:
+            raise TypeError(f"families {owner[sheet.kind]!r} and {name!r} both declare the sheet {sheet.kind!r}")
+    return [sheet for _, sheet in declared]
 
 
 def load_config(source: str | Path | dict, file: str | None = None) -> DatasetConfig:

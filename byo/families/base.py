@@ -267,7 +267,7 @@ class Family:
     """One family of scenes. A subclass sets the class attributes and implements `sample`;
     everything byo does with a family it finds here (no name of a family appears elsewhere)."""
 
-    name: str
+    name: str  # the family's name in configs and its entry point; default: its package's last name
     package: str  # the package the subclass is defined in (set for each subclass, not written)
     content_model: type[BaseModel]
     default_scene: dict[str, Any] = {}  # family defaults under the user's `scene`
@@ -284,6 +284,8 @@ class Family:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls.package = sys.modules[cls.__module__].__package__ or cls.__module__
+        if getattr(cls, "name", None) is None:
+            cls.name = cls.package.rpartition(".")[2]
 
     def module(self, name: str) -> ModuleType:
         """One of the family's own modules by its name in `package` (e.g. its `builder`)."""
