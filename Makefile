@@ -6,7 +6,7 @@ WHEELS ?= $(HOME)/.cache/byo-wheels
 BPY_WHEEL := bpy==5.0.1
 STAMP := $(VENV)/.installed
 
-.PHONY: install harness demo test test-fast bench bench-quick lint screenshot clean
+.PHONY: install harness demo test test-fast bench bench-quick lint docs screenshot clean
 
 # A Debian package: $(1) the package, $(2) a shell test that passes when it is there, $(3) what
 # it is for, $(4) what happens without it. Installed with apt when apt is usable, else skipped
@@ -96,8 +96,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check byo tests bench lint examples render.py blender_addon assets docs
 	$(BIN)/lint-imports
 
+# The documentation site (mkdocs.yml): docs/ into site/, strict, so a broken link or anchor fails.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --site-dir site
+
 screenshot: $(STAMP)   # the add-on's panel in Debian's Blender under Xvfb: docs/addon_panel.png
 	$(BIN)/python docs/addon_screenshot.py docs/addon_panel.png
 
 clean:
-	rm -rf output .pytest_cache
+	rm -rf output site .pytest_cache
