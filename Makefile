@@ -41,7 +41,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --find-links $(WHEELS) -e '.[blender,dev]'
 	@touch $(STAMP)
 
-# Harness virtualenvs for the round-trip tests of `byo export` (tests/test_export_harness.py):
+# Harness virtualenvs for the round-trip tests of `byo export` (tests/export/test_harnesses.py):
 # lmms-eval and Inspect want numpy 2, which bpy 5.0.1 does not allow, so each gets its own,
 # with byo installed from this checkout (no bpy). pip caches the wheels in ~/.cache/pip.
 HARNESS := .venv-harness
@@ -85,7 +85,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/report.py $(BENCH_RESULTS) --json bench/results.json --md bench/results.md
 
 # The benchmarks that need no renderer, at small sizes (BENCH_QUICK=1), merged the same way into
-# $(QUICK_OUT): that the pipeline works, not figures. tests/test_bench.py runs it.
+# $(QUICK_OUT): that the pipeline works, not figures. tests/bench/test_report.py runs it.
 QUICK_OUT ?= output/bench-quick
 bench-quick: $(STAMP)
 	BENCH_QUICK=1 $(BIN)/python bench/eval_bench.py --json $(QUICK_OUT)/results/eval.json

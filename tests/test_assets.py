@@ -1,5 +1,5 @@
 """Asset packs: manifests, finding packs, the card deck loader, and configs that select a pack.
-Pure Python; the renders with packs are in test_asset_render.py."""
+Pure Python; the renders with packs are in tests/blender/test_imports.py."""
 
 from __future__ import annotations
 

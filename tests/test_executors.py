@@ -1,6 +1,7 @@
-"""The render farm: killed workers and killed runs resume to the same dataset, damaged files are
-rendered again, hung images time out, shards merge into the single run, status reports it all,
-render.device falls back, and a two-node Ray cluster renders the same dataset."""
+"""The executors (the render farm): killed workers and killed runs resume to the same dataset,
+damaged files are rendered again, hung images time out, status reports it all, render.device
+falls back, and a two-node Ray cluster renders the same dataset. Shards and byo merge:
+tests/test_merge.py."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import assert_same_dataset, clevr_config, write_config
+from conftest import FARM_IMAGES as N_IMAGES
+from conftest import FARM_NAME as NAME
+from conftest import assert_same_dataset, farm_config, status_of, write_config
 
 from byo.cli import main
 from byo.errors import FatalRenderError
@@ -23,29 +26,14 @@ from byo.render.job import TEST_HANG_IMAGE
 
 pytestmark = pytest.mark.render
 
-N_IMAGES = 12  # room for the latest kill point (after 6) to land before the end, even when fast
-NAME = "farm"
-
-
-def farm_config(**render) -> dict:
-    return clevr_config(NAME, seed=11, n_images=N_IMAGES // 4, content={"mode": "random", "count": [3, 4]},
-                        render={"samples": 4, "denoise": "off", **render},
-                        variables={"camera.azimuth": {"type": "varying_all", "levels": [0, 90, 180, 270]},
-                                   "lighting.intensity": {"type": "varying_random", "choices": ["low", "high"]}})
+@pytest.fixture(scope="module")
+def config(farm_config_path) -> Path:
+    return farm_config_path
 
 
 @pytest.fixture(scope="module")
-def config(tmp_path_factory) -> Path:
-    return write_config(tmp_path_factory.mktemp("farm_config"), farm_config())
-
-
-@pytest.fixture(scope="module")
-def reference(config, tmp_path_factory) -> Path:
-    """The uninterrupted run every other dataset here must equal."""
-    out = tmp_path_factory.mktemp("reference") / "out"
-    assert main(["render", str(config), "-o", str(out), "--in-process"]) == 0
-    assert len(list((out / "legends").glob("[!.]*.json"))) == N_IMAGES
-    return out
+def reference(farm_reference) -> Path:
+    return farm_reference
 
 
 def cli(*args: str, env: dict | None = None) -> subprocess.Popen:
@@ -83,13 +71,6 @@ def alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
     except FileNotFoundError:
         return False
-
-
-def status_of(out: Path, *flags: str) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "byo.cli", "status", str(out), "--json", *flags],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return json.loads(proc.stdout)
 
 
 @pytest.mark.parametrize("after", [0, 2, 5])
@@ -197,32 +178,6 @@ def test_a_hung_image_times_out_is_retried_then_failed_while_the_rest_completes(
     # Without the hang, a resume renders the failed image and the dataset is complete.
     assert main(["render", str(config), "-o", str(out), "--resume", "--in-process"]) == 0
     assert_same_dataset(reference, out)
-
-
-def test_shards_are_disjoint_complete_and_merge_to_the_single_run(config, reference, tmp_path, capsys):
-    shards = [tmp_path / f"shard{i}" for i in range(4)]
-    for i, out in enumerate(shards):
-        assert main(["render", str(config), "-o", str(out), "--shard", f"{i}/4", "--in-process"]) == 0
-    held = [sorted(p.stem for p in (out / "legends").glob("[!.]*.json")) for out in shards]
-    assert sorted(sum(held, [])) == [f"{NAME}_{i:06d}" for i in range(N_IMAGES)]  # disjoint, complete
-    assert status_of(shards[1])["planned"] == N_IMAGES // 4 and status_of(shards[1])["shard"] == "1/4"
-    merged = tmp_path / "merged"
-    assert main(["merge", *map(str, shards), "-o", str(merged)]) == 0
-    assert_same_dataset(reference, merged)  # legends, metadata.jsonl, clevr_scenes.json, contact sheet
-    assert status_of(merged)["done"] == N_IMAGES
-
-    capsys.readouterr()
-    assert main(["merge", *map(str, shards[:3]), "-o", str(tmp_path / "m1")]) == 2
-    missing = ", ".join(f"{NAME}_{i:06d}" for i in range(3, N_IMAGES, 4))  # shard 3/4's images
-    assert f"{N_IMAGES // 4} missing images (of {N_IMAGES} planned): {missing}" in capsys.readouterr().err
-    assert main(["merge", *map(str, shards), str(shards[2]), "-o", str(tmp_path / "m2")]) == 2
-    assert f"{N_IMAGES // 4} images in more than one directory" in capsys.readouterr().err
-    other = write_config(tmp_path, farm_config(samples=8), "other.yaml")
-    assert main(["render", str(other), "-o", str(tmp_path / "other"), "--shard", "3/4", "--in-process"]) == 0
-    assert main(["merge", *map(str, shards[:3]), str(tmp_path / "other"), "-o", str(tmp_path / "m3")]) == 2
-    err = " ".join(capsys.readouterr().err.split())
-    assert "rendered from a different config" in err and "scene.render.samples: 4 vs 8" in err
-    assert not any((tmp_path / m).exists() for m in ("m1", "m2", "m3"))
 
 
 def test_an_image_does_not_depend_on_the_shard_count(config):

@@ -18,14 +18,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from score_fixtures import make_dataset
 
 from byo.cli import main
 from byo.providers.reference import answer_text
 
-ROOT = Path(__file__).resolve().parent.parent
 HARNESS = ROOT / ".venv-harness"
-SCRIPTS = Path(__file__).resolve().parent / "harness"
+SCRIPTS = ROOT / "tests" / "harness"
 TASK = "byo_fake"
 
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from byo.families.crest import metrics as crest
 from byo.score.numbers import numbers
 from byo.score.parse import ANSWER_TYPES, ParseContext, exact_labels, parse_answer
 from byo.score.vocab import domain_for
 
-CORPUS = Path(__file__).parent / "data" / "parse"
+CORPUS = ROOT / "tests" / "data" / "parse"
 
 
 def load(answer_type: str) -> list[dict]:

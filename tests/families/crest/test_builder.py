@@ -6,9 +6,8 @@ import json
 
 import numpy as np
 import pytest
-from conftest import write_config
+from conftest import crest_config, write_config
 from PIL import Image
-from test_crest_spec import crest_config
 
 from byo.executors.inprocess import InProcess
 from byo.families.crest.motifs.grammar import Crest, crest_geometry, layers

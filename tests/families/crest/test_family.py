@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ROOT, write_config
+from conftest import ROOT, crest_config, write_config
 
 from byo.cli import main
 from byo.errors import ConfigError
@@ -19,11 +19,6 @@ from byo.plan import jobs
 from byo.spec import SceneSpec, sample_spec
 
 CONFIGS = ROOT / "dataset_configs" / "crest"
-
-
-def crest_config(name="crest", *, seed=4, n_images=1, content=None, variables=None, **scene) -> dict:
-    return {"dataset": {"name": name, "family": "crest", "seed": seed, "n_images": n_images},
-            "scene": {"resolution": [64, 64], **scene, "content": content or {}}, "variables": variables or {}}
 
 
 def specs(tmp_path, data):
