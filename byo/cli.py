@@ -1,11 +1,12 @@
 """Command line: `byo plan`, `byo render`, `byo status`, `byo merge`, `byo doctor`, `byo questions`,
-`byo audit`, `byo contact-sheet`, `byo eval`, `byo score`, `byo report`, `byo sheet KIND` (the
-sheets the families declare, each also under its older name), `byo export`,
-`byo import-predictions`."""
+`byo audit`, `byo contact-sheet`, `byo eval`, `byo score`, `byo report`, `byo compare`, `byo view`,
+`byo sheet KIND` (the sheets the families declare, each also under its older name), `byo export`,
+`byo import-predictions`, `byo human`."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 from functools import partial
@@ -19,9 +20,10 @@ from rich.table import Table
 
 from byo import __version__, doctor
 from byo.audit.run import AUDIT_FILE, audit_dataset
-from byo.dataset import IMAGES, LEGENDS, Layout
+from byo.dataset import IMAGES, LEGENDS, Layout, atomic_write_text
 from byo.errors import ConfigError, FatalRenderError, RenderError
 from byo.eval.layout import PREDICTIONS
+from byo.eval.repeats import evaluate_repeats
 from byo.eval.run import EvalSettings, evaluate
 from byo.executors import Executor
 from byo.executors.inprocess import InProcess
@@ -34,11 +36,14 @@ from byo.providers import GenerationParams
 from byo.questions.generate import generate
 from byo.runner import render_dataset, render_images, sample_tasks
 from byo.schema import validation_problems
+from byo.score.compare import CORRECTIONS, compare, default_output, write_comparison
+from byo.score.power import PowerSettings, plan_power
 from byo.score.report import write_report
 from byo.score.run import load_scores, score_run
 from byo.sheets import contact_sheet
 from byo.status import as_json, dataset_status, time_per_image
 from byo.stops import Stopped, stoppable
+from byo.view.build import write_view
 
 console = Console(stderr=True, soft_wrap=True)
 
@@ -97,7 +102,32 @@ def cmd_plan(args) -> int:
     out.print(table)
     if n_combos > args.max_rows:
         out.print(f"... {n_combos - args.max_rows:,} more combinations")
+    if args.power:
+        print_power(args, cfg, out)
     return 0
+
+
+def print_power(args, cfg, out: Console) -> None:
+    s = PowerSettings(difference=args.difference, baseline=args.baseline, alpha=args.alpha, power=args.target_power,
+                      icc=args.icc, keys_per_image=args.keys_per_image, variants=args.variants,
+                      threshold_difference=args.threshold_difference)
+    levels = {name: [var.level(i) for i in range(var.count())] for name, var in cfg.enumerated().items()}
+    result = plan_power(levels, cfg.repetitions, s)
+    table = Table("scope", "combinations", "images per group", "n_images needed", f"power at n_images {cfg.repetitions}",
+                  title=f"Power: a {s.difference:.0%} accuracy difference (from {s.baseline:.0%}), alpha {s.alpha:g}, "
+                        f"power {s.power:.0%}, {result['questions_per_image']} questions per image, intra-image "
+                        f"correlation {s.icc:g} (design effect {result['design_effect']:.2f})")
+    for r in result["accuracy"]:
+        table.add_row(r["scope"], str(r["combinations"]), str(r["images_per_group"]), f"[bold]{r['n_images']}[/bold]",
+                      f"{r['power_with_config']:.0%}")
+    out.print(table)
+    for r in result.get("thresholds", []):
+        out.print(f"threshold of {r['variable']} {s.threshold_difference:g} apart: {r['images_per_level']} images per "
+                  f"level, n_images {r['n_images']} (assumed logistic curve: threshold {r['assumed_threshold']:.3g}, "
+                  f"steepness {r['assumed_steepness']:.3g}, lapse {s.lapse:g}, chance {s.chance:g})")
+    path = Path(args.config).with_suffix(".power.json")
+    atomic_write_text(path, json.dumps({"config": str(args.config), **result}, indent=1) + "\n")
+    console.print(f"power: {path}")
 
 
 def executor_for(args) -> Executor:
@@ -230,8 +260,19 @@ def cmd_eval(args) -> int:
         dataset=args.dataset, provider=args.provider, model=args.model, params=params, questions=args.questions,
         providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
         key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
-        timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache)
-    report = evaluate(settings)  # a signal outside the run's own handlers ends in run()'s Stopped
+        timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache, repeats=args.repeats)
+    if args.repeats == 1:
+        return eval_summary(evaluate(settings), args)  # a signal outside the run's own handlers ends in run()'s Stopped
+    codes = []
+    for i, report in enumerate(evaluate_repeats(settings), start=1):
+        console.print(f"[bold]repeat {i} of {args.repeats}[/bold]: {report.run_dir}")
+        codes.append(eval_summary(report, args))
+    if args.temperature == 0:
+        console.print("[yellow]--temperature 0: the repeats differ only where the model is not deterministic[/yellow]")
+    return max(codes)
+
+
+def eval_summary(report, args) -> int:
     if report.stopped:
         stop = report.stopped
         done = (f"{len(report.rows)} of {report.n_questions} questions answered, {report.unanswered} left "
@@ -259,7 +300,8 @@ def cmd_eval(args) -> int:
 
 
 def cmd_score(args) -> int:
-    scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete)
+    scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
+                              tolerance=args.tolerance, criterion=args.criterion)
     table = Table("key", "type", "n", "parse rate", "accuracy", "MAE", "NMAE", title=f"{args.run} "
                   f"({scores.facts.get('model')}, all prompt variants{', ' + scores.partial if scores.partial else ''})")
     for r in scores.tables["metrics"]:
@@ -268,9 +310,42 @@ def cmd_score(args) -> int:
                           f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
                           _fmt(r.get("mae")), _fmt(r.get("nmae")))
     Console().print(table)
+    print_breaking_points(scores)
+    print_stability(scores)
     warn_partial(args.run, scores)
     console.print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
+
+
+def print_breaking_points(scores) -> None:
+    fits = [f for f in scores.tables.get("breaking_points", []) if f["link"] == "logistic"]
+    if not fits:
+        return
+    table = Table("key", "variable", "breaks at [95% CI]", "slope", "lapse", "fit p", "subitizing",
+                  title="Breaking points (logistic; criterion halfway from chance to the ceiling; intervals resample "
+                        "images within levels)")
+    for f in fits:
+        if f["verdict"] == "breaks":
+            ci = f" [{f['threshold_lo']:.3g}-{f['threshold_hi']:.3g}]" if f.get("threshold_lo") is not None else ""
+            shown = f"{f['threshold']:.3g}{ci}"
+        else:
+            shown = f"{f['verdict']}" + (f": {f['note']}" if f.get("note") else "")
+        table.add_row(f["key"], f["variable"], shown, _fmt(f.get("slope")), _fmt(f.get("lapse")),
+                      _fmt(f.get("gof_p")), _fmt(f.get("subitizing")))
+    Console().print(table)
+
+
+def print_stability(scores) -> None:
+    rows = scores.tables.get("stability") or []
+    if not rows:
+        return
+    table = Table("key", "n", "agreement", "Fleiss' kappa", "accuracy mean", "sd", "min-max",
+                  title=f"Repeat stability over {rows[0]['repeats']} repeats ({rows[0]['runs']})")
+    for r in rows:
+        table.add_row(r["key"] if r["key"] != "*" else "all questions", str(r["n"]), f"{r['agreement']:.0%}",
+                      _fmt(r["fleiss_kappa"]), f"{r['accuracy_mean']:.1%}", f"{r['accuracy_sd']:.1%}",
+                      f"{r['accuracy_min']:.1%}-{r['accuracy_max']:.1%}")
+    Console().print(table)
 
 
 def warn_partial(run: Path, scores) -> None:
@@ -285,12 +360,61 @@ def _fmt(value) -> str:
 
 
 def cmd_report(args) -> int:
-    runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete)
-            for run in args.runs]
+    runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
+                        tolerance=args.tolerance, criterion=args.criterion) for run in args.runs]
     for run, scores in zip(args.runs, runs, strict=True):
         warn_partial(run, scores)
-    path = write_report(runs, args.output, title=args.title)
-    console.print(f"[bold]report: {path.resolve()}[/bold]")
+    viewer = None
+    if not args.no_viewer:
+        viewer = write_view(runs, Path(args.output).with_name(Path(args.output).stem + "_samples.html"))
+    path = write_report(runs, args.output, title=args.title, viewer=viewer)
+    console.print(f"[bold]report: {path.resolve()}[/bold]" + (f"\nsample viewer: {viewer.resolve()}" if viewer else ""))
+    return 0
+
+
+def cmd_compare(args) -> int:
+    a, b = (load_scores(run, n_boot=args.bootstrap, seed=args.seed, tolerance=args.tolerance,
+                        criterion=args.criterion) for run in (args.run_a, args.run_b))
+    result = compare(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
+    out = Console()
+    s = result["settings"]
+    table = Table("key", "variable", "level", "n", "images", "A", "B", "A - B [95% CI]", "McNemar p", "clustered p",
+                  "verdict", title=f"A = {a.facts['run']} ({a.facts.get('model')}), B = {b.facts['run']} "
+                  f"({b.facts.get('model')}): {result['paired']} paired questions; adjusted p: {s['correction']}; "
+                  "CI: paired bootstrap of images")
+    for r in result["differences"]:
+        if r["variable"] and not args.levels:
+            continue
+        ci = f" [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]" if r["difference_lo"] is not None else ""
+        table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["variable"], r["level"],
+                      str(r["n"]), str(r["images"]), f"{r['accuracy_a']:.1%}", f"{r['accuracy_b']:.1%}",
+                      f"{r['difference']:+.1%}{ci}", _p(r["p_mcnemar"], r["p_mcnemar_adjusted"]),
+                      _p(r["p_clustered"], r["p_clustered_adjusted"]), r["verdict"])
+    out.print(table)
+    if result["thresholds"]:
+        thresholds = Table("key", "variable", "threshold A", "threshold B", "A - B [95% CI]", "note",
+                           title="Breaking points (logistic), paired bootstrap of images")
+        for r in result["thresholds"]:
+            ci = (f" [{r['difference_lo']:+.2f}, {r['difference_hi']:+.2f}]" if r.get("difference_lo") is not None
+                  else "")
+            shown = [_fmt(r[f"threshold_{x}"]) if r[f"verdict_{x}"] == "breaks" else r[f"verdict_{x}"] for x in "ab"]
+            thresholds.add_row(r["key"], r["variable"], *shown,
+                               f"{r['difference']:+.2f}{ci}" if r["difference"] is not None else "–", r.get("note") or "")
+        out.print(thresholds)
+    paths = write_comparison(result, args.output or default_output(a, b))
+    console.print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def _p(raw: float, adjusted: float) -> str:
+    return f"{raw:.2g} (adj. {adjusted:.2g})"
+
+
+def cmd_view(args) -> int:
+    runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed) for run in args.runs]
+    out = args.output or Path(args.runs[0]) / "view.html"
+    path = write_view(runs, out, title=args.title)
+    console.print(f"[bold]viewer: {path.resolve()}[/bold] ({sum(len(s.rows) for s in runs):,} answers)")
     return 0
 
 
@@ -325,6 +449,32 @@ def cmd_import_predictions(args) -> int:
     console.print(f"{len(report.rows)} answers ({statuses}), {report.unanswered} questions unanswered\n"
                   f"predictions: {report.run_dir / 'predictions.jsonl'}\nnext: byo score {report.run_dir}")
     return 0
+
+
+def cmd_human(args) -> int:
+    try:  # the `human` extra: starlette and uvicorn
+        from byo.human.serve import HumanSettings, serve
+    except ModuleNotFoundError as err:
+        raise ConfigError("<command line>", [("byo human", f"needs the `human` extra ({err.name} is not installed): "
+                                              "pip install 'byo-render[human]'")]) from None
+    return serve(HumanSettings(dataset=args.dataset, run=args.run, host=args.host, port=args.port,
+                               questions=args.questions, variant=args.variant, per_level=args.per_level))
+
+
+def add_human_parser(sub) -> None:
+    hu = sub.add_parser("human", help="a web page that asks people the dataset's questions; their answers are "
+                                      "runs of provider human (one per annotator) for byo score and byo report")
+    hu.add_argument("dataset", type=Path, help="dataset directory (with questions.jsonl)")
+    hu.add_argument("--run", default="human", help="run name: each annotator's answers go to DATASET/runs/RUN-NAME")
+    hu.add_argument("--host", default="127.0.0.1", help="address to listen on; any other than loopback requires "
+                                                         "the access token printed at start")
+    hu.add_argument("--port", type=whole(0), default=8000, help="port (0: one the system assigns)")
+    hu.add_argument("--questions", type=Path, help="question file (default DATASET/questions.jsonl)")
+    hu.add_argument("--variant", help="prompt variant asked, PREPROMPT/INSTRUCTION, or 'all' (default: the file's "
+                                      "first)")
+    hu.add_argument("--per-level", type=whole(1), help="at most N questions of each key at each combination of "
+                                                       "levels (the same sample for every annotator)")
+    hu.set_defaults(func=cmd_human)
 
 
 def add_export_parsers(sub) -> None:
@@ -362,6 +512,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_max_images(plan)
     plan.add_argument("--no-sample", action="store_true",
                       help="skip sampling every scene (which catches placements that cannot be met)")
+    plan.add_argument("--power", action="store_true", help="images needed to tell two models apart; written to "
+                      "CONFIG.power.json beside the config")
+    plan.add_argument("--difference", type=_fraction, default=0.10, help="--power: accuracy difference to detect")
+    plan.add_argument("--baseline", type=_fraction, default=0.5, help="--power: accuracy of the weaker model")
+    plan.add_argument("--alpha", type=_fraction, default=0.05, help="--power: significance level (two-sided)")
+    plan.add_argument("--target-power", type=_fraction, default=0.8, help="--power: the power wanted")
+    plan.add_argument("--icc", type=_unit, default=0.3, help="--power: assumed intra-image correlation of verdicts")
+    plan.add_argument("--keys-per-image", type=whole(1), default=1, help="--power: question keys asked per image")
+    plan.add_argument("--variants", type=whole(1), default=1, help="--power: prompt variants per question")
+    plan.add_argument("--threshold-difference", type=positive,
+                      help="--power: also the images per level to tell two thresholds this far apart")
     plan.set_defaults(func=cmd_plan)
 
     render = sub.add_parser("render", help="render a dataset config")
@@ -415,6 +576,7 @@ def build_parser() -> argparse.ArgumentParser:
     score = sub.add_parser("score", help="parse a run's answers; write scores.json, CSV tables and parsed.jsonl")
     score.add_argument("run", type=Path, help="run directory DATASET/runs/NAME")
     add_interval_arguments(score)
+    add_curve_arguments(score)
     add_require_complete(score)
     score.set_defaults(func=cmd_score)
 
@@ -422,12 +584,37 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("runs", type=Path, nargs="+", help="run directories DATASET/runs/NAME (scored if needed)")
     report.add_argument("-o", "--output", type=Path, default=Path("report.html"))
     report.add_argument("--title", help="report title")
+    report.add_argument("--no-viewer", action="store_true", help="skip the sample viewer (REPORT_samples.html and "
+                        "REPORT_samples_files/ beside the report, linked from it)")
     add_interval_arguments(report)
+    add_curve_arguments(report)
     add_require_complete(report)
     report.set_defaults(func=cmd_report)
 
+    cmp = sub.add_parser("compare", help="two runs over the same questions, paired: accuracy differences with "
+                                          "McNemar's test and an image bootstrap, and threshold differences")
+    cmp.add_argument("run_a", type=Path, help="run directory DATASET/runs/A (scored if needed)")
+    cmp.add_argument("run_b", type=Path, help="run directory of the same questions")
+    cmp.add_argument("-o", "--output", type=Path, help="output directory (default DATASET/comparisons/A--B)")
+    cmp.add_argument("--correction", choices=list(CORRECTIONS), default="holm",
+                     help="multiple-comparison control: holm (family-wise) or bh (Benjamini-Hochberg)")
+    cmp.add_argument("--levels", action="store_true", help="print every level's row, not only each key's")
+    add_interval_arguments(cmp)
+    add_curve_arguments(cmp)
+    cmp.set_defaults(func=cmd_compare)
+
+    view = sub.add_parser("view", help="a static page of every answered question: image, overlay of the objects "
+                                       "asked about, prompt, answer, parse, truth, verdict; runs side by side")
+    view.add_argument("runs", type=Path, nargs="+", help="run directories DATASET/runs/NAME (scored if needed)")
+    view.add_argument("-o", "--output", type=Path, help="the page (default RUN/view.html); its data and overlays go "
+                      "to FILE_files/ beside it")
+    view.add_argument("--title", help="page title")
+    add_interval_arguments(view)
+    view.set_defaults(func=cmd_view)
+
     add_sheet_parsers(sub)
     add_export_parsers(sub)
+    add_human_parser(sub)
     return p
 
 
@@ -460,6 +647,35 @@ def add_interval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
 
 
+def add_curve_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tolerance", type=whole(0), default=0,
+                   help="breaking points of counts score |error| <= this as a hit")
+    p.add_argument("--criterion", type=_fraction, default=0.5,
+                   help="threshold: where accuracy has come this far from chance to the ceiling")
+
+
+def _fraction(text: str) -> float:
+    """An argparse type: a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1 (exclusive), got {text[:40]!r}")
+    return value
+
+
+def _unit(text: str) -> float:
+    """An argparse type: a number in [0, 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 up to 1 (exclusive), got {text[:40]!r}")
+    return value
+
+
 def add_require_complete(p: argparse.ArgumentParser) -> None:
     p.add_argument("--require-complete", action="store_true",
                    help="a run with unanswered questions (stopped or killed) is an error (exit 2), not a partial score")
@@ -488,6 +704,8 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--detail", choices=["auto", "low", "high"], help="OpenAI image detail")
     p.add_argument("--max-side", type=whole(16), help="downscale images whose longest side exceeds this (pixels)")
     p.add_argument("--cache", type=Path, help="request cache (default DATASET/runs/cache.sqlite)")
+    p.add_argument("--repeats", type=whole(1), default=1, help="ask each question K times: repeat 1 is the run, "
+                   "repeat r the run RUN.repeat-r (asked anew, cached per repeat); byo score reports their agreement")
 
 
 def add_render_arguments(p: argparse.ArgumentParser) -> None:

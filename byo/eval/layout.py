@@ -24,6 +24,11 @@ def run_name(provider: str, model: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{provider}-{model}").strip("_")
 
 
+def repeat_run_name(name: str, repeat: int) -> str:
+    """Repeat 1 of `byo eval --repeats K` is the run NAME itself; repeat r >= 2 is the run NAME.repeat-r."""
+    return name if repeat <= 1 else f"{name}.repeat-{repeat}"
+
+
 def run_path(dataset: Path, name: str) -> Path:
     return dataset / RUNS / name
 

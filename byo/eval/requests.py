@@ -30,6 +30,8 @@ async def prepare(ev: Evaluation, q: Question) -> Prepared:
         image = {"path": q.image, **image}
     key = None
     if provider.cacheable:
-        key = request_key(provider.identity, ev.model, q.prompt, image["sha256"] if image else None,
-                          s.params.model_dump())
+        params = s.params.model_dump()
+        if s.repeat > 1:  # repeats 2..K are asked anew, and cached apart from repeat 1 and from each other
+            params["repeat"] = s.repeat
+        key = request_key(provider.identity, ev.model, q.prompt, image["sha256"] if image else None, params)
     return Prepared(Request(prompt=q.prompt, image=payload, question=q), image, key)

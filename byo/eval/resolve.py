@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from byo.errors import ConfigError
-from byo.eval.layout import check_same_request, default_cache, run_name, run_path
+from byo.eval.layout import check_same_request, default_cache, repeat_run_name, run_name, run_path
 from byo.eval.settings import EvalSettings
 from byo.providers import PROVIDERS, Provider, create_provider
 from byo.providers.catalog import ModelEntry, load_catalog, provider_entry
@@ -77,10 +77,12 @@ class Evaluation:
         if entry.max_image_pixels:
             self.provider.limits = replace(self.provider.limits, max_pixels=entry.max_image_pixels)
 
-        self.run_dir = run_path(self.dataset, s.run or run_name(s.provider, self.model))
+        name = s.run or run_name(s.provider, self.model)
+        self.run_dir = run_path(self.dataset, repeat_run_name(name, s.repeat))
         self.cache_path = Path(s.cache) if s.cache else default_cache(self.dataset)
         # Redacted as run.json records it (a key can hide in a URL), so that resuming compares like with like.
         self.identity = redact_all({"provider": s.provider, "type": self.ptype, "endpoint": self.provider.identity,
                                     "model": self.model, "parameters": s.params.model_dump(),
-                                    "max_side": s.max_side}, self.secrets)
+                                    "max_side": s.max_side, **({"repeat": s.repeat} if s.repeat > 1 else {})},
+                                   self.secrets)
         check_same_request(self.run_dir, self.identity)

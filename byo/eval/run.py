@@ -172,6 +172,7 @@ class Run:
             "key_source": ev.key_source,  # where the key came from; never the key
             "concurrency": s.concurrency, "rpm": s.rpm, "timeout_s": ev.timeout, "retries": s.retries,
             "limit": s.limit,
+            "repeat": s.repeat, "repeats": s.repeats,
             "image_limits": {"max_bytes": ev.provider.limits.max_bytes,
                              "max_pixels": ev.provider.limits.max_pixels},
             "price": ev.price.model_dump(),

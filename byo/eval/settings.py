@@ -30,6 +30,8 @@ class EvalSettings:
     retries: int = 4  # attempts after the first, for retryable failures
     max_side: int | None = None  # downscale images whose longest side exceeds this
     cache: Path | None = None
+    repeats: int = 1  # --repeats K: each question asked K times, repeat r >= 2 in its own run (byo.eval.repeats)
+    repeat: int = 1  # which of the K repeats this run is
     backoff_base: float = 1.0  # seconds; doubled per attempt, with jitter
     backoff_max: float = 60.0
 

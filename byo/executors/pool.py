@@ -23,7 +23,9 @@ from byo.executors import (
     RENDER,
     STARTUP_SECONDS,
     Outcome,
+    cpu_sets,
     describe,
+    keep_to_cpus,
     load_handler,
     retry_or_fail,
     signal_when_parent_dies,
@@ -39,10 +41,11 @@ def _die_with_parent(parent: int) -> None:
         os._exit(0)
 
 
-def _serve(conn, handler: str, threads: int, parent: int) -> None:
-    """Worker process: import the handler (and so bpy) once, say so, then run the tasks the parent
-    sends, as handler(task, threads), until told to stop."""
+def _serve(conn, handler: str, threads: int, parent: int, cpus: set[int]) -> None:
+    """Worker process: keep to its CPUs, import the handler (and so bpy) once, say so, then run
+    the tasks the parent sends, as handler(task, threads), until told to stop."""
     _die_with_parent(parent)
+    keep_to_cpus(cpus)
     # A parent that imported bpy itself passes Blender's script folders on in sys.path; there
     # `bpy` would resolve to Blender's Python package instead of the wheel's module.
     sys.path[:] = [p for p in sys.path if f"{os.sep}bpy{os.sep}" not in p]
@@ -62,9 +65,10 @@ def _serve(conn, handler: str, threads: int, parent: int) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx, handler: str, threads: int, task: Any, failures: int):
+    def __init__(self, ctx, handler: str, threads: int, task: Any, failures: int, slot: int, cpus: set[int]):
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_serve, args=(child, handler, threads, os.getpid()), daemon=True)
+        self.slot = slot  # which of the pool's CPU sets it runs on
+        self.process = ctx.Process(target=_serve, args=(child, handler, threads, os.getpid(), cpus), daemon=True)
         self.process.start()
         child.close()
         self.task, self.failures = task, failures  # the job in flight and its failed attempts so far
@@ -111,9 +115,11 @@ class LocalPool:
         queue = deque((task, 0) for task in tasks)  # (task, failed attempts so far)
         ctx = multiprocessing.get_context("spawn")
         busy: list[_Worker] = []
+        slots = cpu_sets(self.workers, self.threads)
 
         def start() -> None:
-            busy.append(_Worker(ctx, self.handler, self.threads, *queue.popleft()))
+            slot = min(set(range(len(slots))) - {w.slot for w in busy})
+            busy.append(_Worker(ctx, self.handler, self.threads, *queue.popleft(), slot, slots[slot]))
 
         def retire(worker: _Worker) -> None:
             busy.remove(worker)

@@ -25,7 +25,14 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from byo.stats import CONFIDENCE, proportion, wilson  # noqa: F401  (the scorer's metrics, in one place)
+from byo.stats import (  # noqa: F401  (the scorer's metrics, in one place)
+    CONFIDENCE,
+    cluster_index,
+    clustered_proportion,
+    proportion,
+    wilson,
+    wilson_effective,
+)
 
 
 def rng_for(seed: int, label: str) -> np.random.Generator:

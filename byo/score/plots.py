@@ -185,3 +185,51 @@ def grouped_bars(groups: list[str], series: dict[str, list[dict | None]], *, yla
     ax.legend(ncol=min(4, len(series)), loc="upper center", bbox_to_anchor=(0.5, 1.18))
     fig.tight_layout()
     return png(fig)
+
+
+def psychometric(series: list[dict], *, xlabel: str, ylabel: str, title: str) -> bytes:
+    """Per-level points with intervals and, where the fit holds, the fitted curve and its threshold
+    (dashed line, interval shaded). Each series: {"label", "x", "y", "lo", "hi", "curve": (xs, ys) or
+    None, "threshold", "threshold_lo", "threshold_hi", "chance"}."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    for i, s in enumerate(series):
+        c = color(s.get("color", i))
+        points = [{"value": y, "lo": lo, "hi": hi} for y, lo, hi in zip(s["y"], s["lo"], s["hi"], strict=True)]
+        ax.errorbar(s["x"], s["y"], yerr=_yerr(points), fmt="o", ms=4, capsize=2, color=c, lw=1,
+                    label=s["label"])
+        if s.get("curve") is not None:
+            xs, ys = s["curve"]
+            ax.plot(xs, ys, color=c, lw=1.8)
+        if s.get("threshold") is not None:
+            ax.axvline(s["threshold"], color=c, ls="--", lw=1)
+            if s.get("threshold_lo") is not None:
+                ax.axvspan(s["threshold_lo"], s["threshold_hi"], color=c, alpha=0.12, lw=0)
+    chances = {s["chance"] for s in series if s.get("chance")}
+    for chance in chances:
+        ax.axhline(chance, color="#555", ls=":", lw=1)
+    ax.set_ylim(-0.03, 1.05)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    return png(fig)
+
+
+def forest(labels: list[str], rows: list[dict], *, xlabel: str, title: str) -> bytes:
+    """Differences with their intervals, one line each (top to bottom), a zero line; filled markers
+    where the difference is shown (adjusted p < 0.05)."""
+    fig, ax = plt.subplots(figsize=(6.4, max(1.6, 0.34 * len(rows) + 0.9)))
+    y = np.arange(len(rows))[::-1]
+    for yi, r in zip(y, rows, strict=True):
+        lo = r["lo"] if r["lo"] is not None else r["value"]
+        hi = r["hi"] if r["hi"] is not None else r["value"]
+        ax.plot([lo, hi], [yi, yi], color="#374151", lw=1.4)
+        ax.plot(r["value"], yi, "o", ms=6, color=color(0) if r["shown"] else "white", mec=color(0), mew=1.4)
+    ax.axvline(0, color="#111", lw=0.8)
+    ax.set_yticks(y, labels)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.grid(axis="y", visible=False)
+    fig.tight_layout()
+    return png(fig)

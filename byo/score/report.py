@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import io
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -15,7 +16,9 @@ from PIL import Image
 
 from byo import __version__
 from byo.dataset import atomic_write_text
-from byo.score import plots
+from byo.score import humans, plots
+from byo.score import psychometric as psy
+from byo.score.compare import compare, question_difference
 from byo.score.metrics import group_by, nmae_term
 from byo.score.parse import STATUSES
 from byo.score.rows import NUMERIC, SETS
@@ -25,12 +28,15 @@ from byo.score.vocab import POSITION_WORDS
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.html.j2"
 # The families' own tables (FAMILY_TABLES) come between binding and parsing.
-SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("variants", "Prompt variants"),
-            ("levels", "Per level"), ("errors", "Signed errors"), ("confusion", "Confusion matrices"),
-            ("localization", "Localization"), ("binding", "Binding"),
+SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("humans", "Human agreement"),
+            ("paired", "Paired comparisons"), ("variants", "Prompt variants"), ("levels", "Per level"),
+            ("breaking", "Breaking points"), ("stability", "Repeat stability"), ("errors", "Signed errors"),
+            ("confusion", "Confusion matrices"), ("localization", "Localization"), ("binding", "Binding"),
             *((name, table.title) for name, table in FAMILY_TABLES.items()), ("parsing", "Parsing"),
             ("mistakes", "Worst mistakes"), ("definitions", "Definitions")]
 MAX_CONFUSION_LABELS = 16
+CLUSTERED = "95% intervals clustered by image (design-effect Wilson: all questions of an image and its prompt variants " \
+            "count as one cluster)"
 MISTAKES = 12
 
 
@@ -149,9 +155,9 @@ def models_section(runs: Runs) -> dict:
     groups = ["all questions"] + [k for k, _, _ in keys]
     series = {label: [point(runs.metric(s, "*"))] + [point(runs.metric(s, k)) for k, _, _ in keys]
               for label, s in runs.items()}
-    fig = figure(plots.grouped_bars(groups, series, ylabel="accuracy (Wilson 95%)"),
-                 "Accuracy per question key and model, all prompt variants pooled; whiskers are Wilson 95% intervals, "
-                 "'p' marks a parse rate under 100%. " + parse_caption(runs))
+    fig = figure(plots.grouped_bars(groups, series, ylabel="accuracy (95%, clustered)"),
+                 "Accuracy per question key and model, all prompt variants pooled; whiskers are " + CLUSTERED +
+                 "; 'p' marks a parse rate under 100%. " + parse_caption(runs))
     table = []
     for key, task, answer_type in keys:
         cells = []
@@ -177,9 +183,9 @@ def models_section(runs: Runs) -> dict:
 def variants_section(runs: Runs) -> dict:
     variants = runs.variants()
     series = {label: [point(runs.metric(s, "*", v)) for v in variants] for label, s in runs.items()}
-    fig = figure(plots.grouped_bars([v.replace("/", "\n") for v in variants], series, ylabel="accuracy (Wilson 95%)",
+    fig = figure(plots.grouped_bars([v.replace("/", "\n") for v in variants], series, ylabel="accuracy (95%, clustered)",
                                     horizontal_labels=True),
-                 "Accuracy per prompt variant (preprompt/instruction), all question keys pooled. "
+                 "Accuracy per prompt variant (preprompt/instruction), all question keys pooled; whiskers are " + CLUSTERED + ". "
                  + "; ".join(f"{v}: " + parse_caption(runs, "*", v).removeprefix("Parse rate: ").rstrip(".")
                              for v in variants) + " (parse rates).")
     table = [{"variant": v, "cells": [_cell(runs.metric(s, "*", v)) for _, s in runs.items()]} for v in variants]
@@ -212,7 +218,7 @@ def levels_section(runs: Runs) -> list[dict]:
                                for label, s in runs.items()}) for var, lv in levels.items()]
 
         grid = [("accuracy", panels("accuracy"), True, (-0.03, 1.05))]
-        caption = f"{name}: accuracy per level with Wilson 95% intervals; dotted: parse rate per level."
+        caption = f"{name}: accuracy per level with {CLUSTERED}; dotted: parse rate per level."
         if answer_type in NUMERIC:
             metric = "nmae" if answer_type == "integer" else "mae"
             grid.append((metric.upper(), panels(metric), False, None))
@@ -420,7 +426,130 @@ def mistakes_section(runs: Runs) -> list[dict]:
     return out
 
 
-def build(runs_scores: list[Scores], title: str | None = None) -> str:
+def _threshold_text(f: dict, variable: str) -> str:
+    if f["verdict"] != psy.VERDICT_BREAKS:
+        return f["verdict"] + (f" ({f['note']})" if f.get("note") else "")
+    ci = f" [{f['threshold_lo']:.3g}–{f['threshold_hi']:.3g}]" if f.get("threshold_lo") is not None else ""
+    return f"breaks at {variable} {f['threshold']:.3g}{ci}"
+
+
+def _threshold_value(f: dict) -> str:
+    if f["verdict"] != psy.VERDICT_BREAKS:
+        return f["verdict"]
+    ci = f" [{f['threshold_lo']:.3g}–{f['threshold_hi']:.3g}]" if f.get("threshold_lo") is not None else ""
+    return f"{f['threshold']:.3g}{ci}"
+
+
+def variable_name(f: dict) -> str:
+    return ("true count" if f["answer_type"] == "integer" else "true answer") if f["variable"] == psy.TRUTH \
+        else f["variable"]
+
+
+def breaking_section(runs: Runs) -> list[dict]:
+    """Per key and variable: the per-level points of every model, their fitted curves (never a poor
+    fit's) and thresholds, and one table row per model."""
+    blocks: dict[tuple, dict] = {}
+    for label_i, (label, s) in enumerate(runs.items()):
+        fits = s.tables.get("breaking_points", [])
+        probit = {(f["key"], f["variable"]): f for f in fits if f["link"] == "probit"}
+        for f in (f for f in fits if f["link"] == "logistic"):
+            block = blocks.setdefault((f["key"], f["variable"]), {"key": f["key"], "variable": variable_name(f),
+                                                                  "series": [], "rows": []})
+            points = [p for p in s.tables.get("breaking_point_levels", [])
+                      if p["key"] == f["key"] and p["variable"] == f["variable"]]
+            curve = psy.curve_from_row(f) if f["verdict"] in (psy.VERDICT_BREAKS, psy.VERDICT_NONE) else None
+            xs = np.linspace(f["x_min"], f["x_max"], 200)
+            block["series"].append({
+                "label": label, "color": label_i, "x": [p["level"] for p in points], "y": [p["accuracy"] for p in points],
+                "lo": [p["accuracy_lo"] for p in points], "hi": [p["accuracy_hi"] for p in points],
+                "curve": (xs, curve(xs)) if curve is not None else None, "chance": f["chance"],
+                "threshold": f.get("threshold") if f["verdict"] == psy.VERDICT_BREAKS else None,
+                "threshold_lo": f.get("threshold_lo"), "threshold_hi": f.get("threshold_hi")})
+            other = probit.get((f["key"], f["variable"]))
+            slope_ci = (f" [{f['slope_lo']:.3g}–{f['slope_hi']:.3g}]" if f.get("slope_lo") is not None else "")
+            block["rows"].append({
+                "label": label, "sentence": f"{label} {_threshold_text(f, variable_name(f))}",
+                "verdict": f["verdict"], "outcome": f["outcome"],
+                "probit": _threshold_value(other) if other else "–",
+                "slope": f"{f['slope']:.3g}{slope_ci}" if f.get("slope") is not None else "–",
+                "lapse": num(f.get("lapse")), "gof": num(f.get("gof_p"), 3), "dispersion": num(f.get("dispersion")),
+                "flat": num(f.get("flat_p"), 3), "subitizing": "–" if f.get("subitizing") is None else f"{f['subitizing']:g}",
+                "n": f["n"], "images": f["images"], "chance": pct(f["chance"])})
+    out = []
+    for block in blocks.values():
+        series = [s for s in block["series"] if s["x"]]
+        if not series:
+            continue
+        block["figure"] = figure(plots.psychometric(series, xlabel=block["variable"], ylabel=f"P({block['rows'][0]['outcome']})",
+                                                    title=block["key"]),
+                                 f"{block['key']}: share of {block['rows'][0]['outcome']} answers at each level of "
+                                 f"{block['variable']} (points, {CLUSTERED}); lines: the fitted logistic curves (not "
+                                 "drawn for a poor fit); dashed: thresholds, shaded: their 95% intervals (images "
+                                 "resampled within levels); dotted: chance.")
+        out.append(block)
+    return out
+
+
+def _pair_row(r: dict, la: str, lb: str) -> dict:
+    ci = f" [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]" if r["difference_lo"] is not None else ""
+    return {"key": "all questions" if r["key"] == "*" else r["key"], "variable": r["variable"],
+            "level": r["level"], "n": r["n"], "images": r["images"], "a": pct(r["accuracy_a"]),
+            "b": pct(r["accuracy_b"]), "difference": f"{r['difference']:+.1%}{ci}",
+            "discordant": f"{r['a_only']} / {r['b_only']}",
+            "mcnemar": f"{r['p_mcnemar']:.2g} ({r['p_mcnemar_adjusted']:.2g})",
+            "clustered": f"{r['p_clustered']:.2g} ({r['p_clustered_adjusted']:.2g})",
+            "verdict": r["verdict"].replace("A better", f"{la} better").replace("B better", f"{lb} better")}
+
+
+def paired_section(runs: Runs) -> list[dict]:
+    """Every pair of runs over the same questions, compared question by question."""
+    out = []
+    items = list(runs.items())
+    for i in range(len(items)):
+        for j in range(i + 1, len(items)):
+            (la, a), (lb, b) = items[i], items[j]
+            if question_difference(a, b) is not None:
+                continue
+            result = compare(a, b, n_boot=a.settings.get("bootstrap", 1000), seed=a.settings.get("seed", 0))
+            keys = [r for r in result["differences"] if not r["variable"]]
+            fig = figure(plots.forest(["all questions" if r["key"] == "*" else r["key"] for r in keys],
+                                      [{"value": r["difference"], "lo": r["difference_lo"], "hi": r["difference_hi"],
+                                        "shown": r["verdict"] != "no difference shown"} for r in keys],
+                                      xlabel=f"accuracy {la} − {lb}", title=f"{la} vs {lb}"),
+                         f"Accuracy of {la} minus {lb} on the same {result['paired']} questions, per key: 95% paired "
+                         "bootstrap intervals resampling images; filled: both adjusted p-values under 0.05 "
+                         f"({result['settings']['correction']}).")
+
+            thresholds = []
+            for t in result["thresholds"]:
+                ci = (f" [{t['difference_lo']:+.3g}, {t['difference_hi']:+.3g}]" if t.get("difference_lo") is not None
+                      else "")
+                thresholds.append({"key": t["key"], "variable": "true count" if t["variable"] == psy.TRUTH else t["variable"],
+                                   "a": num(t["threshold_a"]) if t["verdict_a"] == psy.VERDICT_BREAKS else t["verdict_a"],
+                                   "b": num(t["threshold_b"]) if t["verdict_b"] == psy.VERDICT_BREAKS else t["verdict_b"],
+                                   "difference": f"{t['difference']:+.3g}{ci}" if t["difference"] is not None else "–",
+                                   "note": t.get("note") or ""})
+            out.append({"a": la, "b": lb, "paired": result["paired"], "figure": fig, "correction": result["settings"]["correction"],
+                        "keys": [_pair_row(r, la, lb) for r in keys],
+                        "levels": [_pair_row(r, la, lb) for r in result["differences"] if r["variable"]],
+                        "thresholds": thresholds})
+    return out
+
+
+def stability_section(runs: Runs) -> list[dict]:
+    out = []
+    for label, s in runs.items():
+        for r in s.tables.get("stability", []):
+            out.append({"label": label, "key": "all questions" if r["key"] == "*" else r["key"], "n": r["n"],
+                        "repeats": r["repeats"], "agreement": pct(r["agreement"]), "kappa": num(r["fleiss_kappa"]),
+                        "accuracy": f"{pct(r['accuracy_mean'])} ± {100 * r['accuracy_sd']:.1f} pts",
+                        "range": f"{pct(r['accuracy_min'])}–{pct(r['accuracy_max'])}", "runs": r["runs"]})
+    return out
+
+
+def build(runs_scores: list[Scores], title: str | None = None, viewer: str | None = None) -> str:
+    human = humans.panels(runs_scores)  # two or more annotators of a dataset: their majority is a row too
+    runs_scores = [*runs_scores, *(h.majority for h in human if h.majority is not None)]
     runs = Runs(runs_scores)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE.parent), autoescape=True,
                              undefined=jinja2.StrictUndefined)
@@ -434,11 +563,16 @@ def build(runs_scores: list[Scores], title: str | None = None) -> str:
         levels=levels_section(runs), errors=errors_section(runs), confusion=confusion_section(runs),
         localization=localization_section(runs), binding=binding_rows, family_sections=family_sections(runs),
         parsing=parsing_section(runs), mistakes=mistakes_section(runs), definitions=DEFINITIONS,
-        settings=runs_scores[0].settings)
+        humans=[{"dataset": Path(h.dataset).name, "annotators": h.annotators, "rows": h.agreement, "ties": h.ties}
+                for h in human],
+        settings=runs_scores[0].settings, breaking=breaking_section(runs), paired=paired_section(runs),
+        stability=stability_section(runs), viewer=viewer, clustered=CLUSTERED)
 
 
-def write_report(runs_scores: list[Scores], out: Path, title: str | None = None) -> Path:
+def write_report(runs_scores: list[Scores], out: Path, title: str | None = None, viewer: Path | None = None) -> Path:
+    """`viewer`: the sample viewer's page, linked from the report's navigation."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out, build(runs_scores, title))
+    link = os.path.relpath(viewer, out.parent) if viewer is not None else None
+    atomic_write_text(out, build(runs_scores, title, link))
     return out

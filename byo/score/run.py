@@ -15,18 +15,32 @@ from pathlib import Path
 from byo import __version__
 from byo.dataset import atomic_write_text
 from byo.errors import ConfigError
-from byo.score import tables
+from byo.score import psychometric, stability, tables
+from byo.score.metrics import rng_for
 from byo.score.parse import STATUSES
 from byo.score.rows import PREDICTIONS, load_run, partial_note
 
 PARSED = "parsed.jsonl"
 SCORES = "scores.json"
-TABLES = ("metrics", "confusion", "localization", "localization_cells", "binding", "parsing")  # + families' own
+TABLES = ("metrics", "confusion", "localization", "localization_cells", "binding", "parsing", "breaking_points",
+          "breaking_point_levels", "stability")  # + families' own
 DEFINITIONS = {
-    "accuracy": "correct / all questions; ambiguous, refused, unparsed and failed answers count as wrong "
-                "(Wilson 95% interval)",
+    "accuracy": "correct / all questions; ambiguous, refused, unparsed and failed answers count as wrong. "
+                "95% interval clustered by image (accuracy_lo/hi: Wilson on the effective sample size n / deff, "
+                "deff from the cluster-robust variance, at least 1; accuracy_se: cluster-robust standard error); "
+                "accuracy_wilson_lo/hi: the Wilson interval taking questions as independent",
     "parse_rate": "answers parsed to one value / all questions",
-    "within_one": "|prediction - truth| <= 1, over all questions (Wilson interval)",
+    "within_one": "|prediction - truth| <= 1, over all questions (interval clustered by image, like accuracy)",
+    "clustering": "every interval treats the questions of one image (its keys and prompt variants) as one cluster: "
+                  "bootstraps resample images, proportions use the cluster-robust variance",
+    "breaking_points": "psychometric curve P = chance + (1 - chance - lapse) F(s b (x - alpha)), F logistic or probit, "
+                       "fitted by maximum likelihood per key and numeric variable (and the true count of counting keys), "
+                       "prompt variants pooled; chance = the key's guess rate, lapse in [0, 0.1]; threshold: where "
+                       "accuracy is halfway between chance and the ceiling 1 - lapse (criterion); slope: dP/dx there; "
+                       "95% percentile intervals resampling images within levels (Rao-Wu); poor fit: quasi-binomial "
+                       "deviance test p < 0.05; no breaking point in range: no better than flat, or the threshold "
+                       "outside the tested levels; counts score |error| <= tolerance; subitizing: the largest count up "
+                       "to which every tested count is answered at >= 90%",
     "errors": "signed error, MAE, MSE, RMSE, NMAE over parsed answers only; `excluded` counts the others "
               "(95% percentile bootstrap resampling images)",
     "nmae": "mean of |prediction - truth| / max(|truth|, 1): relative error, the absolute error when the truth is 0",
@@ -35,6 +49,9 @@ DEFINITIONS = {
     "binding": "accuracy on the Swap / Confusion caption choices (seed 001), beside chance = mean 1 / options",
     "set_prf": "label sets: micro precision / recall / F1; an unparsed answer predicts the empty set",
     "yes_no_prf": "precision / recall / F1 of the answer yes; an unparsed answer is not yes",
+    "stability": "byo eval --repeats K: agreement = share of questions answered alike (parsed value, or parse "
+                 "status) in all K repeats; Fleiss' kappa of those answers (repeats as raters); accuracy per repeat "
+                 "with its mean, standard deviation, minimum and maximum",
     # and each family table's own (FAMILY_TABLES)
     **{name: table.definition for name, table in tables.FAMILY_TABLES.items()},
 }
@@ -79,23 +96,44 @@ def cycle_collector_paused():
             gc.enable()
 
 
-def compute(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False) -> Scores:
+def compute(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False,
+            tolerance: float = 0, criterion: float = psychometric.CRITERION) -> Scores:
     with cycle_collector_paused():
-        return _compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete)
+        return _compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
+                        criterion=criterion)
 
 
-def _compute(run_dir: Path, *, n_boot: int, seed: int, require_complete: bool) -> Scores:
+def _compute(run_dir: Path, *, n_boot: int, seed: int, require_complete: bool, tolerance: float,
+             criterion: float) -> Scores:
     rows, facts = load_run(Path(run_dir))
     if require_complete:
         check_complete(Scores(facts=facts, rows=rows), run_dir)
     if not rows:
         raise ConfigError(str(Path(run_dir) / PREDICTIONS), [("<file>", "no predictions to score")])
+    repeats = stability.repeat_runs(Path(run_dir))
+    stable = []
+    if len(repeats) > 1:
+        facts["repeats"] = [p.name for p in repeats]
+        stable = stability.stability_table([rows] + [load_run(p)[0] for p in repeats[1:]], facts["repeats"])
+    return Scores(facts=facts, rows=rows, settings={"bootstrap": n_boot, "seed": seed, "confidence": 0.95,
+                                                    "clustering": "image", "tolerance": tolerance,
+                                                    "criterion": criterion},
+                  tables={**all_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance, criterion=criterion),
+                          "stability": stable})
+
+
+def all_tables(rows: list[dict], *, n_boot: int, seed: int, tolerance: float = 0,
+               criterion: float = psychometric.CRITERION) -> dict[str, list[dict]]:
+    """Every table of scored rows (the shared TABLES but stability, which needs the repeats) and each
+    family's own."""
     metric = tables.metric_table(rows, n_boot=n_boot, seed=seed)
     loc, loc_cells = tables.localization_tables(rows, n_boot=n_boot, seed=seed)
-    return Scores(facts=facts, rows=rows, settings={"bootstrap": n_boot, "seed": seed, "confidence": 0.95},
-                  tables={"metrics": metric, "confusion": tables.confusion_table(rows), "localization": loc,
-                          "localization_cells": loc_cells, "binding": tables.binding_table(rows),
-                          "parsing": tables.status_table(rows), **tables.family_tables(rows)})
+    fits, points = psychometric.breaking_point_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance,
+                                                      criterion=criterion, rng_for=rng_for)
+    return {"metrics": metric, "confusion": tables.confusion_table(rows), "localization": loc,
+            "localization_cells": loc_cells, "binding": tables.binding_table(rows),
+            "parsing": tables.status_table(rows), "breaking_points": fits, "breaking_point_levels": points,
+            **tables.family_tables(rows)}
 
 
 def _clean(value):
@@ -146,25 +184,32 @@ def write(scores: Scores, run_dir: Path) -> dict[str, Path]:
     return paths
 
 
-def score_run(run_dir: Path, *, n_boot: int = 1000, seed: int = 0,
-              require_complete: bool = False) -> tuple[Scores, dict[str, Path]]:
+def score_run(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False,
+              tolerance: float = 0, criterion: float = psychometric.CRITERION) -> tuple[Scores, dict[str, Path]]:
     """Nothing is written when `require_complete` and the run is partial."""
-    scores = compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete)
+    scores = compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
+                     criterion=criterion)
     with cycle_collector_paused():
         return scores, write(scores, run_dir)
 
 
-def load_scores(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False) -> Scores:
-    """The run's written scores, or fresh ones when they are missing, older than the predictions or
-    written before runs were marked partial."""
+def load_scores(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False,
+                tolerance: float = 0, criterion: float = psychometric.CRITERION) -> Scores:
+    """The run's written scores, or fresh ones when they are missing, older than the predictions,
+    written by an older byo (before runs were marked partial, or without breaking points) or with
+    another tolerance or criterion."""
     run_dir = Path(run_dir)
     scores_path, parsed_path = run_dir / SCORES, run_dir / PARSED
     predictions = run_dir / PREDICTIONS
     fresh = (scores_path.is_file() and parsed_path.is_file() and predictions.is_file()
-             and scores_path.stat().st_mtime >= predictions.stat().st_mtime)
+             and all(scores_path.stat().st_mtime >= (p / PREDICTIONS).stat().st_mtime
+                     for p in stability.repeat_runs(run_dir)))
     doc = json.loads(scores_path.read_text()) if fresh else {}
-    if "partial" not in doc.get("run", {}):
-        return score_run(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete)[0]
+    settings = doc.get("settings", {})
+    if ("partial" not in doc.get("run", {}) or "breaking_points" not in doc.get("tables", {})
+            or (settings.get("tolerance"), settings.get("criterion")) != (tolerance, criterion)):
+        return score_run(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
+                         criterion=criterion)[0]
     rows = [json.loads(line) for line in parsed_path.read_text().splitlines() if line]
     scores = Scores(facts=doc["run"], rows=rows, tables=doc["tables"], settings=doc["settings"])
     if require_complete:

@@ -80,12 +80,11 @@ def summarize(rows: Sequence[dict], answer_type: str, *, n_boot: int, seed: int,
     n = len(rows)
     counts = Counter(r["status"] for r in rows)
     out: dict = {"n": n, **{s: counts[s] for s in STATUSES}, "parse_rate": counts["ok"] / n if n else None}
-    acc = metrics.proportion([r["correct"] for r in rows])
-    out.update(accuracy=acc["value"], accuracy_lo=acc["lo"], accuracy_hi=acc["hi"])
     images = [r["image"] for r in rows]
+    index = metrics.cluster_index(images)
+    out.update(clustered("accuracy", [r["correct"] for r in rows], index), clusters=index[1])
     if answer_type in NUMERIC:
-        within = metrics.proportion([r["error"] is not None and abs(r["error"]) <= 1 for r in rows])
-        out.update(within_one=within["value"], within_one_lo=within["lo"], within_one_hi=within["hi"])
+        out.update(clustered("within_one", [r["error"] is not None and abs(r["error"]) <= 1 for r in rows], index))
         preds = [r["value"] if r["status"] == "ok" else None for r in rows]
         errs = metrics.errors(preds, [r["answer"] for r in rows], images, n_boot=n_boot, seed=seed, label=label,
                               normalized=answer_type == "integer")
@@ -103,6 +102,16 @@ def summarize(rows: Sequence[dict], answer_type: str, *, n_boot: int, seed: int,
     if answer_type == "yes_no":
         out.update(_prf(metrics.binary_prf([r["value"] for r in rows], [str(r["answer"]).lower() for r in rows])))
     return out
+
+
+def clustered(name: str, hits: Sequence[bool], index: tuple) -> dict:
+    """A proportion with its interval clustered by image (NAME_lo, NAME_hi: design-effect Wilson;
+    NAME_se: cluster-robust standard error) and the plain Wilson interval, which takes the
+    questions as independent (NAME_wilson_lo, NAME_wilson_hi). `index`: metrics.cluster_index(images)."""
+    c = metrics.clustered_proportion(hits, index=index)
+    lo, hi = metrics.wilson(c["k"], c["n"])
+    return {name: c["value"], f"{name}_lo": c["lo"], f"{name}_hi": c["hi"], f"{name}_se": c["se"],
+            f"{name}_deff": c["deff"], f"{name}_wilson_lo": lo, f"{name}_wilson_hi": hi}
 
 
 def _prf(p: dict) -> dict:
@@ -211,7 +220,7 @@ def localization_tables(rows: Sequence[dict], *, n_boot: int = 1000, seed: int =
         for variant, vitems in _variants(group):
             located = [i for i in vitems if i["pred"] is not None]
             errs = [metrics.localization_error(i["pred"], i["truth"]) for i in located]
-            exact = metrics.proportion([i["pred"] == i["truth"] for i in vitems])
+            exact = metrics.clustered_proportion([i["pred"] == i["truth"] for i in vitems], [i["image"] for i in vitems])
             err = metrics.bootstrap_mean(errs, [i["image"] for i in located], n_boot=n_boot, seed=seed,
                                          label=f"loc|{source}|{variant}")
             summary.append({"run": run, "model": model, "source": source, "variant": variant, "n": len(vitems),
@@ -236,7 +245,7 @@ def binding_table(rows: Sequence[dict]) -> list[dict]:
         if not key.startswith("binding_"):
             continue
         for variant, vrows in _variants(group):
-            acc = metrics.proportion([r["correct"] for r in vrows])
+            acc = metrics.clustered_proportion([r["correct"] for r in vrows], [r["image"] for r in vrows])
             chance = float(np.mean([1 / len(r["choices"]) for r in vrows if r["choices"]] or [np.nan]))
             out.append({"run": vrows[0]["run"], "model": vrows[0]["model"], "key": key, "variant": variant,
                         "n": len(vrows), "parse_rate": sum(r["status"] == "ok" for r in vrows) / len(vrows),

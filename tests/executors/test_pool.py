@@ -3,13 +3,18 @@ the timeout and retried, workers recycled and replaced."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
+from conftest import clevr_config
 
 from byo.errors import FatalRenderError
 from byo.executors.inprocess import InProcess
 from byo.executors.pool import LocalPool
+from byo.families import load_config
+from byo.plan import jobs
+from byo.runner import sample_tasks
 
 
 def run(executor, values):
@@ -58,3 +63,23 @@ def test_in_process_reports_errors_and_goes_on():
     seen = run(InProcess(threads=2, handler="pool_jobs:echo"), [1, 13, 2])
     assert seen[13] == (None, "unlucky")
     assert [seen[v][0]["threads"] for v in (1, 2)] == [2, 2]
+
+
+def test_each_worker_keeps_to_its_own_cpus():
+    seen = run(LocalPool(2, threads=1, handler="pool_jobs:cpu_share"), [1, 2, 3, 4])
+    sets = {tuple(result["cpus"]) for result, _ in seen.values()}
+    usable = sorted(os.sched_getaffinity(0))
+    assert all(len(s) == 1 and s[0] in usable for s in sets)
+    if len(usable) >= 2:
+        assert len(sets) == 2  # two workers, two different CPUs
+
+
+@pytest.mark.render
+def test_a_one_thread_worker_burns_one_cpu_at_most():
+    """Cycles at 1 thread used to leave an idle TBB worker spinning on the other CPU (1.9
+    CPU-seconds per second on 2 CPUs). A machine busy with other work only lowers the share."""
+    cfg = load_config(clevr_config("cpu", resolution=[160, 120], render={"samples": 128, "denoise": "off"}))
+    (task,) = sample_tasks(cfg, jobs(cfg), "<config>")
+    ((_, result, error),) = LocalPool(1, threads=1, handler="pool_jobs:render_cpu_share").run([task])
+    assert error is None, error
+    assert result["cpu_per_wall"] <= 1.2, result

@@ -276,3 +276,19 @@ def test_localization_of_cell_answers():
     s = next(x for x in summary if x["variant"] == "all" and x["source"] == "cell")
     assert (s["n"], s["located"], s["exact"]) == (3, 3, pytest.approx(1 / 3))
     assert s["error"] == pytest.approx((1 + 0 + 4) / 3)
+
+
+def test_accuracy_intervals_are_clustered_by_image():
+    """Three prompt variants answered alike on each of 20 images carry 20 images' evidence, not 60
+    questions': the clustered interval is as wide as the Wilson interval of the 20 images."""
+    variants = [("neutral", "direct"), ("cot", "direct"), ("neutral", "declarative")]
+    qs = [question(i, 3, image=f"im{i}", variant=v) for i in range(20) for v in variants]
+    rows = scored(qs, ["3" if i < 12 else "5" for i in range(20) for _ in variants])
+    s = overall(rows, n_boot=0)
+    assert s["accuracy"] == 0.6 and s["clusters"] == 20
+    assert s["accuracy_deff"] == pytest.approx(3 * 20 / 19)  # all three variants alike; CR1's G / (G - 1)
+    lo, hi = metrics.wilson_effective(0.6, 60 / s["accuracy_deff"])
+    assert (s["accuracy_lo"], s["accuracy_hi"]) == pytest.approx((lo, hi))
+    assert (s["accuracy_wilson_lo"], s["accuracy_wilson_hi"]) == pytest.approx(wilson_by_hand(36, 60))
+    assert s["accuracy_hi"] - s["accuracy_lo"] > 1.6 * (s["accuracy_wilson_hi"] - s["accuracy_wilson_lo"])
+    assert s["accuracy_se"] == pytest.approx(math.sqrt(0.24 / 20 * 20 / 19))

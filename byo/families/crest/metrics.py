@@ -273,7 +273,8 @@ TABLE = ReportTable(
     note="KamonBench (seed 000). Exact match after normalisation; CER / TER over parsed answers; factor accuracy "
          "(container over targets with a container); motif separation, pair motif accuracy and collapsed motif "
          "groups over container-modifier contexts; slices by split part and by combinations never seen among the "
-         "training targets.",
+         "training targets. The crest metrics' own intervals are Wilson intervals taking the questions as "
+         "independent.",
     columns=(Column("slice", "slice", "text"), Column("n", "n", "int"), Column("parse rate", "parse_rate"),
              Column("exact", "exact"),
              Column("CER / TER", "error_rate", "num",

@@ -1,0 +1,253 @@
+"""The annotators' runs on disk, one per annotator: DATASET/runs/RUN-ANNOTATOR/ holds
+
+- `predictions.jsonl`: one row per answer, the keys `byo eval` writes (provider `human`, model =
+  the annotator, `latency_s` = the seconds the question was on screen), plus `human` (the input,
+  when it was answered, the request's nonce). Each row is appended and fsynced before the next
+  question is served; a line cut short by a crash is read as unanswered.
+- `questions.jsonl`: the questions of the run, in the annotator's order (with their truth, for
+  `byo score`: run.json's `questions` names this file). Never served.
+- `run.json`: the settings (`request`), the counts, `finished`, and whether the annotator paused.
+
+One server per run: DATASET/runs/RUN.human.lock is held (fcntl.flock) while it serves. An answer
+is keyed by annotator and question id: the first one written wins, and a second one (another
+tab) is refused, unless it is the same request sent again (same nonce).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from byo import __version__
+from byo.dataset import FILE_MODE, atomic_write_text
+from byo.errors import ConfigError
+from byo.eval.layout import PREDICTIONS, RUN_FILE, RUNS, read_predictions
+from byo.human.answers import CANNOT_TELL
+from byo.human.selection import Selection
+from byo.questions.load import QUESTIONS
+
+PROVIDER = "human"
+LOCK_SUFFIX = ".human.lock"
+
+
+class StoreError(Exception):
+    """A request the store refuses: `status` is the HTTP status that goes with it."""
+
+    def __init__(self, status: int, message: str, state: dict | None = None):
+        super().__init__(message)
+        self.status = status
+        self.state = state
+
+
+def hold_lock(runs_dir: Path, run: str) -> IO:
+    """The run's lock, held until the returned file is closed (or the process ends)."""
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    path = runs_dir / f"{run}{LOCK_SUFFIX}"
+    f = open(path, "a+")  # noqa: SIM115 - held open for the server's life
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "another process"
+        f.close()
+        raise ConfigError(str(path), [("--run", f"another byo human server serves this run ({holder}); stop "
+                                       "it first, or choose another --run NAME")]) from None
+    f.seek(0)
+    f.truncate()
+    f.write(f"pid {os.getpid()}, started {now()}\n")
+    f.flush()
+    return f
+
+
+def now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one line and fsync it (and the directory, for a new file): on disk when this returns.
+    A line cut short by an earlier crash is ended first, so that it spoils only itself."""
+    new = not path.exists()
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, FILE_MODE)
+    try:
+        size = os.fstat(fd).st_size
+        data = line.encode()
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if new:
+        sync_dir(path.parent)
+
+
+def sync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@dataclass
+class Annotator:
+    name: str
+    run_dir: Path
+    order: list[str]
+    rows: dict[str, dict] = field(default_factory=dict)
+    paused: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def current(self) -> str | None:
+        return next((i for i in self.order if i not in self.rows), None)
+
+
+class Study:
+    """A run of `byo human`: the selected questions and every annotator's answers."""
+
+    def __init__(self, dataset: Path, run: str, questions_path: Path, selection: Selection):
+        self.dataset = Path(dataset)
+        self.name = self.dataset.resolve().name
+        self.run = run
+        self.questions_path = Path(questions_path)
+        self.selection = selection
+        self.runs_dir = self.dataset / RUNS
+        self.annotators: dict[str, Annotator] = {}
+        self.lock = threading.Lock()
+
+    def request(self, annotator: str) -> dict:
+        """What a run is made of: a run keeps the settings it was first made with."""
+        return {"provider": PROVIDER, "type": "human", "model": annotator, "study": self.run,
+                "variant": self.selection.variant, "per_level": self.selection.per_level,
+                "questions_sha256": self.selection.fingerprint()}
+
+    def run_dir(self, annotator: str) -> Path:
+        return self.runs_dir / f"{self.run}-{annotator}"
+
+    def existing(self) -> list[str]:
+        """Annotators with a run of this study on disk; ConfigError when one was made with other
+        settings or holds a damaged predictions file."""
+        found = []
+        for run_file in sorted(self.runs_dir.glob(f"{self.run}-*/{RUN_FILE}")):
+            try:
+                request = json.loads(run_file.read_text()).get("request") or {}
+            except (OSError, ValueError):
+                continue
+            if request.get("type") != "human" or request.get("study") != self.run:
+                continue
+            annotator = str(request.get("model"))
+            if self.run_dir(annotator) != run_file.parent:
+                continue
+            self._check_request(run_file, request, annotator)
+            found.append(annotator)
+        for annotator in found:
+            self.annotator(annotator)
+        return found
+
+    def _check_request(self, run_file: Path, before: dict, annotator: str) -> None:
+        now_request = self.request(annotator)
+        if before != now_request:
+            changed = ", ".join(k for k, v in now_request.items() if before.get(k) != v)
+            raise ConfigError(str(run_file), [("request", f"this run was made with other settings ({changed} "
+                                               "changed); choose another --run NAME")])
+
+    def annotator(self, name: str) -> Annotator:
+        """The annotator's state, read from their run on first use."""
+        with self.lock:
+            if name in self.annotators:
+                return self.annotators[name]
+            run_dir = self.run_dir(name)
+            who = Annotator(name, run_dir, self.selection.order(self.name, name))
+            run_file = run_dir / RUN_FILE
+            if run_file.is_file():
+                try:
+                    info = json.loads(run_file.read_text())
+                except ValueError as err:
+                    raise ConfigError(str(run_file), [("<file>", f"not valid JSON: {err}")]) from None
+                self._check_request(run_file, info.get("request") or {}, name)
+                rows, problems = read_predictions(run_dir / PREDICTIONS)
+                if problems:
+                    where, what = problems[0]
+                    raise ConfigError(str(run_dir / PREDICTIONS), [(where, what)])
+                who.rows = {i: r for i, r in rows.items() if i in self.selection.items}
+                who.paused = bool((info.get("human") or {}).get("paused"))
+            elif (run_dir / PREDICTIONS).exists():  # ours writes run.json before any answer
+                raise ConfigError(str(run_dir), [("<run>", "holds predictions but no run.json: not a run of byo "
+                                                  "human; choose another annotator name or --run NAME")])
+            self.annotators[name] = who
+            return who
+
+    # --- writing ------------------------------------------------------------------------------
+    def _ensure_run(self, who: Annotator) -> None:
+        """The run's questions and run.json, written before its first answer."""
+        who.run_dir.mkdir(parents=True, exist_ok=True)
+        if not (who.run_dir / QUESTIONS).is_file():
+            atomic_write_text(who.run_dir / QUESTIONS, self.selection.lines(who.order))
+        if not (who.run_dir / RUN_FILE).is_file():
+            self._write_run_file(who)
+
+    def _write_run_file(self, who: Annotator) -> None:
+        answered = len(who.rows)
+        total = len(who.order)
+        info = {"request": self.request(who.name), "byo_version": __version__, "reference": False,
+                "questions": str((who.run_dir / QUESTIONS).resolve()), "source": str(self.questions_path.resolve()),
+                "n_questions": total, "limit": None,
+                "answered": answered,
+                "cannot_tell": sum(1 for r in who.rows.values() if r["refusal"]),
+                "seconds": round(sum(r["latency_s"] or 0 for r in who.rows.values()), 3),
+                "finished": answered == total, "stopped": None,
+                "human": {"annotator": who.name, "paused": who.paused, "dataset": self.name}}
+        atomic_write_text(who.run_dir / RUN_FILE, json.dumps(info, indent=1, ensure_ascii=False) + "\n")
+
+    def record(self, who: Annotator, question_id: str, response: str, *, cannot_tell: bool, seconds: float,
+               nonce: str, kind: str) -> bool:
+        """Write the answer (on disk when this returns). False when this very request was already
+        recorded (the same nonce); StoreError(409) when another answer to the question was."""
+        item = self.selection.items[question_id]
+        with who.lock:
+            before = who.rows.get(question_id)
+            if before is not None:
+                if (before.get("human") or {}).get("nonce") == nonce:
+                    return False
+                raise StoreError(409, "this question was already answered (in another tab?); the first answer "
+                                 "is kept", self.state(who))
+            row = {"id": item.id, "provider": PROVIDER, "model": who.name, "reference": False,
+                   "prompt": item.prompt, "response": CANNOT_TELL if cannot_tell else response, "status": "ok",
+                   "error": None, "finish_reason": "cannot_tell" if cannot_tell else "answered",
+                   "refusal": cannot_tell, "tokens": None, "cost_usd": None, "latency_s": seconds, "attempts": 1,
+                   "parameters": {}, "image": {"path": item.image},
+                   "human": {"input": "cannot_tell" if cannot_tell else kind, "answered_at": now(), "nonce": nonce}}
+            self._ensure_run(who)
+            append_line(who.run_dir / PREDICTIONS, json.dumps(row, ensure_ascii=False) + "\n")
+            who.rows[question_id] = row  # only once it is on disk
+            with contextlib.suppress(OSError):  # the answer is kept; the counts follow with the next one
+                self._write_run_file(who)
+            return True
+
+    def set_paused(self, who: Annotator, paused: bool) -> None:
+        with who.lock:
+            if who.paused == paused:
+                return
+            self._ensure_run(who)
+            who.paused = paused
+            self._write_run_file(who)
+
+    # --- what the page is told ----------------------------------------------------------------
+    def state(self, who: Annotator) -> dict:
+        current = who.current()
+        answered = len(who.rows)
+        return {"study": f"{self.name}/{self.run}", "annotator": who.name, "total": len(who.order),
+                "answered": answered,
+                "cannot_tell": sum(1 for r in who.rows.values() if r["refusal"]),
+                "seconds": round(sum(r["latency_s"] or 0 for r in who.rows.values()), 1),
+                "paused": who.paused, "position": answered + 1 if current else None,
+                "question": self.selection.items[current].public() if current and not who.paused else None}

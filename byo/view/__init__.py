@@ -1,0 +1,1 @@
+"""A static page of every answered question, for people: byo view."""

@@ -1,0 +1,126 @@
+"""`byo compare`: planted runs that differ are told apart, runs of one model are not, and runs over
+different questions are refused before anything is written."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from planted import (
+    count_questions,
+    exact_predictions,
+    logistic_curve,
+    planted_predictions,
+    same_model_predictions,
+    write_dataset,
+    write_run,
+)
+
+from byo.cli import main
+from byo.score import compare as cmp
+from byo.score.psychometric import breaking_point_tables
+from byo.score.rows import score_rows
+from byo.score.run import Scores
+
+COUNTS = list(range(1, 21))  # 20 counts x 20 images = 400 questions
+
+
+def constant(p):
+    return lambda count: p
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    root = tmp_path_factory.mktemp("planted")
+    questions = count_questions(20, counts=COUNTS)
+    write_dataset(root, questions)
+    runs = {
+        # 75% and 60% right, exactly: 15 points apart on 400 questions
+        "strong": exact_predictions(questions, 0.75, np.random.default_rng(1), "strong-vlm"),
+        "weak": exact_predictions(questions, 0.60, np.random.default_rng(2), "weak-vlm"),
+        # one model, two seeds: the same known questions, 10% of the verdicts flipped by sampling
+        "seed-1": same_model_predictions(questions, 0.75, 0.1, run_seed=1),
+        "seed-2": same_model_predictions(questions, 0.75, 0.1, run_seed=2),
+    }
+    for name, predictions in runs.items():
+        write_run(root, name, predictions)
+    return root, questions
+
+
+def overall(result: dict) -> dict:
+    return next(r for r in result["differences"] if r["key"] == "*")
+
+
+def test_runs_15_points_apart_differ_and_one_model_with_two_seeds_does_not(dataset, tmp_path, capsys):
+    root, _ = dataset
+    assert main(["compare", str(root / "runs" / "strong"), str(root / "runs" / "weak"), "-o", str(tmp_path / "sw"),
+                 "--bootstrap", "500"]) == 0
+    differ = json.loads((tmp_path / "sw" / "comparison.json").read_text())
+    d = overall(differ)
+    print(f"15 points: n {d['n']}, A {d['accuracy_a']:.3f}, B {d['accuracy_b']:.3f}, McNemar p {d['p_mcnemar']:.2g}, "
+          f"clustered p {d['p_clustered']:.2g}, CI [{d['difference_lo']:.3f}, {d['difference_hi']:.3f}]")
+    assert d["n"] == 400 and d["p_mcnemar"] < 0.01 and d["p_clustered"] < 0.01 and d["verdict"] == "A better"
+    assert d["difference"] == pytest.approx(0.15) and d["difference_lo"] > 0
+    assert (tmp_path / "sw" / "differences.csv").is_file()
+    assert "Holm" in capsys.readouterr().out
+
+    assert main(["compare", str(root / "runs" / "seed-1"), str(root / "runs" / "seed-2"), "-o",
+                 str(tmp_path / "ss"), "--bootstrap", "500"]) == 0
+    same = overall(json.loads((tmp_path / "ss" / "comparison.json").read_text()))
+    print(f"same model, seeds 1 and 2: A {same['accuracy_a']:.3f}, B {same['accuracy_b']:.3f}, McNemar p "
+          f"{same['p_mcnemar']:.2g}, clustered p {same['p_clustered']:.2g}")
+    assert same["p_mcnemar"] > 0.2 and same["p_clustered"] > 0.2 and same["verdict"] == "no difference shown"
+    assert same["difference_lo"] < 0 < same["difference_hi"]
+
+
+def test_one_model_with_many_seeds_is_rarely_called_different():
+    """Calibration: 40 pairs of runs of one model; McNemar's p is under 0.05 about 5% of the time."""
+    questions = count_questions(20, counts=COUNTS)
+    ps = []
+    for seed in range(40):
+        a, b = (score_rows(questions, planted_predictions(questions, constant(0.7), np.random.default_rng(s), "m"),
+                           f"r{s}") for s in (100 + 2 * seed, 101 + 2 * seed))
+        result = cmp.compare(Scores(facts={"run": "a"}, rows=a), Scores(facts={"run": "b"}, rows=b), n_boot=0)
+        ps.append(overall(result)["p_mcnemar"])
+    ps = np.array(ps)
+    print(f"one model, 40 seed pairs: p < 0.05 in {(ps < 0.05).sum()}, p > 0.2 in {(ps > 0.2).sum()}")
+    assert (ps < 0.05).sum() <= 5 and (ps > 0.2).sum() >= 26
+
+
+def test_per_level_rows_are_corrected_and_thresholds_compared():
+    questions = count_questions(30, counts=list(range(1, 17)))
+    early, late = (score_rows(questions, planted_predictions(questions, logistic_curve(t), np.random.default_rng(s),
+                                                             m), m)
+                   for t, s, m in ((5.0, 1, "early"), (10.0, 2, "late")))
+    runs = []
+    for rows in (early, late):
+        fits, points = breaking_point_tables(rows, n_boot=0, links=("logistic",))
+        runs.append(Scores(facts={"run": rows[0]["run"]}, rows=rows,
+                           tables={"breaking_points": fits, "breaking_point_levels": points}))
+    result = cmp.compare(*runs, n_boot=300)
+    levels = [r for r in result["differences"] if r["variable"] == "content.count"]
+    assert len(levels) == 5 and all(r["p_mcnemar_adjusted"] >= r["p_mcnemar"] for r in levels)
+    assert result["settings"]["correction"].startswith("Holm")
+    bh = cmp.compare(*runs, n_boot=0, correction="bh")
+    assert bh["settings"]["correction"].startswith("Benjamini")
+    truth = next(t for t in result["thresholds"] if t["variable"] == "truth")
+    print(f"thresholds 5 and 10: difference {truth['difference']:.2f} [{truth['difference_lo']:.2f}, "
+          f"{truth['difference_hi']:.2f}]")
+    assert truth["difference_lo"] <= -5 <= truth["difference_hi"] and truth["difference_hi"] < 0
+
+
+def test_runs_over_different_questions_are_refused(tmp_path, capsys):
+    questions = count_questions(3, counts=[1, 2, 3])
+    first = write_dataset(tmp_path / "one", questions)
+    other = write_dataset(tmp_path / "two", questions[:-2])
+    a = write_run(first, "a", planted_predictions(questions, constant(0.5), np.random.default_rng(0), "m"))
+    b = write_run(other, "b", planted_predictions(questions[:-2], constant(0.5), np.random.default_rng(0), "m"))
+    out = tmp_path / "out"
+    assert main(["compare", str(a), str(b), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "runs over different questions" in err and "2 questions only in a" in err
+    assert not out.exists()
+    with pytest.raises(SystemExit) as exit_:
+        main(["compare", str(a), str(a), "--correction", "none"])
+    assert exit_.value.code == 2
