@@ -242,8 +242,9 @@ class SheetRequest:
     target: Path  # the dataset (a sheet of a dataset) or the file to write (a sheet of its own)
     output: Path | None  # -o, for a sheet of a dataset (None: the sheet's default name in it)
     options: dict[str, int | None]  # each SheetOption's value by its name
-    rendered: list[tuple[Image.Image, dict]] | None  # each image of `configs` and its legend;
-    # None under --preview or without configs
+    # each image of the sheet's `configs` as rendered, with its legend; None under --preview
+    # or for a sheet without configs
+    rendered: list[tuple[Image.Image, dict]] | None
 
 
 @dataclass(frozen=True)
