@@ -6,7 +6,7 @@ WHEELS ?= $(HOME)/.cache/byo-wheels
 BPY_WHEEL := bpy==5.0.1
 STAMP := $(VENV)/.installed
 
-.PHONY: install harness demo test test-fast bench bench-quick lint screenshot clean
+.PHONY: install harness demo test test-fast bench bench-quick lint docs screenshot clean
 
 # A Debian package: $(1) the package, $(2) a shell test that passes when it is there, $(3) what
 # it is for, $(4) what happens without it. Installed with apt when apt is usable, else skipped
@@ -41,7 +41,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --find-links $(WHEELS) -e '.[blender,dev]'
 	@touch $(STAMP)
 
-# Harness virtualenvs for the round-trip tests of `byo export` (tests/test_export_harness.py):
+# Harness virtualenvs for the round-trip tests of `byo export` (tests/export/test_harnesses.py):
 # lmms-eval and Inspect want numpy 2, which bpy 5.0.1 does not allow, so each gets its own,
 # with byo installed from this checkout (no bpy). pip caches the wheels in ~/.cache/pip.
 HARNESS := .venv-harness
@@ -86,7 +86,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/report.py $(BENCH_RESULTS) --json bench/results.json --md bench/results.md
 
 # The benchmarks that need no renderer, at small sizes (BENCH_QUICK=1), merged the same way into
-# $(QUICK_OUT): that the pipeline works, not figures. tests/test_bench.py runs it.
+# $(QUICK_OUT): that the pipeline works, not figures. tests/bench/test_report.py runs it.
 QUICK_OUT ?= output/bench-quick
 bench-quick: $(STAMP)
 	BENCH_QUICK=1 $(BIN)/python bench/eval_bench.py --json $(QUICK_OUT)/results/eval.json
@@ -94,11 +94,15 @@ bench-quick: $(STAMP)
 	$(BIN)/python bench/report.py $(QUICK_OUT)/results --json $(QUICK_OUT)/results.json --md $(QUICK_OUT)/results.md
 
 lint: $(STAMP)
-	$(BIN)/ruff check byo tests bench render.py blender_addon assets docs
+	$(BIN)/ruff check byo tests bench lint examples render.py blender_addon assets docs
 	$(BIN)/lint-imports
+
+# The documentation site (mkdocs.yml): docs/ into site/, strict, so a broken link or anchor fails.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --site-dir site
 
 screenshot: $(STAMP)   # the add-on's panel in Debian's Blender under Xvfb: docs/addon_panel.png
 	$(BIN)/python docs/addon_screenshot.py docs/addon_panel.png
 
 clean:
-	rm -rf output .pytest_cache
+	rm -rf output site .pytest_cache

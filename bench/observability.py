@@ -5,7 +5,7 @@ the previous level. Writes docs/observability.md and docs/observability.png:
 
     .venv/bin/python bench/observability.py
 
-tests/test_observability.py renders the same levels tiny and asserts every difference.
+tests/bench/test_observability.py renders the same levels tiny and asserts every difference.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from byo.config import deep_merge
 from byo.executors.inprocess import InProcess
 from byo.progress import Bar
 from byo.runner import render_images
-from byo.stage import (
+from byo.setup_model import (
     BLUR_FSTOP,
     CAMERA_DISTANCE,
     CAMERA_ELEVATION,
@@ -138,7 +138,7 @@ def write_doc(rows, args, path: Path, noise: float, pinhole: float) -> None:
              "one chess scene (four pieces on fixed cells, no random turn; the floor colour on a CLEVR scene "
              "too), rendered at each level of each option with everything else, the seed included, held. The "
              "difference is the mean absolute difference from the level above it in the table, in grey levels "
-             "(0-255) over the RGB channels. `tests/test_observability.py` renders the same levels at 96x54 and "
+             "(0-255) over the RGB channels. `tests/bench/test_observability.py` renders the same levels at 96x54 and "
              "asserts that each differs from the previous by at least one grey level.", "",
              "Choices made so that every level shows:", "",
              "- **Blur** is a defocus of the whole scene: the camera focuses in front of it, at half its distance "

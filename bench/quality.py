@@ -18,8 +18,7 @@ from PIL import Image
 from skimage.metrics import peak_signal_noise_ratio, structural_similarity
 
 from byo.blender import engine
-from byo.config import read_config
-from byo.families import get_family
+from byo.families import load_config
 from byo.plan import make_job
 from byo.render.job import build_scene
 from byo.spec import sample_spec
@@ -66,17 +65,16 @@ def scene_config(scene: Scene, render_keys: dict):
     raw["scene"]["resolution"] = list(scene.resolution)
     raw["scene"]["render"] = {k: v for k, v in raw["scene"].get("render", {}).items() if k in ("on_hidden", "engine")}
     raw["scene"]["render"].update(render_keys)
-    return read_config(raw, file=scene.config)
+    return load_config(raw, file=scene.config)
 
 
 def render(scene: Scene, render_keys: dict, seed_offset: int = 0, threads: int = 2) -> tuple[np.ndarray, float]:
     """The scene rendered with these render keys (a preset and overrides); the image and the
     CPU seconds the render took (all threads: steadier than wall time on a busy machine)."""
     cfg = scene_config(scene, render_keys)
-    family = get_family(cfg.dataset.family)
-    spec = sample_spec(cfg, family, make_job(cfg, scene.index), 0)
+    spec = sample_spec(cfg, make_job(cfg, scene.index), 0)
     with engine.own_scene(f"quality_{scene.key}") as bl_scene:
-        build_scene(spec, family, bl_scene, threads)
+        build_scene(spec, cfg.family, bl_scene, threads)
         bl_scene.cycles.seed += seed_offset
         before = time.process_time()
         image = engine.render_image(bl_scene)
@@ -207,10 +205,9 @@ def workbench_flat() -> dict:
     out = {}
     for label, keys in (("workbench", {}), ("cycles standard", {"engine": "cycles", "quality": "standard"})):
         cfg = scene_config(scene, keys)
-        family = get_family(cfg.dataset.family)
-        spec = sample_spec(cfg, family, make_job(cfg, scene.index), 0)
+        spec = sample_spec(cfg, make_job(cfg, scene.index), 0)
         with engine.own_scene("quality_flat") as bl_scene:
-            build_scene(spec, family, bl_scene, 2)
+            build_scene(spec, cfg.family, bl_scene, 2)
             engine.render_image(bl_scene)  # warm
             before = engine.engine_seconds()
             image = engine.render_image(bl_scene)

@@ -18,7 +18,6 @@ from figures import QUICK, Section
 from quality import BASELINE, SCENES, Scene, quality, reference, scene_config
 
 from byo.executors.inprocess import InProcess
-from byo.families import get_family
 from byo.plan import make_job
 from byo.render.job import render_task
 from byo.render.messages import RenderResult, RenderTask
@@ -98,7 +97,7 @@ def _task(scene: Scene, render: dict) -> RenderTask:
     """The scene as bench/quality.py renders its references, with these render keys."""
     cfg = scene_config(scene, render)
     job = make_job(cfg, scene.index)
-    return RenderTask(cfg, job, sample_spec(cfg, get_family(cfg.dataset.family), job, 0))
+    return RenderTask(cfg, job, sample_spec(cfg, job, 0))
 
 
 def presets(section: Section) -> None:

@@ -67,8 +67,8 @@ class BYO_OT_randomize(_DesignOperator):
 def build(context, config: dict) -> bpy.types.Scene:
     """Build the first image of `config` into a new scene named after it that stays. What an
     earlier build of a config of that name made is replaced; any other scene is left alone."""
-    cfg, family = load_config(config, "<design>")
-    (task,) = sample_tasks(cfg, family, [make_job(cfg, 0)], "<design>")
+    cfg = load_config(config, "<design>")
+    (task,) = sample_tasks(cfg, [make_job(cfg, 0)], "<design>")
     name = cfg.dataset.name
     scene, legend = job.build_kept(task, f"{name} (building)", threads=os.cpu_count() or 1)
     window = context.window if not bpy.app.background else None

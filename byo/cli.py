@@ -1,6 +1,7 @@
 """Command line: `byo plan`, `byo render`, `byo status`, `byo merge`, `byo doctor`, `byo questions`,
-`byo audit`, `byo contact-sheet`, `byo eval`, `byo score`, `byo report`, `byo compare`, `byo view`, `byo crest-sheet`,
-`byo crest-library-sheet`, `byo card-sheet`, `byo export`, `byo import-predictions`, `byo human`."""
+`byo audit`, `byo contact-sheet`, `byo eval`, `byo score`, `byo report`, `byo compare`, `byo view`,
+`byo sheet KIND` (the sheets the families declare, each also under its older name), `byo export`,
+`byo import-predictions`, `byo human`."""
 
 from __future__ import annotations
 
@@ -28,9 +29,8 @@ from byo.eval.run import EvalSettings, evaluate
 from byo.executors import Executor
 from byo.executors.inprocess import InProcess
 from byo.executors.pool import LocalPool
-from byo.families import get_family, load_config
-from byo.families.crest.sheet import dataset_sheet, library_configs, library_sheet
-from byo.families.poker.sheet import card_sheet, crop_cards, sheet_configs, tile_size
+from byo.families import get_family, load_config, sheets
+from byo.families.base import Sheet, SheetRequest
 from byo.inputs import reading
 from byo.merge import merge
 from byo.plan import Shard, combination, combination_count, image_count, jobs
@@ -113,7 +113,8 @@ def positive(text: str) -> float:
 
 
 def cmd_plan(args) -> int:
-    cfg, family = load_config(args.config)
+    cfg = load_config(args.config)
+    family = cfg.family
     n_combos, reps, n_images = combination_count(cfg), cfg.repetitions, image_count(cfg)
     out = Console()
     out.print(f"[bold]{cfg.dataset.name}[/bold] ({family.name}): {n_combos:,} combinations x {reps:,} "
@@ -122,7 +123,7 @@ def cmd_plan(args) -> int:
         console.print(f"[yellow]more than --max-images {args.max_images:,}: byo render refuses it unless "
                       "--max-images is raised; scenes not sampled[/yellow]")
     elif not args.no_sample:
-        sample_tasks(cfg, family, jobs(cfg), args.config)
+        sample_tasks(cfg, jobs(cfg), args.config)
     randoms = cfg.random_variables()
     if randoms:
         out.print("drawn per image: " + ", ".join(f"{k} ({v.type})" for k, v in randoms.items()))
@@ -196,7 +197,7 @@ def render_slurm(args) -> int:
     from byo.farm import ShardWork, render_on_slurm
 
     require_submitit()
-    cfg, _ = load_config(args.config)
+    cfg = load_config(args.config)
     given = cfg.slurm
     settings = SlurmSettings(
         partition=args.partition or given.partition, time_minutes=args.job_time or given.time_minutes,
@@ -500,26 +501,16 @@ def cmd_view(args) -> int:
     return 0
 
 
-def cmd_crest_sheet(args) -> int:
-    console.print(f"crest sheet: {dataset_sheet(args.dataset, args.output, columns=args.columns)}")
-    return 0
-
-
-def cmd_crest_library_sheet(args) -> int:
-    rendered = None if args.preview else [
-        Image.fromarray(result.image) for config in library_configs(args.size) for result in render_images(config)]
-    path = library_sheet(args.output, size=args.size, columns=args.columns, rendered=rendered)
-    console.print(f"crest library sheet: {path}")
-    return 0
-
-
-def cmd_card_sheet(args) -> int:
+def cmd_sheet(args) -> int:
+    sheet: Sheet = args.sheet
+    options = {o.name: getattr(args, o.name) for o in sheet.options}
     rendered = None
-    if not args.preview:
-        size = tile_size(args.card_pixels)
-        rendered = [card for config in sheet_configs(args.card_pixels) for result in render_images(config)
-                    for card in crop_cards(Image.fromarray(result.image), result.legend, size)]
-    console.print(f"card sheet: {card_sheet(args.output, card_pixels=args.card_pixels, rendered=rendered)}")
+    if sheet.configs is not None and not args.preview:
+        rendered = [(Image.fromarray(result.image), result.legend) for config in sheet.configs(options)
+                    for result in render_images(config)]
+    target = args.dataset if sheet.target == "dataset" else args.output
+    output = args.output if sheet.target == "dataset" else None
+    console.print(f"{sheet.kind} sheet: {sheet.draw(SheetRequest(target, output, options, rendered))}")
     return 0
 
 
@@ -713,27 +704,34 @@ def build_parser() -> argparse.ArgumentParser:
     add_interval_arguments(view)
     view.set_defaults(func=cmd_view)
 
-    crest = sub.add_parser("crest-sheet", help="labelled sheet of a rendered crest dataset")
-    crest.add_argument("dataset", type=Path)
-    crest.add_argument("-o", "--output", type=Path, help="default: DATASET/crest_sheet.png")
-    crest.add_argument("--columns", type=whole(1))
-    crest.set_defaults(func=cmd_crest_sheet)
-
-    lib = sub.add_parser("crest-library-sheet", help="every crest motif and container, rendered flat")
-    lib.add_argument("output", type=Path)
-    lib.add_argument("--size", type=whole(16), default=160, help="pixels per component")
-    lib.add_argument("--columns", type=whole(1), default=10)
-    lib.add_argument("--preview", action="store_true", help="draw with the pure-Python rasterizer (no Blender)")
-    lib.set_defaults(func=cmd_crest_library_sheet)
+    add_sheet_parsers(sub)
     add_export_parsers(sub)
     add_human_parser(sub)
-
-    cards = sub.add_parser("card-sheet", help="the 52 playing-card faces and the backs, rendered close up")
-    cards.add_argument("output", type=Path)
-    cards.add_argument("--card-pixels", type=whole(16), default=200, help="pixels per card width")
-    cards.add_argument("--preview", action="store_true", help="the textures as drawn (no Blender)")
-    cards.set_defaults(func=cmd_card_sheet)
     return p
+
+
+def add_sheet_parsers(sub) -> None:
+    """`byo sheet KIND` for every sheet an installed family declares, and each under its older name."""
+    declared = sheets()
+    sheet = sub.add_parser("sheet", help="a labelled sheet a family draws: " + ", ".join(s.kind for s in declared))
+    kinds = sheet.add_subparsers(dest="kind", required=True, parser_class=DefaultsParser)
+    for s in declared:
+        add_sheet_arguments(kinds.add_parser(s.kind, help=s.help), s)
+        if s.alias:
+            add_sheet_arguments(sub.add_parser(s.alias, help=f"{s.help} (byo sheet {s.kind})"), s)
+
+
+def add_sheet_arguments(p: argparse.ArgumentParser, sheet: Sheet) -> None:
+    if sheet.target == "dataset":
+        p.add_argument("dataset", type=Path)
+        p.add_argument("-o", "--output", type=Path, help=sheet.output_help or None)
+    else:
+        p.add_argument("output", type=Path)
+    for option in sheet.options:
+        p.add_argument(option.flag, type=whole(option.minimum), default=option.default, help=option.help)
+    if sheet.configs is not None:
+        p.add_argument("--preview", action="store_true", help=sheet.preview_help)
+    p.set_defaults(func=cmd_sheet, sheet=sheet)
 
 
 def add_interval_arguments(p: argparse.ArgumentParser) -> None:

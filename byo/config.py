@@ -12,14 +12,14 @@ import copy
 import math
 from collections.abc import Hashable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 import yaml
-from pydantic import Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError, model_validator
 
 from byo.errors import ConfigError, format_key_path
 from byo.schema import Strict, shown, validation_problems
-from byo.stage import SetupConfig
+from byo.setup_model import SetupConfig
 
 
 class DatasetSection(Strict):
@@ -123,13 +123,21 @@ class SlurmSection(Strict):
 
     shards: int | None = Field(None, ge=1, le=100_000)  # array tasks (one shard each)
     partition: str | None = Field(None, pattern=r"^[A-Za-z0-9_.,\-]+$")
-    time_minutes: int | None = Field(None, ge=1)  # wall time per task
-    mem_gb: float | None = Field(None, gt=0)
-    cpus_per_task: int | None = Field(None, ge=1)
-    workers: int | None = Field(None, ge=1)  # render processes within a task
+    time_minutes: int | None = Field(None, ge=1, le=60 * 24 * 30)  # wall time per task (at most 30 days)
+    mem_gb: float | None = Field(None, gt=0, le=100_000)
+    cpus_per_task: int | None = Field(None, ge=1, le=4096)
+    workers: int | None = Field(None, ge=1, le=4096)  # render processes within a task
     account: str | None = Field(None, pattern=r"^[A-Za-z0-9_.\-]+$")
     qos: str | None = Field(None, pattern=r"^[A-Za-z0-9_.\-]+$")
-    array_parallelism: int | None = Field(None, ge=1)  # tasks running at once
+    array_parallelism: int | None = Field(None, ge=1, le=100_000)  # tasks running at once
+
+
+class SceneFamily(Protocol):
+    """What a config needs of its family (a byo.families.base.Family)."""
+
+    name: str
+    default_scene: dict[str, Any]
+    content_model: type[BaseModel]
 
 
 class DatasetConfig(Strict):
@@ -137,6 +145,22 @@ class DatasetConfig(Strict):
     scene: dict[str, Any] = Field(default_factory=dict)
     variables: dict[str, Variation] = Field(default_factory=dict)
     slurm: SlurmSection = Field(default_factory=SlurmSection)
+    _family: SceneFamily | None = PrivateAttr(None)
+
+    @property
+    def family(self) -> SceneFamily:
+        """The family the config was checked against (byo.families.load_config), which travels with it."""
+        if self._family is None:
+            raise RuntimeError(f"{self.dataset.name}: a config read without its family; use byo.families.load_config")
+        return self._family
+
+    def with_family(self, family: SceneFamily) -> DatasetConfig:
+        self._family = family
+        return self
+
+    def full_scene(self) -> dict:
+        """The config's scene over its family's defaults."""
+        return family_scene(self.family, self.scene)
 
     def enumerated(self) -> dict[str, Fixed | VaryingAll | VaryingAllRange]:
         """The variables whose levels form the Cartesian product, each with count() and level(i)."""
@@ -181,15 +205,22 @@ def deep_merge(base: dict, override: dict) -> dict:
 
 
 # --- loading and validation -----------------------------------------------------------
-def scene_for_levels(cfg: DatasetConfig, family, levels: dict[str, Any]) -> dict:
-    scene = deep_merge(family.default_scene, cfg.scene)
+def family_scene(family: SceneFamily, scene: dict) -> dict:
+    """A user's scene over the family's defaults."""
+    return deep_merge(family.default_scene, scene)
+
+
+def scene_for_levels(cfg: DatasetConfig, levels: dict[str, Any]) -> dict:
+    scene = cfg.full_scene()
     for path, value in levels.items():
         set_path(scene, path, value)
     return scene
 
 
-def validate_scene(scene: dict, family, prefix: tuple = ("scene",)):
-    """Validate a full scene dict: shared setup plus the family's `content`. Returns (setup, content)."""
+def validate_scene(scene: dict, family: SceneFamily, prefix: tuple = ("scene",)):
+    """Validate a full scene dict: shared setup plus the family's `content`. Returns (setup,
+    content, problems): the setup and the content models (None where invalid) and the problems
+    as (key path, expectation)."""
     scene = dict(scene)
     content = scene.pop("content", {})
     problems = []
@@ -309,9 +340,10 @@ def read_config(source: str | Path | dict, file: str | None = None) -> DatasetCo
         raise ConfigError(file, validation_problems(err)) from None
 
 
-def check_scene(cfg: DatasetConfig, family, file: str) -> None:
-    """The base scene and every level of every variable must make a valid scene of `family`."""
-    base = deep_merge(family.default_scene, cfg.scene)
+def check_scene(cfg: DatasetConfig, file: str) -> None:
+    """The base scene and every level of every variable must make a valid scene of the config's family."""
+    family = cfg.family
+    base = cfg.full_scene()
     _, _, problems = validate_scene(base, family)
     known = set(problems)
 

@@ -20,16 +20,15 @@ from typing import Any, Literal
 import numpy as np
 import yaml
 from annotated_types import Ge, Gt, Le, Lt
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from byo.assets import PackError, find_pack, list_packs
-from byo.config import deep_merge, set_path, validate_scene
+from byo.config import family_scene, set_path, validate_scene
 from byo.errors import ConfigError
 from byo.families import get_family, load_config
 from byo.families.base import Family
 from byo.plan import combination_count, image_count
-from byo.schema import validation_problems
-from byo.stage import (
+from byo.setup_model import (
     BLUR_FSTOP,
     CAMERA_DISTANCE,
     CAMERA_ELEVATION,
@@ -38,7 +37,6 @@ from byo.stage import (
     RESOLUTION,
     TABLE_PALETTE,
     TABLE_TEXTURE,
-    SetupConfig,
 )
 
 KEEP = "(as in the config)"  # a choice whose config value is none of the choices: left as it is
@@ -107,17 +105,6 @@ SETUP_CONTROLS: tuple[Control, ...] = (  # labels are short: the panel shows the
     Control("render.samples", "Samples", "int", minimum=1, maximum=4096, unit="Cycles samples per pixel"),
 )
 
-# The content parameters a designer edits first, for families that do not set `design_keys`.
-DESIGN_KEYS: dict[str, tuple[str, ...]] = {
-    "chess": ("board.rows", "board.columns", "count", "types", "n_types", "colors", "style", "piece_set",
-              "scale", "max_rotation", "placement.spread", "placement.start"),
-    "clevr": ("mode", "count", "shapes", "colors", "materials", "sizes", "split", "scale", "extent"),
-    "crest": ("mode", "presentation", "container", "modifier", "motif", "containerless_probability",
-              "nesting_depth", "carrier.kind", "size"),
-    "poker": ("cards", "players", "river", "layout", "deck", "card_set"),
-}
-
-
 # --- controls from a family's content model -------------------------------------------------
 def _field(model: type[BaseModel], parts: list[str]):
     field = model.model_fields[parts[0]]
@@ -173,9 +160,8 @@ def _plain_fields(model: type[BaseModel]) -> list[str]:
 
 def content_controls(family: Family) -> list[Control]:
     model = family.content_model
-    keys = family.design_keys or DESIGN_KEYS.get(family.name)
     chosen = []
-    for key in keys or _plain_fields(model):
+    for key in family.design_keys or _plain_fields(model):
         try:
             chosen.append(field_control(model, key))
         except (KeyError, AttributeError):
@@ -208,21 +194,12 @@ def parse_text(text: str) -> Any:
 def effective_scene(config: dict, family: Family) -> tuple[dict, dict]:
     """The shared setup and the content as validated (JSON values), family defaults merged in.
     Raises ConfigError when the scene is invalid."""
-    scene = deep_merge(family.default_scene, config.get("scene") or {})
-    content = scene.pop("content", {}) or {}
-    problems = []
-    setup = family_content = None
-    try:
-        setup = SetupConfig.model_validate(scene).model_dump(mode="json")
-    except ValidationError as err:
-        problems += validation_problems(err, ("scene",))
-    try:
-        family_content = family.content_model.model_validate(content).model_dump(mode="json")
-    except ValidationError as err:
-        problems += validation_problems(err, ("scene", "content"))
+    scene = family_scene(family, config.get("scene") or {})
+    scene["content"] = scene.get("content") or {}  # the panel reads an empty content as the defaults
+    setup, content, problems = validate_scene(scene, family)
     if problems:
         raise ConfigError("<design>", problems)
-    return setup, family_content
+    return setup.model_dump(mode="json"), content.model_dump(mode="json")
 
 
 def _shown(control: Control, value: Any) -> Any:
@@ -359,7 +336,7 @@ def suggested_variable(config: dict, control: Control) -> dict[str, Any]:
     value = panel_values(config, family)[control.key]
     variation = _candidates(control, value)
     if "levels" in variation:
-        base = deep_merge(family.default_scene, config.get("scene") or {})
+        base = family_scene(family, config.get("scene") or {})
         kept = []
         for level in variation["levels"]:
             scene = copy.deepcopy(base)
@@ -416,6 +393,6 @@ def variable_config(fields: Mapping[str, Any], original: Mapping[str, Any] | Non
 def summary(config: dict) -> tuple[int, str]:
     """The image count of an exported config and a line saying how it comes about; raises
     ConfigError when the config is invalid."""
-    cfg, _ = load_config(config, "<design>")
+    cfg = load_config(config, "<design>")
     combos, reps = combination_count(cfg), cfg.repetitions
     return image_count(cfg), f"{combos} combination{'s' * (combos != 1)} x {reps} image{'s' * (reps != 1)}"

@@ -79,7 +79,7 @@ def shard_dirs(shards_dir: Path, count: int) -> list[Path]:
 def render_on_slurm(config: str | Path, out: str | Path | None, *, shards: int | None, settings: SlurmSettings,
                     work: ShardWork, wait: bool = True, show_progress: bool = True, on_submitted=None) -> FarmReport:
     file = str(config)
-    cfg, family = load_config(config)
+    cfg = load_config(config)
     count = shards or cfg.slurm.shards
     if count is None:
         raise ConfigError(file, [("slurm.shards", "how many array tasks? set slurm.shards in the config or pass "
@@ -89,7 +89,7 @@ def render_on_slurm(config: str | Path, out: str | Path | None, *, shards: int |
         raise ConfigError(file, [("<dataset>", f"{len(selected):,} images to render, more than the limit of "
                                   f"{work.max_images:,}; raise it with --max-images, or render a part with --limit")])
     count = min(count, len(selected))  # no empty shard
-    sample_tasks(cfg, family, selected, file)  # an impossible scene is named now, not on a node
+    sample_tasks(cfg, selected, file)  # an impossible scene is named now, not on a node
     out = Path(out or cfg.dataset.output_dir or Path("output") / cfg.dataset.name)
     if out.exists() and (not out.is_dir() or entries(out)):
         raise ConfigError(file, [("<output>", f"{out} is not empty: the shards are merged into an empty or new "

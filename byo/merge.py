@@ -61,7 +61,8 @@ def merge(dirs: list[str | Path], out: str | Path) -> dict[str, Path]:
     out = Path(out)
     if out.exists() and (not out.is_dir() or entries(out)):
         raise ConfigError(str(out), [("-o", "the merged dataset needs an empty or new directory")])
-    cfg, family = dataset_config(dirs[0])
+    cfg = dataset_config(dirs[0])
+    family = cfg.family
     resolved = read_json(dirs[0] / RESOLVED_CONFIG)
     problems = []
     for d in dirs[1:]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from byo import runlog
-from byo.config import DatasetConfig, deep_merge
+from byo.config import DatasetConfig
 from byo.dataset import (
     IMAGES,
     LEGENDS,
@@ -33,7 +33,7 @@ from byo.dataset import (
 from byo.errors import ConfigError, FatalRenderError, InputError, RenderError, format_key_path
 from byo.executors import Executor
 from byo.executors.pool import LocalPool
-from byo.families import get_family, load_config
+from byo.families import load_config
 from byo.families.base import Family
 from byo.inputs import DATA_ERRORS, read_json, reading
 from byo.locks import entries, writer_lock
@@ -69,21 +69,21 @@ class RenderReport:
     device_notice: str = ""
 
 
-def resolved_config(cfg: DatasetConfig, family: Family) -> dict:
+def resolved_config(cfg: DatasetConfig) -> dict:
     return {
         "dataset": cfg.dataset.model_dump(mode="json"),
-        "scene": deep_merge(family.default_scene, cfg.scene),
+        "scene": cfg.full_scene(),
         "variables": {k: v.model_dump(mode="json", exclude_none=True) for k, v in cfg.variables.items()},
         "images": image_count(cfg),
     }
 
 
-def sample_tasks(cfg: DatasetConfig, family: Family, todo: Iterable[ImageJob], file: str) -> list[RenderTask]:
+def sample_tasks(cfg: DatasetConfig, todo: Iterable[ImageJob], file: str) -> list[RenderTask]:
     """Sample every scene that will be rendered; impossible requests fail here, before any work."""
     tasks = []
     for job in todo:
         try:
-            tasks.append(RenderTask(cfg, job, sample_spec(cfg, family, job, 0, file=file)))
+            tasks.append(RenderTask(cfg, job, sample_spec(cfg, job, 0, file=file)))
         except PlacementError as err:
             levels = ", ".join(f"{k}={shown(v)}" for k, v in job.levels.items())
             where = f" (image {job.index}: {levels})" if levels else f" (image {job.index})"
@@ -123,22 +123,22 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
     `limit` images of the plan, only those of `shard` when given. One process writes a dataset:
     another one rendering into the same directory is refused (or waited for, `wait`)."""
     if isinstance(config, DatasetConfig):
-        cfg, family, file = config, get_family(config.dataset.family), file or "<config>"
+        cfg, file = config, file or "<config>"
     else:
         file = file or (str(config) if not isinstance(config, dict) else "<config>")
-        cfg, family = load_config(config, file)
+        cfg = load_config(config, file)
     selected = selected_jobs(cfg, limit=limit, shard=shard)
     if max_images is not None and len(selected) > max_images:
         raise ConfigError(file, [("<dataset>", f"{len(selected):,} images to render, more than the limit of "
                                   f"{max_images:,}; raise it with --max-images, or render a part with --limit")])
-    resolved = resolved_config(cfg, family)
+    resolved = resolved_config(cfg)
     out = _output_dir(cfg, out_dir, file)
     with writer_lock(out, what="dataset", wait=wait, on_wait=on_wait):
-        return _render_locked(cfg, family, config, file, out, resolved, selected, executor=executor, limit=limit,
+        return _render_locked(cfg, config, file, out, resolved, selected, executor=executor, limit=limit,
                               resume=resume, shard=shard, show_progress=show_progress, on_result=on_result)
 
 
-def _render_locked(cfg: DatasetConfig, family: Family, config, file: str, out: Path, resolved: dict,
+def _render_locked(cfg: DatasetConfig, config, file: str, out: Path, resolved: dict,
                    selected: list[ImageJob], *, executor: Executor | None, limit: int | None, resume: bool,
                    shard: Shard | None, show_progress: bool,
                    on_result: Callable[[RenderResult], None] | None) -> RenderReport:
@@ -146,7 +146,7 @@ def _render_locked(cfg: DatasetConfig, family: Family, config, file: str, out: P
     layout = _output(out, resolved, resume, file)
     fresh = not entries(layout.root)
     todo, repaired = _still_to_render(layout, selected, show_progress)
-    tasks = sample_tasks(cfg, family, todo, file)
+    tasks = sample_tasks(cfg, todo, file)
 
     layout.make_dirs()
     layout.remove_temporary_files()
@@ -175,7 +175,7 @@ def _render_locked(cfg: DatasetConfig, family: Family, config, file: str, out: P
         stop.detail = (f"{len(report.rendered)} of {len(tasks)} images rendered; continue with: "
                        f"byo render {file} -o {layout.root} --resume")
         raise
-    report.written = finalize(layout, family)
+    report.written = finalize(layout, cfg.family)
     runlog.append(layout.root, {"event": "end", "rendered": len(report.rendered), "failed": len(report.failed)})
     return report
 
@@ -278,9 +278,8 @@ def _unreadable_legend(layout: Layout, family: Family, legends: list[dict]) -> I
 
 def render_images(config: DatasetConfig | dict, executor: Executor | None = None) -> list[RenderResult]:
     """Render every image of `config` and return the results in image order, writing nothing."""
-    cfg, family = (config, get_family(config.dataset.family)) if isinstance(config, DatasetConfig) \
-        else load_config(config)
-    tasks = sample_tasks(cfg, family, jobs(cfg), "<config>")
+    cfg = config if isinstance(config, DatasetConfig) else load_config(config)
+    tasks = sample_tasks(cfg, jobs(cfg), "<config>")
     results: dict[int, RenderResult] = {}
     for task, result, error in (executor or LocalPool(1)).run(tasks):
         if result is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import reprlib
 import types
+from collections.abc import Iterable
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import (
@@ -125,6 +126,23 @@ def srgb(value: tuple[float, ...]) -> tuple[float, float, float]:
 
 
 SRGB = Annotated[tuple[float, ...], AfterValidator(srgb)]
+
+
+class ColorDef(Strict):
+    """A colour of a user's own: the name questions and answers use, and its sRGB value."""
+
+    name: str
+    rgb: SRGB
+
+
+def color_name(color: str | ColorDef) -> str:
+    """A colour's name, whether it is named or defined."""
+    return color if isinstance(color, str) else color.name
+
+
+def custom_rgb(colors: Iterable[str | ColorDef], name: str) -> tuple[float, float, float] | None:
+    """The sRGB value that one of `colors` defines for `name`, or None when none does."""
+    return next((c.rgb for c in colors if isinstance(c, ColorDef) and c.name == name), None)
 
 _SHOWN = reprlib.Repr()
 _SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxother = 2, 60, 60

@@ -11,7 +11,7 @@ from byo.config import DatasetConfig, scene_for_levels, validate_scene
 from byo.errors import ConfigError
 from byo.plan import ImageJob
 from byo.seeding import STREAM_CONTENT, STREAM_PLACEMENT, STREAM_SETUP, rng
-from byo.stage import ResolvedSetup, resolve_setup
+from byo.setup_model import ResolvedSetup, resolve_setup
 
 
 class SceneObject(BaseModel):
@@ -48,8 +48,10 @@ class PlacementError(RuntimeError):
     """Raised by a family when its content cannot be placed under the constraints."""
 
 
-def sample_spec(cfg: DatasetConfig, family, job: ImageJob, attempt: int = 0, file: str = "<config>") -> SceneSpec:
-    scene = scene_for_levels(cfg, family, job.levels)
+def sample_spec(cfg: DatasetConfig, job: ImageJob, attempt: int = 0, file: str = "<config>") -> SceneSpec:
+    """The scene of `job` in a config loaded with its family, placed for the `attempt`-th time."""
+    family = cfg.family
+    scene = scene_for_levels(cfg, job.levels)
     setup_cfg, content, problems = validate_scene(scene, family)
     if problems:  # unreachable for a config that passed load_config, kept as a guard
         raise ConfigError(file, problems)

@@ -62,7 +62,7 @@ def dataset_status(root: str | Path, *, check: bool = False) -> Status:
     """Counts against the plan of the latest run in `root`; `check` also compares every file with
     the SHA-256 its legend records (else sizes only)."""
     root = Path(root)
-    cfg, _ = dataset_config(root)
+    cfg = dataset_config(root)
     events = runlog.read(root)
     starts = [e for e in events if e.get("event") in ("start", "merge")]
     last = starts[-1] if starts else {}

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import importlib.util
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,12 @@ def clevr_config(name: str = "tiny", *, seed: int = 5, n_images: int = 1, conten
         "scene": {**TINY_RENDER, **scene, "content": content or {"mode": "random", "count": [3, 5]}},
         "variables": variables or {},
     }
+
+
+def crest_config(name: str = "crest", *, seed: int = 4, n_images: int = 1, content=None, variables=None,
+                 **scene) -> dict:
+    return {"dataset": {"name": name, "family": "crest", "seed": seed, "n_images": n_images},
+            "scene": {"resolution": [64, 64], **scene, "content": content or {}}, "variables": variables or {}}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -55,3 +64,39 @@ def assert_same_dataset(expected: Path, actual: Path) -> None:
                 assert np.array_equal(np.asarray(x), np.asarray(y)), name
         else:
             assert a.read_bytes() == b.read_bytes(), name
+
+
+# --- the render farm's dataset (tests/test_executors.py, tests/test_merge.py) ------------------
+FARM_IMAGES = 12  # room for the latest kill point (after 6) to land before the end, even when fast
+FARM_NAME = "farm"
+
+
+def farm_config(**render) -> dict:
+    return clevr_config(FARM_NAME, seed=11, n_images=FARM_IMAGES // 4, content={"mode": "random", "count": [3, 4]},
+                        render={"samples": 4, "denoise": "off", **render},
+                        variables={"camera.azimuth": {"type": "varying_all", "levels": [0, 90, 180, 270]},
+                                   "lighting.intensity": {"type": "varying_random", "choices": ["low", "high"]}})
+
+
+@pytest.fixture(scope="session")
+def farm_config_path(tmp_path_factory) -> Path:
+    return write_config(tmp_path_factory.mktemp("farm_config"), farm_config())
+
+
+@pytest.fixture(scope="session")
+def farm_reference(farm_config_path, tmp_path_factory) -> Path:
+    """The uninterrupted run every other farm dataset must equal."""
+    from byo.cli import main
+
+    out = tmp_path_factory.mktemp("reference") / "out"
+    assert main(["render", str(farm_config_path), "-o", str(out), "--in-process"]) == 0
+    assert len(list((out / "legends").glob("[!.]*.json"))) == FARM_IMAGES
+    return out
+
+
+def status_of(out: Path, *flags: str) -> dict:
+    """`byo status OUT --json` in a process of its own."""
+    proc = subprocess.run([sys.executable, "-m", "byo.cli", "status", str(out), "--json", *flags],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout)

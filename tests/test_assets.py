@@ -1,5 +1,5 @@
 """Asset packs: manifests, finding packs, the card deck loader, and configs that select a pack.
-Pure Python; the renders with packs are in test_asset_render.py."""
+Pure Python; the renders with packs are in tests/blender/test_imports.py."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def test_a_user_pack_is_found_first_by_name_and_by_folder(user_assets, tmp_path)
     assert find_pack("lowpoly_glb").manifest.description == "mine"
     elsewhere = copy_pack("boxwood_blend", tmp_path)
     assert find_pack(str(elsewhere)).root == elsewhere
-    cfg, _ = load_config(chess_config(piece_set=str(elsewhere)))
+    cfg = load_config(chess_config(piece_set=str(elsewhere)))
     assert cfg.scene["content"]["piece_set"] == str(elsewhere)
 
 
@@ -138,16 +138,15 @@ def test_a_table_image_names_a_texture_of_a_table_texture_pack():
 
 
 def test_pieces_of_a_pack_record_the_pack_colours():
-    from byo.families import get_family
     from byo.plan import jobs
     from byo.spec import sample_spec
 
-    cfg, family = load_config(chess_config(piece_set="boxwood_blend"))
-    spec = sample_spec(cfg, family, jobs(cfg)[0])
+    cfg = load_config(chess_config(piece_set="boxwood_blend"))
+    spec = sample_spec(cfg, jobs(cfg)[0])
     colors = find_pack("boxwood_blend").manifest.colors
     assert {o.attributes["color"]: tuple(o.attributes["rgb"]) for o in spec.objects} == {
         c: tuple(colors[c]) for c in {o.attributes["color"] for o in spec.objects}}
-    plain = sample_spec(load_config(chess_config())[0], get_family("chess"), jobs(cfg)[0])
+    plain = sample_spec(load_config(chess_config()), jobs(cfg)[0])
     # Same seed: the same pieces on the same cells; only what they look like changes.
     assert [(o.kind, o.attributes["cell"]) for o in spec.objects] == [
         (o.kind, o.attributes["cell"]) for o in plain.objects]

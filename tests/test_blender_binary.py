@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import ROOT, clevr_config, write_config
+from conftest import ROOT, clevr_config, crest_config, write_config
 
 pytestmark = [
     pytest.mark.blender,
@@ -65,7 +65,6 @@ def test_crest_flat_matches_the_wheel_to_the_pixel_and_3d_renders(tmp_path):
     pytest.importorskip("bpy")
     import numpy as np
     from PIL import Image
-    from test_crest_spec import crest_config
 
     from byo.executors.inprocess import InProcess
     from byo.runner import render_dataset

@@ -17,7 +17,7 @@ def test_three_varying_variables_times_n_images(tmp_path, capsys):
         "lighting.intensity": {"type": "varying_all", "levels": ["low", "medium", "high"]},
         "blur.fstop": {"type": "varying_all", "levels": ["none", "low", "medium", 1.4]},
     }))
-    cfg, _ = load_config(cfg_path)
+    cfg = load_config(cfg_path)
     assert image_count(cfg) == 120
     assert len(jobs(cfg)) == 120
     assert main(["plan", str(cfg_path)]) == 0
@@ -26,7 +26,7 @@ def test_three_varying_variables_times_n_images(tmp_path, capsys):
 
 
 def test_product_order_and_random_draws(tmp_path):
-    cfg, _ = load_config(write_config(tmp_path, clevr_config(n_images=2, variables={
+    cfg = load_config(write_config(tmp_path, clevr_config(n_images=2, variables={
         "content.count": {"type": "varying_all_range", "min": 3, "max": 5},
         "camera.azimuth": {"type": "varying_among_range", "min": 0.0, "max": 360.0},
         "lighting.intensity": {"type": "varying_random", "choices": ["low", "high"]},
@@ -39,7 +39,7 @@ def test_product_order_and_random_draws(tmp_path):
 
 
 def test_float_range_needs_step_and_includes_max(tmp_path):
-    cfg, _ = load_config(write_config(tmp_path, clevr_config(variables={
+    cfg = load_config(write_config(tmp_path, clevr_config(variables={
         "camera.distance": {"type": "varying_all_range", "min": 1.7, "max": 2.3, "step": 0.3}})))
     assert [j.levels["camera.distance"] for j in jobs(cfg)] == [1.7, 2.0, 2.3]
     with pytest.raises(ConfigError, match="float ranges need a `step`"):
@@ -48,13 +48,13 @@ def test_float_range_needs_step_and_includes_max(tmp_path):
 
 
 def test_each_image_seed_depends_only_on_dataset_seed_and_index(tmp_path):
-    cfg, _ = load_config(write_config(tmp_path, clevr_config(n_images=4, variables={
+    cfg = load_config(write_config(tmp_path, clevr_config(n_images=4, variables={
         "camera.azimuth": {"type": "varying_among_range", "min": 0.0, "max": 360.0}})))
     planned = jobs(cfg)
     alone = make_job(cfg, 3)
     assert alone == planned[3] and alone.levels == planned[3].levels
     assert len({j.seed for j in planned}) == 4
-    other, _ = load_config(write_config(tmp_path, {**clevr_config(n_images=4), "dataset": {
+    other = load_config(write_config(tmp_path, {**clevr_config(n_images=4), "dataset": {
         "name": "tiny", "family": "clevr", "seed": 6, "n_images": 4}}, "other.yaml"))
     assert make_job(other, 3).seed != alone.seed
 
@@ -116,3 +116,16 @@ def test_plan_samples_every_scene_and_reports_impossible_placements(tmp_path, ca
     assert main(["plan", str(cfg_path)]) == 2
     assert "scene.content: could not place" in capsys.readouterr().err
     assert main(["plan", str(cfg_path), "--no-sample"]) == 0
+
+
+@pytest.mark.parametrize(("family", "content", "key"), [
+    ("chess", {"colors": ["white", {"name": "ivory", "rgb": [1.2, 1, 0.9]}]}, "scene.content.colors[1].rgb"),
+    ("clevr", {"colors": ["red", {"name": "teal", "rgb": [0, 2, 2]}]}, "scene.content.colors[1].rgb"),
+    ("poker", {"chips": {"colors": ["red", {"name": "gold", "rgb": [1, 0.8, -0.1]}]}},
+     "scene.content.chips.colors[1].rgb"),
+])
+def test_a_colour_of_ones_own_is_checked_alike_in_every_family(family, content, key):
+    """One ColorDef (byo.schema) for every family: an sRGB value of 3 numbers in [0, 1]."""
+    with pytest.raises(ConfigError) as err:
+        load_config({"dataset": {"name": "c", "family": family}, "scene": {"content": content}})
+    assert key in str(err.value) and "sRGB colour as 3" in str(err.value)

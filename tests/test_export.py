@@ -1,6 +1,6 @@
 """`byo export` (hf, vlmevalkit, the lmms-eval and Inspect folders) and `byo import-predictions`,
 in the project's virtualenv, on the fake dataset of score_fixtures (no rendering). The harnesses
-themselves run in tests/test_export_harness.py."""
+themselves run in tests/export/test_harnesses.py."""
 
 from __future__ import annotations
 
@@ -243,7 +243,7 @@ def test_bad_input_exits_2_naming_the_problem_before_writing(dataset, tmp_path, 
 
 def test_inspect_json_and_lmms_logs_without_the_harness(dataset, tmp_path):
     """The readers on hand-written logs in each harness's layout; the harnesses' own logs are
-    imported in test_export_harness.py."""
+    imported in tests/export/test_harnesses.py."""
     root, questions = dataset
     data = tmp_path / "data"
     make_dataset(data)

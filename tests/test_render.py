@@ -76,7 +76,7 @@ def test_every_object_is_visible_and_left_right_matches_projection(count_dataset
 
 
 def test_blender_projection_agrees_with_the_spec_projection(count_dataset):
-    from byo.stage import ResolvedSetup
+    from byo.setup_model import ResolvedSetup
 
     for path in sorted((count_dataset / "legends").glob("*.json"))[:10]:
         legend = json.loads(path.read_text())
@@ -230,7 +230,7 @@ def test_orthographic_camera_and_flat_workbench(tmp_path):
     legend = json.loads((out / "legends" / "flat_000000.json").read_text())
     colours = {tuple(c) for c in pixels(out / legend["image"]).reshape(-1, 3)}
     assert colours == {(255, 255, 255), (173, 35, 35), (42, 75, 215)}
-    from byo.stage import ResolvedSetup
+    from byo.setup_model import ResolvedSetup
 
     ours = ResolvedSetup.model_validate(legend["setup"]).projector().project([o["location"] for o in legend["objects"]])
     assert np.allclose(ours[:, :2], [o["pixel_coords"][:2] for o in legend["objects"]], atol=0.02)

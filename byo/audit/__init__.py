@@ -1,3 +1,3 @@
-"""An independent check of a rendered dataset's ground truth (`byo audit DATASET`): scene.py
-measures an image again from its mask and the camera, run.py judges every question against it;
-each family's own checks are in its package's `audit` module."""
+"""`byo audit DATASET`, an independent check of a rendered dataset's ground truth: run.py
+measures every image again (byo.families.audit_kit) and judges every question against it with
+its family's audit module."""

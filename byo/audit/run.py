@@ -10,15 +10,14 @@ of one question are one question) gets one verdict:
   visibility that changes the answer, a row asked on a board seen along its diagonal...);
 - `unchecked`: the family has no audit for that key.
 
-A family's audit is the module `audit` of its package (e.g. byo/families/chess/audit.py) with
-`AUDITS`, an AuditTable of key -> function, and optionally `LEGEND_CHECKS`, functions checking
-its own legend fields. A family without one still gets the generic legend checks.
+A family's audit is the module of its package it names as `Family.audit` (e.g.
+byo/families/chess/audit.py) with `AUDITS`, an AuditTable of key -> function, and optionally
+`LEGEND_CHECKS`, functions checking its own legend fields. A family without one still gets the
+generic legend checks.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import itertools
 import json
 from collections import Counter, defaultdict
@@ -29,19 +28,19 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from byo.audit.scene import (
+from byo.dataset import Layout, atomic_write_text
+from byo.errors import ConfigError, InputError
+from byo.families import get_family
+from byo.families.audit_kit import (
     EDGE,
     SHOWN,
     AuditTable,
     Expected,
     IllPosed,
     LegendCheck,
-    MeasuredScene,
+    MeasuredImage,
     Seen,
 )
-from byo.dataset import Layout, atomic_write_text
-from byo.errors import ConfigError, InputError
-from byo.families import get_family
 from byo.inputs import DATA_ERRORS, read_image, reading
 from byo.progress import Bar
 from byo.questions.load import QUESTIONS, load_questions
@@ -114,28 +113,27 @@ class AuditReport:
 
 
 def family_audit(family) -> tuple[AuditTable, list[LegendCheck]]:
-    """The family's audit module (`<package>.audit`), or nothing to check its questions with."""
-    name = f"{family.package}.audit"
-    if importlib.util.find_spec(name) is None:
+    """The family's audit module (`Family.audit`), or nothing to check its questions with."""
+    if family.audit is None:
         return AuditTable(), []
-    module = importlib.import_module(name)
+    module = family.module(family.audit)
     return module.AUDITS, list(getattr(module, "LEGEND_CHECKS", []))
 
 
 # --- legend fields every family shares ------------------------------------------------------
-def generic_checks(scene: MeasuredScene) -> list[tuple[str, str]]:
+def generic_checks(image: MeasuredImage) -> list[tuple[str, str]]:
     problems = []
-    h, w = scene.mask.shape
-    if (scene.legend["width"], scene.legend["height"]) != (w, h):
-        problems.append(("width/height", f"legend says {scene.legend['width']}x{scene.legend['height']}, "
+    h, w = image.mask.shape
+    if (image.legend["width"], image.legend["height"]) != (w, h):
+        problems.append(("width/height", f"legend says {image.legend['width']}x{image.legend['height']}, "
                                          f"the mask is {w}x{h}"))
-    listed = {o.id for o in scene.objects} | {p["id"] for p in scene.legend.get("parts", [])}
-    unlisted = sorted(set(np.unique(scene.mask).tolist()) - {0} - listed)
+    listed = {o.id for o in image.objects} | {p["id"] for p in image.legend.get("parts", [])}
+    unlisted = sorted(set(np.unique(image.mask).tolist()) - {0} - listed)
     if unlisted:
         problems.append(("objects", f"the mask shows ids {unlisted} that the legend does not list"))
-    if not 1 <= scene.setup.hidden_below_pixels <= scene.setup.min_visible_pixels:
+    if not 1 <= image.setup.hidden_below_pixels <= image.setup.min_visible_pixels:
         problems.append(("setup.hidden_below_pixels", "the visibility band is not 1 <= hidden_below <= min_visible"))
-    for o, seen in zip(scene.legend["objects"], scene.objects, strict=True):
+    for o, seen in zip(image.legend["objects"], image.objects, strict=True):
         where = f"objects[{o['id']}]"
         if o["visible_pixels"] != seen.pixels:
             problems.append((f"{where}.visible_pixels", f"{o['visible_pixels']}, the mask shows {seen.pixels}"))
@@ -159,17 +157,17 @@ def same(answer, expected) -> bool:
     return answer == expected
 
 
-def judge(fn, question: dict, scene: MeasuredScene) -> tuple[str, Any, str]:
+def judge(fn, question: dict, image: MeasuredImage) -> tuple[str, Any, str]:
     """(status, expected answer, reason) of one question."""
-    shown = scene.with_status(SHOWN)
-    edge = scene.with_status(EDGE)
-    finding = fn(question, scene, shown)
+    shown = image.with_status(SHOWN)
+    edge = image.with_status(EDGE)
+    finding = fn(question, image, shown)
     if edge and len(edge) > MAX_EDGE:
         return "ill_posed", None, f"{len(edge)} objects at the edge of visibility"
     for n in range(1, len(edge) + 1):
         for extra in itertools.combinations(edge, n):
             seen: list[Seen] = sorted([*shown, *extra], key=lambda o: o.id)
-            if fn(question, scene, seen) != finding:
+            if fn(question, image, seen) != finding:
                 return "ill_posed", None, "depends on an object at the edge of visibility"
     if isinstance(finding, IllPosed):
         return "ill_posed", None, finding.reason
@@ -249,7 +247,7 @@ def audit_image(layout: Layout, legend: dict, report: AuditReport, groups: list[
         return
     try:
         with reading(file, "a legend"):
-            scene = MeasuredScene.measure(legend, read_image(layout.mask(legend["name"]), "L"))
+            image = MeasuredImage.measure(legend, read_image(layout.mask(legend["name"]), "L"))
     except ValidationError as err:
         raise ConfigError(str(file), [("setup", f"not a legend this version can audit ({err.error_count()} problems; "
                                                 "render the dataset again)")]) from None
@@ -259,7 +257,7 @@ def audit_image(layout: Layout, legend: dict, report: AuditReport, groups: list[
     for check in [generic_checks, *legend_checks]:
         try:
             with reading(file, "a legend"):
-                found = check(scene)
+                found = check(image)
         except InputError as err:
             found = [(getattr(check, "__name__", "check"), err.problems[0][1])]
         report.legend_problems += [LegendProblem(legend["image"], f, p) for f, p in found]
@@ -268,7 +266,7 @@ def audit_image(layout: Layout, legend: dict, report: AuditReport, groups: list[
         fn = audits.get(q["key"])
         try:
             status, expected, reason = ("unchecked", None, f"no audit for {q['key']!r}") if fn is None \
-                else judge(fn, q, scene)
+                else judge(fn, q, image)
         except ConfigError:
             raise
         except DATA_ERRORS as err:  # the legend and the question do not fit together

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bmesh
 import bpy
-from mathutils import Vector
+from mathutils import Matrix, Vector
 
 from byo.blender import compat
 
@@ -25,6 +25,23 @@ def mesh_object(scene, name: str, bm: bmesh.types.BMesh, material=None, smooth=N
     if material is not None:
         mesh.materials.append(material)
     return linked_object(scene, name, mesh)
+
+
+def add_box(bm: bmesh.types.BMesh, size, centre=(0.0, 0.0, 0.0)) -> list:
+    """Add to `bm` a box of `size` (x, y, z) centred on `centre`; returns its vertices."""
+    matrix = Matrix.Translation(centre) @ Matrix.Diagonal((*size, 1.0))
+    return bmesh.ops.create_cube(bm, size=1.0, matrix=matrix)["verts"]
+
+
+def box_object(scene, name: str, size, centre, material, bevel: float = 0.0) -> bpy.types.Object:
+    """A box object of `size` (x, y, z) centred on `centre`, its edges rounded by `bevel` (metres)."""
+    bm = bmesh.new()
+    add_box(bm, size)
+    if bevel > 0:
+        bmesh.ops.bevel(bm, geom=list(bm.edges) + list(bm.verts), offset=bevel, segments=2, profile=0.5,
+                        affect="EDGES", clamp_overlap=True)
+    bmesh.ops.translate(bm, vec=centre, verts=bm.verts)
+    return mesh_object(scene, name, bm, material)
 
 
 def data_object(scene, name: str, verts, faces, material, smooth: bool = False) -> bpy.types.Object:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from byo.config import DatasetConfig, check_scene, read_config
 from byo.errors import ConfigError
-from byo.families.base import Family
+from byo.families.base import Family, Sheet
 from byo.schema import shown
 
 GROUP = "byo.families"
@@ -41,13 +41,24 @@ def get_family(name: str) -> Family:
     return family
 
 
-def load_config(source: str | Path | dict, file: str | None = None) -> tuple[DatasetConfig, Family]:
-    """A dataset config (a YAML file, or data named `file` in errors) checked against its family."""
+def sheets() -> list[Sheet]:
+    """The sheets every installed family draws (`byo sheet KIND`), in the order of the families."""
+    declared = [(name, sheet) for name in family_names() for sheet in get_family(name).sheets]
+    owner: dict[str, str] = {}
+    for name, sheet in declared:
+        if owner.setdefault(sheet.kind, name) != name:
+            raise TypeError(f"families {owner[sheet.kind]!r} and {name!r} both declare the sheet {sheet.kind!r}")
+    return [sheet for _, sheet in declared]
+
+
+def load_config(source: str | Path | dict, file: str | None = None) -> DatasetConfig:
+    """A dataset config (a YAML file, or data named `file` in errors) checked against its family,
+    which it carries (`cfg.family`)."""
     file = file or (str(source) if not isinstance(source, dict) else "<config>")
     cfg = read_config(source, file)
     try:
         family = get_family(cfg.dataset.family)
     except KeyError as err:
         raise ConfigError(file, [("dataset.family", str(err.args[0]))]) from None
-    check_scene(cfg, family, file)
-    return cfg, family
+    check_scene(cfg.with_family(family), file)
+    return cfg

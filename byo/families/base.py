@@ -1,32 +1,41 @@
-"""What a family is: the base class every family folder fills in, and the small pieces
-its answer functions and vocabulary are made of. Pure Python; no bpy.
+"""What a family is: the base class every family fills in, the parts it declares on it, and the
+small pieces its answer functions and vocabulary are made of. Pure Python; no bpy. A family
+uses these through byo.families.api (docs/write_a_family.md).
 
-A family is one folder, `byo/families/<name>/` or a package of its own:
+A family is one package, `byo/families/<name>/` or a package of its own:
 
-- `__init__.py` defines the `Family` subclass and `FAMILY`, its one instance, which the
+- `__init__.py` makes `FAMILY`, the one instance of its `Family` subclass, which the
   `byo.families` entry point names;
 - the content model, the spec sampler, the answer functions and the vocabulary in modules of
   their own (pure Python);
-- `builder.py`, the only module that imports bpy: `build(spec, scene) -> {mask id: [objects]}`.
+- the builder module (`Family.builder`, default `builder.py`), the only module that imports
+  bpy: `build(spec, scene) -> {mask id: [objects]}`;
+- optionally an audit module (`Family.audit`), the sheets it draws (`Family.sheets`) and its own
+  answer types with the metrics tables they carry (`Family.answer_types`, `ReportTable`).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import sys
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import import_module
 from importlib.resources import files
 from importlib.resources.abc import Traversable
-from typing import Any
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal
 
 import numpy as np
+from PIL import Image
 from pydantic import BaseModel
 
 from byo.camera import defocus_diameter_px
+from byo.setup_model import ResolvedSetup
 from byo.spec import SceneObject, SceneSpec
-from byo.stage import ResolvedSetup
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # byo's own question catalogue: the top-level questions/ folder, shipped in the wheel as byo.catalog.
@@ -171,27 +180,96 @@ def domain(name: str, **terms: str) -> Domain:
     return Domain(name, {k.replace("_", " "): tuple(v.split("|")) for k, v in terms.items()})
 
 
+# --- metrics of a family's own answer types -------------------------------------------------
+@dataclass(frozen=True)
+class Column:
+    """A column of a family's table in the report: a field of its metric rows, formatted."""
+
+    header: str
+    field: str
+    format: Literal["pct", "num", "int", "text"] = "pct"
+    note: Callable[[dict], str] | None = None  # small print after the value (e.g. its unit)
+
+
+@dataclass(frozen=True)
+class ReportTable:
+    """A family's own metrics, carried by its answer types as Inspect's scorers carry theirs:
+    how the rows are measured, what they mean, and how the report shows them. `byo score`
+    writes them as table `name` (scores.json, NAME.csv); `byo report` gives them a section."""
+
+    name: str  # the table's name in scores.json and its CSV file; the report section's anchor
+    title: str  # the report section's heading
+    definition: str  # what the metrics are (scores.json's and the report's definitions)
+    note: str  # the report's paragraph above the table
+    columns: tuple[Column, ...]  # after the model, key and prompt variant
+    # (scored rows of one key and prompt variant, true answers of the key's training images)
+    # -> metric rows, one per slice
+    measure: Callable[[list[dict], list[Any]], list[dict]]
+
+
 @dataclass(frozen=True)
 class AnswerType:
     """An answer type of a family's own (e.g. crest program codes), with what the scorer needs:
-    how to find answers in a reply, whether one is right, and the family's metrics."""
+    how to find answers in a reply, whether one is right, and the table of its metrics."""
 
     # (reply text, the question key's true answers) -> mentions as (value, start, end)
     find: Callable[[str, Sequence[str]], list[tuple[Any, int, int]]]
     # mentions to fall back on when `find` finds none (e.g. free text outside the known labels)
     fallback: Callable[[str], list[tuple[Any, int, int]]] | None = None
     correct: Callable[[Any, Any], bool] | None = None  # None: the same text, case aside
-    # (scored rows of one key and prompt variant, true answers of the key's training images)
-    # -> metric rows, one per slice, for the family's own table in scores.json and the report
-    measure: Callable[[list[dict], list[Any]], list[dict]] | None = None
+    table: ReportTable | None = None  # the family's own metrics of answers of this type
+
+
+# --- sheets ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SheetOption:
+    """A whole-number option of a sheet's command line (`--columns 6`)."""
+
+    flag: str
+    help: str
+    default: int | None = None
+    minimum: int = 1
+
+    @property
+    def name(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+@dataclass(frozen=True)
+class SheetRequest:
+    """What `byo sheet KIND` hands a sheet's `draw`."""
+
+    target: Path  # the dataset (a sheet of a dataset) or the file to write (a sheet of its own)
+    output: Path | None  # -o, for a sheet of a dataset (None: the sheet's default name in it)
+    options: dict[str, int | None]  # each SheetOption's value by its name
+    # each image of the sheet's `configs` as rendered, with its legend; None under --preview
+    # or for a sheet without configs
+    rendered: list[tuple[Image.Image, dict]] | None
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A labelled sheet a family draws: `byo sheet KIND`. A sheet with `configs` renders them
+    first (unless --preview) and draws from the images."""
+
+    kind: str
+    help: str
+    draw: Callable[[SheetRequest], Path]
+    target: Literal["dataset", "output"] = "dataset"  # what the command's one argument is
+    options: tuple[SheetOption, ...] = ()
+    configs: Callable[[dict[str, int | None]], list[dict]] | None = None  # dataset configs to render
+    output_help: str = ""  # for a sheet of a dataset: where -o defaults to
+    preview_help: str = "draw without Blender"
+    alias: str | None = None  # the command's older name (byo ALIAS ...)
 
 
 # --- the family ---------------------------------------------------------------------------
 class Family:
-    """One family of scenes. A subclass sets the class attributes and implements `sample`."""
+    """One family of scenes. A subclass sets the class attributes and implements `sample`;
+    everything byo does with a family it finds here (no name of a family appears elsewhere)."""
 
-    name: str
-    package: str  # the family's module; its Blender builder is `<package>.builder`
+    name: str  # the family's name in configs and its entry point; default: its package's last name
+    package: str  # the package the subclass is defined in (set for each subclass, not written)
     content_model: type[BaseModel]
     default_scene: dict[str, Any] = {}  # family defaults under the user's `scene`
     template_file: str  # the family's question templates (YAML), a file of...
@@ -203,6 +281,19 @@ class Family:
     # The kinds its objects are (a legend object's `kind`), in order: the categories of the COCO
     # export (`byo export --format coco`). A kind not listed still gets a category, after these.
     object_kinds: tuple[str, ...] = ()
+    builder: str = "builder"  # the module of `package` that builds a spec in Blender
+    audit: str | None = None  # the module of `package` with AUDITS (and LEGEND_CHECKS), for byo audit
+    sheets: tuple[Sheet, ...] = ()  # the sheets `byo sheet KIND` draws
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.package = sys.modules[cls.__module__].__package__ or cls.__module__
+        if getattr(cls, "name", None) is None:
+            cls.name = cls.package.rpartition(".")[2]
+
+    def module(self, name: str) -> ModuleType:
+        """One of the family's own modules by its name in `package` (e.g. its `builder`)."""
+        return import_module(f"{self.package}.{name}")
 
     def templates(self) -> Traversable:
         return files(self.template_package) / self.template_file

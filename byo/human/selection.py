@@ -27,8 +27,8 @@ import numpy as np
 from byo.errors import ConfigError
 from byo.families import get_family
 from byo.families.base import POSITION_WORDS, Domain
-from byo.families.poker.faces import RANKS, SUITS
 from byo.questions.load import Question
+from byo.score.parse.cards import RANKS, SUITS
 from byo.score.vocab import DOMAINS
 
 ALL_VARIANTS = "all"

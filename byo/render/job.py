@@ -8,32 +8,26 @@ from __future__ import annotations
 import os
 import socket
 import time
-from importlib import import_module
 
 import numpy as np
 
 from byo import legend as legends
 from byo.blender import compat, engine, passes
-from byo.blender.stage import build_setup
+from byo.blender.setup_builder import build_setup
 from byo.dataset import IMAGES, MASKS, Layout
 from byo.errors import RenderError
-from byo.families import get_family
 from byo.families.base import Family
 from byo.measure import measure
 from byo.render.messages import RenderResult, RenderTask
 from byo.spec import PlacementError, SceneSpec, sample_spec
 
 
-def _builder(family: Family):
-    return import_module(f"{family.package}.builder")
-
-
 def build_scene(spec: SceneSpec, family: Family, scene, threads: int) -> tuple[dict, dict[int, list]]:
-    """Build `spec` into the empty `scene`: the render settings and shared stage, then the
+    """Build `spec` into the empty `scene`: the render settings and shared setup, then the
     family's objects. Returns what the render applied and mask id -> objects."""
     scene.cycles.seed = spec.seed % 2**31
     applied = build_setup(scene, spec.setup, threads)
-    return applied, _builder(family).build(spec, scene)
+    return applied, family.module(family.builder).build(spec, scene)
 
 
 def _measured(spec: SceneSpec, family: Family, ids: np.ndarray) -> tuple[dict, list[str], dict[int, int]]:
@@ -133,7 +127,7 @@ def _next_placement(task: RenderTask, spec: SceneSpec, hidden: list[str]) -> Sce
             f"{spec.setup.min_visible_pixels} visible pixels ({', '.join(hidden)}); raise the camera, "
             f"lower render.min_visible_pixels, set render.on_hidden: flag or reduce the object count")
     try:
-        return sample_spec(task.config, get_family(task.config.dataset.family), task.job, spec.attempt + 1)
+        return sample_spec(task.config, task.job, spec.attempt + 1)
     except PlacementError as err:
         raise RenderError(f"{spec.name}: {err}") from None
 
@@ -141,7 +135,7 @@ def _next_placement(task: RenderTask, spec: SceneSpec, hidden: list[str]) -> Sce
 def render_task(task: RenderTask, threads: int = os.cpu_count() or 1) -> RenderResult:
     """Render a task's spec, placing the scene anew (bounded) while objects stay hidden."""
     _hang_if_asked(task.name)
-    family = get_family(task.config.dataset.family)
+    family = task.config.family
     spec = task.spec
     while True:
         outcome = render_job(spec, family, threads=threads)
@@ -154,7 +148,7 @@ def build_kept(task: RenderTask, name: str, threads: int = os.cpu_count() or 1):
     """Build the scene `render_task` would render into a new scene named `name` that stays
     (placed anew, like a render, while objects stay hidden). Returns the scene and its legend
     (everything a render records but the image)."""
-    family = get_family(task.config.dataset.family)
+    family = task.config.family
     spec = task.spec
     while True:
         with engine.kept_scene(name) as scene:

@@ -17,7 +17,7 @@ per level; two independent models differ in threshold by delta_t when
     G = (z(1 - alpha/2) + z(power))^2 * 2 * v1 * deff / (m * delta_t^2)   images per level.
 
 The lapse counts as a free parameter of the information, which makes the number a few percent
-(6-15% in tests/test_power.py) larger than a simulation of the bounded fit needs.
+(6-15% in tests/score/test_power.py) larger than a simulation of the bounded fit needs.
 
 A dataset config sets `n_images` per combination of levels; a group of c combinations (one cell,
 one level of a variable, or every combination) gets c * n_images images, so the answer per scope is

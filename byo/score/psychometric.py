@@ -13,7 +13,7 @@ between chance and the ceiling 1 - lapse); the slope is dP/dx there.
 
 Fitting is maximum likelihood on the binomial counts per level: scipy's L-BFGS-B, started from the
 best point of a grid, for the fit itself; the bootstrap refits every resample at once with a
-damped, projected Fisher scoring in numpy (tests/test_psychometric.py checks that both reach the
+damped, projected Fisher scoring in numpy (tests/score/test_psychometric.py checks that both reach the
 same maximum).
 
 Intervals resample images (clusters: every question of an image, prompt variants included) within

@@ -24,15 +24,16 @@ from byo.score.metrics import group_by, nmae_term
 from byo.score.parse import STATUSES
 from byo.score.rows import NUMERIC, SETS
 from byo.score.run import DEFINITIONS, Scores
-from byo.score.tables import ALL
+from byo.score.tables import ALL, FAMILY_TABLES
 from byo.score.vocab import POSITION_WORDS
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.html.j2"
+# The families' own tables (FAMILY_TABLES) come between binding and parsing.
 SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("humans", "Human agreement"),
             ("paired", "Paired comparisons"), ("variants", "Prompt variants"), ("levels", "Per level"),
             ("breaking", "Breaking points"), ("stability", "Repeat stability"), ("errors", "Signed errors"),
-            ("confusion", "Confusion matrices"),
-            ("localization", "Localization"), ("binding", "Binding"), ("crest", "Crests"), ("parsing", "Parsing"),
+            ("confusion", "Confusion matrices"), ("localization", "Localization"), ("binding", "Binding"),
+            *((name, table.title) for name, table in FAMILY_TABLES.items()), ("parsing", "Parsing"),
             ("mistakes", "Worst mistakes"), ("definitions", "Definitions")]
 MAX_CONFUSION_LABELS = 16
 CLUSTERED = "95% intervals clustered by image (design-effect Wilson: all questions of an image and its prompt variants " \
@@ -78,7 +79,7 @@ class Runs:
         models = [(s.facts.get("model") or s.facts["run"]) + (" (structured)" if s.facts.get("structured") else "")
                   for s in runs]
         # A model that appears twice is told apart by its dataset (the same model on the demo's
-        # CLEVR and poker datasets), or else by its run.
+        # two datasets), or else by its run.
         datasets = [Path(s.facts.get("dataset") or "").name for s in runs]
         self.labels = []
         for m, s, d in zip(models, runs, datasets, strict=True):
@@ -338,6 +339,25 @@ def localization_section(runs: Runs) -> dict:
     return {"table": rows, "figures": figures}
 
 
+FORMATS = {"pct": pct, "num": num, "int": lambda v: "–" if v is None else str(v), "text": lambda v: v or ""}
+
+
+def family_sections(runs: Runs) -> list[dict]:
+    """A section per family table (FAMILY_TABLES): its rows from every run, formatted as its
+    columns say."""
+    out = []
+    for name, table in FAMILY_TABLES.items():
+        rows = []
+        for label, s in runs.items():
+            for r in s.tables.get(name, []):
+                cells = [{"text": FORMATS[c.format](r.get(c.field)), "note": c.note(r) if c.note else "",
+                          "numeric": c.format != "text"} for c in table.columns]
+                rows.append({"label": label, "key": r["key"], "variant": r["variant"], "cells": cells})
+        out.append({"name": name, "title": table.title, "note": table.note, "rows": rows,
+                    "columns": [{"header": c.header, "numeric": c.format != "text"} for c in table.columns]})
+    return out
+
+
 def parsing_section(runs: Runs) -> dict:
     table = []
     for label, s in runs.items():
@@ -538,7 +558,6 @@ def build(runs_scores: list[Scores], title: str | None = None, viewer: str | Non
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE.parent), autoescape=True,
                              undefined=jinja2.StrictUndefined)
     env.filters.update(pct=pct, num=num)
-    crest_rows = [{"label": label, **r} for label, s in runs.items() for r in s.tables.get("crest", [])]
     binding_rows = [{"label": label, **r, "acc_text": f"{pct(r['accuracy'])} {interval(r['accuracy_lo'], r['accuracy_hi'])}"}
                     for label, s in runs.items() for r in s.tables["binding"]]
     return env.get_template(TEMPLATE.name).render(
@@ -546,7 +565,7 @@ def build(runs_scores: list[Scores], title: str | None = None, viewer: str | Non
         version=__version__, sections=SECTIONS, labels=runs.labels, colors=[plots.color(i) for i in range(len(runs.labels))],
         overview=overview(runs), models=models_section(runs), variants=variants_section(runs),
         levels=levels_section(runs), errors=errors_section(runs), confusion=confusion_section(runs),
-        localization=localization_section(runs), binding=binding_rows, crest=crest_rows,
+        localization=localization_section(runs), binding=binding_rows, family_sections=family_sections(runs),
         parsing=parsing_section(runs), mistakes=mistakes_section(runs), definitions=DEFINITIONS,
         humans=[{"dataset": Path(h.dataset).name, "annotators": h.annotators, "rows": h.agreement, "ties": h.ties}
                 for h in human],

@@ -55,8 +55,8 @@ DEFINITIONS = {
     "stability": "byo eval --repeats K: agreement = share of questions answered alike (parsed value, or parse "
                  "status) in all K repeats; Fleiss' kappa of those answers (repeats as raters); accuracy per repeat "
                  "with its mean, standard deviation, minimum and maximum",
-    "crest": "KamonBench: exact match after normalisation, CER / TER over parsed answers, factor accuracy, "
-             "motif separation, pair motif accuracy, collapsed motif groups, novel-combination slices",
+    # and each family table's own (FAMILY_TABLES)
+    **{name: table.definition for name, table in tables.FAMILY_TABLES.items()},
 }
 
 

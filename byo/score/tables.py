@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from byo.families import family_names, get_family
+from byo.families.base import ReportTable
 from byo.score import metrics
 from byo.score.parse import FAMILY_TYPES, STATUSES
 from byo.score.rows import NUMERIC, SETS, grid_position, truth_cell
@@ -21,6 +21,8 @@ from byo.score.rows import NUMERIC, SETS, grid_position, truth_cell
 MAX_LEVELS = 8  # a numeric variable with more distinct values is binned
 BINS = 5
 ALL = "all"
+# The installed families' own metric tables, carried by their answer types, by table name.
+FAMILY_TABLES: dict[str, ReportTable] = {t.table.name: t.table for t in FAMILY_TYPES.values() if t.table}
 
 
 # --- levels ----------------------------------------------------------------------------------
@@ -253,20 +255,19 @@ def binding_table(rows: Sequence[dict]) -> list[dict]:
 
 
 def family_tables(rows: Sequence[dict]) -> dict[str, list[dict]]:
-    """Each family's own metrics (e.g. KamonBench's for crests), per key, prompt variant and slice,
-    in a table named after the family."""
-    owner = {name: family for family in family_names() for name in get_family(family).answer_types}
-    out: dict[str, list[dict]] = {family: [] for family in sorted(set(owner.values()))}
+    """The families' own metrics, per key, prompt variant and slice, each in the table its answer
+    type carries (FAMILY_TABLES)."""
+    out: dict[str, list[dict]] = {name: [] for name in FAMILY_TABLES}
     for (key,), group in sorted(metrics.group_by(rows, "key").items()):
         answer_type = group[0]["answer_type"]
-        measure = FAMILY_TYPES[answer_type].measure if answer_type in FAMILY_TYPES else None
-        if measure is None:
+        table = FAMILY_TYPES[answer_type].table if answer_type in FAMILY_TYPES else None
+        if table is None:
             continue
         train = [r["answer"] for r in group if r["split"] == "train"]
         for variant, vrows in _variants(group):
-            out[owner[answer_type]] += [
+            out[table.name] += [
                 {"run": vrows[0]["run"], "model": vrows[0]["model"], "key": key, "answer_type": answer_type,
-                 "variant": variant, **row} for row in measure(vrows, train)]
+                 "variant": variant, **row} for row in table.measure(vrows, train)]
     return out
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from byo.families.base import (
+from byo.families.api import (
     POSITION_WORDS,
     Answer,
     AnswerTable,

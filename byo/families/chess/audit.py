@@ -14,8 +14,7 @@ import math
 
 import numpy as np
 
-from byo.audit.scene import AuditTable, Expected, IllPosed, MeasuredScene, Seen
-from byo.families.base import POSITION_WORDS
+from byo.families.api import POSITION_WORDS, AuditTable, Expected, IllPosed, MeasuredImage, Seen
 from byo.families.chess.model import (
     ROWS_READABLE_WITHIN,
     TYPE_READABLE_MAX_BLUR,
@@ -29,14 +28,14 @@ AUDITS = AuditTable()
 class Board:
     """The board as built (extras.board) and as the camera projects it."""
 
-    def __init__(self, scene: MeasuredScene):
-        b = scene.legend["extras"]["board"]
+    def __init__(self, image: MeasuredImage):
+        b = image.legend["extras"]["board"]
         self.rows, self.cols, self.size = b["rows"], b["columns"], b["square_size"]
         self.x0, self.y0 = b["location"]
         self.top = b["thickness"]
-        self.scene = scene
+        self.image = image
         centres = [self.centre(i, j) for i in range(self.rows) for j in range(self.cols)]
-        self.pixels = scene.project(centres)[:, :2].reshape(self.rows, self.cols, 2)
+        self.pixels = image.project(centres)[:, :2].reshape(self.rows, self.cols, 2)
 
     def centre(self, i: float, j: float) -> tuple[float, float, float]:
         """Physical cell (i, j): i from the +Y edge, j from the -X edge."""
@@ -53,12 +52,12 @@ class Board:
         return int(i), int(j)
 
     def grid_problem(self) -> IllPosed | None:
-        azimuth = self.scene.setup.camera.azimuth % 90.0
+        azimuth = self.image.setup.camera.azimuth % 90.0
         off = min(azimuth, 90.0 - azimuth)
         if off > ROWS_READABLE_WITHIN:
             return IllPosed(f"the camera is {off:.1f} degrees from a board side: rows are not readable")
         outer = self.corners()
-        if not self.scene.in_frame([outer[0], outer[self.cols], outer[-1 - self.cols], outer[-1]]):
+        if not self.image.in_frame([outer[0], outer[self.cols], outer[-1 - self.cols], outer[-1]]):
             return IllPosed("the board is partly out of the frame")
         return None
 
@@ -85,29 +84,29 @@ class Board:
         return row, column
 
 
-def _view(scene: MeasuredScene, o: Seen) -> tuple[int, int]:
-    board = Board(scene)
+def _view(image: MeasuredImage, o: Seen) -> tuple[int, int]:
+    board = Board(image)
     return board.view_cell(board.cell_of(o))
 
 
 def _grid(fn):
     """Questions about rows, columns or cells."""
-    def checked(q, scene, seen):
-        return Board(scene).grid_problem() or fn(q, scene, seen)
+    def checked(q, image, seen):
+        return Board(image).grid_problem() or fn(q, image, seen)
 
     return checked
 
 
-def _type_problem(scene: MeasuredScene, pieces: list[Seen]) -> IllPosed | None:
+def _type_problem(image: MeasuredImage, pieces: list[Seen]) -> IllPosed | None:
     for o in pieces:
         x, y, z = o.location
-        elevation = scene.elevation_to((x, y, z + o.attributes["height"] / 2))
+        elevation = image.elevation_to((x, y, z + o.attributes["height"] / 2))
         if elevation > TYPE_READABLE_MAX_ELEVATION:
             return IllPosed(f"piece {o.id} is seen from {elevation:.0f} degrees up: its silhouette does not tell its type")
         if o.height_px < TYPE_READABLE_MIN_HEIGHT_PX:
             return IllPosed(f"piece {o.id} is {o.height_px} px tall: too small to read its type")
-        if scene.blur_px(o) > TYPE_READABLE_MAX_BLUR * o.height_px:
-            return IllPosed(f"piece {o.id} is blurred by {scene.blur_px(o):.1f} px: too blurred to read its type")
+        if image.blur_px(o) > TYPE_READABLE_MAX_BLUR * o.height_px:
+            return IllPosed(f"piece {o.id} is blurred by {image.blur_px(o):.1f} px: too blurred to read its type")
     return None
 
 
@@ -116,64 +115,64 @@ def _one(seen: list[Seen], n: int) -> list[Seen] | IllPosed:
 
 
 @AUDITS.key("count_pieces")
-def count_pieces(q, scene, seen):
+def count_pieces(q, image, seen):
     return Expected(len(seen))
 
 
 @AUDITS.key("count_squares")
-def count_squares(q, scene, seen):
-    board = Board(scene)
+def count_squares(q, image, seen):
+    board = Board(image)
     outer = board.corners()
-    if not scene.in_frame([outer[0], outer[board.cols], outer[-1 - board.cols], outer[-1]]):
+    if not image.in_frame([outer[0], outer[board.cols], outer[-1 - board.cols], outer[-1]]):
         return IllPosed("the board is partly out of the frame")
     return Expected(board.rows * board.cols)
 
 
 @AUDITS.key("count_identification_white_pieces", "count_identification_black_pieces")
-def count_colour(q, scene, seen):
+def count_colour(q, image, seen):
     colour = "white" if "white" in q["key"] else "black"
     return Expected(sum(o.attributes["color"] == colour for o in seen))
 
 
 @AUDITS.key("count_identification_piece_type")
-def count_type(q, scene, seen):
-    return _type_problem(scene, seen) or Expected(sum(o.kind == q["params"]["piece_type"] for o in seen))
+def count_type(q, image, seen):
+    return _type_problem(image, seen) or Expected(sum(o.kind == q["params"]["piece_type"] for o in seen))
 
 
 @AUDITS.key("identify_type_one_piece")
-def identify_type(q, scene, seen):
+def identify_type(q, image, seen):
     one = _one(seen, 1)
-    return one if isinstance(one, IllPosed) else _type_problem(scene, one) or Expected(one[0].kind)
+    return one if isinstance(one, IllPosed) else _type_problem(image, one) or Expected(one[0].kind)
 
 
 @AUDITS.key("identify_color_one_piece")
-def identify_colour(q, scene, seen):
+def identify_colour(q, image, seen):
     one = _one(seen, 1)
     return one if isinstance(one, IllPosed) else Expected(one[0].attributes["color"])
 
 
 @AUDITS.key("identify_type_several_pieces")
-def identify_types(q, scene, seen):
+def identify_types(q, image, seen):
     if not seen:
         return IllPosed("no piece shows")
-    return _type_problem(scene, seen) or Expected(sorted({o.kind for o in seen}))
+    return _type_problem(image, seen) or Expected(sorted({o.kind for o in seen}))
 
 
 @AUDITS.key("localize_row_one_piece", "localize_column_one_piece")
 @_grid
-def localize(q, scene, seen):
+def localize(q, image, seen):
     one = _one(seen, 1)
-    return one if isinstance(one, IllPosed) else Expected(_view(scene, one[0])["row" not in q["key"]])
+    return one if isinstance(one, IllPosed) else Expected(_view(image, one[0])["row" not in q["key"]])
 
 
 @AUDITS.key("localize_position_word_one_piece")
 @_grid
-def position_word(q, scene, seen):
+def position_word(q, image, seen):
     one = _one(seen, 1)
     if isinstance(one, IllPosed):
         return one
-    rows, cols = Board(scene).view_size()
-    row, col = _view(scene, one[0])
+    rows, cols = Board(image).view_size()
+    row, col = _view(image, one[0])
     third_down = min(2, math.floor(3 * (row + 0.5) / rows))
     third_across = min(2, math.floor(3 * (col + 0.5) / cols))
     return Expected(POSITION_WORDS[3 * third_down + third_across])
@@ -181,56 +180,56 @@ def position_word(q, scene, seen):
 
 @AUDITS.key("localize_rows_between_two_pieces", "localize_columns_between_two_pieces")
 @_grid
-def between(q, scene, seen):
+def between(q, image, seen):
     two = _one(seen, 2)
     if isinstance(two, IllPosed):
         return two
     axis = 0 if "rows" in q["key"] else 1
-    return Expected(abs(_view(scene, two[0])[axis] - _view(scene, two[1])[axis]))
+    return Expected(abs(_view(image, two[0])[axis] - _view(image, two[1])[axis]))
 
 
-def _on_line(q, scene, seen, colour=None):
+def _on_line(q, image, seen, colour=None):
     axis, line = (0, q["params"]["row"]) if "row" in q["params"] else (1, q["params"]["column"])
-    return Expected(sum(_view(scene, o)[axis] == line and colour in (None, o.attributes["color"]) for o in seen))
+    return Expected(sum(_view(image, o)[axis] == line and colour in (None, o.attributes["color"]) for o in seen))
 
 
 @AUDITS.key("count_localization_pieces_on_row", "count_localization_pieces_on_column")
 @_grid
-def count_on_line(q, scene, seen):
-    return _on_line(q, scene, seen)
+def count_on_line(q, image, seen):
+    return _on_line(q, image, seen)
 
 
 @AUDITS.key("count_identification_localization_white_pieces_row")
 @_grid
-def white_on_row(q, scene, seen):
-    return _on_line(q, scene, seen, "white")
+def white_on_row(q, image, seen):
+    return _on_line(q, image, seen, "white")
 
 
 @AUDITS.key("count_identification_localization_black_pieces_column")
 @_grid
-def black_on_column(q, scene, seen):
-    return _on_line(q, scene, seen, "black")
+def black_on_column(q, image, seen):
+    return _on_line(q, image, seen, "black")
 
 
 @AUDITS.key("identify_localization_piece_type", "identify_localization_piece_color")
 @_grid
-def piece_at(q, scene, seen):
+def piece_at(q, image, seen):
     cell = (q["params"]["row"], q["params"]["column"])
-    there = [o for o in seen if _view(scene, o) == cell]
+    there = [o for o in seen if _view(image, o) == cell]
     if len(there) != 1:
         return IllPosed(f"{len(there)} pieces show on row {cell[0]}, column {cell[1]}")
     if q["key"].endswith("type"):
-        return _type_problem(scene, there) or Expected(there[0].kind)
+        return _type_problem(image, there) or Expected(there[0].kind)
     return Expected(there[0].attributes["color"])
 
 
-def check_board(scene: MeasuredScene) -> list[tuple[str, str]]:
+def check_board(image: MeasuredImage) -> list[tuple[str, str]]:
     """Piece cells and view cells, the board's readability fields and its projected corners."""
-    board = Board(scene)
-    b = scene.legend["extras"]["board"]
+    board = Board(image)
+    b = image.legend["extras"]["board"]
     problems = []
     readable = board.grid_problem() is None
-    for o in scene.objects:
+    for o in image.objects:
         cell = board.cell_of(o)
         if list(cell) != list(o.attributes["cell"]):
             problems.append((f"objects[{o.id}].attributes.cell", f"{o.attributes['cell']}, it stands on {list(cell)}"))
@@ -242,16 +241,16 @@ def check_board(scene: MeasuredScene) -> list[tuple[str, str]]:
                              f"{board.view_cell(cell)}"))
     if readable and (b["view_rows"], b["view_columns"]) != board.view_size():
         problems.append(("extras.board.view_rows/view_columns", f"the projection gives {board.view_size()}"))
-    azimuth = scene.setup.camera.azimuth % 90.0
+    azimuth = image.setup.camera.azimuth % 90.0
     if b.get("rows_readable") != (min(azimuth, 90.0 - azimuth) <= ROWS_READABLE_WITHIN):
         problems.append(("extras.board.rows_readable", f"{b.get('rows_readable')} at azimuth "
-                                                       f"{scene.setup.camera.azimuth}"))
+                                                       f"{image.setup.camera.azimuth}"))
     outer = board.corners()
-    in_frame = scene.in_frame([outer[0], outer[board.cols], outer[-1 - board.cols], outer[-1]])
+    in_frame = image.in_frame([outer[0], outer[board.cols], outer[-1 - board.cols], outer[-1]])
     if b.get("in_frame") != in_frame:
         problems.append(("extras.board.in_frame", f"{b.get('in_frame')}, the projection says {in_frame}"))
-    recorded = np.array([p[:2] for p in scene.legend["landmarks"].get("board_corners", [])])
-    projected = scene.project(outer)[:, :2]
+    recorded = np.array([p[:2] for p in image.legend["landmarks"].get("board_corners", [])])
+    projected = image.project(outer)[:, :2]
     if recorded.shape != projected.shape or np.abs(recorded - projected).max() > 0.5:
         problems.append(("landmarks.board_corners", "do not match the projected grid corners"))
     return problems

@@ -15,12 +15,11 @@ import math
 import bmesh
 from mathutils import Matrix
 
-from byo.assets import find_pack
 from byo.blender import imports
 from byo.blender.materials import linear_rgb, principled_material
-from byo.blender.meshes import linked_object, mesh_object
+from byo.blender.meshes import add_box, box_object, linked_object, mesh_object
+from byo.families.api import SceneSpec, find_pack
 from byo.families.chess.model import PIECE_HEIGHT, ChessContent
-from byo.spec import SceneSpec
 
 
 def _arc(cx: float, cz: float, r: float, start: float, end: float, n: int = 8) -> list[tuple[float, float]]:
@@ -89,11 +88,6 @@ def _coronet(bm: bmesh.types.BMesh, radius: float, z: float, size: float, count:
         bmesh.ops.create_uvsphere(bm, u_segments=8, v_segments=6, radius=size, matrix=m)
 
 
-def _box(bm: bmesh.types.BMesh, centre, dims) -> None:
-    m = Matrix.Translation(centre) @ Matrix.Diagonal((*dims, 1.0))
-    bmesh.ops.create_cube(bm, size=1.0, matrix=m)
-
-
 def piece_mesh(kind: str, style: str) -> bmesh.types.BMesh:
     """A piece one square wide (in square units), base centred at the origin."""
     bm = bmesh.new()
@@ -107,13 +101,13 @@ def piece_mesh(kind: str, style: str) -> bmesh.types.BMesh:
         for k in range(6 if style == "staunton" else 4):  # battlements
             a = 2 * math.pi * (k + 0.5) / (6 if style == "staunton" else 4)
             r = 0.24 if style == "staunton" else 0.19
-            _box(bm, (r * math.cos(a), r * math.sin(a), top + 0.06), (0.11, 0.11, 0.12))
+            add_box(bm, (0.11, 0.11, 0.12), (r * math.cos(a), r * math.sin(a), top + 0.06))
     elif kind == "queen":
         _coronet(bm, 0.21, 1.27 if style == "staunton" else 1.26, 0.045)
     elif kind == "king":
         top = profiles["king"][-1][1]
-        _box(bm, (0.0, 0.0, top + 0.12), (0.06, 0.06, 0.26))
-        _box(bm, (0.0, 0.0, top + 0.15), (0.20, 0.06, 0.06))
+        add_box(bm, (0.06, 0.06, 0.26), (0.0, 0.0, top + 0.12))
+        add_box(bm, (0.20, 0.06, 0.06), (0.0, 0.0, top + 0.15))
     if kind == "bishop" and style == "stylised":
         bmesh.ops.create_uvsphere(bm, u_segments=8, v_segments=6, radius=0.05,
                                   matrix=Matrix.Translation((0.0, 0.0, 1.30)))
@@ -124,11 +118,8 @@ def piece_mesh(kind: str, style: str) -> bmesh.types.BMesh:
 def _board(scene, content: ChessContent, dark_squares: list[list[int]]) -> None:
     b = content.board
     width, depth = b.columns * b.square_size, b.rows * b.square_size
-    frame = bmesh.new()
-    bmesh.ops.create_cube(frame, size=1.0)
-    bmesh.ops.scale(frame, vec=(width + 2 * b.border, depth + 2 * b.border, b.thickness), verts=frame.verts)
-    bmesh.ops.translate(frame, vec=(*b.location, b.thickness / 2), verts=frame.verts)
-    mesh_object(scene, "board_frame", frame, principled_material("board_frame", linear_rgb(b.frame_color), 0.5))
+    box_object(scene, "board_frame", (width + 2 * b.border, depth + 2 * b.border, b.thickness),
+               (*b.location, b.thickness / 2), principled_material("board_frame", linear_rgb(b.frame_color), 0.5))
 
     squares = bmesh.new()
     x0, y0 = b.location[0] - width / 2, b.location[1] + depth / 2

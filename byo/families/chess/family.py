@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from byo.families.base import Family, visible
+from byo.families.api import Family, PlacementError, ResolvedSetup, SceneObject, color_name, visible
 from byo.families.chess.answers import ANSWERS, board_size
 from byo.families.chess.model import (
     FOOTPRINT_RADIUS,
@@ -22,8 +22,6 @@ from byo.families.chess.model import (
     rows_readable,
 )
 from byo.families.chess.vocab import VOCABULARY
-from byo.spec import PlacementError, SceneObject
-from byo.stage import ResolvedSetup
 
 
 class BoardGeometry:
@@ -107,10 +105,12 @@ def grid_in_frame(projector, geometry: BoardGeometry) -> bool:
 
 class ChessFamily(Family):
     name = "chess"
-    package = "byo.families.chess"
     content_model = ChessContent
     template_file = "chess.yaml"
     answers = ANSWERS
+    design_keys = ("board.rows", "board.columns", "count", "types", "n_types", "colors", "style", "piece_set",
+                   "scale", "max_rotation", "placement.spread", "placement.start")
+    audit = "audit"
     vocabulary = VOCABULARY
     object_kinds = PIECE_TYPES
     default_scene: dict[str, Any] = {
@@ -124,9 +124,9 @@ class ChessFamily(Family):
     }
 
     def _identities(self, c: ChessContent, draw: np.random.Generator) -> list[dict]:
-        colors = [x if isinstance(x, str) else x.name for x in c.colors]
+        colors = [color_name(x) for x in c.colors]
         if c.pieces:
-            return [{"type": p.type, "color": p.color if isinstance(p.color, str) else p.color.name,
+            return [{"type": p.type, "color": color_name(p.color),
                      "cell": p.cell} for p in c.pieces]
         lo, hi = c.count_range
         n = int(draw.integers(lo, hi, endpoint=True))

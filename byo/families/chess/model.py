@@ -16,8 +16,17 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from byo.assets import PackError, find_pack
-from byo.schema import SRGB, Strict, keyed_error, left_out_when_none
+from byo.families.api import (
+    SRGB,
+    ColorDef,
+    PackError,
+    Strict,
+    color_name,
+    custom_rgb,
+    find_pack,
+    keyed_error,
+    left_out_when_none,
+)
 
 PIECE_TYPES = ("pawn", "rook", "knight", "bishop", "queen", "king")
 PIECE_HEIGHT = {"pawn": 0.9, "rook": 1.0, "knight": 1.15, "bishop": 1.3, "queen": 1.5, "king": 1.65}  # x square
@@ -75,11 +84,6 @@ class BoardConfig(Strict):
     dark_color: SRGB = (0.45, 0.30, 0.20)
     random_pattern: bool = False  # seeded random light/dark squares instead of a checkerboard
     location: tuple[float, float] = (0.0, 0.0)  # board centre on the table, metres
-
-
-class ColorDef(Strict):
-    name: str
-    rgb: SRGB
 
 
 class PieceConfig(Strict):
@@ -141,11 +145,11 @@ class ChessContent(Strict):
         data = info.data
         pieces = data.get("pieces") or []
         if pieces:
-            wanted = {(_color_name(p.color), p.type) for p in pieces}
+            wanted = {(color_name(p.color), p.type) for p in pieces}
         else:
             types = data.get("types", "all")
             pool = TYPE_PRESETS[types] if isinstance(types, str) else types
-            wanted = {(_color_name(c), t) for c in data.get("colors", []) for t in pool}
+            wanted = {(color_name(c), t) for c in data.get("colors", []) for t in pool}
         missing = sorted(f"{c} {t}" for c, t in wanted if t not in mapping.get(c, {}))
         if missing:
             raise ValueError(f"piece set {v!r} has no {', '.join(missing)} (it maps "
@@ -191,17 +195,11 @@ class ChessContent(Strict):
         return self
 
 
-def _color_name(color: str | ColorDef) -> str:
-    return color if isinstance(color, str) else color.name
-
-
 def piece_rgb(content: ChessContent, color: str) -> tuple[float, float, float]:
     """The colour pieces of `color` are painted (sRGB); a piece set's own when its pack gives one."""
     if content.piece_set is not None:
         pack_colors = find_pack(content.piece_set, "chess_set").manifest.colors
         if color in pack_colors:
             return pack_colors[color]
-    for c in [*content.colors, *(p.color for p in content.pieces)]:
-        if isinstance(c, ColorDef) and c.name == color:
-            return c.rgb
-    return PIECE_COLORS[color]
+    own = custom_rgb([*content.colors, *(p.color for p in content.pieces)], color)
+    return own if own is not None else PIECE_COLORS[color]

@@ -1,6 +1,6 @@
 """Chess labels and their synonyms, for parsing answers."""
 
-from byo.families.base import domain
+from byo.families.api import domain
 
 VOCABULARY = (
     domain("piece_type", pawn="pawn", rook="rook|castle|tower", knight="knight|horse", bishop="bishop",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
-from byo.families.base import (
+from byo.families.api import (
     Answer,
     AnswerTable,
     Skip,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from byo.audit.scene import UNSEEN, AuditTable, Expected, IllPosed, MeasuredScene, Seen, letter_of
+from byo.families.api import UNSEEN, AuditTable, Expected, IllPosed, MeasuredImage, Seen, letter_of
 from byo.families.clevr.model import (
     ATTRIBUTE_READABLE_MAX_BLUR,
     ATTRIBUTE_READABLE_MIN_PX,
@@ -30,22 +30,22 @@ def _is(o: Seen, description: str) -> bool:
     return f"{_colour(o)} {o.kind}" == description
 
 
-def _margin(scene: MeasuredScene) -> float:
-    return MIN_X_SEPARATION * scene.size[0]
+def _margin(image: MeasuredImage) -> float:
+    return MIN_X_SEPARATION * image.size[0]
 
 
-def _unreadable(scene: MeasuredScene, seen: list[Seen]) -> IllPosed | None:
+def _unreadable(image: MeasuredImage, seen: list[Seen]) -> IllPosed | None:
     for o in seen:
         side = min(o.width_px, o.height_px)
-        if side < ATTRIBUTE_READABLE_MIN_PX or scene.blur_px(o) > ATTRIBUTE_READABLE_MAX_BLUR * side:
-            return IllPosed(f"object {o.id} ({side} px across, blur {scene.blur_px(o):.1f} px) is too small or "
+        if side < ATTRIBUTE_READABLE_MIN_PX or image.blur_px(o) > ATTRIBUTE_READABLE_MAX_BLUR * side:
+            return IllPosed(f"object {o.id} ({side} px across, blur {image.blur_px(o):.1f} px) is too small or "
                             "blurred to read its shape")
     return None
 
 
-def _names_unseen(scene: MeasuredScene, seen: list[Seen], descriptions: list[str]) -> IllPosed | None:
+def _names_unseen(image: MeasuredImage, seen: list[Seen], descriptions: list[str]) -> IllPosed | None:
     """A question or option that describes only objects the image does not show names a hidden object."""
-    hidden = scene.with_status(UNSEEN)
+    hidden = image.with_status(UNSEEN)
     for d in descriptions:
         if any(_is(o, d) for o in hidden) and not any(_is(o, d) for o in seen):
             return IllPosed(f"{d!r} describes an object the image does not show")
@@ -53,33 +53,33 @@ def _names_unseen(scene: MeasuredScene, seen: list[Seen], descriptions: list[str
 
 
 def _readable(fn):
-    def checked(q, scene, seen):
-        return _unreadable(scene, seen) or fn(q, scene, seen)
+    def checked(q, image, seen):
+        return _unreadable(image, seen) or fn(q, image, seen)
 
     return checked
 
 
 @AUDITS.key("count_objects")
-def count_objects(q, scene, seen):
+def count_objects(q, image, seen):
     return Expected(len(seen))
 
 
 @AUDITS.key("count_color")
-def count_color(q, scene, seen):
+def count_color(q, image, seen):
     return Expected(sum(_colour(o) == q["params"]["color"] for o in seen))
 
 
 @AUDITS.key("count_shape")
 @_readable
-def count_shape(q, scene, seen):
+def count_shape(q, image, seen):
     return Expected(sum(o.kind == q["params"]["shape"] for o in seen))
 
 
 @AUDITS.key("exist_color_shape")
 @_readable
-def exist_color_shape(q, scene, seen):
+def exist_color_shape(q, image, seen):
     d = f"{q['params']['color']} {q['params']['shape']}"
-    return _names_unseen(scene, seen, [d]) or Expected("yes" if any(_is(o, d) for o in seen) else "no")
+    return _names_unseen(image, seen, [d]) or Expected("yes" if any(_is(o, d) for o in seen) else "no")
 
 
 def _the(seen: list[Seen], test, what: str) -> Seen | IllPosed:
@@ -89,7 +89,7 @@ def _the(seen: list[Seen], test, what: str) -> Seen | IllPosed:
 
 @AUDITS.key("query_color_unique_shape", "query_material_unique_shape", "query_size_unique_shape")
 @_readable
-def query_by_shape(q, scene, seen):
+def query_by_shape(q, image, seen):
     o = _the(seen, lambda o: o.kind == q["params"]["shape"], f"a {q['params']['shape']}")
     asked = q["key"].split("_")[1]  # query_<attribute>_unique_shape
     return o if isinstance(o, IllPosed) else Expected(o.attributes[asked])
@@ -97,40 +97,40 @@ def query_by_shape(q, scene, seen):
 
 @AUDITS.key("query_shape_unique_color")
 @_readable
-def query_by_colour(q, scene, seen):
+def query_by_colour(q, image, seen):
     o = _the(seen, lambda o: _colour(o) == q["params"]["color"], q["params"]["color"])
     return o if isinstance(o, IllPosed) else Expected(o.kind)
 
 
-def _left_of(scene: MeasuredScene, a: Seen, b: Seen) -> bool | IllPosed:
+def _left_of(image: MeasuredImage, a: Seen, b: Seen) -> bool | IllPosed:
     dx = b.centre[0] - a.centre[0]
-    if abs(dx) < _margin(scene):
+    if abs(dx) < _margin(image):
         return IllPosed(f"objects {a.id} and {b.id} are {abs(dx):.1f} px apart in image x")
     return dx > 0
 
 
 @AUDITS.key("relate_left")
 @_readable
-def relate_left(q, scene, seen):
+def relate_left(q, image, seen):
     a = _the(seen, lambda o: _is(o, q["params"]["a"]), q["params"]["a"])
     b = _the(seen, lambda o: _is(o, q["params"]["b"]), q["params"]["b"])
     for x in (a, b):
         if isinstance(x, IllPosed):
             return x
-    left = _left_of(scene, a, b)
+    left = _left_of(image, a, b)
     return left if isinstance(left, IllPosed) else Expected("yes" if left else "no")
 
 
 @AUDITS.key("label_choice")
 @_readable
-def label_choice(q, scene, seen):
-    return _names_unseen(scene, seen, q["choices"]) or letter_of(
+def label_choice(q, image, seen):
+    return _names_unseen(image, seen, q["choices"]) or letter_of(
         q, [any(_is(o, option) for o in seen) for option in q["choices"]])
 
 
 @AUDITS.key("relation_choice")
 @_readable
-def relation_choice(q, scene, seen):
+def relation_choice(q, image, seen):
     """Options "<shape> left|right <shape>"; true when such a pair of seen objects stands so."""
     truths = []
     for option in q["choices"]:
@@ -138,13 +138,13 @@ def relation_choice(q, scene, seen):
         true = False
         for a, b in itertools.permutations(seen, 2):
             if a.kind == a_shape and b.kind == b_shape:
-                left = _left_of(scene, a, b)
+                left = _left_of(image, a, b)
                 if isinstance(left, IllPosed):
                     return left
                 true |= left == (rel == "left")
         truths.append(true)
     shapes = {s for option in q["choices"] for s in option.split()[::2]}
-    hidden_only = {o.kind for o in scene.with_status(UNSEEN)} - {o.kind for o in seen}
+    hidden_only = {o.kind for o in image.with_status(UNSEEN)} - {o.kind for o in seen}
     if shapes & hidden_only:
         return IllPosed(f"an option names {sorted(shapes & hidden_only)}, which the image does not show")
     return letter_of(q, truths)
@@ -162,15 +162,15 @@ def _caption(text: str) -> list[tuple[str, str]]:
 
 @AUDITS.key("binding_swap", "binding_confusion")
 @_readable
-def binding(q, scene, seen):
+def binding(q, image, seen):
     """Captions "a red cube, a blue sphere and a green cone", left to right."""
     ordered = sorted(seen, key=lambda o: o.centre[0])
     for a, b in itertools.pairwise(ordered):
-        left = _left_of(scene, a, b)
+        left = _left_of(image, a, b)
         if isinstance(left, IllPosed):
             return left
     truth = [(_colour(o), o.kind) for o in ordered]
-    hidden = {(_colour(o), o.kind) for o in scene.with_status(UNSEEN)}
+    hidden = {(_colour(o), o.kind) for o in image.with_status(UNSEEN)}
     captions = [_caption(option) for option in q["choices"]]
     named = {pair for caption in captions for pair in caption}
     if not (named & hidden) <= set(truth):
@@ -178,17 +178,17 @@ def binding(q, scene, seen):
     return letter_of(q, [caption == truth for caption in captions])
 
 
-def check_relationships(scene: MeasuredScene) -> list[tuple[str, str]]:
+def check_relationships(image: MeasuredImage) -> list[tuple[str, str]]:
     """extras.relationships against the projection: left/right from image x with the margin,
     front/behind from the image y of the ground contact points (farther is higher)."""
     problems = []
-    rel = scene.legend["extras"]["relationships"]
-    objs = scene.objects
-    ground = scene.project([(o.location[0], o.location[1], 0.0) for o in objs])
+    rel = image.legend["extras"]["relationships"]
+    objs = image.objects
+    ground = image.project([(o.location[0], o.location[1], 0.0) for o in objs])
     for i, j in itertools.permutations(range(len(objs)), 2):
         dx = objs[j].centre[0] - objs[i].centre[0]
         says = [r for r in ("left", "right") if j in rel[r][i]]
-        ought = [] if abs(dx) < _margin(scene) else ["left" if dx < 0 else "right"]
+        ought = [] if abs(dx) < _margin(image) else ["left" if dx < 0 else "right"]
         if says and says != ought:  # withholding a relation is allowed; claiming a wrong one is not
             problems.append((f"extras.relationships (left/right) of {i} and {j}",
                              f"the legend says {says}, image x says {ought or 'neither'} (dx {dx:.1f} px)"))

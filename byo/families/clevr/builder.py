@@ -8,7 +8,7 @@ import bmesh
 
 from byo.blender.materials import linear_rgb, principled_material
 from byo.blender.meshes import mesh_object
-from byo.spec import SceneSpec
+from byo.families.api import SceneSpec
 
 MATERIALS = {"rubber": {"roughness": 0.75, "metallic": 0.0}, "metal": {"roughness": 0.25, "metallic": 1.0}}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from byo.dataset import atomic_write_text
+from byo.families.api import atomic_write_text
 
 
 def _object(o: dict, scale: float) -> dict:

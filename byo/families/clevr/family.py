@@ -8,7 +8,15 @@ from typing import Any
 
 import numpy as np
 
-from byo.families.base import Family, unseen, visible
+from byo.families.api import (
+    Family,
+    PlacementError,
+    ResolvedSetup,
+    SceneObject,
+    color_name,
+    unseen,
+    visible,
+)
 from byo.families.clevr.answers import ANSWERS
 from byo.families.clevr.export import export_scenes
 from byo.families.clevr.model import (
@@ -26,16 +34,15 @@ from byo.families.clevr.model import (
     relation_margin_px,
 )
 from byo.families.clevr.vocab import VOCABULARY
-from byo.spec import PlacementError, SceneObject
-from byo.stage import ResolvedSetup
 
 
 class ClevrFamily(Family):
     name = "clevr"
-    package = "byo.families.clevr"
     content_model = ClevrContent
     template_file = "clevr.yaml"
     answers = ANSWERS
+    design_keys = ("mode", "count", "shapes", "colors", "materials", "sizes", "split", "scale", "extent")
+    audit = "audit"
     vocabulary = VOCABULARY
     object_kinds = SHAPES
     default_scene: dict[str, Any] = {
@@ -60,7 +67,7 @@ class ClevrFamily(Family):
                     "rotation": kw.get("rotation")}
 
         if c.mode == "objects":
-            return [obj(o.shape, o.color if isinstance(o.color, str) else o.color.name, material=o.material,
+            return [obj(o.shape, color_name(o.color), material=o.material,
                         size=o.size, position=o.position, rotation=o.rotation) for o in c.objects], {}
         if c.mode == "random":
             lo, hi = c.count_range

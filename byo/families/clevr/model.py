@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from byo.schema import SRGB, Strict
+from byo.families.api import ColorDef, Strict, color_name
 
 SHAPES = ("cube", "sphere", "cylinder", "cone")
 COLORS = {  # CLEVR's palette, sRGB 0-255
@@ -40,11 +40,6 @@ ATTRIBUTE_READABLE_MAX_BLUR = 0.5
 
 
 MAX_OBJECTS = 100  # objects in a scene (CLEVR's own scenes hold 3 to 10)
-
-
-class ColorDef(Strict):
-    name: str
-    rgb: SRGB
 
 
 class ObjectConfig(Strict):
@@ -90,7 +85,7 @@ class ClevrContent(Strict):
     def _colors(cls, v):
         if not v:
             raise ValueError("at least one colour is needed")
-        names = [c if isinstance(c, str) else c.name for c in v]
+        names = [color_name(c) for c in v]
         for c in names:
             if isinstance(c, str) and c not in COLORS and not any(isinstance(d, ColorDef) and d.name == c for d in v):
                 raise ValueError(f"unknown colour {c!r}; expected one of {', '.join(COLORS)} or {{name, rgb}}")
@@ -157,7 +152,7 @@ def _color_table(content: ClevrContent) -> dict[str, tuple[float, float, float]]
 
 
 def _color_names(colors) -> list[str]:
-    return [c if isinstance(c, str) else c.name for c in colors]
+    return [color_name(c) for c in colors]
 
 
 # --- label splits (seed 004): held-out combinations; every single factor stays in training ---

@@ -1,6 +1,6 @@
 """CLEVR labels and their synonyms, for parsing answers."""
 
-from byo.families.base import domain
+from byo.families.api import domain
 
 VOCABULARY = (
     domain("clevr_color", gray="gray|grey|silver", red="red", blue="blue", green="green", brown="brown",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from byo.families.base import Answer, AnswerTable, Skip, multiple_choice
+from byo.families.api import Answer, AnswerTable, Skip, multiple_choice
 from byo.families.crest.motifs import labels, library
 from byo.families.crest.motifs.grammar import MODIFIERS, Crest, GrammarError
 

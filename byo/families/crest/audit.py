@@ -10,7 +10,7 @@ of such a crest, or a choice holding such a twin of the true crest, is not decid
 
 from __future__ import annotations
 
-from byo.audit.scene import AuditTable, Expected, IllPosed, MeasuredScene, letter_of
+from byo.families.api import AuditTable, Expected, IllPosed, MeasuredImage, letter_of
 from byo.families.crest.motifs import library
 from byo.families.crest.motifs.grammar import MODIFIERS, GrammarError
 from byo.families.crest.motifs.labels import parse_english, parse_kdl, parse_program
@@ -24,8 +24,8 @@ def _factors(crest) -> tuple:
     return tuple(crest.containers), crest.modifier, crest.motif
 
 
-def _recorded(scene: MeasuredScene) -> tuple | None:
-    c = scene.legend["extras"].get("crest", {})
+def _recorded(image: MeasuredImage) -> tuple | None:
+    c = image.legend["extras"].get("crest", {})
     if c.get("kind") != "composite":
         return None
     return tuple(c["containers"]), c["modifier"], c["motif"]
@@ -37,24 +37,24 @@ def _twins(a: tuple, b: tuple) -> bool:
             and bool({a[1], b[1]} & set(TURNED)) and not library.MOTIFS_BY_ID[a[2]].oriented)
 
 
-def _problem(scene: MeasuredScene, seen) -> IllPosed | None:
-    if _recorded(scene) is None:
+def _problem(image: MeasuredImage, seen) -> IllPosed | None:
+    if _recorded(image) is None:
         return IllPosed("not a composite crest")
-    if len(seen) != len(scene.objects):
-        return IllPosed(f"{len(scene.objects) - len(seen)} part(s) of the crest do not show")
+    if len(seen) != len(image.objects):
+        return IllPosed(f"{len(image.objects) - len(seen)} part(s) of the crest do not show")
     return None
 
 
 def _described(fn):
     """Questions about the whole crest: the arrangement must be told apart too."""
-    def checked(q, scene, seen):
-        problem = _problem(scene, seen)
+    def checked(q, image, seen):
+        problem = _problem(image, seen)
         if problem:
             return problem
-        containers, modifier, motif = _recorded(scene)
+        containers, modifier, motif = _recorded(image)
         if modifier in TURNED and not library.MOTIFS_BY_ID[motif].oriented:
             return IllPosed("a motif without an up direction: this arrangement looks like three stacked")
-        return fn(q, scene, seen)
+        return fn(q, image, seen)
 
     return checked
 
@@ -69,54 +69,54 @@ def _parsed(parser, text: str, truth: tuple) -> Expected:
 
 @AUDITS.key("describe_program")
 @_described
-def describe_program(q, scene, seen):
-    return _parsed(parse_program, q["answer"], _recorded(scene))
+def describe_program(q, image, seen):
+    return _parsed(parse_program, q["answer"], _recorded(image))
 
 
 @AUDITS.key("describe_kdl")
 @_described
-def describe_kdl(q, scene, seen):
-    return _parsed(parse_kdl, q["answer"], _recorded(scene))
+def describe_kdl(q, image, seen):
+    return _parsed(parse_kdl, q["answer"], _recorded(image))
 
 
 @AUDITS.key("describe_english")
 @_described
-def describe_english(q, scene, seen):
-    return _parsed(parse_english, q["answer"], _recorded(scene))
+def describe_english(q, image, seen):
+    return _parsed(parse_english, q["answer"], _recorded(image))
 
 
 @AUDITS.key("identify_container")
-def identify_container(q, scene, seen):
-    problem = _problem(scene, seen)
+def identify_container(q, image, seen):
+    problem = _problem(image, seen)
     if problem:
         return problem
-    containers = _recorded(scene)[0]
+    containers = _recorded(image)[0]
     return Expected(library.CONTAINERS_BY_ID[containers[0]].en if containers else "none")
 
 
 @AUDITS.key("identify_modifier")
 @_described
-def identify_modifier(q, scene, seen):
+def identify_modifier(q, image, seen):
     """Answers: once, peeking, bean, three stacked, three bottoms-together, three heads-together."""
     word = q["answer"].replace(" ", "_").replace("-", "_")
     said = "none" if word == "once" else word if word in MODIFIERS else word.removeprefix("three_")
-    truth = _recorded(scene)[1]
+    truth = _recorded(image)[1]
     return Expected(q["answer"] if said == truth else f"<the arrangement {truth}>")
 
 
 @AUDITS.key("identify_motif")
-def identify_motif(q, scene, seen):
-    problem = _problem(scene, seen)
+def identify_motif(q, image, seen):
+    problem = _problem(image, seen)
     if problem:
         return problem
-    truth = library.MOTIFS_BY_ID[_recorded(scene)[2]].en
+    truth = library.MOTIFS_BY_ID[_recorded(image)[2]].en
     return letter_of(q, [option == truth for option in q["choices"]])
 
 
 @AUDITS.key("crest_choice")
 @_described
-def crest_choice(q, scene, seen):
-    truth = _recorded(scene)
+def crest_choice(q, image, seen):
+    truth = _recorded(image)
     options = []
     for text in q["choices"]:
         try:
@@ -128,14 +128,14 @@ def crest_choice(q, scene, seen):
     return letter_of(q, [o == truth for o in options])
 
 
-def check_parts(scene: MeasuredScene) -> list[tuple[str, str]]:
+def check_parts(image: MeasuredImage) -> list[tuple[str, str]]:
     """The parts the legend lists are those the crest draws: its containers, and one motif copy or
     three for the stacked arrangements; extras.arrangement_ambiguous as the motif's orientation says."""
-    truth = _recorded(scene)
+    truth = _recorded(image)
     if truth is None:
         return []
     containers, modifier, motif = truth
-    kinds = [o.kind for o in scene.objects]
+    kinds = [o.kind for o in image.objects]
     problems = []
     if kinds.count("container") != len(containers):
         problems.append(("objects", f"{kinds.count('container')} container parts for {len(containers)} containers"))
@@ -143,8 +143,8 @@ def check_parts(scene: MeasuredScene) -> list[tuple[str, str]]:
     if kinds.count("motif") != copies:
         problems.append(("objects", f"{kinds.count('motif')} motif parts, the {modifier} arrangement draws {copies}"))
     ambiguous = modifier in TURNED and not library.MOTIFS_BY_ID[motif].oriented
-    if scene.legend["extras"].get("arrangement_ambiguous") != ambiguous:
-        problems.append(("extras.arrangement_ambiguous", f"{scene.legend['extras'].get('arrangement_ambiguous')}, "
+    if image.legend["extras"].get("arrangement_ambiguous") != ambiguous:
+        problems.append(("extras.arrangement_ambiguous", f"{image.legend['extras'].get('arrangement_ambiguous')}, "
                                                          f"the motif's orientation gives {ambiguous}"))
     return problems
 

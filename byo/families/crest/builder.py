@@ -11,24 +11,13 @@ import numpy as np
 from mathutils import Vector
 
 from byo.blender.materials import linear_rgb, principled_material
-from byo.blender.meshes import data_object, mesh_object
+from byo.blender.meshes import box_object, data_object, mesh_object
+from byo.families.api import SceneSpec
 from byo.families.crest.model import layer_offset, layers_from_record
 from byo.families.crest.motifs import carriers
 from byo.families.crest.motifs.mesh import triangulate
-from byo.spec import SceneSpec
 
 CELL = 0.08  # canvas units: longest triangle side on a curved carrier is about CELL * sqrt(2)
-
-
-def _box(scene, name: str, size, centre, material, bevel: float = 0.0) -> bpy.types.Object:
-    bm = bmesh.new()
-    bmesh.ops.create_cube(bm, size=1.0)
-    bmesh.ops.scale(bm, vec=size, verts=bm.verts)
-    if bevel > 0:
-        bmesh.ops.bevel(bm, geom=list(bm.edges) + list(bm.verts), offset=bevel, segments=2, profile=0.5,
-                        affect="EDGES", clamp_overlap=True)
-    bmesh.ops.translate(bm, vec=centre, verts=bm.verts)
-    return mesh_object(scene, name, bm, material)
 
 
 def _cylinder(scene, name: str, radius: float, start, end, material, segments: int = 32) -> bpy.types.Object:
@@ -50,10 +39,10 @@ def _rotation_to(axis):
 def _plaque(scene, s: float, material, stand) -> None:
     d = carriers.PLAQUE
     base_h, height = d["base_height"] * s, d["height"] * s
-    _box(scene, "plaque", (d["width"] * s, d["thickness"] * s, height), (0, 0, base_h + height / 2), material,
-         bevel=0.03 * s)
-    _box(scene, "plaque_stand", (d["base_width"] * s, d["base_depth"] * s, base_h), (0, 0, base_h / 2), stand,
-         bevel=0.02 * s)
+    box_object(scene, "plaque", (d["width"] * s, d["thickness"] * s, height), (0, 0, base_h + height / 2), material,
+               bevel=0.03 * s)
+    box_object(scene, "plaque_stand", (d["base_width"] * s, d["base_depth"] * s, base_h), (0, 0, base_h / 2), stand,
+               bevel=0.02 * s)
 
 
 def _banner(scene, s: float, material, stand) -> None:

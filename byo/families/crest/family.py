@@ -22,8 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from byo.dataset import atomic_write_text
-from byo.families.base import Family, unseen
+from byo.families.api import (
+    Family,
+    PlacementError,
+    ResolvedSetup,
+    SceneObject,
+    atomic_write_text,
+    unseen,
+)
 from byo.families.crest.answers import ANSWERS
 from byo.families.crest.metrics import SCORING
 from byo.families.crest.model import CrestContent, colours, layer_offset, record
@@ -32,16 +38,18 @@ from byo.families.crest.motifs.grammar import Crest, Layer, component_layers, la
 from byo.families.crest.motifs.labels import component_labels
 from byo.families.crest.motifs.labels import labels as crest_labels
 from byo.families.crest.motifs.splits import part_of, random_part
-from byo.spec import PlacementError, SceneObject
-from byo.stage import ResolvedSetup
+from byo.families.crest.sheet import SHEETS
 
 
 class CrestFamily(Family):
     name = "crest"
-    package = "byo.families.crest"
     content_model = CrestContent
     template_file = "crest.yaml"
     answers = ANSWERS
+    design_keys = ("mode", "presentation", "container", "modifier", "motif", "containerless_probability",
+                   "nesting_depth", "carrier.kind", "size")
+    audit = "audit"
+    sheets = SHEETS
     answer_types = SCORING
     object_kinds = ("container", "motif")  # the layers of a crest
     default_scene: dict[str, Any] = {

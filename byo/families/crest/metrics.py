@@ -32,8 +32,7 @@ from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
 
-from byo.families.base import AnswerType
-from byo.stats import proportion
+from byo.families.api import AnswerType, Column, ReportTable, proportion
 
 _TOKEN = re.compile(r"(?<![\w:])([CXMcxm])\s?:\s?([A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*)")
 _RUN_GAP = re.compile(r"^[\s,;|>+\-]*$")
@@ -276,8 +275,27 @@ def measure(rows: list[dict], train: list[str]) -> list[dict]:
     return out
 
 
+TABLE = ReportTable(
+    name="crest", title="Crests",
+    definition="KamonBench: exact match after normalisation, CER / TER over parsed answers, factor accuracy, "
+               "motif separation, pair motif accuracy, collapsed motif groups, novel-combination slices",
+    note="KamonBench (seed 000). Exact match after normalisation; CER / TER over parsed answers; factor accuracy "
+         "(container over targets with a container); motif separation, pair motif accuracy and collapsed motif "
+         "groups over container-modifier contexts; slices by split part and by combinations never seen among the "
+         "training targets. The crest metrics' own intervals are Wilson intervals taking the questions as "
+         "independent.",
+    columns=(Column("slice", "slice", "text"), Column("n", "n", "int"), Column("parse rate", "parse_rate"),
+             Column("exact", "exact"),
+             Column("CER / TER", "error_rate", "num",
+                    note=lambda r: r["error_unit"] + (f", {r['excluded']} excl." if r["excluded"] else "")),
+             Column("container", "container_acc"), Column("modifier", "modifier_acc"), Column("motif", "motif_acc"),
+             Column("motif sep.", "motif_separation"), Column("pair motif", "pair_motif_accuracy"),
+             Column("collapsed", "collapsed_motif_groups")),
+    measure=measure)
+
+
 def _answer_type(name: str, find, fallback=None) -> AnswerType:
-    return AnswerType(find=find, fallback=fallback, measure=measure,
+    return AnswerType(find=find, fallback=fallback, table=TABLE,
                       correct=lambda value, truth: exact_match([value], [truth], name)[0])
 
 

@@ -7,10 +7,10 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from byo.families.api import SRGB, Strict
 from byo.families.crest.motifs import carriers, library
 from byo.families.crest.motifs.grammar import MODIFIERS, Crest, Layer, component_layers, layers
 from byo.families.crest.motifs.sampling import Sampler
-from byo.schema import SRGB, Strict
 
 LAYER_GAP = 0.002  # crest half-widths between stacked layers (containers drawn over motifs)
 SURFACE_GAP = 0.006  # crest half-widths between a 3D carrier's surface and the print

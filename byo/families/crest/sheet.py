@@ -1,4 +1,5 @@
-"""Labelled sheets of crests: the whole library, or a rendered crest dataset."""
+"""Labelled sheets of crests: the whole library, or a rendered crest dataset (`byo sheet crest`,
+`byo sheet crest-library`)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,22 @@ from pathlib import Path
 
 from PIL import Image
 
-from byo.dataset import RESOLVED_CONFIG, Layout
-from byo.errors import InputError
+from byo.families.api import (
+    RESOLVED_CONFIG,
+    InputError,
+    Layout,
+    Sheet,
+    SheetOption,
+    SheetRequest,
+    font,
+    grid,
+    read_json,
+    reading,
+    thumbnail,
+    wrap,
+)
 from byo.families.crest.motifs import library
 from byo.families.crest.motifs.raster import rasterize, to_image
-from byo.inputs import read_json, reading
-from byo.sheets import font, grid, thumbnail, wrap
 
 
 def component_lines(c: library.Component, width: int, japanese: bool) -> list[str]:
@@ -71,3 +82,25 @@ def dataset_sheet(root: str | Path, out: str | Path | None = None, *, columns: i
     with reading(resolved, "a resolved config"):
         title = f"{(meta.get('dataset') or {}).get('name') or layout.root.name}: {len(tiles)} crests"
     return grid(tiles, out or layout.root / "crest_sheet.png", columns, title)
+
+
+def _draw_dataset(request: SheetRequest) -> Path:
+    return dataset_sheet(request.target, request.output, columns=request.options["columns"])
+
+
+def _draw_library(request: SheetRequest) -> Path:
+    rendered = None if request.rendered is None else [image for image, _ in request.rendered]
+    return library_sheet(request.target, size=request.options["size"], columns=request.options["columns"],
+                         rendered=rendered)
+
+
+SHEETS = (
+    Sheet("crest", "labelled sheet of a rendered crest dataset", _draw_dataset,
+          options=(SheetOption("--columns", "images per row (without it: up to 6)"),),
+          output_help="default: DATASET/crest_sheet.png", alias="crest-sheet"),
+    Sheet("crest-library", "every crest motif and container, rendered flat", _draw_library, target="output",
+          options=(SheetOption("--size", "pixels per component", 160, minimum=16),
+                   SheetOption("--columns", "components per row", 10)),
+          configs=lambda options: library_configs(options["size"]),
+          preview_help="draw with the pure-Python rasterizer (no Blender)", alias="crest-library-sheet"),
+)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from byo.families.base import POSITION_WORDS, Answer, AnswerTable, Skip, multiple_choice, visible
+from byo.families.api import POSITION_WORDS, Answer, AnswerTable, Skip, multiple_choice, visible
 from byo.families.poker.faces import RANK_NAMES, RANKS, SUIT_NAMES, SUITS, card_name
 
 ANSWERS = AnswerTable()

@@ -9,10 +9,10 @@ import math
 import bmesh
 
 from byo.blender.materials import image_material, linear_rgb, principled_material
-from byo.blender.meshes import mesh_object
+from byo.blender.meshes import box_object, mesh_object
+from byo.families.api import SceneSpec
 from byo.families.poker import layout as lay
 from byo.families.poker.faces import texture_path
-from byo.spec import SceneSpec
 
 CORNER_SEGMENTS = 6
 CHIP_SEGMENTS = 32
@@ -70,14 +70,6 @@ def index_mesh(corner: str, width: float, height: float, thickness: float) -> bm
 def _place(obj, location, rotation: float, face_up: bool) -> None:
     obj.location = location
     obj.rotation_euler = (0.0, 0.0 if face_up else math.pi, math.radians(rotation))
-
-
-def _box(scene, name: str, x0: float, y0: float, x1: float, y1: float, z0: float, z1: float, material):
-    bm = bmesh.new()
-    bmesh.ops.create_cube(bm, size=1.0)
-    bmesh.ops.scale(bm, vec=(x1 - x0, y1 - y0, z1 - z0), verts=bm.verts)
-    bmesh.ops.translate(bm, vec=((x0 + x1) / 2, (y0 + y1) / 2, (z0 + z1) / 2), verts=bm.verts)
-    return mesh_object(scene, name, bm, material)
 
 
 def _chips(scene, name: str, attrs: dict, location, materials: dict, stripe):
@@ -156,7 +148,8 @@ def build(spec: SceneSpec, scene) -> dict[int, list]:
         elif o.kind == "player":
             x0, y0, x1, y1 = a["mat"]
             felt = principled_material(f"mat_{a['color']}", linear_rgb(a["rgb"]), 0.9)
-            built[o.id] = [_box(scene, o.name, x0, y0, x1, y1, 0.0, a["thickness"], felt)]
+            built[o.id] = [box_object(scene, o.name, (x1 - x0, y1 - y0, a["thickness"]),
+                                      ((x0 + x1) / 2, (y0 + y1) / 2, a["thickness"] / 2), felt)]
     for region in e.get("index_regions", []):
         o = cards[region["card"]]
         obj = mesh_object(scene, f"{o.name}_{region['corner']}", index_mesh(region["corner"], w, h, t),

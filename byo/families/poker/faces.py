@@ -22,7 +22,7 @@ import numpy as np
 import PIL
 from PIL import Image, ImageDraw, ImageFont
 
-from byo.dataset import atomic_write_bytes, png_bytes
+from byo.families.api import atomic_write_bytes, png_bytes
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("S", "H", "D", "C")

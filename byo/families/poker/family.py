@@ -15,14 +15,21 @@ from typing import Any
 import numpy as np
 from shapely.geometry import Polygon, box
 
-from byo.families.base import Family, visible
+from byo.families.api import (
+    Family,
+    PlacementError,
+    ResolvedSetup,
+    SceneObject,
+    SceneSpec,
+    color_name,
+    visible,
+)
 from byo.families.poker import layout as lay
 from byo.families.poker.answers import ANSWERS, cards_of, scene_info
 from byo.families.poker.faces import DECK, card_color, card_name
 from byo.families.poker.model import MAT_COLORS, PokerContent, chip_rgb, count_range
+from byo.families.poker.sheet import SHEETS
 from byo.families.poker.vocab import VOCABULARY
-from byo.spec import PlacementError, SceneObject, SceneSpec
-from byo.stage import ResolvedSetup
 
 HAND_CAPACITY = 5  # cards a hand can take when `total_cards` deals them
 OVERLAP_GAP = 0.006  # metres between the cards of an overlap row at factor 0
@@ -60,10 +67,12 @@ def _r(v: float, nd: int = 6) -> float:
 
 class PokerFamily(Family):
     name = "poker"
-    package = "byo.families.poker"
     content_model = PokerContent
     template_file = "poker.yaml"
     answers = ANSWERS
+    design_keys = ("players", "river")
+    audit = "audit"
+    sheets = SHEETS
     vocabulary = VOCABULARY
     object_kinds = ("card", "chip_pile", "player")
     default_scene: dict[str, Any] = {
@@ -280,7 +289,7 @@ class PokerFamily(Family):
     def _pile(c: PokerContent, owner: str, x: float, y: float, base: float, draw, place) -> dict:
         ch = c.chips
         n = _draw_count(ch.per_pile, draw)
-        names = [col if isinstance(col, str) else col.name for col in ch.colors]
+        names = [color_name(col) for col in ch.colors]
         if ch.mixed:
             colours = [names[int(k)] for k in draw.integers(len(names), size=n)]
         else:

@@ -18,8 +18,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
+from byo.families.api import ColorDef, Strict, custom_rgb, keyed_error
 from byo.families.poker.faces import CARD_ASPECT, normalize
-from byo.schema import Strict, keyed_error
 
 RawCount = int | tuple[int, int]
 MAX_MASK_ID = 255  # the instance-id mask is 8-bit
@@ -70,18 +70,6 @@ def _cards(cls, value: list[str]) -> list[str]:
     if doubles:
         raise ValueError(f"card {doubles[0]} is named twice; a scene is dealt from one deck")
     return cards
-
-
-class ColorDef(Strict):
-    name: str
-    rgb: tuple[float, float, float]
-
-    @field_validator("rgb")
-    @classmethod
-    def _rgb(cls, v):
-        if not all(0 <= c <= 1 for c in v):
-            raise ValueError("expected an sRGB colour as 3 numbers in [0, 1]")
-        return v
 
 
 class CardStyle(Strict):
@@ -320,8 +308,6 @@ class PokerContent(Strict):
 
 
 def chip_rgb(content: PokerContent, color: str) -> tuple[float, float, float]:
-    for c in content.chips.colors:
-        if isinstance(c, ColorDef) and c.name == color:
-            return c.rgb
-    return CHIP_COLORS[color]
+    own = custom_rgb(content.chips.colors, color)
+    return own if own is not None else CHIP_COLORS[color]
 

@@ -1,4 +1,5 @@
-"""The card sheet: all 52 faces and the backs, close up and labelled (docs/poker_cards.png)."""
+"""The card sheet: all 52 faces and the backs, close up and labelled (`byo sheet cards`,
+docs/poker_cards.png)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from pathlib import Path
 
 from PIL import Image
 
+from byo.families.api import Sheet, SheetOption, SheetRequest, grid
 from byo.families.poker.faces import BACKS, CARD_ASPECT, DECK, RANKS, SUITS, back, card_name, face
-from byo.sheets import grid
 
 MARGIN = 0.15  # grid cell margin, fraction of a card width
 
@@ -68,3 +69,19 @@ def card_sheet(out: str | Path, *, card_pixels: int = 200, rendered: list[Image.
     tiles = list(zip(images, labels(), strict=True))
     how = "rendered in Blender, top-down" if rendered else "textures as drawn"
     return grid(tiles, out, len(RANKS), f"BYO Render playing cards: 52 faces and {len(BACKS)} backs ({how})")
+
+
+def _draw(request: SheetRequest) -> Path:
+    pixels = request.options["card_pixels"]
+    size = tile_size(pixels)
+    rendered = None if request.rendered is None else [
+        card for image, legend in request.rendered for card in crop_cards(image, legend, size)]
+    return card_sheet(request.target, card_pixels=pixels, rendered=rendered)
+
+
+SHEETS = (
+    Sheet("cards", "the 52 playing-card faces and the backs, rendered close up", _draw, target="output",
+          options=(SheetOption("--card-pixels", "pixels per card width", 200, minimum=16),),
+          configs=lambda options: sheet_configs(options["card_pixels"]),
+          preview_help="the textures as drawn (no Blender)", alias="card-sheet"),
+)

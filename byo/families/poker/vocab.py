@@ -1,7 +1,7 @@
 """Poker labels and their synonyms, for parsing answers: the players' mat colours (the answer
 to "which player holds the most cards?")."""
 
-from byo.families.base import domain
+from byo.families.api import domain
 
 VOCABULARY = (
     domain("mat_color", red="red|scarlet|crimson", blue="blue|navy", yellow="yellow|gold|golden",

@@ -7,6 +7,8 @@ import re
 from byo.score import text
 from byo.score.parse.model import Mention, ParseContext
 
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")  # a card code's rank, then...
+SUITS = ("S", "H", "D", "C")  # ...its suit
 RANK_WORDS = {"ace": "A", "king": "K", "queen": "Q", "jack": "J", "ten": "10", "nine": "9", "eight": "8",
               "seven": "7", "six": "6", "five": "5", "four": "4", "three": "3", "two": "2", "deuce": "2"}
 SUIT_WORDS = {"spade": "S", "heart": "H", "diamond": "D", "club": "C"}

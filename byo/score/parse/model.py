@@ -28,7 +28,7 @@ class ParseContext:
     prompt: str = ""
     preprompt: str = "neutral"
     choices: list[str] | None = None
-    domain: Domain | None = None  # labels of a label / label_set / crest_english / crest_kdl question
+    domain: Domain | None = None  # labels of a label / label_set question or of a family's own answer type
 
     @property
     def cot(self) -> bool:

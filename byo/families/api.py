@@ -1,0 +1,84 @@
+"""The contract a scene family is written against: everything a family package may use of byo.
+
+A family package (`byo/families/<name>/`, or a package of its own registered through the
+`byo.families` entry point) imports only this module, its own modules and, in its builder
+module alone, the Blender toolkit `byo.blender`. `make lint` checks it (lint/family_contract.py);
+docs/write_a_family.md walks through a family written this way (examples/toy_family/).
+
+What is here, by the part of a family that uses it:
+
+- the family itself: `Family` and the parts it declares (`Sheet`, `SheetOption`,
+  `SheetRequest`; `ReportTable` and `Column` for its answer types' metrics), `SceneObject` and
+  `PlacementError` for `sample`, `SceneSpec` for the builder, `ResolvedSetup` (the camera,
+  lights, table... as applied), `CATALOG`;
+- content models: `Strict`, `SRGB`, `ColorDef` (a user's own colour) with `color_name` and
+  `custom_rgb`, `keyed_error`, `left_out_when_none`, asset packs (`find_pack`, `PackError`);
+- answers: `Answer`, `Skip`, `AnswerTable`, `AnswerType` and the helpers answer functions share;
+- vocabulary: `domain`;
+- the audit kit: `MeasuredImage`, `Seen`, `AuditTable`, `Expected`, `IllPosed`, `letter_of`
+  and the visibility bands `SHOWN`, `EDGE`, `UNSEEN`;
+- files and sheets: `atomic_write_text`, `atomic_write_bytes`, `png_bytes`, `Layout`,
+  `RESOLVED_CONFIG`, the sheet grid (`grid`, `thumbnail`, `wrap`, `font`); checked reads
+  (`read_json`, `reading`, and `InputError` for a damaged file);
+- statistics: `proportion` (a share with its Wilson interval).
+"""
+
+from byo.assets import PackError, find_pack
+from byo.dataset import RESOLVED_CONFIG, Layout, atomic_write_bytes, atomic_write_text, png_bytes
+from byo.errors import InputError
+from byo.families.audit_kit import (
+    EDGE,
+    SHOWN,
+    UNSEEN,
+    AuditTable,
+    Expected,
+    IllPosed,
+    MeasuredImage,
+    Seen,
+    letter_of,
+)
+from byo.families.base import (
+    CATALOG,
+    POSITION_WORDS,
+    Answer,
+    AnswerTable,
+    AnswerType,
+    Column,
+    Family,
+    ReportTable,
+    Sheet,
+    SheetOption,
+    SheetRequest,
+    Skip,
+    blur_px,
+    box_size,
+    domain,
+    multiple_choice,
+    plural,
+    unseen,
+    view_elevation,
+    visible,
+)
+from byo.inputs import read_json, reading
+from byo.schema import (
+    SRGB,
+    ColorDef,
+    Strict,
+    color_name,
+    custom_rgb,
+    keyed_error,
+    left_out_when_none,
+)
+from byo.setup_model import ResolvedSetup
+from byo.sheets import font, grid, thumbnail, wrap
+from byo.spec import PlacementError, SceneObject, SceneSpec
+from byo.stats import proportion
+
+__all__ = [
+    "CATALOG", "EDGE", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
+    "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "InputError", "Layout",
+    "MeasuredImage", "PackError", "PlacementError", "ReportTable", "ResolvedSetup", "SceneObject", "SceneSpec",
+    "Seen", "Sheet", "SheetOption", "SheetRequest", "Skip", "Strict", "atomic_write_bytes", "atomic_write_text", "blur_px", "box_size", "color_name", "custom_rgb", "domain",
+    "find_pack", "font", "grid", "keyed_error", "left_out_when_none", "letter_of", "multiple_choice", "plural",
+    "png_bytes", "proportion", "read_json", "reading", "thumbnail", "unseen", "view_elevation", "visible", "wrap",
+]

@@ -1,0 +1,166 @@
+"""The audit kit a family's audit module is written with (re-exported by byo.families.api): a
+rendered image as the audit sees it, every object's identity from the legend, and whether, where
+and how big it shows from the instance mask and the camera projection, measured again here; the
+verdicts and the table of audit functions. `byo audit` (byo/audit/run.py) uses it.
+
+This module and the family audits (`<family package>.audit`) never use the question generator's
+answer functions or the legend's own visibility and position fields: a wrong field must not
+make a wrong answer look right.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from byo.camera import Projector, defocus_diameter_px
+from byo.setup_model import ResolvedSetup
+
+SHOWN, EDGE, UNSEEN = "visible", "ambiguous", "hidden"
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One object: who it is (legend) and how it shows (mask, projection)."""
+
+    id: int
+    kind: str
+    attributes: dict[str, Any]
+    location: tuple[float, float, float]
+    rotation: float  # degrees about the vertical, from the legend
+    pixels: int  # mask pixels carrying its id
+    box: tuple[int, int, int, int] | None  # [x0, y0, x1, y1), from the mask
+    centre: tuple[float, float, float]  # projected centre: pixel x, pixel y, depth (m)
+    status: str  # SHOWN, EDGE or UNSEEN, from `pixels` and the band
+
+    @property
+    def height_px(self) -> int:
+        return 0 if self.box is None else self.box[3] - self.box[1]
+
+    @property
+    def width_px(self) -> int:
+        return 0 if self.box is None else self.box[2] - self.box[0]
+
+
+@dataclass
+class MeasuredImage:
+    legend: dict[str, Any]
+    mask: np.ndarray
+    setup: ResolvedSetup
+    objects: list[Seen] = field(default_factory=list)
+
+    @classmethod
+    def measure(cls, legend: dict, mask: np.ndarray) -> MeasuredImage:
+        setup = ResolvedSetup.model_validate(legend["setup"])
+        image = cls(legend, mask, setup)
+        for o in legend["objects"]:
+            ids = [o["id"], *image.part_ids(o["id"])]  # an object's pixels include its parts' (own mask ids)
+            n = int(sum(image.pixel_counts[i] for i in ids))
+            box = None
+            if n:
+                ys, xs = np.nonzero(np.isin(mask, ids))
+                box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
+            centre = tuple(float(v) for v in image.projector.project([o["location"]])[0])
+            image.objects.append(Seen(o["id"], o["kind"], o["attributes"], tuple(o["location"]), o["rotation"], n,
+                                      box, centre, image.status(n)))
+        return image
+
+    def part_ids(self, owner: int) -> list[int]:
+        """Mask ids of the object's parts (a family's mask_parts, listed in the legend's `parts`)."""
+        return [p["id"] for p in self.legend.get("parts", []) if p["object"] == owner]
+
+    @cached_property
+    def pixel_counts(self) -> np.ndarray:
+        """Mask pixels of each id (0-255)."""
+        return np.bincount(self.mask.ravel(), minlength=256)
+
+    @cached_property
+    def projector(self) -> Projector:
+        return self.setup.projector()
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.setup.resolution
+
+    def status(self, pixels: int) -> str:
+        """The band the legend's setup states: shown from min_visible_pixels, unseen below
+        hidden_below_pixels, ambiguous in between."""
+        if pixels >= self.setup.min_visible_pixels:
+            return SHOWN
+        return UNSEEN if pixels < self.setup.hidden_below_pixels else EDGE
+
+    def with_status(self, status: str) -> list[Seen]:
+        return [o for o in self.objects if o.status == status]
+
+    def project(self, points) -> np.ndarray:
+        return self.projector.project(points)
+
+    def in_frame(self, points) -> bool:
+        px = self.project(points)
+        w, h = self.size
+        return bool(np.all((px[:, 2] > 0) & (px[:, 0] >= 0) & (px[:, 0] <= w) & (px[:, 1] >= 0) & (px[:, 1] <= h)))
+
+    def blur_px(self, o: Seen) -> float:
+        b, cam = self.setup.blur, self.setup.camera
+        if not b.enabled:
+            return 0.0
+        return float(defocus_diameter_px(o.centre[2], focal_length=cam.focal_length, sensor_width=cam.sensor_width,
+                                         fstop=b.fstop, focus_distance=b.focus_distance, resolution=self.size))
+
+    def elevation_to(self, point) -> float:
+        """Degrees above the horizon of the camera's line of sight to `point`."""
+        cam = self.setup.camera
+        if cam.projection == "orthographic":
+            return cam.elevation
+        d = np.subtract(cam.location, point)
+        return math.degrees(math.atan2(d[2], math.hypot(d[0], d[1])))
+
+
+# --- verdicts -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Expected:
+    """The answer the pixels give."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class IllPosed:
+    """The image does not decide the question."""
+
+    reason: str
+
+
+Finding = Expected | IllPosed
+# question (a questions.jsonl row), the measured image, the objects taken as seen -> a finding.
+# The audit calls it once with the visible objects and again with every choice of the objects
+# in the ambiguous band added: a question whose finding changes is ill-posed.
+AuditFn = Callable[[dict, MeasuredImage, list[Seen]], Finding]
+# The measured image -> problems with the legend's family fields, as (field, what is wrong).
+LegendCheck = Callable[[MeasuredImage], list[tuple[str, str]]]
+
+
+class AuditTable(dict[str, AuditFn]):
+    """Question key -> audit function; `@table.key("count_pieces")` adds one."""
+
+    def key(self, *names: str) -> Callable[[AuditFn], AuditFn]:
+        def register(fn: AuditFn) -> AuditFn:
+            for name in names:
+                self[name] = fn
+            return fn
+
+        return register
+
+
+def letter_of(question: dict, truths: list[bool]) -> Finding:
+    """A multiple-choice answer: the letter of the one true option, or ill-posed."""
+    true = [k for k, t in enumerate(truths) if t]
+    if len(true) != 1:
+        return IllPosed(f"{len(true)} options are true of the image: "
+                        + (", ".join(question["choices"][k] for k in true) or "none"))
+    return Expected("ABCDEFGHIJKLMNOPQRSTUVWXYZ"[true[0]])

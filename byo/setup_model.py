@@ -1,0 +1,436 @@
+"""The setup model, pure Python: the family-independent part of a scene (camera, lighting, blur,
+table, floor, background, resolution, render). byo/blender/setup_builder.py builds it in Blender.
+
+Two layers per part: a config model (what a user writes, presets allowed) and a resolved
+model (plain numbers, as applied to the render and recorded in the legend). Presets follow
+BYO-Eval appendix D.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+from pydantic import Field, field_validator, model_validator
+
+from byo import camera as camera_math
+from byo.assets import PackError, find_pack
+from byo.schema import SRGB, Strict, left_out_when_none, srgb
+
+# --- presets (BYO-Eval appendix D) -------------------------------------------------------
+CAMERA_DISTANCE = {"low": 1.0, "medium": 3.0, "high": 5.0}  # metres from the scene centre
+CAMERA_ELEVATION = {"none": 90.0, "low": 80.0, "medium": 60.0, "high": 30.0}  # degrees above horizon
+LIGHTING = {"very_low": 0.3, "low": 0.6, "medium": 1.0, "high": 1.5, "very_high": 2.0}
+BLUR_FSTOP = {"none": None, "very_low": 9.0, "low": 4.0, "medium": 2.0, "high": 1.0, "very_high": 0.5}
+TABLE_TEXTURE = ("low", "medium", "high")  # texture entropy: plain / noise / layered noise + bump
+RESOLUTION = {"low": (640, 480), "medium": (1280, 720), "high": (1920, 1080)}
+TABLE_PALETTE = {  # low-entropy table colours of appendix D.1.3
+    "light_gray": (0.8, 0.8, 0.8),
+    "medium_gray": (0.6, 0.6, 0.6),
+    "dark_gray": (0.4, 0.4, 0.4),
+    "light_wood": (0.8, 0.7, 0.6),
+    "medium_wood": (0.6, 0.5, 0.4),
+    "dark_wood": (0.4, 0.3, 0.2),
+}
+BASE_LIGHT_POWER = {"key": 400.0, "fill": 200.0, "back": 300.0}  # watts at 8 m, preset "medium"
+LIGHT_REFERENCE_DISTANCE = 8.0
+
+RGB = tuple[float, float, float]
+
+
+def _preset_or_number(value, table: dict, what: str):
+    if isinstance(value, bool):
+        raise ValueError(f"expected a {what} preset ({', '.join(table)}) or a number")
+    if isinstance(value, str) and value not in table:
+        raise ValueError(f"unknown {what} preset {value!r}; expected one of {', '.join(table)} or a number")
+    return value
+
+
+
+# --- config models ------------------------------------------------------------------------
+class Jitter(Strict):
+    """Seeded uniform jitter, as a fraction of the value (distance, elevation) or degrees (azimuth)."""
+
+    distance: float = Field(0.0, ge=0.0, le=0.9)
+    elevation: float = Field(0.0, ge=0.0, le=0.9)
+    azimuth: float = Field(0.0, ge=0.0, le=180.0)
+
+
+class CameraConfig(Strict):
+    distance: float | str = "medium"
+    elevation: float | str = "medium"
+    azimuth: float = 0.0
+    focal_length: float = Field(50.0, gt=0)
+    sensor_width: float = Field(36.0, gt=0)
+    projection: Literal["perspective", "orthographic"] = "perspective"
+    ortho_scale: float = Field(2.0, gt=0)  # orthographic: metres spanned by the larger image side
+    target: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    jitter: Jitter = Jitter()
+
+    @field_validator("distance")
+    @classmethod
+    def _distance(cls, v):
+        v = _preset_or_number(v, CAMERA_DISTANCE, "camera distance")
+        if not isinstance(v, str) and v <= 0:
+            raise ValueError("camera distance must be positive")
+        return v
+
+    @field_validator("elevation")
+    @classmethod
+    def _elevation(cls, v):
+        v = _preset_or_number(v, CAMERA_ELEVATION, "camera elevation")
+        if not isinstance(v, str) and not 0.0 < v <= 90.0:
+            raise ValueError("camera elevation must be in (0, 90] degrees above the horizon")
+        return v
+
+
+class LightingConfig(Strict):
+    intensity: float | str = "medium"
+    key_power: float = Field(BASE_LIGHT_POWER["key"], ge=0)
+    fill_power: float = Field(BASE_LIGHT_POWER["fill"], ge=0)
+    back_power: float = Field(BASE_LIGHT_POWER["back"], ge=0)
+    jitter: float = Field(0.0, ge=0.0, le=0.9)  # fractional power jitter per light
+
+    @field_validator("intensity")
+    @classmethod
+    def _intensity(cls, v):
+        v = _preset_or_number(v, LIGHTING, "lighting")
+        if not isinstance(v, str) and v < 0:
+            raise ValueError("lighting multiplier must be >= 0")
+        return v
+
+
+# Blur is a defocus of the whole scene: by default the camera focuses in front of it, at this
+# fraction of its distance to the target, so that everything on the table is out of focus by
+# about the same amount and each f-stop preset blurs visibly more than the previous one.
+DEFAULT_FOCUS_FRACTION = 0.5
+
+
+class BlurConfig(Strict):
+    fstop: float | str | None = "none"
+    # metres from the camera; default DEFAULT_FOCUS_FRACTION x the camera's distance to its target
+    focus_distance: float | None = Field(None, gt=0)
+
+    @field_validator("fstop")
+    @classmethod
+    def _fstop(cls, v):
+        if v is None:
+            return "none"
+        v = _preset_or_number(v, BLUR_FSTOP, "blur")
+        if not isinstance(v, str) and v <= 0:
+            raise ValueError("f-stop must be positive")
+        return v
+
+
+class TableImage(Strict):
+    """An image from an asset pack of kind table_texture, repeated across the table top."""
+
+    pack: str  # the pack's name or folder
+    texture: str | None = None  # one of its textures; None: each image draws one (seeded)
+
+    @model_validator(mode="after")
+    def _check(self):
+        try:
+            textures = find_pack(self.pack, "table_texture").manifest.textures
+        except PackError as err:
+            raise ValueError(str(err)) from None
+        if self.texture is not None and self.texture not in textures:
+            raise ValueError(f"table texture pack {self.pack!r} has no texture {self.texture!r}; "
+                             f"expected one of {', '.join(textures)}")
+        return self
+
+
+class TableConfig(Strict):
+    enabled: bool = True
+    shape: Literal["rectangular", "circular", "elliptic"] = "rectangular"
+    length: float = Field(2.0, gt=0)  # along x
+    width: float = Field(1.2, gt=0)  # along y
+    thickness: float = Field(0.04, gt=0)
+    height: float = Field(0.75, ge=0)  # table top above the floor
+    texture: Literal["low", "medium", "high"] = "low"
+    color: str | tuple[float, ...] = "medium_wood"  # palette name, RGB, or "random" (seeded palette pick)
+    roughness: float = Field(0.6, ge=0, le=1)
+    image: TableImage | None = None  # an image instead of the colour and the texture noise
+
+    @model_validator(mode="after")
+    def _image_or_texture(self):
+        if self.image is not None and "texture" in self.model_fields_set and self.texture != "low":
+            raise ValueError("table.image replaces the texture noise: leave texture at low, or drop image")
+        return self
+
+    @field_validator("color")
+    @classmethod
+    def _color(cls, v):
+        if isinstance(v, str):
+            if v not in TABLE_PALETTE and v != "random":
+                raise ValueError(f"unknown table colour {v!r}; expected one of {', '.join(TABLE_PALETTE)}, "
+                                 "random or RGB")
+            return v
+        return srgb(v)
+
+
+class FloorConfig(Strict):
+    enabled: bool = True
+    color: SRGB = (0.35, 0.35, 0.35)
+    roughness: float = Field(0.8, ge=0, le=1)
+
+
+class BackgroundConfig(Strict):
+    color: SRGB = (0.5, 0.5, 0.5)
+    strength: float = Field(0.3, ge=0)
+
+
+class ResolutionConfig(Strict):
+    width: int = Field(gt=0, le=8192)
+    height: int = Field(gt=0, le=8192)
+
+
+# Quality presets (render.quality): for each, the cheapest Cycles settings measured to reach its
+# target against 1024-sample references of every family's representative scene (mean PSNR / SSIM
+# per family: draft 40 dB / 0.99, standard 45 dB / 0.995, final 50 dB). bench/quality.py
+# measures them; docs/quality_presets.md has the figures. Light paths stay at the defaults
+# (bounces 4/3/3, indirect clamp 10, caustics): cutting them saved no time and biased metals.
+# Keys a config sets itself override its preset's.
+QUALITY = {
+    "draft": {"samples": 8, "adaptive_threshold": None, "adaptive_min_samples": 0, "denoise_prefilter": "fast"},
+    "standard": {"samples": 16, "adaptive_threshold": 0.05, "adaptive_min_samples": 2,
+                 "denoise_prefilter": "accurate"},
+    "final": {"samples": 256, "adaptive_threshold": 0.01, "adaptive_min_samples": 8, "denoise_prefilter": "accurate"},
+}
+
+
+class RenderConfig(Strict):
+    engine: Literal["cycles", "workbench"] = "cycles"
+    # Cycles' device: gpu takes the first backend with a device (OptiX, CUDA, HIP, Metal, oneAPI)
+    # and fails without one; auto falls back to the CPU. The legend records what was used.
+    device: Literal["cpu", "gpu", "auto"] = "cpu"
+    quality: Literal["draft", "standard", "final"] = "standard"
+    # The keys below default to the quality preset's values (QUALITY); set, they override it.
+    samples: int = Field(64, ge=1, le=4096)
+    adaptive_threshold: float | None = Field(0.01, ge=0)  # None disables adaptive sampling
+    adaptive_min_samples: int = Field(0, ge=0, le=4096)  # before a pixel may stop; 0: Cycles picks
+    denoise: Literal["auto", "on", "off"] = "auto"
+    denoise_prefilter: Literal["none", "fast", "accurate"] = "accurate"  # of OIDN's albedo and normal guides
+    denoise_quality: Literal["high", "balanced", "fast"] = "high"  # OIDN's (Blender 4.1 on; earlier: high)
+    light_tree: bool = True  # Cycles' light tree (Blender 4.0 on)
+    clamp_indirect: float = Field(10.0, ge=0)  # 0: no clamping of indirect light
+    caustics: bool = True
+    max_bounces: int = Field(4, ge=0, le=1024)  # Cycles' own limit
+    diffuse_bounces: int = Field(3, ge=0, le=1024)  # Cycles' own limit
+    glossy_bounces: int = Field(3, ge=0, le=1024)  # Cycles' own limit
+    transparent_bounces: int = Field(8, ge=0, le=1024)  # Cycles' own limit
+    filter_width: float = Field(1.5, ge=0.01, le=10)
+    view_transform: Literal["Standard", "Filmic", "AgX"] = "Standard"
+    dither: float = Field(1.0, ge=0, le=2)  # 0: no noise before 8-bit quantization (exact flat colours)
+    workbench_lighting: Literal["studio", "flat"] = "studio"  # flat: unlit material colours (2D art)
+    workbench_aa: Literal["off", "fxaa", "5", "8", "11", "16", "32"] = "8"  # samples; off: crisp edges
+    # An object counts as visible with at least this many mask pixels (default: the fraction of
+    # the image below; 200 px at 320x240, as in CLEVR).
+    min_visible_pixels: int | None = Field(None, ge=1, le=8192 * 8192)
+    min_visible_fraction: float = Field(200 / (320 * 240), gt=0, lt=1)
+    # The visibility band: below this fraction of the threshold an object is hidden (it enters no
+    # answer); between the two it is ambiguous (a person may or may not see it), and the scene is
+    # placed again (resample) or the questions that depend on it are not asked (flag).
+    hidden_fraction: float = Field(0.25, ge=0, le=1)
+    # What to do when an object is below the threshold: place the scene again (bounded), or keep
+    # it and mark the object `visible: false` in the legend.
+    on_hidden: Literal["resample", "flag"] = "resample"
+    max_visibility_attempts: int = Field(20, ge=1, le=1000)
+    # Dense ground truth written next to each image (passes/NAME.KIND.npy), and the camera's
+    # intrinsics and extrinsics in the legend; off (None) by default. Cycles only.
+    passes: list[Literal["depth", "normal", "albedo", "object_ids"]] | None = None
+
+    _serialize = left_out_when_none("passes")  # legends without passes stay as they were
+
+    @model_validator(mode="after")
+    def _passes(self):
+        if self.passes is not None:
+            if len(set(self.passes)) != len(self.passes):
+                raise ValueError("render.passes: each pass once")
+            if self.engine != "cycles" and self.passes:
+                raise ValueError("render.passes needs render.engine cycles (Workbench has no data passes)")
+        return self
+
+    @model_validator(mode="after")
+    def _quality_preset(self):
+        for key, value in QUALITY[self.quality].items():
+            if key not in self.model_fields_set:
+                self.__dict__[key] = value
+        return self
+
+
+class SetupConfig(Strict):
+    """The family-independent part of a scene."""
+
+    camera: CameraConfig = CameraConfig()
+    lighting: LightingConfig = LightingConfig()
+    blur: BlurConfig = BlurConfig()
+    table: TableConfig = TableConfig()
+    floor: FloorConfig = FloorConfig()
+    background: BackgroundConfig = BackgroundConfig()
+    resolution: str | ResolutionConfig | tuple[int, int] = "low"
+    render: RenderConfig = RenderConfig()
+
+    @field_validator("resolution")
+    @classmethod
+    def _resolution(cls, v):
+        if isinstance(v, str):
+            return _preset_or_number(v, RESOLUTION, "resolution")
+        if isinstance(v, tuple):
+            return ResolutionConfig(width=v[0], height=v[1])
+        return v
+
+    @model_validator(mode="after")
+    def _observable(self):
+        """Options Workbench cannot show are errors, not silently inert levels: its studio light
+        ignores the scene's lights, it draws no node textures, and its depth of field drops small blurs."""
+        if self.render.engine != "workbench":
+            return self
+        inert = [f"lighting.{k}" for k, v in self.lighting if v != LightingConfig.model_fields[k].default]
+        if self.blur.fstop not in ("none", None):
+            inert.append("blur.fstop")
+        if self.table.texture != "low":
+            inert.append("table.texture")
+        if inert:
+            raise ValueError(f"{', '.join(inert)}: no effect under render.engine workbench (it ignores the "
+                             "scene's lights, node textures and small blurs); use render.engine cycles")
+        return self
+
+
+# --- resolved models ----------------------------------------------------------------------
+class ResolvedCamera(Strict):
+    distance: float
+    elevation: float
+    azimuth: float
+    focal_length: float
+    sensor_width: float
+    projection: Literal["perspective", "orthographic"] = "perspective"
+    ortho_scale: float = 2.0
+    target: tuple[float, float, float]
+    location: tuple[float, float, float]
+
+
+class ResolvedLight(Strict):
+    name: Literal["key", "fill", "back"]
+    power: float
+    location: tuple[float, float, float]
+    size: float
+
+
+class ResolvedBlur(Strict):
+    enabled: bool
+    fstop: float | None
+    focus_distance: float | None
+
+
+class ResolvedTableImage(Strict):
+    pack: str
+    texture: str
+    size: tuple[float, float]  # metres one copy of the image covers
+
+
+class ResolvedTable(Strict):
+    enabled: bool
+    shape: str
+    length: float
+    width: float
+    thickness: float
+    height: float
+    texture: str
+    color: RGB
+    roughness: float
+    image: ResolvedTableImage | None = None
+
+    _serialize = left_out_when_none("image")  # legends of tables without an image stay as they were
+
+
+class ResolvedSetup(Strict):
+    camera: ResolvedCamera
+    lighting_multiplier: float
+    lights: list[ResolvedLight]
+    blur: ResolvedBlur
+    table: ResolvedTable
+    floor: FloorConfig
+    background: BackgroundConfig
+    resolution: tuple[int, int]
+    render: RenderConfig
+    min_visible_pixels: int  # visible from this many mask pixels...
+    hidden_below_pixels: int  # ...hidden below this many; ambiguous in between
+    floor_z: float
+
+    def projector(self) -> camera_math.Projector:
+        c = self.camera
+        return camera_math.Projector(
+            location=c.location, target=c.target, azimuth=c.azimuth,
+            focal_length=c.focal_length, sensor_width=c.sensor_width, resolution=self.resolution,
+            ortho_scale=c.ortho_scale if c.projection == "orthographic" else None,
+        )
+
+
+def _table_image(image: TableImage | None, rng: np.random.Generator) -> ResolvedTableImage | None:
+    """The texture, drawn after every other setup draw when the config leaves it to each image."""
+    if image is None:
+        return None
+    textures = find_pack(image.pack, "table_texture").manifest.textures
+    name = image.texture or list(textures)[int(rng.integers(len(textures)))]
+    return ResolvedTableImage(pack=image.pack, texture=name, size=textures[name].size)
+
+
+def _r(x: float, nd: int = 6) -> float:
+    return float(round(float(x), nd))
+
+
+def resolve_setup(cfg: SetupConfig, rng: np.random.Generator) -> ResolvedSetup:
+    """Turn presets into numbers and draw the seeded jitter. Pure Python; no bpy."""
+    cam = cfg.camera
+    distance = CAMERA_DISTANCE[cam.distance] if isinstance(cam.distance, str) else float(cam.distance)
+    elevation = CAMERA_ELEVATION[cam.elevation] if isinstance(cam.elevation, str) else float(cam.elevation)
+    # Always draw the same number of values so that enabling one jitter never shifts the others.
+    u = rng.uniform(-1.0, 1.0, size=3)
+    distance *= 1.0 + cam.jitter.distance * u[0]
+    elevation = min(90.0, elevation * (1.0 + cam.jitter.elevation * u[1]))
+    azimuth = (cam.azimuth + cam.jitter.azimuth * u[2]) % 360.0
+    location = camera_math.orbit_location(cam.target, distance, elevation, azimuth)
+    camera = ResolvedCamera(
+        distance=_r(distance), elevation=_r(elevation), azimuth=_r(azimuth),
+        focal_length=cam.focal_length, sensor_width=cam.sensor_width, projection=cam.projection,
+        ortho_scale=cam.ortho_scale, target=cam.target, location=tuple(_r(v) for v in location),
+    )
+
+    light = cfg.lighting
+    multiplier = LIGHTING[light.intensity] if isinstance(light.intensity, str) else float(light.intensity)
+    light_u = rng.uniform(-1.0, 1.0, size=3)
+    radius = max(2.0, 1.2 * distance)
+    falloff = (radius / LIGHT_REFERENCE_DISTANCE) ** 2
+    # Three-point rig that turns with the camera: key front-left, fill front-right, back light behind.
+    rig = {"key": (-45.0, 50.0), "fill": (50.0, 30.0), "back": (180.0, 60.0)}
+    base = {"key": light.key_power, "fill": light.fill_power, "back": light.back_power}
+    lights = []
+    for i, (name, (d_az, el)) in enumerate(rig.items()):
+        loc = camera_math.orbit_location(cam.target, radius, el, azimuth + d_az)
+        power = base[name] * multiplier * falloff * (1.0 + light.jitter * light_u[i])
+        lights.append(ResolvedLight(name=name, power=_r(power, 3), location=tuple(_r(v) for v in loc),
+                                    size=_r(0.35 * radius)))
+
+    fstop = BLUR_FSTOP[cfg.blur.fstop] if isinstance(cfg.blur.fstop, str) else float(cfg.blur.fstop)
+    focus = cfg.blur.focus_distance or DEFAULT_FOCUS_FRACTION * math.dist(location, cam.target)
+    blur = ResolvedBlur(enabled=fstop is not None, fstop=fstop, focus_distance=_r(focus) if fstop else None)
+
+    t = cfg.table
+    palette_pick = list(TABLE_PALETTE)[int(rng.integers(len(TABLE_PALETTE)))]
+    color = palette_pick if t.color == "random" else t.color
+    color = TABLE_PALETTE[color] if isinstance(color, str) else tuple(color)
+    table = ResolvedTable(enabled=t.enabled, shape=t.shape, length=t.length, width=t.width,
+                          thickness=t.thickness, height=t.height, texture=t.texture, color=color,
+                          roughness=t.roughness, image=_table_image(t.image, rng))
+
+    res = cfg.resolution
+    size = RESOLUTION[res] if isinstance(res, str) else (res.width, res.height)
+    min_px = cfg.render.min_visible_pixels or max(1, round(cfg.render.min_visible_fraction * size[0] * size[1]))
+    return ResolvedSetup(
+        camera=camera, lighting_multiplier=multiplier, lights=lights, blur=blur, table=table,
+        floor=cfg.floor, background=cfg.background, resolution=size, render=cfg.render,
+        min_visible_pixels=min_px, hidden_below_pixels=max(1, round(cfg.render.hidden_fraction * min_px)),
+        floor_z=-t.height if t.enabled else 0.0,
+    )

@@ -1,0 +1,1 @@
+"""Import-linter contract types of this project (`make lint` runs lint-imports)."""
