@@ -80,6 +80,7 @@ BENCH_RESULTS := bench/results
 bench: $(STAMP)
 	$(BIN)/python bench/render_bench.py --json $(BENCH_RESULTS)/render.json
 	$(BIN)/python bench/farm_bench.py --json $(BENCH_RESULTS)/farm.json
+	$(BIN)/python bench/passes_bench.py --json $(BENCH_RESULTS)/passes.json
 	$(BIN)/python bench/eval_bench.py --json $(BENCH_RESULTS)/eval.json
 	$(BIN)/python bench/score_bench.py --json $(BENCH_RESULTS)/score.json
 	$(BIN)/python bench/report.py $(BENCH_RESULTS) --json bench/results.json --md bench/results.md

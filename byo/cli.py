@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from functools import partial
 from pathlib import Path
@@ -69,6 +70,35 @@ def whole(minimum: int):
         return value
 
     return parse
+
+
+SIZE_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30}
+
+
+def byte_size(text: str) -> int:
+    """An argparse type: a size in bytes, with an optional unit (500MB, 2GB, 64MiB)."""
+    found = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([A-Za-z]*)\s*", text)
+    try:
+        value = float(found[1]) * SIZE_UNITS[found[2].upper()]
+    except (TypeError, KeyError):
+        raise argparse.ArgumentTypeError(f"expected a size such as 500MB or 2GB, got {text[:40]!r}") from None
+    if not math.isfinite(value) or value < 1:
+        raise argparse.ArgumentTypeError(f"expected a size of at least 1 byte, got {text[:40]!r}")
+    return int(value)
+
+
+def device_name(text: str) -> str:
+    """An argparse type: a torch device (--provider hf)."""
+    if not re.fullmatch(r"auto|cpu|mps|cuda(:[0-9]{1,2})?", text):
+        raise argparse.ArgumentTypeError(f"expected auto, cpu, cuda, cuda:N or mps, got {text[:40]!r}")
+    return text
+
+
+def slurm_name(text: str) -> str:
+    """An argparse type: a Slurm partition, account or QOS name (it goes into an #SBATCH line)."""
+    if not re.fullmatch(r"[A-Za-z0-9_.,\-]{1,100}", text):
+        raise argparse.ArgumentTypeError(f"expected letters, digits, '_', '-', '.' or ',', got {text[:40]!r}")
+    return text
 
 
 def positive(text: str) -> float:
@@ -139,11 +169,13 @@ def executor_for(args) -> Executor:
         from byo.executors.ray_cluster import RayExecutor
 
         return RayExecutor(args.address, threads=args.threads or 1, timeout=args.timeout, retries=args.retries)
-    return LocalPool(args.workers, recycle_after=args.recycle_after, threads=args.threads, timeout=args.timeout,
+    return LocalPool(args.workers or 1, recycle_after=args.recycle_after, threads=args.threads, timeout=args.timeout,
                      retries=args.retries)
 
 
 def cmd_render(args) -> int:
+    if args.executor == "slurm":
+        return render_slurm(args)
     report = render_dataset(args.config, args.output, executor=executor_for(args), limit=args.limit,
                             resume=args.resume, shard=args.shard, max_images=args.max_images, wait=args.wait,
                             on_wait=waiting)
@@ -157,6 +189,46 @@ def cmd_render(args) -> int:
     for name, path in report.written.items():
         console.print(f"{name.replace('_', ' ')}: {path}")
     return 1 if report.failed else 0
+
+
+def render_slurm(args) -> int:
+    """--executor slurm: a job array over shards (byo.farm), then byo merge."""
+    from byo.executors.slurm import SlurmSettings, require_submitit
+    from byo.farm import ShardWork, render_on_slurm
+
+    require_submitit()
+    cfg = load_config(args.config)
+    given = cfg.slurm
+    settings = SlurmSettings(
+        partition=args.partition or given.partition, time_minutes=args.job_time or given.time_minutes,
+        mem_gb=args.job_mem or given.mem_gb, cpus_per_task=args.cpus_per_task or given.cpus_per_task,
+        account=args.account or given.account, qos=args.qos or given.qos,
+        array_parallelism=args.array_parallelism or given.array_parallelism, local=args.slurm_local)
+    work = ShardWork(workers=args.workers or given.workers or 1, threads=args.threads,
+                     timeout=args.timeout, retries=args.retries, limit=args.limit, max_images=args.max_images)
+
+    def submitted(report) -> None:
+        where = "submitit's local executor" if args.slurm_local else "Slurm"
+        console.print(f"submitted {len(report.job_ids)} array tasks to {where} (jobs {report.job_ids[0]}"
+                      f"{' ... ' + report.job_ids[-1] if len(report.job_ids) > 1 else ''}); shards and logs: "
+                      f"{report.shards_dir}", highlight=False)
+
+    report = render_on_slurm(args.config, args.output, shards=args.shards, settings=settings, work=work,
+                             wait=not args.no_wait, on_submitted=submitted)
+    if args.no_wait:
+        console.print(f"when the tasks have ended: byo merge {report.shards_dir}/shard-* -o {report.out_dir}")
+        return 0
+    rendered = sum(t["rendered"] for t in report.tasks)
+    console.print(f"rendered {rendered}, failed {len(report.failed_images)} (of {report.planned} planned), "
+                  f"{len(report.failed_tasks)} of {len(report.job_ids)} array tasks failed")
+    if not report.merged:
+        console.print(f"[yellow]not merged[/yellow]: rerun the same command to render what is missing (each shard "
+                      f"resumes), or see the tasks' logs in {report.shards_dir}", highlight=False)
+        return 1
+    console.print(f"merged into {report.out_dir}")
+    for name, path in report.written.items():
+        console.print(f"{name.replace('_', ' ')}: {path}")
+    return 0
 
 
 def cmd_status(args) -> int:
@@ -270,7 +342,8 @@ def cmd_eval(args) -> int:
         providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
         key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
         timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache, repeats=args.repeats,
-        max_answer_chars=args.max_answer_chars or None, wait=args.wait)
+        max_answer_chars=args.max_answer_chars or None, wait=args.wait,
+        device=args.device, dtype=args.dtype, batch_size=args.batch_size, structured=args.structured)
     if args.repeats == 1:  # a signal outside the run's own handlers ends in run()'s Stopped
         return eval_summary(evaluate(settings, on_wait=waiting), args)
     codes = []
@@ -445,7 +518,7 @@ def cmd_export(args) -> int:
     from byo.export import export
 
     paths = export(args.dataset, args.format, args.output, force=args.force, license=args.license, task=args.task,
-                   wait=args.wait, on_wait=waiting)
+                   shard_size=args.shard_size, wait=args.wait, on_wait=waiting)
     console.print(f"exported {args.dataset} as {args.format}: {args.output}\n"
                   + "\n".join(f"{k}: {p}" for k, p in paths.items() if not k.startswith("shard ")))
     return 0
@@ -493,12 +566,15 @@ def add_export_parsers(sub) -> None:
     from byo.export import FORMATS
     from byo.export.predictions import FORMATS as PREDICTION_FORMATS
 
-    ex = sub.add_parser("export", help="write a dataset for another harness: hf, lmms-eval, inspect, vlmevalkit")
+    ex = sub.add_parser("export", help="write a dataset for another harness (hf, lmms-eval, inspect, vlmevalkit) or "
+                                       "for training (coco, webdataset)")
     ex.add_argument("dataset", type=Path, help="dataset directory (with questions.jsonl)")
     ex.add_argument("--format", required=True, choices=FORMATS)
     ex.add_argument("-o", "--output", type=Path, required=True, help="output directory (new or empty)")
     ex.add_argument("--license", help="license in the dataset card (hf; default cc-by-4.0)")
     ex.add_argument("--task", help="task name (lmms-eval, inspect; default byo_<dataset name>)")
+    ex.add_argument("--shard-size", type=byte_size, help="webdataset: close a shard once it holds this much "
+                    "(bytes, or with a unit: 500MB, 2GB; default 256MB)")
     ex.add_argument("--force", action="store_true", help="write into a non-empty output directory")
     add_wait(ex, "output directory")
     ex.set_defaults(func=cmd_export)
@@ -700,8 +776,9 @@ def add_require_complete(p: argparse.ArgumentParser) -> None:
 def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dataset", type=Path, help="dataset directory (with questions.jsonl)")
     p.add_argument("--provider", required=True,
-                   help="openai, groq, ollama, openai-compatible, blind, oracle, or a --providers entry")
-    p.add_argument("--model", help="model name (optional for blind and oracle)")
+                   help="openai, groq, ollama, openai-compatible, hf (transformers in this process), blind, oracle, "
+                   "or a --providers entry")
+    p.add_argument("--model", help="model name (optional for blind and oracle; hf: a Hub name or a local folder)")
     p.add_argument("--questions", type=Path, help="question file (default DATASET/questions.jsonl)")
     p.add_argument("--providers", type=Path, help="providers YAML: endpoints, models, prices")
     p.add_argument("--run", help="run name: DATASET/runs/RUN (default PROVIDER-MODEL); rerun it to resume")
@@ -720,6 +797,16 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--detail", choices=["auto", "low", "high"], help="OpenAI image detail")
     p.add_argument("--max-side", type=whole(16), help="downscale images whose longest side exceeds this (pixels)")
     p.add_argument("--cache", type=Path, help="request cache (default DATASET/runs/cache.sqlite)")
+    p.add_argument("--structured", action="store_true", help="ask for the answer as JSON of a schema built from its "
+                   "answer type (response_format; ollama: format), read without heuristics; the run is "
+                   "PROVIDER-MODEL-structured: byo report and byo compare set it against the free-form run")
+    hf = p.add_argument_group("--provider hf (pip install 'byo-render[hf]')")
+    hf.add_argument("--device", default="auto", type=device_name, help="where the model runs: auto (CUDA, then MPS, then CPU), cpu, "
+                    "cuda, cuda:1, mps")
+    hf.add_argument("--dtype", choices=["auto", "float32", "bfloat16", "float16"], default="auto",
+                    help="the weights' dtype (auto: the checkpoint's)")
+    hf.add_argument("--batch-size", type=whole(1), default=8, help="questions generated together (at most "
+                    "--concurrency)")
     p.add_argument("--repeats", type=whole(1), default=1, help="ask each question K times: repeat 1 is the run, "
                    "repeat r the run RUN.repeat-r (asked anew, cached per repeat); byo score reports their agreement")
     add_max_answer_chars(p)
@@ -754,12 +841,14 @@ def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", help="output directory (default: dataset.output_dir or output/NAME)")
     p.add_argument("--limit", type=whole(1), help="only the first N images of the plan")
     p.add_argument("--resume", action="store_true", help="continue: skip complete images, redo incomplete ones")
-    p.add_argument("--workers", type=whole(1), default=1, help="render processes (threads are shared among them)")
+    p.add_argument("--workers", type=whole(1), help="render processes (threads are shared among them; default 1; "
+                   "slurm: per array task, slurm.workers)")
     p.add_argument("--recycle-after", type=whole(1), default=50, help="restart a worker after N images")
     p.add_argument("--in-process", action="store_true", help="render in this process (bpy imported here); "
                    "same as --executor in-process")
-    p.add_argument("--executor", choices=["pool", "in-process", "ray"], default="pool",
-                   help="pool: worker processes here; ray: Ray workers across a cluster")
+    p.add_argument("--executor", choices=["pool", "in-process", "ray", "slurm"], default="pool",
+                   help="pool: worker processes here; ray: Ray workers across a cluster; slurm: a job array over "
+                   "--shards, merged into -o")
     p.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS, else a Ray started here)")
     p.add_argument("--threads", type=whole(1), help="Cycles threads per worker (pool default: cores / "
                    "workers; ray: CPUs each Ray worker requests, default 1)")
@@ -771,6 +860,19 @@ def add_render_arguments(p: argparse.ArgumentParser) -> None:
                    "modulo N; `byo merge` combines the shards' directories")
     add_max_images(p)
     add_wait(p, "output directory")
+    slurm = p.add_argument_group("--executor slurm (submitit; each also from the config's `slurm:` section)")
+    slurm.add_argument("--shards", type=whole(1), help="array tasks, one shard each (slurm.shards)")
+    slurm.add_argument("--partition", type=slurm_name, help="Slurm partition (slurm.partition)")
+    slurm.add_argument("--job-time", type=whole(1), help="wall time per task, minutes (slurm.time_minutes); a task "
+                       "that reaches it is requeued and resumes")
+    slurm.add_argument("--job-mem", type=positive, help="memory per task, GB (slurm.mem_gb)")
+    slurm.add_argument("--cpus-per-task", type=whole(1), help="CPUs per task (slurm.cpus_per_task)")
+    slurm.add_argument("--account", type=slurm_name, help="Slurm account (slurm.account)")
+    slurm.add_argument("--qos", type=slurm_name, help="Slurm quality of service (slurm.qos)")
+    slurm.add_argument("--array-parallelism", type=whole(1), help="tasks running at once (slurm.array_parallelism)")
+    slurm.add_argument("--slurm-local", action="store_true", help="run the array's tasks on this machine through "
+                       "submitit's local executor (to try a setup)")
+    slurm.add_argument("--no-wait", action="store_true", help="return once submitted; merge later with byo merge")
 
 
 def add_max_images(p: argparse.ArgumentParser) -> None:

@@ -117,6 +117,21 @@ Variation = Annotated[
 ENUMERATED = (Fixed, VaryingAll, VaryingAllRange)
 
 
+class SlurmSection(Strict):
+    """`byo render --executor slurm`: what each array task asks Slurm for (flags override these).
+    Not part of the dataset: two configs that differ only here render the same images."""
+
+    shards: int | None = Field(None, ge=1, le=100_000)  # array tasks (one shard each)
+    partition: str | None = Field(None, pattern=r"^[A-Za-z0-9_.,\-]+$")
+    time_minutes: int | None = Field(None, ge=1, le=60 * 24 * 30)  # wall time per task (at most 30 days)
+    mem_gb: float | None = Field(None, gt=0, le=100_000)
+    cpus_per_task: int | None = Field(None, ge=1, le=4096)
+    workers: int | None = Field(None, ge=1, le=4096)  # render processes within a task
+    account: str | None = Field(None, pattern=r"^[A-Za-z0-9_.\-]+$")
+    qos: str | None = Field(None, pattern=r"^[A-Za-z0-9_.\-]+$")
+    array_parallelism: int | None = Field(None, ge=1, le=100_000)  # tasks running at once
+
+
 class SceneFamily(Protocol):
     """What a config needs of its family (a byo.families.base.Family)."""
 
@@ -129,6 +144,7 @@ class DatasetConfig(Strict):
     dataset: DatasetSection
     scene: dict[str, Any] = Field(default_factory=dict)
     variables: dict[str, Variation] = Field(default_factory=dict)
+    slurm: SlurmSection = Field(default_factory=SlurmSection)
     _family: SceneFamily | None = PrivateAttr(None)
 
     @property

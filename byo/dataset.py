@@ -17,6 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from byo.errors import InputError, format_key_path
 
 IMAGES, MASKS, LEGENDS = "images", "masks", "legends"
+PASSES = "passes"  # render.passes: passes/NAME.KIND.npy beside each image
+PASS_KINDS = ("depth", "normal", "albedo", "object_ids")
 METADATA = "metadata.jsonl"
 RESOLVED_CONFIG = "config.resolved.json"
 SOURCE_CONFIG = "config.yaml"
@@ -38,9 +40,16 @@ class Layout:
     def legend_text(self, name: str) -> Path:
         return self.root / LEGENDS / f"{name}.txt"
 
-    def files(self, name: str) -> dict[str, Path]:
-        """An image's files other than its legend, by the key the legend's `files` records them under."""
-        return {"image": self.image(name), "mask": self.mask(name), "legend_text": self.legend_text(name)}
+    @staticmethod
+    def pass_path(name: str, kind: str) -> str:
+        """A dense pass's file (render.passes), relative to the dataset."""
+        return f"{PASSES}/{name}.{kind}.npy"
+
+    def files(self, name: str, passes=()) -> dict[str, Path]:
+        """An image's files other than its legend, by the key the legend's `files` records them under
+        (its dense passes' too, given their kinds)."""
+        return {"image": self.image(name), "mask": self.mask(name), "legend_text": self.legend_text(name),
+                **{kind: self.root / self.pass_path(name, kind) for kind in passes}}
 
     def read_legend(self, name: str) -> tuple[dict | None, list[str]]:
         """The image's legend and what is wrong with it ([] when it reads and has the fields every
@@ -67,7 +76,7 @@ class Layout:
         if records is None:  # a legend from before the integrity records
             return legend, [f"{key}: missing" for key, p in self.files(name).items()
                             if key != "legend_text" and not (p.is_file() and p.stat().st_size)]
-        for key, path in self.files(name).items():
+        for key, path in self.files(name, [k for k in records if k in PASS_KINDS]).items():
             record = records.get(key)
             if not path.is_file():
                 found.append(f"{key}: missing")
@@ -82,7 +91,7 @@ class Layout:
     def damage(self, name: str, found: list[str]) -> InputError:
         """The first of an image's problems as an error naming the damaged file."""
         key, _, what = found[0].partition(": ")
-        path = {**self.files(name), "legend": self.legend(name)}.get(key)
+        path = {**self.files(name, PASS_KINDS), "legend": self.legend(name)}.get(key)
         if path is None or not what:
             path, what = self.legend(name), found[0]
         return InputError(path, f"{what} (a damaged image: byo render --resume renders it again)")
@@ -94,7 +103,7 @@ class Layout:
 
     def remove_temporary_files(self) -> int:
         """Temporary files left by an interrupted write (see `temp_path_for`)."""
-        stale = [p for sub in (IMAGES, MASKS, LEGENDS) for p in (self.root / sub).glob(".*")]
+        stale = [p for sub in (IMAGES, MASKS, LEGENDS, PASSES) for p in (self.root / sub).glob(".*")]
         for p in stale:
             p.unlink(missing_ok=True)
         return len(stale)
@@ -235,6 +244,12 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 def file_record(data: bytes) -> dict:
     """What a legend records of each file it vouches for."""
     return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def npy_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
 
 
 def png_bytes(pixels: np.ndarray) -> bytes:

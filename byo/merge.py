@@ -8,7 +8,14 @@ import json
 from pathlib import Path
 
 from byo import runlog
-from byo.dataset import RESOLVED_CONFIG, SOURCE_CONFIG, Layout, atomic_write_bytes
+from byo.dataset import (
+    PASS_KINDS,
+    PASSES,
+    RESOLVED_CONFIG,
+    SOURCE_CONFIG,
+    Layout,
+    atomic_write_bytes,
+)
 from byo.errors import ConfigError, InputError
 from byo.inputs import read_json
 from byo.locks import entries, writer_lock
@@ -104,8 +111,12 @@ def _copy(dirs: list[Path], out: Path, owner: dict[str, Path], planned: list[str
     target.make_dirs()
     for name in planned:
         source = Layout(owner[name])
-        for key, path in {**source.files(name), "legend": source.legend(name)}.items():
-            destination = {**target.files(name), "legend": target.legend(name)}[key]
+        records = read_json(source.legend(name)).get("files") or {}
+        kinds = [k for k in records if k in PASS_KINDS]  # render.passes, vouched for like the image
+        if kinds:
+            (out / PASSES).mkdir(exist_ok=True)
+        for key, path in {**source.files(name, kinds), "legend": source.legend(name)}.items():
+            destination = {**target.files(name, kinds), "legend": target.legend(name)}[key]
             atomic_write_bytes(destination, path.read_bytes())  # the legend last, as the writer does
     for file in (SOURCE_CONFIG, RESOLVED_CONFIG):
         atomic_write_bytes(out / file, (dirs[0] / file).read_bytes())

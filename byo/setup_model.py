@@ -237,6 +237,20 @@ class RenderConfig(Strict):
     # it and mark the object `visible: false` in the legend.
     on_hidden: Literal["resample", "flag"] = "resample"
     max_visibility_attempts: int = Field(20, ge=1, le=1000)
+    # Dense ground truth written next to each image (passes/NAME.KIND.npy), and the camera's
+    # intrinsics and extrinsics in the legend; off (None) by default. Cycles only.
+    passes: list[Literal["depth", "normal", "albedo", "object_ids"]] | None = None
+
+    _serialize = left_out_when_none("passes")  # legends without passes stay as they were
+
+    @model_validator(mode="after")
+    def _passes(self):
+        if self.passes is not None:
+            if len(set(self.passes)) != len(self.passes):
+                raise ValueError("render.passes: each pass once")
+            if self.engine != "cycles" and self.passes:
+                raise ValueError("render.passes needs render.engine cycles (Workbench has no data passes)")
+        return self
 
     @model_validator(mode="after")
     def _quality_preset(self):

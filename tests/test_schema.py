@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel
 
 from byo.cli import main
-from byo.config import DatasetSection
+from byo.config import DatasetSection, SlurmSection
 from byo.errors import format_key_path
 from byo.families import family_names, get_family
 from byo.schema import _members
@@ -76,6 +76,7 @@ def numeric_fields(model: type[BaseModel], prefix: tuple, seen: frozenset = froz
 
 def all_fields() -> list[tuple[str, tuple, type, str]]:
     out = [("clevr", *f) for f in numeric_fields(DatasetSection, ("dataset",))]
+    out += [("clevr", *f) for f in numeric_fields(SlurmSection, ("slurm",))]
     out += [("clevr", *f) for f in numeric_fields(SetupConfig, ("scene",))]
     for family in sorted(family_names()):
         out += [(family, *f) for f in numeric_fields(get_family(family).content_model, ("scene", "content"))]

@@ -42,6 +42,8 @@ def prediction_row(ev: Evaluation, q: Question, image: dict | None, *, status: s
         "attempts": attempts,
         "parameters": ev.settings.params.model_dump(),
         "image": image,
+        # --structured: the reply is JSON of the question's schema, and byo score reads it as such
+        **({"structured": True} if ev.settings.structured else {}),
     }, ev.secrets)
 
 

@@ -10,6 +10,7 @@ from byo.eval.cache import request_key
 from byo.eval.resolve import Evaluation
 from byo.providers import Request
 from byo.providers.images import prepare_image
+from byo.questions.answer_schema import schema_for
 from byo.questions.load import Question
 
 
@@ -28,10 +29,13 @@ async def prepare(ev: Evaluation, q: Question) -> Prepared:
         payload, image = await asyncio.to_thread(
             prepare_image, ev.dataset / q.image, provider.limits, s.max_side, s.provider)
         image = {"path": q.image, **image}
+    schema = schema_for(q) if s.structured else None
     key = None
     if provider.cacheable:
         params = s.params.model_dump()
         if s.repeat > 1:  # repeats 2..K are asked anew, and cached apart from repeat 1 and from each other
             params["repeat"] = s.repeat
+        if schema is not None:  # a structured answer is another request than a free-form one
+            params["response_schema"] = schema
         key = request_key(provider.identity, ev.model, q.prompt, image["sha256"] if image else None, params)
-    return Prepared(Request(prompt=q.prompt, image=payload, question=q), image, key)
+    return Prepared(Request(prompt=q.prompt, image=payload, question=q, schema=schema), image, key)

@@ -53,6 +53,10 @@ class Evaluation:
         file = str(s.providers_file) if s.providers_file else None
         self.ptype, entry = provider_entry(s.provider, catalog, file)
         reference = PROVIDERS[self.ptype].reference
+        if s.structured and not PROVIDERS[self.ptype].structured:
+            raise ConfigError("<command line>", [("--structured", f"the {self.ptype} provider takes no JSON schema for "
+                                                  "its replies; the OpenAI-compatible ones, ollama and the reference "
+                                                  "providers do")])
         self.model = s.model or (self.ptype if reference else None)
         if not self.model:
             raise ConfigError("<command line>", [("--model", f"required for the {self.ptype} provider")])
@@ -66,7 +70,7 @@ class Evaluation:
         self.questions = all_questions[: s.limit] if s.limit is not None else all_questions
         check_numbers(s)
 
-        self.timeout = s.timeout or entry.timeout or 60.0
+        self.timeout = s.timeout or entry.timeout or PROVIDERS[self.ptype].default_timeout
         self.api = s.api or entry.api
         # The SDKs also read these variables; naming the URL here puts it into the cache key.
         self.base_url = s.base_url or entry.base_url or os.environ.get(BASE_URL_ENV.get(self.ptype, ""))
@@ -82,18 +86,20 @@ class Evaluation:
             self.secrets.append(self.api_key)
         self.provider: Provider = create_provider(
             self.ptype, self.model, s.params, api=self.api, base_url=self.base_url, api_key=self.api_key,
-            timeout=self.timeout, questions=all_questions, connections=s.concurrency)
+            timeout=self.timeout, questions=all_questions, connections=s.concurrency,
+            local={"device": s.device, "dtype": s.dtype, "batch_size": s.batch_size})
         if entry.max_image_bytes:
             self.provider.limits = replace(self.provider.limits, max_bytes=entry.max_image_bytes)
         if entry.max_image_pixels:
             self.provider.limits = replace(self.provider.limits, max_pixels=entry.max_image_pixels)
 
-        name = s.run if s.run is not None else run_name(s.provider, self.model)
+        name = s.run if s.run is not None else run_name(s.provider, self.model) + ("-structured" if s.structured else "")
         self.run_dir = run_path(self.dataset, repeat_run_name(name, s.repeat))
         self.cache_path = Path(s.cache) if s.cache else default_cache(self.dataset)
         # Redacted as run.json records it (a key can hide in a URL), so that resuming compares like with like.
         self.identity = redact_all({"provider": s.provider, "type": self.ptype, "endpoint": self.provider.identity,
                                     "model": self.model, "parameters": s.params.model_dump(),
-                                    "max_side": s.max_side, **({"repeat": s.repeat} if s.repeat > 1 else {})},
+                                    "max_side": s.max_side, **({"repeat": s.repeat} if s.repeat > 1 else {}),
+                                    **({"structured": True} if s.structured else {})},
                                    self.secrets)
         check_same_request(self.run_dir, self.identity)

@@ -1,7 +1,9 @@
 """`byo export DATASET --format FORMAT -o OUT`: a dataset in the layout another harness reads.
 
-Formats: `hf` (Parquet with embedded images and a dataset card), `lmms-eval` (a task folder),
-`inspect` (an Inspect task) and `vlmevalkit` (its TSV). The exporters write plain files and
+Formats: `hf` (Parquet with embedded images, a dataset card and Croissant metadata),
+`lmms-eval` (a task folder), `inspect` (an Inspect task) and `vlmevalkit` (its TSV), which
+export the questions; `coco` (instance annotations) and `webdataset` (tar shards of image,
+mask, legend and questions), which export the images. The exporters write plain files and
 import no harness; the exported lmms-eval and Inspect tasks import `byo.export.scoring`, so
 answers are parsed and scored by byo's own parser and metrics.
 """
@@ -19,7 +21,8 @@ from pathlib import Path
 from byo.errors import ConfigError
 from byo.locks import entries, writer_lock
 
-FORMATS = ("hf", "lmms-eval", "inspect", "vlmevalkit")
+FORMATS = ("hf", "lmms-eval", "inspect", "vlmevalkit", "coco", "webdataset")
+IMAGE_FORMATS = ("coco", "webdataset")  # read the rendered images; questions.jsonl is optional
 PARTIAL = ".byo-partial-"  # an export being written, inside the output directory
 TASK = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 
@@ -30,6 +33,7 @@ def export(dataset: str | Path, fmt: str, out: str | Path, *, force: bool = Fals
     written into a hidden directory inside `out` and moved into place once all are there: an
     export that fails (or is killed) leaves no part of itself. One process writes an output
     directory at a time (another one is refused, or waited for with `wait`)."""
+    from byo.export.rendered import check_rendered, load_rendered
     from byo.export.source import check_images, load_source
 
     if fmt not in FORMATS:
@@ -44,8 +48,13 @@ def export(dataset: str | Path, fmt: str, out: str | Path, *, force: bool = Fals
     if out.exists() and not out.is_dir() or (entries(out) and not force):
         raise ConfigError(str(out), [("-o", "exists and is not an empty directory; choose another "
                                       "output or pass --force to write into it")])
-    source = load_source(dataset)
-    check_images(source)
+    if fmt in IMAGE_FORMATS:
+        _library(fmt)  # an optional extra: said before anything is read
+        source = load_rendered(dataset)
+        check_rendered(source)
+    else:
+        source = load_source(dataset)
+        check_images(source)
     with writer_lock(out, what="export", wait=wait, on_wait=on_wait):
         for stale in out.glob(PARTIAL + "*"):  # left by an export that was killed
             shutil.rmtree(stale, ignore_errors=True)
@@ -62,6 +71,17 @@ def export(dataset: str | Path, fmt: str, out: str | Path, *, force: bool = Fals
     return {name: out / path.relative_to(work) for name, path in written.items()}
 
 
+def _library(fmt: str) -> None:
+    if fmt == "coco":
+        from byo.export.coco import mask_api
+
+        mask_api()
+    else:
+        from byo.export.webdataset import shard_writer
+
+        shard_writer()
+
+
 def _write(fmt: str, source, work: Path, out: Path, **options) -> dict[str, Path]:
     """The export in `work`; `out` is where it will be (for the paths an export records)."""
     if fmt == "hf":
@@ -72,6 +92,14 @@ def _write(fmt: str, source, work: Path, out: Path, **options) -> dict[str, Path
         from byo.export.lmms import export_lmms
 
         return export_lmms(source, work, final=out, **options)
+    if fmt == "coco":
+        from byo.export.coco import export_coco
+
+        return export_coco(source, work, **options)
+    if fmt == "webdataset":
+        from byo.export.webdataset import export_webdataset
+
+        return export_webdataset(source, work, **options)
     if fmt == "inspect":
         from byo.export.inspect_task import export_inspect
 

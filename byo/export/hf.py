@@ -1,5 +1,6 @@
 """`byo export DATASET --format hf`: Parquet shards with the images embedded and typed features,
-and a dataset card, so that `datasets.load_dataset(OUT)` works offline.
+a dataset card and Croissant metadata (croissant.json), so that `datasets.load_dataset(OUT)`
+works offline and mlcroissant reads the records.
 
 The Parquet files are written with pyarrow. Their schema carries the Hugging Face `features`
 (metadata key `huggingface`), so `datasets` reads the image column as images and the class
@@ -14,6 +15,7 @@ import json
 from pathlib import Path
 
 from byo.export.card import write_card
+from byo.export.croissant import write_croissant
 from byo.export.source import Question, Source, features, question_row
 
 DATA = "data"
@@ -94,4 +96,5 @@ def write_parquet(source: Source, out: Path, *, max_shard_bytes: int = MAX_SHARD
 def export_hf(source: Source, out: Path, **options) -> dict[str, Path]:
     shards = write_parquet(source, out)
     card, thumbs = write_card(source, out, features(source), shards, license=options.get("license"))
-    return {"card": card, "thumbnails": thumbs, **{f"shard {i}": p for i, p in enumerate(shards)}}
+    meta = write_croissant(source, out, features(source), shards, options.get("license"))
+    return {"card": card, "croissant": meta, "thumbnails": thumbs, **{f"shard {i}": p for i, p in enumerate(shards)}}

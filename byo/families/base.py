@@ -278,6 +278,9 @@ class Family:
     vocabulary: tuple[Domain, ...] = ()  # label domains its answers use, for parsing
     answer_types: Mapping[str, AnswerType] = {}  # answer types of its own, beside the shared ones
     design_keys: tuple[str, ...] = ()  # content keys the Blender add-on's panel shows first (byo.design)
+    # The kinds its objects are (a legend object's `kind`), in order: the categories of the COCO
+    # export (`byo export --format coco`). A kind not listed still gets a category, after these.
+    object_kinds: tuple[str, ...] = ()
     builder: str = "builder"  # the module of `package` that builds a spec in Blender
     audit: str | None = None  # the module of `package` with AUDITS (and LEGEND_CHECKS), for byo audit
     sheets: tuple[Sheet, ...] = ()  # the sheets `byo sheet KIND` draws
@@ -317,6 +320,11 @@ class Family:
     def export(self, layout, legends: list[dict[str, Any]]) -> dict[str, Any]:
         """Dataset-level files in the family's own formats; returns name -> path."""
         return {}
+
+    def image_split(self, legend: dict[str, Any]) -> str:
+        """The split an image belongs to (the COCO and WebDataset exports write one file or set
+        of shards per split): the dataset's split unless the family draws one per image."""
+        return str(legend["split"])
 
     def legend_lines(self, legend: dict[str, Any]) -> list[str]:
         """Family-specific lines of the human-readable legend."""

@@ -3,7 +3,8 @@
 A provider type is one module and one line in `PROVIDERS`. A reference provider (a baseline
 that calls no model) is built as `cls(model, params, questions=...)`; any other as
 `cls(model, params, api_key=..., base_url=..., timeout=..., limits=..., connections=...)`, where
-`connections` is how many requests may be in flight at once (its HTTP pool's size).
+`connections` is how many requests may be in flight at once (its HTTP pool's size). The `hf`
+provider runs a transformers model in this process (byo.providers.hf_local).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from byo.providers.base import (
     Request,
     Response,
 )
+from byo.providers.hf_local import HuggingFace
 from byo.providers.ollama_api import Ollama
 from byo.providers.openai_api import ChatCompletions, Groq, OpenAICompatible, OpenAIResponses
 from byo.providers.reference import Blind, Oracle
@@ -32,14 +34,16 @@ PROVIDERS: dict[str, type[Provider]] = {
     "openai-compatible": OpenAICompatible,
     "blind": Blind,
     "oracle": Oracle,
+    "hf": HuggingFace,  # transformers in this process
 }
 
 
 def create_provider(ptype: str, model: str, params: GenerationParams, *, api: str = "chat",
                     base_url: str | None = None, api_key: str | None = None, timeout: float = 60.0,
                     limits: ImageLimits | None = None, questions: list | None = None,
-                    connections: int | None = None) -> Provider:
-    """A provider of type `ptype` (a key of `PROVIDERS`)."""
+                    connections: int | None = None, local: dict | None = None) -> Provider:
+    """A provider of type `ptype` (a key of `PROVIDERS`); `local`: the in-process model's
+    options (hf: device, dtype, batch_size)."""
     where = "<command line>"
     if api == "responses" and ptype != "openai":
         raise ConfigError(where, [("--api", f"the Responses API is OpenAI's; {ptype} uses chat")])
@@ -53,5 +57,6 @@ def create_provider(ptype: str, model: str, params: GenerationParams, *, api: st
     cls = OpenAIResponses if api == "responses" else PROVIDERS[ptype]
     if cls.reference:
         return cls(model, params, questions=questions or [])
+    extra = (local or {}) if cls is HuggingFace else {}
     return cls(model, params, api_key=api_key, base_url=base_url, timeout=timeout, limits=limits,
-               connections=connections)
+               connections=connections, **extra)

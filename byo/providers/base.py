@@ -63,6 +63,7 @@ class Request:
     prompt: str
     image: ImagePayload | None  # None only for providers with `needs_image = False`
     question: Any = None  # the Question; only the reference providers look at it
+    schema: dict | None = None  # --structured: the JSON schema the reply must follow
 
 
 @dataclass
@@ -162,6 +163,8 @@ class Provider:
     needs_image = True
     reference = False  # a baseline that calls no model (blind, oracle)
     cacheable = True
+    default_timeout = 60.0  # seconds per request, unless --timeout or the providers file says
+    structured = False  # takes a JSON schema for its reply (Request.schema; byo eval --structured)
 
     def __init__(self, model: str, params: GenerationParams, *, base_url: str | None = None,
                  limits: ImageLimits | None = None):

@@ -41,6 +41,7 @@ def ollama_models() -> list[str] | None:
 
 class Ollama(Provider):
     type = "ollama"
+    structured = True  # `format`: a JSON schema
 
     def __init__(self, model: str, params: GenerationParams, *, api_key: str | None = None,
                  base_url: str | None = None, timeout: float = 60.0, limits: ImageLimits | None = None,
@@ -74,8 +75,9 @@ class Ollama(Provider):
 
         message = {"role": "user", "content": request.prompt, "images": [request.image.data]}
         try:
+            extra = {"format": request.schema} if request.schema is not None else {}
             reply = await self.client.chat(model=self.model, messages=[message], options=self.options(),
-                                           stream=False)
+                                           stream=False, **extra)
         except ollama.ResponseError as err:
             raise failure_for_http_status(err.status_code, error_message(err.error, str(err))) from None
         except httpx.ConnectTimeout as err:  # no server answered: not a slow reply

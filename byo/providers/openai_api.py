@@ -28,6 +28,8 @@ from byo.providers.base import (
 )
 from byo.urls import redact_url
 
+SCHEMA_NAME = "answer"  # the name a json_schema response format carries
+
 # Vendor limits at the time of writing; a providers file may override them.
 OPENAI_LIMITS = ImageLimits(max_bytes=20 * 1024 * 1024)
 GROQ_LIMITS = ImageLimits(max_bytes=3 * 1024 * 1024, max_pixels=33_177_600)  # 4 MB once base64-encoded
@@ -86,6 +88,7 @@ class ChatCompletions(Provider):
     type = "openai"
     max_tokens_field = "max_completion_tokens"
     sdk_name = "openai"
+    structured = True  # response_format: json_schema
 
     def __init__(self, model: str, params: GenerationParams, *, api_key: str | None,
                  base_url: str | None = None, timeout: float = 60.0, limits: ImageLimits | None = None,
@@ -125,6 +128,9 @@ class ChatCompletions(Provider):
             args[self.max_tokens_field] = self.params.max_tokens
         if self.params.seed is not None:
             args["seed"] = self.params.seed
+        if request.schema is not None:
+            args["response_format"] = {"type": "json_schema",
+                                       "json_schema": {"name": SCHEMA_NAME, "schema": request.schema, "strict": True}}
         return args
 
     async def answer(self, request: Request) -> Response:
@@ -212,6 +218,9 @@ class OpenAIResponses(ChatCompletions):
         }
         if self.params.max_tokens is not None:
             args["max_output_tokens"] = self.params.max_tokens
+        if request.schema is not None:
+            args["text"] = {"format": {"type": "json_schema", "name": SCHEMA_NAME, "schema": request.schema,
+                                       "strict": True}}
         return args
 
     async def answer(self, request: Request) -> Response:

@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from byo.providers.base import GenerationParams, Provider, Request, Response
+from byo.questions.answer_schema import as_structured
 
 
 def answer_text(answer: Any) -> str:
@@ -21,11 +22,20 @@ def answer_text(answer: Any) -> str:
 
 
 class Reference(Provider):
-    """A baseline built from the question file; it calls no model, so nothing is cached."""
+    """A baseline built from the question file; it calls no model, so nothing is cached. With a
+    schema (--structured) it replies with JSON of it."""
 
     needs_image = False
     reference = True
     cacheable = False
+    structured = True
+
+    @staticmethod
+    def reply(request: Request, answer: Any) -> str:
+        if request.schema is None:
+            return answer_text(answer)
+        return json.dumps({**({"reasoning": ""} if "reasoning" in request.schema["properties"] else {}),
+                           "answer": as_structured(request.question.answer_type, answer)})
 
     def __init__(self, model: str, params: GenerationParams, *, questions: list):
         super().__init__(model, params)
@@ -35,7 +45,7 @@ class Oracle(Reference):
     type = "oracle"
 
     async def answer(self, request: Request) -> Response:
-        return Response(text=answer_text(request.question.answer), finish_reason="reference")
+        return Response(text=self.reply(request, request.question.answer), finish_reason="reference")
 
 
 class Blind(Reference):
@@ -45,8 +55,8 @@ class Blind(Reference):
         super().__init__(model, params, questions=questions)
         counts: dict[str, Counter] = defaultdict(Counter)
         for q in questions:
-            counts[q.key][answer_text(q.answer)] += 1
-        self.prior = {key: c.most_common(1)[0][0] for key, c in counts.items()}
+            counts[q.key][json.dumps(q.answer)] += 1
+        self.prior = {key: json.loads(c.most_common(1)[0][0]) for key, c in counts.items()}
 
     async def answer(self, request: Request) -> Response:
-        return Response(text=self.prior[request.question.key], finish_reason="reference")
+        return Response(text=self.reply(request, self.prior[request.question.key]), finish_reason="reference")

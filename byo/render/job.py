@@ -12,9 +12,9 @@ import time
 import numpy as np
 
 from byo import legend as legends
-from byo.blender import compat, engine
+from byo.blender import compat, engine, passes
 from byo.blender.setup_builder import build_setup
-from byo.dataset import IMAGES, MASKS
+from byo.dataset import IMAGES, MASKS, Layout
 from byo.errors import RenderError
 from byo.families.base import Family
 from byo.measure import measure
@@ -39,13 +39,17 @@ def _measured(spec: SceneSpec, family: Family, ids: np.ndarray) -> tuple[dict, l
     return measured, hidden, parts
 
 
-def _legend(spec: SceneSpec, family: Family, scene, measured: dict, applied: dict, parts: dict[int, int]) -> dict:
+def _legend(spec: SceneSpec, family: Family, scene, measured: dict, applied: dict, parts: dict[int, int],
+            dense: tuple[str, ...] = ()) -> dict:
     pixel_coords = engine.project_points(scene, [o.location for o in spec.objects])
     landmarks = {name: engine.project_points(scene, points) for name, points in family.landmarks(spec).items()}
     legend = legends.build_legend(
         spec, image=f"{IMAGES}/{spec.name}.png", mask=f"{MASKS}/{spec.name}.png",
         blender_version=compat.version_string(), pixel_coords=pixel_coords, measured=measured,
         render_applied=applied, landmarks=landmarks, parts=parts)
+    if dense:  # render.passes: the files beside the image, and the camera that makes them 3D
+        legend["camera"] = passes.camera_record(scene)
+        legend["passes"] = {kind: Layout.pass_path(spec.name, kind) for kind in dense}
     family.complete_legend(legend)
     return legend
 
@@ -71,14 +75,19 @@ def render_job(spec: SceneSpec, family: Family, *, threads: int) -> RenderResult
             checked = _measured(spec, family, ids)
             if _resampled(spec, checked[1]):
                 return checked[1]
-        if one_pass:
+        dense = tuple(spec.setup.render.passes or ())
+        arrays: dict[str, np.ndarray] = {}
+        if dense:  # the passes come from the image's own render (with blur, its ids stay the sharp render's)
+            image, pass_ids, arrays = passes.render_with_passes(scene, built, dense)
+            ids = pass_ids if one_pass else ids
+        elif one_pass:
             image, ids = engine.render_image_and_ids(scene, built)
         else:
             image = engine.render_image(scene)
         phases["render"] = time.perf_counter() - started - phases["build"]
         # the image's own pass is measured; the separate id render was measured above
         measured, _, parts = _measured(spec, family, ids) if one_pass else checked
-        legend = _legend(spec, family, scene, measured, applied, parts)
+        legend = _legend(spec, family, scene, measured, applied, parts, dense)
         phases["measure"] = time.perf_counter() - started - phases["build"] - phases["render"]
     seconds = time.perf_counter() - started
     phases["cleanup"] = seconds - sum(phases.values())
@@ -86,17 +95,28 @@ def render_job(spec: SceneSpec, family: Family, *, threads: int) -> RenderResult
     return RenderResult(name=spec.name, image=image, instance_ids=ids, legend=legend,
                         legend_text=legends.legend_text(legend, family), attempts=spec.attempt + 1,
                         seconds=seconds, rss_mb=engine.current_rss_mb(),
-                        worker=f"{socket.gethostname()}:{os.getpid()}", phases=phases)
+                        worker=f"{socket.gethostname()}:{os.getpid()}", phases=phases, passes=arrays)
 
 
-# Test hook: a render of this image name hangs (sleeps) as a stuck Cycles render would, so the
-# executors' --timeout can be tested. Never set outside tests.
+# Test hooks: a render of this image name hangs (sleeps) as a stuck Cycles render would, so the
+# executors' --timeout can be tested; with TEST_HANG_ONCE (a file path) it hangs only while that
+# file does not exist, and first writes into it the pid of the process that started the render
+# worker (a Slurm array task, which a test then preempts). Never set outside tests.
 TEST_HANG_IMAGE = "BYO_TEST_HANG_IMAGE"
+TEST_HANG_ONCE = "BYO_TEST_HANG_ONCE"
 
 
 def _hang_if_asked(name: str) -> None:
-    if os.environ.get(TEST_HANG_IMAGE) == name:
-        time.sleep(3600)
+    if os.environ.get(TEST_HANG_IMAGE) != name:
+        return
+    once = os.environ.get(TEST_HANG_ONCE)
+    if once:
+        if os.path.exists(once):
+            return
+        with open(once + ".tmp", "w") as f:
+            f.write(str(os.getppid()))
+        os.replace(once + ".tmp", once)
+    time.sleep(3600)
 
 
 def _next_placement(task: RenderTask, spec: SceneSpec, hidden: list[str]) -> SceneSpec:

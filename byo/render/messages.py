@@ -37,3 +37,4 @@ class RenderResult:
     # Seconds per phase: build, render (the engine and reading its pixels), measure (and the
     # legend), cleanup; engine: the part of render spent inside the engine itself.
     phases: dict[str, float] = field(default_factory=dict)
+    passes: dict[str, np.ndarray] = field(default_factory=dict)  # render.passes: kind -> array

@@ -75,7 +75,9 @@ def figure(data: bytes, caption: str) -> dict:
 class Runs:
     def __init__(self, runs: list[Scores]):
         self.runs = runs
-        models = [s.facts.get("model") or s.facts["run"] for s in runs]
+        # a structured run (byo eval --structured) is told from the free-form run of its model
+        models = [(s.facts.get("model") or s.facts["run"]) + (" (structured)" if s.facts.get("structured") else "")
+                  for s in runs]
         # A model that appears twice is told apart by its dataset (the same model on the demo's
         # two datasets), or else by its run.
         datasets = [Path(s.facts.get("dataset") or "").name for s in runs]

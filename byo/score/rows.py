@@ -10,6 +10,7 @@ from byo.eval.layout import PREDICTIONS, RUN_FILE, read_predictions
 from byo.inputs import json_kind, read_json, reading
 from byo.questions.load import QUESTIONS, Question, load_questions
 from byo.score.parse import FAMILY_TYPES, Domains, context_for, parse_answer
+from byo.score.parse.structured import parse_structured
 from byo.score.vocab import POSITION_WORDS, position_cell
 
 NUMERIC = ("integer", "row", "column")
@@ -131,12 +132,14 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str,
         q = by_id[p["id"]]
         ctx = context_for(q, domains)
         refusal = bool(p.get("refusal"))
+        structured = bool(p.get("structured"))  # byo eval --structured: JSON of the answer's schema
         same = (p.get("response"), p["status"], refusal, ctx.answer_type, ctx.prompt, ctx.preprompt,
-                tuple(ctx.choices) if ctx.choices else None, id(ctx.domain))
+                tuple(ctx.choices) if ctx.choices else None, id(ctx.domain), structured)
         if same in parses:
             parsed = parses[same][1]
         else:
-            parsed = parse_answer(p.get("response"), ctx, status=p["status"], refusal=refusal)
+            parse = parse_structured if structured else parse_answer
+            parsed = parse(p.get("response"), ctx, status=p["status"], refusal=refusal)
             parses[same] = (ctx.domain, parsed)
         value = parsed.value if parsed.status == "ok" else None
         row = {
@@ -191,6 +194,7 @@ def load_run(run_dir: Path) -> tuple[list[dict], dict]:
     first = predictions[0] if predictions else {}
     facts = {"run": run_dir.name, "run_dir": str(run_dir), "dataset": str(dataset), "questions": str(questions_path),
              "model": first.get("model"), "provider": first.get("provider"),
+             "structured": bool((info.get("request") or {}).get("structured")),
              "reference": bool(info.get("reference", first.get("reference"))),
              "n_questions": len(rows), "n_in_file": len(questions),
              **completeness(questions, predictions, info)}

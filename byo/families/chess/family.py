@@ -112,6 +112,7 @@ class ChessFamily(Family):
                    "scale", "max_rotation", "placement.spread", "placement.start")
     audit = "audit"
     vocabulary = VOCABULARY
+    object_kinds = PIECE_TYPES
     default_scene: dict[str, Any] = {
         "camera": {"distance": 1.3, "elevation": 42.0, "azimuth": 0.0, "focal_length": 50.0},
         # A table a little larger than the board: its outline and the floor around it show, so

@@ -21,6 +21,7 @@ from byo.families.clevr.answers import ANSWERS
 from byo.families.clevr.export import export_scenes
 from byo.families.clevr.model import (
     RELATIONS,
+    SHAPES,
     SIZES,
     ClevrContent,
     _color_names,
@@ -43,6 +44,7 @@ class ClevrFamily(Family):
     design_keys = ("mode", "count", "shapes", "colors", "materials", "sizes", "split", "scale", "extent")
     audit = "audit"
     vocabulary = VOCABULARY
+    object_kinds = SHAPES
     default_scene: dict[str, Any] = {
         # CLEVR's camera (about 11.3 units away, 28 degrees up), objects on a plain grey ground.
         "camera": {"distance": 1.0, "elevation": 28.0, "azimuth": 49.0, "focal_length": 35.0},

@@ -51,6 +51,7 @@ class CrestFamily(Family):
     audit = "audit"
     sheets = SHEETS
     answer_types = SCORING
+    object_kinds = ("container", "motif")  # the layers of a crest
     default_scene: dict[str, Any] = {
         # Flat: the crest (half-width content.size = 0.1 m) from straight above, orthographic,
         # 2.2 half-widths across the frame; two colours, no lighting, no anti-aliasing.
@@ -151,6 +152,10 @@ class CrestFamily(Family):
         if unseen(legend):
             return f"{legend['extras']['crest']['kind']}: {len(unseen(legend))} part(s) not visible"
         return legend["extras"]["label"]
+
+    def image_split(self, legend: dict[str, Any]) -> str:
+        """Each crest image draws its own KamonBench split (train, val, test)."""
+        return str(legend["extras"].get("split") or legend["split"])
 
     def legend_lines(self, legend: dict[str, Any]) -> list[str]:
         e = legend["extras"]

@@ -74,6 +74,7 @@ class PokerFamily(Family):
     audit = "audit"
     sheets = SHEETS
     vocabulary = VOCABULARY
+    object_kinds = ("card", "chip_pile", "player")
     default_scene: dict[str, Any] = {
         "camera": {"distance": 1.3, "elevation": 62.0, "azimuth": 0.0, "focal_length": 50.0},
         "table": {"enabled": True, "shape": "elliptic", "length": 1.6, "width": 1.1,
