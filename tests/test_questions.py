@@ -11,6 +11,8 @@ from conftest import clevr_config, write_config
 
 from byo.cli import main
 from byo.errors import ConfigError
+from byo.families import get_family
+from byo.families.base import LETTERS, Retrieval, Skip, retrieval_choice
 from byo.measure import read_mask
 from byo.questions.generate import INSTRUCTIONS, PREPROMPTS, generate
 from byo.questions.load import load_questions
@@ -239,3 +241,55 @@ def test_crest_answers_match_the_legend_factors(datasets):
         else:
             continue
         assert (crest.containers, crest.modifier, crest.motif) == truth
+
+
+def test_a_candidate_set_is_recorded_once_with_the_chance_as_asked(datasets, monkeypatch):
+    """An answer function may return a Retrieval: the question file holds every caption once (for
+    image-text models to rank) and the lettered options a chat model is asked, with its chance."""
+    family = get_family("clevr")
+    original = family.answers["binding_confusion"]
+
+    def confusion(legend, rng):
+        answer = original(legend, rng)
+        if isinstance(answer, Skip):
+            return answer
+        truth = answer.choices[LETTERS.index(answer.value)]
+        captions = (f"not {truth} {k}" for k in range(40))
+        return retrieval_choice(Retrieval((*captions, truth), 40, ("confusion",) * 40 + ("truth",)), rng)
+
+    monkeypatch.setitem(family.answers, "binding_confusion", confusion)
+    rows, _ = rows_of(datasets["binding"], keys=["binding_confusion"], preprompts=["neutral"], instructions=["direct"])
+    assert rows
+    for row in rows:
+        candidates = row["retrieval"]
+        assert len(candidates["captions"]) == 41 and candidates["tags"][candidates["truth"]] == "truth"
+        assert len(row["choices"]) == 26 and row["chance"] == pytest.approx(1 / 26)
+        assert row["choices"][LETTERS.index(row["answer"])] == candidates["captions"][candidates["truth"]]
+        assert set(row["choices"]) <= set(candidates["captions"])
+        assert row["params"]["presented"] == "26 of 41 captions"
+    loaded = load_questions(datasets["binding"] / "questions.jsonl", datasets["binding"])
+    assert [q.retrieval.truth for q in loaded] == [40] * len(rows)
+    again, _ = rows_of(datasets["binding"], keys=["binding_confusion"], preprompts=["neutral"], instructions=["direct"])
+    assert again == rows  # the options a chat model sees are drawn from the question's own seed
+
+
+def test_multiple_choice_and_yes_no_questions_record_their_chance(datasets):
+    rows, _ = rows_of(datasets["relational"])
+    for row in rows:
+        if row["choices"]:
+            assert row["chance"] == pytest.approx(1 / len(row["choices"]))
+        elif row["answer_type"] == "yes_no":
+            assert row["chance"] == 0.5
+        else:
+            assert "chance" not in row
+    assert any(row["choices"] for row in rows)
+
+
+def test_a_retrieval_set_is_checked():
+    with pytest.raises(ValueError, match="truth among its captions"):
+        Retrieval(("a", "b"), 2, ("truth", "x"))
+    with pytest.raises(ValueError, match="differ"):
+        Retrieval(("a", "a"), 0, ("truth", "x"))
+    few = retrieval_choice(Retrieval(("a", "b", "c"), 1, ("x", "truth", "y")), np.random.default_rng(0))
+    assert sorted(few.choices) == ["a", "b", "c"] and few.params["presented"] == "all 3 captions"
+    assert few.choices[LETTERS.index(few.value)] == "b" and few.chance == pytest.approx(1 / 3)

@@ -13,7 +13,8 @@ What is here, by the part of a family that uses it:
   lights, table... as applied), `CATALOG`;
 - content models: `Strict`, `SRGB`, `ColorDef` (a user's own colour) with `color_name` and
   `custom_rgb`, `keyed_error`, `left_out_when_none`, asset packs (`find_pack`, `PackError`);
-- answers: `Answer`, `Skip`, `AnswerTable`, `AnswerType` and the helpers answer functions share;
+- answers: `Answer`, `Skip`, `AnswerTable`, `AnswerType`, `Retrieval` (candidate captions) and the
+  helpers answer functions share (`multiple_choice`, `retrieval_choice`...);
 - vocabulary: `domain`;
 - the audit kit: `MeasuredImage`, `Seen`, `AuditTable`, `Expected`, `IllPosed`, `letter_of`
   and the visibility bands `SHOWN`, `EDGE`, `UNSEEN`;
@@ -46,6 +47,7 @@ from byo.families.base import (
     Column,
     Family,
     ReportTable,
+    Retrieval,
     Sheet,
     SheetOption,
     SheetRequest,
@@ -55,6 +57,7 @@ from byo.families.base import (
     domain,
     multiple_choice,
     plural,
+    retrieval_choice,
     unseen,
     view_elevation,
     visible,
@@ -77,8 +80,8 @@ from byo.stats import proportion
 __all__ = [
     "CATALOG", "EDGE", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
     "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "InputError", "Layout",
-    "MeasuredImage", "PackError", "PlacementError", "ReportTable", "ResolvedSetup", "SceneObject", "SceneSpec",
+    "MeasuredImage", "PackError", "PlacementError", "ReportTable", "ResolvedSetup", "Retrieval", "SceneObject", "SceneSpec",
     "Seen", "Sheet", "SheetOption", "SheetRequest", "Skip", "Strict", "atomic_write_bytes", "atomic_write_text", "blur_px", "box_size", "color_name", "custom_rgb", "domain",
     "find_pack", "font", "grid", "keyed_error", "left_out_when_none", "letter_of", "multiple_choice", "plural",
-    "png_bytes", "proportion", "read_json", "reading", "thumbnail", "unseen", "view_elevation", "visible", "wrap",
+    "png_bytes", "proportion", "read_json", "reading", "retrieval_choice", "thumbnail", "unseen", "view_elevation", "visible", "wrap",
 ]

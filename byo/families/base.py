@@ -51,6 +51,25 @@ class Answer:
     value: Any  # JSON value: int, str, list of str...
     params: dict[str, Any] = field(default_factory=dict)  # template parameters
     choices: list[str] | None = None  # multiple-choice options; `value` is then the letter
+    retrieval: Retrieval | None = None  # the full candidate set, for models that rank captions
+    chance: float | None = None  # a guess's chance as asked; None: 1 / choices (1/2 for yes / no)
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """Candidate captions of one question, the truth among them, recorded once in the question
+    file: an image-text model ranks every caption (recall@1 against `truth`); a chat model is
+    asked the question's lettered `choices`, drawn from these (`retrieval_choice`)."""
+
+    captions: tuple[str, ...]
+    truth: int  # the index of the true caption
+    tags: tuple[str, ...]  # one per caption: "truth", or what a distractor changed ("swap:color")
+
+    def __post_init__(self):
+        if not 0 <= self.truth < len(self.captions) or len(self.tags) != len(self.captions):
+            raise ValueError("a retrieval set needs its truth among its captions and one tag per caption")
+        if len(set(self.captions)) != len(self.captions):
+            raise ValueError("a retrieval set's captions must differ from one another")
 
 
 @dataclass(frozen=True)
@@ -147,6 +166,22 @@ def multiple_choice(correct: str, distractors: list[str], rng: np.random.Generat
     letter = LETTERS[shuffled.index(correct)]
     text = " ".join(f"({LETTERS[i]}) {o}" for i, o in enumerate(shuffled))
     return Answer(letter, {**(params or {}), "options": text}, shuffled)
+
+
+def retrieval_choice(retrieval: Retrieval, rng: np.random.Generator, params: dict | None = None,
+                     max_options: int = len(LETTERS)) -> Answer:
+    """The multiple-choice question a chat model is asked about `retrieval`: every caption as a
+    lettered option when they fit in `max_options`, else the truth and `max_options - 1`
+    distractors drawn by `rng`. `params` gain `options` (the lettered list) and `presented`
+    ("all 24 captions" or "26 of 729 captions"); the answer's chance is 1 / options shown."""
+    n = len(retrieval.captions)
+    others = [k for k in range(n) if k != retrieval.truth]
+    if n > max_options:
+        others = sorted(rng.choice(others, size=max_options - 1, replace=False).tolist())
+    shown = f"all {n} captions" if len(others) == n - 1 else f"{len(others) + 1} of {n} captions"
+    answer = multiple_choice(retrieval.captions[retrieval.truth], [retrieval.captions[k] for k in others], rng,
+                             {**(params or {}), "presented": shown})
+    return Answer(answer.value, answer.params, answer.choices, retrieval, 1 / len(answer.choices))
 
 
 IRREGULAR_PLURALS = {"knife": "knives", "leaf": "leaves"}

@@ -157,6 +157,16 @@ def legend_family(layout: Layout, legends: list[dict]):
         raise InputError(layout.legend(legends[0]["name"]), str(err.args[0]), key="family") from None
 
 
+def chance_of(answer: Answer, answer_type: str) -> float | None:
+    """A guess's chance for a question as asked: the answer function's own figure, else 1 / options
+    for multiple choice and 1/2 for yes / no; None for open answers (counts, labels, free text)."""
+    if answer.chance is not None:
+        return answer.chance
+    if answer.choices:
+        return 1 / len(answer.choices)
+    return 0.5 if answer_type == "yes_no" else None
+
+
 def _questions(legend: dict, plugin, keys: list[str], family_t: FamilyTemplates, common: Common, preprompts,
                instructions, where, summary: Summary) -> list[dict]:
     """The question rows of one image, counted in `summary`."""
@@ -177,11 +187,18 @@ def _questions(legend: dict, plugin, keys: list[str], family_t: FamilyTemplates,
                 question = render(getattr(t, ins), result.params, f"{where}: questions.{key}.{ins}")
                 prompt = " ".join(render(part, context, f"{where}: preprompts.{pp}")
                                   for part in (before, question, after) if part)
-                rows.append({
+                row = {
                     "id": f"{legend['name']}/{key}/{pp}/{ins}", "image": legend["image"], "family": family,
                     "task": t.task, "key": key, "levels": legend["levels"], "preprompt": pp,
                     "instruction": ins, "prompt": prompt, "answer": result.value,
                     "answer_type": t.answer_type, "params": result.params, "choices": result.choices,
-                })
+                }
+                chance = chance_of(result, t.answer_type)
+                if chance is not None:
+                    row["chance"] = chance
+                if result.retrieval is not None:
+                    row["retrieval"] = {"captions": list(result.retrieval.captions), "truth": result.retrieval.truth,
+                                        "tags": list(result.retrieval.tags)}
+                rows.append(row)
                 summary.questions[key] += 1
     return rows

@@ -17,6 +17,26 @@ from byo.schema import validation_problems
 QUESTIONS = "questions.jsonl"
 
 
+class RetrievalSet(BaseModel):
+    """A question's candidate captions (byo.families.base.Retrieval), for models that rank them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    captions: list[str] = Field(min_length=2)
+    truth: int = Field(ge=0)
+    tags: list[str]
+
+    @field_validator("tags")
+    @classmethod
+    def one_tag_per_caption(cls, tags: list[str], info: ValidationInfo) -> list[str]:
+        captions = info.data.get("captions") or []
+        if len(tags) != len(captions):
+            raise ValueError(f"{len(tags)} tags for {len(captions)} captions: expected one tag per caption")
+        if info.data.get("truth", 0) >= len(captions):
+            raise ValueError(f"truth {info.data['truth']} is not the index of one of the {len(captions)} captions")
+        return tags
+
+
 class Question(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -33,6 +53,8 @@ class Question(BaseModel):
     answer: Any  # ground truth: a JSON value of the shape its answer type scores
     params: dict[str, Any] = {}  # the template parameters drawn from the legend
     choices: list[str] | None = None  # multiple-choice options (the answer is then a letter)
+    chance: float | None = Field(None, ge=0, le=1)  # a guess's chance as asked (none for open answers)
+    retrieval: RetrievalSet | None = None  # candidate captions, for image-text models to rank
 
     @field_validator("answer")
     @classmethod

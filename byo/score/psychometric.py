@@ -371,9 +371,12 @@ OPEN = ("integer", "label_set", "card_set")  # answers with no fixed set to gues
 
 
 def chance_of(rows: Sequence[dict]) -> float:
-    """The guess rate of one key's questions: 1 / options for multiple choice, 1/2 for yes / no,
-    1 / (distinct true answers of the key) for labels, position words, rows and columns, and 0 for
-    open answers (counts, sets, free text)."""
+    """The guess rate of one key's questions: their recorded `chance` when every question has one;
+    else 1 / options for multiple choice, 1/2 for yes / no, 1 / (distinct true answers of the key)
+    for labels, position words, rows and columns, and 0 for open answers (counts, sets, free text)."""
+    recorded = [r["chance"] for r in rows if r.get("chance") is not None]
+    if len(recorded) == len(rows):  # the question file says (byo questions records it)
+        return float(np.mean(recorded))
     answer_type = rows[0]["answer_type"]
     if answer_type == "multiple_choice":
         return float(np.mean([1 / len(r["choices"]) for r in rows if r.get("choices")] or [0.0]))
