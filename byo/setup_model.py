@@ -213,6 +213,10 @@ class RenderConfig(Strict):
     denoise: Literal["auto", "on", "off"] = "auto"
     denoise_prefilter: Literal["none", "fast", "accurate"] = "accurate"  # of OIDN's albedo and normal guides
     denoise_quality: Literal["high", "balanced", "fast"] = "high"  # OIDN's (Blender 4.1 on; earlier: high)
+    # What OIDN sees beside the noisy colour: its albedo and normal guides, the albedo only, or none.
+    denoise_guides: Literal["albedo_normal", "albedo", "none"] = "albedo_normal"
+    # Cycles' sampling pattern: sobol (tabulated Sobol) or blue_noise (Blender 4.2 on; earlier: sobol).
+    sampling_pattern: Literal["sobol", "blue_noise"] = "sobol"
     light_tree: bool = True  # Cycles' light tree (Blender 4.0 on)
     clamp_indirect: float = Field(10.0, ge=0)  # 0: no clamping of indirect light
     caustics: bool = True

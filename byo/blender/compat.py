@@ -53,6 +53,17 @@ def set_if_present(settings, name: str, value) -> None:
         setattr(settings, name, value)
 
 
+def set_sampling_pattern(cycles, pattern: str) -> None:
+    """sobol: the tabulated Sobol pattern (the factory start-up scene's from 4.2, where new scenes
+    say AUTOMATIC; 3.x's default); blue_noise: Cycles' blue-noise pattern (4.2 on; earlier
+    builds keep Sobol)."""
+    wanted = {"sobol": "TABULATED_SOBOL", "blue_noise": "BLUE_NOISE"}[pattern]
+    try:
+        cycles.sampling_pattern = wanted
+    except TypeError:  # 3.x names neither: its default is Sobol
+        pass
+
+
 def denoiser_available() -> bool:
     """Whether this build has OpenImageDenoise (Debian's 3.4.1 does not)."""
     scene = bpy.data.scenes.new("byo_denoiser_probe")
@@ -106,10 +117,6 @@ def match_factory_scene(scene) -> None:
     shading = scene.display.shading
     for name, value in FACTORY_SHADING.items():
         setattr(shading, name, value)
-    try:  # the start-up scene's pattern from 4.2 on, where new scenes say AUTOMATIC
-        scene.cycles.sampling_pattern = "TABULATED_SOBOL"
-    except TypeError:  # 3.x: no such pattern, and new scenes already match
-        pass
 
 
 def gltf_importer_numpy() -> None:

@@ -65,6 +65,15 @@ def use_device(scene, wanted: str) -> dict:
     return {"device": "gpu", "compute_backend": backend, "gpus": list(names)}
 
 
+def denoise_on_device(scene) -> dict:
+    """On a GPU scene, OpenImageDenoise runs on the GPU too (Blender 4.1 on, when OIDN supports
+    the card); on the CPU nothing changes and the legend records nothing more."""
+    if scene.cycles.device != "GPU":
+        return {}
+    compat.set_if_present(scene.cycles, "denoising_use_gpu", True)
+    return {"denoiser_device": "gpu" if getattr(scene.cycles, "denoising_use_gpu", False) else "cpu"}
+
+
 def report() -> dict:
     """What this Blender offers for rendering."""
     found = gpu_backend()

@@ -15,6 +15,9 @@ from byo.camera import camera_axes
 from byo.setup_model import ResolvedSetup
 
 
+DENOISE_GUIDES = {"albedo_normal": "RGB_ALBEDO_NORMAL", "albedo": "RGB_ALBEDO", "none": "RGB"}
+
+
 def configure_render(scene, setup: ResolvedSetup, threads: int) -> dict:
     r = setup.render
     compat.match_factory_scene(scene)
@@ -61,9 +64,12 @@ def configure_render(scene, setup: ResolvedSetup, threads: int) -> dict:
     c.sample_clamp_indirect = r.clamp_indirect
     c.caustics_reflective = c.caustics_refractive = r.caustics
     compat.set_if_present(c, "use_light_tree", r.light_tree)
+    compat.set_sampling_pattern(c, r.sampling_pattern)
     applied["denoised"] = compat.set_denoising(c, r.denoise, r.denoise_prefilter)
     if applied["denoised"]:
         compat.set_if_present(c, "denoising_quality", r.denoise_quality.upper())
+        c.denoising_input_passes = DENOISE_GUIDES[r.denoise_guides]
+        applied.update(devices.denoise_on_device(scene))
     applied["quality"] = r.quality
     return applied
 

@@ -4,8 +4,11 @@ they write nothing. Each is used as `for task, result, error in executor.run(tas
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import os
 import signal
+import sys
+import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from importlib import import_module
@@ -38,6 +41,37 @@ def keep_to_cpus(cpus: set[int]) -> None:
     used 1.9 CPU-seconds per second; kept to 1 CPU, 1.0)."""
     if cpus and cpus != os.sched_getaffinity(0):
         os.sched_setaffinity(0, cpus)
+
+
+_CLAIMS: list[int] = []  # descriptors of the CPU locks this process holds until it exits
+
+
+def claim_cpus(threads: int, lock_dir: str | None = None) -> set[int] | None:
+    """Keep this process (a render worker that is not told its CPUs, e.g. a Ray actor) to
+    `threads` CPUs that no other worker on this machine has claimed: a free one of this
+    process's CPU sets, found by a non-blocking lock per set in the temporary directory, held
+    until the process exits (the kernel drops it even on kill -9). None, and the CPUs left as
+    they were, when Cycles' threads fill the CPUs, every set is taken, or bpy is already loaded
+    (too late for TBB to see it)."""
+    usable = sorted(os.sched_getaffinity(0))
+    if threads >= len(usable) or "bpy" in sys.modules:
+        return None
+    directory = lock_dir or tempfile.gettempdir()
+    for cpus in cpu_sets(len(usable) // threads, threads, usable):
+        path = os.path.join(directory, "byo-cpus-" + "-".join(map(str, sorted(cpus))) + ".lock")
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
+        except OSError:  # another user's lock file: theirs
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        _CLAIMS.append(fd)
+        keep_to_cpus(cpus)
+        return cpus
+    return None
 
 
 class Executor(Protocol):

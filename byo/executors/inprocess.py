@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable, Iterator
 
 from byo.errors import FatalRenderError
-from byo.executors import RENDER, Outcome, describe, load_handler
+from byo.executors import RENDER, Outcome, claim_cpus, describe, load_handler
 from byo.render.messages import RenderTask
 
 
@@ -17,6 +17,8 @@ class InProcess:
         self.handler = handler
 
     def run(self, tasks: Iterable[RenderTask]) -> Iterator[Outcome]:
+        if self.handler == RENDER:  # fewer Cycles threads than CPUs: no idle TBB thread spinning beside them
+            claim_cpus(self.threads)
         render = load_handler(self.handler)
         for task in tasks:
             try:

@@ -29,6 +29,7 @@ from byo.executors import (
     RENDER,
     STARTUP_SECONDS,
     Outcome,
+    claim_cpus,
     describe,
     load_handler,
     retry_or_fail,
@@ -56,6 +57,7 @@ class _RenderActor:
     """One render worker: imports the handler (bpy) once, then renders task after task."""
 
     def __init__(self, handler: str, threads: int):
+        claim_cpus(threads)  # before bpy loads: TBB sizes its arena from the CPUs it may use
         self.render = load_handler(handler)
         self.threads = threads
         self.where = f"ray node {ray.get_runtime_context().get_node_id()[:12]} pid {os.getpid()}"
