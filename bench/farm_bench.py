@@ -1,6 +1,7 @@
 """Render-farm throughput, measured in one run on this machine: the same images rendered by a
-local pool of 1 worker x 2 Cycles threads, of 2 workers x 1 thread, and by Ray on a two-node
-cluster started here on loopback (1 CPU per node, 1 thread per worker). Wall time includes
+local pool of workers x Cycles threads (1 x 2, 2 x 1, and 2 x 2, which oversubscribes two
+cores), and by Ray on a two-node cluster started here on loopback (1 CPU per node, 1 thread per
+worker). The pool's default (as many workers as CPUs, 1 thread each) is chosen by it. Wall time includes
 starting the workers (and loading bpy); the cluster's own start-up is not counted. Run with
 `make bench`."""
 
@@ -40,6 +41,7 @@ def measure(config: Path, out: Path, executor) -> dict:
 SETUPS = {  # figure key: the setup
     "pool_1x2": "pool 1 worker x 2 threads",
     "pool_2x1": "pool 2 workers x 1 thread",
+    "pool_2x2": "pool 2 workers x 2 threads",
     "ray_2x1": "ray 2 nodes x 1 worker x 1 thread",
 }
 
@@ -57,6 +59,7 @@ def main() -> None:
         config = Path(tmp) / "farm_bench.yaml"
         config.write_text(yaml.safe_dump({**CONFIG, "dataset": {**CONFIG["dataset"], "n_images": args.images}}))
         executors = {"pool_1x2": lambda: LocalPool(1, threads=2), "pool_2x1": lambda: LocalPool(2, threads=1),
+                     "pool_2x2": lambda: LocalPool(2, threads=2),
                      "ray_2x1": lambda: RayExecutor(address, threads=1)}
         for round_ in range(args.repeats):
             for key, make in executors.items():
@@ -70,6 +73,8 @@ def main() -> None:
     section.table("setups (best round of each)", [("setup", ""), ("images", ""), ("failed", ""), ("wall", "s"),
                                                   ("rate", "images/min"), ("median render", "s"),
                                                   ("workers seen", ""), ("rate every round", "images/min")], rows)
+    section.ratio("workers_2x1_over_1x2", "pool_2x1", "pool_1x2", "pool: 2 workers x 1 thread over 1 x 2, images/min",
+                  at_least=1)
     section.write(args.json)
 
 

@@ -56,8 +56,6 @@ SCENES = [
 # The reference: the final preset's light paths (the Cycles defaults: bounces 4/3/3, indirect
 # clamp 10, caustics on) at 1024 samples everywhere, denoised.
 REFERENCE = {"quality": "final", "samples": REFERENCE_SAMPLES, "adaptive_threshold": None, "denoise": "on"}
-# BYO-Eval's setting, timed in the same run as the presets: 128 samples, adaptive.
-BASELINE = {"quality": "final", "samples": 128, "adaptive_threshold": 0.01, "denoise": "on"}
 
 
 def scene_config(scene: Scene, render_keys: dict):
@@ -117,14 +115,18 @@ PLAIN = {"adaptive_threshold": None, **FULL}
 SCREEN_BASE = {"samples": 16, **PLAIN}
 KNOBS = [{}, {"adaptive_threshold": 0.05, "adaptive_min_samples": 2}, {"light_tree": False},
          {"sampling_pattern": "blue_noise"}, {"denoise_guides": "albedo"}, {"denoise_guides": "none"},
-         {"denoise_quality": "balanced"}, {"denoise_quality": "fast"}, {"denoise_prefilter": "fast"},
-         {"denoise_prefilter": "none"}, {"samples": 24}, {"samples": 32}]
+         {"denoise_quality": "fast"}, {"denoise_prefilter": "fast"}, {"denoise_prefilter": "none"}]
 SCREENED = ROOT / "bench" / "results" / "quality_screen.jsonl"
 # The presets are chosen among these (after the screen).
 CANDIDATES = [
     {"samples": 8, **PLAIN, "denoise_prefilter": "fast"},
+    {"samples": 8, **PLAIN, "light_tree": False, "denoise_prefilter": "fast"},
+    {"samples": 8, **PLAIN, "light_tree": False, "denoise_prefilter": "fast", "denoise_quality": "balanced"},
     {"samples": 16, **PLAIN},
-    {"samples": 32, "adaptive_threshold": 0.03, "adaptive_min_samples": 4, **FULL},
+    {"samples": 16, **PLAIN, "light_tree": False, "sampling_pattern": "blue_noise"},
+    {"samples": 24, **PLAIN, "light_tree": False, "denoise_prefilter": "fast"},
+    {"samples": 32, **PLAIN, "light_tree": False},
+    {"samples": 48, **PLAIN, "light_tree": False, "denoise_prefilter": "fast"},
     {"samples": 64, "adaptive_threshold": 0.02, "adaptive_min_samples": 8, **FULL},
     {"samples": 256, "adaptive_threshold": 0.01, "adaptive_min_samples": 8, **FULL},
 ]
@@ -153,7 +155,7 @@ def _measured(path: Path, settings_list: list[dict], scenes: list[Scene]) -> lis
     done = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
     out = []
     for settings in settings_list:
-        known = next((e["scenes"] for e in done if e["settings"] == settings), {})
+        known = {k: v for e in done if e["settings"] == settings for k, v in e["scenes"].items()}
         if all(s.key in known for s in scenes):
             out.append({"settings": settings, "scenes": known})
             continue
@@ -275,15 +277,20 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--references-only", action="store_true")
     parser.add_argument("--screen", action="store_true", help="one knob at a time, every scene")
+    parser.add_argument("--candidates", action="store_true", help="every candidate, every scene")
     parser.add_argument("--search", action="store_true", help="the screen, then every candidate, every scene")
     parser.add_argument("--doc", action="store_true", help="rewrite the doc from bench/results/quality_search.json")
+    parser.add_argument("--scenes", help="only these scene keys, comma-separated (the rest later)")
     args = parser.parse_args()
+    scenes = [s for s in SCENES if not args.scenes or s.key in args.scenes.split(",")]
     if args.references_only:
-        for scene in SCENES:
+        for scene in scenes:
             reference(scene)
         return
     if args.screen:
-        _measured(SCREENED, [{**SCREEN_BASE, **knob} for knob in KNOBS], SCENES)
+        _measured(SCREENED, [{**SCREEN_BASE, **knob} for knob in KNOBS], scenes)
+    if args.candidates:
+        _measured(MEASURED, CANDIDATES + [BYO_EVAL], scenes)
     found_path = ROOT / "bench" / "results" / "quality_search.json"
     if args.search:
         found = search(SCENES)

@@ -14,7 +14,6 @@ from byo.blender.meshes import add_box, look_at, mesh_object
 from byo.camera import camera_axes
 from byo.setup_model import ResolvedSetup
 
-
 DENOISE_GUIDES = {"albedo_normal": "RGB_ALBEDO_NORMAL", "albedo": "RGB_ALBEDO", "none": "RGB"}
 
 

@@ -13,7 +13,7 @@ from byo.render.messages import RenderTask
 
 class InProcess:
     def __init__(self, threads: int | None = None, handler: str = RENDER):
-        self.threads = threads or os.cpu_count() or 1
+        self.threads = threads or len(os.sched_getaffinity(0))
         self.handler = handler
 
     def run(self, tasks: Iterable[RenderTask]) -> Iterator[Outcome]:

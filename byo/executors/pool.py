@@ -104,7 +104,7 @@ class LocalPool:
         self.workers = workers
         self.recycle_after = recycle_after
         # Cycles threads are shared among the workers.
-        self.threads = threads or max(1, (os.cpu_count() or 1) // max(1, workers))
+        self.threads = threads or max(1, len(os.sched_getaffinity(0)) // max(1, workers))  # the CPUs this process may use
         self.timeout = timeout  # seconds per image; None: no limit
         self.retries = retries  # further attempts after a crash or a timeout
         self.handler = handler

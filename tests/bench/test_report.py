@@ -91,22 +91,27 @@ def test_make_bench_quick_runs_the_eval_and_scoring_benchmarks(tmp_path):
 
 
 @pytest.mark.render
-def test_the_render_benchmark_measures_phases_presets_and_a_long_run(tmp_path):
-    """At quick sizes: every family's phases, the presets next to the baseline against the cached
-    reference, and a short long run, in one section that the report reads."""
+def test_the_render_benchmark_measures_phases_presets_costs_and_a_long_run(tmp_path):
+    """At quick sizes: every family's phases, the presets next to BYO-Eval's setting against the
+    cached reference, the per-sample and denoiser costs, and a short long run, in one section
+    that the report reads."""
     out = tmp_path / "results" / "render.json"
     subprocess.run([sys.executable, str(ROOT / "bench" / "render_bench.py"), "--json", str(out), "--images", "1",
                     "--long", "6"], cwd=ROOT, check=True, capture_output=True, timeout=900,
                    env={**os.environ, "BENCH_QUICK": "1"})
     section = report.load_section(out)
-    phases, preset_table, long_table = section["tables"]
+    phases, preset_table, costs, gpu, long_table = section["tables"]
+    assert gpu["name"].startswith("GPU")  # here: skipped, saying why
     assert [row[0] for row in phases["rows"]] == ["chess", "clevr", "poker", "crest 3d", "crest flat (Workbench)"]
     for row in phases["rows"]:
         build, render, measure, write, wall = row[3:8]
         assert 0 < render < wall and build >= 0 and measure >= 0 and write >= 0
-    settings = {row[0]: row for row in preset_table["rows"]}
-    assert set(settings) == {"draft", "standard", "final", "128 samples adaptive"}
+    settings = {row[1]: row for row in preset_table["rows"]}
+    assert set(settings) == {"draft", "standard", "final", "BYO-Eval's 128 samples adaptive"}
+    assert {row[0] for row in preset_table["rows"]} == {"chess_0_640x360"}
     assert all(30 < row[4] < 70 and 0.9 < row[5] <= 1 for row in settings.values())  # PSNR dB, SSIM
     assert settings["draft"][4] < settings["final"][4]  # more samples, closer to the reference
+    ((scene, first_sample, per_sample, accurate, fast),) = costs["rows"]
+    assert scene == "clevr_35_320x240" and first_sample > 0 and per_sample > 0
     assert len(long_table["rows"]) == 5 and section["figures"]["long_run_images"]["value"] == 6
     assert section["quick"] and "standard_speedup" in section["ratios"]
