@@ -187,16 +187,17 @@ class ResolutionConfig(Strict):
 
 
 # Quality presets (render.quality): for each, the cheapest Cycles settings measured to reach its
-# target against 1024-sample references of every family's representative scene (mean PSNR / SSIM
-# per family: draft 40 dB / 0.99, standard 45 dB / 0.995, final 50 dB). bench/quality.py
-# measures them; docs/quality_presets.md has the figures. Light paths stay at the defaults
-# (bounces 4/3/3, indirect clamp 10, caustics): cutting them saved no time and biased metals.
-# Keys a config sets itself override its preset's.
+# target on every scene against 1024-sample references, the busiest of each family included
+# (PSNR / SSIM: draft 40 dB / 0.99, standard 45 dB / 0.995, final 50 dB / 0.995, which final misses
+# on 21 chess pieces by 0.6 dB). bench/quality.py measures them; docs/quality_presets.md has the
+# figures. Keys a config sets itself override its preset's.
 QUALITY = {
-    "draft": {"samples": 8, "adaptive_threshold": None, "adaptive_min_samples": 0, "denoise_prefilter": "fast"},
-    "standard": {"samples": 16, "adaptive_threshold": 0.05, "adaptive_min_samples": 2,
-                 "denoise_prefilter": "accurate"},
-    "final": {"samples": 256, "adaptive_threshold": 0.01, "adaptive_min_samples": 8, "denoise_prefilter": "accurate"},
+    "draft": {"samples": 12, "adaptive_threshold": None, "adaptive_min_samples": 0, "denoise_prefilter": "fast",
+              "light_tree": False},
+    "standard": {"samples": 64, "adaptive_threshold": 0.02, "adaptive_min_samples": 8,
+                 "denoise_prefilter": "accurate", "light_tree": True},
+    "final": {"samples": 256, "adaptive_threshold": 0.01, "adaptive_min_samples": 8, "denoise_prefilter": "accurate",
+              "light_tree": True},
 }
 
 
