@@ -28,7 +28,7 @@ from byo.eval.repeats import evaluate_repeats
 from byo.eval.run import EvalSettings, evaluate
 from byo.executors import Executor
 from byo.executors.inprocess import InProcess
-from byo.executors.pool import LocalPool
+from byo.executors.pool import LocalPool, default_workers
 from byo.families import get_family, load_config, sheets
 from byo.families.base import Sheet, SheetRequest
 from byo.inputs import reading
@@ -169,8 +169,8 @@ def executor_for(args) -> Executor:
         from byo.executors.ray_cluster import RayExecutor
 
         return RayExecutor(args.address, threads=args.threads or 1, timeout=args.timeout, retries=args.retries)
-    return LocalPool(args.workers or 1, recycle_after=args.recycle_after, threads=args.threads, timeout=args.timeout,
-                     retries=args.retries)
+    return LocalPool(args.workers or default_workers(), recycle_after=args.recycle_after, threads=args.threads,
+                     timeout=args.timeout, retries=args.retries)
 
 
 def cmd_render(args) -> int:
@@ -841,8 +841,8 @@ def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", help="output directory (default: dataset.output_dir or output/NAME)")
     p.add_argument("--limit", type=whole(1), help="only the first N images of the plan")
     p.add_argument("--resume", action="store_true", help="continue: skip complete images, redo incomplete ones")
-    p.add_argument("--workers", type=whole(1), help="render processes (threads are shared among them; default 1; "
-                   "slurm: per array task, slurm.workers)")
+    p.add_argument("--workers", type=whole(1), help="render processes (threads are shared among them; default: one "
+                   "per CPU, as many as memory holds at 1 GB each; slurm: per array task, slurm.workers)")
     p.add_argument("--recycle-after", type=whole(1), default=50, help="restart a worker after N images")
     p.add_argument("--in-process", action="store_true", help="render in this process (bpy imported here); "
                    "same as --executor in-process")
