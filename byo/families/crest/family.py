@@ -18,6 +18,7 @@ each (a peeking motif is cut to the container's interior before it is drawn).
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import numpy as np
@@ -152,6 +153,23 @@ class CrestFamily(Family):
         if unseen(legend):
             return f"{legend['extras']['crest']['kind']}: {len(unseen(legend))} part(s) not visible"
         return legend["extras"]["label"]
+
+    def training_config(self, config: dict[str, Any]) -> dict[str, Any]:
+        """A recombination config that draws one part (say `part: test`) has its training split in
+        the same config with `part: train` (same split seed, so the same held-out combinations),
+        with as many images as the split's fractions give the training part. Any other config's
+        training images are its own images with split train."""
+        content = ((config.get("scene") or {}).get("content") or {})
+        split = content.get("split") or {}
+        part = split.get("part", "all")
+        if split.get("scheme", "random") == "random" or part in ("all", "train"):
+            return config
+        fractions = split.get("fractions", (0.8, 0.1, 0.1))
+        share = fractions[("train", "val", "test").index(part)]
+        n = int(config["dataset"].get("n_images", 1))
+        n_train = max(1, math.ceil(n * fractions[0] / share)) if share > 0 else n
+        return {**config, "dataset": {**config["dataset"], "n_images": n_train, "split": "train"},
+                "scene": {**config["scene"], "content": {**content, "split": {**split, "part": "train"}}}}
 
     def image_split(self, legend: dict[str, Any]) -> str:
         """Each crest image draws its own KamonBench split (train, val, test)."""
