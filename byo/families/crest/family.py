@@ -33,6 +33,7 @@ from byo.families.api import (
 )
 from byo.families.crest.answers import ANSWERS
 from byo.families.crest.metrics import SCORING
+from byo.families.crest.vocab import VOCABULARY
 from byo.families.crest.model import CrestContent, colours, layer_offset, record
 from byo.families.crest.motifs import carriers, library
 from byo.families.crest.motifs.grammar import Crest, Layer, component_layers, layers
@@ -40,6 +41,10 @@ from byo.families.crest.motifs.labels import component_labels
 from byo.families.crest.motifs.labels import labels as crest_labels
 from byo.families.crest.motifs.splits import part_of, random_part
 from byo.families.crest.sheet import SHEETS
+
+
+# The labels of the empty container image paired with a containerless composite.
+NO_CONTAINER = {"kdl": "", "analysis": [], "reading": "", "romaji": "", "english": "no container", "program": ""}
 
 
 class CrestFamily(Family):
@@ -52,6 +57,7 @@ class CrestFamily(Family):
     audit = "audit"
     sheets = SHEETS
     answer_types = SCORING
+    vocabulary = VOCABULARY  # every motif's and container's names: open recall over the whole inventory
     object_kinds = ("container", "motif")  # the layers of a crest
     default_scene: dict[str, Any] = {
         # Flat: the crest (half-width content.size = 0.1 m) from straight above, orthographic,
@@ -71,6 +77,8 @@ class CrestFamily(Family):
         """(record, layers, labels, split) of one image."""
         sampler = content.sampler()
         scheme = content.split.scheme
+        if content.mode != "composite" and content.paired:
+            return self._paired(content, sampler, draw)
         if content.mode != "composite":
             table = library.MOTIFS if content.mode == "motif" else library.CONTAINERS
             pool = sampler.motifs if content.mode == "motif" else sampler.containers
@@ -79,6 +87,12 @@ class CrestFamily(Family):
             component = next(c for c in table if c.id == ref)
             part = random_part(draw.random(), content.split.fractions) if scheme == "random" else "train"
             return record(component=component), component_layers(component), component_labels(component), part
+        crest, part = self._composite(content, sampler, draw)
+        return record(crest), layers(crest), crest_labels(crest), part
+
+    @staticmethod
+    def _composite(content: CrestContent, sampler, draw: np.random.Generator) -> tuple[Crest, str]:
+        scheme = content.split.scheme
         for _ in range(100_000):
             crest = sampler.draw(draw)
             if scheme == "random":
@@ -86,9 +100,26 @@ class CrestFamily(Family):
             else:
                 part = part_of(crest, sampler, scheme, content.split.fractions, content.split.seed)
             if content.split.part in ("all", part):
-                return record(crest), layers(crest), crest_labels(crest), part
+                return crest, part
         raise PlacementError(f"split part {content.split.part!r} of scheme {scheme!r} holds none of the crests "
                              "these factors allow")
+
+    def _paired(self, content: CrestContent, sampler, draw: np.random.Generator) -> tuple[dict, list, dict, str]:
+        """A component image paired with its composite, as KamonBench bundles them ("one isolated
+        motif per composite and one container per contained composite", in the composite's split):
+        the same draws as the composite mode of this config, so image i shows the motif (or the
+        outermost container) of composite image i of the config with the same seed. A containerless
+        composite has no container: its container image is the empty canvas, labelled so."""
+        crest, part = self._composite(content, sampler, draw)
+        if content.mode == "motif":
+            component = library.MOTIFS_BY_ID[crest.motif]
+        else:
+            component = library.CONTAINERS_BY_ID[crest.containers[0]] if crest.containers else None
+        pair = crest_labels(crest)["program"]
+        if component is None:
+            return ({"kind": "container", "component": None, "paired_with": pair}, [], NO_CONTAINER, part)
+        return ({**record(component=component), "paired_with": pair}, component_layers(component),
+                component_labels(component), part)
 
     def sample(self, content: CrestContent, setup: ResolvedSetup, *, draw: np.random.Generator,
                place: np.random.Generator) -> tuple[list[SceneObject], dict[str, Any]]:
@@ -183,5 +214,7 @@ class CrestFamily(Family):
                  f"on {e['carrier']['kind']}"]
         if e.get("arrangement_ambiguous"):
             lines.append("note: this motif has no clear up direction, so the arrangement looks like three-stacked")
+        if e["crest"].get("paired_with") is not None:
+            lines.append(f"paired with the composite {e['crest']['paired_with']} (same image index and seed)")
         return lines
 

@@ -94,7 +94,9 @@ def _truth_rows(config, limit: int = 300) -> list[dict]:
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.stem)
 def test_perfect_and_constant_predictions_on_every_crest_config(config):
     rows = _truth_rows(config)
-    assert rows
+    if config.stem.startswith("components_"):
+        assert not rows  # component images are not described as crests
+        return
     for key in KEYS:
         krows = [r for r in rows if r["key"] == key]
         if not krows:
