@@ -33,7 +33,6 @@ from byo.families.api import (
 )
 from byo.families.crest.answers import ANSWERS
 from byo.families.crest.metrics import SCORING
-from byo.families.crest.vocab import VOCABULARY
 from byo.families.crest.model import CrestContent, colours, layer_offset, record
 from byo.families.crest.motifs import carriers, library
 from byo.families.crest.motifs.grammar import Crest, Layer, component_layers, layers
@@ -41,7 +40,7 @@ from byo.families.crest.motifs.labels import component_labels
 from byo.families.crest.motifs.labels import labels as crest_labels
 from byo.families.crest.motifs.splits import part_of, random_part
 from byo.families.crest.sheet import SHEETS
-
+from byo.families.crest.vocab import VOCABULARY
 
 # The labels of the empty container image paired with a containerless composite.
 NO_CONTAINER = {"kdl": "", "analysis": [], "reading": "", "romaji": "", "english": "no container", "program": ""}
