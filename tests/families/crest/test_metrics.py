@@ -113,7 +113,9 @@ def test_perfect_and_constant_predictions_on_every_crest_config(config):
     program = [r for r in rows if r["key"] == "describe_program"]
     constant = [{**r, "value": program[0]["answer"]} for r in program]
     summary = crest.measure(constant, [])[0]
-    assert summary["collapsed_motif_groups"] in (1.0, None)
+    assert summary["collapsed_motif_groups"] == (1.0 if summary["groups"] else None)
+    if summary["groups"]:
+        assert summary["motif_separation"] == 0.0
 
 
 def test_motif_sensitivity_config_has_evaluated_contexts():
