@@ -129,8 +129,9 @@ def test_a_test_only_recombination_dataset_has_its_training_labels(tmp_path):
     draws with part train (same split seed), 800 images for its 100 at 80/10/10."""
     cfg = load_config(CONFIGS[0].parent / "recombination.yaml")
     (tmp_path / RESOLVED_CONFIG).write_text(json.dumps(resolved_config(cfg)))
-    train = training_answers(tmp_path, ["describe_program", "identify_motif_open", "nope"])
-    assert len(train["describe_program"]) == 800
+    train = training_answers(tmp_path, ["describe_program", "recall_motif", "not_a_key"])
+    assert set(train) == {"describe_program", "recall_motif"}
+    assert len(train["describe_program"]) == len(train["recall_motif"]) == 800
     test = [sample_spec(cfg, j).extras["program"] for j in list(jobs(cfg))[:50]]
     novel = crest.novel_combinations(test, train["describe_program"], "cm")
     assert all(novel)  # every test crest's (C, M) pair is absent from training
