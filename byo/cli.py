@@ -343,7 +343,8 @@ def cmd_eval(args) -> int:
         key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
         timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache, repeats=args.repeats,
         max_answer_chars=args.max_answer_chars or None, wait=args.wait,
-        device=args.device, dtype=args.dtype, batch_size=args.batch_size, structured=args.structured)
+        device=args.device, dtype=args.dtype, batch_size=args.batch_size, structured=args.structured,
+        shots=args.shots, shots_from=args.shots_from, shots_seed=args.shots_seed)
     if args.repeats == 1:  # a signal outside the run's own handlers ends in run()'s Stopped
         return eval_summary(evaluate(settings, on_wait=waiting), args)
     codes = []
@@ -809,6 +810,13 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
                     "--concurrency)")
     p.add_argument("--repeats", type=whole(1), default=1, help="ask each question K times: repeat 1 is the run, "
                    "repeat r the run RUN.repeat-r (asked anew, cached per repeat); byo score reports their agreement")
+    shots = p.add_argument_group("few-shot prompts (openai, groq, openai-compatible, ollama)")
+    shots.add_argument("--shots", type=whole(0), default=0, help="K solved examples (image, prompt, true answer) of "
+                       "the same question key and prompt before each question, never its own image; the run is "
+                       "PROVIDER-MODEL-Kshot")
+    shots.add_argument("--shots-from", metavar="SPLIT|DATASET", help="where the examples come from: a split of the "
+                       "dataset (train, val, test) or another dataset directory (default: the whole dataset)")
+    shots.add_argument("--shots-seed", type=whole(0), default=0, help="which examples are drawn (per question)")
     add_max_answer_chars(p)
     add_wait(p, "run")
 

@@ -108,17 +108,18 @@ class Run:
         if key is not None and (record := self.cache.get(key)) is not None:
             self.cached += 1
             return prediction_row(ev, q, image, status="ok", attempts=record["attempts"],
-                                  latency_s=record["latency_s"], record=record), None
+                                  latency_s=record["latency_s"], record=record, shots=prepared.shots), None
         outcome = await self.scheduler.send(ev.provider, prepared.request)
         if outcome.failure is not None:
             return prediction_row(ev, q, image, status=outcome.failure.status, attempts=outcome.attempts,
-                                  latency_s=outcome.latency_s, error=outcome.failure.message), None
+                                  latency_s=outcome.latency_s, error=outcome.failure.message,
+                                  shots=prepared.shots), None
         record = answer_record(outcome.response, outcome.latency_s, outcome.attempts, ev.secrets,
                                ev.settings.max_answer_chars)
         committed = self.cache.put(key, record) if key is not None else None
         add_tokens(self.tokens_new, record["tokens"])
         return prediction_row(ev, q, image, status="ok", attempts=outcome.attempts, latency_s=outcome.latency_s,
-                              record=record), committed
+                              record=record, shots=prepared.shots), committed
 
     async def run(self, show_progress: bool) -> EvalReport:
         ev = self.ev

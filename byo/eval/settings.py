@@ -37,6 +37,9 @@ class EvalSettings:
     batch_size: int = 8  # hf: questions generated together
     repeats: int = 1  # --repeats K: each question asked K times, repeat r >= 2 in its own run (byo.eval.repeats)
     repeat: int = 1  # which of the K repeats this run is
+    shots: int = 0  # --shots K: solved examples before each question (byo.eval.shots)
+    shots_from: str | None = None  # a split of the dataset (train, val, test) or a dataset directory
+    shots_seed: int = 0  # which examples are drawn
     max_answer_chars: int | None = MAX_ANSWER_CHARS  # longer answers are stored cut; None: kept whole
     wait: bool = False  # another process writing the run: wait for it (else exit 2 naming it)
     backoff_base: float = 1.0  # seconds; doubled per attempt, with jitter

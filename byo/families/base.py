@@ -356,6 +356,12 @@ class Family:
         """Dataset-level files in the family's own formats; returns name -> path."""
         return {}
 
+    def training_config(self, config: dict[str, Any]) -> dict[str, Any]:
+        """The config (as data) whose images hold the training split of the dataset `config`
+        makes, for metrics that need the training labels (byo.score.training): by default the
+        config itself, its training images those whose `image_split` is "train"."""
+        return config
+
     def image_split(self, legend: dict[str, Any]) -> str:
         """The split an image belongs to (the COCO and WebDataset exports write one file or set
         of shards per split): the dataset's split unless the family draws one per image."""

@@ -18,7 +18,8 @@ from byo.errors import ConfigError
 from byo.score import psychometric, stability, tables
 from byo.score.metrics import rng_for
 from byo.score.parse import STATUSES
-from byo.score.rows import PREDICTIONS, load_run, partial_note
+from byo.score.rows import PREDICTIONS, load_run, partial_note, run_paths
+from byo.score.training import training_answers
 
 PARSED = "parsed.jsonl"
 # What the report reads of each row of parsed.jsonl (a file without them is scored again).
@@ -121,12 +122,20 @@ def _compute(run_dir: Path, *, n_boot: int, seed: int, require_complete: bool, t
     return Scores(facts=facts, rows=rows, settings={"bootstrap": n_boot, "seed": seed, "confidence": 0.95,
                                                     "clustering": "image", "tolerance": tolerance,
                                                     "criterion": criterion},
-                  tables={**all_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance, criterion=criterion),
+                  tables={**all_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance, criterion=criterion,
+                                       train=family_training(run_dir, rows)),
                           "stability": stable})
 
 
+def family_training(run_dir: Path, rows: list[dict]) -> dict[str, list]:
+    """The training labels of the run's dataset for the keys a family table measures."""
+    keys = {r["key"] for r in rows if r["answer_type"] in tables.FAMILY_TYPES
+            and tables.FAMILY_TYPES[r["answer_type"]].table is not None}
+    return training_answers(run_paths(Path(run_dir))[0], keys) if keys else {}
+
+
 def all_tables(rows: list[dict], *, n_boot: int, seed: int, tolerance: float = 0,
-               criterion: float = psychometric.CRITERION) -> dict[str, list[dict]]:
+               criterion: float = psychometric.CRITERION, train: dict[str, list] | None = None) -> dict[str, list[dict]]:
     """Every table of scored rows (the shared TABLES but stability, which needs the repeats) and each
     family's own."""
     metric = tables.metric_table(rows, n_boot=n_boot, seed=seed)
@@ -136,7 +145,7 @@ def all_tables(rows: list[dict], *, n_boot: int, seed: int, tolerance: float = 0
     return {"metrics": metric, "confusion": tables.confusion_table(rows), "localization": loc,
             "localization_cells": loc_cells, "binding": tables.binding_table(rows),
             "parsing": tables.status_table(rows), "breaking_points": fits, "breaking_point_levels": points,
-            **tables.family_tables(rows)}
+            **tables.family_tables(rows, train)}
 
 
 def _clean(value):

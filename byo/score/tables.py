@@ -254,20 +254,21 @@ def binding_table(rows: Sequence[dict]) -> list[dict]:
     return out
 
 
-def family_tables(rows: Sequence[dict]) -> dict[str, list[dict]]:
+def family_tables(rows: Sequence[dict], train: dict[str, list] | None = None) -> dict[str, list[dict]]:
     """The families' own metrics, per key, prompt variant and slice, each in the table its answer
-    type carries (FAMILY_TABLES)."""
+    type carries (FAMILY_TABLES). `train`: key -> the true answers of the dataset's training
+    split (byo.score.training); a key without them uses the run's own training rows."""
     out: dict[str, list[dict]] = {name: [] for name in FAMILY_TABLES}
     for (key,), group in sorted(metrics.group_by(rows, "key").items()):
         answer_type = group[0]["answer_type"]
         table = FAMILY_TYPES[answer_type].table if answer_type in FAMILY_TYPES else None
         if table is None:
             continue
-        train = [r["answer"] for r in group if r["split"] == "train"]
+        train_labels = (train or {}).get(key) or [r["answer"] for r in group if r["split"] == "train"]
         for variant, vrows in _variants(group):
             out[table.name] += [
                 {"run": vrows[0]["run"], "model": vrows[0]["model"], "key": key, "answer_type": answer_type,
-                 "variant": variant, **row} for row in table.measure(vrows, train)]
+                 "variant": variant, **row} for row in table.measure(vrows, train_labels)]
     return out
 
 
