@@ -23,7 +23,7 @@ from byo import __version__, doctor
 from byo.audit.run import AUDIT_FILE, audit_dataset
 from byo.dataset import IMAGES, LEGENDS, Layout, atomic_write_text
 from byo.errors import ConfigError, FatalRenderError, RenderError
-from byo.eval.layout import MAX_ANSWER_CHARS, PREDICTIONS
+from byo.eval.layout import MAX_ANSWER_CHARS, PREDICTIONS, RUN_FILE
 from byo.eval.repeats import evaluate_repeats
 from byo.eval.run import EvalSettings, evaluate
 from byo.executors import Executor
@@ -343,7 +343,8 @@ def cmd_eval(args) -> int:
         key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
         timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache, repeats=args.repeats,
         max_answer_chars=args.max_answer_chars or None, wait=args.wait,
-        device=args.device, dtype=args.dtype, batch_size=args.batch_size, structured=args.structured)
+        device=args.device, dtype=args.dtype, batch_size=args.batch_size, structured=args.structured,
+        text_only=args.text_only)
     if args.repeats == 1:  # a signal outside the run's own handlers ends in run()'s Stopped
         return eval_summary(evaluate(settings, on_wait=waiting), args)
     codes = []
@@ -353,6 +354,11 @@ def cmd_eval(args) -> int:
     if args.temperature == 0:
         console.print("[yellow]--temperature 0: the repeats differ only where the model is not deterministic[/yellow]")
     return max(codes)
+
+
+def read_run_info(run_dir: Path) -> dict:
+    path = Path(run_dir) / RUN_FILE
+    return json.loads(path.read_text()) if path.is_file() else {}
 
 
 def eval_summary(report, args) -> int:
@@ -368,6 +374,17 @@ def eval_summary(report, args) -> int:
             console.print(f"{stop.message}: {done}; rerun the same command to resume", highlight=False)
         return stop.exit_code
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(report.statuses.items()))
+    info = read_run_info(report.run_dir)
+    if info.get("ranks"):  # an image-text model ranked the candidate captions
+        calls = info.get("model_calls") or {}
+        console.print(f"{len(report.rows)} questions ranked: {statuses}; {report.cached} kept from an earlier "
+                      f"invocation; model calls {report.requests_sent} ({calls.get('images', 0)} images, "
+                      f"{calls.get('texts', 0)} captions embedded; "
+                      f"{sum((info.get('embeddings_cached') or {}).values())} embeddings from the cache)"
+                      + (f"; {info['without_candidates']} questions without candidate captions left out"
+                         if info.get("without_candidates") else ""), highlight=False)
+        console.print(f"predictions: {report.run_dir / PREDICTIONS}")
+        return 1 if report.failed else 0
     cost = f"${report.cost_new_usd:.4f}" if report.cost_new_usd is not None else "n/a (no price)"
     if report.reference:
         console.print(f"{len(report.rows)} questions: {statuses} (reference provider {args.provider}: "
@@ -777,7 +794,8 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dataset", type=Path, help="dataset directory (with questions.jsonl)")
     p.add_argument("--provider", required=True,
                    help="openai, groq, ollama, openai-compatible, hf (transformers in this process), blind, oracle, "
-                   "or a --providers entry")
+                   "clip (open_clip) and hf-clip (transformers CLIP / SigLIP), which rank candidate captions, "
+                   "rank-oracle, rank-blind, or a --providers entry")
     p.add_argument("--model", help="model name (optional for blind and oracle; hf: a Hub name or a local folder)")
     p.add_argument("--questions", type=Path, help="question file (default DATASET/questions.jsonl)")
     p.add_argument("--providers", type=Path, help="providers YAML: endpoints, models, prices")
@@ -800,13 +818,16 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--structured", action="store_true", help="ask for the answer as JSON of a schema built from its "
                    "answer type (response_format; ollama: format), read without heuristics; the run is "
                    "PROVIDER-MODEL-structured: byo report and byo compare set it against the free-form run")
-    hf = p.add_argument_group("--provider hf (pip install 'byo-render[hf]')")
+    p.add_argument("--text-only", action="store_true", help="the text-only baseline: ask a language model "
+                   "(openai, groq, ollama, openai-compatible) each question without its image, to measure what the "
+                   "options alone give away (caption priors, Auto-Comp's blind LLM); the run is PROVIDER-MODEL-text-only")
+    hf = p.add_argument_group("--provider hf, clip, hf-clip (pip install 'byo-render[hf]' or '[clip]')")
     hf.add_argument("--device", default="auto", type=device_name, help="where the model runs: auto (CUDA, then MPS, then CPU), cpu, "
                     "cuda, cuda:1, mps")
     hf.add_argument("--dtype", choices=["auto", "float32", "bfloat16", "float16"], default="auto",
                     help="the weights' dtype (auto: the checkpoint's)")
-    hf.add_argument("--batch-size", type=whole(1), default=8, help="questions generated together (at most "
-                    "--concurrency)")
+    hf.add_argument("--batch-size", type=whole(1), default=8, help="hf: questions generated together (at most "
+                    "--concurrency); clip, hf-clip: images or captions embedded together")
     p.add_argument("--repeats", type=whole(1), default=1, help="ask each question K times: repeat 1 is the run, "
                    "repeat r the run RUN.repeat-r (asked anew, cached per repeat); byo score reports their agreement")
     add_max_answer_chars(p)

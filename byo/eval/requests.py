@@ -14,6 +14,13 @@ from byo.questions.answer_schema import schema_for
 from byo.questions.load import Question
 
 
+# What the text-only baseline (byo eval --text-only) tells a language model before the question:
+# it reads the options without the image, as the blind LLM of Auto-Comp's Table 9 (after
+# SugarCrepe) picks the caption from the shuffled positive and negatives without visual input.
+TEXT_ONLY_PREFACE = ("You cannot see the image this question is about. Answer as well as you can from the "
+                     "question and its options alone.")
+
+
 @dataclass(frozen=True)
 class Prepared:
     request: Request
@@ -25,7 +32,8 @@ async def prepare(ev: Evaluation, q: Question) -> Prepared:
     """Raises ProviderFailure when the image cannot be sent (missing, unreadable, too large)."""
     provider, s = ev.provider, ev.settings
     payload, image = None, None
-    if provider.needs_image:
+    prompt = f"{TEXT_ONLY_PREFACE} {q.prompt}" if s.text_only else q.prompt
+    if provider.needs_image and not s.text_only:
         payload, image = await asyncio.to_thread(
             prepare_image, ev.dataset / q.image, provider.limits, s.max_side, s.provider)
         image = {"path": q.image, **image}
@@ -37,5 +45,5 @@ async def prepare(ev: Evaluation, q: Question) -> Prepared:
             params["repeat"] = s.repeat
         if schema is not None:  # a structured answer is another request than a free-form one
             params["response_schema"] = schema
-        key = request_key(provider.identity, ev.model, q.prompt, image["sha256"] if image else None, params)
-    return Prepared(Request(prompt=q.prompt, image=payload, question=q, schema=schema), image, key)
+        key = request_key(provider.identity, ev.model, prompt, image["sha256"] if image else None, params)
+    return Prepared(Request(prompt=prompt, image=payload, question=q, schema=schema), image, key)

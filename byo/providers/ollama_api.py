@@ -73,7 +73,9 @@ class Ollama(Provider):
         import httpx
         import ollama
 
-        message = {"role": "user", "content": request.prompt, "images": [request.image.data]}
+        message = {"role": "user", "content": request.prompt}
+        if request.image is not None:  # None: the text-only baseline (byo eval --text-only)
+            message["images"] = [request.image.data]
         try:
             extra = {"format": request.schema} if request.schema is not None else {}
             reply = await self.client.chat(model=self.model, messages=[message], options=self.options(),

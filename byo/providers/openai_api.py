@@ -113,15 +113,15 @@ class ChatCompletions(Provider):
                                   http_client=openai_http_client(connections), **kwargs)
 
     def arguments(self, request: Request) -> dict:
-        image_url = {"url": data_uri(request.image)}
-        if self.params.detail is not None:
-            image_url["detail"] = self.params.detail
+        content = [{"type": "text", "text": request.prompt}]
+        if request.image is not None:  # None: the text-only baseline (byo eval --text-only)
+            image_url = {"url": data_uri(request.image)}
+            if self.params.detail is not None:
+                image_url["detail"] = self.params.detail
+            content.append({"type": "image_url", "image_url": image_url})
         args = {
             "model": self.model,
-            "messages": [{"role": "user", "content": [
-                {"type": "text", "text": request.prompt},
-                {"type": "image_url", "image_url": image_url},
-            ]}],
+            "messages": [{"role": "user", "content": content}],
             "temperature": self.params.temperature,
         }
         if self.params.max_tokens is not None:
@@ -208,11 +208,9 @@ class OpenAIResponses(ChatCompletions):
     def arguments(self, request: Request) -> dict:
         args = {
             "model": self.model,
-            "input": [{"role": "user", "content": [
-                {"type": "input_text", "text": request.prompt},
-                {"type": "input_image", "image_url": data_uri(request.image),
-                 "detail": self.params.detail or "auto"},
-            ]}],
+            "input": [{"role": "user", "content": [{"type": "input_text", "text": request.prompt}] + (
+                [{"type": "input_image", "image_url": data_uri(request.image), "detail": self.params.detail or "auto"}]
+                if request.image is not None else [])}],
             "temperature": self.params.temperature,
             "store": False,  # the API stores responses unless told not to
         }

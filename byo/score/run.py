@@ -15,7 +15,7 @@ from pathlib import Path
 from byo import __version__
 from byo.dataset import atomic_write_text
 from byo.errors import ConfigError
-from byo.score import psychometric, stability, tables
+from byo.score import psychometric, retrieval, stability, tables
 from byo.score.metrics import rng_for
 from byo.score.parse import STATUSES
 from byo.score.rows import PREDICTIONS, load_run, partial_note
@@ -23,10 +23,11 @@ from byo.score.rows import PREDICTIONS, load_run, partial_note
 PARSED = "parsed.jsonl"
 # What the report reads of each row of parsed.jsonl (a file without them is scored again).
 ROW_KEYS = frozenset({"id", "image", "key", "variant", "levels", "answer_type", "answer", "response", "status",
-                      "value", "correct", "error", "prompt", "note", "candidates"})
+                      "value", "correct", "error", "prompt", "note", "candidates", "recall_at_1", "chance"})
 SCORES = "scores.json"
 TABLES = ("metrics", "confusion", "localization", "localization_cells", "binding", "parsing", "breaking_points",
-          "breaking_point_levels", "stability")  # + families' own
+          "breaking_point_levels", "stability", "retrieval", "compass_integration", "compass_skill_load",
+          "compass_perplexity")  # + families' own
 DEFINITIONS = {
     "accuracy": "correct / all questions; ambiguous, refused, unparsed and failed answers count as wrong. "
                 "95% interval clustered by image (accuracy_lo/hi: Wilson on the effective sample size n / deff, "
@@ -55,6 +56,20 @@ DEFINITIONS = {
     "stability": "byo eval --repeats K: agreement = share of questions answered alike (parsed value, or parse "
                  "status) in all K repeats; Fleiss' kappa of those answers (repeats as raters); accuracy per repeat "
                  "with its mean, standard deviation, minimum and maximum",
+    "retrieval": "recall@1 over a question's candidate captions: for an image-text model's ranking 1 when the true "
+                 "caption is the most similar (1 / k when it ties with k - 1 others), for a chat answer 1 when "
+                 "right; beside the chance as asked (1 / captions ranked, 1 / options shown); 95% interval from the "
+                 "cluster-robust (by image) standard error",
+    "compass_integration": "COMPASS (seed 003, Eq. 1-3): R@1 composed = the composed caption beats its N one-primitive "
+                           "negatives; R@1 decomposed = every primitive caption beats its matched negative (joint "
+                           "success, the product); delta = decomposed - composed, per structural level and "
+                           "complexity N; n = all: delta's mean and standard deviation over the N levels (Table 2)",
+    "compass_skill_load": "COMPASS (seed 003, Eq. 4): OLS of R@1 on skill-targeted negatives on the caption's counts of "
+                          "objects, attributes and relations, per structural level and skill, standard errors "
+                          "clustered by image (statsmodels), two-sided t-tests; beta in R@1 per primitive (x 100: "
+                          "percentage points); self_load: the coefficient of the skill's own type",
+    "compass_perplexity": "COMPASS's perplexity audit (seed 003, appendix B): rank-biserial r between the true captions' "
+                          "and their hardest negatives' perplexities under a language model; skipped without one",
     # and each family table's own (FAMILY_TABLES)
     **{name: table.definition for name, table in tables.FAMILY_TABLES.items()},
 }
@@ -136,6 +151,8 @@ def all_tables(rows: list[dict], *, n_boot: int, seed: int, tolerance: float = 0
     return {"metrics": metric, "confusion": tables.confusion_table(rows), "localization": loc,
             "localization_cells": loc_cells, "binding": tables.binding_table(rows),
             "parsing": tables.status_table(rows), "breaking_points": fits, "breaking_point_levels": points,
+            "retrieval": retrieval.retrieval_table(rows), "compass_integration": retrieval.integration_table(rows),
+            "compass_skill_load": retrieval.skill_load_table(rows), "compass_perplexity": retrieval.perplexity_table(rows),
             **tables.family_tables(rows)}
 
 
