@@ -26,7 +26,13 @@ import numpy as np
 
 from byo import __version__
 from byo.eval.embeddings import EMBEDDINGS, EmbeddingCache, embedding_key
-from byo.eval.layout import PREDICTIONS, journal_row, open_journal, recorded_path, write_predictions, write_run_file
+from byo.eval.layout import (
+    journal_row,
+    open_journal,
+    recorded_path,
+    write_predictions,
+    write_run_file,
+)
 from byo.eval.resolve import Evaluation
 from byo.eval.settings import EvalReport
 from byo.eval.stop import SIGNALS, Stopped, by_signal

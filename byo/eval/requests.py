@@ -13,7 +13,6 @@ from byo.providers.images import prepare_image
 from byo.questions.answer_schema import schema_for
 from byo.questions.load import Question
 
-
 # What the text-only baseline (byo eval --text-only) tells a language model before the question:
 # it reads the options without the image, as the blind LLM of Auto-Comp's Table 9 (after
 # SugarCrepe) picks the caption from the shuffled positive and negatives without visual input.

@@ -144,6 +144,11 @@ class HFClip(ImageText):
         super().__init__(model, params, **kwargs)
         self.torch, self.transformers = _require(self.type, "torch", "transformers")
         self.device = pick_device(self.torch, self.device_asked)
+        try:  # the name is checked now (its config is small); the weights load on the first embedding
+            self.transformers.AutoConfig.from_pretrained(model)
+        except (OSError, ValueError, KeyError) as err:
+            raise ConfigError("<command line>", [("--model", f"could not load {model!r} as a transformers "
+                                                  f"image-text model: {_first_line(err)}")]) from None
 
     @property
     def endpoint(self) -> str:
@@ -197,6 +202,10 @@ class OpenClip(ImageText):
                                                   f"{model!r}")])
         self.torch, self.open_clip = _require(self.type, "torch", "open_clip")
         self.device = pick_device(self.torch, self.device_asked)
+        arch = model.partition("/")[0]
+        if not model.startswith("hf-hub:") and arch not in self.open_clip.list_models():
+            raise ConfigError("<command line>", [("--model", f"open_clip has no architecture {arch!r}; "
+                                                  "open_clip.list_models() lists them")])
 
     @property
     def endpoint(self) -> str:

@@ -15,7 +15,11 @@ from __future__ import annotations
 import re
 
 from byo.families.api import UNSEEN, AuditTable, IllPosed, MeasuredImage, Seen, letter_of
-from byo.families.clevr.model import ATTRIBUTE_READABLE_MAX_BLUR, ATTRIBUTE_READABLE_MIN_PX, MIN_X_SEPARATION
+from byo.families.clevr.model import (
+    ATTRIBUTE_READABLE_MAX_BLUR,
+    ATTRIBUTE_READABLE_MIN_PX,
+    MIN_X_SEPARATION,
+)
 
 FRONT_MARGIN_PX = 1.0
 WORDS = {"size": ("small", "large"), "material": ("rubber", "metal")}
