@@ -657,7 +657,8 @@ def build_parser() -> argparse.ArgumentParser:
     questions.add_argument("dataset", type=Path)
     questions.add_argument("--preprompts", help="comma-separated: neutral,debiased,cot,debiased_cot,helpful")
     questions.add_argument("--instructions", help="comma-separated: direct,declarative,fill_blank")
-    questions.add_argument("--keys", help="comma-separated question keys (default: all of the family)")
+    questions.add_argument("--keys", help="comma-separated question keys or patterns ('compass_*'; default: all of "
+                           "the family)")
     questions.add_argument("--templates", type=Path, default=None, help="question templates folder")
     questions.add_argument("-o", "--output", type=Path, help="default: DATASET/questions.jsonl")
     add_wait(questions, "dataset (a render)")
