@@ -401,7 +401,8 @@ def eval_summary(report, args) -> int:
 
 def cmd_score(args) -> int:
     scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
-                              tolerance=args.tolerance, criterion=args.criterion)
+                              tolerance=args.tolerance, criterion=args.criterion,
+                              perplexity_model=args.perplexity_model)
     table = Table("key", "type", "n", "parse rate", "accuracy", "MAE", "NMAE", title=f"{args.run} "
                   f"({scores.facts.get('model')}, all prompt variants{', ' + scores.partial if scores.partial else ''})")
     for r in scores.tables["metrics"]:
@@ -410,11 +411,37 @@ def cmd_score(args) -> int:
                           f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
                           _fmt(r.get("mae")), _fmt(r.get("nmae")))
     Console().print(table)
+    print_retrieval(scores)
     print_breaking_points(scores)
     print_stability(scores)
     warn_partial(args.run, scores)
     console.print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
+
+
+def print_retrieval(scores) -> None:
+    rows = [r for r in scores.tables.get("retrieval", []) if r["variant"] == "all"]
+    if rows:
+        table = Table("key", "how", "n", "candidates", "recall@1 [95% CI]", "chance",
+                      title="Recall@1 over the candidate captions (ties shared; intervals clustered by image)")
+        for r in rows:
+            table.add_row(r["key"], "ranked" if r["ranked"] else "answered", str(r["n"]), f"{r['candidates']:.1f}",
+                          f"{r['recall_at_1']:.0%} [{r['recall_at_1_lo']:.0%}-{r['recall_at_1_hi']:.0%}]",
+                          f"{r['chance']:.0%}" if r["chance"] is not None else "")
+        Console().print(table)
+    gaps = [r for r in scores.tables.get("compass_integration", []) if r["variant"] == "all" and r["n"] == "all"]
+    if gaps:
+        table = Table("level", "captions", "R@1 composed", "R@1 decomposed", "delta", "delta over N (mean +- sd)",
+                      title="COMPASS: compositional integration gap (seed 003, Table 2)")
+        for r in gaps:
+            spread = (f"{r['delta_mean_over_n']:.3f} +- {r['delta_sd_over_n']:.3f}"
+                      if r["delta_sd_over_n"] is not None else f"{r['delta_mean_over_n']:.3f}")
+            table.add_row(r["level"], str(r["captions"]), f"{r['r1_composed']:.1%}", f"{r['r1_decomposed']:.1%}",
+                          f"{r['delta']:+.3f}", spread)
+        Console().print(table)
+    for r in scores.tables.get("compass_perplexity", []):
+        if r.get("note"):
+            console.print(f"COMPASS perplexity check: {r['note']}", highlight=False)
 
 
 def print_breaking_points(scores) -> None:
@@ -688,6 +715,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_interval_arguments(score)
     add_curve_arguments(score)
     add_require_complete(score)
+    score.add_argument("--perplexity-model", help="COMPASS's perplexity check of the negatives: a transformers "
+                       "causal language model (a Hub name such as gpt2, or a folder); without it the check is skipped")
     score.set_defaults(func=cmd_score)
 
     report = sub.add_parser("report", help="one self-contained HTML report comparing runs and prompt variants")

@@ -61,3 +61,15 @@ def save_tiny_siglip(folder: Path, seed: int = 0) -> Path:
     SiglipProcessor(image_processor=SiglipImageProcessor(size={"height": 32, "width": 32}),
                     tokenizer=tokenizer).save_pretrained(folder)
     return folder
+
+
+def save_tiny_gpt2(folder: Path, seed: int = 0) -> Path:
+    """A 1-layer GPT-2 over the same words: a causal language model for the perplexity check."""
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(seed)
+    GPT2LMHeadModel(GPT2Config(vocab_size=len(WORDS), n_positions=64, n_embd=16, n_layer=1, n_head=2,
+                               bos_token_id=2, eos_token_id=3)).save_pretrained(folder)
+    _tokenizer(64).save_pretrained(folder)
+    return folder

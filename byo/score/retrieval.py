@@ -183,11 +183,82 @@ def _num(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def perplexity_table(rows: Sequence[dict], model: str | None = None) -> list[dict]:
-    """The perplexity audit (seed 003, appendix B) needs a language model; without one it is skipped."""
-    if not any(compass_of(r) for r in rows):
+PERPLEXITY_SKIPPED = ("skipped: the perplexity check of the negatives needs a language model (byo score "
+                      "--perplexity-model NAME, a transformers causal LM such as gpt2)")
+
+
+def perplexity_table(rows: Sequence[dict], model: str | None = None, device: str = "auto") -> list[dict]:
+    """The perplexity audit of seed 003 (appendix B): per level and negative type, each true
+    caption's perplexity against its hardest negative's, "the candidate whose perplexity is closest
+    to the ground-truth caption: n^ = argmin_n |PPL(n) - PPL(c)|" (Eq. 5), compared by the
+    rank-biserial correlation "r = 1 - 2U / (n1 n2) where U is the Mann-Whitney statistic" (Eq. 6),
+    read as the paper does: |r| < 0.1 negligible, < 0.3 small, else medium or large. Decomposed
+    captions are left out, as the paper does ("not informative for benchmark validity"). Without
+    `model` the table says it was skipped."""
+    sets: dict[tuple, dict] = {}
+    for r in rows:
+        facts = compass_of(r)
+        if not facts or facts["role"] == "decomposed" or not r.get("retrieval"):
+            continue
+        kind = "composed" if facts["role"] == "composed" else f"skill {facts['skill']}"
+        sets[(facts["level"], kind, facts["caption"])] = r["retrieval"]
+    if not sets:
         return []
-    return [{"run": rows[0]["run"], "model": rows[0]["model"], "level": "-", "negatives": "-", "pairs": 0,
-             "effect_size_r": None, "interpretation": None,
-             "note": "skipped: the perplexity check of the negatives needs a language model "
-                     "(byo score --perplexity-model NAME, a transformers causal LM such as gpt2)"}]
+    base = {"run": rows[0]["run"], "model": rows[0]["model"]}
+    if model is None:
+        return [{**base, "level": "-", "negatives": "-", "pairs": 0, "effect_size_r": None, "interpretation": None,
+                 "language_model": None, "note": PERPLEXITY_SKIPPED}]
+    from scipy.stats import mannwhitneyu
+
+    texts = sorted({c for ret in sets.values() for c in ret["captions"]})
+    ppl = dict(zip(texts, perplexities(texts, model, device), strict=True))
+    groups: dict[tuple, tuple[list, list]] = defaultdict(lambda: ([], []))
+    for (level, kind, _), ret in sorted(sets.items()):
+        truth = ret["captions"][ret["truth"]]
+        negatives = [c for k, c in enumerate(ret["captions"]) if k != ret["truth"]]
+        hardest = min(negatives, key=lambda c: abs(ppl[c] - ppl[truth]))
+        groups[(level, kind)][0].append(ppl[truth])
+        groups[(level, kind)][1].append(ppl[hardest])
+    out = []
+    for (level, kind), (truths, hardest) in sorted(groups.items()):
+        u = float(mannwhitneyu(truths, hardest, alternative="two-sided").statistic)
+        r = 1 - 2 * u / (len(truths) * len(hardest))
+        size = abs(r)
+        out.append({**base, "level": level, "negatives": kind, "pairs": len(truths), "effect_size_r": r,
+                    "interpretation": "negligible" if size < 0.1 else "small" if size < 0.3 else "medium or large",
+                    "language_model": model, "ppl_truth_median": float(np.median(truths)),
+                    "ppl_hardest_median": float(np.median(hardest)), "note": None})
+    return out
+
+
+def perplexities(texts: list[str], model: str, device: str = "auto") -> list[float]:
+    """Token-level perplexity of each text under a transformers causal language model: exp of the
+    mean negative log-likelihood of its tokens after the first."""
+    try:
+        import torch
+        import transformers
+    except ModuleNotFoundError as err:
+        from byo.errors import ConfigError
+
+        raise ConfigError("<command line>", [("--perplexity-model", f"needs {err.name}, which is not installed: "
+                                              "pip install 'byo-render[hf]'")]) from None
+    from byo.errors import ConfigError
+
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(model)
+        lm = transformers.AutoModelForCausalLM.from_pretrained(model).eval()
+    except (OSError, ValueError, KeyError) as err:
+        raise ConfigError("<command line>", [("--perplexity-model", f"could not load {model!r} as a causal "
+                                              f"language model: {str(err).splitlines()[0]}")]) from None
+    where = "cuda" if device == "auto" and torch.cuda.is_available() else ("cpu" if device == "auto" else device)
+    lm = lm.to(where)
+    out = []
+    with torch.inference_mode():
+        for text in texts:
+            ids = tokenizer(text, return_tensors="pt")["input_ids"].to(where)
+            if ids.shape[1] < 2:
+                out.append(float("nan"))
+                continue
+            loss = lm(input_ids=ids, labels=ids).loss
+            out.append(float(torch.exp(loss)))
+    return out

@@ -194,7 +194,8 @@ def _retrieval_fields(q: Question, credit: float | None, chance: float | None, *
     the chance as asked, the size of the candidate set; None without one."""
     if q.retrieval is None:
         return {"ranked": ranked, "recall_at_1": None, "chance": chance, "n_candidates": None}
-    return {"ranked": ranked, "recall_at_1": credit, "chance": chance, "n_candidates": len(q.retrieval.captions)}
+    return {"ranked": ranked, "recall_at_1": credit, "chance": chance, "n_candidates": len(q.retrieval.captions),
+            "retrieval": q.retrieval.model_dump()}
 
 
 def _ranked_row(q: Question, p: dict, run: str, splits: dict[str, str] | None) -> dict:

@@ -115,14 +115,15 @@ def cycle_collector_paused():
 
 
 def compute(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False,
-            tolerance: float = 0, criterion: float = psychometric.CRITERION) -> Scores:
+            tolerance: float = 0, criterion: float = psychometric.CRITERION,
+            perplexity_model: str | None = None) -> Scores:
     with cycle_collector_paused():
         return _compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
-                        criterion=criterion)
+                        criterion=criterion, perplexity_model=perplexity_model)
 
 
 def _compute(run_dir: Path, *, n_boot: int, seed: int, require_complete: bool, tolerance: float,
-             criterion: float) -> Scores:
+             criterion: float, perplexity_model: str | None = None) -> Scores:
     rows, facts = load_run(Path(run_dir))
     if require_complete:
         check_complete(Scores(facts=facts, rows=rows), run_dir)
@@ -135,15 +136,18 @@ def _compute(run_dir: Path, *, n_boot: int, seed: int, require_complete: bool, t
         stable = stability.stability_table([rows] + [load_run(p)[0] for p in repeats[1:]], facts["repeats"])
     return Scores(facts=facts, rows=rows, settings={"bootstrap": n_boot, "seed": seed, "confidence": 0.95,
                                                     "clustering": "image", "tolerance": tolerance,
-                                                    "criterion": criterion},
-                  tables={**all_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance, criterion=criterion),
+                                                    "criterion": criterion,
+                                                    **({"perplexity_model": perplexity_model} if perplexity_model
+                                                       else {})},
+                  tables={**all_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance, criterion=criterion,
+                                       perplexity_model=perplexity_model),
                           "stability": stable})
 
 
 def all_tables(rows: list[dict], *, n_boot: int, seed: int, tolerance: float = 0,
-               criterion: float = psychometric.CRITERION) -> dict[str, list[dict]]:
+               criterion: float = psychometric.CRITERION, perplexity_model: str | None = None) -> dict[str, list[dict]]:
     """Every table of scored rows (the shared TABLES but stability, which needs the repeats) and each
-    family's own."""
+    family's own; `perplexity_model`: the language model of COMPASS's perplexity check (None: skipped)."""
     metric = tables.metric_table(rows, n_boot=n_boot, seed=seed)
     loc, loc_cells = tables.localization_tables(rows, n_boot=n_boot, seed=seed)
     fits, points = psychometric.breaking_point_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance,
@@ -152,7 +156,7 @@ def all_tables(rows: list[dict], *, n_boot: int, seed: int, tolerance: float = 0
             "localization_cells": loc_cells, "binding": tables.binding_table(rows),
             "parsing": tables.status_table(rows), "breaking_points": fits, "breaking_point_levels": points,
             "retrieval": retrieval.retrieval_table(rows), "compass_integration": retrieval.integration_table(rows),
-            "compass_skill_load": retrieval.skill_load_table(rows), "compass_perplexity": retrieval.perplexity_table(rows),
+            "compass_skill_load": retrieval.skill_load_table(rows), "compass_perplexity": retrieval.perplexity_table(rows, perplexity_model),
             **tables.family_tables(rows)}
 
 
@@ -205,10 +209,11 @@ def write(scores: Scores, run_dir: Path) -> dict[str, Path]:
 
 
 def score_run(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False,
-              tolerance: float = 0, criterion: float = psychometric.CRITERION) -> tuple[Scores, dict[str, Path]]:
+              tolerance: float = 0, criterion: float = psychometric.CRITERION,
+              perplexity_model: str | None = None) -> tuple[Scores, dict[str, Path]]:
     """Nothing is written when `require_complete` and the run is partial."""
     scores = compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
-                     criterion=criterion)
+                     criterion=criterion, perplexity_model=perplexity_model)
     with cycle_collector_paused():
         return scores, write(scores, run_dir)
 

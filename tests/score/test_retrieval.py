@@ -4,12 +4,14 @@ recovers a planted effect within its interval."""
 
 from __future__ import annotations
 
+import importlib.util
 import math
 
 import numpy as np
 import pytest
 
 from byo.score.retrieval import clustered_mean, integration_table, retrieval_table, skill_load_table
+from byo.score.retrieval import perplexity_table as retrieval_perplexity
 from byo.score.rows import ranked_credit
 
 
@@ -135,3 +137,44 @@ def test_skill_load_says_when_it_cannot_fit():
     (only,) = [t for t in skill_load_table(rows) if t["variant"] == "all"]
     assert only["beta"] is None and "too few" in only["note"]
     assert not math.isnan(only["r1"])
+
+
+def compass_set(image: str, level: str, role: str, captions: list[str], skill: str | None = None) -> dict:
+    facts = {"caption": f"{image}/{level}", "level": level, "n": 2, "counts": {"O": 1, "A": 1, "R": 0}, "role": role,
+             **({"skill": skill} if skill else {})}
+    r = row(image, f"compass_{level.lower()}_{role}", 1.0, facts)
+    r["retrieval"] = {"captions": captions, "truth": 0, "tags": ["truth"] + ["x"] * (len(captions) - 1)}
+    return r
+
+
+PPL_ROWS = [compass_set(f"i{k}", "OA", "composed", [f"There is a {c} cube.", f"There is a {c} sphere.",
+                                                    f"There is a {o} cube."])
+            for k, (c, o) in enumerate([("red", "blue"), ("green", "gray"), ("cyan", "yellow"), ("brown", "purple"),
+                                        ("small", "large"), ("rubber", "metal")])]
+
+
+def test_the_perplexity_check_says_when_it_is_skipped():
+    (only,) = retrieval_perplexity(PPL_ROWS, None)
+    assert only["effect_size_r"] is None and "skipped" in only["note"] and "--perplexity-model" in only["note"]
+
+
+@pytest.mark.skipif(not all(importlib.util.find_spec(m) for m in ("torch", "transformers")),
+                    reason="torch and transformers (the dev extra) are not installed")
+def test_the_perplexity_check_compares_each_truth_with_its_hardest_negative(tmp_path):
+    from clip_tiny import save_tiny_gpt2
+    from scipy.stats import mannwhitneyu
+
+    from byo.score.retrieval import perplexities
+
+    model = str(save_tiny_gpt2(tmp_path / "gpt2"))
+    (table,) = retrieval_perplexity(PPL_ROWS, model)
+    assert table["level"] == "OA" and table["negatives"] == "composed" and table["pairs"] == 6
+    truths, hardest = [], []
+    for r in PPL_ROWS:  # Eq. 5 and Eq. 6 by hand
+        caps = r["retrieval"]["captions"]
+        ppl = perplexities(caps, model)
+        truths.append(ppl[0])
+        hardest.append(min(ppl[1:], key=lambda p: abs(p - ppl[0])))
+    u = mannwhitneyu(truths, hardest).statistic
+    assert table["effect_size_r"] == pytest.approx(1 - 2 * u / 36)
+    assert table["interpretation"] in ("negligible", "small", "medium or large")
