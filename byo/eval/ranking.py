@@ -5,8 +5,8 @@ embedding to the image's.
 Questions go in chunks of a few batches. For a chunk, the distinct images and captions whose
 embeddings are not cached (byo.eval.embeddings) are embedded `--batch-size` at a time, the new
 embeddings committed in one transaction, then each question's similarities computed and its row
-journalled. Questions are deduplicated by (image, candidate set): the prompt variants of one
-question share one ranking. A rerun of the same command resumes: questions already journalled
+journalled. The prompt variants of one question, and every question sharing an image or a
+caption, reuse its embeddings (cached by content). A rerun of the same command resumes: questions already journalled
 are kept as they are, and an embedding is never computed twice (a second run over the same
 dataset calls the model 0 times, which run.json's `model_calls` shows).
 
@@ -120,8 +120,7 @@ class RankingRun:
     def rank_chunk(self, questions: list[Question]) -> list[dict]:
         started = time.perf_counter()
         if self.provider.reference:
-            out = [self.row(q, None, self.provider.scores(q), 0.0) for q in questions]
-            return out
+            return [self.row(q, None, self.provider.scores(q), 0.0) for q in questions]
         images: dict[str, tuple[bytes, dict] | ProviderFailure] = {}
         for q in questions:
             if q.image not in images:

@@ -19,8 +19,8 @@ From the paper, and how it is realized here:
   for L2 (OR), N in [3, 12]; and for L3, N in [4, 12]." "We traverse S starting from a random
   node and incrementally add primitives until the caption c contains N elements." Each image
   gets one caption per level; N is drawn uniformly from the level's range, capped at what the
-  image's objects can give (OR needs 2N - 1 objects of a chain for N primitives... 7 objects
-  for N = 12; OA at most 4 primitives per object).
+  image's objects can give (a chain of k objects gives OR at most 2k - 1 primitives, so N = 12
+  needs 7 objects; OA takes at most 4 primitives per object).
 - Captions. Template sentences instead of GPT-4o-mini's rewriting: a chain of related objects
   is one sentence, "There is a large red cube to the left of a sphere that is behind a metal
   cylinder.", an object without relation "There is a cone." Attribute order: size, colour,
