@@ -217,3 +217,38 @@ def test_a_folder_that_is_not_an_image_text_model_is_named(tmp_path, capsys):
     assert main(["eval", str(ds), "--provider", "hf-clip", "--model", str(tmp_path / "empty"), "--device", "cpu"]) == 2
     err = capsys.readouterr().err
     assert "--model" in err and "could not load" in err
+
+
+def _open_clip_importable() -> bool:
+    try:
+        import open_clip  # noqa: F401
+    except Exception:  # not installed, or its torchvision built for another torch
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _open_clip_importable(), reason="open_clip is not importable here: it needs torchvision, "
+                    "and PyPI's torchvision does not import beside the local CPU torch 2.13.0 wheel")
+def test_a_tiny_open_clip_model_ranks_end_to_end(tmp_path, monkeypatch):
+    import open_clip
+    import torch
+
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    (configs / "tiny-byo.json").write_text(json.dumps({
+        "embed_dim": 16,
+        "vision_cfg": {"image_size": 32, "layers": 1, "width": 16, "patch_size": 8, "head_width": 8},
+        "text_cfg": {"context_length": 32, "vocab_size": 49408, "width": 16, "heads": 2, "layers": 1}}))
+    open_clip.add_model_config(configs)
+    torch.manual_seed(0)
+    checkpoint = tmp_path / "tiny.pt"
+    torch.save(open_clip.create_model("tiny-byo").state_dict(), checkpoint)
+    ds = make_retrieval_dataset(tmp_path / "ds", 4)
+    assert main(["eval", str(ds), "--provider", "clip", "--model", f"tiny-byo/{checkpoint}", "--run", "oc",
+                 "--device", "cpu", "--batch-size", "2"]) == 0
+    predictions = rows(ds / "runs/oc/predictions.jsonl")
+    assert len(predictions) == 4 and all(p["ranked"] for p in predictions)
+    assert run_info(ds, "oc")["model_calls"]["images"] == 4
+    assert main(["eval", str(ds), "--provider", "clip", "--model", f"tiny-byo/{checkpoint}", "--run", "oc2",
+                 "--device", "cpu"]) == 0
+    assert run_info(ds, "oc2")["model_calls"]["images"] == 0
