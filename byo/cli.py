@@ -23,7 +23,7 @@ from byo import __version__, doctor
 from byo.audit.run import AUDIT_FILE, audit_dataset
 from byo.dataset import IMAGES, LEGENDS, Layout, atomic_write_text
 from byo.errors import ConfigError, FatalRenderError, RenderError
-from byo.eval.layout import MAX_ANSWER_CHARS, PREDICTIONS
+from byo.eval.layout import MAX_ANSWER_CHARS, PREDICTIONS, RUN_FILE
 from byo.eval.repeats import evaluate_repeats
 from byo.eval.run import EvalSettings, evaluate
 from byo.executors import Executor
@@ -344,7 +344,8 @@ def cmd_eval(args) -> int:
         timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache, repeats=args.repeats,
         max_answer_chars=args.max_answer_chars or None, wait=args.wait,
         device=args.device, dtype=args.dtype, batch_size=args.batch_size, structured=args.structured,
-        shots=args.shots, shots_from=args.shots_from, shots_seed=args.shots_seed)
+        shots=args.shots, shots_from=args.shots_from, shots_seed=args.shots_seed,
+        text_only=args.text_only)
     if args.repeats == 1:  # a signal outside the run's own handlers ends in run()'s Stopped
         return eval_summary(evaluate(settings, on_wait=waiting), args)
     codes = []
@@ -354,6 +355,11 @@ def cmd_eval(args) -> int:
     if args.temperature == 0:
         console.print("[yellow]--temperature 0: the repeats differ only where the model is not deterministic[/yellow]")
     return max(codes)
+
+
+def read_run_info(run_dir: Path) -> dict:
+    path = Path(run_dir) / RUN_FILE
+    return json.loads(path.read_text()) if path.is_file() else {}
 
 
 def eval_summary(report, args) -> int:
@@ -369,6 +375,17 @@ def eval_summary(report, args) -> int:
             console.print(f"{stop.message}: {done}; rerun the same command to resume", highlight=False)
         return stop.exit_code
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(report.statuses.items()))
+    info = read_run_info(report.run_dir)
+    if info.get("ranks"):  # an image-text model ranked the candidate captions
+        calls = info.get("model_calls") or {}
+        console.print(f"{len(report.rows)} questions ranked: {statuses}; {report.cached} kept from an earlier "
+                      f"invocation; model calls {report.requests_sent} ({calls.get('images', 0)} images, "
+                      f"{calls.get('texts', 0)} captions embedded; "
+                      f"{sum((info.get('embeddings_cached') or {}).values())} embeddings from the cache)"
+                      + (f"; {info['without_candidates']} questions without candidate captions left out"
+                         if info.get("without_candidates") else ""), highlight=False)
+        console.print(f"predictions: {report.run_dir / PREDICTIONS}")
+        return 1 if report.failed else 0
     cost = f"${report.cost_new_usd:.4f}" if report.cost_new_usd is not None else "n/a (no price)"
     if report.reference:
         console.print(f"{len(report.rows)} questions: {statuses} (reference provider {args.provider}: "
@@ -385,7 +402,8 @@ def eval_summary(report, args) -> int:
 
 def cmd_score(args) -> int:
     scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
-                              tolerance=args.tolerance, criterion=args.criterion)
+                              tolerance=args.tolerance, criterion=args.criterion,
+                              perplexity_model=args.perplexity_model)
     table = Table("key", "type", "n", "parse rate", "accuracy", "MAE", "NMAE", title=f"{args.run} "
                   f"({scores.facts.get('model')}, all prompt variants{', ' + scores.partial if scores.partial else ''})")
     for r in scores.tables["metrics"]:
@@ -394,11 +412,37 @@ def cmd_score(args) -> int:
                           f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
                           _fmt(r.get("mae")), _fmt(r.get("nmae")))
     Console().print(table)
+    print_retrieval(scores)
     print_breaking_points(scores)
     print_stability(scores)
     warn_partial(args.run, scores)
     console.print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
+
+
+def print_retrieval(scores) -> None:
+    rows = [r for r in scores.tables.get("retrieval", []) if r["variant"] == "all"]
+    if rows:
+        table = Table("key", "how", "n", "candidates", "recall@1 [95% CI]", "chance",
+                      title="Recall@1 over the candidate captions (ties shared; intervals clustered by image)")
+        for r in rows:
+            table.add_row(r["key"], "ranked" if r["ranked"] else "answered", str(r["n"]), f"{r['candidates']:.1f}",
+                          f"{r['recall_at_1']:.0%} [{r['recall_at_1_lo']:.0%}-{r['recall_at_1_hi']:.0%}]",
+                          f"{r['chance']:.0%}" if r["chance"] is not None else "")
+        Console().print(table)
+    gaps = [r for r in scores.tables.get("compass_integration", []) if r["variant"] == "all" and r["n"] == "all"]
+    if gaps:
+        table = Table("level", "captions", "R@1 composed", "R@1 decomposed", "delta", "delta over N (mean +- sd)",
+                      title="COMPASS: compositional integration gap (seed 003, Table 2)")
+        for r in gaps:
+            spread = (f"{r['delta_mean_over_n']:.3f} +- {r['delta_sd_over_n']:.3f}"
+                      if r["delta_sd_over_n"] is not None else f"{r['delta_mean_over_n']:.3f}")
+            table.add_row(r["level"], str(r["captions"]), f"{r['r1_composed']:.1%}", f"{r['r1_decomposed']:.1%}",
+                          f"{r['delta']:+.3f}", spread)
+        Console().print(table)
+    for r in scores.tables.get("compass_perplexity", []):
+        if r.get("note"):
+            console.print(f"COMPASS perplexity check: {r['note']}", highlight=False)
 
 
 def print_breaking_points(scores) -> None:
@@ -641,7 +685,8 @@ def build_parser() -> argparse.ArgumentParser:
     questions.add_argument("dataset", type=Path)
     questions.add_argument("--preprompts", help="comma-separated: neutral,debiased,cot,debiased_cot,helpful")
     questions.add_argument("--instructions", help="comma-separated: direct,declarative,fill_blank")
-    questions.add_argument("--keys", help="comma-separated question keys (default: all of the family)")
+    questions.add_argument("--keys", help="comma-separated question keys or patterns ('compass_*'; default: all of "
+                           "the family)")
     questions.add_argument("--templates", type=Path, default=None, help="question templates folder")
     questions.add_argument("-o", "--output", type=Path, help="default: DATASET/questions.jsonl")
     add_wait(questions, "dataset (a render)")
@@ -671,6 +716,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_interval_arguments(score)
     add_curve_arguments(score)
     add_require_complete(score)
+    score.add_argument("--perplexity-model", help="COMPASS's perplexity check of the negatives: a transformers "
+                       "causal language model (a Hub name such as gpt2, or a folder); without it the check is skipped")
     score.set_defaults(func=cmd_score)
 
     report = sub.add_parser("report", help="one self-contained HTML report comparing runs and prompt variants")
@@ -778,7 +825,8 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dataset", type=Path, help="dataset directory (with questions.jsonl)")
     p.add_argument("--provider", required=True,
                    help="openai, groq, ollama, openai-compatible, hf (transformers in this process), blind, oracle, "
-                   "or a --providers entry")
+                   "clip (open_clip) and hf-clip (transformers CLIP / SigLIP), which rank candidate captions, "
+                   "rank-oracle, rank-blind, or a --providers entry")
     p.add_argument("--model", help="model name (optional for blind and oracle; hf: a Hub name or a local folder)")
     p.add_argument("--questions", type=Path, help="question file (default DATASET/questions.jsonl)")
     p.add_argument("--providers", type=Path, help="providers YAML: endpoints, models, prices")
@@ -801,13 +849,16 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--structured", action="store_true", help="ask for the answer as JSON of a schema built from its "
                    "answer type (response_format; ollama: format), read without heuristics; the run is "
                    "PROVIDER-MODEL-structured: byo report and byo compare set it against the free-form run")
-    hf = p.add_argument_group("--provider hf (pip install 'byo-render[hf]')")
+    p.add_argument("--text-only", action="store_true", help="the text-only baseline: ask a language model "
+                   "(openai, groq, ollama, openai-compatible) each question without its image, to measure what the "
+                   "options alone give away (caption priors, Auto-Comp's blind LLM); the run is PROVIDER-MODEL-text-only")
+    hf = p.add_argument_group("--provider hf, clip, hf-clip (pip install 'byo-render[hf]' or '[clip]')")
     hf.add_argument("--device", default="auto", type=device_name, help="where the model runs: auto (CUDA, then MPS, then CPU), cpu, "
                     "cuda, cuda:1, mps")
     hf.add_argument("--dtype", choices=["auto", "float32", "bfloat16", "float16"], default="auto",
                     help="the weights' dtype (auto: the checkpoint's)")
-    hf.add_argument("--batch-size", type=whole(1), default=8, help="questions generated together (at most "
-                    "--concurrency)")
+    hf.add_argument("--batch-size", type=whole(1), default=8, help="hf: questions generated together (at most "
+                    "--concurrency); clip, hf-clip: images or captions embedded together")
     p.add_argument("--repeats", type=whole(1), default=1, help="ask each question K times: repeat 1 is the run, "
                    "repeat r the run RUN.repeat-r (asked anew, cached per repeat); byo score reports their agreement")
     shots = p.add_argument_group("few-shot prompts (openai, groq, openai-compatible, ollama)")

@@ -107,8 +107,9 @@ def reply_body(route: str, model: str, text: str, tokens: dict) -> dict:
 
 class FakeVLM:
     def __init__(self, answer=None, *, latency: float = 0.0, fault_rate: float = 0.0, faults=FAULTS,
-                 seed: int = 0, hang: float = 1.0, retry_after: str = "0", plan=None):
+                 seed: int = 0, hang: float = 1.0, retry_after: str = "0", plan=None, text_only: bool = False):
         self.answer = answer or (lambda seen: "3")
+        self.text_only = text_only  # a language model: it answers prompts without an image, and refuses one
         self.latency = latency
         self.fault_rate = fault_rate
         self.faults = tuple(faults)
@@ -219,7 +220,16 @@ class _Handler(BaseHTTPRequestHandler):
                     time.monotonic(), images=[hashlib.sha256(i).hexdigest() for i in every])
         fault = fake.choose_fault(seen)
         seen.outcome = fault or "pending"
-        if image is None or seen.image_format is None:
+        if fake.text_only and image is not None:
+            seen.outcome = "image_to_text_model"
+            self.error(400, "this model does not take images")
+        elif fake.text_only:
+            text = fake.answer(seen)
+            tokens = {"input": len(prompt.split()), "output": max(1, len(text.split()))}
+            self.send(200, json.dumps(reply_body(route, model, text, tokens)).encode())
+            with fake.lock:
+                seen.tokens, seen.outcome = tokens, "ok"
+        elif image is None or seen.image_format is None:
             seen.outcome = "no_image"
             self.error(400, "the request has no PNG or JPEG image")
         elif fault == "429":

@@ -52,6 +52,10 @@ SKIPPED = {
     r"python run\.py --data|^cp output/demo-vlmevalkit/": "VLMEvalKit is not installed here; tests/test_export.py checks "
                                                        "the TSV layout",
     r"^pip install": "would install into this environment; tests/test_families.py installs the copy",
+    r"--provider (clip|hf-clip) |runs/(clip|hf-clip)-": "loads a real image-text model's weights; "
+                                                       "tests/providers/test_image_text.py runs tiny ones end to end",
+    r"--text-only|runs/\S*-text-only": "the sandbox's fake server wants an image; tests/eval/test_text_only.py runs "
+                                      "the text-only baseline against one that takes text alone",
 }
 RUN_IN_SHELL = (r"^python -c ", r"^cp -r examples/toy_family ", r"^mv my_family/", r"^sed -i ")
 
@@ -159,6 +163,11 @@ def prepare(line: str, root: Path, fake: FakeVLM) -> str:
     """What a command needs that the page only describes: a few images, the answers file."""
     if line.startswith("byo render") and "--limit" not in line:
         line += " --limit 2"
+    if line.startswith("byo render dataset_configs/compass/"):  # COMPASS names shapes: 8 px across at least
+        config = root / line.split()[2]
+        data = yaml.safe_load(config.read_text())
+        data["scene"]["resolution"] = [160, 120]
+        config.write_text(yaml.safe_dump(data, sort_keys=False))
     if line.startswith("byo import-predictions answers.jsonl"):
         questions = (root / "output" / "demo" / "questions.jsonl").read_text().splitlines()
         (root / "answers.jsonl").write_text("".join(

@@ -15,6 +15,12 @@ from byo.providers.images import prepare_image
 from byo.questions.answer_schema import schema_for
 from byo.questions.load import Question
 
+# What the text-only baseline (byo eval --text-only) tells a language model before the question:
+# it reads the options without the image, as the blind LLM of Auto-Comp's Table 9 (after
+# SugarCrepe) picks the caption from the shuffled positive and negatives without visual input.
+TEXT_ONLY_PREFACE = ("You cannot see the image this question is about. Answer as well as you can from the "
+                     "question and its options alone.")
+
 
 @dataclass(frozen=True)
 class Prepared:
@@ -49,7 +55,8 @@ async def prepare(ev: Evaluation, q: Question) -> Prepared:
     """Raises ProviderFailure when the image cannot be sent (missing, unreadable, too large)."""
     provider, s = ev.provider, ev.settings
     payload, image = None, None
-    if provider.needs_image:
+    prompt = f"{TEXT_ONLY_PREFACE} {q.prompt}" if s.text_only else q.prompt
+    if provider.needs_image and not s.text_only:
         payload, image = await asyncio.to_thread(
             prepare_image, ev.dataset / q.image, provider.limits, s.max_side, s.provider)
         image = {"path": q.image, **image}
@@ -64,6 +71,6 @@ async def prepare(ev: Evaluation, q: Question) -> Prepared:
             params["response_schema"] = schema
         if records:  # the examples (prompt, image, answer) decide the answer too
             params["shots"] = [{k: r[k] for k in ("prompt", "image", "answer")} for r in records]
-        key = request_key(provider.identity, ev.model, q.prompt, image["sha256"] if image else None, params)
-    return Prepared(Request(prompt=q.prompt, image=payload, question=q, schema=schema, shots=tuple(shots)), image, key,
+        key = request_key(provider.identity, ev.model, prompt, image["sha256"] if image else None, params)
+    return Prepared(Request(prompt=prompt, image=payload, question=q, schema=schema, shots=tuple(shots)), image, key,
                     tuple(r["id"] for r in records))

@@ -24,6 +24,7 @@ from byo.providers.keys import redact_all, resolve_key
 from byo.questions.load import QUESTIONS, load_questions
 from byo.urls import url_secrets
 
+TEXT_ONLY = ("openai", "groq", "ollama", "openai-compatible")  # --text-only: language models behind an API
 BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "groq": "GROQ_BASE_URL", "ollama": "OLLAMA_HOST"}
 
 
@@ -78,8 +79,18 @@ class Evaluation:
                                                   "ollama do")])
         if s.shots and s.structured:
             raise ConfigError("<command line>", [("--shots", "examples answer in free form; leave out --structured")])
+        if s.shots and s.text_only:
+            raise ConfigError("<command line>", [("--shots", "examples show their images; leave out --text-only")])
         self.shots = Shots(s.shots, s.shots_from, s.shots_seed, self.dataset, self.questions, all_questions) \
             if s.shots else None
+        if PROVIDERS[self.ptype].ranks and not any(q.retrieval is not None for q in self.questions):
+            raise ConfigError(str(questions_path), [("retrieval", f"no question carries candidate captions, which "
+                                                     f"the image-text provider {self.ptype} ranks; ask chat models "
+                                                     "these questions, or write questions of a key that has them "
+                                                     "(docs/image_text.md)")])
+        if s.text_only and self.ptype not in TEXT_ONLY:
+            raise ConfigError("<command line>", [("--text-only", f"asks a language model the questions without "
+                                                  f"their images through {', '.join(TEXT_ONLY)}; not {self.ptype}")])
 
         self.timeout = s.timeout or entry.timeout or PROVIDERS[self.ptype].default_timeout
         self.api = s.api or entry.api
@@ -105,7 +116,8 @@ class Evaluation:
             self.provider.limits = replace(self.provider.limits, max_pixels=entry.max_image_pixels)
 
         name = s.run if s.run is not None else (run_name(s.provider, self.model) + ("-structured" if s.structured else "")
-                                                + (f"-{s.shots}shot" if s.shots else ""))
+                                                + (f"-{s.shots}shot" if s.shots else "")
+                                                + ("-text-only" if s.text_only else ""))
         self.run_dir = run_path(self.dataset, repeat_run_name(name, s.repeat))
         self.cache_path = Path(s.cache) if s.cache else default_cache(self.dataset)
         # Redacted as run.json records it (a key can hide in a URL), so that resuming compares like with like.
@@ -113,6 +125,7 @@ class Evaluation:
                                     "model": self.model, "parameters": s.params.model_dump(),
                                     "max_side": s.max_side, **({"repeat": s.repeat} if s.repeat > 1 else {}),
                                     **({"structured": True} if s.structured else {}),
-                                    **({"shots": self.shots.identity()} if self.shots else {})},
+                                    **({"shots": self.shots.identity()} if self.shots else {}),
+                                    **({"text_only": True} if s.text_only else {})},
                                    self.secrets)
         check_same_request(self.run_dir, self.identity)

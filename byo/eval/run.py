@@ -31,6 +31,7 @@ from byo.eval.layout import (
 )
 from byo.eval.predictions import add_tokens, answer_record, prediction_row
 from byo.eval.progress import figures
+from byo.eval.ranking import RankingRun
 from byo.eval.requests import prepare
 from byo.eval.resolve import Evaluation
 from byo.eval.schedule import EndpointDown, Scheduler
@@ -57,6 +58,8 @@ def run_locked(ev: Evaluation, *, show_progress: bool = True,
     """Run a resolved evaluation while holding its run's lock (see `evaluate`)."""
     with writer_lock(ev.run_dir, what="run", wait=ev.settings.wait, on_wait=on_wait):
         check_same_request(ev.run_dir, ev.identity)  # again, now that no one else writes
+        if ev.provider.ranks:  # an image-text model ranks the candidate captions
+            return RankingRun(ev, earlier_rows(ev.run_dir / PREDICTIONS)).run(show_progress)
         return asyncio.run(Run(ev).run(show_progress))
 
 

@@ -172,6 +172,7 @@ class Provider:
     type = ""
     needs_image = True
     reference = False  # a baseline that calls no model (blind, oracle)
+    ranks = False  # an image-text model: ranks a question's candidate captions (byo.eval.ranking)
     cacheable = True
     default_timeout = 60.0  # seconds per request, unless --timeout or the providers file says
     structured = False  # takes a JSON schema for its reply (Request.schema; byo eval --structured)

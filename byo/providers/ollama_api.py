@@ -77,7 +77,9 @@ class Ollama(Provider):
         shots = [turn for shot in request.shots for turn in (
             {"role": "user", "content": shot.prompt, "images": [shot.image.data]},
             {"role": "assistant", "content": shot.answer})]
-        message = {"role": "user", "content": request.prompt, "images": [request.image.data]}
+        message = {"role": "user", "content": request.prompt}
+        if request.image is not None:  # None: the text-only baseline (byo eval --text-only)
+            message["images"] = [request.image.data]
         try:
             extra = {"format": request.schema} if request.schema is not None else {}
             reply = await self.client.chat(model=self.model, messages=[*shots, message], options=self.options(),

@@ -113,12 +113,15 @@ class ChatCompletions(Provider):
         return openai.AsyncOpenAI(api_key=api_key, timeout=http_timeout(timeout, openai.Timeout), max_retries=0,
                                   http_client=openai_http_client(connections), **kwargs)
 
-    def user_turn(self, prompt: str, image: ImagePayload) -> dict:
-        image_url = {"url": data_uri(image)}
-        if self.params.detail is not None:
-            image_url["detail"] = self.params.detail
-        return {"role": "user", "content": [{"type": "text", "text": prompt},
-                                            {"type": "image_url", "image_url": image_url}]}
+    def user_turn(self, prompt: str, image: ImagePayload | None) -> dict:
+        """A user turn: the text, then the image (None: the text-only baseline, byo eval --text-only)."""
+        content = [{"type": "text", "text": prompt}]
+        if image is not None:
+            image_url = {"url": data_uri(image)}
+            if self.params.detail is not None:
+                image_url["detail"] = self.params.detail
+            content.append({"type": "image_url", "image_url": image_url})
+        return {"role": "user", "content": content}
 
     def arguments(self, request: Request) -> dict:
         shots = [turn for shot in request.shots
@@ -209,11 +212,11 @@ class OpenAIResponses(ChatCompletions):
 
     type = "openai-responses"
 
-    def user_turn(self, prompt: str, image: ImagePayload) -> dict:
-        return {"role": "user", "content": [
-            {"type": "input_text", "text": prompt},
-            {"type": "input_image", "image_url": data_uri(image), "detail": self.params.detail or "auto"},
-        ]}
+    def user_turn(self, prompt: str, image: ImagePayload | None) -> dict:
+        content = [{"type": "input_text", "text": prompt}]
+        if image is not None:  # None: the text-only baseline
+            content.append({"type": "input_image", "image_url": data_uri(image), "detail": self.params.detail or "auto"})
+        return {"role": "user", "content": content}
 
     def arguments(self, request: Request) -> dict:
         shots = [turn for shot in request.shots

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from collections import Counter
 from collections.abc import Callable
@@ -128,7 +129,7 @@ def _generate(layout: Layout, preprompts, instructions, keys, templates, out) ->
                 for p in preprompts if p not in PREPROMPTS]
     problems += [("--instructions", f"unknown instruction {i!r}; expected {', '.join(INSTRUCTIONS)}")
                  for i in instructions if i not in INSTRUCTIONS]
-    keys = list(keys or family_t.questions)
+    keys = expand_keys(keys, list(family_t.questions))
     problems += [("--keys", f"unknown question key {k!r} for {family}") for k in keys if k not in family_t.questions]
     problems += [(f"questions.{k}", "no answer function for this key") for k in keys
                  if k in family_t.questions and k not in plugin.answers]
@@ -143,6 +144,18 @@ def _generate(layout: Layout, preprompts, instructions, keys, templates, out) ->
     path = Path(out) if out else layout.root / QUESTIONS
     atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     return path, summary
+
+
+def expand_keys(asked, known: list[str]) -> list[str]:
+    """The keys asked, a pattern (`compass_*`) standing for the known keys it matches in their
+    order; none asked: every known key. A pattern that matches nothing stays, to be named."""
+    if not asked:
+        return list(known)
+    out: list[str] = []
+    for k in asked:
+        matched = fnmatch.filter(known, k) if any(ch in k for ch in "*?[") else [k]
+        out += [m for m in matched or [k] if m not in out]
+    return out
 
 
 def legend_family(layout: Layout, legends: list[dict]):

@@ -33,6 +33,7 @@ SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("humans",
             ("paired", "Paired comparisons"), ("variants", "Prompt variants"), ("levels", "Per level"),
             ("breaking", "Breaking points"), ("stability", "Repeat stability"), ("errors", "Signed errors"),
             ("confusion", "Confusion matrices"), ("localization", "Localization"), ("binding", "Binding"),
+            ("retrieval", "Retrieval"), ("compass", "COMPASS"),
             *((name, table.title) for name, table in FAMILY_TABLES.items()), ("parsing", "Parsing"),
             ("mistakes", "Worst mistakes"), ("definitions", "Definitions")]
 MAX_CONFUSION_LABELS = 16
@@ -358,6 +359,25 @@ def family_sections(runs: Runs) -> list[dict]:
     return out
 
 
+def retrieval_section(runs: Runs) -> list[dict]:
+    return [{"label": label, **r, "r1_text": f"{pct(r['recall_at_1'])} {interval(r['recall_at_1_lo'], r['recall_at_1_hi'])}"}
+            for label, s in runs.items() for r in s.tables.get("retrieval", [])]
+
+
+def compass_section(runs: Runs) -> dict:
+    """COMPASS (seed 003): the integration gap per level and N, with a plot, and the skill load."""
+    integration = [{"label": label, **r} for label, s in runs.items() for r in s.tables.get("compass_integration", [])]
+    skill = [{"label": label, **r} for label, s in runs.items() for r in s.tables.get("compass_skill_load", [])]
+    perplexity = [{"label": label, **r} for label, s in runs.items() for r in s.tables.get("compass_perplexity", [])]
+    figures = []
+    series = [(label, plots.color(i), s.tables.get("compass_integration", []))
+              for i, (label, s) in enumerate(runs.items()) if s.tables.get("compass_integration")]
+    if series:
+        figures.append(figure(plots.compass_integration(series), "R@1 of composed captions (solid) and of their "
+                              "decomposed primitives, all retrieved (dashed), against complexity N"))
+    return {"integration": integration, "skill": skill, "perplexity": perplexity, "figures": figures}
+
+
 def parsing_section(runs: Runs) -> dict:
     table = []
     for label, s in runs.items():
@@ -566,6 +586,7 @@ def build(runs_scores: list[Scores], title: str | None = None, viewer: str | Non
         overview=overview(runs), models=models_section(runs), variants=variants_section(runs),
         levels=levels_section(runs), errors=errors_section(runs), confusion=confusion_section(runs),
         localization=localization_section(runs), binding=binding_rows, family_sections=family_sections(runs),
+        retrieval=retrieval_section(runs), compass=compass_section(runs),
         parsing=parsing_section(runs), mistakes=mistakes_section(runs), definitions=DEFINITIONS,
         humans=[{"dataset": Path(h.dataset).name, "annotators": h.annotators, "rows": h.agreement, "ties": h.ties}
                 for h in human],

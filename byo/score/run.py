@@ -15,7 +15,7 @@ from pathlib import Path
 from byo import __version__
 from byo.dataset import atomic_write_text
 from byo.errors import ConfigError
-from byo.score import psychometric, stability, tables
+from byo.score import psychometric, retrieval, stability, tables
 from byo.score.metrics import rng_for
 from byo.score.parse import STATUSES
 from byo.score.rows import PREDICTIONS, load_run, partial_note, run_paths
@@ -24,10 +24,11 @@ from byo.score.training import training_answers
 PARSED = "parsed.jsonl"
 # What the report reads of each row of parsed.jsonl (a file without them is scored again).
 ROW_KEYS = frozenset({"id", "image", "key", "variant", "levels", "answer_type", "answer", "response", "status",
-                      "value", "correct", "error", "prompt", "note", "candidates"})
+                      "value", "correct", "error", "prompt", "note", "candidates", "recall_at_1", "chance"})
 SCORES = "scores.json"
 TABLES = ("metrics", "confusion", "localization", "localization_cells", "binding", "parsing", "breaking_points",
-          "breaking_point_levels", "stability")  # + families' own
+          "breaking_point_levels", "stability", "retrieval", "compass_integration", "compass_skill_load",
+          "compass_perplexity")  # + families' own
 DEFINITIONS = {
     "accuracy": "correct / all questions; ambiguous, refused, unparsed and failed answers count as wrong. "
                 "95% interval clustered by image (accuracy_lo/hi: Wilson on the effective sample size n / deff, "
@@ -56,6 +57,20 @@ DEFINITIONS = {
     "stability": "byo eval --repeats K: agreement = share of questions answered alike (parsed value, or parse "
                  "status) in all K repeats; Fleiss' kappa of those answers (repeats as raters); accuracy per repeat "
                  "with its mean, standard deviation, minimum and maximum",
+    "retrieval": "recall@1 over a question's candidate captions: for an image-text model's ranking 1 when the true "
+                 "caption is the most similar (1 / k when it ties with k - 1 others), for a chat answer 1 when "
+                 "right; beside the chance as asked (1 / captions ranked, 1 / options shown); 95% interval from the "
+                 "cluster-robust (by image) standard error",
+    "compass_integration": "COMPASS (seed 003, Eq. 1-3): R@1 composed = the composed caption beats its N one-primitive "
+                           "negatives; R@1 decomposed = every primitive caption beats its matched negative (joint "
+                           "success, the product); delta = decomposed - composed, per structural level and "
+                           "complexity N; n = all: delta's mean and standard deviation over the N levels (Table 2)",
+    "compass_skill_load": "COMPASS (seed 003, Eq. 4): OLS of R@1 on skill-targeted negatives on the caption's counts of "
+                          "objects, attributes and relations, per structural level and skill, standard errors "
+                          "clustered by image (statsmodels), two-sided t-tests; beta in R@1 per primitive (x 100: "
+                          "percentage points); self_load: the coefficient of the skill's own type",
+    "compass_perplexity": "COMPASS's perplexity audit (seed 003, appendix B): rank-biserial r between the true captions' "
+                          "and their hardest negatives' perplexities under a language model; skipped without one",
     # and each family table's own (FAMILY_TABLES)
     **{name: table.definition for name, table in tables.FAMILY_TABLES.items()},
 }
@@ -101,14 +116,15 @@ def cycle_collector_paused():
 
 
 def compute(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False,
-            tolerance: float = 0, criterion: float = psychometric.CRITERION) -> Scores:
+            tolerance: float = 0, criterion: float = psychometric.CRITERION,
+            perplexity_model: str | None = None) -> Scores:
     with cycle_collector_paused():
         return _compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
-                        criterion=criterion)
+                        criterion=criterion, perplexity_model=perplexity_model)
 
 
 def _compute(run_dir: Path, *, n_boot: int, seed: int, require_complete: bool, tolerance: float,
-             criterion: float) -> Scores:
+             criterion: float, perplexity_model: str | None = None) -> Scores:
     rows, facts = load_run(Path(run_dir))
     if require_complete:
         check_complete(Scores(facts=facts, rows=rows), run_dir)
@@ -121,9 +137,11 @@ def _compute(run_dir: Path, *, n_boot: int, seed: int, require_complete: bool, t
         stable = stability.stability_table([rows] + [load_run(p)[0] for p in repeats[1:]], facts["repeats"])
     return Scores(facts=facts, rows=rows, settings={"bootstrap": n_boot, "seed": seed, "confidence": 0.95,
                                                     "clustering": "image", "tolerance": tolerance,
-                                                    "criterion": criterion},
+                                                    "criterion": criterion,
+                                                    **({"perplexity_model": perplexity_model} if perplexity_model
+                                                       else {})},
                   tables={**all_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance, criterion=criterion,
-                                       train=family_training(run_dir, rows)),
+                                       train=family_training(run_dir, rows), perplexity_model=perplexity_model),
                           "stability": stable})
 
 
@@ -135,9 +153,10 @@ def family_training(run_dir: Path, rows: list[dict]) -> dict[str, list]:
 
 
 def all_tables(rows: list[dict], *, n_boot: int, seed: int, tolerance: float = 0,
-               criterion: float = psychometric.CRITERION, train: dict[str, list] | None = None) -> dict[str, list[dict]]:
+               criterion: float = psychometric.CRITERION, train: dict[str, list] | None = None,
+               perplexity_model: str | None = None) -> dict[str, list[dict]]:
     """Every table of scored rows (the shared TABLES but stability, which needs the repeats) and each
-    family's own."""
+    family's own; `perplexity_model`: the language model of COMPASS's perplexity check (None: skipped)."""
     metric = tables.metric_table(rows, n_boot=n_boot, seed=seed)
     loc, loc_cells = tables.localization_tables(rows, n_boot=n_boot, seed=seed)
     fits, points = psychometric.breaking_point_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance,
@@ -145,6 +164,9 @@ def all_tables(rows: list[dict], *, n_boot: int, seed: int, tolerance: float = 0
     return {"metrics": metric, "confusion": tables.confusion_table(rows), "localization": loc,
             "localization_cells": loc_cells, "binding": tables.binding_table(rows),
             "parsing": tables.status_table(rows), "breaking_points": fits, "breaking_point_levels": points,
+            "retrieval": retrieval.retrieval_table(rows), "compass_integration": retrieval.integration_table(rows),
+            "compass_skill_load": retrieval.skill_load_table(rows),
+            "compass_perplexity": retrieval.perplexity_table(rows, perplexity_model),
             **tables.family_tables(rows, train)}
 
 
@@ -197,10 +219,11 @@ def write(scores: Scores, run_dir: Path) -> dict[str, Path]:
 
 
 def score_run(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False,
-              tolerance: float = 0, criterion: float = psychometric.CRITERION) -> tuple[Scores, dict[str, Path]]:
+              tolerance: float = 0, criterion: float = psychometric.CRITERION,
+              perplexity_model: str | None = None) -> tuple[Scores, dict[str, Path]]:
     """Nothing is written when `require_complete` and the run is partial."""
     scores = compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
-                     criterion=criterion)
+                     criterion=criterion, perplexity_model=perplexity_model)
     with cycle_collector_paused():
         return scores, write(scores, run_dir)
 

@@ -170,7 +170,8 @@ def metric_table(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0) -> 
 def confusion_table(rows: Sequence[dict]) -> list[dict]:
     """Counts of (truth, prediction) per key, over all variants; a failed parse is "<status>"."""
     out = []
-    for (key,), group in metrics.group_by(rows, "key").items():
+    answered = [r for r in rows if not r.get("ranked")]  # a ranking has no letter (byo.score.retrieval)
+    for (key,), group in metrics.group_by(answered, "key").items():
         answer_type = group[0]["answer_type"]
         if answer_type not in (*NUMERIC, "label", "yes_no", "position_word", "multiple_choice"):
             continue

@@ -12,6 +12,7 @@ import itertools
 import re
 
 from byo.families.api import UNSEEN, AuditTable, Expected, IllPosed, MeasuredImage, Seen, letter_of
+from byo.families.clevr.compass_audit import COMPASS_AUDITS
 from byo.families.clevr.model import (
     ATTRIBUTE_READABLE_MAX_BLUR,
     ATTRIBUTE_READABLE_MIN_PX,
@@ -198,5 +199,7 @@ def check_relationships(image: MeasuredImage) -> list[tuple[str, str]]:
                              f"the legend says {behind[0]}, the ground contacts' image y say otherwise"))
     return problems
 
+
+AUDITS.update(COMPASS_AUDITS)  # COMPASS (seed 003): compass_audit.py
 
 LEGEND_CHECKS = [check_relationships]

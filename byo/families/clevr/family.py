@@ -17,7 +17,8 @@ from byo.families.api import (
     unseen,
     visible,
 )
-from byo.families.clevr.answers import ANSWERS
+from byo.families.clevr.answers import ANSWERS, readable
+from byo.families.clevr.compass import compass_answers
 from byo.families.clevr.export import export_scenes
 from byo.families.clevr.model import (
     RELATIONS,
@@ -40,7 +41,7 @@ class ClevrFamily(Family):
     name = "clevr"
     content_model = ClevrContent
     template_file = "clevr.yaml"
-    answers = ANSWERS
+    answers = {**ANSWERS, **compass_answers(readable)}  # COMPASS (seed 003): compass.py
     design_keys = ("mode", "count", "shapes", "colors", "materials", "sizes", "split", "scale", "extent")
     audit = "audit"
     vocabulary = VOCABULARY
