@@ -31,6 +31,7 @@ from byo.families.api import (
     IllPosed,
     MeasuredImage,
     Seen,
+    guarded,
     letter_of,
     plural,
 )
@@ -425,3 +426,13 @@ def check_grid(image: MeasuredImage) -> list[tuple[str, str]]:
 
 
 LEGEND_CHECKS = [check_cards, check_owners, check_grid]
+
+
+def _unreadable_things(q, image: MeasuredImage, seen: list[Seen]) -> IllPosed | None:
+    """The contrast and overlap rules (docs/readability.md), from the image file: each seen card
+    and chip pile stands out, and each card that borders another shows ink or a seam."""
+    things = [o for o in seen if o.kind in ("card", "chip_pile")]
+    return image.unshown(things) or image.unseparable([o for o in things if o.kind == "card"])
+
+
+guarded(AUDITS, [k for k in AUDITS if k != "count_players"], _unreadable_things)
