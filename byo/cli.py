@@ -10,6 +10,7 @@ import json
 import math
 import re
 import sys
+from collections import Counter
 from functools import partial
 from pathlib import Path
 
@@ -31,11 +32,13 @@ from byo.executors.inprocess import InProcess
 from byo.executors.pool import LocalPool
 from byo.families import get_family, load_config, sheets
 from byo.families.base import Sheet, SheetRequest
-from byo.inputs import reading
+from byo.inputs import read_json, reading
 from byo.merge import merge
 from byo.plan import Shard, combination, combination_count, image_count, jobs
 from byo.providers import GenerationParams
 from byo.questions.generate import generate
+from byo.questions.load import SUMMARY_FILE
+from byo.questions.sheet import SHEET_FILE, unreadable_sheet
 from byo.runner import render_dataset, render_images, sample_tasks
 from byo.schema import validation_problems
 from byo.score.compare import CORRECTIONS, compare, default_output, write_comparison
@@ -133,9 +136,24 @@ def cmd_plan(args) -> int:
     out.print(table)
     if n_combos > args.max_rows:
         out.print(f"... {n_combos - args.max_rows:,} more combinations")
+    print_readability(cfg, out)
     if args.power:
         print_power(args, cfg, out)
     return 0
+
+
+def print_readability(cfg, out: Console) -> None:
+    """The question policy for unreadable questions and, once the dataset is rendered and asked
+    (its questions_summary.json), how many questions each level had skipped or flagged and why."""
+    out.print(f"unreadable questions: {cfg.questions.unreadable} (questions.unreadable; docs/readability.md)")
+    summary = Path(cfg.dataset.output_dir or Path("output") / cfg.dataset.name) / SUMMARY_FILE
+    if not summary.is_file():
+        out.print("questions per level: known once rendered (byo questions counts them per level)")
+        return
+    data = read_json(summary)
+    levels = {v: {lv: Counter(c) for lv, c in by.items()} for v, by in data.get("levels", {}).items()}
+    why = {v: {lv: Counter(c) for lv, c in by.items()} for v, by in data.get("why", {}).items()}
+    out.print(level_table(levels, why, f"Questions per level ({summary}, policy {data.get('policy', 'skip')})"))
 
 
 def print_power(args, cfg, out: Console) -> None:
@@ -290,6 +308,9 @@ def cmd_questions(args) -> int:
         Console().print(level_table(summary.levels, summary.why, "Questions per level"))
     console.print(f"{sum(summary.questions.values())} questions ({sum(summary.flagged.values())} flagged as "
                   f"unreadable), {sum(summary.skipped.values())} skipped: {path}")
+    if args.sheet:
+        sheet = unreadable_sheet(args.dataset, out=args.output.with_name(SHEET_FILE) if args.output else None)
+        console.print(f"unreadable cases: {sheet}" if sheet else "no skipped or flagged unreadable case to draw")
     return 0
 
 
@@ -662,6 +683,9 @@ def build_parser() -> argparse.ArgumentParser:
                            help="questions a readability rule finds unreadable in the image: skip them, ask them "
                                 "flagged (scored apart), or ask them (default: the config's questions.unreadable, "
                                 "else skip; docs/readability.md)")
+    questions.add_argument("--sheet", action="store_true",
+                           help=f"also draw DATASET/{SHEET_FILE}: the skipped and flagged unreadable cases, each "
+                                "object outlined and the reason written under it")
     add_wait(questions, "dataset (a render)")
     questions.set_defaults(func=cmd_questions)
 

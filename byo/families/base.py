@@ -88,16 +88,19 @@ class Unreadable:
     rule: str
     reason: str
     answer: Answer
+    objects: tuple[int, ...] = ()  # ids of the objects the rule finds unreadable, when it names them
 
 
-Problem = tuple[str, str]  # (rule, reason) of a readability rule that fails
+# (rule, reason) or (rule, reason, object ids) of a readability rule that fails
+Problem = tuple[str, str] | tuple[str, str, tuple[int, ...]]
 
 
 def unless(problem: Problem | None, result: Answer | Skip | Unreadable) -> Answer | Skip | Unreadable:
     """`result`, marked Unreadable when `problem` (a failing readability rule) is given."""
     if problem is None or not isinstance(result, Answer):
         return result
-    return Unreadable(problem[0], problem[1], result)
+    rule, reason, *ids = problem
+    return Unreadable(rule, reason, result, tuple(ids[0]) if ids else ())
 
 
 AnswerFn = Callable[[dict, np.random.Generator], Answer | Skip | Unreadable]
@@ -162,8 +165,9 @@ def not_shown(objects: list[dict]) -> Problem | None:
     for o in objects:
         e = o.get("rendered")
         if e and not (e["contrast"] >= evidence.SHOW_CONTRAST or e["edge"] >= evidence.SHOW_EDGE):
-            return ("contrast", f"{_where(o)} does not stand out: contrast {e['contrast']:.1f} < "
-                                f"{evidence.SHOW_CONTRAST:g} and edge {e['edge']:.1f} < {evidence.SHOW_EDGE:g} grey levels")
+            return ("contrast", f"{_where(o)} does not stand out: contrast {e['contrast']:.2f} < "
+                                f"{evidence.SHOW_CONTRAST:g} and edge {e['edge']:.2f} < {evidence.SHOW_EDGE:g} grey levels",
+                    (o["id"],))
     return None
 
 
@@ -175,7 +179,8 @@ def not_separable(objects: list[dict]) -> Problem | None:
         if e and e["seam"] is not None and not (e["ink"] >= evidence.SEPARATE_INK
                                                 or e["seam"] >= evidence.SEPARATE_SEAM):
             return ("overlap", f"{_where(o)} merges with the object it overlaps: ink {e['ink']} px < "
-                               f"{evidence.SEPARATE_INK}, seam {e['seam']:.1f} < {evidence.SEPARATE_SEAM:g} grey levels")
+                               f"{evidence.SEPARATE_INK}, seam {e['seam']:.1f} < {evidence.SEPARATE_SEAM:g} grey levels",
+                    (o["id"],))
     return None
 
 
@@ -189,7 +194,8 @@ def colour_unreadable(objects: list[dict], palette: Mapping[str, Sequence[float]
             continue
         margin, nearest = evidence.colour_margin(e["lab"], own, palette)
         if margin < evidence.COLOUR_MARGIN:
-            return ("colour", f"{_where(o)} renders as {nearest}: ΔE00 margin {margin:.1f} < {evidence.COLOUR_MARGIN:g}")
+            return ("colour", f"{_where(o)} renders as {nearest}: ΔE00 margin {margin:.1f} < {evidence.COLOUR_MARGIN:g}",
+                    (o["id"],))
     return None
 
 

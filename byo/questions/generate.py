@@ -245,7 +245,7 @@ def _questions(legend: dict, plugin, keys: list[str], family_t: FamilyTemplates,
             if summary.policy != "ask":
                 summary.examples.append({"image": legend["image"], "name": legend["name"], "key": key,
                                          "policy": summary.policy, "rule": result.rule, "reason": result.reason,
-                                         "levels": legend["levels"]})
+                                         "objects": list(result.objects), "levels": legend["levels"]})
             if summary.policy == "skip":
                 result = Skip(f"{why}: {result.reason}")
             elif summary.policy == "flag":
