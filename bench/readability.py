@@ -113,9 +113,16 @@ def contrast_examples(dirs) -> list[dict]:
 
 
 def overlap_examples(dirs) -> list[dict]:
+    """Every card a strip of which shows beside another: the top card of each row (the most
+    pixels: nothing covers it) is left out."""
     rows = []
-    for legend, _o, e in measured(dirs["poker"]):
-        if e.seam is None:
+    found = list(measured(dirs["poker"]))
+    top = {}
+    for legend, o, e in found:
+        if e.pixels > top.get(legend["name"], (0, None))[0]:
+            top[legend["name"]] = (e.pixels, o["id"])
+    for legend, o, e in found:
+        if e.seam is None or top[legend["name"]][1] == o["id"]:
             continue
         factor = legend["levels"]["content.overlap.factor"]
         label = "readable" if factor <= 0.9 else "unreadable" if factor >= 0.97 else "grey"
@@ -134,18 +141,21 @@ def colour_examples(dirs) -> list[dict]:
 
 
 def best_pair(rows, a: str, b: str, grid_a, grid_b) -> dict:
-    """The thresholds (x on `a`, y on `b`: readable when a >= x or b >= y) with the fewest errors."""
+    """The thresholds (x on `a`, y on `b`: readable when a >= x or b >= y) with the fewest errors;
+    of the pairs tied, the one at the median of each (away from both example sets)."""
     ok = [r for r in rows if r["label"] == "readable"]
     bad = [r for r in rows if r["label"] == "unreadable"]
-    best = None
+    scored = []
     for x, y in itertools.product(grid_a, grid_b):
         refused = sum(not (r[a] >= x or r[b] >= y) for r in ok)
         passed = sum(r[a] >= x or r[b] >= y for r in bad)
-        key = (refused + passed, x + y)
-        if best is None or key < best[0]:
-            best = (key, {a: x, b: y, "readable": len(ok), "unreadable": len(bad), "false_unreadable": refused,
-                          "false_readable": passed})
-    return best[1]
+        scored.append((refused + passed, x, y, refused, passed))
+    fewest = min(s[0] for s in scored)
+    tied = [s for s in scored if s[0] == fewest]
+    mx, my = float(np.median([s[1] for s in tied])), float(np.median([s[2] for s in tied]))
+    _, x, y, refused, passed = min(tied, key=lambda s: (abs(s[1] - mx) + abs(s[2] - my), s[1] + s[2]))
+    return {a: float(x), b: float(y), "readable": len(ok), "unreadable": len(bad), "false_unreadable": refused,
+            "false_readable": passed}
 
 
 def rates(rows, rule) -> tuple[int, int, int, int]:
@@ -222,13 +232,14 @@ def write_docs(contrast, overlap, colour, chosen, path_md: Path, path_png: Path)
     colours = {"readable": "tab:green", "unreadable": "tab:red", "grey": "tab:gray"}
     for label in colours:
         band = [r for r in contrast if r["label"] == label]
-        axes[0].scatter([r["contrast"] for r in band], [r["edge"] for r in band], s=12, c=colours[label], label=label)
+        axes[0].scatter([r["contrast"] + 0.5 for r in band], [r["edge"] + 0.5 for r in band], s=12, c=colours[label],
+                        label=label)
         band = [r for r in overlap if r["label"] == label]
         axes[1].scatter([r["ink"] + 0.5 for r in band], [r["seam"] for r in band], s=12, c=colours[label], label=label)
-    axes[0].axvline(evidence.SHOW_CONTRAST, ls="--", c="k")
-    axes[0].axhline(evidence.SHOW_EDGE, ls="--", c="k")
-    axes[0].set(xlabel="contrast (grey levels)", ylabel="edge (grey levels / px)", title="contrast: chess pieces",
-                xscale="symlog", yscale="symlog")
+    axes[0].axvline(evidence.SHOW_CONTRAST + 0.5, ls="--", c="k")
+    axes[0].axhline(evidence.SHOW_EDGE + 0.5, ls="--", c="k")
+    axes[0].set(xlabel="contrast + 0.5 (grey levels)", ylabel="edge + 0.5 (grey levels / px)",
+                title="contrast: chess pieces", xscale="log", yscale="log")
     axes[1].axvline(evidence.SEPARATE_INK + 0.5, ls="--", c="k")
     axes[1].axhline(evidence.SEPARATE_SEAM, ls="--", c="k")
     axes[1].set(xlabel="ink pixels + 0.5", ylabel="seam (grey levels)", title="overlap: cards", xscale="log")

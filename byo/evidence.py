@@ -35,11 +35,11 @@ from skimage.color import deltaE_ciede2000, rgb2lab
 RING_PX = 3  # the ring of surroundings the contrast is measured against
 INK_STEP = 40.0  # grey levels below the region's 90th percentile that count as ink
 # Calibrated in bench/readability.py (docs/readability.md).
-SHOW_CONTRAST = 12.0
-SHOW_EDGE = 6.0
-SEPARATE_INK = 3
-SEPARATE_SEAM = 8.0
-COLOUR_MARGIN = 5.0
+SHOW_CONTRAST = 24.0
+SHOW_EDGE = 5.0
+SEPARATE_INK = 7
+SEPARATE_SEAM = 9.0
+COLOUR_MARGIN = 6.0
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,7 @@ def measure_objects(rgb: np.ndarray, mask: np.ndarray, ids: Mapping[int, Sequenc
     gy, gx = np.gradient(g)
     gradient = np.hypot(gx, gy)
     anything = mask > 0
+    clean = anything & ~ndimage.binary_dilation(~anything, structure=np.ones((3, 3), bool))
     out = {}
     for oid, own in ids.items():
         region = np.isin(mask, list(own))
@@ -98,30 +99,36 @@ def measure_objects(rgb: np.ndarray, mask: np.ndarray, ids: Mapping[int, Sequenc
         ring = ndimage.binary_dilation(region, iterations=RING_PX) & ~region
         boundary = region & ~ndimage.binary_erosion(region, border_value=1)
         # away from the background: a pixel whose neighbours are all objects (its own or another)
-        inner = region & ~ndimage.binary_dilation(~anything, structure=np.ones((3, 3), bool))
+        inner = region & clean
         inside = g[region]
         contrast = abs(float(np.median(inside)) - float(np.median(g[ring]))) if ring.any() else 0.0
         ink = int((g[inner] < np.percentile(inside, 90) - INK_STEP).sum()) if inner.any() else 0
         lab = rgb2lab(rgb[..., :3][region].reshape(-1, 1, 3).astype(np.float64) / 255.0).reshape(-1, 3)
-        seam = _seam(g, region, anything & ~region)
+        seam = _seam(g, region, anything & ~region, clean)
         out[oid] = Evidence(n, contrast, float(gradient[boundary].mean()), seam, ink,
                             tuple(float(v) for v in np.median(lab, axis=0)))
     return out
 
 
-def _seam(g: np.ndarray, region: np.ndarray, others: np.ndarray) -> float | None:
+def _seam(g: np.ndarray, region: np.ndarray, others: np.ndarray, clean: np.ndarray) -> float | None:
     """Mean grey step across the region's border with other objects (4-neighbour pairs, one pixel
-    in the region and one in another object); None where it borders no other object."""
-    steps = []
+    in the region and one in another object, both away from the background, whose blend with
+    the object's outline is no seam); None where it borders no other object, 0 where it does
+    only next to the background."""
+    steps, touches = [], False
     for axis in (0, 1):
         for a, b in ((region, others), (others, region)):
             lo = [slice(None)] * 2
             hi = [slice(None)] * 2
             lo[axis], hi[axis] = slice(None, -1), slice(1, None)
             pairs = a[tuple(lo)] & b[tuple(hi)]
+            touches |= bool(pairs.any())
+            pairs &= clean[tuple(lo)] & clean[tuple(hi)]
             steps.append(np.abs(g[tuple(lo)] - g[tuple(hi)])[pairs])
     steps = np.concatenate(steps)
-    return float(steps.mean()) if steps.size else None
+    if not touches:
+        return None
+    return float(steps.mean()) if steps.size else 0.0
 
 
 def srgb_lab(srgb: Sequence[float]) -> np.ndarray:

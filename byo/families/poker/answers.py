@@ -69,7 +69,7 @@ def _objects_unreadable(legend: dict) -> Problem | None:
     """The contrast and overlap rules (docs/readability.md): every visible card and chip pile stands
     out from the table, and every card that overlaps another shows ink or a seam in its strip."""
     things = [o for o in visible(legend) if o["kind"] in ("card", "chip_pile")]
-    return not_shown(things) or not_separable([o for o in things if o["kind"] == "card"])
+    return not_separable([o for o in things if o["kind"] == "card"]) or not_shown(things)
 
 
 def shown(fn):

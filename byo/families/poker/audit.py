@@ -36,6 +36,7 @@ from byo.families.api import (
     plural,
 )
 from byo.families.poker.faces import INDEX_BOX, RANK_NAMES, RED_SUITS, SUIT_NAMES, card_name
+from byo.families.poker.model import grid_frame_slack
 
 AUDITS = AuditTable()
 GRID_TILT_LIMIT = 30.0  # degrees between the grid's row lines and the image's horizontal
@@ -267,9 +268,11 @@ class Grid:
         self.centres = (c[:-1, :-1] + c[:-1, 1:] + c[1:, :-1] + c[1:, 1:]) / 4
 
     def in_frame(self) -> bool:
+        """Every corner in the frame, or beyond its edge by at most the slack a person tolerates."""
         w, h = self.image.size
+        s = grid_frame_slack(w, h)
         x, y, depth = (self.corners[:, :, k] for k in range(3))
-        return bool(np.all((depth > 0) & (x >= 0) & (x <= w) & (y >= 0) & (y <= h)))
+        return bool(np.all((depth > 0) & (x >= -s) & (x <= w + s) & (y >= -s) & (y <= h + s)))
 
     def problem(self) -> IllPosed | None:
         if not self.in_frame():
@@ -430,9 +433,9 @@ LEGEND_CHECKS = [check_cards, check_owners, check_grid]
 
 def _unreadable_things(q, image: MeasuredImage, seen: list[Seen]) -> IllPosed | None:
     """The contrast and overlap rules (docs/readability.md), from the image file: each seen card
-    and chip pile stands out, and each card that borders another shows ink or a seam."""
+    and chip pile borders another shows ink or a seam (the overlap rule, named first), and each stands out."""
     things = [o for o in seen if o.kind in ("card", "chip_pile")]
-    return image.unshown(things) or image.unseparable([o for o in things if o.kind == "card"])
+    return image.unseparable([o for o in things if o.kind == "card"]) or image.unshown(things)
 
 
 guarded(AUDITS, [k for k in AUDITS if k != "count_players"], _unreadable_things)

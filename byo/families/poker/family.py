@@ -27,7 +27,7 @@ from byo.families.api import (
 from byo.families.poker import layout as lay
 from byo.families.poker.answers import ANSWERS, cards_of, scene_info
 from byo.families.poker.faces import DECK, card_color, card_name
-from byo.families.poker.model import MAT_COLORS, PokerContent, chip_rgb, count_range
+from byo.families.poker.model import MAT_COLORS, PokerContent, chip_rgb, count_range, grid_frame_slack
 from byo.families.poker.sheet import SHEETS
 from byo.families.poker.vocab import VOCABULARY
 
@@ -323,7 +323,8 @@ class PokerFamily(Family):
         grid = legend["extras"].get("grid")
         if grid:
             w, h = setup.resolution
-            grid["in_frame"] = all(0 <= x <= w and 0 <= y <= h and depth > 0
+            slack = grid_frame_slack(w, h)
+            grid["in_frame"] = all(-slack <= x <= w + slack and -slack <= y <= h + slack and depth > 0
                                    for x, y, depth in legend["landmarks"]["grid_corners"])
         rule = PokerContent.model_validate(legend["content"]).identity
         card = legend["extras"]["card"]

@@ -179,6 +179,16 @@ class OverlapConfig(Strict):
 
 
 MAX_GRID = 13  # rows or columns of a card grid
+# A grid counts as in the frame (its rows and columns asked about) when every corner lies within
+# this share of the image's smaller side (at least GRID_FRAME_MIN_PX) beyond the frame: a grid a
+# few pixels out still shows every row and column to a person (issue 25).
+GRID_FRAME_TOLERANCE = 0.02
+GRID_FRAME_MIN_PX = 3.0
+
+
+def grid_frame_slack(width: int, height: int) -> float:
+    """Pixels a grid corner may lie beyond the frame's edge."""
+    return max(GRID_FRAME_MIN_PX, GRID_FRAME_TOLERANCE * min(width, height))
 GridCell = tuple[Annotated[int, Field(ge=0, lt=MAX_GRID)], Annotated[int, Field(ge=0, lt=MAX_GRID)]]
 
 

@@ -225,3 +225,29 @@ def test_card_sheet_configs_hold_every_card_once_and_the_preview_draws_them(tmp_
         with Image.open(tmp_path / "sheet.png") as im:
             w, h = tile_size(40)
             assert im.width >= 13 * w and im.height >= 5 * h
+
+
+# --- a grid a few pixels out of the frame still reads (issue 25) --------------------------------
+def _grid_legend(shift_x: float) -> dict:
+    import json
+    from pathlib import Path
+
+    from byo.families import get_family
+
+    golden = Path(__file__).resolve().parents[2] / "golden" / "poker__localization_3x3" / "legends"
+    legend = json.loads(sorted(golden.glob("*.json"))[0].read_text())
+    corners = legend["landmarks"]["grid_corners"]
+    left = min(x for x, _, _ in corners)
+    legend["landmarks"]["grid_corners"] = [[x - left - shift_x, y, d] for x, y, d in corners]
+    get_family("poker").complete_legend(legend)
+    return legend
+
+
+def test_a_grid_a_few_pixels_out_of_the_frame_is_in_it():
+    from byo.families.poker.model import grid_frame_slack
+
+    slack = grid_frame_slack(64, 48)
+    assert slack == 3.0
+    assert _grid_legend(0.0)["extras"]["grid"]["in_frame"]
+    assert _grid_legend(2.0)["extras"]["grid"]["in_frame"]  # 2 px out: a person still counts its rows
+    assert not _grid_legend(slack + 1)["extras"]["grid"]["in_frame"]
