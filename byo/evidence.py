@@ -19,8 +19,9 @@ The rules (thresholds from bench/readability.py; docs/readability.md publishes t
   `edge >= SHOW_EDGE`: counted, located and asked about only then;
 - a card (or any object) that **overlaps** others is **separable** when its strip shows ink
   (`ink >= SEPARATE_INK`) or a seam (`seam >= SEPARATE_SEAM`);
-- a **colour reads** when the median colour is nearer (CIEDE2000) the object's own palette
-  colour than any other palette colour by at least COLOUR_MARGIN.
+- a **colour reads** when the median colour is nearer (CIEDE2000, lightness weighted down by
+  LIGHTNESS_WEIGHT) the object's own palette colour than any other palette colour, black or
+  white by at least COLOUR_MARGIN.
 """
 
 from __future__ import annotations
@@ -39,7 +40,14 @@ SHOW_CONTRAST = 24.0
 SHOW_EDGE = 5.0
 SEPARATE_INK = 7
 SEPARATE_SEAM = 9.0
-COLOUR_MARGIN = 6.0
+COLOUR_MARGIN = 1.0  # one just-noticeable difference (ΔE00)
+# CIEDE2000's lightness weight kL: shading and reflections change a surface's lightness far more
+# than its hue, and a person names the hue (a shaded yellow sphere is yellow); 4 keeps every
+# matte example its own colour by a margin and refuses issue 25's green-rendered yellow cube.
+LIGHTNESS_WEIGHT = 4.0
+# Colours a person may name any object by, whatever the palette: a gray metal cube that renders
+# near black is called black.
+PLAIN_COLOURS = {"black": (0.02, 0.02, 0.02), "white": (0.95, 0.95, 0.95)}
 
 
 @dataclass(frozen=True)
@@ -137,9 +145,12 @@ def srgb_lab(srgb: Sequence[float]) -> np.ndarray:
 
 
 def colour_margin(lab: Sequence[float], own: str, palette: Mapping[str, Sequence[float]]) -> tuple[float, str]:
-    """(margin, nearest name): CIEDE2000 from the rendered `lab` to the nearest palette colour other
-    than `own`, minus the distance to `own` (palette: name -> sRGB 0-1). Positive: nearer its own."""
-    distance = {name: float(deltaE_ciede2000(np.asarray(lab), srgb_lab(c))) for name, c in palette.items()}
+    """(margin, nearest name): CIEDE2000 (kL = LIGHTNESS_WEIGHT) from the rendered `lab` to the
+    nearest colour other than `own` (the palette, name -> sRGB 0-1, and PLAIN_COLOURS), minus the
+    distance to `own`. Positive: nearer its own."""
+    colours = {**PLAIN_COLOURS, **palette}
+    distance = {name: float(deltaE_ciede2000(np.asarray(lab), srgb_lab(c), kL=LIGHTNESS_WEIGHT))
+                for name, c in colours.items()}
     nearest = min(distance, key=distance.__getitem__)
     rivals = [d for name, d in distance.items() if name != own]
     return (min(rivals) if rivals else float("inf")) - distance[own], nearest

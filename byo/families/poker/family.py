@@ -27,7 +27,13 @@ from byo.families.api import (
 from byo.families.poker import layout as lay
 from byo.families.poker.answers import ANSWERS, cards_of, scene_info
 from byo.families.poker.faces import DECK, card_color, card_name
-from byo.families.poker.model import MAT_COLORS, PokerContent, chip_rgb, count_range, grid_frame_slack
+from byo.families.poker.model import (
+    MAT_COLORS,
+    PokerContent,
+    chip_rgb,
+    count_range,
+    grid_frame_slack,
+)
 from byo.families.poker.sheet import SHEETS
 from byo.families.poker.vocab import VOCABULARY
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,10 +13,11 @@ from PIL import Image
 
 from byo.cli import main
 from byo.errors import ConfigError
-from byo.families import load_config
+from byo.families import get_family, load_config
 from byo.families.poker import faces
 from byo.families.poker import layout as lay
 from byo.families.poker.answers import hard_negatives
+from byo.families.poker.model import grid_frame_slack
 from byo.families.poker.sheet import sheet_configs, tile_size
 from byo.plan import jobs
 from byo.spec import sample_spec
@@ -229,11 +232,6 @@ def test_card_sheet_configs_hold_every_card_once_and_the_preview_draws_them(tmp_
 
 # --- a grid a few pixels out of the frame still reads (issue 25) --------------------------------
 def _grid_legend(shift_x: float) -> dict:
-    import json
-    from pathlib import Path
-
-    from byo.families import get_family
-
     golden = Path(__file__).resolve().parents[2] / "golden" / "poker__localization_3x3" / "legends"
     legend = json.loads(sorted(golden.glob("*.json"))[0].read_text())
     corners = legend["landmarks"]["grid_corners"]
@@ -244,8 +242,6 @@ def _grid_legend(shift_x: float) -> dict:
 
 
 def test_a_grid_a_few_pixels_out_of_the_frame_is_in_it():
-    from byo.families.poker.model import grid_frame_slack
-
     slack = grid_frame_slack(64, 48)
     assert slack == 3.0
     assert _grid_legend(0.0)["extras"]["grid"]["in_frame"]
