@@ -557,7 +557,7 @@ def asked_section(runs: Runs) -> list[dict]:
     """Per dataset of the runs, per variable and level: the questions asked, skipped and flagged as
     unreadable, and why (the summary `byo questions` wrote beside the questions)."""
     out, seen = [], set()
-    for s in runs.values():
+    for s in runs.runs:
         dataset = s.facts.get("dataset")
         path = Path(dataset) / SUMMARY_FILE if dataset else None
         if path is None or dataset in seen or not path.is_file():
