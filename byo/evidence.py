@@ -98,24 +98,35 @@ def measure_objects(rgb: np.ndarray, mask: np.ndarray, ids: Mapping[int, Sequenc
     gradient = np.hypot(gx, gy)
     anything = mask > 0
     clean = anything & ~ndimage.binary_dilation(~anything, structure=np.ones((3, 3), bool))
+    boxes = ndimage.find_objects(mask)  # box of mask id k at k - 1
+    pad = RING_PX + 2  # every measure below looks at most this far beyond the object
     out = {}
     for oid, own in ids.items():
-        region = np.isin(mask, list(own))
-        n = int(region.sum())
-        if not n:
+        found = [boxes[i - 1] for i in own if 0 < i <= len(boxes) and boxes[i - 1] is not None]
+        if not found:
             continue
-        ring = ndimage.binary_dilation(region, iterations=RING_PX) & ~region
-        boundary = region & ~ndimage.binary_erosion(region, border_value=1)
-        # away from the background: a pixel whose neighbours are all objects (its own or another)
-        inner = region & clean
-        inside = g[region]
-        contrast = abs(float(np.median(inside)) - float(np.median(g[ring]))) if ring.any() else 0.0
-        ink = int((g[inner] < np.percentile(inside, 90) - INK_STEP).sum()) if inner.any() else 0
-        lab = rgb2lab(rgb[..., :3][region].reshape(-1, 1, 3).astype(np.float64) / 255.0).reshape(-1, 3)
-        seam = _seam(g, region, anything & ~region, clean)
-        out[oid] = Evidence(n, contrast, float(gradient[boundary].mean()), seam, ink,
-                            tuple(float(v) for v in np.median(lab, axis=0)))
+        y0, y1 = max(0, min(b[0].start for b in found) - pad), min(mask.shape[0], max(b[0].stop for b in found) + pad)
+        x0, x1 = max(0, min(b[1].start for b in found) - pad), min(mask.shape[1], max(b[1].stop for b in found) + pad)
+        out[oid] = _measure(rgb[y0:y1, x0:x1], mask[y0:y1, x0:x1], g[y0:y1, x0:x1], gradient[y0:y1, x0:x1],
+                            anything[y0:y1, x0:x1], clean[y0:y1, x0:x1], own)
     return out
+
+
+def _measure(rgb, mask, g, gradient, anything, clean, own) -> Evidence:
+    """One object's evidence, in a crop of the image around it (see measure_objects)."""
+    region = np.isin(mask, list(own))
+    n = int(region.sum())
+    ring = ndimage.binary_dilation(region, iterations=RING_PX) & ~region
+    boundary = region & ~ndimage.binary_erosion(region, border_value=1)
+    # away from the background: a pixel whose neighbours are all objects (its own or another)
+    inner = region & clean
+    inside = g[region]
+    contrast = abs(float(np.median(inside)) - float(np.median(g[ring]))) if ring.any() else 0.0
+    ink = int((g[inner] < np.percentile(inside, 90) - INK_STEP).sum()) if inner.any() else 0
+    lab = rgb2lab(rgb[..., :3][region].reshape(-1, 1, 3).astype(np.float64) / 255.0).reshape(-1, 3)
+    seam = _seam(g, region, anything & ~region, clean)
+    return Evidence(n, contrast, float(gradient[boundary].mean()), seam, ink,
+                    tuple(float(v) for v in np.median(lab, axis=0)))
 
 
 def _seam(g: np.ndarray, region: np.ndarray, others: np.ndarray, clean: np.ndarray) -> float | None:

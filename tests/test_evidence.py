@@ -190,7 +190,8 @@ CLEVR_PALETTE = {k: tuple(c / 255 for c in v) for k, v in CLEVR_PALETTE.items()}
 def test_the_sheet_of_unreadable_cases_and_the_command_line(rendered, capsys):
     dataset = rendered["chess_f05"]
     assert main(["questions", str(dataset), "--unreadable", "flag", "--sheet"]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
     assert "flagged as unreadable" in out and "unreadable_sheet.png" in out
     assert (dataset / "unreadable_sheet.png").stat().st_size > 1000
     assert unreadable_sheet(dataset, out=dataset / "again.png") == dataset / "again.png"
