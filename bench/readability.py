@@ -23,7 +23,7 @@ Three example sets, rendered small (draft quality) and measured with byo.evidenc
   shows them), and the table reports the share of all metal objects it refuses.
 
 Writes docs/readability.md (the calibration tables) and docs/readability.png (the measurements),
-and bench/results/readability.json. Copy the chosen thresholds into byo/evidence.py.
+and the measurements as JSON into the output folder. Copy the chosen thresholds into byo/evidence.py.
     .venv/bin/python bench/readability.py [--out output/bench_readability]
 """
 
@@ -264,8 +264,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=ROOT / "output" / "bench_readability")
     parser.add_argument("--docs", type=Path, default=ROOT / "docs")
-    parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "readability.json")
+    parser.add_argument("--json", type=Path, default=None, help="the measurements (default: OUT/readability.json)")
     args = parser.parse_args()
+    args.json = args.json or args.out / "readability.json"
     dirs = render(args.out)
     contrast, overlap, colour = contrast_examples(dirs), overlap_examples(dirs), colour_examples(dirs)
     rubber = sorted(r["margin"] for r in colour if r["set"] == "rubber")

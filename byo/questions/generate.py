@@ -246,8 +246,8 @@ def _questions(legend: dict, plugin, keys: list[str], family_t: FamilyTemplates,
                 summary.examples.append({"image": legend["image"], "name": legend["name"], "key": key,
                                          "policy": summary.policy, "rule": result.rule, "reason": result.reason,
                                          "objects": list(result.objects), "levels": legend["levels"]})
-            if summary.policy == "skip":
-                result = Skip(f"{why}: {result.reason}")
+            if summary.policy == "skip":  # the reason by rule; each case's own is in the summary's examples
+                result = Skip(why)
             elif summary.policy == "flag":
                 flag = {"rule": result.rule, "reason": result.reason}
                 summary.flagged[key] += summary.variants
@@ -258,8 +258,7 @@ def _questions(legend: dict, plugin, keys: list[str], family_t: FamilyTemplates,
         if isinstance(result, Skip):
             summary.skipped[key] += summary.variants
             summary.reasons.setdefault(key, Counter())[result.reason] += 1
-            reason = result.reason.partition(":")[0] if result.reason.startswith("unreadable") else result.reason
-            summary.count(legend["levels"], "skipped", summary.variants, reason)
+            summary.count(legend["levels"], "skipped", summary.variants, result.reason)
             continue
         assert isinstance(result, Answer)
         if flag is None:
