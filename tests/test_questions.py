@@ -12,7 +12,7 @@ from conftest import clevr_config, write_config
 from byo.cli import main
 from byo.errors import ConfigError
 from byo.families import get_family
-from byo.families.base import LETTERS, Retrieval, Skip, retrieval_choice
+from byo.families.base import LETTERS, Retrieval, Skip, Unreadable, retrieval_choice
 from byo.measure import read_mask
 from byo.questions.generate import INSTRUCTIONS, PREPROMPTS, generate
 from byo.questions.load import load_questions
@@ -251,6 +251,8 @@ def test_a_candidate_set_is_recorded_once_with_the_chance_as_asked(datasets, mon
 
     def confusion(legend, rng):
         answer = original(legend, rng)
+        if isinstance(answer, Unreadable):  # the candidate set, readable in the image or not
+            answer = answer.answer
         if isinstance(answer, Skip):
             return answer
         truth = answer.choices[LETTERS.index(answer.value)]

@@ -60,8 +60,9 @@ def _readable(cards: list[dict]) -> list[dict] | Skip:
 
 def _identity(cards: list[dict]) -> Problem | None:
     """The identity rule: a face-up card among `cards` whose corner index does not read."""
-    if any(o["attributes"]["face_up"] and not o["attributes"]["identity_visible"] for o in cards):
-        return "identity", "a visible face-up card shows no readable corner index"
+    unread = tuple(o["id"] for o in cards if o["attributes"]["face_up"] and not o["attributes"]["identity_visible"])
+    if unread:
+        return "identity", "a visible face-up card shows no readable corner index", unread
     return None
 
 
