@@ -198,3 +198,14 @@ def test_the_sheet_of_unreadable_cases_and_the_command_line(rendered, capsys):
     assert main(["audit", str(dataset)]) == 0  # flagged questions are no failure
     assert main(["questions", str(dataset), "--unreadable", "ask"]) == 0
     assert main(["audit", str(dataset)]) == 1  # asked unflagged, they are ill-posed
+
+
+def test_the_policy_is_a_config_choice_checked_before_any_work(tmp_path, capsys):
+    cfg = {"dataset": {"name": "policy", "family": "clevr", "seed": 1}, "questions": {"unreadable": "flag"}}
+    assert main(["plan", str(write_config(tmp_path, cfg)), "--no-sample"]) == 0
+    captured = capsys.readouterr()
+    assert "unreadable questions: flag" in captured.out + captured.err
+    cfg["questions"]["unreadable"] = "maybe"
+    assert main(["plan", str(write_config(tmp_path, cfg))]) == 2
+    err = capsys.readouterr().err
+    assert "questions.unreadable" in err and "'skip', 'flag' or 'ask'" in err
