@@ -319,7 +319,7 @@ def level_table(levels: dict, why: dict, title: str) -> Table:
     table = Table("variable", "level", "asked", "skipped", "flagged", "why skipped or flagged", title=title)
     for variable, by_level in levels.items():
         for level, counts in by_level.items():
-            reasons = "; ".join(f"{r} ({n})" for r, n in why.get(variable, {}).get(level, {}).most_common())
+            reasons = "; ".join(f"{r} ({n})" for r, n in Counter(why.get(variable, {}).get(level, {})).most_common())
             table.add_row(variable, level, str(counts.get("asked", 0)), str(counts.get("skipped", 0)),
                           str(counts.get("flagged", 0)), reasons)
     return table
