@@ -309,7 +309,7 @@ def cmd_questions(args) -> int:
     console.print(f"{sum(summary.questions.values())} questions ({sum(summary.flagged.values())} flagged as "
                   f"unreadable), {sum(summary.skipped.values())} skipped: {path}")
     if args.sheet:
-        sheet = unreadable_sheet(args.dataset, out=args.output.with_name(SHEET_FILE) if args.output else None)
+        sheet = unreadable_sheet(args.dataset, out=path.with_name(SHEET_FILE), summary_file=path.with_name(SUMMARY_FILE))
         console.print(f"unreadable cases: {sheet}" if sheet else "no skipped or flagged unreadable case to draw")
     return 0
 

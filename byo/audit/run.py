@@ -250,7 +250,7 @@ def audit_image(layout: Layout, legend: dict, report: AuditReport, groups: list[
     try:
         with reading(file, "a legend"):
             image = MeasuredImage.measure(legend, read_image(layout.mask(legend["name"]), "L"),
-                                          read_image(layout.root / legend["image"], "RGB"))
+                                          read_image(layout.image(legend["name"]), "RGB"))
     except ValidationError as err:
         raise ConfigError(str(file), [("setup", f"not a legend this version can audit ({err.error_count()} problems; "
                                                 "render the dataset again)")]) from None

@@ -144,15 +144,15 @@ def unreadable_policy(layout: Layout, given: str | None) -> str:
 def with_evidence(layout: Layout, legend: dict) -> dict:
     """The legend with each object's readability evidence in the rendered image (`rendered`,
     byo.evidence), measured from the dataset's image and mask files."""
-    rgb = read_image(layout.root / legend["image"], "RGB")
-    mask = read_image(layout.root / legend["mask"], "L")
+    rgb = read_image(layout.image(legend["name"]), "RGB")
+    mask = read_image(layout.mask(legend["name"]), "L")
     parts: dict[int, list[int]] = {}
     for p in legend.get("parts", []):
         parts.setdefault(p["object"], []).append(p["id"])
     try:
         found = measure_objects(rgb, mask, {o["id"]: [o["id"], *parts.get(o["id"], [])] for o in legend["objects"]})
     except ValueError as err:
-        raise InputError(layout.root / legend["mask"], str(err)) from None
+        raise InputError(layout.mask(legend["name"]), str(err)) from None
     return {**legend, "objects": [{**o, "rendered": found[o["id"]].to_json()} if o["id"] in found else o
                                   for o in legend["objects"]]}
 

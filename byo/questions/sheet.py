@@ -22,8 +22,8 @@ CONTEXT = 3.0  # the crop is this many times the object's box (at least a quarte
 
 
 def _tile(layout: Layout, case: dict, legend: dict) -> Image.Image:
-    rgb = read_image(layout.root / case["image"], "RGB")
-    mask = read_image(layout.root / legend["mask"], "L")
+    rgb = read_image(layout.image(case["name"]), "RGB")
+    mask = read_image(layout.mask(case["name"]), "L")
     ids = set(case.get("objects") or [])
     ids |= {p["id"] for p in legend.get("parts", []) if p["object"] in ids}
     region = np.isin(mask, sorted(ids)) if ids else np.zeros(mask.shape, bool)
@@ -43,12 +43,13 @@ def _tile(layout: Layout, case: dict, legend: dict) -> Image.Image:
     return image.resize((TILE, round(TILE * 3 / 4)), Image.NEAREST if image.width < TILE else Image.LANCZOS)
 
 
-def unreadable_sheet(dataset: str | Path, *, out: str | Path | None = None, limit: int = 60,
-                     columns: int = 5) -> Path | None:
-    """Draw the sheet of the skipped and flagged cases (one tile per image and rule, up to `limit`);
-    None when there are none."""
+def unreadable_sheet(dataset: str | Path, *, out: str | Path | None = None, summary_file: str | Path | None = None,
+                     limit: int = 60, columns: int = 5) -> Path | None:
+    """Draw the sheet of the skipped and flagged cases (one tile per image and rule, up to `limit`)
+    of the summary `byo questions` wrote (default DATASET/questions_summary.json); None when there
+    are none."""
     layout = Layout(dataset)
-    summary = read_json(layout.root / SUMMARY_FILE)
+    summary = read_json(Path(summary_file) if summary_file else layout.root / SUMMARY_FILE)
     seen, cases = set(), []
     for case in summary.get("unreadable", []):
         tag = (case["image"], case["rule"], tuple(case.get("objects") or []))
@@ -60,6 +61,8 @@ def unreadable_sheet(dataset: str | Path, *, out: str | Path | None = None, limi
     tiles = []
     for case, keys in cases[:limit]:
         legend = read_json(layout.legend(case["name"]))
+        if legend.get("name") != case["name"]:
+            continue
         levels = ", ".join(f"{k.rpartition('.')[2]}={v}" for k, v in case["levels"].items())
         lines = [f"{case['name'][-6:]} {levels}", f"{case['policy']}: {case['rule']} ({len(keys)} keys)",
                  *wrap(case["reason"], TILE, 4)]
