@@ -1,10 +1,13 @@
 """Answers to the poker questions, from legends (BYO-Eval's keys, plus a single-card
 identification and its multiple choice).
 
-Only visible cards count (at least the visibility threshold of mask pixels). Identity
-questions are asked only when every face-up card they are about has `identity_visible`: a
-corner index measured large and unoccluded enough (see PokerFamily.complete_legend); a question
-about a face-up card whose index is hidden would not be decidable from the image.
+Only visible cards count (at least the visibility threshold of mask pixels). An identity
+question is readable only when every face-up card it is about has `identity_visible`: a corner
+index measured large and unoccluded enough (see PokerFamily.complete_legend); a question about
+a face-up card whose index is hidden would not be decidable from the image. Questions about the
+cards and chips also need each to show in the rendered image (the contrast and overlap rules,
+docs/readability.md). An unreadable question is skipped, flagged or asked by the config's
+`questions.unreadable`.
 """
 
 from __future__ import annotations
