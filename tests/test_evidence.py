@@ -16,6 +16,7 @@ from byo import evidence
 from byo.audit.run import audit_dataset
 from byo.cli import main
 from byo.dataset import Layout
+from byo.families.clevr.model import COLORS
 from byo.questions.generate import generate, with_evidence
 from byo.questions.load import SUMMARY_FILE
 from byo.questions.sheet import unreadable_sheet
@@ -169,6 +170,7 @@ def test_the_measured_numbers_of_the_cases(rendered):
                        key=lambda e: e["pixels"])
         by_image[lg["levels"]["content.overlap.factor"]] = cards
     strips, top = by_image[0.97][:-1], by_image[0.97][-1]
+
     def separable(e: dict) -> bool:
         return evidence.separable(evidence.Evidence(**{**e, "lab": tuple(e["lab"])}))
 
@@ -181,9 +183,7 @@ def test_the_measured_numbers_of_the_cases(rendered):
     assert min(margins) < evidence.COLOUR_MARGIN  # some metal renders off its colour
 
 
-CLEVR_PALETTE = {"gray": (87, 87, 87), "red": (173, 35, 35), "blue": (42, 75, 215), "green": (29, 105, 20),
-                 "brown": (129, 74, 25), "purple": (129, 38, 192), "cyan": (41, 208, 208), "yellow": (255, 238, 51)}
-CLEVR_PALETTE = {k: tuple(c / 255 for c in v) for k, v in CLEVR_PALETTE.items()}
+CLEVR_PALETTE = {name: tuple(c / 255 for c in rgb) for name, rgb in COLORS.items()}
 
 
 @pytest.mark.render
