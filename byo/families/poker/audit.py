@@ -35,8 +35,15 @@ from byo.families.api import (
     letter_of,
     plural,
 )
-from byo.families.poker.faces import INDEX_BOX, RANK_NAMES, RED_SUITS, SUIT_NAMES, card_name
-from byo.families.poker.model import grid_frame_slack
+from byo.families.poker.faces import (
+    ACE_PIP_BOX,
+    INDEX_BOX,
+    RANK_NAMES,
+    RED_SUITS,
+    SUIT_NAMES,
+    card_name,
+)
+from byo.families.poker.model import ACE_WHOLE, grid_frame_slack
 
 AUDITS = AuditTable()
 GRID_TILT_LIMIT = 30.0  # degrees between the grid's row lines and the image's horizontal
@@ -88,6 +95,35 @@ def _regions(image: MeasuredImage, card: Seen) -> list[dict]:
     return [r for r in image.legend["extras"]["index_regions"] if r["card"] == card.id]
 
 
+def face_quad(image: MeasuredImage, card: Seen, face_box) -> np.ndarray:
+    """A box of a face-up card's face ([u0, v0, u1, v1] from its top-left corner, v down) as the
+    camera projects it: 4 points (pixel x, y)."""
+    size = image.legend["extras"]["card"]
+    w, h = size["width"], size["height"]
+    u0, v0, u1, v1 = face_box
+    quad = [(-w / 2 + u * w, h / 2 - v * h) for u, v in ((u0, v1), (u1, v1), (u1, v0), (u0, v0))]
+    a = math.radians(card.rotation)
+    x, y, z = card.location
+    top = z + size["thickness"] / 2
+    world = [(x + math.cos(a) * qx - math.sin(a) * qy, y + math.sin(a) * qx + math.cos(a) * qy, top)
+             for qx, qy in quad]
+    return image.project(world)[:, :2]
+
+
+def _ace_pip_readable(image: MeasuredImage, card: Seen) -> bool:
+    """An ace read from its one large pip: the card shows ACE_WHOLE of its projected area in the
+    mask, the pip projects to at least `identity.min_pixels` and the blur is at most
+    `identity.max_blur` of its height."""
+    if card.attributes["rank"] != "A":
+        return False
+    rule = image.legend["content"]["identity"]
+    whole = Polygon(face_quad(image, card, (0, 0, 1, 1))).area
+    pip = face_quad(image, card, ACE_PIP_BOX)
+    height = max(np.linalg.norm(pip[1] - pip[0]), np.linalg.norm(pip[2] - pip[1]))
+    return (whole > 0 and card.pixels >= ACE_WHOLE * whole and Polygon(pip).area >= rule["min_pixels"]
+            and image.blur_px(card) <= rule["max_blur"] * height)
+
+
 def index_quad(image: MeasuredImage, card: Seen, corner: str) -> np.ndarray:
     """A face-up card's corner index as the camera projects it: 4 points (pixel x, y)."""
     size = image.legend["extras"]["card"]
@@ -115,8 +151,10 @@ def _index_readable(image: MeasuredImage, card: Seen, region: dict) -> bool:
 
 
 def readable(image: MeasuredImage, card: Seen) -> bool:
-    """Whether the card lies face up with a corner index large, whole and sharp enough to read."""
-    return card.attributes["face_up"] and any(_index_readable(image, card, r) for r in _regions(image, card))
+    """Whether the card lies face up with a corner index large, whole and sharp enough to read (or,
+    an ace, its one large pip)."""
+    return card.attributes["face_up"] and (any(_index_readable(image, card, r) for r in _regions(image, card))
+                                           or _ace_pip_readable(image, card))
 
 
 def _readable_face_up(image: MeasuredImage, cards: list[Seen]) -> list[Seen] | IllPosed:

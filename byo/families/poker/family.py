@@ -28,6 +28,7 @@ from byo.families.poker import layout as lay
 from byo.families.poker.answers import ANSWERS, cards_of, scene_info
 from byo.families.poker.faces import DECK, card_color, card_name
 from byo.families.poker.model import (
+    ACE_WHOLE,
     MAT_COLORS,
     PokerContent,
     chip_rgb,
@@ -358,6 +359,16 @@ class PokerFamily(Family):
             a["identity_visible"] = bool(a["face_up"] and o["visible"] and any(
                 r["visible_pixels"] >= rule.min_pixels and r["fraction"] >= rule.min_fraction
                 and blur <= rule.max_blur * r["height_pixels"] for r in regions))
+            if not a["identity_visible"] and a["face_up"] and o["visible"] and a["rank"] == "A":
+                # an ace also reads from its one large pip, on a card wholly in view (issue 25)
+                whole = Polygon(projector.project(lay.card_corners_world(o["location"], o["rotation"], card))[:, :2])
+                pip = projector.project(lay.ace_pip_world(o["location"], o["rotation"], card["width"],
+                                                          card["height"], card["thickness"]))
+                pip_height = self._height(pip)
+                if (whole.area > 0 and o["visible_pixels"] >= ACE_WHOLE * whole.area
+                        and Polygon(pip[:, :2]).area >= rule.min_pixels and blur <= rule.max_blur * pip_height):
+                    a["identity_visible"] = True
+                    a["identity_from"] = "pip"
 
     @staticmethod
     def _height(points) -> float:

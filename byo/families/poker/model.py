@@ -228,6 +228,12 @@ class GridConfig(Strict):
         return self
 
 
+# An ace's identity also reads from its one large central pip (faces.ACE_PIP_BOX) when the card
+# shows at least this share of its projected area (the pip is then in view), the pip's projected
+# area is at least `identity.min_pixels` and the blur at most `identity.max_blur` of its height.
+ACE_WHOLE = 0.95
+
+
 class IdentityConfig(Strict):
     """When a card's identity counts as visible: one of its corner indices shows at least
     `min_pixels` mask pixels and `min_fraction` of its whole projected area (covered or beyond the
