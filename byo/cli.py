@@ -10,6 +10,7 @@ import json
 import math
 import re
 import sys
+from collections import Counter
 from functools import partial
 from pathlib import Path
 
@@ -31,11 +32,13 @@ from byo.executors.inprocess import InProcess
 from byo.executors.pool import LocalPool
 from byo.families import get_family, load_config, sheets
 from byo.families.base import Sheet, SheetRequest
-from byo.inputs import reading
+from byo.inputs import read_json, reading
 from byo.merge import merge
 from byo.plan import Shard, combination, combination_count, image_count, jobs
 from byo.providers import GenerationParams
 from byo.questions.generate import generate
+from byo.questions.load import SUMMARY_FILE
+from byo.questions.sheet import SHEET_FILE, unreadable_sheet
 from byo.runner import render_dataset, render_images, sample_tasks
 from byo.schema import validation_problems
 from byo.score.compare import CORRECTIONS, compare, default_output, write_comparison
@@ -133,9 +136,24 @@ def cmd_plan(args) -> int:
     out.print(table)
     if n_combos > args.max_rows:
         out.print(f"... {n_combos - args.max_rows:,} more combinations")
+    print_readability(cfg, out)
     if args.power:
         print_power(args, cfg, out)
     return 0
+
+
+def print_readability(cfg, out: Console) -> None:
+    """The question policy for unreadable questions and, once the dataset is rendered and asked
+    (its questions_summary.json), how many questions each level had skipped or flagged and why."""
+    out.print(f"unreadable questions: {cfg.questions.unreadable} (questions.unreadable; docs/readability.md)")
+    summary = Path(cfg.dataset.output_dir or Path("output") / cfg.dataset.name) / SUMMARY_FILE
+    if not summary.is_file():
+        out.print("questions per level: known once rendered (byo questions counts them per level)")
+        return
+    data = read_json(summary)
+    levels = {v: {lv: Counter(c) for lv, c in by.items()} for v, by in data.get("levels", {}).items()}
+    why = {v: {lv: Counter(c) for lv, c in by.items()} for v, by in data.get("why", {}).items()}
+    out.print(level_table(levels, why, f"Questions per level ({summary}, policy {data.get('policy', 'skip')})"))
 
 
 def print_power(args, cfg, out: Console) -> None:
@@ -278,26 +296,43 @@ def cmd_questions(args) -> int:
 
     path, summary = generate(args.dataset, preprompts=listed(args.preprompts) or ["neutral"],
                              instructions=listed(args.instructions) or ["direct"], keys=listed(args.keys),
-                             templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting)
-    table = Table("key", "questions", "skipped", "why skipped", title=f"{summary.images} images x "
-                  f"{summary.variants} prompt variants")
+                             templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting,
+                             unreadable=args.unreadable)
+    table = Table("key", "questions", "skipped", "flagged", "why skipped", title=f"{summary.images} images x "
+                  f"{summary.variants} prompt variants (unreadable questions: {summary.policy})")
     for key in sorted(set(summary.questions) | set(summary.skipped)):
         reasons = "; ".join(f"{r} ({n} images)" for r, n in summary.reasons.get(key, {}).items())
-        table.add_row(key, str(summary.questions[key]), str(summary.skipped[key]), reasons)
+        table.add_row(key, str(summary.questions[key]), str(summary.skipped[key]), str(summary.flagged[key]), reasons)
     Console().print(table)
-    console.print(f"{sum(summary.questions.values())} questions, {sum(summary.skipped.values())} skipped: {path}")
+    if summary.levels:
+        Console().print(level_table(summary.levels, summary.why, "Questions per level"))
+    console.print(f"{sum(summary.questions.values())} questions ({sum(summary.flagged.values())} flagged as "
+                  f"unreadable), {sum(summary.skipped.values())} skipped: {path}")
+    if args.sheet:
+        sheet = unreadable_sheet(args.dataset, out=path.with_name(SHEET_FILE), summary_file=path.with_name(SUMMARY_FILE))
+        console.print(f"unreadable cases: {sheet}" if sheet else "no skipped or flagged unreadable case to draw")
     return 0
+
+
+def level_table(levels: dict, why: dict, title: str) -> Table:
+    """Per variable and level: questions asked, skipped and flagged, and the reasons."""
+    table = Table("variable", "level", "asked", "skipped", "flagged", "why skipped or flagged", title=title)
+    for variable, by_level in levels.items():
+        for level, counts in by_level.items():
+            reasons = "; ".join(f"{r} ({n})" for r, n in Counter(why.get(variable, {}).get(level, {})).most_common())
+            table.add_row(variable, level, str(counts.get("asked", 0)), str(counts.get("skipped", 0)),
+                          str(counts.get("flagged", 0)), reasons)
+    return table
 
 
 def cmd_audit(args) -> int:
     report = audit_dataset(args.dataset, questions=args.questions)
-    table = Table("key", "questions", "ok", "wrong", "ill-posed", "unchecked",
+    shown = ("ok", "wrong", "ill_posed", "flagged", "unchecked")
+    table = Table("key", "questions", "ok", "wrong", "ill-posed", "flagged", "unchecked",
                   title=f"{report.family}: {report.images} images, {len(report.questions)} distinct questions")
     for key, counts in report.table().items():
-        table.add_row(key, str(sum(counts.values())), *(str(counts[s]) for s in ("ok", "wrong", "ill_posed",
-                                                                                 "unchecked")))
-    table.add_row("[bold]all[/bold]", str(len(report.questions)),
-                  *(str(report.count(s)) for s in ("ok", "wrong", "ill_posed", "unchecked")))
+        table.add_row(key, str(sum(counts.values())), *(str(counts[s]) for s in shown))
+    table.add_row("[bold]all[/bold]", str(len(report.questions)), *(str(report.count(s)) for s in shown))
     out = Console()
     out.print(table)
     findings = [q for q in report.questions if q.status in ("wrong", "ill_posed")]
@@ -311,7 +346,8 @@ def cmd_audit(args) -> int:
     if more:
         out.print(f"... {more} more in the audit file")
     damaged = f", {len(report.damaged)} damaged images (not audited)" if report.damaged else ""
-    console.print(f"{report.count('wrong')} wrong, {report.count('ill_posed')} ill-posed, "
+    flagged = f", {report.count('flagged')} asked flagged as unreadable" if report.count("flagged") else ""
+    console.print(f"{report.count('wrong')} wrong, {report.count('ill_posed')} ill-posed{flagged}, "
                   f"{len(report.legend_problems)} legend fields disagreeing with the pixels{damaged}: "
                   f"{Path(report.dataset) / AUDIT_FILE}")
     return 1 if report.failed else 0
@@ -689,6 +725,13 @@ def build_parser() -> argparse.ArgumentParser:
                            "the family)")
     questions.add_argument("--templates", type=Path, default=None, help="question templates folder")
     questions.add_argument("-o", "--output", type=Path, help="default: DATASET/questions.jsonl")
+    questions.add_argument("--unreadable", choices=("skip", "flag", "ask"), default=None,
+                           help="questions a readability rule finds unreadable in the image: skip them, ask them "
+                                "flagged (scored apart), or ask them (default: the config's questions.unreadable, "
+                                "else skip; docs/readability.md)")
+    questions.add_argument("--sheet", action="store_true",
+                           help=f"also draw DATASET/{SHEET_FILE}: the skipped and flagged unreadable cases, each "
+                                "object outlined and the reason written under it")
     add_wait(questions, "dataset (a render)")
     questions.set_defaults(func=cmd_questions)
 

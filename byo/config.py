@@ -132,6 +132,17 @@ class SlurmSection(Strict):
     array_parallelism: int | None = Field(None, ge=1, le=100_000)  # tasks running at once
 
 
+UNREADABLE_POLICIES = ("skip", "flag", "ask")
+
+
+class QuestionsSection(Strict):
+    """What `byo questions` does with a question a readability rule finds the rendered image does
+    not show (docs/readability.md): skip it (counted with its reason), ask it flagged as unreadable
+    (scored apart, never mixed into accuracy), or ask it as any other."""
+
+    unreadable: Literal["skip", "flag", "ask"] = "skip"
+
+
 class SceneFamily(Protocol):
     """What a config needs of its family (a byo.families.base.Family)."""
 
@@ -145,6 +156,7 @@ class DatasetConfig(Strict):
     scene: dict[str, Any] = Field(default_factory=dict)
     variables: dict[str, Variation] = Field(default_factory=dict)
     slurm: SlurmSection = Field(default_factory=SlurmSection)
+    questions: QuestionsSection = Field(default_factory=QuestionsSection)
     _family: SceneFamily | None = PrivateAttr(None)
 
     @property

@@ -15,13 +15,15 @@ import jinja2
 import yaml
 from pydantic import ValidationError
 
-from byo.dataset import Layout, atomic_write_text
+from byo.config import UNREADABLE_POLICIES
+from byo.dataset import RESOLVED_CONFIG, Layout, atomic_write_text
 from byo.errors import ConfigError, InputError
+from byo.evidence import measure_objects
 from byo.families import get_family
-from byo.families.base import CATALOG, Answer, Skip, ask
-from byo.inputs import reading
+from byo.families.base import CATALOG, Answer, Skip, Unreadable, ask
+from byo.inputs import read_image, read_json, reading
 from byo.locks import writer_lock
-from byo.questions.load import QUESTIONS
+from byo.questions.load import QUESTIONS, SUMMARY_FILE
 from byo.schema import Strict, validation_problems
 
 PREPROMPTS = ("neutral", "debiased", "cot", "debiased_cot", "helpful")
@@ -97,23 +99,80 @@ def render(text: str, params: dict[str, Any], where: str) -> str:
 class Summary:
     images: int = 0
     variants: int = 0
+    policy: str = "skip"  # what was done with unreadable questions (questions.unreadable)
     questions: Counter = field(default_factory=Counter)  # key -> questions written
     skipped: Counter = field(default_factory=Counter)  # key -> questions skipped (images x variants)
-    reasons: dict[str, Counter] = field(default_factory=dict)
+    flagged: Counter = field(default_factory=Counter)  # key -> questions written flagged as unreadable
+    reasons: dict[str, Counter] = field(default_factory=dict)  # key -> why skipped (images)
+    # per variable and level: "asked" / "skipped" / "flagged" -> questions, and why skipped or flagged
+    levels: dict[str, dict[str, Counter]] = field(default_factory=dict)
+    why: dict[str, dict[str, Counter]] = field(default_factory=dict)
+    examples: list[dict] = field(default_factory=list)  # skipped / flagged cases: image, key, rule, reason
+
+    def count(self, levels: dict, outcome: str, n: int, reason: str | None = None) -> None:
+        for variable, level in levels.items():
+            shown = json.dumps(level) if not isinstance(level, str) else level
+            self.levels.setdefault(variable, {}).setdefault(shown, Counter())[outcome] += n
+            if reason:
+                self.why.setdefault(variable, {}).setdefault(shown, Counter())[f"{outcome}: {reason}"] += n
+
+    def to_json(self) -> dict:
+        return {"images": self.images, "variants": self.variants, "policy": self.policy,
+                "keys": {k: {"questions": self.questions[k], "skipped": self.skipped[k], "flagged": self.flagged[k],
+                             "why_skipped": dict(self.reasons.get(k, {}))}
+                         for k in sorted(set(self.questions) | set(self.skipped))},
+                "levels": {v: {lv: dict(c) for lv, c in levels.items()} for v, levels in self.levels.items()},
+                "why": {v: {lv: dict(c) for lv, c in levels.items()} for v, levels in self.why.items()},
+                "unreadable": self.examples}
+
+
+def unreadable_policy(layout: Layout, given: str | None) -> str:
+    """The question policy for unreadable questions: `given` (--unreadable), else the dataset
+    config's `questions.unreadable`, else skip."""
+    if given is not None:
+        if given not in UNREADABLE_POLICIES:
+            raise ConfigError("--unreadable", [("--unreadable", f"unknown policy {given!r}; expected "
+                                                              f"{', '.join(UNREADABLE_POLICIES)}")])
+        return given
+    resolved = layout.root / RESOLVED_CONFIG
+    config = read_json(resolved) if resolved.is_file() else {}
+    policy = (config.get("questions") or {}).get("unreadable", "skip") if isinstance(config, dict) else "skip"
+    if policy not in UNREADABLE_POLICIES:
+        raise InputError(resolved, f"{policy!r}: expected {', '.join(UNREADABLE_POLICIES)}", key="questions.unreadable")
+    return policy
+
+
+def with_evidence(layout: Layout, legend: dict) -> dict:
+    """The legend with each object's readability evidence in the rendered image (`rendered`,
+    byo.evidence), measured from the dataset's image and mask files."""
+    rgb = read_image(layout.image(legend["name"]), "RGB")
+    mask = read_image(layout.mask(legend["name"]), "L")
+    parts: dict[int, list[int]] = {}
+    for p in legend.get("parts", []):
+        parts.setdefault(p["object"], []).append(p["id"])
+    try:
+        found = measure_objects(rgb, mask, {o["id"]: [o["id"], *parts.get(o["id"], [])] for o in legend["objects"]})
+    except ValueError as err:
+        raise InputError(layout.mask(legend["name"]), str(err)) from None
+    return {**legend, "objects": [{**o, "rendered": found[o["id"]].to_json()} if o["id"] in found else o
+                                  for o in legend["objects"]]}
 
 
 def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("direct",), keys=None,
              templates: str | Path | None = None, out: str | Path | None = None, wait: bool = False,
-             on_wait: Callable[[str], None] | None = None) -> tuple[Path, Summary]:
-    """Write the questions of a rendered dataset. The dataset is locked meanwhile: a render still
-    writing it is named (or waited for, `wait`) instead of giving the questions of part of it."""
+             on_wait: Callable[[str], None] | None = None, unreadable: str | None = None) -> tuple[Path, Summary]:
+    """Write the questions of a rendered dataset (and beside them SUMMARY_FILE: what was asked,
+    skipped and flagged, per key and per level). The dataset is locked meanwhile: a render still
+    writing it is named (or waited for, `wait`) instead of giving the questions of part of it.
+    `unreadable`: skip, flag or ask questions a readability rule finds unreadable (default: the
+    config's questions.unreadable, else skip)."""
     if not Path(dataset).is_dir():
         raise ConfigError(str(dataset), [("<dataset>", "not a directory: render the dataset first")])
     with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait):
-        return _generate(Layout(dataset), preprompts, instructions, keys, templates, out)
+        return _generate(Layout(dataset), preprompts, instructions, keys, templates, out, unreadable)
 
 
-def _generate(layout: Layout, preprompts, instructions, keys, templates, out) -> tuple[Path, Summary]:
+def _generate(layout: Layout, preprompts, instructions, keys, templates, out, unreadable=None) -> tuple[Path, Summary]:
     dataset = layout.root
     legends = layout.legends()
     if not legends:
@@ -136,13 +195,17 @@ def _generate(layout: Layout, preprompts, instructions, keys, templates, out) ->
     if problems:
         raise ConfigError(str(where), problems)
 
-    summary = Summary(images=len(legends), variants=len(preprompts) * len(instructions))
+    summary = Summary(images=len(legends), variants=len(preprompts) * len(instructions),
+                      policy=unreadable_policy(layout, unreadable))
     rows = []
     for legend in legends:
         with reading(layout.legend(legend["name"]), "a legend"):
-            rows += _questions(legend, plugin, keys, family_t, common, preprompts, instructions, where, summary)
+            seen = with_evidence(layout, legend)
+            rows += _questions(seen, plugin, keys, family_t, common, preprompts, instructions, where, summary)
     path = Path(out) if out else layout.root / QUESTIONS
     atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    atomic_write_text(path.with_name(SUMMARY_FILE) if out else layout.root / SUMMARY_FILE,
+                      json.dumps(summary.to_json(), indent=1, ensure_ascii=False) + "\n")
     return path, summary
 
 
@@ -189,11 +252,30 @@ def _questions(legend: dict, plugin, keys: list[str], family_t: FamilyTemplates,
     for key in keys:
         t = family_t.questions[key]
         result = ask(plugin.answers[key], legend, key)
+        flag = None
+        if isinstance(result, Unreadable):
+            why = f"unreadable ({result.rule})"
+            if summary.policy != "ask":
+                summary.examples.append({"image": legend["image"], "name": legend["name"], "key": key,
+                                         "policy": summary.policy, "rule": result.rule, "reason": result.reason,
+                                         "objects": list(result.objects), "levels": legend["levels"]})
+            if summary.policy == "skip":  # the reason by rule; each case's own is in the summary's examples
+                result = Skip(why)
+            elif summary.policy == "flag":
+                flag = {"rule": result.rule, "reason": result.reason}
+                summary.flagged[key] += summary.variants
+                summary.count(legend["levels"], "flagged", summary.variants, why)
+                result = result.answer
+            else:
+                result = result.answer
         if isinstance(result, Skip):
             summary.skipped[key] += summary.variants
             summary.reasons.setdefault(key, Counter())[result.reason] += 1
+            summary.count(legend["levels"], "skipped", summary.variants, result.reason)
             continue
         assert isinstance(result, Answer)
+        if flag is None:
+            summary.count(legend["levels"], "asked", summary.variants)
         for pp in preprompts:
             before, after = preprompt_parts(pp, family_t, common)
             for ins in instructions:
@@ -209,6 +291,8 @@ def _questions(legend: dict, plugin, keys: list[str], family_t: FamilyTemplates,
                 chance = chance_of(result, t.answer_type)
                 if chance is not None:
                     row["chance"] = chance
+                if flag is not None:
+                    row["unreadable"] = flag
                 if result.retrieval is not None:
                     row["retrieval"] = {"captions": list(result.retrieval.captions), "truth": result.retrieval.truth,
                                         "tags": list(result.retrieval.tags)}

@@ -16,7 +16,9 @@ from PIL import Image
 
 from byo import __version__
 from byo.dataset import atomic_write_text
+from byo.inputs import read_json
 from byo.names import inside
+from byo.questions.load import SUMMARY_FILE
 from byo.score import humans, plots
 from byo.score import psychometric as psy
 from byo.score.compare import compare, question_difference
@@ -571,6 +573,27 @@ def stability_section(runs: Runs) -> list[dict]:
     return out
 
 
+def asked_section(runs: Runs) -> list[dict]:
+    """Per dataset of the runs, per variable and level: the questions asked, skipped and flagged as
+    unreadable, and why (the summary `byo questions` wrote beside the questions)."""
+    out, seen = [], set()
+    for s in runs.runs:
+        dataset = s.facts.get("dataset")
+        path = Path(dataset) / SUMMARY_FILE if dataset else None
+        if path is None or dataset in seen or not path.is_file():
+            continue
+        seen.add(dataset)
+        summary = read_json(path)
+        rows = [{"variable": variable, "level": level, "asked": c.get("asked", 0), "skipped": c.get("skipped", 0),
+                 "flagged": c.get("flagged", 0),
+                 "why": "; ".join(f"{r} ({n})" for r, n in sorted(summary.get("why", {}).get(variable, {})
+                                                                   .get(level, {}).items(), key=lambda x: -x[1]))}
+                for variable, levels in summary.get("levels", {}).items() for level, c in levels.items()]
+        if rows:
+            out.append({"dataset": Path(dataset).name, "policy": summary.get("policy", "skip"), "rows": rows})
+    return out
+
+
 def build(runs_scores: list[Scores], title: str | None = None, viewer: str | None = None) -> str:
     human = humans.panels(runs_scores)  # two or more annotators of a dataset: their majority is a row too
     runs_scores = [*runs_scores, *(h.majority for h in human if h.majority is not None)]
@@ -584,7 +607,7 @@ def build(runs_scores: list[Scores], title: str | None = None, viewer: str | Non
         title=title or "BYO Render report: " + ", ".join(runs.labels), generated=dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
         version=__version__, sections=SECTIONS, labels=runs.labels, colors=[plots.color(i) for i in range(len(runs.labels))],
         overview=overview(runs), models=models_section(runs), variants=variants_section(runs),
-        levels=levels_section(runs), errors=errors_section(runs), confusion=confusion_section(runs),
+        levels=levels_section(runs), asked=asked_section(runs), errors=errors_section(runs), confusion=confusion_section(runs),
         localization=localization_section(runs), binding=binding_rows, family_sections=family_sections(runs),
         retrieval=retrieval_section(runs), compass=compass_section(runs),
         parsing=parsing_section(runs), mistakes=mistakes_section(runs), definitions=DEFINITIONS,

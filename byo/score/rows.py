@@ -173,7 +173,7 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str,
         value = parsed.value if parsed.status == "ok" else None
         row = {
             "run": run, "model": p.get("model"), "provider": p.get("provider"), "reference": bool(p.get("reference")),
-            "id": q.id, "image": q.image, "family": q.family, "task": q.task, "key": q.key,
+            "id": q.id, "image": q.image, "family": q.family, "task": q.task, "key": scored_key(q),
             "answer_type": q.answer_type, "preprompt": q.preprompt, "instruction": q.instruction,
             "variant": variant_name(q.preprompt, q.instruction), "levels": q.levels, "params": q.params,
             "choices": q.choices, "prompt": q.prompt, "answer": q.answer, "response": p.get("response"),
@@ -185,6 +185,8 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str,
         if q.answer_type in NUMERIC and value is not None:
             row["error"] = float(value) - float(q.answer)
         row.update(_retrieval_fields(q, 1.0 if row["correct"] else 0.0, q.chance, ranked=False))
+        if q.unreadable is not None:
+            row["unreadable"] = q.unreadable.model_dump()
         out.append(row)
     return out
 
@@ -202,7 +204,7 @@ def _ranked_row(q: Question, p: dict, run: str, splits: dict[str, str] | None) -
     fields, credit = _ranked(q, p)
     row = {
         "run": run, "model": p.get("model"), "provider": p.get("provider"), "reference": bool(p.get("reference")),
-        "id": q.id, "image": q.image, "family": q.family, "task": q.task, "key": q.key,
+        "id": q.id, "image": q.image, "family": q.family, "task": q.task, "key": scored_key(q),
         "answer_type": q.answer_type, "preprompt": q.preprompt, "instruction": q.instruction,
         "variant": variant_name(q.preprompt, q.instruction), "levels": q.levels, "params": q.params,
         "choices": q.choices, "prompt": q.prompt, "answer": q.answer, "response": p.get("response"),
@@ -211,7 +213,18 @@ def _ranked_row(q: Question, p: dict, run: str, splits: dict[str, str] | None) -
     }
     chance = 1 / len(q.retrieval.captions) if q.retrieval is not None else None
     row.update(_retrieval_fields(q, credit if fields["status"] == "ok" else 0.0, chance, ranked=True))
+    if q.unreadable is not None:
+        row["unreadable"] = q.unreadable.model_dump()
     return row
+
+
+UNREADABLE_TAG = " [unreadable]"
+
+
+def scored_key(q: Question) -> str:
+    """The key a question is scored under: a question asked flagged as unreadable (questions.unreadable:
+    flag) under its key tagged " [unreadable]", so that it is never mixed into its key's accuracy."""
+    return q.key + UNREADABLE_TAG if q.unreadable is not None else q.key
 
 
 def asked_questions(questions: list[Question], info: dict) -> list[Question]:

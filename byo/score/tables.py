@@ -154,7 +154,8 @@ def metric_table(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0) -> 
     out = []
     levels = Levels(rows)
     labels = {id(r): {var: levels.of(r, var) for var in levels.variables} for r in rows}  # rows outlive it
-    keys = [("*", "*", "*", list(rows))] + [(k, g[0]["task"], g[0]["answer_type"], g)
+    readable = [r for r in rows if not r.get("unreadable")]  # "*" pools the questions asked unflagged
+    keys = [("*", "*", "*", readable)] * bool(readable) + [(k, g[0]["task"], g[0]["answer_type"], g)
                                             for (k,), g in metrics.group_by(rows, "key").items()]
     for key, task, answer_type, key_rows in keys:
         for variant, vrows in _variants(key_rows):

@@ -317,7 +317,8 @@ def test_type_questions_need_a_readable_silhouette(tmp_path):
     typed = [q["levels"] for q in asked if q["key"] == "identify_type_one_piece"]
     assert typed == [{"camera.elevation": 30, "blur.fstop": "none", "resolution": [320, 180]}]
     assert sum(q["key"] == "identify_color_one_piece" for q in asked) == 8  # colour reads everywhere
-    reasons = summary.reasons["identify_type_one_piece"]
+    assert set(summary.reasons["identify_type_one_piece"]) == {"unreadable (type)"}  # skipped by the type rule
+    reasons = [e["reason"] for e in summary.examples if e["key"] == "identify_type_one_piece"]  # each case's
     assert any("high a view" in r for r in reasons) and any("blurred" in r for r in reasons)
     assert any("too small" in r for r in reasons)
     assert assert_audits_clean(out)["identify_type_one_piece"] == {"ok": 1}

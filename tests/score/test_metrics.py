@@ -295,3 +295,18 @@ def test_accuracy_intervals_are_clustered_by_image():
     assert (s["accuracy_wilson_lo"], s["accuracy_wilson_hi"]) == pytest.approx(wilson_by_hand(36, 60))
     assert s["accuracy_hi"] - s["accuracy_lo"] > 1.6 * (s["accuracy_wilson_hi"] - s["accuracy_wilson_lo"])
     assert s["accuracy_se"] == pytest.approx(math.sqrt(0.24 / 20 * 20 / 19))
+
+
+def test_questions_flagged_unreadable_are_scored_apart():
+    """A question asked flagged as unreadable (questions.unreadable: flag) is scored under its key
+    tagged [unreadable], and never pooled into the accuracy of all questions."""
+    flag = {"rule": "contrast", "reason": "white king (object 1) does not stand out"}
+    qs = [question(0, 2, image="a"), question(1, 3, image="b"),
+          Question(**{**question(2, 4, image="c").model_dump(), "unreadable": flag})]
+    rows = scored(qs, ["2", "3", "1"])
+    assert [r["key"] for r in rows] == ["count", "count", "count [unreadable]"]
+    table = tables.metric_table(rows, n_boot=10)
+    pooled = next(r for r in table if r["key"] == "*" and r["variant"] == tables.ALL and not r["variable"])
+    assert (pooled["n"], pooled["accuracy"]) == (2, 1.0)
+    apart = next(r for r in table if r["key"] == "count [unreadable]" and r["variant"] == tables.ALL)
+    assert (apart["n"], apart["accuracy"]) == (1, 0.0)

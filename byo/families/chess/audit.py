@@ -14,7 +14,15 @@ import math
 
 import numpy as np
 
-from byo.families.api import POSITION_WORDS, AuditTable, Expected, IllPosed, MeasuredImage, Seen
+from byo.families.api import (
+    POSITION_WORDS,
+    AuditTable,
+    Expected,
+    IllPosed,
+    MeasuredImage,
+    Seen,
+    guarded,
+)
 from byo.families.chess.model import (
     ROWS_READABLE_WITHIN,
     TYPE_READABLE_MAX_BLUR,
@@ -257,3 +265,7 @@ def check_board(image: MeasuredImage) -> list[tuple[str, str]]:
 
 
 LEGEND_CHECKS = [check_board]
+
+# The contrast rule (docs/readability.md), from the image file: every question about the pieces
+# needs each seen piece to stand out from the board in the rendered image.
+guarded(AUDITS, [k for k in AUDITS if k != "count_squares"], lambda q, image, seen: image.unshown(seen))

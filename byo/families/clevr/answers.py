@@ -8,17 +8,22 @@ from collections import Counter
 from byo.families.api import (
     Answer,
     AnswerTable,
+    Problem,
     Skip,
     blur_px,
     box_size,
+    colour_unreadable,
     multiple_choice,
+    not_shown,
     plural,
+    unless,
     unseen,
     visible,
 )
 from byo.families.clevr.model import (
     ATTRIBUTE_READABLE_MAX_BLUR,
     ATTRIBUTE_READABLE_MIN_PX,
+    COLORS,
     MIN_X_SEPARATION,
     SHAPES,
 )
@@ -43,39 +48,72 @@ def _pick(rng, seq):
     return seq[int(rng.integers(len(seq)))]
 
 
-def _shapes_unreadable(legend: dict) -> Skip | None:
+def _shapes_unreadable(legend: dict) -> Problem | None:
     """A question naming a shape, material or size needs every visible object big and sharp
     enough to read them (model.ATTRIBUTE_READABLE_*)."""
     for o in visible(legend):
         side = min(box_size(o))
         if side < ATTRIBUTE_READABLE_MIN_PX:
-            return Skip(f"an object is under {ATTRIBUTE_READABLE_MIN_PX} px across: too small to read its shape")
+            return "shape", f"an object is under {ATTRIBUTE_READABLE_MIN_PX} px across: too small to read its shape"
         if blur_px(legend, o) > ATTRIBUTE_READABLE_MAX_BLUR * side:
-            return Skip("an object is too blurred to read its shape")
+            return "shape", "an object is too blurred to read its shape"
     return None
+
+
+def palette(legend: dict) -> dict[str, tuple[float, ...]]:
+    """Every colour a person could name an object by: CLEVR's and the config's own (sRGB 0-1)."""
+    own = {c["name"]: tuple(c["rgb"]) for c in legend["content"]["colors"] if isinstance(c, dict)}
+    return {name: tuple(v / 255 for v in rgb) for name, rgb in COLORS.items()} | own
+
+
+def _colours_unreadable(legend: dict) -> Problem | None:
+    """The colour rule: every visible object's rendered colour reads as its own (docs/readability.md)."""
+    return colour_unreadable(visible(legend), palette(legend))
 
 
 def readable(fn):
     """Decorate an answer function whose question names shapes, materials or sizes."""
     def checked(legend, rng):
-        return _shapes_unreadable(legend) or fn(legend, rng)
+        return unless(_shapes_unreadable(legend), fn(legend, rng))
+
+    checked.__doc__ = fn.__doc__
+    return checked
+
+
+def coloured(fn):
+    """Decorate an answer function whose question names or asks colours: the colour rule."""
+    def checked(legend, rng):
+        return unless(_colours_unreadable(legend), fn(legend, rng))
+
+    checked.__doc__ = fn.__doc__
+    return checked
+
+
+def shown(fn):
+    """Decorate every answer function: each visible object stands out in the rendered image."""
+    def checked(legend, rng):
+        return unless(not_shown(visible(legend)), fn(legend, rng))
 
     checked.__doc__ = fn.__doc__
     return checked
 
 
 @ANSWERS.key("count_objects")
+@shown
 def count_objects(legend, rng):
     return Answer(len(visible(legend)))
 
 
 @ANSWERS.key("count_color")
+@shown
+@coloured
 def count_color(legend, rng):
     color = _pick(rng, _colors(legend))
     return Answer(sum(_attr(o, "color") == color for o in visible(legend)), {"color": color})
 
 
 @ANSWERS.key("count_shape")
+@shown
 @readable
 def count_shape(legend, rng):
     shape = _pick(rng, SHAPES)
@@ -87,6 +125,8 @@ def _label(o: dict) -> tuple[str, str]:
 
 
 @ANSWERS.key("exist_color_shape")
+@shown
+@coloured
 @readable
 def exist_color_shape(legend, rng):
     objects = visible(legend)
@@ -109,24 +149,30 @@ def _query(legend, rng, by: str, asked: str) -> Answer | Skip:
 
 
 @ANSWERS.key("query_color_unique_shape")
+@shown
+@coloured
 @readable
 def query_color(legend, rng):
     return _query(legend, rng, "shape", "color")
 
 
 @ANSWERS.key("query_shape_unique_color")
+@shown
+@coloured
 @readable
 def query_shape(legend, rng):
     return _query(legend, rng, "color", "shape")
 
 
 @ANSWERS.key("query_material_unique_shape")
+@shown
 @readable
 def query_material(legend, rng):
     return _query(legend, rng, "shape", "material")
 
 
 @ANSWERS.key("query_size_unique_shape")
+@shown
 @readable
 def query_size(legend, rng):
     return _query(legend, rng, "shape", "size")
@@ -156,6 +202,7 @@ def _left_to_right(legend: dict, objects: list[dict]) -> list[dict] | Skip:
 
 
 @ANSWERS.key("relate_left")
+@shown
 @readable
 def relate_left(legend, rng):
     objects = visible(legend)
@@ -169,6 +216,8 @@ def relate_left(legend, rng):
 
 
 @ANSWERS.key("label_choice")
+@shown
+@coloured
 @readable
 def label_choice(legend, rng):
     """Seed 004, GZSL: the true label, two random labels and (two objects) two attribute swaps."""
@@ -191,6 +240,7 @@ def label_choice(legend, rng):
 
 
 @ANSWERS.key("relation_choice")
+@shown
 @readable
 def relation_choice(legend, rng):
     """Seed 004, GZSL: the true relation, its relation swap and order swap, two random relations."""
@@ -230,6 +280,8 @@ def _binding(legend) -> list[tuple[str, str]] | Skip:
 
 
 @ANSWERS.key("binding_swap")
+@shown
+@coloured
 @readable
 def binding_swap(legend, rng):
     """Seed 001, Swap: the N colours permuted among the N objects (N! - 1 negatives)."""
@@ -242,6 +294,8 @@ def binding_swap(legend, rng):
 
 
 @ANSWERS.key("binding_confusion")
+@shown
+@coloured
 @readable
 def binding_confusion(legend, rng):
     """Seed 001, Confusion: colours and objects drawn with replacement (N^N x N^N - 1); four shown."""

@@ -11,11 +11,21 @@ from __future__ import annotations
 import itertools
 import re
 
-from byo.families.api import UNSEEN, AuditTable, Expected, IllPosed, MeasuredImage, Seen, letter_of
+from byo.families.api import (
+    UNSEEN,
+    AuditTable,
+    Expected,
+    IllPosed,
+    MeasuredImage,
+    Seen,
+    guarded,
+    letter_of,
+)
 from byo.families.clevr.compass_audit import COMPASS_AUDITS
 from byo.families.clevr.model import (
     ATTRIBUTE_READABLE_MAX_BLUR,
     ATTRIBUTE_READABLE_MIN_PX,
+    COLORS,
     MIN_X_SEPARATION,
 )
 
@@ -203,3 +213,16 @@ def check_relationships(image: MeasuredImage) -> list[tuple[str, str]]:
 AUDITS.update(COMPASS_AUDITS)  # COMPASS (seed 003): compass_audit.py
 
 LEGEND_CHECKS = [check_relationships]
+
+
+def _palette(image: MeasuredImage) -> dict[str, tuple[float, ...]]:
+    own = {c["name"]: tuple(c["rgb"]) for c in image.legend["content"]["colors"] if isinstance(c, dict)}
+    return {name: tuple(v / 255 for v in rgb) for name, rgb in COLORS.items()} | own
+
+
+# The readability rules (docs/readability.md), from the image file: each seen object stands out
+# (every key); each seen object's rendered colour reads as its own (keys naming colours).
+COLOUR_KEYS = ("count_color", "exist_color_shape", "query_color_unique_shape", "query_shape_unique_color",
+               "label_choice", "binding_swap", "binding_confusion")
+guarded(AUDITS, (*COLOUR_KEYS, *COMPASS_AUDITS), lambda q, image, seen: image.colour_off(seen, _palette(image)))
+guarded(AUDITS, list(AUDITS), lambda q, image, seen: image.unshown(seen))

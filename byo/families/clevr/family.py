@@ -17,7 +17,7 @@ from byo.families.api import (
     unseen,
     visible,
 )
-from byo.families.clevr.answers import ANSWERS, readable
+from byo.families.clevr.answers import ANSWERS, coloured, readable, shown
 from byo.families.clevr.compass import compass_answers
 from byo.families.clevr.export import export_scenes
 from byo.families.clevr.model import (
@@ -41,7 +41,8 @@ class ClevrFamily(Family):
     name = "clevr"
     content_model = ClevrContent
     template_file = "clevr.yaml"
-    answers = {**ANSWERS, **compass_answers(readable)}  # COMPASS (seed 003): compass.py
+    # COMPASS (seed 003): compass.py; its captions name colours, and every object must stand out
+    answers = {**ANSWERS, **{key: shown(coloured(fn)) for key, fn in compass_answers(readable).items()}}
     design_keys = ("mode", "count", "shapes", "colors", "materials", "sizes", "split", "scale", "extent")
     audit = "audit"
     vocabulary = VOCABULARY
