@@ -240,7 +240,9 @@ def label_choice(legend, rng):
         other = next((p for p in legend["objects"] if p["id"] != o["id"]), o)
         hard = [f"{_attr(o, 'color')} {other['kind']}", f"{_attr(other, 'color')} {o['kind']}"]
         easy = [absent[k] for k in rng.permutation(len(absent)) if absent[k] not in hard][:2]
-        captions = [truth, *hard, *easy]
+        # Table 5's kinds by construction: the other object's shape or colour, or a random label
+        return tagged(Retrieval((truth, *hard, *easy), 0, ("truth", "swap:shape", "swap:color", "other", "other")),
+                      rng, {"split": _image_split(legend)})
     tags = tuple(_label_tag(c, truth) for c in captions)
     return tagged(Retrieval(tuple(captions), 0, tags), rng, {"split": _image_split(legend)})
 
@@ -310,7 +312,7 @@ def relation_choice(legend, rng):
     pool = [f"{x} {r} {y}" for x, y in itertools.permutations(legend["content"]["shapes"], 2) for r in ("left", "right")]
     easy = [p for p in (pool[k] for k in rng.permutation(len(pool))) if p not in true and p not in hard][:2]
     captions = (correct, *hard, *easy)
-    return tagged(Retrieval(captions, 0, tuple(_relation_tag(c, true) for c in captions)), rng,
+    return tagged(Retrieval(captions, 0, ("truth", "swap:relation", "swap:order", "other", "other")), rng,
                             {"split": _image_split(legend)})
 
 
