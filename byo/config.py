@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
 import yaml
-from pydantic import BaseModel, Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from byo.errors import ConfigError, format_key_path
 from byo.schema import Strict, shown, validation_problems

@@ -150,7 +150,7 @@ def test_clevr_answers_match_an_independent_reading_of_the_legend(datasets):
                 (o,) = [o for o in objects if o["kind"] == params["shape"]]
                 assert answer == o["attributes"]["color"]
             elif r["answer_type"] == "multiple_choice":
-                chosen = r["choices"]["ABCDEFGH".index(answer)]
+                chosen = r["choices"][LETTERS.index(answer)]
                 assert chosen in r["prompt"] and len(set(r["choices"])) == len(r["choices"])
                 by_x = sorted(objects, key=lambda o: o["pixel_coords"][0])
                 if key.startswith("binding"):

@@ -232,19 +232,17 @@ def label_choice(legend, rng):
         return found
     o, objects, named = found
     truth = f"{_attr(o, 'color')} {o['kind']}"
-    split = legend["extras"].get("label_split", "train")
     absent = [f"{c} {s}" for c, s, _ in _object_labels(legend) if (c, s) not in named]
-    if len(legend["objects"]) == 1:
-        captions = [truth, *absent]
-    else:
+    if len(legend["objects"]) > 1:
         other = next((p for p in legend["objects"] if p["id"] != o["id"]), o)
         hard = [f"{_attr(o, 'color')} {other['kind']}", f"{_attr(other, 'color')} {o['kind']}"]
         easy = [absent[k] for k in rng.permutation(len(absent)) if absent[k] not in hard][:2]
         # Table 5's kinds by construction: the other object's shape or colour, or a random label
         return tagged(Retrieval((truth, *hard, *easy), 0, ("truth", "swap:shape", "swap:color", "other", "other")),
                       rng, {"split": _image_split(legend)})
-    tags = tuple(_label_tag(c, truth) for c in captions)
-    return tagged(Retrieval(tuple(captions), 0, tags), rng, {"split": _image_split(legend)})
+    captions = (truth, *absent)
+    return tagged(Retrieval(captions, 0, tuple(_label_tag(c, truth) for c in captions)), rng,
+                  {"split": _image_split(legend)})
 
 
 @ANSWERS.key("label_zsl")

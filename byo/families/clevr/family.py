@@ -21,6 +21,7 @@ from byo.families.clevr.answers import ANSWERS
 from byo.families.clevr.autocomp import cells, concept_caption, concept_rng, sample_concept
 from byo.families.clevr.export import export_scenes
 from byo.families.clevr.metrics import TABLES
+from byo.families.clevr.sheet import SHEETS
 from byo.families.clevr.model import (
     RELATIONS,
     SHAPES,
@@ -46,6 +47,7 @@ class ClevrFamily(Family):
     design_keys = ("mode", "count", "shapes", "colors", "materials", "sizes", "split", "scale", "extent")
     audit = "audit"
     tables = TABLES
+    sheets = SHEETS
     vocabulary = VOCABULARY
     object_kinds = SHAPES
     default_scene: dict[str, Any] = {

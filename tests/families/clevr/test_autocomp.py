@@ -9,6 +9,7 @@ from collections import Counter
 import pytest
 
 from byo.families.clevr.autocomp import (
+    bindings_intact,
     candidates,
     cells,
     color_arrangements,
@@ -17,7 +18,6 @@ from byo.families.clevr.autocomp import (
     negative_count,
     position_arrangements,
     sample_concept,
-    bindings_intact,
 )
 from byo.families.clevr.model import COLORS, SHAPES
 
