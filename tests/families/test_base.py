@@ -25,7 +25,7 @@ from byo.runner import render_dataset, sample_tasks
 from byo.sheets import font, font_size, wrap
 from byo.spec import sample_spec
 
-LETTERS = "ABCDEFGH"
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 # --- pure rules -------------------------------------------------------------------------------
@@ -164,9 +164,9 @@ def clevr_engine_answer(q: dict, scene: dict):
     if key == "relate_left":
         (a,), (b,) = described(every, p["a"]), described(every, p["b"])
         return "yes" if a in rel["left"][b] else "no"
-    if key == "label_choice":
+    if key in ("label_choice", "label_zsl"):
         truths = [bool(described(every, c)) for c in q["choices"]]
-    elif key == "relation_choice":
+    elif key in ("relation_choice", "relation_zsl"):
         truths = []
         for c in q["choices"]:
             x, r, y = c.split()

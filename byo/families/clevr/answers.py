@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
+import numpy as np
+
 from byo.families.api import (
     Answer,
     AnswerTable,
@@ -173,13 +175,25 @@ def relate_left(legend, rng):
     return Answer("yes" if _x(a) < _x(b) else "no", {"a": named[a["id"]], "b": named[b["id"]]})
 
 
-def tagged(retrieval: Retrieval, rng, params: dict) -> Answer:
-    """retrieval_choice, with each shown option's distractor tag in `option_tags` (the error
-    breakdowns read which kind of distractor a wrong answer took)."""
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def tagged(legend: dict, retrieval: Retrieval, rng, params: dict) -> Answer:
+    """retrieval_choice with the truth's letter counterbalanced over images: in each block of k
+    consecutive images (k options shown) each letter is the truth once, in an order drawn per
+    block, so a letter prior scores chance and no letter follows a variable's level. And each
+    shown option's distractor tag in `option_tags` (which kind of distractor a wrong
+    answer took, for the error breakdowns)."""
     answer = retrieval_choice(retrieval, rng, params)
+    choices = list(answer.choices)
+    block, slot = divmod(int(legend["index"]), len(choices))
+    truth = LETTERS.index(answer.value)
+    target = int(np.random.default_rng([block, len(choices)]).permutation(len(choices))[slot])
+    choices[truth], choices[target] = choices[target], choices[truth]
     tag_of = dict(zip(retrieval.captions, retrieval.tags, strict=True))
-    return Answer(answer.value, {**answer.params, "option_tags": [tag_of[c] for c in answer.choices]},
-                  answer.choices, answer.retrieval, answer.chance)
+    options = " ".join(f"({LETTERS[i]}) {o}" for i, o in enumerate(choices))
+    return Answer(LETTERS[target], {**answer.params, "options": options, "option_tags": [tag_of[c] for c in choices]},
+                  choices, answer.retrieval, answer.chance)
 
 
 def _image_split(legend) -> str:
@@ -238,10 +252,10 @@ def label_choice(legend, rng):
         hard = [f"{_attr(o, 'color')} {other['kind']}", f"{_attr(other, 'color')} {o['kind']}"]
         easy = [absent[k] for k in rng.permutation(len(absent)) if absent[k] not in hard][:2]
         # Table 5's kinds by construction: the other object's shape or colour, or a random label
-        return tagged(Retrieval((truth, *hard, *easy), 0, ("truth", "swap:shape", "swap:color", "other", "other")),
+        return tagged(legend, Retrieval((truth, *hard, *easy), 0, ("truth", "swap:shape", "swap:color", "other", "other")),
                       rng, {"split": _image_split(legend)})
     captions = (truth, *absent)
-    return tagged(Retrieval(captions, 0, tuple(_label_tag(c, truth) for c in captions)), rng,
+    return tagged(legend, Retrieval(captions, 0, tuple(_label_tag(c, truth) for c in captions)), rng,
                   {"split": _image_split(legend)})
 
 
@@ -263,7 +277,7 @@ def label_zsl(legend, rng):
         return Skip(f"the {split} split has fewer than two other labels")
     easy = [pool[k] for k in rng.choice(len(pool), size=2, replace=False)]
     captions = (truth, *easy)
-    return tagged(Retrieval(captions, 0, tuple(_label_tag(c, truth) for c in captions)), rng,
+    return tagged(legend, Retrieval(captions, 0, tuple(_label_tag(c, truth) for c in captions)), rng,
                             {"split": _image_split(legend)})
 
 
@@ -310,7 +324,7 @@ def relation_choice(legend, rng):
     pool = [f"{x} {r} {y}" for x, y in itertools.permutations(legend["content"]["shapes"], 2) for r in ("left", "right")]
     easy = [p for p in (pool[k] for k in rng.permutation(len(pool))) if p not in true and p not in hard][:2]
     captions = (correct, *hard, *easy)
-    return tagged(Retrieval(captions, 0, ("truth", "swap:relation", "swap:order", "other", "other")), rng,
+    return tagged(legend, Retrieval(captions, 0, ("truth", "swap:relation", "swap:order", "other", "other")), rng,
                             {"split": _image_split(legend)})
 
 
@@ -334,7 +348,7 @@ def relation_zsl(legend, rng):
         return Skip(f"the {split} split has fewer than two other relation labels")
     easy = [pool[k] for k in rng.choice(len(pool), size=2, replace=False)]
     captions = (correct, *easy)
-    return tagged(Retrieval(captions, 0, tuple(_relation_tag(c, true) for c in captions)), rng,
+    return tagged(legend, Retrieval(captions, 0, tuple(_relation_tag(c, true) for c in captions)), rng,
                             {"split": _image_split(legend)})
 
 
@@ -381,7 +395,7 @@ def binding_confusion(legend, rng):
     arrangements.sort(key=lambda a: list(a) != list(truth))
     captions = tuple(_caption(list(a)) for a in arrangements)
     tags = tuple(color_tag(a, truth) for a in arrangements)
-    return tagged(Retrieval(captions, 0, tags), rng, {"n": len(truth)})
+    return tagged(legend, Retrieval(captions, 0, tags), rng, {"n": len(truth)})
 
 
 # --- Auto-Comp (seed 001) --------------------------------------------------------------------
@@ -438,7 +452,7 @@ def _autocomp_set(legend, rng, benchmark: str, task: str | None, ns: tuple[int, 
     captions, tags = candidates(concept, benchmark, concept["condition"], vocabulary)
     params = {"task": concept["task"], "n": concept["n"], "condition": concept["condition"],
               "concept": concept["concept"], "benchmark": benchmark}
-    return tagged(Retrieval(tuple(captions), 0, tuple(tags)), rng, params)
+    return tagged(legend, Retrieval(tuple(captions), 0, tuple(tags)), rng, params)
 
 
 @ANSWERS.key("autocomp_swap")

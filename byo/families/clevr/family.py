@@ -21,7 +21,6 @@ from byo.families.clevr.answers import ANSWERS
 from byo.families.clevr.autocomp import cells, concept_caption, concept_rng, sample_concept
 from byo.families.clevr.export import export_scenes
 from byo.families.clevr.metrics import TABLES
-from byo.families.clevr.sheet import SHEETS
 from byo.families.clevr.model import (
     RELATIONS,
     SHAPES,
@@ -36,6 +35,7 @@ from byo.families.clevr.model import (
     relation_label_split,
     relation_margin_px,
 )
+from byo.families.clevr.sheet import SHEETS
 from byo.families.clevr.vocab import VOCABULARY
 
 

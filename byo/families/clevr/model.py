@@ -72,8 +72,8 @@ class ClevrContent(Strict):
     # autocomp (seed 001): the binding task, the condition and which concept (autocomp.py)
     task: Literal["color", "position"] = "color"
     condition: Literal["minimal", "contextual"] = "minimal"
-    concept: int = Field(0, ge=0, le=10**9)  # the same index draws the same concept in both conditions
-    concept_seed: int = Field(0, ge=0, lt=2**32)
+    concept: int = Field(0, ge=0, lt=10**9)  # the same index draws the same concept in both conditions
+    concept_seed: int = Field(0, ge=0, lt=10**9)
     cell: float = Field(0.22, gt=0, le=10)  # metres between the grid cells objects stand on
     jitter: float = Field(0.02, ge=0, le=1)  # metres an object may move inside its cell
     props: int = Field(4, ge=0, le=20)  # contextual: distractor objects outside the vocabulary (tori)

@@ -21,7 +21,7 @@ def pairs_sheet(dataset: Path, out: Path, width: int = 240, limit: int | None = 
     if not pairs:
         raise ValueError(f"{dataset}: no concept with both a Minimal and a Contextual image")
     tiles: list[tuple[Image.Image, list[str]]] = []
-    for (task, n, concept), v in pairs:
+    for (_task, n, concept), v in pairs:
         for cond in ("minimal", "contextual"):
             legend = v[cond]
             aspect = legend["height"] / legend["width"]
