@@ -242,7 +242,10 @@ def test_clevr_engine_semantics_agree_with_every_answer(tmp_path):
             assert clevr_engine_answer(q, scenes[q["image"].split("/")[-1]]) == q["answer"], q
             checked[q["key"]] += 1
         assert_audits_clean(out)
-    assert set(checked) == set(get_family("clevr").answers), checked  # every key was asked somewhere
+    # Every key was asked somewhere, but Auto-Comp's: its over / under are image-plane relations CLEVR's
+    # engine has no word for (tests/families/clevr/test_builder.py audits them on the masks).
+    autocomp = {k for k in get_family("clevr").answers if k.startswith("autocomp_")}
+    assert set(checked) == set(get_family("clevr").answers) - autocomp, checked
 
 
 def view_cells_from_corners(legend: dict) -> list[tuple[int, int]]:
