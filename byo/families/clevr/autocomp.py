@@ -56,12 +56,14 @@ WHITE_BACKGROUND = "on a white background"
 # Words that may stand between the article and the object (the check's optional <Word>): true of
 # every object rendered here (matte, plain, solid shapes), and none is a colour or a shape.
 MODIFIERS = ("matte", "plain", "solid", "simple")
-OPENINGS = ("In a softly lit living room", "On a cluttered workbench", "In a bright photography studio",
-            "In a quiet reading corner", "Beside a wooden table in a sunny room", "In a tidy home office")
-CLOSINGS = ("catch the afternoon light", "stand out against the furniture", "sit among everyday things",
-            "draw the eye", "wait in the calm room", "rest in the warm light")
-POSITION_CLOSINGS = ("catches the afternoon light", "stands out against the furniture", "draws the eye",
-                     "rests in the warm light")
+# The grammar describes only what the contextual set shows (a room, a wooden table, a rug, a pale
+# wall, objects floating in front of the table), so the words around the bindings are true too.
+OPENINGS = ("In a softly lit room", "In front of a wooden table", "In a quiet room with a rug",
+            "Beside a wooden table", "In a room with a pale wall", "Near a small wooden table")
+CLOSINGS = ("catch the light", "stand out in the room", "float in front of the table", "draw the eye",
+            "hang in the air", "appear in the soft light")
+POSITION_CLOSINGS = ("catches the light", "stands out in the room", "floats in front of the table",
+                     "draws the eye")
 
 
 def article(word: str) -> str:

@@ -351,7 +351,7 @@ def contextual_set(draw: np.random.Generator, projector, props: int, palette: li
             "rgb": [0.85, 0.9, 1.0]},
            {"kind": "wall", "location": at(base + flat * 1.2 + [0, 0, 0.8]), "size": [0.03, 3.0, 0.8],
             "rotation": yaw, "rgb": wall_rgb},
-           {"kind": "table", "location": at(base + flat * 0.75 + side * float(draw.uniform(-0.35, 0.35))),
+           {"kind": "table", "location": at(base + flat * 0.75 + side * float(draw.uniform(-0.2, 0.2))),
             "size": [0.22, 0.4, 0.24], "rotation": yaw, "rgb": [0.45, 0.3, 0.18]},
            {"kind": "rug", "location": at(base + flat * 0.2), "size": [0.5, 0.9, 0.004], "rotation": yaw,
             "rgb": [round(float(v), 3) for v in draw.uniform(0.3, 0.7, size=3)]}]
