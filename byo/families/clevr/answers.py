@@ -278,7 +278,7 @@ def label_zsl(legend, rng):
     easy = [pool[k] for k in rng.choice(len(pool), size=2, replace=False)]
     captions = (truth, *easy)
     return tagged(legend, Retrieval(captions, 0, tuple(_label_tag(c, truth) for c in captions)), rng,
-                            {"split": _image_split(legend)})
+                  {"split": _image_split(legend)})
 
 
 def _relation_truth(legend) -> tuple[str, str] | Skip:
@@ -325,7 +325,7 @@ def relation_choice(legend, rng):
     easy = [p for p in (pool[k] for k in rng.permutation(len(pool))) if p not in true and p not in hard][:2]
     captions = (correct, *hard, *easy)
     return tagged(legend, Retrieval(captions, 0, ("truth", "swap:relation", "swap:order", "other", "other")), rng,
-                            {"split": _image_split(legend)})
+                  {"split": _image_split(legend)})
 
 
 @ANSWERS.key("relation_zsl")
@@ -349,7 +349,7 @@ def relation_zsl(legend, rng):
     easy = [pool[k] for k in rng.choice(len(pool), size=2, replace=False)]
     captions = (correct, *easy)
     return tagged(legend, Retrieval(captions, 0, tuple(_relation_tag(c, true) for c in captions)), rng,
-                            {"split": _image_split(legend)})
+                  {"split": _image_split(legend)})
 
 
 def _caption(pairs: list[tuple[str, str]]) -> str:

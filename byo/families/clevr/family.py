@@ -201,8 +201,8 @@ class ClevrFamily(Family):
         extras: dict[str, Any] = {"directions": directions, "scale": c.scale, "relationships": relationships(
             objects, pixels[:, 0], directions, relation_margin_px(c, w), c.direction_margin * c.scale / 2)}
         extras["autocomp"] = {**concept, "condition": c.condition, "concept": c.concept,
-                                               "minimal": concept_caption(concept, "minimal"),
-                                               "contextual": concept_caption(concept, "contextual")}
+                              "minimal": concept_caption(concept, "minimal"),
+                              "contextual": concept_caption(concept, "contextual")}
         if c.condition == "contextual":
             extras["set"] = contextual_set(draw, projector, c.props, [colors[k] for k in _color_names(c.colors)])
         return objects, extras
@@ -332,8 +332,8 @@ def relationships(objects: list[SceneObject], pixel_x, directions: dict, x_margi
 def contextual_set(draw: np.random.Generator, projector, props: int, palette: list) -> list[dict[str, Any]]:
     """Auto-Comp's Contextual condition as a set behind the objects: a wooden floor, a sky-blue
     environment light (the world's colour; the Minimal condition keeps the config's white), a back
-    wall, a table, a rug and `props` tori (a shape outside the vocabulary, so no caption can name one). Everything
-    stands beyond the objects' plane, so nothing of the set hides an object."""
+    wall, a table, a rug and `props` tori (a shape outside the vocabulary, so no caption can name
+    one). Everything stands beyond the objects' plane, so nothing of the set hides an object."""
     forward = np.array(projector.axes[:, 2]) * -1.0
     flat = np.array([forward[0], forward[1], 0.0])
     flat /= np.linalg.norm(flat)
