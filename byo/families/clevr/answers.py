@@ -451,7 +451,8 @@ def _autocomp_set(legend, rng, benchmark: str, task: str | None, ns: tuple[int, 
     vocabulary = {"colors": _colors(legend), "shapes": legend["content"]["shapes"]}
     captions, tags = candidates(concept, benchmark, concept["condition"], vocabulary)
     params = {"task": concept["task"], "n": concept["n"], "condition": concept["condition"],
-              "concept": concept["concept"], "benchmark": benchmark}
+              "concept": concept["concept"], "benchmark": benchmark,
+              "relations": " / ".join(RELATION_WORDS[r] for r in concept["relations"])}
     return tagged(legend, Retrieval(tuple(captions), 0, tuple(tags)), rng, params)
 
 

@@ -66,6 +66,13 @@ def measure_paired(rows: list[dict], train: list) -> list[dict]:
     return out
 
 
+def measure_relations(rows: list[dict], train: list) -> list[dict]:
+    """Position binding accuracy per relation of N = 2 concepts, per condition (Auto-Comp Table 13)."""
+    position = [r for r in rows if r["params"].get("task") == "position" and r["params"].get("n") == 2]
+    return [{"relation": rel, "condition": cond, **_accuracy(group)}
+            for (rel, cond), group in _group(position, "relations", "condition").items()]
+
+
 def _chosen_tag(r: dict) -> str:
     if r["status"] != "ok" or r["value"] is None:
         return "unparsed"
@@ -148,4 +155,13 @@ SPLITS = ReportTable(
              Column("chance", "chance")),
     measure=measure_splits, keys=COMPGEN_KEYS)
 
-TABLES = (BINDING, PAIRED, DISTRACTORS, SPLITS)
+RELATIONS = ReportTable(
+    name="autocomp_relations", title="Position binding per relation (Auto-Comp, N = 2)",
+    definition="accuracy with its Wilson interval and chance per relation of the N = 2 position concepts, per "
+               "condition (Auto-Comp Table 13)",
+    note="Auto-Comp (seed 001), Table 13: over, under, to the left of, to the right of, measured in the image plane.",
+    columns=(Column("relation", "relation", "text"), Column("condition", "condition", "text"), Column("n", "n", "int"),
+             Column("accuracy", "accuracy", note=_acc_note), Column("chance", "chance")),
+    measure=measure_relations, keys=AUTOCOMP_KEYS[:2])
+
+TABLES = (BINDING, PAIRED, RELATIONS, DISTRACTORS, SPLITS)

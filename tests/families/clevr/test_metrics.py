@@ -8,6 +8,7 @@ from byo.families.clevr.metrics import (
     measure_binding,
     measure_distractors,
     measure_paired,
+    measure_relations,
     measure_splits,
 )
 
@@ -43,3 +44,12 @@ def test_distractor_table_counts_the_tag_of_the_option_chosen():
     assert found["swap:color"]["count"] == 2 and found["swap:color"]["of_predictions"] == 0.5
     assert found["swap:shape"]["of_errors"] == pytest.approx(1 / 3)
     assert [r["split"] for r in measure_splits(rows, [])] == ["ood_test"]
+
+
+def test_relation_table_slices_n2_position_concepts():
+    rows = [{**row(k, "minimal", k % 2 == 0), "params": {**row(k, "minimal", True)["params"], "task": "position",
+                                                         "relations": rel}}
+            for k, rel in enumerate(["over", "over", "under", "to the left of"])]
+    found = {r["relation"]: r for r in measure_relations(rows, [])}
+    assert found["over"]["n"] == 2 and found["over"]["accuracy"] == 0.5 and found["under"]["accuracy"] == 1.0
+    assert found["to the left of"]["accuracy"] == 0.0
