@@ -61,9 +61,10 @@ def _box(scene, name, material, centre, half, yaw_deg):
 
 
 def build_set(spec: SceneSpec, scene) -> None:
-    """Auto-Comp's contextual set (extras.set): wall, table, rug and tori; in no mask."""
+    """Auto-Comp's contextual set (extras.set): the environment light, floor, wall, table, rug and
+    tori; in no mask (nothing of the set is an object a question names)."""
     for k, p in enumerate(spec.extras.get("set", [])):
-        mat = principled_material(f"set_{k}", linear_rgb(p["rgb"]), 0.6)
+        mat = principled_material(f"set_{k}", linear_rgb(p["rgb"]), 0.6) if p["kind"] != "environment" else None
         x, y, z = p["location"]
         sx, sy, sz = p["size"]
         if p["kind"] == "environment":  # the world's light: the set's, not the plain background
