@@ -173,6 +173,9 @@ def test_clevr_answers_match_an_independent_reading_of_the_legend(datasets):
             assert Counter(r["key"] for r in rows)["binding_swap"] == 4
             swap = next(r for r in rows if r["key"] == "binding_swap")
             assert len(swap["choices"]) == 6  # 3! orderings of three colours
+            confusion = next(r for r in rows if r["key"] == "binding_confusion")
+            assert len(confusion["retrieval"]["captions"]) == 3**6  # N^(2N) captions read left to right
+            assert len(confusion["choices"]) == 26 and confusion["params"]["presented"] == "26 of 729 captions"
 
 
 def test_answers_follow_the_camera(tmp_path):
