@@ -119,9 +119,15 @@ def cmd_plan(args) -> int:
     cfg = load_config(args.config)
     family = cfg.family
     n_combos, reps, n_images = combination_count(cfg), cfg.repetitions, image_count(cfg)
+    sizes = cfg.dataset.split_sizes() if cfg.dataset.splits else None
+    if sizes:
+        reps = sum(n for _, n in sizes)
     out = Console()
     out.print(f"[bold]{cfg.dataset.name}[/bold] ({family.name}): {n_combos:,} combinations x {reps:,} "
               f"images = [bold]{n_images:,} images[/bold]")
+    if sizes:
+        out.print("splits, one after another, each from its own seed stream (images per combination): "
+                  + ", ".join(f"{name} {n:,}" for name, n in sizes))
     if n_images > args.max_images:
         console.print(f"[yellow]more than --max-images {args.max_images:,}: byo render refuses it unless "
                       "--max-images is raised; scenes not sampled[/yellow]")
@@ -132,7 +138,8 @@ def cmd_plan(args) -> int:
         out.print("drawn per image: " + ", ".join(f"{k} ({v.type})" for k, v in randoms.items()))
     table = Table("#", *[k for k in cfg.enumerated()], "images", "first index")
     for i in range(min(n_combos, args.max_rows)):
-        table.add_row(str(i), *[str(v) for v in combination(cfg, i).values()], str(reps), str(i * reps))
+        first = str(i * sizes[0][1]) if sizes else str(i * reps)  # with splits: in the first split
+        table.add_row(str(i), *[str(v) for v in combination(cfg, i).values()], str(reps), first)
     out.print(table)
     if n_combos > args.max_rows:
         out.print(f"... {n_combos - args.max_rows:,} more combinations")

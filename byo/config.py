@@ -10,12 +10,20 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
 import yaml
-from pydantic import BaseModel, Field, PrivateAttr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from byo.errors import ConfigError, format_key_path
 from byo.schema import Strict, shown, validation_problems
@@ -30,6 +38,38 @@ class DatasetSection(Strict):
     seed: int = Field(0, ge=0, lt=2**63)
     n_images: int = Field(1, ge=1)
     split: str = "test"  # recorded in legends and the CLEVR scenes file
+    # Several splits in one dataset: split name -> relative size. Each split renders
+    # round(n_images * size / total) images per combination (at least 1) from a seed stream of its
+    # own (byo.seeding.split_seed), and `split_key` (a dotted scene path) takes the split's name.
+    splits: dict[str, float] | None = None
+    split_key: str | None = None
+
+    @field_validator("splits")
+    @classmethod
+    def _splits(cls, v):
+        if v is None:
+            return v
+        if not v:
+            raise ValueError("expected at least one split name with its relative size")
+        for name, size in v.items():
+            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
+                raise ValueError(f"split name {name!r}: expected letters, digits and _ (a file-name part)")
+            if not (isinstance(size, int | float) and math.isfinite(size) and size > 0):
+                raise ValueError(f"split {name!r}: expected a positive relative size, got {size!r}")
+        return v
+
+    @model_validator(mode="after")
+    def _split_key(self):
+        if self.split_key is not None and self.splits is None:
+            raise ValueError("split_key needs splits (the split names it takes)")
+        return self
+
+    def split_sizes(self) -> list[tuple[str, int]]:
+        """(split, images per combination) of a dataset with `splits`, in their order."""
+        if self.splits is None:
+            return [(self.split, self.n_images)]
+        total = sum(self.splits.values())
+        return [(name, max(1, round(self.n_images * size / total))) for name, size in self.splits.items()]
 
 
 class _Variation(Strict):
@@ -363,6 +403,18 @@ def check_scene(cfg: DatasetConfig, file: str) -> None:
     if len(set(declared.values())) > 1:
         listing = ", ".join(f"{k}: {n}" for k, n in declared.items())
         problems.append(("variables", f"n_images must be the same for every variable that sets it (got {listing})"))
+    if cfg.dataset.split_key is not None:
+        for name in cfg.dataset.splits or {}:
+            scene = copy.deepcopy(base)
+            try:
+                set_path(scene, cfg.dataset.split_key, name)
+            except (KeyError, IndexError, ValueError) as err:
+                problems.append(("dataset.split_key", f"path does not lead into the scene (stuck at {err})"))
+                break
+            new = [p for p in validate_scene(scene, family)[2] if p not in known]
+            if new:
+                problems.append(("dataset.split_key", f"split {name!r} makes the scene invalid: "
+                                 + "; ".join(f"{k}: {m}" for k, m in new)))
 
     for var_path, var in cfg.variables.items():
         for key, value in _level_samples(var):

@@ -60,7 +60,7 @@ def sample_spec(cfg: DatasetConfig, job: ImageJob, attempt: int = 0, file: str =
     objects, extras = family.sample(content, setup, draw=rng(job.seed, STREAM_CONTENT),
                                     place=rng(job.seed, STREAM_PLACEMENT, attempt))
     return SceneSpec(
-        family=family.name, dataset=cfg.dataset.name, split=cfg.dataset.split, index=job.index,
+        family=family.name, dataset=cfg.dataset.name, split=job.split, index=job.index,
         name=job.name, seed=job.seed, attempt=attempt, levels=job.levels, setup=setup,
         content=content.model_dump(mode="json"), objects=objects, extras=extras,
     )

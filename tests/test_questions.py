@@ -150,7 +150,7 @@ def test_clevr_answers_match_an_independent_reading_of_the_legend(datasets):
                 (o,) = [o for o in objects if o["kind"] == params["shape"]]
                 assert answer == o["attributes"]["color"]
             elif r["answer_type"] == "multiple_choice":
-                chosen = r["choices"]["ABCDEFGHIJKLMNOPQRSTUVWXYZ".index(answer)]
+                chosen = r["choices"][LETTERS.index(answer)]
                 assert chosen in r["prompt"] and len(set(r["choices"])) == len(r["choices"])
                 by_x = sorted(objects, key=lambda o: o["pixel_coords"][0])
                 if key.startswith("binding"):
@@ -173,6 +173,9 @@ def test_clevr_answers_match_an_independent_reading_of_the_legend(datasets):
             assert Counter(r["key"] for r in rows)["binding_swap"] == 4
             swap = next(r for r in rows if r["key"] == "binding_swap")
             assert len(swap["choices"]) == 6  # 3! orderings of three colours
+            confusion = next(r for r in rows if r["key"] == "binding_confusion")
+            assert len(confusion["retrieval"]["captions"]) == 3**6  # N^(2N) captions read left to right
+            assert len(confusion["choices"]) == 26 and confusion["params"]["presented"] == "26 of 729 captions"
 
 
 def test_answers_follow_the_camera(tmp_path):

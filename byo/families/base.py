@@ -313,6 +313,9 @@ class ReportTable:
     # (scored rows of one key and prompt variant, true answers of the key's training images)
     # -> metric rows, one per slice
     measure: Callable[[list[dict], list[Any]], list[dict]]
+    # Question keys it measures whatever their answer type (a table a family declares in
+    # `Family.tables`, over shared answer types such as multiple choice); () for an answer type's own.
+    keys: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -392,6 +395,7 @@ class Family:
     builder: str = "builder"  # the module of `package` that builds a spec in Blender
     audit: str | None = None  # the module of `package` with AUDITS (and LEGEND_CHECKS), for byo audit
     sheets: tuple[Sheet, ...] = ()  # the sheets `byo sheet KIND` draws
+    tables: tuple[ReportTable, ...] = ()  # its own metrics of the question keys each table names
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -180,7 +180,7 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str,
             "request_status": p["status"], "request_error": p.get("error"),
             "status": parsed.status, "value": value, "method": parsed.method, "candidates": parsed.candidates,
             "note": parsed.note, "correct": is_correct(q.answer_type, value, q.answer),
-            "error": None, "split": _split(q, splits or {}),
+            "error": None, "split": _split(q, splits or {}), "chance": q.chance,
         }
         if q.answer_type in NUMERIC and value is not None:
             row["error"] = float(value) - float(q.answer)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from byo.families import family_names, get_family
 from byo.families.base import ReportTable
 from byo.score import metrics
 from byo.score.parse import FAMILY_TYPES, STATUSES
@@ -23,6 +24,13 @@ BINS = 5
 ALL = "all"
 # The installed families' own metric tables, carried by their answer types, by table name.
 FAMILY_TABLES: dict[str, ReportTable] = {t.table.name: t.table for t in FAMILY_TYPES.values() if t.table}
+# ...and the tables families declare over question keys of shared answer types (Family.tables).
+KEY_TABLES: dict[str, list[ReportTable]] = {}
+for _family in family_names():
+    for _table in get_family(_family).tables:
+        FAMILY_TABLES[_table.name] = _table
+        for _key in _table.keys:
+            KEY_TABLES.setdefault(_key, []).append(_table)
 
 
 # --- levels ----------------------------------------------------------------------------------
@@ -263,14 +271,13 @@ def family_tables(rows: Sequence[dict], train: dict[str, list] | None = None) ->
     out: dict[str, list[dict]] = {name: [] for name in FAMILY_TABLES}
     for (key,), group in sorted(metrics.group_by(rows, "key").items()):
         answer_type = group[0]["answer_type"]
-        table = FAMILY_TYPES[answer_type].table if answer_type in FAMILY_TYPES else None
-        if table is None:
-            continue
+        own = FAMILY_TYPES[answer_type].table if answer_type in FAMILY_TYPES else None
         train_labels = (train or {}).get(key) or [r["answer"] for r in group if r["split"] == "train"]
-        for variant, vrows in _variants(group):
-            out[table.name] += [
-                {"run": vrows[0]["run"], "model": vrows[0]["model"], "key": key, "answer_type": answer_type,
-                 "variant": variant, **row} for row in table.measure(vrows, train_labels)]
+        for table in [*([own] if own else []), *KEY_TABLES.get(key, [])]:
+            for variant, vrows in _variants(group):
+                out[table.name] += [
+                    {"run": vrows[0]["run"], "model": vrows[0]["model"], "key": key, "answer_type": answer_type,
+                     "variant": variant, **row} for row in table.measure(vrows, train_labels)]
     return out
 
 

@@ -25,7 +25,7 @@ from byo.runner import render_dataset, sample_tasks
 from byo.sheets import font, font_size, wrap
 from byo.spec import sample_spec
 
-LETTERS = "ABCDEFGH"
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 # --- pure rules -------------------------------------------------------------------------------
@@ -164,9 +164,9 @@ def clevr_engine_answer(q: dict, scene: dict):
     if key == "relate_left":
         (a,), (b,) = described(every, p["a"]), described(every, p["b"])
         return "yes" if a in rel["left"][b] else "no"
-    if key == "label_choice":
+    if key in ("label_choice", "label_zsl"):
         truths = [bool(described(every, c)) for c in q["choices"]]
-    elif key == "relation_choice":
+    elif key in ("relation_choice", "relation_zsl"):
         truths = []
         for c in q["choices"]:
             x, r, y = c.split()
@@ -242,7 +242,10 @@ def test_clevr_engine_semantics_agree_with_every_answer(tmp_path):
             assert clevr_engine_answer(q, scenes[q["image"].split("/")[-1]]) == q["answer"], q
             checked[q["key"]] += 1
         assert_audits_clean(out)
-    assert set(checked) == set(get_family("clevr").answers), checked  # every key was asked somewhere
+    # Every key was asked somewhere, but Auto-Comp's: its over / under are image-plane relations CLEVR's
+    # engine has no word for (tests/families/clevr/test_builder.py audits them on the masks).
+    autocomp = {k for k in get_family("clevr").answers if k.startswith("autocomp_")}
+    assert set(checked) == set(get_family("clevr").answers) - autocomp, checked
 
 
 def view_cells_from_corners(legend: dict) -> list[tuple[int, int]]:
