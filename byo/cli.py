@@ -35,7 +35,7 @@ from byo.inputs import reading
 from byo.merge import merge
 from byo.plan import Shard, combination, combination_count, image_count, jobs
 from byo.providers import GenerationParams
-from byo.questions.generate import generate
+from byo.questions.generate import DEFAULT_PROMPTS, PROMPT_SETS, generate
 from byo.runner import render_dataset, render_images, sample_tasks
 from byo.schema import validation_problems
 from byo.score.compare import CORRECTIONS, compare, default_output, write_comparison
@@ -278,7 +278,8 @@ def cmd_questions(args) -> int:
 
     path, summary = generate(args.dataset, preprompts=listed(args.preprompts) or ["neutral"],
                              instructions=listed(args.instructions) or ["direct"], keys=listed(args.keys),
-                             templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting)
+                             templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting,
+                             prompts=args.prompts)
     table = Table("key", "questions", "skipped", "why skipped", title=f"{summary.images} images x "
                   f"{summary.variants} prompt variants")
     for key in sorted(set(summary.questions) | set(summary.skipped)):
@@ -642,6 +643,9 @@ def build_parser() -> argparse.ArgumentParser:
     questions.add_argument("--instructions", help="comma-separated: direct,declarative,fill_blank")
     questions.add_argument("--keys", help="comma-separated question keys (default: all of the family)")
     questions.add_argument("--templates", type=Path, default=None, help="question templates folder")
+    questions.add_argument("--prompts", default=DEFAULT_PROMPTS, choices=list(PROMPT_SETS),
+                           help="prompt set: the project's own wording (byo) or BYO-Eval's (byo-eval: its "
+                                "preprompts, instruction styles and question wordings)")
     questions.add_argument("-o", "--output", type=Path, help="default: DATASET/questions.jsonl")
     add_wait(questions, "dataset (a render)")
     questions.set_defaults(func=cmd_questions)
