@@ -42,6 +42,7 @@ from byo.score.compare import CORRECTIONS, compare, default_output, write_compar
 from byo.score.power import PowerSettings, plan_power
 from byo.score.report import write_report
 from byo.score.run import load_scores, score_run
+from byo.score.tables import parse_bins
 from byo.sheets import contact_sheet
 from byo.status import as_json, dataset_status, time_per_image
 from byo.stops import Stopped, stoppable
@@ -385,14 +386,14 @@ def eval_summary(report, args) -> int:
 
 def cmd_score(args) -> int:
     scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
-                              tolerance=args.tolerance, criterion=args.criterion)
-    table = Table("key", "type", "n", "parse rate", "accuracy", "MAE", "NMAE", title=f"{args.run} "
+                              tolerance=args.tolerance, criterion=args.criterion, bins=dict(args.bins or []))
+    table = Table("key", "type", "n", "parse rate", "accuracy", "F1", "MAE", "NMAE", title=f"{args.run} "
                   f"({scores.facts.get('model')}, all prompt variants{', ' + scores.partial if scores.partial else ''})")
     for r in scores.tables["metrics"]:
         if r["variant"] == "all" and not r["variable"]:
             table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["answer_type"], str(r["n"]),
                           f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
-                          _fmt(r.get("mae")), _fmt(r.get("nmae")))
+                          _fmt(r.get("f1")), _fmt(r.get("mae")), _fmt(r.get("nmae")))
     Console().print(table)
     print_breaking_points(scores)
     print_stability(scores)
@@ -445,7 +446,8 @@ def _fmt(value) -> str:
 
 def cmd_report(args) -> int:
     runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
-                        tolerance=args.tolerance, criterion=args.criterion) for run in args.runs]
+                        tolerance=args.tolerance, criterion=args.criterion, bins=dict(args.bins or []))
+            for run in args.runs]
     for run, scores in zip(args.runs, runs, strict=True):
         warn_partial(run, scores)
     viewer = None
@@ -458,7 +460,7 @@ def cmd_report(args) -> int:
 
 def cmd_compare(args) -> int:
     a, b = (load_scores(run, n_boot=args.bootstrap, seed=args.seed, tolerance=args.tolerance,
-                        criterion=args.criterion) for run in (args.run_a, args.run_b))
+                        criterion=args.criterion, bins=dict(args.bins or [])) for run in (args.run_a, args.run_b))
     result = compare(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
     out = Console()
     s = result["settings"]
@@ -748,6 +750,17 @@ def add_curve_arguments(p: argparse.ArgumentParser) -> None:
                    help="breaking points of counts score |error| <= this as a hit")
     p.add_argument("--criterion", type=_fraction, default=0.5,
                    help="threshold: where accuracy has come this far from chance to the ceiling")
+    p.add_argument("--bins", type=_bins, action="append", default=None, metavar="VARIABLE=LO-HI,...",
+                   help="group a numeric variable's levels into ranges (repeatable), e.g. content.count=1-4,5-9,10-21 "
+                        "or content.count=byo-eval (BYO-Eval's Table 3); every level is its own otherwise")
+
+
+def _bins(text: str) -> tuple[str, list[tuple[float, float]]]:
+    """An argparse type: VARIABLE=LO-HI,... (byo.score.tables.parse_bins)."""
+    try:
+        return parse_bins(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _fraction(text: str) -> float:
