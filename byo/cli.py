@@ -29,8 +29,9 @@ from byo.eval.run import EvalSettings, evaluate
 from byo.executors import Executor
 from byo.executors.inprocess import InProcess
 from byo.executors.pool import LocalPool
-from byo.families import get_family, load_config, sheets
+from byo.families import family_names, get_family, load_config, sheets
 from byo.families.base import Sheet, SheetRequest
+from byo.importing import import_config
 from byo.inputs import reading
 from byo.merge import merge
 from byo.plan import Shard, combination, combination_count, image_count, jobs
@@ -111,6 +112,19 @@ def positive(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text[:40]!r}")
     return value
+
+
+def cmd_import_config(args) -> int:
+    config, text, skipped = import_config(args.config, family=args.family, skip_unmapped=args.skip_unmapped)
+    for key, why in skipped:
+        console.print(f"[yellow]left out[/yellow] {key}: {why}")
+    if args.output:
+        atomic_write_text(args.output, text)
+        console.print(f"{config['dataset']['name']} ({config['dataset']['family']}): {args.output}\n"
+                      f"next: byo plan {args.output}")
+    else:
+        print(text, end="")
+    return 0
 
 
 def cmd_plan(args) -> int:
@@ -599,6 +613,15 @@ def build_parser() -> argparse.ArgumentParser:
                                 formatter_class=Defaults)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=DefaultsParser)
+
+    imp = sub.add_parser("import-config", help="a BYO-Eval config (seed 002, appendix D) as a project config; "
+                                              "keys without a counterpart are named (exit 2)")
+    imp.add_argument("config", type=Path, help="BYO-Eval YAML: a dataset config (variables) or a base config")
+    imp.add_argument("-o", "--output", type=Path, help="write the project config here (default: print it)")
+    imp.add_argument("--family", choices=family_names(), help="the family, when the config does not say")
+    imp.add_argument("--skip-unmapped", action="store_true",
+                     help="leave out keys without a counterpart (listed, and as comments in the output)")
+    imp.set_defaults(func=cmd_import_config)
 
     plan = sub.add_parser("plan", help="validate a config; print the image count and combinations")
     plan.add_argument("config")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import re
-from pathlib import Path
 
 import pytest
 from golden_data import ROOT, golden_name, render_tiny
