@@ -32,6 +32,9 @@ from byo.executors.pool import LocalPool
 from byo.families import family_names, get_family, load_config, sheets
 from byo.families.base import Sheet, SheetRequest
 from byo.importing import import_config
+from byo.questions.real import real_questions
+from byo.score.correlate import correlation_table
+from byo.score.rows import load_run
 from byo.inputs import reading
 from byo.merge import merge
 from byo.plan import Shard, combination, combination_count, image_count, jobs
@@ -112,6 +115,28 @@ def positive(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text[:40]!r}")
     return value
+
+
+def cmd_real_questions(args) -> int:
+    path, n = real_questions(args.folder, args.like, labels=args.labels, out=args.output)
+    console.print(f"{n} questions of {args.like} asked of the photos: {path}\nnext: byo eval {args.folder} ...")
+    return 0
+
+
+def cmd_correlate(args) -> int:
+    synthetic, real = (load_run(run)[0] for run in (args.synthetic, args.real))
+    rows = correlation_table(synthetic, real)
+    table = Table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
+                  title=f"Per-level accuracy: {args.synthetic} (synthetic) against {args.real} (real)")
+    for r in rows:
+        table.add_row("all questions" if r["key"] == "*" else r["key"], r["variable"], str(r["levels"]),
+                      _fmt(r["pearson"]), _fmt(r["spearman"]), r["note"] or "")
+    Console().print(table)
+    out = args.output or Path(args.real) / "correlation.json"
+    atomic_write_text(out, json.dumps({"synthetic": str(args.synthetic), "real": str(args.real), "rows": rows},
+                                      indent=1) + "\n")
+    console.print(f"wrote {out}")
+    return 0
 
 
 def cmd_import_config(args) -> int:
@@ -613,6 +638,21 @@ def build_parser() -> argparse.ArgumentParser:
                                 formatter_class=Defaults)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=DefaultsParser)
+
+    rq = sub.add_parser("real-questions", help="ask real photographs with hand-written labels (FOLDER/labels.yaml) "
+                                               "the questions of a synthetic dataset, word for word")
+    rq.add_argument("folder", type=Path, help="folder of photos with labels.yaml")
+    rq.add_argument("--like", type=Path, required=True, help="the synthetic dataset whose questions are asked")
+    rq.add_argument("--labels", type=Path, help="the labels file (default FOLDER/labels.yaml)")
+    rq.add_argument("-o", "--output", type=Path, help="default: FOLDER/questions.jsonl")
+    rq.set_defaults(func=cmd_real_questions)
+
+    co = sub.add_parser("correlate", help="Pearson and Spearman correlation of per-level accuracy between a run "
+                                          "on synthetic images and a run on real photos (BYO-Eval appendix E)")
+    co.add_argument("synthetic", type=Path, help="run directory on the synthetic dataset")
+    co.add_argument("real", type=Path, help="run directory on the photos")
+    co.add_argument("-o", "--output", type=Path, help="default: REAL/correlation.json")
+    co.set_defaults(func=cmd_correlate)
 
     imp = sub.add_parser("import-config", help="a BYO-Eval config (seed 002, appendix D) as a project config; "
                                               "keys without a counterpart are named (exit 2)")
