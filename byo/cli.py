@@ -32,19 +32,19 @@ from byo.executors.pool import LocalPool
 from byo.families import family_names, get_family, load_config, sheets
 from byo.families.base import Sheet, SheetRequest
 from byo.importing import import_config
-from byo.questions.real import real_questions
-from byo.score.correlate import correlation_table
-from byo.score.rows import load_run
 from byo.inputs import reading
 from byo.merge import merge
 from byo.plan import Shard, combination, combination_count, image_count, jobs
 from byo.providers import GenerationParams
 from byo.questions.generate import DEFAULT_PROMPTS, PROMPT_SETS, generate
+from byo.questions.real import real_questions
 from byo.runner import render_dataset, render_images, sample_tasks
 from byo.schema import validation_problems
 from byo.score.compare import CORRECTIONS, compare, default_output, write_comparison
+from byo.score.correlate import correlation_table
 from byo.score.power import PowerSettings, plan_power
 from byo.score.report import write_report
+from byo.score.rows import load_run
 from byo.score.run import load_scores, score_run
 from byo.score.tables import parse_bins
 from byo.sheets import contact_sheet
