@@ -118,16 +118,15 @@ def macro_prf(preds: Sequence[Hashable | None], truths: Sequence[Hashable]) -> d
     precision and recall of Tables 2, 4 and 6, computed one class at a time): for class c,
     precision = right answers c / answers c, recall = right answers c / questions whose truth is c.
     A class never answered has precision 0; an answer that did not parse (None) answers no class."""
-    classes = sorted(set(truths), key=_order)
-    if not classes:
+    truth_n = Counter(truths)
+    if not truth_n:
         return {"precision": None, "recall": None, "f1": None}
+    answered = Counter(p for p in preds if p is not None)
+    right = Counter(t for p, t in zip(preds, truths, strict=True) if p == t)
     ps, rs, fs = [], [], []
-    for c in classes:
-        tp = sum(p == c and t == c for p, t in zip(preds, truths, strict=True))
-        fp = sum(p == c and t != c for p, t in zip(preds, truths, strict=True))
-        fn = sum(p != c and t == c for p, t in zip(preds, truths, strict=True))
-        precision = tp / (tp + fp) if tp + fp else 0.0
-        recall = tp / (tp + fn)
+    for c, n in truth_n.items():  # one pass over the answers, then each class once
+        precision = right[c] / answered[c] if answered[c] else 0.0
+        recall = right[c] / n
         ps.append(precision)
         rs.append(recall)
         fs.append(2 * precision * recall / (precision + recall) if precision + recall else 0.0)
