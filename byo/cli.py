@@ -814,8 +814,8 @@ def add_curve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--criterion", type=_fraction, default=0.5,
                    help="threshold: where accuracy has come this far from chance to the ceiling")
     p.add_argument("--bins", type=_bins, action="append", default=None, metavar="VARIABLE=LO-HI,...",
-                   help="group a numeric variable's levels into ranges (repeatable), e.g. content.count=1-4,5-9,10-21 "
-                        "or content.count=byo-eval (BYO-Eval's Table 3); every level is its own otherwise")
+                   help="ranges of a numeric variable's levels for the ranges table (repeatable; metrics keep every "
+                        "level), e.g. content.count=1-4,5-9,10-21 or content.count=byo-eval (BYO-Eval's Table 3)")
 
 
 def _bins(text: str) -> tuple[str, list[tuple[float, float]]]:

@@ -57,7 +57,8 @@ DEFINITIONS = {
                  "an unparsed answer answers no class",
     "levels": "every level of a variable is its own level (a count of 1 to 21 is 21 levels); a variable drawn from "
               "a continuous range (more than 8 non-integer values) is cut into 5 quantile bins; byo score --bins "
-              "VARIABLE=1-4,5-9,10-21 (or VARIABLE=byo-eval, Table 3's count ranges) groups its values into ranges",
+              "VARIABLE=1-4,5-9,10-21 (or VARIABLE=byo-eval, Table 3's count ranges) adds those ranges of levels "
+              "to the ranges table, metrics keep every level",
     "ranges": "per key, prompt variant and variable: the mean and the standard deviation (population, numpy's "
               "default) across levels of each level's accuracy and MAE, over every level (range all) and over the "
               "levels of each range of --bins (BYO-Eval's Table 3); beside them the range's pooled accuracy with its "
@@ -147,7 +148,7 @@ def all_tables(rows: list[dict], *, n_boot: int, seed: int, tolerance: float = 0
                criterion: float = psychometric.CRITERION, bins: tables.Bins | None = None) -> dict[str, list[dict]]:
     """Every table of scored rows (the shared TABLES but stability, which needs the repeats) and each
     family's own."""
-    metric = tables.metric_table(rows, n_boot=n_boot, seed=seed, bins=bins)
+    metric = tables.metric_table(rows, n_boot=n_boot, seed=seed)  # every level; --bins adds ranges.csv
     loc, loc_cells = tables.localization_tables(rows, n_boot=n_boot, seed=seed)
     fits, points = psychometric.breaking_point_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance,
                                                       criterion=criterion, rng_for=rng_for)
