@@ -241,14 +241,16 @@ def radar(axes_labels: list[str], series: dict[str, list[float | None]], *, titl
     centre to 1 at the rim; a model without a task has no point on its spoke (a gap in its line)."""
     n = len(axes_labels)
     angles = np.linspace(0, 2 * np.pi, n, endpoint=False)
-    fig, ax = plt.subplots(figsize=(5.6, 5.0), subplot_kw={"projection": "polar"})
+    side = min(10.0, 4.6 + 0.22 * n)  # room for the spokes' names
+    fig, ax = plt.subplots(figsize=(side, side * 0.9), subplot_kw={"projection": "polar"})
     for i, (model, values) in enumerate(series.items()):
         v = np.array([np.nan if x is None else x for x in values], dtype=float)
         closed_a, closed_v = np.append(angles, angles[0]), np.append(v, v[0])
         ax.plot(closed_a, closed_v, color=color(i), lw=1.8, marker="o", ms=3.5, label=model)
         if np.isfinite(v).all():
             ax.fill(closed_a, closed_v, color=color(i), alpha=0.12)
-    ax.set_xticks(angles, [textwrap_label(a) for a in axes_labels], fontsize=8)
+    ax.set_xticks(angles, [textwrap_label(a) for a in axes_labels], fontsize=8 if n <= 12 else 7)
+    ax.tick_params(axis="x", pad=10 if n > 12 else 4)
     ax.set_ylim(0, 1)
     ax.set_yticks([0.25, 0.5, 0.75, 1.0], ["25%", "50%", "75%", "100%"], fontsize=7, color="#555")
     ax.set_title(title, pad=18)
