@@ -3,14 +3,14 @@ configs) as a project config, or a ConfigError naming every key without a counte
 
 BYO-Eval writes a dataset config (`dataset`, and `variables`: dotted keys, each with a
 `variate_type`, `variate_levels`, `n_images`, `randomize`, `randomize_percentage`) or a base scene
-config (nested sections: `chess`, `scene`, `noise`; poker's top-level keys and `scene_setup`). Its
+config (nested sections, a family's own and the setup's under `scene` or `scene_setup`). Its
 shared setup keys (camera, lighting, table, render, noise) map here; each family maps its own
-(`Family.foreign_keys["byo-eval"]`). Deviations, named:
+(`Family.foreign_keys["byo-eval"]`), so no family is named here. Deviations, named:
 
 - `n_images`: BYO-Eval gives one per variable; here the dataset renders each combination the
   largest of them times.
 - a `fixed` variable becomes a value of the scene (the same images).
-- `base_config` (poker) is read and laid under the variables when the file is found (beside the
+- `base_config` is read and laid under the variables when the file is found (beside the
   config, or from where byo runs); the base's null values mean "the default" and are skipped.
 """
 
@@ -65,7 +65,8 @@ def _resolution(value):
 
 
 def _setup_keys() -> dict[str, ForeignKey]:
-    """BYO-Eval's shared setup keys, under `scene.` (chess) and `scene_setup.` (poker)."""
+    """BYO-Eval's shared setup keys, at the top level (appendix D.1.2) and under `scene.` or
+    `scene_setup.` (its two layouts of a base config)."""
     keys = {
         "camera.distance": ForeignKey("camera.distance"),
         "camera.angle": ForeignKey("camera.elevation"),
@@ -213,7 +214,7 @@ def convert(data: Any, file: str, family: str | None = None, base_dir: Path | No
     keys_of = {n: k for n, k in keys_of.items() if k}
     family = family or family_of(data, keys_of)
     if family not in keys_of:
-        raise ConfigError(file, [("<file>", "not a BYO-Eval chess or poker config: no key of a family it knows "
+        raise ConfigError(file, [("<file>", "no key of a family whose BYO-Eval configs byo reads "
                                             f"({', '.join(sorted(keys_of))}); give --family")])
     table = {**SETUP, **keys_of[family]}
     problems: list[tuple[str, str]] = []

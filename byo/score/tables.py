@@ -72,7 +72,7 @@ def parse_bins(spec: str) -> tuple[str, list[tuple[float, float]]]:
 
 class Levels:
     """The varying variables of a set of rows and each row's level label, in a stable order. Every
-    level is kept (a chess count of 1 to 21 is 21 levels); a variable drawn from a continuous range
+    level is kept (a count of 1 to 21 is 21 levels); a variable drawn from a continuous range
     (more than MAX_LEVELS non-integer values) is cut into BINS quantile bins; `bins` groups a
     variable's values into the ranges asked for (a value outside them has no level)."""
 
