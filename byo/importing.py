@@ -52,6 +52,24 @@ def _engine(value):
     return engine
 
 
+def _exposure(value):
+    if value == 0:
+        return {}
+    raise ValueError(f"exposure {value!r}: no exposure setting; lighting.intensity scales the lights")
+
+
+def _png(value):
+    if str(value).upper() == "PNG":
+        return {}
+    raise ValueError(f"file format {value!r}: images are PNG")
+
+
+def _no_hdri(value):
+    if value is False:
+        return {}
+    raise ValueError("no HDRI lighting: background.color and background.strength")
+
+
 def _device(value):
     return "auto" if value else "cpu"
 
@@ -84,8 +102,9 @@ def _setup_keys() -> dict[str, ForeignKey]:
         "table.material.color": ForeignKey("table.color", _rgb),
         "resolution.resolution": ForeignKey("resolution"),
         "resolution.width": ForeignKey(None, note="give resolution: [width, height]"),
-        "table.texture": ForeignKey(None, note="table.texture is the noise level (BYO-Eval's noise.table_texture); "
-                                               "materials: table.color or table.image"),
+        "table.texture": ForeignKey(None, note="the table's material (WOOD, MARBLE, METAL): table.color or a "
+                                               "texture pack (table.image); table.texture is the noise level "
+                                               "(BYO-Eval's noise.table_texture)"),
         "render.engine": ForeignKey("render.engine", _engine),
         "render.samples": ForeignKey("render.samples"),
         "render.resolution": ForeignKey("resolution", _resolution),
@@ -93,8 +112,12 @@ def _setup_keys() -> dict[str, ForeignKey]:
         "render.gpus_enabled": ForeignKey("render.device", _device),
         "render.gpus": ForeignKey(None, note="GPUs are chosen by render.device (gpu, auto): every GPU of the first "
                                              "compute backend"),
-        "render.exposure": ForeignKey(None, note="no exposure setting: lighting.intensity scales the lights"),
-        "render.file_format": ForeignKey(None, note="images are PNG"),
+        "render.exposure": ForeignKey(None, _exposure),
+        "render.file_format": ForeignKey(None, _png),
+        "floor.color": ForeignKey("floor.color", _rgb),
+        "floor.roughness": ForeignKey("floor.roughness"),
+        "background.color": ForeignKey("background.color", _rgb),
+        "background.use_hdri": ForeignKey(None, _no_hdri),
     }
     out = dict(keys)  # appendix D.1.2's scene setup, at the top level
     for prefix in ("scene", "scene_setup"):

@@ -20,12 +20,12 @@ DATA = Path(__file__).parent / "data" / "byo_eval"
 def test_the_papers_default_config_fails_naming_what_has_no_counterpart(capsys):
     assert main(["import-config", str(DATA / "default_config.yml")]) == 2
     err = capsys.readouterr().err
-    for key in ("chess.board_config.length", "chess.board_config.width", "chess.board_config.location",
-                "dataset.piece_set"):
-        assert key in err
-    assert "old_school" in err and "Traceback" not in err
-    # What maps is there; nothing else is silently dropped.
-    for mapped in ("chess.count_config", "scene.camera", "scene.render", "noise.blur", "scene.table"):
+    # The type preset and the table's wood material have no counterpart; each is named with what to use.
+    assert "chess.type_config" in err and "type presets have no counterpart" in err
+    assert "scene.table.texture" in err and "table.color or a texture pack" in err
+    assert "Traceback" not in err
+    # What maps is not named: nothing else is dropped.
+    for mapped in ("chess.count_config", "scene.camera", "scene.render", "noise.blur", "scene.floor", "scene.lighting"):
         assert mapped not in err
 
 
@@ -34,17 +34,19 @@ def test_the_default_config_loads_leaving_out_what_is_named(tmp_path, capsys):
     assert main(["import-config", str(DATA / "default_config.yml"), "-o", str(out), "--skip-unmapped"]) == 0
     assert "left out" in capsys.readouterr().err  # the console speaks on stderr
     text = out.read_text()
-    assert "# Left out: chess.board_config.location" in text
+    assert "# Left out: chess.type_config" in text and "# Left out: scene.table.texture" in text
     config = yaml.safe_load(text)
-    assert config["dataset"] == {"name": "default_dataset", "family": "chess", "output_dir": "output/default",
-                                 "n_images": 1}
+    assert config["dataset"] == {"name": "paper_default", "family": "chess", "n_images": 1}
     scene = config["scene"]
-    assert scene["content"]["count"] == "low" and scene["content"]["n_types"] == 1
+    assert scene["content"]["count"] == "medium"
     assert scene["content"]["placement"] == {"spread": "medium", "start": "center"}
-    assert scene["camera"] == {"distance": 2.5, "elevation": 50.0, "azimuth": 0.0}  # randomize_*: false
-    assert scene["resolution"] == [1920, 1080] and scene["render"]["device"] == "auto"
-    assert scene["table"] == {"shape": "elliptic", "length": 2.5, "width": 1.8, "height": 0.8, "texture": "low"}
-    assert scene["blur"] == {"fstop": "none"} and scene["lighting"] == {"intensity": "medium"}
+    assert scene["camera"] == {"distance": "medium", "elevation": "medium", "azimuth": 0.0}  # randomize_*: false
+    assert scene["resolution"] == [1920, 1080] and scene["render"] == {"engine": "cycles", "samples": 128,
+                                                                       "device": "auto"}
+    assert scene["table"] == {"shape": "rectangular", "length": 2.0, "width": 1.0, "height": 0.9, "texture": "low"}
+    assert scene["floor"] == {"color": [0.8, 0.8, 0.8], "roughness": 0.5}
+    assert scene["blur"] == {"fstop": "none"}
+    assert scene["lighting"] == {"intensity": "medium", "key_power": 300.0, "fill_power": 50.0, "back_power": 50.0}
     assert main(["plan", str(out)]) == 0
 
 
@@ -72,11 +74,12 @@ def test_a_repository_dataset_config_imports_whole(tmp_path):
 
 def test_poker_reads_its_base_config():
     config, _, _ = import_config(DATA / "poker_variations.yml")
-    assert config["dataset"]["family"] == "poker" and config["dataset"]["seed"] == 12345
+    assert config["dataset"]["family"] == "poker" and config["dataset"]["seed"] == 4242
     assert config["variables"]["content.total_cards"] == {"type": "varying_all_range", "min": 2, "max": 15}
     scene = config["scene"]
-    assert scene["camera"] == {"distance": 3.7, "elevation": 72, "azimuth": 0}
-    assert scene["table"]["color"] == [0.1, 0.4, 0.15] and scene["content"]["n_players"] == 4
+    assert scene["camera"] == {"distance": 3.0, "elevation": 70, "azimuth": 0}
+    assert scene["table"]["color"] == [0.1, 0.5, 0.2] and scene["resolution"] == [1280, 720]
+    assert scene["content"]["n_players"] == 4  # the dataset's variable over its base config's 3
     assert scene["content"]["hand"] == {"face_down": 0}
 
 
