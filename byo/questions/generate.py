@@ -12,7 +12,7 @@ from typing import Any
 
 import jinja2
 import yaml
-from pydantic import ValidationError
+from pydantic import ValidationError, field_validator
 
 from byo.dataset import Layout, atomic_write_text
 from byo.errors import ConfigError, InputError
@@ -76,8 +76,16 @@ class Common(Strict):
     preprompts: dict[str, Preprompt]
     # How each instruction style makes the text asked from a question's three forms (jinja2 with
     # `direct`, `declarative`, `fill_blank`): the project's own set asks one form, a paper's set
-    # may append the declarative lead to the question.
+    # may append the declarative lead to the question. A list of names (the older form) asks each
+    # style's own form.
     instructions: dict[str, str]
+
+    @field_validator("instructions", mode="before")
+    @classmethod
+    def _named_forms(cls, value):
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return {name: "{{ " + name + " }}" for name in value}
+        return value
 
 
 def _load(path, model):

@@ -157,3 +157,19 @@ def test_no_preprompt_states_anything_a_question_asks(every_shipped_question):
     # The same words for every image of a dataset: nothing in a preprompt comes from the image.
     varying = {k: v for k, v in texts.items() if len(v) > 1}
     assert not varying, varying
+
+
+def test_a_template_folder_of_the_older_form_still_reads(tmp_path):
+    """`instructions: [direct, declarative, fill_blank]` (a list of names) asks each style's own form."""
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    catalog = Path(__file__).resolve().parents[2] / "questions"
+    shutil.copy(catalog / "chess.yaml", folder / "chess.yaml")
+    common = (catalog / "common.yaml").read_text()
+    common = common[:common.index("instructions:")] + "instructions: [direct, declarative, fill_blank]\n"
+    (folder / "common.yaml").write_text(common)
+    dataset = golden_copy("chess__count", tmp_path)
+    kw = {"preprompts": ["debiased"], "instructions": ["declarative", "fill_blank"], "keys": ["count_pieces"]}
+    older = questions(dataset, "byo", tmp_path / "old.jsonl", templates=folder, **kw)
+    now = questions(dataset, "byo", tmp_path / "now.jsonl", **kw)
+    assert [r["prompt"] for r in older] == [r["prompt"] for r in now]
