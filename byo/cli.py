@@ -30,21 +30,26 @@ from byo.eval.run import EvalSettings, evaluate
 from byo.executors import Executor
 from byo.executors.inprocess import InProcess
 from byo.executors.pool import LocalPool
-from byo.families import get_family, load_config, sheets
+from byo.families import family_names, get_family, load_config, sheets
 from byo.families.base import Sheet, SheetRequest
+from byo.importing import import_config
 from byo.inputs import read_json, reading
 from byo.merge import merge
 from byo.plan import Shard, combination, combination_count, image_count, jobs
 from byo.providers import GenerationParams
-from byo.questions.generate import generate
+from byo.questions.generate import DEFAULT_PROMPTS, PROMPT_SETS, generate
 from byo.questions.load import SUMMARY_FILE
+from byo.questions.real import real_questions
 from byo.questions.sheet import SHEET_FILE, unreadable_sheet
 from byo.runner import render_dataset, render_images, sample_tasks
 from byo.schema import validation_problems
 from byo.score.compare import CORRECTIONS, compare, default_output, write_comparison
+from byo.score.correlate import correlation_table
 from byo.score.power import PowerSettings, plan_power
 from byo.score.report import write_report
+from byo.score.rows import load_run
 from byo.score.run import load_scores, score_run
+from byo.score.tables import parse_bins
 from byo.sheets import contact_sheet
 from byo.status import as_json, dataset_status, time_per_image
 from byo.stops import Stopped, stoppable
@@ -113,6 +118,41 @@ def positive(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text[:40]!r}")
     return value
+
+
+def cmd_real_questions(args) -> int:
+    path, n = real_questions(args.folder, args.like, labels=args.labels, out=args.output)
+    console.print(f"{n} questions of {args.like} asked of the photos: {path}\nnext: byo eval {args.folder} ...")
+    return 0
+
+
+def cmd_correlate(args) -> int:
+    synthetic, real = (load_run(run)[0] for run in (args.synthetic, args.real))
+    rows = correlation_table(synthetic, real)
+    table = Table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
+                  title=f"Per-level accuracy: {args.synthetic} (synthetic) against {args.real} (real)")
+    for r in rows:
+        table.add_row("all questions" if r["key"] == "*" else r["key"], r["variable"], str(r["levels"]),
+                      _fmt(r["pearson"]), _fmt(r["spearman"]), r["note"] or "")
+    Console().print(table)
+    out = args.output or Path(args.real) / "correlation.json"
+    atomic_write_text(out, json.dumps({"synthetic": str(args.synthetic), "real": str(args.real), "rows": rows},
+                                      indent=1) + "\n")
+    console.print(f"wrote {out}")
+    return 0
+
+
+def cmd_import_config(args) -> int:
+    config, text, skipped = import_config(args.config, family=args.family, skip_unmapped=args.skip_unmapped)
+    for key, why in skipped:
+        console.print(f"[yellow]left out[/yellow] {key}: {why}")
+    if args.output:
+        atomic_write_text(args.output, text)
+        console.print(f"{config['dataset']['name']} ({config['dataset']['family']}): {args.output}\n"
+                      f"next: byo plan {args.output}")
+    else:
+        print(text, end="")
+    return 0
 
 
 def cmd_plan(args) -> int:
@@ -304,7 +344,7 @@ def cmd_questions(args) -> int:
     path, summary = generate(args.dataset, preprompts=listed(args.preprompts) or ["neutral"],
                              instructions=listed(args.instructions) or ["direct"], keys=listed(args.keys),
                              templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting,
-                             unreadable=args.unreadable)
+                             unreadable=args.unreadable, prompts=args.prompts)
     table = Table("key", "questions", "skipped", "flagged", "why skipped", title=f"{summary.images} images x "
                   f"{summary.variants} prompt variants (unreadable questions: {summary.policy})")
     for key in sorted(set(summary.questions) | set(summary.skipped)):
@@ -446,14 +486,14 @@ def eval_summary(report, args) -> int:
 def cmd_score(args) -> int:
     scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
                               tolerance=args.tolerance, criterion=args.criterion,
-                              perplexity_model=args.perplexity_model)
-    table = Table("key", "type", "n", "parse rate", "accuracy", "MAE", "NMAE", title=f"{args.run} "
+                              perplexity_model=args.perplexity_model, bins=dict(args.bins or []))
+    table = Table("key", "type", "n", "parse rate", "accuracy", "F1", "MAE", "NMAE", title=f"{args.run} "
                   f"({scores.facts.get('model')}, all prompt variants{', ' + scores.partial if scores.partial else ''})")
     for r in scores.tables["metrics"]:
         if r["variant"] == "all" and not r["variable"]:
             table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["answer_type"], str(r["n"]),
                           f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
-                          _fmt(r.get("mae")), _fmt(r.get("nmae")))
+                          _fmt(r.get("f1")), _fmt(r.get("mae")), _fmt(r.get("nmae")))
     Console().print(table)
     print_retrieval(scores)
     print_breaking_points(scores)
@@ -532,7 +572,8 @@ def _fmt(value) -> str:
 
 def cmd_report(args) -> int:
     runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
-                        tolerance=args.tolerance, criterion=args.criterion) for run in args.runs]
+                        tolerance=args.tolerance, criterion=args.criterion, bins=dict(args.bins or []))
+            for run in args.runs]
     for run, scores in zip(args.runs, runs, strict=True):
         warn_partial(run, scores)
     viewer = None
@@ -545,7 +586,7 @@ def cmd_report(args) -> int:
 
 def cmd_compare(args) -> int:
     a, b = (load_scores(run, n_boot=args.bootstrap, seed=args.seed, tolerance=args.tolerance,
-                        criterion=args.criterion) for run in (args.run_a, args.run_b))
+                        criterion=args.criterion, bins=dict(args.bins or [])) for run in (args.run_a, args.run_b))
     result = compare(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
     out = Console()
     s = result["settings"]
@@ -685,6 +726,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=DefaultsParser)
 
+    rq = sub.add_parser("real-questions", help="ask real photographs with hand-written labels (FOLDER/labels.yaml) "
+                                               "the questions of a synthetic dataset, word for word")
+    rq.add_argument("folder", type=Path, help="folder of photos with labels.yaml")
+    rq.add_argument("--like", type=Path, required=True, help="the synthetic dataset whose questions are asked")
+    rq.add_argument("--labels", type=Path, help="the labels file (default FOLDER/labels.yaml)")
+    rq.add_argument("-o", "--output", type=Path, help="default: FOLDER/questions.jsonl")
+    rq.set_defaults(func=cmd_real_questions)
+
+    co = sub.add_parser("correlate", help="Pearson and Spearman correlation of per-level accuracy between a run "
+                                          "on synthetic images and a run on real photos (BYO-Eval appendix E)")
+    co.add_argument("synthetic", type=Path, help="run directory on the synthetic dataset")
+    co.add_argument("real", type=Path, help="run directory on the photos")
+    co.add_argument("-o", "--output", type=Path, help="default: REAL/correlation.json")
+    co.set_defaults(func=cmd_correlate)
+
+    imp = sub.add_parser("import-config", help="a BYO-Eval config (seed 002, appendix D) as a project config; "
+                                              "keys without a counterpart are named (exit 2)")
+    imp.add_argument("config", type=Path, help="BYO-Eval YAML: a dataset config (variables) or a base config")
+    imp.add_argument("-o", "--output", type=Path, help="write the project config here (default: print it)")
+    imp.add_argument("--family", choices=family_names(), help="the family, when the config does not say")
+    imp.add_argument("--skip-unmapped", action="store_true",
+                     help="leave out keys without a counterpart (listed, and as comments in the output)")
+    imp.set_defaults(func=cmd_import_config)
+
     plan = sub.add_parser("plan", help="validate a config; print the image count and combinations")
     plan.add_argument("config")
     plan.add_argument("--max-rows", type=whole(1), default=50, help="combinations to list")
@@ -731,6 +796,9 @@ def build_parser() -> argparse.ArgumentParser:
     questions.add_argument("--keys", help="comma-separated question keys or patterns ('compass_*'; default: all of "
                            "the family)")
     questions.add_argument("--templates", type=Path, default=None, help="question templates folder")
+    questions.add_argument("--prompts", default=DEFAULT_PROMPTS, choices=list(PROMPT_SETS),
+                           help="prompt set: the project's own wording (byo) or BYO-Eval's (byo-eval: its "
+                                "preprompts, instruction styles and question wordings)")
     questions.add_argument("-o", "--output", type=Path, help="default: DATASET/questions.jsonl")
     questions.add_argument("--unreadable", choices=("skip", "flag", "ask"), default=None,
                            help="questions a readability rule finds unreadable in the image: skip them, ask them "
@@ -842,6 +910,17 @@ def add_curve_arguments(p: argparse.ArgumentParser) -> None:
                    help="breaking points of counts score |error| <= this as a hit")
     p.add_argument("--criterion", type=_fraction, default=0.5,
                    help="threshold: where accuracy has come this far from chance to the ceiling")
+    p.add_argument("--bins", type=_bins, action="append", default=None, metavar="VARIABLE=LO-HI,...",
+                   help="ranges of a numeric variable's levels for the ranges table (repeatable; metrics keep every "
+                        "level), e.g. content.count=1-4,5-9,10-21 or content.count=byo-eval (BYO-Eval's Table 3)")
+
+
+def _bins(text: str) -> tuple[str, list[tuple[float, float]]]:
+    """An argparse type: VARIABLE=LO-HI,... (byo.score.tables.parse_bins)."""
+    try:
+        return parse_bins(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _fraction(text: str) -> float:

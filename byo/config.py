@@ -2,8 +2,14 @@
 
 Dataset size: the enumerated variables (`fixed`, `varying_all`, `varying_all_range`) form a
 Cartesian product of their levels; each combination is rendered `n_images` times. Random
-variables (`varying_random`, `varying_among_range`) add no combinations: they are drawn per
-image from that image's seed.
+variables (`varying_random`, `varying_among`, `varying_among_range`) add no combinations: they are
+drawn per image from that image's seed.
+
+BYO-Eval's per-variable randomization (seed 002, appendix D.1.5: `randomize: bool = False`,
+`randomize_percentage: float = 0.2`, "Whether to randomize around the value"): a numeric
+variable with `randomize: true` puts each image's value uniformly within +-randomize_percentage of
+its level (relative), drawn from the image's seed; the image keeps its nominal level in `levels`
+(so per-level scores group by the level asked for) and the legend records the value used.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from pydantic import (
     BaseModel,
     Field,
     PrivateAttr,
+    StrictBool,
     ValidationError,
     field_validator,
     model_validator,
@@ -72,13 +79,33 @@ class DatasetSection(Strict):
         return [(name, max(1, round(self.n_images * size / total))) for name, size in self.splits.items()]
 
 
+def _number(v) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
 class _Variation(Strict):
     n_images: int | None = Field(None, ge=1)
+    randomize: StrictBool = False  # `randomize: 1` is a mistake, not true
+    randomize_percentage: float = Field(0.2, ge=0, le=1)
+
+    def numeric_values(self) -> list:
+        """The values a randomized variable must hold as numbers."""
+        return []
+
+    @model_validator(mode="after")
+    def _randomized_numbers(self):
+        if self.randomize and not all(_number(v) for v in self.numeric_values()):
+            raise ValueError("randomize needs numeric levels: a value is put within +-randomize_percentage of its "
+                             "level")
+        return self
 
 
 class Fixed(_Variation):
     type: Literal["fixed"]
     value: Any
+
+    def numeric_values(self) -> list:
+        return [self.value]
 
     def count(self) -> int:
         return 1
@@ -90,6 +117,9 @@ class Fixed(_Variation):
 class VaryingAll(_Variation):
     type: Literal["varying_all"]
     levels: list[Any] = Field(min_length=1)
+
+    def numeric_values(self) -> list:
+        return self.levels
 
     def count(self) -> int:
         return len(self.levels)
@@ -129,6 +159,25 @@ class VaryingRandom(_Variation):
     type: Literal["varying_random"]
     choices: list[Any] = Field(min_length=1)
 
+    def numeric_values(self) -> list:
+        return self.choices
+
+
+class VaryingAmong(_Variation):
+    """One of `levels`, drawn per image: BYO-Eval's `varying_among` (appendix D.1.6, e.g. chip
+    colour options). The paper names it without defining it and its code does not implement it;
+    read as a draw among the listed levels, the same as `varying_random` over `choices`."""
+
+    type: Literal["varying_among"]
+    levels: list[Any] = Field(min_length=1)
+
+    @property
+    def choices(self) -> list[Any]:
+        return self.levels
+
+    def numeric_values(self) -> list:
+        return self.levels
+
 
 class VaryingAmongRange(_Variation):
     """Uniform draw from [min, max]; integers when both bounds are integers (unless `integer: false`)."""
@@ -152,7 +201,8 @@ class VaryingAmongRange(_Variation):
 
 
 Variation = Annotated[
-    Fixed | VaryingAll | VaryingAllRange | VaryingRandom | VaryingAmongRange, Field(discriminator="type")
+    Fixed | VaryingAll | VaryingAllRange | VaryingRandom | VaryingAmong | VaryingAmongRange,
+    Field(discriminator="type")
 ]
 ENUMERATED = (Fixed, VaryingAll, VaryingAllRange)
 
@@ -218,7 +268,7 @@ class DatasetConfig(Strict):
         """The variables whose levels form the Cartesian product, each with count() and level(i)."""
         return {path: var for path, var in self.variables.items() if isinstance(var, ENUMERATED)}
 
-    def random_variables(self) -> dict[str, VaryingRandom | VaryingAmongRange]:
+    def random_variables(self) -> dict[str, VaryingRandom | VaryingAmong | VaryingAmongRange]:
         return {p: v for p, v in self.variables.items() if not isinstance(v, ENUMERATED)}
 
     @property
@@ -289,7 +339,23 @@ def validate_scene(scene: dict, family: SceneFamily, prefix: tuple = ("scene",))
 
 
 def _level_samples(var) -> list[tuple[str, Any]]:
-    """Values worth validating for a variable, with the key naming each."""
+    """Values worth validating for a variable, with the key naming each (a randomized one's levels
+    also at both ends of their randomization)."""
+    samples = _nominal_samples(var)
+    if var.randomize:
+        p = var.randomize_percentage
+        samples += [(f"{key} randomized by {sign}{p:g}", randomized(value, factor))
+                    for key, value in list(samples) for sign, factor in (("-", 1 - p), ("+", 1 + p))]
+    return samples
+
+
+def randomized(level: float, factor: float) -> float | int:
+    """A randomized variable's value: its level times `factor`, kept whole for a whole level."""
+    value = level * factor
+    return int(round(value)) if isinstance(level, int) else value
+
+
+def _nominal_samples(var) -> list[tuple[str, Any]]:
     if isinstance(var, Fixed):
         return [("value", var.value)]
     if isinstance(var, VaryingAll):
@@ -298,6 +364,8 @@ def _level_samples(var) -> list[tuple[str, Any]]:
         return [("min", var.level(0)), ("max", var.level(var.count() - 1))]
     if isinstance(var, VaryingRandom):
         return [(f"choices[{i}]", v) for i, v in enumerate(var.choices)]
+    if isinstance(var, VaryingAmong):
+        return [(f"levels[{i}]", v) for i, v in enumerate(var.levels)]
     lo, hi = (int(var.min), int(var.max)) if var.is_integer else (var.min, var.max)
     return [("min", lo), ("max", hi)]
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
-from byo.config import DatasetConfig, VaryingAmongRange
+from byo.config import DatasetConfig, VaryingAmongRange, randomized
 from byo.seeding import STREAM_VARIABLES, rng, split_seed
 
 
@@ -66,10 +66,24 @@ def draw_random_levels(cfg: DatasetConfig, seed: int) -> dict[str, Any]:
             g = rng(seed, STREAM_VARIABLES, i)
             drawn[path] = (int(g.integers(int(var.min), int(var.max), endpoint=True)) if var.is_integer
                            else round(float(g.uniform(var.min, var.max)), 6))
-        elif var.type == "varying_random":
+        elif var.type in ("varying_random", "varying_among"):
             g = rng(seed, STREAM_VARIABLES, i)
             drawn[path] = var.choices[int(g.integers(len(var.choices)))]
     return drawn
+
+
+RANDOMIZE_STREAM = 1000  # beside each variable's own draw: variable i randomizes from stream 1000 + i
+
+
+def randomized_levels(cfg: DatasetConfig, levels: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The values an image's scene uses: each `randomize` variable's level put uniformly within
+    +-randomize_percentage of itself, from the image's seed (the nominal levels stay the image's)."""
+    out = dict(levels)
+    for i, (path, var) in enumerate(cfg.variables.items()):
+        if var.randomize and path in out:
+            u = float(rng(seed, STREAM_VARIABLES, RANDOMIZE_STREAM + i).uniform(-1, 1))
+            out[path] = randomized(out[path], 1 + u * var.randomize_percentage)
+    return out
 
 
 def image_name(cfg: DatasetConfig, index: int) -> str:

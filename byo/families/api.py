@@ -48,6 +48,7 @@ from byo.families.base import (
     AnswerType,
     Column,
     Family,
+    ForeignKey,
     Problem,
     ReportTable,
     Retrieval,
@@ -86,6 +87,7 @@ from byo.spec import PlacementError, SceneObject, SceneSpec
 from byo.stats import proportion
 
 __all__ = [
+    "ForeignKey",
     "CATALOG", "EDGE", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
     "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "InputError", "Layout",
     "MeasuredImage", "PackError", "PlacementError", "Problem", "ReportTable", "ResolvedSetup", "Retrieval", "SceneObject", "SceneSpec",

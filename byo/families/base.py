@@ -374,6 +374,18 @@ class Sheet:
     alias: str | None = None  # the command's older name (byo ALIAS ...)
 
 
+# --- configs of other tools ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class ForeignKey:
+    """How a key of another tool's config (e.g. BYO-Eval's `chess.count_config`) maps onto the
+    family's: the dotted `path` in the project's scene (None: no counterpart, `note` says why), and
+    `convert` for its values (raising ValueError for a value without a counterpart)."""
+
+    path: str | None
+    convert: Callable[[Any], Any] | None = None
+    note: str = ""
+
+
 # --- the family ---------------------------------------------------------------------------
 class Family:
     """One family of scenes. A subclass sets the class attributes and implements `sample`;
@@ -396,6 +408,9 @@ class Family:
     audit: str | None = None  # the module of `package` with AUDITS (and LEGEND_CHECKS), for byo audit
     sheets: tuple[Sheet, ...] = ()  # the sheets `byo sheet KIND` draws
     tables: tuple[ReportTable, ...] = ()  # its own metrics of the question keys each table names
+    # Configs of other tools it reads (`byo import-config`): format -> their key -> ForeignKey.
+    # A config is the family's when one of its keys starts with a key (or section) listed here.
+    foreign_keys: Mapping[str, Mapping[str, ForeignKey]] = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -13,7 +13,7 @@ from typing import Any
 
 import jinja2
 import yaml
-from pydantic import ValidationError
+from pydantic import ValidationError, field_validator
 
 from byo.config import UNREADABLE_POLICIES
 from byo.dataset import RESOLVED_CONFIG, Layout, atomic_write_text
@@ -28,15 +28,26 @@ from byo.schema import Strict, validation_problems
 
 PREPROMPTS = ("neutral", "debiased", "cot", "debiased_cot", "helpful")
 INSTRUCTIONS = ("direct", "declarative", "fill_blank")
+# Prompt sets: the project's own wording (the catalogue's files) and sets named after a paper,
+# each a folder of the catalogue holding a common.yaml and the wording of the families it covers.
+DEFAULT_PROMPTS = "byo"
+PROMPT_SETS = {"byo": None, "byo-eval": "byo_eval"}
 _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
 
 
-class Template(Strict):
-    task: str
-    answer_type: str
+class Wording(Strict):
+    """A question's three forms; `preprompts` replaces the family's text of a preprompt for this
+    question (a paper may word its debiased preprompt differently for some tasks)."""
+
     direct: str
     declarative: str
     fill_blank: str
+    preprompts: dict[str, str] = {}
+
+
+class Template(Wording):
+    task: str
+    answer_type: str
 
 
 class Preprompt(Strict):
@@ -55,9 +66,29 @@ class FamilyTemplates(Strict):
     questions: dict[str, Template]
 
 
+class PromptSetFamily(Strict):
+    """A prompt set's wording for one family: task and answer type stay the catalogue's, and a
+    key the set does not word keeps the catalogue's wording."""
+
+    family: str
+    preprompts: FamilyPreprompts
+    questions: dict[str, Wording] = {}
+
+
 class Common(Strict):
     preprompts: dict[str, Preprompt]
-    instructions: list[str]
+    # How each instruction style makes the text asked from a question's three forms (jinja2 with
+    # `direct`, `declarative`, `fill_blank`): the project's own set asks one form, a paper's set
+    # may append the declarative lead to the question. A list of names (the older form) asks each
+    # style's own form.
+    instructions: dict[str, str]
+
+    @field_validator("instructions", mode="before")
+    @classmethod
+    def _named_forms(cls, value):
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return {name: "{{ " + name + " }}" for name in value}
+        return value
 
 
 def _load(path, model):
@@ -74,17 +105,62 @@ def _load(path, model):
         raise ConfigError(str(path), validation_problems(err)) from None
 
 
-def preprompt_parts(name: str, family: FamilyTemplates, common: Common) -> tuple[str, str]:
-    """Text before and after the question for a preprompt variant."""
+def preprompt_parts(name: str, family: FamilyTemplates, common: Common,
+                    template: Wording | None = None) -> tuple[str, str]:
+    """Text before and after the question for a preprompt variant (`template`: the question's own
+    preprompt texts, if it has any)."""
     cot = common.preprompts["cot"]
+    own = template.preprompts if template is not None else {}
+    debiased = own.get("debiased", family.preprompts.debiased)
     parts = {
         "neutral": ("", ""),
-        "debiased": (family.preprompts.debiased, ""),
+        "debiased": (debiased, ""),
         "cot": (cot.before, cot.after),
-        "debiased_cot": (f"{family.preprompts.debiased} {cot.before}", cot.after),
-        "helpful": (family.preprompts.helpful, ""),
+        "debiased_cot": (f"{debiased} {cot.before}", cot.after),
+        "helpful": (own.get("helpful", family.preprompts.helpful), ""),
     }
     return parts[name]
+
+
+def instruction_text(template: Wording, instruction: str, common: Common, params: dict[str, Any], where: str) -> str:
+    """The text asked for a question in an instruction style: the style's composition of the
+    question's three forms, each filled with the question's parameters."""
+    forms = {f: render(getattr(template, f), params, f"{where}.{f}") for f in INSTRUCTIONS}
+    return render(common.instructions[instruction], forms, f"{where}: instructions.{instruction}")
+
+
+def load_templates(plugin, prompts: str = DEFAULT_PROMPTS, templates: str | Path | None = None):
+    """(where, family templates, common texts) of a family in a prompt set: the catalogue's files,
+    or a folder of one's own (`templates`), with a named set's wording laid over them."""
+    family = plugin.name
+    where = Path(templates) / f"{family}.yaml" if templates else plugin.templates()
+    family_t = _load(where, FamilyTemplates)
+    common = _load(Path(templates) / "common.yaml" if templates else files(CATALOG) / "common.yaml", Common)
+    if prompts not in PROMPT_SETS:
+        raise ConfigError("--prompts", [("--prompts", f"unknown prompt set {prompts!r}; expected "
+                                                      f"{', '.join(PROMPT_SETS)}")])
+    folder = PROMPT_SETS[prompts]
+    if folder is None:
+        return where, family_t, common
+    base = Path(templates) if templates else None
+    set_dir = base / folder if base else files(CATALOG) / folder
+    own = (base / folder if base else plugin.templates().parent / folder) / plugin.template_file
+    if not own.is_file():
+        covered = sorted(p.name.removesuffix(".yaml") for p in set_dir.iterdir()
+                         if p.name.endswith(".yaml") and p.name != "common.yaml") if set_dir.is_dir() else []
+        raise ConfigError(str(own), [("--prompts", f"the prompt set {prompts!r} has no wording for family {family!r}; "
+                                                   f"it words {', '.join(covered) or 'no family'}")])
+    worded = _load(own, PromptSetFamily)
+    unknown = [(f"questions.{k}", f"not a question key of {family} (keys: {', '.join(family_t.questions)})")
+               for k in worded.questions if k not in family_t.questions]
+    if unknown:
+        raise ConfigError(str(own), unknown)
+    questions = {k: Template(task=t.task, answer_type=t.answer_type,
+                             **(worded.questions[k] if k in worded.questions else t).model_dump(
+                                 include={"direct", "declarative", "fill_blank", "preprompts"}))
+                 for k, t in family_t.questions.items()}
+    merged = FamilyTemplates(family=family, preprompts=worded.preprompts, questions=questions)
+    return own, merged, _load(set_dir / "common.yaml", Common)
 
 
 def render(text: str, params: dict[str, Any], where: str) -> str:
@@ -160,19 +236,21 @@ def with_evidence(layout: Layout, legend: dict) -> dict:
 
 def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("direct",), keys=None,
              templates: str | Path | None = None, out: str | Path | None = None, wait: bool = False,
-             on_wait: Callable[[str], None] | None = None, unreadable: str | None = None) -> tuple[Path, Summary]:
+             on_wait: Callable[[str], None] | None = None, unreadable: str | None = None,
+             prompts: str = DEFAULT_PROMPTS) -> tuple[Path, Summary]:
     """Write the questions of a rendered dataset (and beside them SUMMARY_FILE: what was asked,
     skipped and flagged, per key and per level). The dataset is locked meanwhile: a render still
     writing it is named (or waited for, `wait`) instead of giving the questions of part of it.
     `unreadable`: skip, flag or ask questions a readability rule finds unreadable (default: the
-    config's questions.unreadable, else skip)."""
+    config's questions.unreadable, else skip); `prompts`: the prompt set (PROMPT_SETS)."""
     if not Path(dataset).is_dir():
         raise ConfigError(str(dataset), [("<dataset>", "not a directory: render the dataset first")])
     with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait):
-        return _generate(Layout(dataset), preprompts, instructions, keys, templates, out, unreadable)
+        return _generate(Layout(dataset), preprompts, instructions, keys, templates, out, unreadable, prompts)
 
 
-def _generate(layout: Layout, preprompts, instructions, keys, templates, out, unreadable=None) -> tuple[Path, Summary]:
+def _generate(layout: Layout, preprompts, instructions, keys, templates, out, unreadable=None,
+              prompts=DEFAULT_PROMPTS) -> tuple[Path, Summary]:
     dataset = layout.root
     legends = layout.legends()
     if not legends:
@@ -180,14 +258,12 @@ def _generate(layout: Layout, preprompts, instructions, keys, templates, out, un
     plugin = legend_family(layout, legends)
     family = plugin.name
     # The family's templates and the shared preprompts, from the installed catalogue unless a
-    # folder of one's own is given.
-    where = Path(templates) / f"{family}.yaml" if templates else plugin.templates()
-    family_t = _load(where, FamilyTemplates)
-    common = _load(Path(templates) / "common.yaml" if templates else files(CATALOG) / "common.yaml", Common)
+    # folder of one's own is given, in the prompt set asked for.
+    where, family_t, common = load_templates(plugin, prompts, templates)
     problems = [("--preprompts", f"unknown preprompt {p!r}; expected {', '.join(PREPROMPTS)}")
                 for p in preprompts if p not in PREPROMPTS]
-    problems += [("--instructions", f"unknown instruction {i!r}; expected {', '.join(INSTRUCTIONS)}")
-                 for i in instructions if i not in INSTRUCTIONS]
+    problems += [("--instructions", f"unknown instruction {i!r}; expected {', '.join(common.instructions)}")
+                 for i in instructions if i not in common.instructions]
     keys = expand_keys(keys, list(family_t.questions))
     problems += [("--keys", f"unknown question key {k!r} for {family}") for k in keys if k not in family_t.questions]
     problems += [(f"questions.{k}", "no answer function for this key") for k in keys
@@ -277,9 +353,9 @@ def _questions(legend: dict, plugin, keys: list[str], family_t: FamilyTemplates,
         if flag is None:
             summary.count(legend["levels"], "asked", summary.variants)
         for pp in preprompts:
-            before, after = preprompt_parts(pp, family_t, common)
+            before, after = preprompt_parts(pp, family_t, common, t)
             for ins in instructions:
-                question = render(getattr(t, ins), result.params, f"{where}: questions.{key}.{ins}")
+                question = instruction_text(t, ins, common, result.params, f"{where}: questions.{key}")
                 prompt = " ".join(render(part, context, f"{where}: preprompts.{pp}")
                                   for part in (before, question, after) if part)
                 row = {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import math
+import textwrap
 
 import matplotlib
 
@@ -257,3 +258,30 @@ def compass_integration(series: list[tuple[str, str, list[dict]]]) -> bytes:
     axes[0][0].set_ylabel("R@1")
     axes[0][-1].legend(fontsize=7, loc="upper right")
     return png(fig)
+
+
+def radar(axes_labels: list[str], series: dict[str, list[float | None]], *, title: str) -> bytes:
+    """A skill profile per model (BYO-Eval's Figure 5): one spoke per task, the value from 0 at the
+    centre to 1 at the rim; a model without a task has no point on its spoke (a gap in its line)."""
+    n = len(axes_labels)
+    angles = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    side = min(10.0, 4.6 + 0.22 * n)  # room for the spokes' names
+    fig, ax = plt.subplots(figsize=(side, side * 0.9), subplot_kw={"projection": "polar"})
+    for i, (model, values) in enumerate(series.items()):
+        v = np.array([np.nan if x is None else x for x in values], dtype=float)
+        closed_a, closed_v = np.append(angles, angles[0]), np.append(v, v[0])
+        ax.plot(closed_a, closed_v, color=color(i), lw=1.8, marker="o", ms=3.5, label=model)
+        if np.isfinite(v).all():
+            ax.fill(closed_a, closed_v, color=color(i), alpha=0.12)
+    ax.set_xticks(angles, [textwrap_label(a) for a in axes_labels], fontsize=8 if n <= 12 else 7)
+    ax.tick_params(axis="x", pad=10 if n > 12 else 4)
+    ax.set_ylim(0, 1)
+    ax.set_yticks([0.25, 0.5, 0.75, 1.0], ["25%", "50%", "75%", "100%"], fontsize=7, color="#555")
+    ax.set_title(title, pad=18)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=min(3, len(series)))
+    fig.tight_layout()
+    return png(fig)
+
+
+def textwrap_label(text: str, width: int = 18) -> str:
+    return "\n".join(textwrap.wrap(text.replace("_", " "), width)) or text

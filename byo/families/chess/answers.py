@@ -258,3 +258,55 @@ def white_on_row(legend, rng):
 def black_on_column(legend, rng):
     column = _random_line(legend, rng, "column")
     return _grid(legend) or Answer(_count(legend, color="black", column=column), {"column": column})
+
+
+def _closest(legend: dict, rng, axis: str) -> Answer | Skip:
+    """The row or column of the piece closest (on the grid, sqrt(dr^2 + dc^2) cells) to a piece
+    drawn among the visible ones, whose cell is the parameter (BYO-Eval's
+    localize_row_closest_piece: "on which row is the closest piece to the piece at position X,Y?")."""
+    pieces = visible(legend)
+    if len(pieces) < 2:
+        return Skip("needs at least 2 visible pieces")
+    unreadable = _grid(legend)
+    if unreadable:
+        return unreadable
+    ref = pieces[int(rng.integers(len(pieces)))]["attributes"]
+    others = [o["attributes"] for o in pieces if o["attributes"] is not ref]
+    distance = {id(a): (a["row"] - ref["row"]) ** 2 + (a["column"] - ref["column"]) ** 2 for a in others}
+    nearest = min(distance.values())
+    closest = [a for a in others if distance[id(a)] == nearest]
+    if len(closest) > 1:
+        return Skip("two pieces are equally close to the piece asked about")
+    return Answer(closest[0][axis], {"row": ref["row"], "column": ref["column"]})
+
+
+@ANSWERS.key("localize_row_closest_piece")
+@shown
+def row_of_closest(legend, rng):
+    return _closest(legend, rng, "row")
+
+
+@ANSWERS.key("localize_column_closest_piece")
+@shown
+def column_of_closest(legend, rng):
+    return _closest(legend, rng, "column")
+
+
+def _type_on_line(legend: dict, rng, axis: str) -> Answer | Skip:
+    """How many pieces of a drawn type stand on a drawn row or column (absent types too: 0)."""
+    piece = PIECE_TYPES[int(rng.integers(len(PIECE_TYPES)))]
+    line = _random_line(legend, rng, axis)
+    return _grid(legend) or unless(_types_unreadable(legend, visible(legend)), Answer(
+        _count(legend, type=piece, **{axis: line}), {"piece_type": piece, "piece_plural": plural(piece), axis: line}))
+
+
+@ANSWERS.key("count_localization_piece_type_row")
+@shown
+def type_on_row(legend, rng):
+    return _type_on_line(legend, rng, "row")
+
+
+@ANSWERS.key("count_localization_piece_type_column")
+@shown
+def type_on_column(legend, rng):
+    return _type_on_line(legend, rng, "column")

@@ -312,3 +312,11 @@ def grid_word(legend, rng):
     if not g or (g["rows"], g["columns"]) != (3, 3):
         return Skip("asked of 3 x 3 grids only")
     return _grid_answer(legend, rng, lambda a: POSITION_WORDS[3 * a["row"] + a["column"]])
+
+
+@ANSWERS.key("localize_card_on_grid_cell")
+@shown
+def grid_cell(legend, rng):
+    """The grid cell's number, counting cells from 0 left to right along each row, rows from the top."""
+    columns = (legend["extras"].get("grid") or {}).get("columns")
+    return _grid_answer(legend, rng, lambda a: a["row"] * columns + a["column"])

@@ -469,6 +469,13 @@ def check_grid(image: MeasuredImage) -> list[tuple[str, str]]:
 LEGEND_CHECKS = [check_cards, check_owners, check_grid]
 
 
+@AUDITS.key("localize_card_on_grid_cell")
+def grid_cell(q, image, seen):
+    cell = _grid_cell(q, image, seen)
+    columns = (image.legend["extras"].get("grid") or {}).get("columns")
+    return cell if isinstance(cell, IllPosed) else Expected(cell[0] * columns + cell[1])
+
+
 def _unreadable_things(q, image: MeasuredImage, seen: list[Seen]) -> IllPosed | None:
     """The contrast and overlap rules (docs/readability.md), from the image file: each seen card
     and chip pile borders another shows ink or a seam (the overlap rule, named first), and each stands out."""

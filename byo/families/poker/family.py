@@ -24,6 +24,7 @@ from byo.families.api import (
     color_name,
     visible,
 )
+from byo.families.poker import foreign
 from byo.families.poker import layout as lay
 from byo.families.poker.answers import ANSWERS, cards_of, scene_info
 from byo.families.poker.faces import DECK, card_color, card_name
@@ -76,6 +77,7 @@ class PokerFamily(Family):
     name = "poker"
     content_model = PokerContent
     template_file = "poker.yaml"
+    foreign_keys = {"byo-eval": foreign.BYO_EVAL}  # byo import-config
     answers = ANSWERS
     design_keys = ("players", "river")
     audit = "audit"
