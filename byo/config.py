@@ -231,6 +231,9 @@ class QuestionsSection(Strict):
     (scored apart, never mixed into accuracy), or ask it as any other."""
 
     unreadable: Literal["skip", "flag", "ask"] = "skip"
+    # The question keys (or patterns: 'compass_*') `byo questions` asks by default; None: every key
+    # of the family but its opt-in ones (a family's opt_in_keys, e.g. COMPASS's 46 caption keys).
+    keys: list[str] | None = None
 
 
 class SceneFamily(Protocol):

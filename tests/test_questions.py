@@ -10,11 +10,12 @@ import pytest
 from conftest import clevr_config, write_config
 
 from byo.cli import main
-from byo.errors import ConfigError
+from byo.dataset import RESOLVED_CONFIG, Layout
+from byo.errors import ConfigError, InputError
 from byo.families import get_family
 from byo.families.base import LETTERS, Retrieval, Skip, Unreadable, retrieval_choice
 from byo.measure import read_mask
-from byo.questions.generate import INSTRUCTIONS, PREPROMPTS, generate
+from byo.questions.generate import INSTRUCTIONS, PREPROMPTS, default_keys, expand_keys, generate
 from byo.questions.load import load_questions
 from byo.runner import render_dataset
 
@@ -298,3 +299,22 @@ def test_a_retrieval_set_is_checked():
     few = retrieval_choice(Retrieval(("a", "b", "c"), 1, ("x", "truth", "y")), np.random.default_rng(0))
     assert sorted(few.choices) == ["a", "b", "c"] and few.params["presented"] == "all 3 captions"
     assert few.choices[LETTERS.index(few.value)] == "b" and few.chance == pytest.approx(1 / 3)
+
+
+def test_opt_in_keys_are_asked_only_when_named_by_the_command_or_the_config(tmp_path):
+    """COMPASS's caption keys are CLEVR's opt-in set: every other CLEVR dataset would only skip
+    them. Without --keys, `byo questions` asks the config's questions.keys, else every key but
+    the opt-in ones."""
+    known = list(get_family("clevr").answers)
+    opt_in = get_family("clevr").opt_in_keys
+    default = expand_keys(None, known, opt_in)
+    assert default and not any(k.startswith("compass_") for k in default)
+    assert set(known) - set(default) == {k for k in known if k.startswith("compass_")}
+    named = expand_keys(["compass_oa_*"], known, opt_in)
+    assert named and all(k.startswith("compass_oa_") for k in named)
+    layout = Layout(tmp_path)
+    (tmp_path / RESOLVED_CONFIG).write_text(json.dumps({"questions": {"keys": ["compass_*", "count_objects"]}}))
+    assert default_keys(layout) == ["compass_*", "count_objects"]
+    (tmp_path / RESOLVED_CONFIG).write_text(json.dumps({"questions": {"keys": "compass_*"}}))
+    with pytest.raises(InputError, match="questions.keys"):
+        default_keys(layout)

@@ -407,6 +407,9 @@ class Family:
     builder: str = "builder"  # the module of `package` that builds a spec in Blender
     audit: str | None = None  # the module of `package` with AUDITS (and LEGEND_CHECKS), for byo audit
     sheets: tuple[Sheet, ...] = ()  # the sheets `byo sheet KIND` draws
+    # Patterns of keys asked only when named (byo questions --keys, or the config's questions.keys):
+    # sets meant for one study, which every other dataset of the family would only skip.
+    opt_in_keys: tuple[str, ...] = ()
     tables: tuple[ReportTable, ...] = ()  # its own metrics of the question keys each table names
     # Configs of other tools it reads (`byo import-config`): format -> their key -> ForeignKey.
     # A config is the family's when one of its keys starts with a key (or section) listed here.

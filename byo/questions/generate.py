@@ -210,12 +210,28 @@ def unreadable_policy(layout: Layout, given: str | None) -> str:
             raise ConfigError("--unreadable", [("--unreadable", f"unknown policy {given!r}; expected "
                                                               f"{', '.join(UNREADABLE_POLICIES)}")])
         return given
+    policy = config_questions(layout).get("unreadable", "skip")
+    if policy not in UNREADABLE_POLICIES:
+        raise InputError(layout.root / RESOLVED_CONFIG, f"{policy!r}: expected {', '.join(UNREADABLE_POLICIES)}",
+                         key="questions.unreadable")
+    return policy
+
+
+def config_questions(layout: Layout) -> dict:
+    """The dataset config's `questions` section (empty when it has none)."""
     resolved = layout.root / RESOLVED_CONFIG
     config = read_json(resolved) if resolved.is_file() else {}
-    policy = (config.get("questions") or {}).get("unreadable", "skip") if isinstance(config, dict) else "skip"
-    if policy not in UNREADABLE_POLICIES:
-        raise InputError(resolved, f"{policy!r}: expected {', '.join(UNREADABLE_POLICIES)}", key="questions.unreadable")
-    return policy
+    section = config.get("questions") if isinstance(config, dict) else None
+    return section if isinstance(section, dict) else {}
+
+
+def default_keys(layout: Layout) -> list[str] | None:
+    """The config's questions.keys, checked."""
+    keys = config_questions(layout).get("keys")
+    if keys is not None and not (isinstance(keys, list) and all(isinstance(k, str) for k in keys)):
+        raise InputError(layout.root / RESOLVED_CONFIG, f"{keys!r}: expected a list of question keys",
+                         key="questions.keys")
+    return keys
 
 
 def with_evidence(layout: Layout, legend: dict) -> dict:
@@ -264,7 +280,7 @@ def _generate(layout: Layout, preprompts, instructions, keys, templates, out, un
                 for p in preprompts if p not in PREPROMPTS]
     problems += [("--instructions", f"unknown instruction {i!r}; expected {', '.join(common.instructions)}")
                  for i in instructions if i not in common.instructions]
-    keys = expand_keys(keys, list(family_t.questions))
+    keys = expand_keys(keys or default_keys(layout), list(family_t.questions), plugin.opt_in_keys)
     problems += [("--keys", f"unknown question key {k!r} for {family}") for k in keys if k not in family_t.questions]
     problems += [(f"questions.{k}", "no answer function for this key") for k in keys
                  if k in family_t.questions and k not in plugin.answers]
@@ -285,11 +301,12 @@ def _generate(layout: Layout, preprompts, instructions, keys, templates, out, un
     return path, summary
 
 
-def expand_keys(asked, known: list[str]) -> list[str]:
+def expand_keys(asked, known: list[str], opt_in: tuple[str, ...] = ()) -> list[str]:
     """The keys asked, a pattern (`compass_*`) standing for the known keys it matches in their
-    order; none asked: every known key. A pattern that matches nothing stays, to be named."""
+    order; none asked: every known key but those an `opt_in` pattern matches. A pattern that
+    matches nothing stays, to be named."""
     if not asked:
-        return list(known)
+        return [k for k in known if not any(fnmatch.fnmatchcase(k, p) for p in opt_in)]
     out: list[str] = []
     for k in asked:
         matched = fnmatch.filter(known, k) if any(ch in k for ch in "*?[") else [k]

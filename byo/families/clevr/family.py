@@ -48,6 +48,7 @@ class ClevrFamily(Family):
     answers = {**ANSWERS, **{key: shown(coloured(fn)) for key, fn in compass_answers(readable).items()}}
     design_keys = ("mode", "count", "shapes", "colors", "materials", "sizes", "split", "scale", "extent")
     audit = "audit"
+    opt_in_keys = ("compass_*",)  # COMPASS's caption sets: dataset_configs/compass/ asks them
     tables = TABLES
     sheets = SHEETS
     vocabulary = VOCABULARY
