@@ -10,6 +10,7 @@ import json
 import math
 import re
 import sys
+from collections import Counter
 from functools import partial
 from pathlib import Path
 
@@ -23,25 +24,32 @@ from byo import __version__, doctor
 from byo.audit.run import AUDIT_FILE, audit_dataset
 from byo.dataset import IMAGES, LEGENDS, Layout, atomic_write_text
 from byo.errors import ConfigError, FatalRenderError, RenderError
-from byo.eval.layout import MAX_ANSWER_CHARS, PREDICTIONS
+from byo.eval.layout import MAX_ANSWER_CHARS, PREDICTIONS, RUN_FILE
 from byo.eval.repeats import evaluate_repeats
 from byo.eval.run import EvalSettings, evaluate
 from byo.executors import Executor
 from byo.executors.inprocess import InProcess
 from byo.executors.pool import LocalPool, default_workers
-from byo.families import get_family, load_config, sheets
+from byo.families import family_names, get_family, load_config, sheets
 from byo.families.base import Sheet, SheetRequest
-from byo.inputs import reading
+from byo.importing import import_config
+from byo.inputs import read_json, reading
 from byo.merge import merge
 from byo.plan import Shard, combination, combination_count, image_count, jobs
 from byo.providers import GenerationParams
-from byo.questions.generate import generate
+from byo.questions.generate import DEFAULT_PROMPTS, PROMPT_SETS, generate
+from byo.questions.load import SUMMARY_FILE
+from byo.questions.real import real_questions
+from byo.questions.sheet import SHEET_FILE, unreadable_sheet
 from byo.runner import render_dataset, render_images, sample_tasks
 from byo.schema import validation_problems
 from byo.score.compare import CORRECTIONS, compare, default_output, write_comparison
+from byo.score.correlate import correlation_table
 from byo.score.power import PowerSettings, plan_power
 from byo.score.report import write_report
+from byo.score.rows import load_run
 from byo.score.run import load_scores, score_run
+from byo.score.tables import parse_bins
 from byo.sheets import contact_sheet
 from byo.status import as_json, dataset_status, time_per_image
 from byo.stops import Stopped, stoppable
@@ -112,13 +120,54 @@ def positive(text: str) -> float:
     return value
 
 
+def cmd_real_questions(args) -> int:
+    path, n = real_questions(args.folder, args.like, labels=args.labels, out=args.output)
+    console.print(f"{n} questions of {args.like} asked of the photos: {path}\nnext: byo eval {args.folder} ...")
+    return 0
+
+
+def cmd_correlate(args) -> int:
+    synthetic, real = (load_run(run)[0] for run in (args.synthetic, args.real))
+    rows = correlation_table(synthetic, real)
+    table = Table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
+                  title=f"Per-level accuracy: {args.synthetic} (synthetic) against {args.real} (real)")
+    for r in rows:
+        table.add_row("all questions" if r["key"] == "*" else r["key"], r["variable"], str(r["levels"]),
+                      _fmt(r["pearson"]), _fmt(r["spearman"]), r["note"] or "")
+    Console().print(table)
+    out = args.output or Path(args.real) / "correlation.json"
+    atomic_write_text(out, json.dumps({"synthetic": str(args.synthetic), "real": str(args.real), "rows": rows},
+                                      indent=1) + "\n")
+    console.print(f"wrote {out}")
+    return 0
+
+
+def cmd_import_config(args) -> int:
+    config, text, skipped = import_config(args.config, family=args.family, skip_unmapped=args.skip_unmapped)
+    for key, why in skipped:
+        console.print(f"[yellow]left out[/yellow] {key}: {why}")
+    if args.output:
+        atomic_write_text(args.output, text)
+        console.print(f"{config['dataset']['name']} ({config['dataset']['family']}): {args.output}\n"
+                      f"next: byo plan {args.output}")
+    else:
+        print(text, end="")
+    return 0
+
+
 def cmd_plan(args) -> int:
     cfg = load_config(args.config)
     family = cfg.family
     n_combos, reps, n_images = combination_count(cfg), cfg.repetitions, image_count(cfg)
+    sizes = cfg.dataset.split_sizes() if cfg.dataset.splits else None
+    if sizes:
+        reps = sum(n for _, n in sizes)
     out = Console()
     out.print(f"[bold]{cfg.dataset.name}[/bold] ({family.name}): {n_combos:,} combinations x {reps:,} "
               f"images = [bold]{n_images:,} images[/bold]")
+    if sizes:
+        out.print("splits, one after another, each from its own seed stream (images per combination): "
+                  + ", ".join(f"{name} {n:,}" for name, n in sizes))
     if n_images > args.max_images:
         console.print(f"[yellow]more than --max-images {args.max_images:,}: byo render refuses it unless "
                       "--max-images is raised; scenes not sampled[/yellow]")
@@ -129,13 +178,29 @@ def cmd_plan(args) -> int:
         out.print("drawn per image: " + ", ".join(f"{k} ({v.type})" for k, v in randoms.items()))
     table = Table("#", *[k for k in cfg.enumerated()], "images", "first index")
     for i in range(min(n_combos, args.max_rows)):
-        table.add_row(str(i), *[str(v) for v in combination(cfg, i).values()], str(reps), str(i * reps))
+        first = str(i * sizes[0][1]) if sizes else str(i * reps)  # with splits: in the first split
+        table.add_row(str(i), *[str(v) for v in combination(cfg, i).values()], str(reps), first)
     out.print(table)
     if n_combos > args.max_rows:
         out.print(f"... {n_combos - args.max_rows:,} more combinations")
+    print_readability(cfg, out)
     if args.power:
         print_power(args, cfg, out)
     return 0
+
+
+def print_readability(cfg, out: Console) -> None:
+    """The question policy for unreadable questions and, once the dataset is rendered and asked
+    (its questions_summary.json), how many questions each level had skipped or flagged and why."""
+    out.print(f"unreadable questions: {cfg.questions.unreadable} (questions.unreadable; docs/readability.md)")
+    summary = Path(cfg.dataset.output_dir or Path("output") / cfg.dataset.name) / SUMMARY_FILE
+    if not summary.is_file():
+        out.print("questions per level: known once rendered (byo questions counts them per level)")
+        return
+    data = read_json(summary)
+    levels = {v: {lv: Counter(c) for lv, c in by.items()} for v, by in data.get("levels", {}).items()}
+    why = {v: {lv: Counter(c) for lv, c in by.items()} for v, by in data.get("why", {}).items()}
+    out.print(level_table(levels, why, f"Questions per level ({summary}, policy {data.get('policy', 'skip')})"))
 
 
 def print_power(args, cfg, out: Console) -> None:
@@ -278,26 +343,43 @@ def cmd_questions(args) -> int:
 
     path, summary = generate(args.dataset, preprompts=listed(args.preprompts) or ["neutral"],
                              instructions=listed(args.instructions) or ["direct"], keys=listed(args.keys),
-                             templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting)
-    table = Table("key", "questions", "skipped", "why skipped", title=f"{summary.images} images x "
-                  f"{summary.variants} prompt variants")
+                             templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting,
+                             unreadable=args.unreadable, prompts=args.prompts)
+    table = Table("key", "questions", "skipped", "flagged", "why skipped", title=f"{summary.images} images x "
+                  f"{summary.variants} prompt variants (unreadable questions: {summary.policy})")
     for key in sorted(set(summary.questions) | set(summary.skipped)):
         reasons = "; ".join(f"{r} ({n} images)" for r, n in summary.reasons.get(key, {}).items())
-        table.add_row(key, str(summary.questions[key]), str(summary.skipped[key]), reasons)
+        table.add_row(key, str(summary.questions[key]), str(summary.skipped[key]), str(summary.flagged[key]), reasons)
     Console().print(table)
-    console.print(f"{sum(summary.questions.values())} questions, {sum(summary.skipped.values())} skipped: {path}")
+    if summary.levels:
+        Console().print(level_table(summary.levels, summary.why, "Questions per level"))
+    console.print(f"{sum(summary.questions.values())} questions ({sum(summary.flagged.values())} flagged as "
+                  f"unreadable), {sum(summary.skipped.values())} skipped: {path}")
+    if args.sheet:
+        sheet = unreadable_sheet(args.dataset, out=path.with_name(SHEET_FILE), summary_file=path.with_name(SUMMARY_FILE))
+        console.print(f"unreadable cases: {sheet}" if sheet else "no skipped or flagged unreadable case to draw")
     return 0
+
+
+def level_table(levels: dict, why: dict, title: str) -> Table:
+    """Per variable and level: questions asked, skipped and flagged, and the reasons."""
+    table = Table("variable", "level", "asked", "skipped", "flagged", "why skipped or flagged", title=title)
+    for variable, by_level in levels.items():
+        for level, counts in by_level.items():
+            reasons = "; ".join(f"{r} ({n})" for r, n in Counter(why.get(variable, {}).get(level, {})).most_common())
+            table.add_row(variable, level, str(counts.get("asked", 0)), str(counts.get("skipped", 0)),
+                          str(counts.get("flagged", 0)), reasons)
+    return table
 
 
 def cmd_audit(args) -> int:
     report = audit_dataset(args.dataset, questions=args.questions)
-    table = Table("key", "questions", "ok", "wrong", "ill-posed", "unchecked",
+    shown = ("ok", "wrong", "ill_posed", "flagged", "unchecked")
+    table = Table("key", "questions", "ok", "wrong", "ill-posed", "flagged", "unchecked",
                   title=f"{report.family}: {report.images} images, {len(report.questions)} distinct questions")
     for key, counts in report.table().items():
-        table.add_row(key, str(sum(counts.values())), *(str(counts[s]) for s in ("ok", "wrong", "ill_posed",
-                                                                                 "unchecked")))
-    table.add_row("[bold]all[/bold]", str(len(report.questions)),
-                  *(str(report.count(s)) for s in ("ok", "wrong", "ill_posed", "unchecked")))
+        table.add_row(key, str(sum(counts.values())), *(str(counts[s]) for s in shown))
+    table.add_row("[bold]all[/bold]", str(len(report.questions)), *(str(report.count(s)) for s in shown))
     out = Console()
     out.print(table)
     findings = [q for q in report.questions if q.status in ("wrong", "ill_posed")]
@@ -311,7 +393,8 @@ def cmd_audit(args) -> int:
     if more:
         out.print(f"... {more} more in the audit file")
     damaged = f", {len(report.damaged)} damaged images (not audited)" if report.damaged else ""
-    console.print(f"{report.count('wrong')} wrong, {report.count('ill_posed')} ill-posed, "
+    flagged = f", {report.count('flagged')} asked flagged as unreadable" if report.count("flagged") else ""
+    console.print(f"{report.count('wrong')} wrong, {report.count('ill_posed')} ill-posed{flagged}, "
                   f"{len(report.legend_problems)} legend fields disagreeing with the pixels{damaged}: "
                   f"{Path(report.dataset) / AUDIT_FILE}")
     return 1 if report.failed else 0
@@ -343,7 +426,9 @@ def cmd_eval(args) -> int:
         key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
         timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache, repeats=args.repeats,
         max_answer_chars=args.max_answer_chars or None, wait=args.wait,
-        device=args.device, dtype=args.dtype, batch_size=args.batch_size, structured=args.structured)
+        device=args.device, dtype=args.dtype, batch_size=args.batch_size, structured=args.structured,
+        shots=args.shots, shots_from=args.shots_from, shots_seed=args.shots_seed,
+        text_only=args.text_only)
     if args.repeats == 1:  # a signal outside the run's own handlers ends in run()'s Stopped
         return eval_summary(evaluate(settings, on_wait=waiting), args)
     codes = []
@@ -353,6 +438,11 @@ def cmd_eval(args) -> int:
     if args.temperature == 0:
         console.print("[yellow]--temperature 0: the repeats differ only where the model is not deterministic[/yellow]")
     return max(codes)
+
+
+def read_run_info(run_dir: Path) -> dict:
+    path = Path(run_dir) / RUN_FILE
+    return json.loads(path.read_text()) if path.is_file() else {}
 
 
 def eval_summary(report, args) -> int:
@@ -368,6 +458,17 @@ def eval_summary(report, args) -> int:
             console.print(f"{stop.message}: {done}; rerun the same command to resume", highlight=False)
         return stop.exit_code
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(report.statuses.items()))
+    info = read_run_info(report.run_dir)
+    if info.get("ranks"):  # an image-text model ranked the candidate captions
+        calls = info.get("model_calls") or {}
+        console.print(f"{len(report.rows)} questions ranked: {statuses}; {report.cached} kept from an earlier "
+                      f"invocation; model calls {report.requests_sent} ({calls.get('images', 0)} images, "
+                      f"{calls.get('texts', 0)} captions embedded; "
+                      f"{sum((info.get('embeddings_cached') or {}).values())} embeddings from the cache)"
+                      + (f"; {info['without_candidates']} questions without candidate captions left out"
+                         if info.get("without_candidates") else ""), highlight=False)
+        console.print(f"predictions: {report.run_dir / PREDICTIONS}")
+        return 1 if report.failed else 0
     cost = f"${report.cost_new_usd:.4f}" if report.cost_new_usd is not None else "n/a (no price)"
     if report.reference:
         console.print(f"{len(report.rows)} questions: {statuses} (reference provider {args.provider}: "
@@ -384,20 +485,47 @@ def eval_summary(report, args) -> int:
 
 def cmd_score(args) -> int:
     scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
-                              tolerance=args.tolerance, criterion=args.criterion)
-    table = Table("key", "type", "n", "parse rate", "accuracy", "MAE", "NMAE", title=f"{args.run} "
+                              tolerance=args.tolerance, criterion=args.criterion,
+                              perplexity_model=args.perplexity_model, bins=dict(args.bins or []))
+    table = Table("key", "type", "n", "parse rate", "accuracy", "F1", "MAE", "NMAE", title=f"{args.run} "
                   f"({scores.facts.get('model')}, all prompt variants{', ' + scores.partial if scores.partial else ''})")
     for r in scores.tables["metrics"]:
         if r["variant"] == "all" and not r["variable"]:
             table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["answer_type"], str(r["n"]),
                           f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
-                          _fmt(r.get("mae")), _fmt(r.get("nmae")))
+                          _fmt(r.get("f1")), _fmt(r.get("mae")), _fmt(r.get("nmae")))
     Console().print(table)
+    print_retrieval(scores)
     print_breaking_points(scores)
     print_stability(scores)
     warn_partial(args.run, scores)
     console.print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
+
+
+def print_retrieval(scores) -> None:
+    rows = [r for r in scores.tables.get("retrieval", []) if r["variant"] == "all"]
+    if rows:
+        table = Table("key", "how", "n", "candidates", "recall@1 [95% CI]", "chance",
+                      title="Recall@1 over the candidate captions (ties shared; intervals clustered by image)")
+        for r in rows:
+            table.add_row(r["key"], "ranked" if r["ranked"] else "answered", str(r["n"]), f"{r['candidates']:.1f}",
+                          f"{r['recall_at_1']:.0%} [{r['recall_at_1_lo']:.0%}-{r['recall_at_1_hi']:.0%}]",
+                          f"{r['chance']:.0%}" if r["chance"] is not None else "")
+        Console().print(table)
+    gaps = [r for r in scores.tables.get("compass_integration", []) if r["variant"] == "all" and r["n"] == "all"]
+    if gaps:
+        table = Table("level", "captions", "R@1 composed", "R@1 decomposed", "delta", "delta over N (mean +- sd)",
+                      title="COMPASS: compositional integration gap (seed 003, Table 2)")
+        for r in gaps:
+            spread = (f"{r['delta_mean_over_n']:.3f} +- {r['delta_sd_over_n']:.3f}"
+                      if r["delta_sd_over_n"] is not None else f"{r['delta_mean_over_n']:.3f}")
+            table.add_row(r["level"], str(r["captions"]), f"{r['r1_composed']:.1%}", f"{r['r1_decomposed']:.1%}",
+                          f"{r['delta']:+.3f}", spread)
+        Console().print(table)
+    for r in scores.tables.get("compass_perplexity", []):
+        if r.get("note"):
+            console.print(f"COMPASS perplexity check: {r['note']}", highlight=False)
 
 
 def print_breaking_points(scores) -> None:
@@ -444,7 +572,8 @@ def _fmt(value) -> str:
 
 def cmd_report(args) -> int:
     runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
-                        tolerance=args.tolerance, criterion=args.criterion) for run in args.runs]
+                        tolerance=args.tolerance, criterion=args.criterion, bins=dict(args.bins or []))
+            for run in args.runs]
     for run, scores in zip(args.runs, runs, strict=True):
         warn_partial(run, scores)
     viewer = None
@@ -457,7 +586,7 @@ def cmd_report(args) -> int:
 
 def cmd_compare(args) -> int:
     a, b = (load_scores(run, n_boot=args.bootstrap, seed=args.seed, tolerance=args.tolerance,
-                        criterion=args.criterion) for run in (args.run_a, args.run_b))
+                        criterion=args.criterion, bins=dict(args.bins or [])) for run in (args.run_a, args.run_b))
     result = compare(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
     out = Console()
     s = result["settings"]
@@ -597,6 +726,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=DefaultsParser)
 
+    rq = sub.add_parser("real-questions", help="ask real photographs with hand-written labels (FOLDER/labels.yaml) "
+                                               "the questions of a synthetic dataset, word for word")
+    rq.add_argument("folder", type=Path, help="folder of photos with labels.yaml")
+    rq.add_argument("--like", type=Path, required=True, help="the synthetic dataset whose questions are asked")
+    rq.add_argument("--labels", type=Path, help="the labels file (default FOLDER/labels.yaml)")
+    rq.add_argument("-o", "--output", type=Path, help="default: FOLDER/questions.jsonl")
+    rq.set_defaults(func=cmd_real_questions)
+
+    co = sub.add_parser("correlate", help="Pearson and Spearman correlation of per-level accuracy between a run "
+                                          "on synthetic images and a run on real photos (BYO-Eval appendix E)")
+    co.add_argument("synthetic", type=Path, help="run directory on the synthetic dataset")
+    co.add_argument("real", type=Path, help="run directory on the photos")
+    co.add_argument("-o", "--output", type=Path, help="default: REAL/correlation.json")
+    co.set_defaults(func=cmd_correlate)
+
+    imp = sub.add_parser("import-config", help="a BYO-Eval config (seed 002, appendix D) as a project config; "
+                                              "keys without a counterpart are named (exit 2)")
+    imp.add_argument("config", type=Path, help="BYO-Eval YAML: a dataset config (variables) or a base config")
+    imp.add_argument("-o", "--output", type=Path, help="write the project config here (default: print it)")
+    imp.add_argument("--family", choices=family_names(), help="the family, when the config does not say")
+    imp.add_argument("--skip-unmapped", action="store_true",
+                     help="leave out keys without a counterpart (listed, and as comments in the output)")
+    imp.set_defaults(func=cmd_import_config)
+
     plan = sub.add_parser("plan", help="validate a config; print the image count and combinations")
     plan.add_argument("config")
     plan.add_argument("--max-rows", type=whole(1), default=50, help="combinations to list")
@@ -640,9 +793,20 @@ def build_parser() -> argparse.ArgumentParser:
     questions.add_argument("dataset", type=Path)
     questions.add_argument("--preprompts", help="comma-separated: neutral,debiased,cot,debiased_cot,helpful")
     questions.add_argument("--instructions", help="comma-separated: direct,declarative,fill_blank")
-    questions.add_argument("--keys", help="comma-separated question keys (default: all of the family)")
+    questions.add_argument("--keys", help="comma-separated question keys or patterns ('compass_*'; default: all of "
+                           "the family)")
     questions.add_argument("--templates", type=Path, default=None, help="question templates folder")
+    questions.add_argument("--prompts", default=DEFAULT_PROMPTS, choices=list(PROMPT_SETS),
+                           help="prompt set: the project's own wording (byo) or BYO-Eval's (byo-eval: its "
+                                "preprompts, instruction styles and question wordings)")
     questions.add_argument("-o", "--output", type=Path, help="default: DATASET/questions.jsonl")
+    questions.add_argument("--unreadable", choices=("skip", "flag", "ask"), default=None,
+                           help="questions a readability rule finds unreadable in the image: skip them, ask them "
+                                "flagged (scored apart), or ask them (default: the config's questions.unreadable, "
+                                "else skip; docs/readability.md)")
+    questions.add_argument("--sheet", action="store_true",
+                           help=f"also draw DATASET/{SHEET_FILE}: the skipped and flagged unreadable cases, each "
+                                "object outlined and the reason written under it")
     add_wait(questions, "dataset (a render)")
     questions.set_defaults(func=cmd_questions)
 
@@ -670,6 +834,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_interval_arguments(score)
     add_curve_arguments(score)
     add_require_complete(score)
+    score.add_argument("--perplexity-model", help="COMPASS's perplexity check of the negatives: a transformers "
+                       "causal language model (a Hub name such as gpt2, or a folder); without it the check is skipped")
     score.set_defaults(func=cmd_score)
 
     report = sub.add_parser("report", help="one self-contained HTML report comparing runs and prompt variants")
@@ -744,6 +910,17 @@ def add_curve_arguments(p: argparse.ArgumentParser) -> None:
                    help="breaking points of counts score |error| <= this as a hit")
     p.add_argument("--criterion", type=_fraction, default=0.5,
                    help="threshold: where accuracy has come this far from chance to the ceiling")
+    p.add_argument("--bins", type=_bins, action="append", default=None, metavar="VARIABLE=LO-HI,...",
+                   help="ranges of a numeric variable's levels for the ranges table (repeatable; metrics keep every "
+                        "level), e.g. content.count=1-4,5-9,10-21 or content.count=byo-eval (BYO-Eval's Table 3)")
+
+
+def _bins(text: str) -> tuple[str, list[tuple[float, float]]]:
+    """An argparse type: VARIABLE=LO-HI,... (byo.score.tables.parse_bins)."""
+    try:
+        return parse_bins(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _fraction(text: str) -> float:
@@ -777,7 +954,8 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dataset", type=Path, help="dataset directory (with questions.jsonl)")
     p.add_argument("--provider", required=True,
                    help="openai, groq, ollama, openai-compatible, hf (transformers in this process), blind, oracle, "
-                   "or a --providers entry")
+                   "clip (open_clip) and hf-clip (transformers CLIP / SigLIP), which rank candidate captions, "
+                   "rank-oracle, rank-blind, or a --providers entry")
     p.add_argument("--model", help="model name (optional for blind and oracle; hf: a Hub name or a local folder)")
     p.add_argument("--questions", type=Path, help="question file (default DATASET/questions.jsonl)")
     p.add_argument("--providers", type=Path, help="providers YAML: endpoints, models, prices")
@@ -800,15 +978,25 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--structured", action="store_true", help="ask for the answer as JSON of a schema built from its "
                    "answer type (response_format; ollama: format), read without heuristics; the run is "
                    "PROVIDER-MODEL-structured: byo report and byo compare set it against the free-form run")
-    hf = p.add_argument_group("--provider hf (pip install 'byo-render[hf]')")
+    p.add_argument("--text-only", action="store_true", help="the text-only baseline: ask a language model "
+                   "(openai, groq, ollama, openai-compatible) each question without its image, to measure what the "
+                   "options alone give away (caption priors, Auto-Comp's blind LLM); the run is PROVIDER-MODEL-text-only")
+    hf = p.add_argument_group("--provider hf, clip, hf-clip (pip install 'byo-render[hf]' or '[clip]')")
     hf.add_argument("--device", default="auto", type=device_name, help="where the model runs: auto (CUDA, then MPS, then CPU), cpu, "
                     "cuda, cuda:1, mps")
     hf.add_argument("--dtype", choices=["auto", "float32", "bfloat16", "float16"], default="auto",
                     help="the weights' dtype (auto: the checkpoint's)")
-    hf.add_argument("--batch-size", type=whole(1), default=8, help="questions generated together (at most "
-                    "--concurrency)")
+    hf.add_argument("--batch-size", type=whole(1), default=8, help="hf: questions generated together (at most "
+                    "--concurrency); clip, hf-clip: images or captions embedded together")
     p.add_argument("--repeats", type=whole(1), default=1, help="ask each question K times: repeat 1 is the run, "
                    "repeat r the run RUN.repeat-r (asked anew, cached per repeat); byo score reports their agreement")
+    shots = p.add_argument_group("few-shot prompts (openai, groq, openai-compatible, ollama)")
+    shots.add_argument("--shots", type=whole(0), default=0, help="K solved examples (image, prompt, true answer) of "
+                       "the same question key and prompt before each question, never its own image; the run is "
+                       "PROVIDER-MODEL-Kshot")
+    shots.add_argument("--shots-from", metavar="SPLIT|DATASET", help="where the examples come from: a split of the "
+                       "dataset (train, val, test) or another dataset directory (default: the whole dataset)")
+    shots.add_argument("--shots-seed", type=whole(0), default=0, help="which examples are drawn (per question)")
     add_max_answer_chars(p)
     add_wait(p, "run")
 

@@ -2,20 +2,35 @@
 
 Dataset size: the enumerated variables (`fixed`, `varying_all`, `varying_all_range`) form a
 Cartesian product of their levels; each combination is rendered `n_images` times. Random
-variables (`varying_random`, `varying_among_range`) add no combinations: they are drawn per
-image from that image's seed.
+variables (`varying_random`, `varying_among`, `varying_among_range`) add no combinations: they are
+drawn per image from that image's seed.
+
+BYO-Eval's per-variable randomization (seed 002, appendix D.1.5: `randomize: bool = False`,
+`randomize_percentage: float = 0.2`, "Whether to randomize around the value"): a numeric
+variable with `randomize: true` puts each image's value uniformly within +-randomize_percentage of
+its level (relative), drawn from the image's seed; the image keeps its nominal level in `levels`
+(so per-level scores group by the level asked for) and the legend records the value used.
 """
 
 from __future__ import annotations
 
 import copy
 import math
+import re
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
 import yaml
-from pydantic import BaseModel, Field, PrivateAttr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    PrivateAttr,
+    StrictBool,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from byo.errors import ConfigError, format_key_path
 from byo.schema import Strict, shown, validation_problems
@@ -30,15 +45,67 @@ class DatasetSection(Strict):
     seed: int = Field(0, ge=0, lt=2**63)
     n_images: int = Field(1, ge=1)
     split: str = "test"  # recorded in legends and the CLEVR scenes file
+    # Several splits in one dataset: split name -> relative size. Each split renders
+    # round(n_images * size / total) images per combination (at least 1) from a seed stream of its
+    # own (byo.seeding.split_seed), and `split_key` (a dotted scene path) takes the split's name.
+    splits: dict[str, float] | None = None
+    split_key: str | None = None
+
+    @field_validator("splits")
+    @classmethod
+    def _splits(cls, v):
+        if v is None:
+            return v
+        if not v:
+            raise ValueError("expected at least one split name with its relative size")
+        for name, size in v.items():
+            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
+                raise ValueError(f"split name {name!r}: expected letters, digits and _ (a file-name part)")
+            if not (isinstance(size, int | float) and math.isfinite(size) and size > 0):
+                raise ValueError(f"split {name!r}: expected a positive relative size, got {size!r}")
+        return v
+
+    @model_validator(mode="after")
+    def _split_key(self):
+        if self.split_key is not None and self.splits is None:
+            raise ValueError("split_key needs splits (the split names it takes)")
+        return self
+
+    def split_sizes(self) -> list[tuple[str, int]]:
+        """(split, images per combination) of a dataset with `splits`, in their order."""
+        if self.splits is None:
+            return [(self.split, self.n_images)]
+        total = sum(self.splits.values())
+        return [(name, max(1, round(self.n_images * size / total))) for name, size in self.splits.items()]
+
+
+def _number(v) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
 
 
 class _Variation(Strict):
     n_images: int | None = Field(None, ge=1)
+    randomize: StrictBool = False  # `randomize: 1` is a mistake, not true
+    randomize_percentage: float = Field(0.2, ge=0, le=1)
+
+    def numeric_values(self) -> list:
+        """The values a randomized variable must hold as numbers."""
+        return []
+
+    @model_validator(mode="after")
+    def _randomized_numbers(self):
+        if self.randomize and not all(_number(v) for v in self.numeric_values()):
+            raise ValueError("randomize needs numeric levels: a value is put within +-randomize_percentage of its "
+                             "level")
+        return self
 
 
 class Fixed(_Variation):
     type: Literal["fixed"]
     value: Any
+
+    def numeric_values(self) -> list:
+        return [self.value]
 
     def count(self) -> int:
         return 1
@@ -50,6 +117,9 @@ class Fixed(_Variation):
 class VaryingAll(_Variation):
     type: Literal["varying_all"]
     levels: list[Any] = Field(min_length=1)
+
+    def numeric_values(self) -> list:
+        return self.levels
 
     def count(self) -> int:
         return len(self.levels)
@@ -89,6 +159,25 @@ class VaryingRandom(_Variation):
     type: Literal["varying_random"]
     choices: list[Any] = Field(min_length=1)
 
+    def numeric_values(self) -> list:
+        return self.choices
+
+
+class VaryingAmong(_Variation):
+    """One of `levels`, drawn per image: BYO-Eval's `varying_among` (appendix D.1.6, e.g. chip
+    colour options). The paper names it without defining it and its code does not implement it;
+    read as a draw among the listed levels, the same as `varying_random` over `choices`."""
+
+    type: Literal["varying_among"]
+    levels: list[Any] = Field(min_length=1)
+
+    @property
+    def choices(self) -> list[Any]:
+        return self.levels
+
+    def numeric_values(self) -> list:
+        return self.levels
+
 
 class VaryingAmongRange(_Variation):
     """Uniform draw from [min, max]; integers when both bounds are integers (unless `integer: false`)."""
@@ -112,7 +201,8 @@ class VaryingAmongRange(_Variation):
 
 
 Variation = Annotated[
-    Fixed | VaryingAll | VaryingAllRange | VaryingRandom | VaryingAmongRange, Field(discriminator="type")
+    Fixed | VaryingAll | VaryingAllRange | VaryingRandom | VaryingAmong | VaryingAmongRange,
+    Field(discriminator="type")
 ]
 ENUMERATED = (Fixed, VaryingAll, VaryingAllRange)
 
@@ -132,6 +222,20 @@ class SlurmSection(Strict):
     array_parallelism: int | None = Field(None, ge=1, le=100_000)  # tasks running at once
 
 
+UNREADABLE_POLICIES = ("skip", "flag", "ask")
+
+
+class QuestionsSection(Strict):
+    """What `byo questions` does with a question a readability rule finds the rendered image does
+    not show (docs/readability.md): skip it (counted with its reason), ask it flagged as unreadable
+    (scored apart, never mixed into accuracy), or ask it as any other."""
+
+    unreadable: Literal["skip", "flag", "ask"] = "skip"
+    # The question keys (or patterns: 'compass_*') `byo questions` asks by default; None: every key
+    # of the family but its opt-in ones (a family's opt_in_keys, e.g. COMPASS's 46 caption keys).
+    keys: list[str] | None = None
+
+
 class SceneFamily(Protocol):
     """What a config needs of its family (a byo.families.base.Family)."""
 
@@ -145,6 +249,7 @@ class DatasetConfig(Strict):
     scene: dict[str, Any] = Field(default_factory=dict)
     variables: dict[str, Variation] = Field(default_factory=dict)
     slurm: SlurmSection = Field(default_factory=SlurmSection)
+    questions: QuestionsSection = Field(default_factory=QuestionsSection)
     _family: SceneFamily | None = PrivateAttr(None)
 
     @property
@@ -166,7 +271,7 @@ class DatasetConfig(Strict):
         """The variables whose levels form the Cartesian product, each with count() and level(i)."""
         return {path: var for path, var in self.variables.items() if isinstance(var, ENUMERATED)}
 
-    def random_variables(self) -> dict[str, VaryingRandom | VaryingAmongRange]:
+    def random_variables(self) -> dict[str, VaryingRandom | VaryingAmong | VaryingAmongRange]:
         return {p: v for p, v in self.variables.items() if not isinstance(v, ENUMERATED)}
 
     @property
@@ -237,7 +342,23 @@ def validate_scene(scene: dict, family: SceneFamily, prefix: tuple = ("scene",))
 
 
 def _level_samples(var) -> list[tuple[str, Any]]:
-    """Values worth validating for a variable, with the key naming each."""
+    """Values worth validating for a variable, with the key naming each (a randomized one's levels
+    also at both ends of their randomization)."""
+    samples = _nominal_samples(var)
+    if var.randomize:
+        p = var.randomize_percentage
+        samples += [(f"{key} randomized by {sign}{p:g}", randomized(value, factor))
+                    for key, value in list(samples) for sign, factor in (("-", 1 - p), ("+", 1 + p))]
+    return samples
+
+
+def randomized(level: float, factor: float) -> float | int:
+    """A randomized variable's value: its level times `factor`, kept whole for a whole level."""
+    value = level * factor
+    return int(round(value)) if isinstance(level, int) else value
+
+
+def _nominal_samples(var) -> list[tuple[str, Any]]:
     if isinstance(var, Fixed):
         return [("value", var.value)]
     if isinstance(var, VaryingAll):
@@ -246,6 +367,8 @@ def _level_samples(var) -> list[tuple[str, Any]]:
         return [("min", var.level(0)), ("max", var.level(var.count() - 1))]
     if isinstance(var, VaryingRandom):
         return [(f"choices[{i}]", v) for i, v in enumerate(var.choices)]
+    if isinstance(var, VaryingAmong):
+        return [(f"levels[{i}]", v) for i, v in enumerate(var.levels)]
     lo, hi = (int(var.min), int(var.max)) if var.is_integer else (var.min, var.max)
     return [("min", lo), ("max", hi)]
 
@@ -351,6 +474,18 @@ def check_scene(cfg: DatasetConfig, file: str) -> None:
     if len(set(declared.values())) > 1:
         listing = ", ".join(f"{k}: {n}" for k, n in declared.items())
         problems.append(("variables", f"n_images must be the same for every variable that sets it (got {listing})"))
+    if cfg.dataset.split_key is not None:
+        for name in cfg.dataset.splits or {}:
+            scene = copy.deepcopy(base)
+            try:
+                set_path(scene, cfg.dataset.split_key, name)
+            except (KeyError, IndexError, ValueError) as err:
+                problems.append(("dataset.split_key", f"path does not lead into the scene (stuck at {err})"))
+                break
+            new = [p for p in validate_scene(scene, family)[2] if p not in known]
+            if new:
+                problems.append(("dataset.split_key", f"split {name!r} makes the scene invalid: "
+                                 + "; ".join(f"{k}: {m}" for k, m in new)))
 
     for var_path, var in cfg.variables.items():
         for key, value in _level_samples(var):

@@ -12,8 +12,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
-from byo.config import DatasetConfig, VaryingAmongRange
-from byo.seeding import STREAM_VARIABLES, image_seed, rng
+from byo.config import DatasetConfig, VaryingAmongRange, randomized
+from byo.seeding import STREAM_VARIABLES, rng, split_seed
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class ImageJob:
     combination: int  # index of the level combination
     repetition: int
     levels: dict[str, Any] = field(hash=False)  # enumerated levels and this image's random draws
+    split: str = "test"  # the split the image belongs to (dataset.split, or one of dataset.splits)
 
 
 def combination_count(cfg: DatasetConfig) -> int:
@@ -31,7 +32,22 @@ def combination_count(cfg: DatasetConfig) -> int:
 
 
 def image_count(cfg: DatasetConfig) -> int:
+    if cfg.dataset.splits is not None:
+        return combination_count(cfg) * sum(n for _, n in cfg.dataset.split_sizes())
     return combination_count(cfg) * cfg.repetitions
+
+
+def split_of(cfg: DatasetConfig, index: int) -> tuple[str, int, int]:
+    """(split, index within the split, its images per combination) of image `index`: the splits
+    of `dataset.splits` follow one another, each a block of combinations x its images."""
+    if cfg.dataset.splits is None:
+        return cfg.dataset.split, index, cfg.repetitions
+    combos, offset = combination_count(cfg), 0
+    for name, n in cfg.dataset.split_sizes():
+        if index < offset + combos * n:
+            return name, index - offset, n
+        offset += combos * n
+    raise IndexError(f"image {index} is past the plan's {offset} images")
 
 
 def combination(cfg: DatasetConfig, k: int) -> dict[str, Any]:
@@ -50,10 +66,24 @@ def draw_random_levels(cfg: DatasetConfig, seed: int) -> dict[str, Any]:
             g = rng(seed, STREAM_VARIABLES, i)
             drawn[path] = (int(g.integers(int(var.min), int(var.max), endpoint=True)) if var.is_integer
                            else round(float(g.uniform(var.min, var.max)), 6))
-        elif var.type == "varying_random":
+        elif var.type in ("varying_random", "varying_among"):
             g = rng(seed, STREAM_VARIABLES, i)
             drawn[path] = var.choices[int(g.integers(len(var.choices)))]
     return drawn
+
+
+RANDOMIZE_STREAM = 1000  # beside each variable's own draw: variable i randomizes from stream 1000 + i
+
+
+def randomized_levels(cfg: DatasetConfig, levels: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The values an image's scene uses: each `randomize` variable's level put uniformly within
+    +-randomize_percentage of itself, from the image's seed (the nominal levels stay the image's)."""
+    out = dict(levels)
+    for i, (path, var) in enumerate(cfg.variables.items()):
+        if var.randomize and path in out:
+            u = float(rng(seed, STREAM_VARIABLES, RANDOMIZE_STREAM + i).uniform(-1, 1))
+            out[path] = randomized(out[path], 1 + u * var.randomize_percentage)
+    return out
 
 
 def image_name(cfg: DatasetConfig, index: int) -> str:
@@ -62,12 +92,15 @@ def image_name(cfg: DatasetConfig, index: int) -> str:
 
 
 def make_job(cfg: DatasetConfig, index: int) -> ImageJob:
-    combo_index, repetition = divmod(index, cfg.repetitions)
-    seed = image_seed(cfg.dataset.seed, index)
+    split, local, repetitions = split_of(cfg, index)
+    combo_index, repetition = divmod(local, repetitions)
+    seed = split_seed(cfg.dataset.seed, split, local)
     levels = {**combination(cfg, combo_index), **draw_random_levels(cfg, seed)}
     ordered = {path: levels[path] for path in cfg.variables}
+    if cfg.dataset.split_key is not None:
+        ordered[cfg.dataset.split_key] = split
     return ImageJob(index=index, seed=seed, name=image_name(cfg, index), combination=combo_index,
-                    repetition=repetition, levels=ordered)
+                    repetition=repetition, levels=ordered, split=split)
 
 
 class Plan(Sequence[ImageJob]):

@@ -75,7 +75,7 @@ def resolved_config(cfg: DatasetConfig) -> dict:
         "scene": cfg.full_scene(),
         "variables": {k: v.model_dump(mode="json", exclude_none=True) for k, v in cfg.variables.items()},
         "images": image_count(cfg),
-    }
+    } | ({"questions": cfg.questions.model_dump()} if "questions" in cfg.model_fields_set else {})
 
 
 def sample_tasks(cfg: DatasetConfig, todo: Iterable[ImageJob], file: str) -> list[RenderTask]:

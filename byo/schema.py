@@ -169,7 +169,7 @@ def left_out_when_none(*names: str):
     return serialize
 
 _TYPE_NAMES = {"str", "int", "float", "bool", "none", "list", "dict"}
-_VARIATION_TAGS = {"fixed", "varying_all", "varying_all_range", "varying_random", "varying_among_range"}
+_VARIATION_TAGS = {"fixed", "varying_all", "varying_all_range", "varying_random", "varying_among", "varying_among_range"}
 
 
 def _is_union_tag(part) -> bool:

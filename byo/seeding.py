@@ -6,6 +6,8 @@ alone, in any order, on any worker.
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 
 STREAM_VARIABLES = 1
@@ -16,6 +18,19 @@ STREAM_PLACEMENT = 4
 
 def image_seed(dataset_seed: int, index: int) -> int:
     seq = np.random.SeedSequence(entropy=dataset_seed, spawn_key=(index,))
+    return int(seq.generate_state(1, dtype=np.uint32)[0])
+
+
+DEFAULT_SPLIT = "test"
+
+
+def split_seed(dataset_seed: int, split: str, index: int) -> int:
+    """The seed of image `index` of one split. Every split but the default draws from a stream of
+    its own (the dataset seed and a hash of the split's name), so two splits of a dataset never
+    share a scene; the default split keeps the dataset seed's plain stream (image_seed)."""
+    if split == DEFAULT_SPLIT:
+        return image_seed(dataset_seed, index)
+    seq = np.random.SeedSequence(entropy=(dataset_seed, zlib.crc32(split.encode())), spawn_key=(index,))
     return int(seq.generate_state(1, dtype=np.uint32)[0])
 
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict
 from byo import __version__
 from byo.config import DatasetConfig, scene_for_levels, validate_scene
 from byo.errors import ConfigError
-from byo.plan import ImageJob
+from byo.plan import ImageJob, randomized_levels
 from byo.seeding import STREAM_CONTENT, STREAM_PLACEMENT, STREAM_SETUP, rng
 from byo.setup_model import ResolvedSetup, resolve_setup
 
@@ -51,7 +51,7 @@ class PlacementError(RuntimeError):
 def sample_spec(cfg: DatasetConfig, job: ImageJob, attempt: int = 0, file: str = "<config>") -> SceneSpec:
     """The scene of `job` in a config loaded with its family, placed for the `attempt`-th time."""
     family = cfg.family
-    scene = scene_for_levels(cfg, job.levels)
+    scene = scene_for_levels(cfg, randomized_levels(cfg, job.levels, job.seed))
     setup_cfg, content, problems = validate_scene(scene, family)
     if problems:  # unreachable for a config that passed load_config, kept as a guard
         raise ConfigError(file, problems)
@@ -60,7 +60,7 @@ def sample_spec(cfg: DatasetConfig, job: ImageJob, attempt: int = 0, file: str =
     objects, extras = family.sample(content, setup, draw=rng(job.seed, STREAM_CONTENT),
                                     place=rng(job.seed, STREAM_PLACEMENT, attempt))
     return SceneSpec(
-        family=family.name, dataset=cfg.dataset.name, split=cfg.dataset.split, index=job.index,
+        family=family.name, dataset=cfg.dataset.name, split=job.split, index=job.index,
         name=job.name, seed=job.seed, attempt=attempt, levels=job.levels, setup=setup,
         content=content.model_dump(mode="json"), objects=objects, extras=extras,
     )

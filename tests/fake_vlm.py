@@ -42,6 +42,7 @@ class Seen:
     at: float = 0.0  # time.monotonic() on arrival
     outcome: str = ""
     tokens: dict = field(default_factory=dict)
+    images: list[str] = field(default_factory=list)  # sha256 of every image sent, examples first
 
     @property
     def item(self) -> tuple[str, str | None]:
@@ -56,24 +57,31 @@ def image_format(data: bytes) -> str | None:
     return None
 
 
-def parse_request(route: str, body: dict) -> tuple[str, str, bytes | None]:
-    """(model, prompt, image bytes) from any of the three request shapes."""
+def parse_request(route: str, body: dict) -> tuple[str, str, bytes | None, list[bytes]]:
+    """(model, prompt, image bytes, every image in order) from any of the three request shapes;
+    the prompt and image are the last user turn's (earlier turns are few-shot examples)."""
     model = body["model"]
     if route == "/api/chat":
-        message = body["messages"][0]
-        images = message.get("images") or []
-        return model, message["content"], base64.b64decode(images[0]) if images else None
-    parts = body["input"][0]["content"] if route == "/v1/responses" else body["messages"][0]["content"]
-    prompt, image = "", None
-    for part in parts:
-        if part["type"] in ("text", "input_text"):
-            prompt += part["text"]
-        elif part["type"] in ("image_url", "input_image"):
-            url = part["image_url"]["url"] if part["type"] == "image_url" else part["image_url"]
-            header, _, data = url.partition(",")
-            assert header.startswith("data:image/") and header.endswith(";base64"), header
-            image = base64.b64decode(data)
-    return model, prompt, image
+        users = [m for m in body["messages"] if m["role"] == "user"]
+        every = [base64.b64decode(i) for m in users for i in m.get("images") or []]
+        images = users[-1].get("images") or []
+        return model, users[-1]["content"], base64.b64decode(images[0]) if images else None, every
+    turns = body["input"] if route == "/v1/responses" else body["messages"]
+    every, prompt, image = [], "", None
+    for turn in turns:
+        if turn["role"] != "user":
+            continue
+        prompt, image = "", None
+        for part in turn["content"]:
+            if part["type"] in ("text", "input_text"):
+                prompt += part["text"]
+            elif part["type"] in ("image_url", "input_image"):
+                url = part["image_url"]["url"] if part["type"] == "image_url" else part["image_url"]
+                header, _, data = url.partition(",")
+                assert header.startswith("data:image/") and header.endswith(";base64"), header
+                image = base64.b64decode(data)
+                every.append(image)
+    return model, prompt, image, every
 
 
 def reply_body(route: str, model: str, text: str, tokens: dict) -> dict:
@@ -99,8 +107,9 @@ def reply_body(route: str, model: str, text: str, tokens: dict) -> dict:
 
 class FakeVLM:
     def __init__(self, answer=None, *, latency: float = 0.0, fault_rate: float = 0.0, faults=FAULTS,
-                 seed: int = 0, hang: float = 1.0, retry_after: str = "0", plan=None):
+                 seed: int = 0, hang: float = 1.0, retry_after: str = "0", plan=None, text_only: bool = False):
         self.answer = answer or (lambda seen: "3")
+        self.text_only = text_only  # a language model: it answers prompts without an image, and refuses one
         self.latency = latency
         self.fault_rate = fault_rate
         self.faults = tuple(faults)
@@ -205,13 +214,22 @@ class _Handler(BaseHTTPRequestHandler):
         if route not in (*CHAT_ROUTES, "/v1/responses", "/api/chat"):
             self.error(404, f"no route {self.path}")  # echoes the query, as real servers do
             return
-        model, prompt, image = parse_request(route, body)
+        model, prompt, image, every = parse_request(route, body)
         seen = Seen(route, model, prompt, hashlib.sha256(image).hexdigest() if image else None,
                     image_format(image) if image else None, self.headers.get("Authorization"), body,
-                    time.monotonic())
+                    time.monotonic(), images=[hashlib.sha256(i).hexdigest() for i in every])
         fault = fake.choose_fault(seen)
         seen.outcome = fault or "pending"
-        if image is None or seen.image_format is None:
+        if fake.text_only and image is not None:
+            seen.outcome = "image_to_text_model"
+            self.error(400, "this model does not take images")
+        elif fake.text_only:
+            text = fake.answer(seen)
+            tokens = {"input": len(prompt.split()), "output": max(1, len(text.split()))}
+            self.send(200, json.dumps(reply_body(route, model, text, tokens)).encode())
+            with fake.lock:
+                seen.tokens, seen.outcome = tokens, "ok"
+        elif image is None or seen.image_format is None:
             seen.outcome = "no_image"
             self.error(400, "the request has no PNG or JPEG image")
         elif fault == "429":
@@ -235,7 +253,8 @@ class _Handler(BaseHTTPRequestHandler):
             if fake.latency:
                 time.sleep(fake.latency)
             text = fake.answer(seen)
-            tokens = {"input": len(prompt.split()) + IMAGE_TOKENS, "output": max(1, len(text.split()))}
+            tokens = {"input": len(prompt.split()) + IMAGE_TOKENS * max(1, len(seen.images)),
+                      "output": max(1, len(text.split()))}
             self.send(200, json.dumps(reply_body(route, model, text, tokens)).encode())
             with fake.lock:
                 seen.tokens, seen.outcome = tokens, "ok"

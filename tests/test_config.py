@@ -129,3 +129,57 @@ def test_a_colour_of_ones_own_is_checked_alike_in_every_family(family, content, 
     with pytest.raises(ConfigError) as err:
         load_config({"dataset": {"name": "c", "family": family}, "scene": {"content": content}})
     assert key in str(err.value) and "sRGB colour as 3" in str(err.value)
+
+
+# --- BYO-Eval's varying_among and per-variable randomization (appendix D.1.5-D.1.6) ----------------
+def _paper_variations() -> dict:
+    return {"dataset": {"name": "r", "family": "chess", "seed": 9, "n_images": 20}, "variables": {
+        "camera.distance": {"type": "varying_all", "levels": [2.0, 3.0], "randomize": True,
+                            "randomize_percentage": 0.1},
+        "content.count": {"type": "varying_among", "levels": [1, 3, 5]}}}
+
+
+def test_varying_among_draws_one_of_its_levels_per_image():
+    cfg = load_config(_paper_variations())
+    assert image_count(cfg) == 40  # a random variable adds no combination
+    drawn = [job.levels["content.count"] for job in jobs(cfg)]
+    assert set(drawn) == {1, 3, 5}
+    assert drawn == [job.levels["content.count"] for job in jobs(load_config(_paper_variations()))]
+
+
+def test_a_randomized_variable_keeps_its_level_and_varies_its_value_within_the_percentage():
+    from byo.spec import sample_spec
+
+    cfg = load_config(_paper_variations())
+    used = {}
+    for job in jobs(cfg):
+        level = job.levels["camera.distance"]
+        assert level in (2.0, 3.0)  # per-level scores group by the level asked for
+        used.setdefault(level, []).append(sample_spec(cfg, job).setup.camera.distance)
+    for level, values in used.items():
+        assert all(level * 0.9 - 1e-9 <= v <= level * 1.1 + 1e-9 for v in values)
+        assert len(set(values)) == len(values)  # each image its own draw
+        assert max(values) - min(values) > 0.05 * level  # spread over the range, not one side of it
+    again = [sample_spec(cfg, job).setup.camera.distance for job in jobs(load_config(_paper_variations()))]
+    assert again == [v for level in (2.0, 3.0) for v in used[level]]
+
+
+@pytest.mark.parametrize("variation, problem", [
+    ({"type": "varying_all", "levels": ["low", "high"], "randomize": True}, "randomize needs numeric levels"),
+    ({"type": "fixed", "value": 2.0, "randomize": 1}, "valid boolean"),
+    ({"type": "fixed", "value": 2.0, "randomize": True, "randomize_percentage": 2}, "less than or equal to 1"),
+    ({"type": "varying_among", "levels": []}, "at least 1"),
+])
+def test_bad_randomization_is_named(variation, problem, tmp_path, capsys):
+    path = write_config(tmp_path, {"dataset": {"name": "r", "family": "chess"}, "variables": {"camera.distance": variation}})
+    assert main(["plan", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "camera.distance" in err and problem in err
+
+
+def test_a_randomized_level_is_validated_at_both_ends(tmp_path, capsys):
+    # A camera 1 m away +-100% reaches 0 m at one end: refused before any render.
+    path = write_config(tmp_path, {"dataset": {"name": "r", "family": "chess"}, "variables": {
+        "camera.distance": {"type": "varying_all", "levels": [1.0, 2.0], "randomize": True, "randomize_percentage": 1}}})
+    assert main(["plan", str(path)]) == 2
+    assert "randomized by -1" in capsys.readouterr().err

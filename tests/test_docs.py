@@ -43,11 +43,19 @@ SKIPPED = {
     r"^ray start": "starts a Ray cluster; tests/test_executors.py starts one on loopback",
     r"--executor ray --address HEAD": "needs a Ray cluster; tests/test_executors.py renders on a two-node one",
     r"^sbatch|SLURM_ARRAY_TASK_ID|shard-\*": "needs Slurm; the two shards by hand on the same page are run",
+    r"--executor slurm(?!.*--slurm-local)": "needs Slurm; tests/executors/test_slurm.py runs the job array here "
+                                           "(--slurm-local)",
+    r"--provider hf --model": "downloads the model's weights; tests/providers/test_hf_local.py runs the provider "
+                              "with a tiny random model",
     r"^lmms-eval ": "lmms-eval runs in its own virtualenv in tests/export/test_harnesses.py",
     r"inspect eval task\.py|^cd output/demo-inspect$": "Inspect runs in its own virtualenv in tests/export/test_harnesses.py",
     r"python run\.py --data|^cp output/demo-vlmevalkit/": "VLMEvalKit is not installed here; tests/test_export.py checks "
                                                        "the TSV layout",
     r"^pip install": "would install into this environment; tests/test_families.py installs the copy",
+    r"--provider (clip|hf-clip) |runs/(clip|hf-clip)-": "loads a real image-text model's weights; "
+                                                       "tests/providers/test_image_text.py runs tiny ones end to end",
+    r"--text-only|runs/\S*-text-only": "the sandbox's fake server wants an image; tests/eval/test_text_only.py runs "
+                                      "the text-only baseline against one that takes text alone",
 }
 RUN_IN_SHELL = (r"^python -c ", r"^cp -r examples/toy_family ", r"^mv my_family/", r"^sed -i ")
 
@@ -155,10 +163,16 @@ def prepare(line: str, root: Path, fake: FakeVLM) -> str:
     """What a command needs that the page only describes: a few images, the answers file."""
     if line.startswith("byo render") and "--limit" not in line:
         line += " --limit 2"
+    if line.startswith("byo render dataset_configs/compass/"):  # COMPASS names shapes: 8 px across at least
+        config = root / line.split()[2]
+        data = yaml.safe_load(config.read_text())
+        data["scene"]["resolution"] = [160, 120]
+        config.write_text(yaml.safe_dump(data, sort_keys=False))
     if line.startswith("byo import-predictions answers.jsonl"):
         questions = (root / "output" / "demo" / "questions.jsonl").read_text().splitlines()
         (root / "answers.jsonl").write_text("".join(
             json.dumps({"id": json.loads(q)["id"], "response": "3"}) + "\n" for q in questions))
+    line = line.replace("http://localhost:8000/v1", f"{fake.url}/v1")  # a page's vLLM server: the fake
     if "--providers providers.yaml" in line:  # the page's providers file, its vLLM server the fake
         page = (ROOT / "docs" / "evaluation.md").read_text()
         block = re.search(r"```yaml\n(providers:.*?)```", page, re.S).group(1)

@@ -373,7 +373,8 @@ WIDGET_QUESTIONS = [
     ("identify_card_multiple_choice", "multiple_choice", "C", ["3 of clubs", "2 of hearts", "ace of spades"], "poker"),
     ("identify_type_several_pieces", "label_set", ["knight", "pawn"], None, "chess"),
     ("exist_color_shape", "yes_no", "no", None, "clevr"),
-    ("identify_container", "label", "none", None, "crest"),
+    # free text: no vocabulary holds the crest arrangements (containers now have one: a picker)
+    ("identify_modifier", "label", "three stacked", None, "crest"),
     ("locate_cell", "cell", [2, 3], None, "chess"),
 ]
 
@@ -424,7 +425,7 @@ def test_every_input_gives_an_answer_byo_score_reads(browser, tmp_path):
     responses = {json.loads(line)["id"]: json.loads(line)["response"]
                  for line in (run / "predictions.jsonl").read_text().splitlines()}
     assert responses == {"w0": "QH", "w1": "10S", "w2": "AS, 7D, 10C", "w3": "C", "w4": "pawn, knight", "w5": "no",
-                         "w6": "none", "w7": "row 2, column 3"}
+                         "w6": "three stacked", "w7": "row 2, column 3"}
     assert main(["score", str(run), "--bootstrap", "0"]) == 0
     assert json.loads((run / "scores.json").read_text())["overall"]["accuracy"] == 1.0
 

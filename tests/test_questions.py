@@ -10,11 +10,12 @@ import pytest
 from conftest import clevr_config, write_config
 
 from byo.cli import main
-from byo.errors import ConfigError
+from byo.dataset import RESOLVED_CONFIG, Layout
+from byo.errors import ConfigError, InputError
 from byo.families import get_family
-from byo.families.base import LETTERS, Retrieval, Skip, retrieval_choice
+from byo.families.base import LETTERS, Retrieval, Skip, Unreadable, retrieval_choice
 from byo.measure import read_mask
-from byo.questions.generate import INSTRUCTIONS, PREPROMPTS, generate
+from byo.questions.generate import INSTRUCTIONS, PREPROMPTS, default_keys, expand_keys, generate
 from byo.questions.load import load_questions
 from byo.runner import render_dataset
 
@@ -131,7 +132,7 @@ def test_chess_answers_match_an_independent_reading_of_the_legend(datasets):
 def test_clevr_answers_match_an_independent_reading_of_the_legend(datasets):
     for name in ("clevr", "binding", "relational", "two"):
         dataset = datasets[name]
-        rows, _ = rows_of(dataset)
+        rows, _ = rows_of(dataset, unreadable="ask")  # the answers themselves, readable or not
         legends = legends_by_image(dataset)
         for r in rows:
             legend = legends[r["image"]]
@@ -150,7 +151,7 @@ def test_clevr_answers_match_an_independent_reading_of_the_legend(datasets):
                 (o,) = [o for o in objects if o["kind"] == params["shape"]]
                 assert answer == o["attributes"]["color"]
             elif r["answer_type"] == "multiple_choice":
-                chosen = r["choices"]["ABCDEFGH".index(answer)]
+                chosen = r["choices"][LETTERS.index(answer)]
                 assert chosen in r["prompt"] and len(set(r["choices"])) == len(r["choices"])
                 by_x = sorted(objects, key=lambda o: o["pixel_coords"][0])
                 if key.startswith("binding"):
@@ -173,6 +174,9 @@ def test_clevr_answers_match_an_independent_reading_of_the_legend(datasets):
             assert Counter(r["key"] for r in rows)["binding_swap"] == 4
             swap = next(r for r in rows if r["key"] == "binding_swap")
             assert len(swap["choices"]) == 6  # 3! orderings of three colours
+            confusion = next(r for r in rows if r["key"] == "binding_confusion")
+            assert len(confusion["retrieval"]["captions"]) == 3**6  # N^(2N) captions read left to right
+            assert len(confusion["choices"]) == 26 and confusion["params"]["presented"] == "26 of 729 captions"
 
 
 def test_answers_follow_the_camera(tmp_path):
@@ -251,6 +255,8 @@ def test_a_candidate_set_is_recorded_once_with_the_chance_as_asked(datasets, mon
 
     def confusion(legend, rng):
         answer = original(legend, rng)
+        if isinstance(answer, Unreadable):  # the candidate set, readable in the image or not
+            answer = answer.answer
         if isinstance(answer, Skip):
             return answer
         truth = answer.choices[LETTERS.index(answer.value)]
@@ -293,3 +299,22 @@ def test_a_retrieval_set_is_checked():
     few = retrieval_choice(Retrieval(("a", "b", "c"), 1, ("x", "truth", "y")), np.random.default_rng(0))
     assert sorted(few.choices) == ["a", "b", "c"] and few.params["presented"] == "all 3 captions"
     assert few.choices[LETTERS.index(few.value)] == "b" and few.chance == pytest.approx(1 / 3)
+
+
+def test_opt_in_keys_are_asked_only_when_named_by_the_command_or_the_config(tmp_path):
+    """COMPASS's caption keys are CLEVR's opt-in set: every other CLEVR dataset would only skip
+    them. Without --keys, `byo questions` asks the config's questions.keys, else every key but
+    the opt-in ones."""
+    known = list(get_family("clevr").answers)
+    opt_in = get_family("clevr").opt_in_keys
+    default = expand_keys(None, known, opt_in)
+    assert default and not any(k.startswith("compass_") for k in default)
+    assert set(known) - set(default) == {k for k in known if k.startswith("compass_")}
+    named = expand_keys(["compass_oa_*"], known, opt_in)
+    assert named and all(k.startswith("compass_oa_") for k in named)
+    layout = Layout(tmp_path)
+    (tmp_path / RESOLVED_CONFIG).write_text(json.dumps({"questions": {"keys": ["compass_*", "count_objects"]}}))
+    assert default_keys(layout) == ["compass_*", "count_objects"]
+    (tmp_path / RESOLVED_CONFIG).write_text(json.dumps({"questions": {"keys": "compass_*"}}))
+    with pytest.raises(InputError, match="questions.keys"):
+        default_keys(layout)

@@ -8,6 +8,8 @@ of one question are one question) gets one verdict:
 - `wrong`: the pixels give another answer;
 - `ill_posed`: the image does not decide it (two true options, an object at the edge of
   visibility that changes the answer, a row asked on a board seen along its diagonal...);
+- `flagged`: ill-posed, and asked flagged as unreadable (`questions.unreadable: flag`): scored
+  apart, not a failure;
 - `unchecked`: the family has no audit for that key.
 
 A family's audit is the module of its package it names as `Family.audit` (e.g.
@@ -46,7 +48,7 @@ from byo.progress import Bar
 from byo.questions.load import QUESTIONS, load_questions
 
 AUDIT_FILE = "audit.json"
-STATUSES = ("ok", "wrong", "ill_posed", "unchecked")
+STATUSES = ("ok", "wrong", "ill_posed", "flagged", "unchecked")
 MAX_EDGE = 4  # objects in the ambiguous band tried in every combination
 PIXEL_TOLERANCE = 0.5  # legend pixel_coords against the projection, pixels
 
@@ -247,7 +249,8 @@ def audit_image(layout: Layout, legend: dict, report: AuditReport, groups: list[
         return
     try:
         with reading(file, "a legend"):
-            image = MeasuredImage.measure(legend, read_image(layout.mask(legend["name"]), "L"))
+            image = MeasuredImage.measure(legend, read_image(layout.mask(legend["name"]), "L"),
+                                          read_image(layout.image(legend["name"]), "RGB"))
     except ValidationError as err:
         raise ConfigError(str(file), [("setup", f"not a legend this version can audit ({err.error_count()} problems; "
                                                 "render the dataset again)")]) from None
@@ -272,5 +275,7 @@ def audit_image(layout: Layout, legend: dict, report: AuditReport, groups: list[
         except DATA_ERRORS as err:  # the legend and the question do not fit together
             status, expected, reason = "unchecked", None, f"cannot be audited ({type(err).__name__}: {err})"
             report.legend_problems.append(LegendProblem(legend["image"], q["key"], f"question {q['id']}: {reason}"))
+        if status == "ill_posed" and q.get("unreadable"):  # asked flagged as unreadable (questions.unreadable)
+            status = "flagged"
         report.questions.append(QuestionVerdict(q["id"], q["image"], q["key"], status, q["answer"],
                                                 expected, reason, len(rows)))

@@ -21,7 +21,8 @@ def answer_record(response: Response, latency_s: float, attempts: int, secrets: 
 
 
 def prediction_row(ev: Evaluation, q: Question, image: dict | None, *, status: str, attempts: int,
-                   latency_s: float | None, record: dict | None = None, error: str | None = None) -> dict:
+                   latency_s: float | None, record: dict | None = None, error: str | None = None,
+                   shots: tuple[str, ...] = ()) -> dict:
     tokens = record["tokens"] if record else None
     cost = ev.price.cost(tokens["input"] or 0, tokens["output"] or 0) if tokens else None
     return redact_all({
@@ -44,6 +45,7 @@ def prediction_row(ev: Evaluation, q: Question, image: dict | None, *, status: s
         "image": image,
         # --structured: the reply is JSON of the question's schema, and byo score reads it as such
         **({"structured": True} if ev.settings.structured else {}),
+        **({"shots": list(shots)} if shots else {}),  # --shots: the ids of the examples sent first
     }, ev.secrets)
 
 

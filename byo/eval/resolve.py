@@ -17,12 +17,14 @@ from byo.eval.layout import (
     run_path,
 )
 from byo.eval.settings import EvalSettings
+from byo.eval.shots import MAX_SHOTS, Shots
 from byo.providers import PROVIDERS, Provider, create_provider
 from byo.providers.catalog import ModelEntry, load_catalog, provider_entry
 from byo.providers.keys import redact_all, resolve_key
 from byo.questions.load import QUESTIONS, load_questions
 from byo.urls import url_secrets
 
+TEXT_ONLY = ("openai", "groq", "ollama", "openai-compatible")  # --text-only: language models behind an API
 BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "groq": "GROQ_BASE_URL", "ollama": "OLLAMA_HOST"}
 
 
@@ -36,6 +38,8 @@ def check_numbers(s: EvalSettings) -> None:
         ("--max-side", s.max_side is None or s.max_side >= 1, "at least 1 pixel"),
         ("--max-answer-chars", s.max_answer_chars is None or s.max_answer_chars >= 100, "at least 100 characters"),
         ("--repeats", 1 <= s.repeats <= MAX_REPEATS, f"1 to {MAX_REPEATS} repeats"),
+        ("--shots", 0 <= s.shots <= MAX_SHOTS, f"0 to {MAX_SHOTS} examples"),
+        ("--shots-seed", s.shots_seed >= 0, "0 or more"),
     ) if not ok]
     if bad:
         raise ConfigError("<command line>", [(flag, f"expected {expected}") for flag, expected in bad])
@@ -69,6 +73,24 @@ class Evaluation:
         self.questions_path = questions_path
         self.questions = all_questions[: s.limit] if s.limit is not None else all_questions
         check_numbers(s)
+        if s.shots and not PROVIDERS[self.ptype].few_shot:
+            raise ConfigError("<command line>", [("--shots", f"the {self.ptype} provider sends no examples; the "
+                                                  "OpenAI-compatible ones (openai, groq, openai-compatible) and "
+                                                  "ollama do")])
+        if s.shots and s.structured:
+            raise ConfigError("<command line>", [("--shots", "examples answer in free form; leave out --structured")])
+        if s.shots and s.text_only:
+            raise ConfigError("<command line>", [("--shots", "examples show their images; leave out --text-only")])
+        self.shots = Shots(s.shots, s.shots_from, s.shots_seed, self.dataset, self.questions, all_questions) \
+            if s.shots else None
+        if PROVIDERS[self.ptype].ranks and not any(q.retrieval is not None for q in self.questions):
+            raise ConfigError(str(questions_path), [("retrieval", f"no question carries candidate captions, which "
+                                                     f"the image-text provider {self.ptype} ranks; ask chat models "
+                                                     "these questions, or write questions of a key that has them "
+                                                     "(docs/image_text.md)")])
+        if s.text_only and self.ptype not in TEXT_ONLY:
+            raise ConfigError("<command line>", [("--text-only", f"asks a language model the questions without "
+                                                  f"their images through {', '.join(TEXT_ONLY)}; not {self.ptype}")])
 
         self.timeout = s.timeout or entry.timeout or PROVIDERS[self.ptype].default_timeout
         self.api = s.api or entry.api
@@ -93,13 +115,17 @@ class Evaluation:
         if entry.max_image_pixels:
             self.provider.limits = replace(self.provider.limits, max_pixels=entry.max_image_pixels)
 
-        name = s.run if s.run is not None else run_name(s.provider, self.model) + ("-structured" if s.structured else "")
+        name = s.run if s.run is not None else (run_name(s.provider, self.model) + ("-structured" if s.structured else "")
+                                                + (f"-{s.shots}shot" if s.shots else "")
+                                                + ("-text-only" if s.text_only else ""))
         self.run_dir = run_path(self.dataset, repeat_run_name(name, s.repeat))
         self.cache_path = Path(s.cache) if s.cache else default_cache(self.dataset)
         # Redacted as run.json records it (a key can hide in a URL), so that resuming compares like with like.
         self.identity = redact_all({"provider": s.provider, "type": self.ptype, "endpoint": self.provider.identity,
                                     "model": self.model, "parameters": s.params.model_dump(),
                                     "max_side": s.max_side, **({"repeat": s.repeat} if s.repeat > 1 else {}),
-                                    **({"structured": True} if s.structured else {})},
+                                    **({"structured": True} if s.structured else {}),
+                                    **({"shots": self.shots.identity()} if self.shots else {}),
+                                    **({"text_only": True} if s.text_only else {})},
                                    self.secrets)
         check_same_request(self.run_dir, self.identity)

@@ -31,6 +31,7 @@ from byo.eval.layout import (
 )
 from byo.eval.predictions import add_tokens, answer_record, prediction_row
 from byo.eval.progress import figures
+from byo.eval.ranking import RankingRun
 from byo.eval.requests import prepare
 from byo.eval.resolve import Evaluation
 from byo.eval.schedule import EndpointDown, Scheduler
@@ -57,6 +58,8 @@ def run_locked(ev: Evaluation, *, show_progress: bool = True,
     """Run a resolved evaluation while holding its run's lock (see `evaluate`)."""
     with writer_lock(ev.run_dir, what="run", wait=ev.settings.wait, on_wait=on_wait):
         check_same_request(ev.run_dir, ev.identity)  # again, now that no one else writes
+        if ev.provider.ranks:  # an image-text model ranks the candidate captions
+            return RankingRun(ev, earlier_rows(ev.run_dir / PREDICTIONS)).run(show_progress)
         return asyncio.run(Run(ev).run(show_progress))
 
 
@@ -108,17 +111,18 @@ class Run:
         if key is not None and (record := self.cache.get(key)) is not None:
             self.cached += 1
             return prediction_row(ev, q, image, status="ok", attempts=record["attempts"],
-                                  latency_s=record["latency_s"], record=record), None
+                                  latency_s=record["latency_s"], record=record, shots=prepared.shots), None
         outcome = await self.scheduler.send(ev.provider, prepared.request)
         if outcome.failure is not None:
             return prediction_row(ev, q, image, status=outcome.failure.status, attempts=outcome.attempts,
-                                  latency_s=outcome.latency_s, error=outcome.failure.message), None
+                                  latency_s=outcome.latency_s, error=outcome.failure.message,
+                                  shots=prepared.shots), None
         record = answer_record(outcome.response, outcome.latency_s, outcome.attempts, ev.secrets,
                                ev.settings.max_answer_chars)
         committed = self.cache.put(key, record) if key is not None else None
         add_tokens(self.tokens_new, record["tokens"])
         return prediction_row(ev, q, image, status="ok", attempts=outcome.attempts, latency_s=outcome.latency_s,
-                              record=record), committed
+                              record=record, shots=prepared.shots), committed
 
     async def run(self, show_progress: bool) -> EvalReport:
         ev = self.ev

@@ -32,11 +32,15 @@ class EvalSettings:
     max_side: int | None = None  # downscale images whose longest side exceeds this
     cache: Path | None = None
     structured: bool = False  # ask for the answer as JSON of a schema built from its answer type
+    text_only: bool = False  # the text-only baseline: the question without its image (caption priors)
     device: str = "auto"  # hf: where the model runs
     dtype: str = "auto"  # hf: the weights' dtype
-    batch_size: int = 8  # hf: questions generated together
+    batch_size: int = 8  # hf: questions generated together; image-text: images or captions embedded together
     repeats: int = 1  # --repeats K: each question asked K times, repeat r >= 2 in its own run (byo.eval.repeats)
     repeat: int = 1  # which of the K repeats this run is
+    shots: int = 0  # --shots K: solved examples before each question (byo.eval.shots)
+    shots_from: str | None = None  # a split of the dataset (train, val, test) or a dataset directory
+    shots_seed: int = 0  # which examples are drawn
     max_answer_chars: int | None = MAX_ANSWER_CHARS  # longer answers are stored cut; None: kept whole
     wait: bool = False  # another process writing the run: wait for it (else exit 2 naming it)
     backoff_base: float = 1.0  # seconds; doubled per attempt, with jitter

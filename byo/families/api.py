@@ -13,7 +13,8 @@ What is here, by the part of a family that uses it:
   lights, table... as applied), `CATALOG`;
 - content models: `Strict`, `SRGB`, `ColorDef` (a user's own colour) with `color_name` and
   `custom_rgb`, `keyed_error`, `left_out_when_none`, asset packs (`find_pack`, `PackError`);
-- answers: `Answer`, `Skip`, `AnswerTable`, `AnswerType`, `Retrieval` (candidate captions) and the
+- answers: `Answer`, `Skip`, `Unreadable` and the readability rules (`unless`, `not_shown`,
+  `not_separable`, `colour_unreadable`: docs/readability.md), `AnswerTable`, `AnswerType`, `Retrieval` (candidate captions) and the
   helpers answer functions share (`multiple_choice`, `retrieval_choice`...);
 - vocabulary: `domain`;
 - the audit kit: `MeasuredImage`, `Seen`, `AuditTable`, `Expected`, `IllPosed`, `letter_of`
@@ -36,6 +37,7 @@ from byo.families.audit_kit import (
     IllPosed,
     MeasuredImage,
     Seen,
+    guarded,
     letter_of,
 )
 from byo.families.base import (
@@ -46,18 +48,25 @@ from byo.families.base import (
     AnswerType,
     Column,
     Family,
+    ForeignKey,
+    Problem,
     ReportTable,
     Retrieval,
     Sheet,
     SheetOption,
     SheetRequest,
     Skip,
+    Unreadable,
     blur_px,
     box_size,
+    colour_unreadable,
     domain,
     multiple_choice,
+    not_separable,
+    not_shown,
     plural,
     retrieval_choice,
+    unless,
     unseen,
     view_elevation,
     visible,
@@ -78,10 +87,11 @@ from byo.spec import PlacementError, SceneObject, SceneSpec
 from byo.stats import proportion
 
 __all__ = [
+    "ForeignKey",
     "CATALOG", "EDGE", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
     "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "InputError", "Layout",
-    "MeasuredImage", "PackError", "PlacementError", "ReportTable", "ResolvedSetup", "Retrieval", "SceneObject", "SceneSpec",
-    "Seen", "Sheet", "SheetOption", "SheetRequest", "Skip", "Strict", "atomic_write_bytes", "atomic_write_text", "blur_px", "box_size", "color_name", "custom_rgb", "domain",
-    "find_pack", "font", "grid", "keyed_error", "left_out_when_none", "letter_of", "multiple_choice", "plural",
-    "png_bytes", "proportion", "read_json", "reading", "retrieval_choice", "thumbnail", "unseen", "view_elevation", "visible", "wrap",
+    "MeasuredImage", "PackError", "PlacementError", "Problem", "ReportTable", "ResolvedSetup", "Retrieval", "SceneObject", "SceneSpec",
+    "Seen", "Sheet", "SheetOption", "SheetRequest", "Skip", "Unreadable", "Strict", "atomic_write_bytes", "atomic_write_text", "blur_px", "box_size", "color_name", "colour_unreadable", "custom_rgb", "domain",
+    "find_pack", "font", "grid", "guarded", "keyed_error", "left_out_when_none", "letter_of", "multiple_choice", "not_separable", "not_shown", "plural",
+    "png_bytes", "proportion", "read_json", "reading", "retrieval_choice", "thumbnail", "unless", "unseen", "view_elevation", "visible", "wrap",
 ]

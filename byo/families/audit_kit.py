@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from byo import evidence
 from byo.camera import Projector, defocus_diameter_px
 from byo.setup_model import ResolvedSetup
 
@@ -53,11 +54,12 @@ class MeasuredImage:
     mask: np.ndarray
     setup: ResolvedSetup
     objects: list[Seen] = field(default_factory=list)
+    rgb: np.ndarray | None = None  # the rendered image (H x W x 3, 8-bit); None: no readability evidence
 
     @classmethod
-    def measure(cls, legend: dict, mask: np.ndarray) -> MeasuredImage:
+    def measure(cls, legend: dict, mask: np.ndarray, rgb: np.ndarray | None = None) -> MeasuredImage:
         setup = ResolvedSetup.model_validate(legend["setup"])
-        image = cls(legend, mask, setup)
+        image = cls(legend, mask, setup, rgb=rgb)
         for o in legend["objects"]:
             ids = [o["id"], *image.part_ids(o["id"])]  # an object's pixels include its parts' (own mask ids)
             n = int(sum(image.pixel_counts[i] for i in ids))
@@ -112,6 +114,45 @@ class MeasuredImage:
         return float(defocus_diameter_px(o.centre[2], focal_length=cam.focal_length, sensor_width=cam.sensor_width,
                                          fstop=b.fstop, focus_distance=b.focus_distance, resolution=self.size))
 
+    # --- readability in the rendered image file (byo.evidence; docs/readability.md) ------------
+    @cached_property
+    def evidence(self) -> dict[int, evidence.Evidence]:
+        """Each object's evidence measured again from the image and mask files ({} without the image)."""
+        if self.rgb is None:
+            return {}
+        return evidence.measure_objects(self.rgb, self.mask, {o.id: [o.id, *self.part_ids(o.id)] for o in self.objects})
+
+    def unshown(self, objects: list[Seen]) -> IllPosed | None:
+        """Ill-posed when an object does not stand out from its surroundings in the image."""
+        for o in objects:
+            e = self.evidence.get(o.id)
+            if e is not None and not evidence.shows(e):
+                return IllPosed(f"unreadable (contrast): {o.kind} {o.id} does not stand out in the image "
+                                f"(contrast {e.contrast:.1f}, edge {e.edge:.1f} grey levels)")
+        return None
+
+    def unseparable(self, objects: list[Seen]) -> IllPosed | None:
+        """Ill-posed when an object that borders another shows neither ink nor a seam in the image."""
+        for o in objects:
+            e = self.evidence.get(o.id)
+            if e is not None and e.seam is not None and not evidence.separable(e):
+                return IllPosed(f"unreadable (overlap): {o.kind} {o.id} merges with its neighbour in the image "
+                                f"(ink {e.ink} px, seam {e.seam:.1f} grey levels)")
+        return None
+
+    def colour_off(self, objects: list[Seen], palette: dict[str, tuple[float, ...]]) -> IllPosed | None:
+        """Ill-posed when an object's rendered colour is not nearer its own palette colour than any
+        other by evidence.COLOUR_MARGIN (CIEDE2000)."""
+        for o in objects:
+            e, own = self.evidence.get(o.id), o.attributes.get("color")
+            if e is None or not isinstance(own, str) or own not in palette:
+                continue
+            margin, nearest = evidence.colour_margin(e.lab, own, palette)
+            if margin < evidence.COLOUR_MARGIN:
+                return IllPosed(f"unreadable (colour): {own} {o.kind} {o.id} renders as {nearest} "
+                                f"(ΔE00 margin {margin:.1f})")
+        return None
+
     def elevation_to(self, point) -> float:
         """Degrees above the horizon of the camera's line of sight to `point`."""
         cam = self.setup.camera
@@ -164,3 +205,15 @@ def letter_of(question: dict, truths: list[bool]) -> Finding:
         return IllPosed(f"{len(true)} options are true of the image: "
                         + (", ".join(question["choices"][k] for k in true) or "none"))
     return Expected("ABCDEFGHIJKLMNOPQRSTUVWXYZ"[true[0]])
+
+
+def guarded(table: AuditTable, keys, check: Callable[[dict, MeasuredImage, list[Seen]], IllPosed | None]) -> None:
+    """Wrap the audits of `keys` in `table`: a question is ill-posed when `check` finds an object it
+    depends on unreadable in the image, whatever the pixels' answer."""
+    for key in keys:
+        fn = table[key]
+
+        def checked(q, image, seen, fn=fn):
+            return check(q, image, seen) or fn(q, image, seen)
+
+        table[key] = checked

@@ -33,6 +33,7 @@ import numpy as np
 from PIL import Image
 from pydantic import BaseModel
 
+from byo import evidence
 from byo.camera import defocus_diameter_px
 from byo.setup_model import ResolvedSetup
 from byo.spec import SceneObject, SceneSpec
@@ -77,7 +78,32 @@ class Skip:
     reason: str  # why the question is ill-defined for this image
 
 
-AnswerFn = Callable[[dict, np.random.Generator], Answer | Skip]
+@dataclass(frozen=True)
+class Unreadable:
+    """An answer the image does not show: a readability rule (`rule`: "contrast", "overlap",
+    "colour", "type", "identity"...) finds an object the question depends on unreadable in the
+    rendered image. The question policy (`questions.unreadable` in the config) skips it (the
+    default), asks it flagged as unreadable, or asks it."""
+
+    rule: str
+    reason: str
+    answer: Answer
+    objects: tuple[int, ...] = ()  # ids of the objects the rule finds unreadable, when it names them
+
+
+# (rule, reason) or (rule, reason, object ids) of a readability rule that fails
+Problem = tuple[str, str] | tuple[str, str, tuple[int, ...]]
+
+
+def unless(problem: Problem | None, result: Answer | Skip | Unreadable) -> Answer | Skip | Unreadable:
+    """`result`, marked Unreadable when `problem` (a failing readability rule) is given."""
+    if problem is None or not isinstance(result, Answer):
+        return result
+    rule, reason, *ids = problem
+    return Unreadable(rule, reason, result, tuple(ids[0]) if ids else ())
+
+
+AnswerFn = Callable[[dict, np.random.Generator], Answer | Skip | Unreadable]
 
 
 class AnswerTable(dict[str, AnswerFn]):
@@ -126,6 +152,53 @@ def view_elevation(legend: dict, point) -> float:
     return math.degrees(math.atan2(dz, math.hypot(dx, dy)))
 
 
+# --- readability in the rendered image (byo/evidence.py measures `rendered`) ------------------
+def _where(o: dict) -> str:
+    a = o["attributes"]
+    name = a.get("name") or " ".join(str(a[k]) for k in ("color", "type") if isinstance(a.get(k), str)) or o["kind"]
+    return f"{name} (object {o['id']})"
+
+
+def not_shown(objects: list[dict]) -> Problem | None:
+    """The first object that does not stand out from its surroundings in the rendered image (its
+    `rendered` evidence fails evidence.shows): blur or a background like it hides it."""
+    for o in objects:
+        e = o.get("rendered")
+        if e and not (e["contrast"] >= evidence.SHOW_CONTRAST or e["edge"] >= evidence.SHOW_EDGE):
+            return ("contrast", f"{_where(o)} does not stand out: contrast {e['contrast']:.2f} < "
+                                f"{evidence.SHOW_CONTRAST:g} and edge {e['edge']:.2f} < {evidence.SHOW_EDGE:g} grey levels",
+                    (o["id"],))
+    return None
+
+
+def not_separable(objects: list[dict]) -> Problem | None:
+    """The first object that borders another and shows neither ink nor a seam in its visible
+    part (evidence.separable): it merges with its neighbour."""
+    for o in objects:
+        e = o.get("rendered")
+        if e and e["seam"] is not None and not (e["ink"] >= evidence.SEPARATE_INK
+                                                or e["seam"] >= evidence.SEPARATE_SEAM):
+            return ("overlap", f"{_where(o)} merges with the object it overlaps: ink {e['ink']} px < "
+                               f"{evidence.SEPARATE_INK}, seam {e['seam']:.1f} < {evidence.SEPARATE_SEAM:g} grey levels",
+                    (o["id"],))
+    return None
+
+
+def colour_unreadable(objects: list[dict], palette: Mapping[str, Sequence[float]]) -> Problem | None:
+    """The first object whose rendered colour (median CIELAB) is not nearer its own palette colour
+    than any other by evidence.COLOUR_MARGIN (CIEDE2000); `palette`: name -> sRGB 0-1. Objects of a
+    colour outside the palette are not judged."""
+    for o in objects:
+        e, own = o.get("rendered"), o["attributes"].get("color")
+        if not e or not isinstance(own, str) or own not in palette:
+            continue
+        margin, nearest = evidence.colour_margin(e["lab"], own, palette)
+        if margin < evidence.COLOUR_MARGIN:
+            return ("colour", f"{_where(o)} renders as {nearest}: ΔE00 margin {margin:.1f} < {evidence.COLOUR_MARGIN:g}",
+                    (o["id"],))
+    return None
+
+
 def box_size(o: dict) -> tuple[int, int]:
     """Width and height (pixels) of the object's visible box; (0, 0) when nothing shows."""
     if not o.get("bbox"):
@@ -139,7 +212,7 @@ def box_size(o: dict) -> tuple[int, int]:
 MAX_AMBIGUOUS = 3
 
 
-def ask(fn: AnswerFn, legend: dict, key: str) -> Answer | Skip:
+def ask(fn: AnswerFn, legend: dict, key: str) -> Answer | Skip | Unreadable:
     """The answer of `fn` for this image, or a Skip when it would depend on an object in the
     ambiguous band (a person may or may not see it): every way of seeing those objects must give
     the same question and answer."""
@@ -240,6 +313,9 @@ class ReportTable:
     # (scored rows of one key and prompt variant, true answers of the key's training images)
     # -> metric rows, one per slice
     measure: Callable[[list[dict], list[Any]], list[dict]]
+    # Question keys it measures whatever their answer type (a table a family declares in
+    # `Family.tables`, over shared answer types such as multiple choice); () for an answer type's own.
+    keys: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -298,6 +374,18 @@ class Sheet:
     alias: str | None = None  # the command's older name (byo ALIAS ...)
 
 
+# --- configs of other tools ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class ForeignKey:
+    """How a key of another tool's config (e.g. BYO-Eval's `chess.count_config`) maps onto the
+    family's: the dotted `path` in the project's scene (None: no counterpart, `note` says why), and
+    `convert` for its values (raising ValueError for a value without a counterpart)."""
+
+    path: str | None
+    convert: Callable[[Any], Any] | None = None
+    note: str = ""
+
+
 # --- the family ---------------------------------------------------------------------------
 class Family:
     """One family of scenes. A subclass sets the class attributes and implements `sample`;
@@ -319,6 +407,13 @@ class Family:
     builder: str = "builder"  # the module of `package` that builds a spec in Blender
     audit: str | None = None  # the module of `package` with AUDITS (and LEGEND_CHECKS), for byo audit
     sheets: tuple[Sheet, ...] = ()  # the sheets `byo sheet KIND` draws
+    # Patterns of keys asked only when named (byo questions --keys, or the config's questions.keys):
+    # sets meant for one study, which every other dataset of the family would only skip.
+    opt_in_keys: tuple[str, ...] = ()
+    tables: tuple[ReportTable, ...] = ()  # its own metrics of the question keys each table names
+    # Configs of other tools it reads (`byo import-config`): format -> their key -> ForeignKey.
+    # A config is the family's when one of its keys starts with a key (or section) listed here.
+    foreign_keys: Mapping[str, Mapping[str, ForeignKey]] = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -355,6 +450,12 @@ class Family:
     def export(self, layout, legends: list[dict[str, Any]]) -> dict[str, Any]:
         """Dataset-level files in the family's own formats; returns name -> path."""
         return {}
+
+    def training_config(self, config: dict[str, Any]) -> dict[str, Any]:
+        """The config (as data) whose images hold the training split of the dataset `config`
+        makes, for metrics that need the training labels (byo.score.training): by default the
+        config itself, its training images those whose `image_split` is "train"."""
+        return config
 
     def image_split(self, legend: dict[str, Any]) -> str:
         """The split an image belongs to (the COCO and WebDataset exports write one file or set

@@ -4,7 +4,9 @@ A provider type is one module and one line in `PROVIDERS`. A reference provider 
 that calls no model) is built as `cls(model, params, questions=...)`; any other as
 `cls(model, params, api_key=..., base_url=..., timeout=..., limits=..., connections=...)`, where
 `connections` is how many requests may be in flight at once (its HTTP pool's size). The `hf`
-provider runs a transformers model in this process (byo.providers.hf_local).
+provider runs a transformers model in this process (byo.providers.hf_local). Image-text models
+(`clip`, `hf-clip`, and the reference rankers `rank-oracle`, `rank-blind`) rank candidate
+captions instead of answering (byo.providers.image_text; their class says `ranks = True`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from byo.providers.base import (
     Response,
 )
 from byo.providers.hf_local import HuggingFace
+from byo.providers.image_text import HFClip, ImageText, OpenClip, RankBlind, RankOracle
 from byo.providers.ollama_api import Ollama
 from byo.providers.openai_api import ChatCompletions, Groq, OpenAICompatible, OpenAIResponses
 from byo.providers.reference import Blind, Oracle
@@ -35,6 +38,11 @@ PROVIDERS: dict[str, type[Provider]] = {
     "blind": Blind,
     "oracle": Oracle,
     "hf": HuggingFace,  # transformers in this process
+    # image-text models: rank a question's candidate captions (byo.eval.ranking)
+    "clip": OpenClip,  # open_clip
+    "hf-clip": HFClip,  # transformers CLIP / SigLIP
+    "rank-oracle": RankOracle,
+    "rank-blind": RankBlind,
 }
 
 
@@ -57,6 +65,6 @@ def create_provider(ptype: str, model: str, params: GenerationParams, *, api: st
     cls = OpenAIResponses if api == "responses" else PROVIDERS[ptype]
     if cls.reference:
         return cls(model, params, questions=questions or [])
-    extra = (local or {}) if cls is HuggingFace else {}
+    extra = (local or {}) if issubclass(cls, HuggingFace | ImageText) else {}
     return cls(model, params, api_key=api_key, base_url=base_url, timeout=timeout, limits=limits,
                connections=connections, **extra)

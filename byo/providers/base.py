@@ -59,11 +59,21 @@ class ImagePayload:
 
 
 @dataclass(frozen=True)
+class Shot:
+    """A solved example before the question (byo eval --shots): its prompt, image and answer."""
+
+    prompt: str
+    image: ImagePayload
+    answer: str
+
+
+@dataclass(frozen=True)
 class Request:
     prompt: str
     image: ImagePayload | None  # None only for providers with `needs_image = False`
     question: Any = None  # the Question; only the reference providers look at it
     schema: dict | None = None  # --structured: the JSON schema the reply must follow
+    shots: tuple[Shot, ...] = ()  # --shots K: examples sent first, as user / assistant turns
 
 
 @dataclass
@@ -162,9 +172,11 @@ class Provider:
     type = ""
     needs_image = True
     reference = False  # a baseline that calls no model (blind, oracle)
+    ranks = False  # an image-text model: ranks a question's candidate captions (byo.eval.ranking)
     cacheable = True
     default_timeout = 60.0  # seconds per request, unless --timeout or the providers file says
     structured = False  # takes a JSON schema for its reply (Request.schema; byo eval --structured)
+    few_shot = False  # sends Request.shots (byo eval --shots) as earlier turns of the conversation
 
     def __init__(self, model: str, params: GenerationParams, *, base_url: str | None = None,
                  limits: ImageLimits | None = None):

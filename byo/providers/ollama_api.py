@@ -42,6 +42,7 @@ def ollama_models() -> list[str] | None:
 class Ollama(Provider):
     type = "ollama"
     structured = True  # `format`: a JSON schema
+    few_shot = True  # examples as earlier user (text + images) and assistant messages
 
     def __init__(self, model: str, params: GenerationParams, *, api_key: str | None = None,
                  base_url: str | None = None, timeout: float = 60.0, limits: ImageLimits | None = None,
@@ -73,10 +74,15 @@ class Ollama(Provider):
         import httpx
         import ollama
 
-        message = {"role": "user", "content": request.prompt, "images": [request.image.data]}
+        shots = [turn for shot in request.shots for turn in (
+            {"role": "user", "content": shot.prompt, "images": [shot.image.data]},
+            {"role": "assistant", "content": shot.answer})]
+        message = {"role": "user", "content": request.prompt}
+        if request.image is not None:  # None: the text-only baseline (byo eval --text-only)
+            message["images"] = [request.image.data]
         try:
             extra = {"format": request.schema} if request.schema is not None else {}
-            reply = await self.client.chat(model=self.model, messages=[message], options=self.options(),
+            reply = await self.client.chat(model=self.model, messages=[*shots, message], options=self.options(),
                                            stream=False, **extra)
         except ollama.ResponseError as err:
             raise failure_for_http_status(err.status_code, error_message(err.error, str(err))) from None

@@ -89,6 +89,7 @@ class ChatCompletions(Provider):
     max_tokens_field = "max_completion_tokens"
     sdk_name = "openai"
     structured = True  # response_format: json_schema
+    few_shot = True  # examples as earlier user (text + image) and assistant turns
 
     def __init__(self, model: str, params: GenerationParams, *, api_key: str | None,
                  base_url: str | None = None, timeout: float = 60.0, limits: ImageLimits | None = None,
@@ -112,16 +113,22 @@ class ChatCompletions(Provider):
         return openai.AsyncOpenAI(api_key=api_key, timeout=http_timeout(timeout, openai.Timeout), max_retries=0,
                                   http_client=openai_http_client(connections), **kwargs)
 
+    def user_turn(self, prompt: str, image: ImagePayload | None) -> dict:
+        """A user turn: the text, then the image (None: the text-only baseline, byo eval --text-only)."""
+        content = [{"type": "text", "text": prompt}]
+        if image is not None:
+            image_url = {"url": data_uri(image)}
+            if self.params.detail is not None:
+                image_url["detail"] = self.params.detail
+            content.append({"type": "image_url", "image_url": image_url})
+        return {"role": "user", "content": content}
+
     def arguments(self, request: Request) -> dict:
-        image_url = {"url": data_uri(request.image)}
-        if self.params.detail is not None:
-            image_url["detail"] = self.params.detail
+        shots = [turn for shot in request.shots
+                 for turn in (self.user_turn(shot.prompt, shot.image), {"role": "assistant", "content": shot.answer})]
         args = {
             "model": self.model,
-            "messages": [{"role": "user", "content": [
-                {"type": "text", "text": request.prompt},
-                {"type": "image_url", "image_url": image_url},
-            ]}],
+            "messages": [*shots, self.user_turn(request.prompt, request.image)],
             "temperature": self.params.temperature,
         }
         if self.params.max_tokens is not None:
@@ -205,14 +212,18 @@ class OpenAIResponses(ChatCompletions):
 
     type = "openai-responses"
 
+    def user_turn(self, prompt: str, image: ImagePayload | None) -> dict:
+        content = [{"type": "input_text", "text": prompt}]
+        if image is not None:  # None: the text-only baseline
+            content.append({"type": "input_image", "image_url": data_uri(image), "detail": self.params.detail or "auto"})
+        return {"role": "user", "content": content}
+
     def arguments(self, request: Request) -> dict:
+        shots = [turn for shot in request.shots
+                 for turn in (self.user_turn(shot.prompt, shot.image), {"role": "assistant", "content": shot.answer})]
         args = {
             "model": self.model,
-            "input": [{"role": "user", "content": [
-                {"type": "input_text", "text": request.prompt},
-                {"type": "input_image", "image_url": data_uri(request.image),
-                 "detail": self.params.detail or "auto"},
-            ]}],
+            "input": [*shots, self.user_turn(request.prompt, request.image)],
             "temperature": self.params.temperature,
             "store": False,  # the API stores responses unless told not to
         }

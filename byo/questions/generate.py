@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from collections import Counter
 from collections.abc import Callable
@@ -12,28 +13,41 @@ from typing import Any
 
 import jinja2
 import yaml
-from pydantic import ValidationError
+from pydantic import ValidationError, field_validator
 
-from byo.dataset import Layout, atomic_write_text
+from byo.config import UNREADABLE_POLICIES
+from byo.dataset import RESOLVED_CONFIG, Layout, atomic_write_text
 from byo.errors import ConfigError, InputError
+from byo.evidence import measure_objects
 from byo.families import get_family
-from byo.families.base import CATALOG, Answer, Skip, ask
-from byo.inputs import reading
+from byo.families.base import CATALOG, Answer, Skip, Unreadable, ask
+from byo.inputs import read_image, read_json, reading
 from byo.locks import writer_lock
-from byo.questions.load import QUESTIONS
+from byo.questions.load import QUESTIONS, SUMMARY_FILE
 from byo.schema import Strict, validation_problems
 
 PREPROMPTS = ("neutral", "debiased", "cot", "debiased_cot", "helpful")
 INSTRUCTIONS = ("direct", "declarative", "fill_blank")
+# Prompt sets: the project's own wording (the catalogue's files) and sets named after a paper,
+# each a folder of the catalogue holding a common.yaml and the wording of the families it covers.
+DEFAULT_PROMPTS = "byo"
+PROMPT_SETS = {"byo": None, "byo-eval": "byo_eval"}
 _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
 
 
-class Template(Strict):
-    task: str
-    answer_type: str
+class Wording(Strict):
+    """A question's three forms; `preprompts` replaces the family's text of a preprompt for this
+    question (a paper may word its debiased preprompt differently for some tasks)."""
+
     direct: str
     declarative: str
     fill_blank: str
+    preprompts: dict[str, str] = {}
+
+
+class Template(Wording):
+    task: str
+    answer_type: str
 
 
 class Preprompt(Strict):
@@ -52,9 +66,29 @@ class FamilyTemplates(Strict):
     questions: dict[str, Template]
 
 
+class PromptSetFamily(Strict):
+    """A prompt set's wording for one family: task and answer type stay the catalogue's, and a
+    key the set does not word keeps the catalogue's wording."""
+
+    family: str
+    preprompts: FamilyPreprompts
+    questions: dict[str, Wording] = {}
+
+
 class Common(Strict):
     preprompts: dict[str, Preprompt]
-    instructions: list[str]
+    # How each instruction style makes the text asked from a question's three forms (jinja2 with
+    # `direct`, `declarative`, `fill_blank`): the project's own set asks one form, a paper's set
+    # may append the declarative lead to the question. A list of names (the older form) asks each
+    # style's own form.
+    instructions: dict[str, str]
+
+    @field_validator("instructions", mode="before")
+    @classmethod
+    def _named_forms(cls, value):
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return {name: "{{ " + name + " }}" for name in value}
+        return value
 
 
 def _load(path, model):
@@ -71,17 +105,62 @@ def _load(path, model):
         raise ConfigError(str(path), validation_problems(err)) from None
 
 
-def preprompt_parts(name: str, family: FamilyTemplates, common: Common) -> tuple[str, str]:
-    """Text before and after the question for a preprompt variant."""
+def preprompt_parts(name: str, family: FamilyTemplates, common: Common,
+                    template: Wording | None = None) -> tuple[str, str]:
+    """Text before and after the question for a preprompt variant (`template`: the question's own
+    preprompt texts, if it has any)."""
     cot = common.preprompts["cot"]
+    own = template.preprompts if template is not None else {}
+    debiased = own.get("debiased", family.preprompts.debiased)
     parts = {
         "neutral": ("", ""),
-        "debiased": (family.preprompts.debiased, ""),
+        "debiased": (debiased, ""),
         "cot": (cot.before, cot.after),
-        "debiased_cot": (f"{family.preprompts.debiased} {cot.before}", cot.after),
-        "helpful": (family.preprompts.helpful, ""),
+        "debiased_cot": (f"{debiased} {cot.before}", cot.after),
+        "helpful": (own.get("helpful", family.preprompts.helpful), ""),
     }
     return parts[name]
+
+
+def instruction_text(template: Wording, instruction: str, common: Common, params: dict[str, Any], where: str) -> str:
+    """The text asked for a question in an instruction style: the style's composition of the
+    question's three forms, each filled with the question's parameters."""
+    forms = {f: render(getattr(template, f), params, f"{where}.{f}") for f in INSTRUCTIONS}
+    return render(common.instructions[instruction], forms, f"{where}: instructions.{instruction}")
+
+
+def load_templates(plugin, prompts: str = DEFAULT_PROMPTS, templates: str | Path | None = None):
+    """(where, family templates, common texts) of a family in a prompt set: the catalogue's files,
+    or a folder of one's own (`templates`), with a named set's wording laid over them."""
+    family = plugin.name
+    where = Path(templates) / f"{family}.yaml" if templates else plugin.templates()
+    family_t = _load(where, FamilyTemplates)
+    common = _load(Path(templates) / "common.yaml" if templates else files(CATALOG) / "common.yaml", Common)
+    if prompts not in PROMPT_SETS:
+        raise ConfigError("--prompts", [("--prompts", f"unknown prompt set {prompts!r}; expected "
+                                                      f"{', '.join(PROMPT_SETS)}")])
+    folder = PROMPT_SETS[prompts]
+    if folder is None:
+        return where, family_t, common
+    base = Path(templates) if templates else None
+    set_dir = base / folder if base else files(CATALOG) / folder
+    own = (base / folder if base else plugin.templates().parent / folder) / plugin.template_file
+    if not own.is_file():
+        covered = sorted(p.name.removesuffix(".yaml") for p in set_dir.iterdir()
+                         if p.name.endswith(".yaml") and p.name != "common.yaml") if set_dir.is_dir() else []
+        raise ConfigError(str(own), [("--prompts", f"the prompt set {prompts!r} has no wording for family {family!r}; "
+                                                   f"it words {', '.join(covered) or 'no family'}")])
+    worded = _load(own, PromptSetFamily)
+    unknown = [(f"questions.{k}", f"not a question key of {family} (keys: {', '.join(family_t.questions)})")
+               for k in worded.questions if k not in family_t.questions]
+    if unknown:
+        raise ConfigError(str(own), unknown)
+    questions = {k: Template(task=t.task, answer_type=t.answer_type,
+                             **(worded.questions[k] if k in worded.questions else t).model_dump(
+                                 include={"direct", "declarative", "fill_blank", "preprompts"}))
+                 for k, t in family_t.questions.items()}
+    merged = FamilyTemplates(family=family, preprompts=worded.preprompts, questions=questions)
+    return own, merged, _load(set_dir / "common.yaml", Common)
 
 
 def render(text: str, params: dict[str, Any], where: str) -> str:
@@ -96,23 +175,98 @@ def render(text: str, params: dict[str, Any], where: str) -> str:
 class Summary:
     images: int = 0
     variants: int = 0
+    policy: str = "skip"  # what was done with unreadable questions (questions.unreadable)
     questions: Counter = field(default_factory=Counter)  # key -> questions written
     skipped: Counter = field(default_factory=Counter)  # key -> questions skipped (images x variants)
-    reasons: dict[str, Counter] = field(default_factory=dict)
+    flagged: Counter = field(default_factory=Counter)  # key -> questions written flagged as unreadable
+    reasons: dict[str, Counter] = field(default_factory=dict)  # key -> why skipped (images)
+    # per variable and level: "asked" / "skipped" / "flagged" -> questions, and why skipped or flagged
+    levels: dict[str, dict[str, Counter]] = field(default_factory=dict)
+    why: dict[str, dict[str, Counter]] = field(default_factory=dict)
+    examples: list[dict] = field(default_factory=list)  # skipped / flagged cases: image, key, rule, reason
+
+    def count(self, levels: dict, outcome: str, n: int, reason: str | None = None) -> None:
+        for variable, level in levels.items():
+            shown = json.dumps(level) if not isinstance(level, str) else level
+            self.levels.setdefault(variable, {}).setdefault(shown, Counter())[outcome] += n
+            if reason:
+                self.why.setdefault(variable, {}).setdefault(shown, Counter())[f"{outcome}: {reason}"] += n
+
+    def to_json(self) -> dict:
+        return {"images": self.images, "variants": self.variants, "policy": self.policy,
+                "keys": {k: {"questions": self.questions[k], "skipped": self.skipped[k], "flagged": self.flagged[k],
+                             "why_skipped": dict(self.reasons.get(k, {}))}
+                         for k in sorted(set(self.questions) | set(self.skipped))},
+                "levels": {v: {lv: dict(c) for lv, c in levels.items()} for v, levels in self.levels.items()},
+                "why": {v: {lv: dict(c) for lv, c in levels.items()} for v, levels in self.why.items()},
+                "unreadable": self.examples}
+
+
+def unreadable_policy(layout: Layout, given: str | None) -> str:
+    """The question policy for unreadable questions: `given` (--unreadable), else the dataset
+    config's `questions.unreadable`, else skip."""
+    if given is not None:
+        if given not in UNREADABLE_POLICIES:
+            raise ConfigError("--unreadable", [("--unreadable", f"unknown policy {given!r}; expected "
+                                                              f"{', '.join(UNREADABLE_POLICIES)}")])
+        return given
+    policy = config_questions(layout).get("unreadable", "skip")
+    if policy not in UNREADABLE_POLICIES:
+        raise InputError(layout.root / RESOLVED_CONFIG, f"{policy!r}: expected {', '.join(UNREADABLE_POLICIES)}",
+                         key="questions.unreadable")
+    return policy
+
+
+def config_questions(layout: Layout) -> dict:
+    """The dataset config's `questions` section (empty when it has none)."""
+    resolved = layout.root / RESOLVED_CONFIG
+    config = read_json(resolved) if resolved.is_file() else {}
+    section = config.get("questions") if isinstance(config, dict) else None
+    return section if isinstance(section, dict) else {}
+
+
+def default_keys(layout: Layout) -> list[str] | None:
+    """The config's questions.keys, checked."""
+    keys = config_questions(layout).get("keys")
+    if keys is not None and not (isinstance(keys, list) and all(isinstance(k, str) for k in keys)):
+        raise InputError(layout.root / RESOLVED_CONFIG, f"{keys!r}: expected a list of question keys",
+                         key="questions.keys")
+    return keys
+
+
+def with_evidence(layout: Layout, legend: dict) -> dict:
+    """The legend with each object's readability evidence in the rendered image (`rendered`,
+    byo.evidence), measured from the dataset's image and mask files."""
+    rgb = read_image(layout.image(legend["name"]), "RGB")
+    mask = read_image(layout.mask(legend["name"]), "L")
+    parts: dict[int, list[int]] = {}
+    for p in legend.get("parts", []):
+        parts.setdefault(p["object"], []).append(p["id"])
+    try:
+        found = measure_objects(rgb, mask, {o["id"]: [o["id"], *parts.get(o["id"], [])] for o in legend["objects"]})
+    except ValueError as err:
+        raise InputError(layout.mask(legend["name"]), str(err)) from None
+    return {**legend, "objects": [{**o, "rendered": found[o["id"]].to_json()} if o["id"] in found else o
+                                  for o in legend["objects"]]}
 
 
 def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("direct",), keys=None,
              templates: str | Path | None = None, out: str | Path | None = None, wait: bool = False,
-             on_wait: Callable[[str], None] | None = None) -> tuple[Path, Summary]:
-    """Write the questions of a rendered dataset. The dataset is locked meanwhile: a render still
-    writing it is named (or waited for, `wait`) instead of giving the questions of part of it."""
+             on_wait: Callable[[str], None] | None = None, unreadable: str | None = None,
+             prompts: str = DEFAULT_PROMPTS) -> tuple[Path, Summary]:
+    """Write the questions of a rendered dataset (and beside them SUMMARY_FILE: what was asked,
+    skipped and flagged, per key and per level). The dataset is locked meanwhile: a render still
+    writing it is named (or waited for, `wait`) instead of giving the questions of part of it.
+    `unreadable`: skip, flag or ask questions a readability rule finds unreadable (default: the
+    config's questions.unreadable, else skip); `prompts`: the prompt set (PROMPT_SETS)."""
     if not Path(dataset).is_dir():
         raise ConfigError(str(dataset), [("<dataset>", "not a directory: render the dataset first")])
     with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait):
-        return _generate(Layout(dataset), preprompts, instructions, keys, templates, out)
+        return _generate(Layout(dataset), preprompts, instructions, keys, templates, out, unreadable, prompts)
 
 
-def _generate(layout: Layout, preprompts, instructions, keys, templates, out) -> tuple[Path, Summary]:
+def _generate(layout: Layout, preprompts, instructions, keys, templates, out, unreadable=None,
+              prompts=DEFAULT_PROMPTS) -> tuple[Path, Summary]:
     dataset = layout.root
     legends = layout.legends()
     if not legends:
@@ -120,29 +274,44 @@ def _generate(layout: Layout, preprompts, instructions, keys, templates, out) ->
     plugin = legend_family(layout, legends)
     family = plugin.name
     # The family's templates and the shared preprompts, from the installed catalogue unless a
-    # folder of one's own is given.
-    where = Path(templates) / f"{family}.yaml" if templates else plugin.templates()
-    family_t = _load(where, FamilyTemplates)
-    common = _load(Path(templates) / "common.yaml" if templates else files(CATALOG) / "common.yaml", Common)
+    # folder of one's own is given, in the prompt set asked for.
+    where, family_t, common = load_templates(plugin, prompts, templates)
     problems = [("--preprompts", f"unknown preprompt {p!r}; expected {', '.join(PREPROMPTS)}")
                 for p in preprompts if p not in PREPROMPTS]
-    problems += [("--instructions", f"unknown instruction {i!r}; expected {', '.join(INSTRUCTIONS)}")
-                 for i in instructions if i not in INSTRUCTIONS]
-    keys = list(keys or family_t.questions)
+    problems += [("--instructions", f"unknown instruction {i!r}; expected {', '.join(common.instructions)}")
+                 for i in instructions if i not in common.instructions]
+    keys = expand_keys(keys or default_keys(layout), list(family_t.questions), plugin.opt_in_keys)
     problems += [("--keys", f"unknown question key {k!r} for {family}") for k in keys if k not in family_t.questions]
     problems += [(f"questions.{k}", "no answer function for this key") for k in keys
                  if k in family_t.questions and k not in plugin.answers]
     if problems:
         raise ConfigError(str(where), problems)
 
-    summary = Summary(images=len(legends), variants=len(preprompts) * len(instructions))
+    summary = Summary(images=len(legends), variants=len(preprompts) * len(instructions),
+                      policy=unreadable_policy(layout, unreadable))
     rows = []
     for legend in legends:
         with reading(layout.legend(legend["name"]), "a legend"):
-            rows += _questions(legend, plugin, keys, family_t, common, preprompts, instructions, where, summary)
+            seen = with_evidence(layout, legend)
+            rows += _questions(seen, plugin, keys, family_t, common, preprompts, instructions, where, summary)
     path = Path(out) if out else layout.root / QUESTIONS
     atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    atomic_write_text(path.with_name(SUMMARY_FILE) if out else layout.root / SUMMARY_FILE,
+                      json.dumps(summary.to_json(), indent=1, ensure_ascii=False) + "\n")
     return path, summary
+
+
+def expand_keys(asked, known: list[str], opt_in: tuple[str, ...] = ()) -> list[str]:
+    """The keys asked, a pattern (`compass_*`) standing for the known keys it matches in their
+    order; none asked: every known key but those an `opt_in` pattern matches. A pattern that
+    matches nothing stays, to be named."""
+    if not asked:
+        return [k for k in known if not any(fnmatch.fnmatchcase(k, p) for p in opt_in)]
+    out: list[str] = []
+    for k in asked:
+        matched = fnmatch.filter(known, k) if any(ch in k for ch in "*?[") else [k]
+        out += [m for m in matched or [k] if m not in out]
+    return out
 
 
 def legend_family(layout: Layout, legends: list[dict]):
@@ -176,15 +345,34 @@ def _questions(legend: dict, plugin, keys: list[str], family_t: FamilyTemplates,
     for key in keys:
         t = family_t.questions[key]
         result = ask(plugin.answers[key], legend, key)
+        flag = None
+        if isinstance(result, Unreadable):
+            why = f"unreadable ({result.rule})"
+            if summary.policy != "ask":
+                summary.examples.append({"image": legend["image"], "name": legend["name"], "key": key,
+                                         "policy": summary.policy, "rule": result.rule, "reason": result.reason,
+                                         "objects": list(result.objects), "levels": legend["levels"]})
+            if summary.policy == "skip":  # the reason by rule; each case's own is in the summary's examples
+                result = Skip(why)
+            elif summary.policy == "flag":
+                flag = {"rule": result.rule, "reason": result.reason}
+                summary.flagged[key] += summary.variants
+                summary.count(legend["levels"], "flagged", summary.variants, why)
+                result = result.answer
+            else:
+                result = result.answer
         if isinstance(result, Skip):
             summary.skipped[key] += summary.variants
             summary.reasons.setdefault(key, Counter())[result.reason] += 1
+            summary.count(legend["levels"], "skipped", summary.variants, result.reason)
             continue
         assert isinstance(result, Answer)
+        if flag is None:
+            summary.count(legend["levels"], "asked", summary.variants)
         for pp in preprompts:
-            before, after = preprompt_parts(pp, family_t, common)
+            before, after = preprompt_parts(pp, family_t, common, t)
             for ins in instructions:
-                question = render(getattr(t, ins), result.params, f"{where}: questions.{key}.{ins}")
+                question = instruction_text(t, ins, common, result.params, f"{where}: questions.{key}")
                 prompt = " ".join(render(part, context, f"{where}: preprompts.{pp}")
                                   for part in (before, question, after) if part)
                 row = {
@@ -196,6 +384,8 @@ def _questions(legend: dict, plugin, keys: list[str], family_t: FamilyTemplates,
                 chance = chance_of(result, t.answer_type)
                 if chance is not None:
                     row["chance"] = chance
+                if flag is not None:
+                    row["unreadable"] = flag
                 if result.retrieval is not None:
                     row["retrieval"] = {"captions": list(result.retrieval.captions), "truth": result.retrieval.truth,
                                         "tags": list(result.retrieval.tags)}

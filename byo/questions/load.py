@@ -15,6 +15,18 @@ from byo.names import inside
 from byo.schema import validation_problems
 
 QUESTIONS = "questions.jsonl"
+# Beside it: what byo questions asked, skipped and flagged, per key and per level, and why.
+SUMMARY_FILE = "questions_summary.json"
+
+
+class UnreadableFlag(BaseModel):
+    """A question asked although a readability rule finds the image does not show its answer
+    (questions.unreadable: flag): scored apart, never mixed into accuracy."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rule: str
+    reason: str
 
 
 class RetrievalSet(BaseModel):
@@ -55,6 +67,7 @@ class Question(BaseModel):
     choices: list[str] | None = None  # multiple-choice options (the answer is then a letter)
     chance: float | None = Field(None, ge=0, le=1)  # a guess's chance as asked (none for open answers)
     retrieval: RetrievalSet | None = None  # candidate captions, for image-text models to rank
+    unreadable: UnreadableFlag | None = None  # flagged: the image does not show the answer
 
     @field_validator("answer")
     @classmethod

@@ -13,6 +13,8 @@ Definitions (also in the README):
   itself and flagged.
 - set precision / recall / F1 (label sets) and yes/no precision / recall / F1 (positive class
   "yes") are micro-averaged; an unparsed answer is an empty prediction.
+- precision / recall / F1 of single answers (counts, rows, columns, labels, position words,
+  cards): per true class, macro-averaged (BYO-Eval's tables); an unparsed answer answers no class.
 """
 
 from __future__ import annotations
@@ -109,6 +111,26 @@ def set_prf(preds: Sequence[Sequence[str] | None], truths: Sequence[Sequence[str
         p, t = set(p or ()), set(t)
         tp, fp, fn = tp + len(p & t), fp + len(p - t), fn + len(t - p)
     return prf(tp, fp, fn)
+
+
+def macro_prf(preds: Sequence[Hashable | None], truths: Sequence[Hashable]) -> dict:
+    """Precision, recall and F1 per class, macro-averaged over the true classes (BYO-Eval's F1,
+    precision and recall of Tables 2, 4 and 6, computed one class at a time): for class c,
+    precision = right answers c / answers c, recall = right answers c / questions whose truth is c.
+    A class never answered has precision 0; an answer that did not parse (None) answers no class."""
+    truth_n = Counter(truths)
+    if not truth_n:
+        return {"precision": None, "recall": None, "f1": None}
+    answered = Counter(p for p in preds if p is not None)
+    right = Counter(t for p, t in zip(preds, truths, strict=True) if p == t)
+    ps, rs, fs = [], [], []
+    for c, n in truth_n.items():  # one pass over the answers, then each class once
+        precision = right[c] / answered[c] if answered[c] else 0.0
+        recall = right[c] / n
+        ps.append(precision)
+        rs.append(recall)
+        fs.append(2 * precision * recall / (precision + recall) if precision + recall else 0.0)
+    return {"precision": float(np.mean(ps)), "recall": float(np.mean(rs)), "f1": float(np.mean(fs))}
 
 
 def binary_prf(preds: Sequence[str | None], truths: Sequence[str], positive: str = "yes") -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import math
+import textwrap
 
 import matplotlib
 
@@ -233,3 +234,54 @@ def forest(labels: list[str], rows: list[dict], *, xlabel: str, title: str) -> b
     ax.grid(axis="y", visible=False)
     fig.tight_layout()
     return png(fig)
+
+
+def compass_integration(series: list[tuple[str, str, list[dict]]]) -> bytes:
+    """COMPASS (seed 003): R@1 composed and decomposed against complexity N, one panel per
+    structural level; `series`: (run label, its colour, its compass_integration rows)."""
+    levels = sorted({r["level"] for _, _, rows in series for r in rows if r["n"] != "all"},
+                    key=lambda lv: (len(lv), lv))
+    fig, axes = plt.subplots(1, len(levels), figsize=(4.2 * len(levels), 3.2), squeeze=False, sharey=True)
+    for ax, level in zip(axes[0], levels, strict=True):
+        for label, colour, rows in series:
+            pts = sorted((r for r in rows if r["level"] == level and r["n"] != "all" and r["variant"] == "all"),
+                         key=lambda r: r["n"])
+            if not pts:
+                continue
+            n = [r["n"] for r in pts]
+            ax.plot(n, [r["r1_composed"] for r in pts], "-o", color=colour, label=f"{label} composed")
+            ax.plot(n, [r["r1_decomposed"] for r in pts], "--s", color=colour, label=f"{label} decomposed")
+        ax.set_title(f"{level}")
+        ax.set_xlabel("complexity N (primitives)")
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("R@1")
+    axes[0][-1].legend(fontsize=7, loc="upper right")
+    return png(fig)
+
+
+def radar(axes_labels: list[str], series: dict[str, list[float | None]], *, title: str) -> bytes:
+    """A skill profile per model (BYO-Eval's Figure 5): one spoke per task, the value from 0 at the
+    centre to 1 at the rim; a model without a task has no point on its spoke (a gap in its line)."""
+    n = len(axes_labels)
+    angles = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    side = min(10.0, 4.6 + 0.22 * n)  # room for the spokes' names
+    fig, ax = plt.subplots(figsize=(side, side * 0.9), subplot_kw={"projection": "polar"})
+    for i, (model, values) in enumerate(series.items()):
+        v = np.array([np.nan if x is None else x for x in values], dtype=float)
+        closed_a, closed_v = np.append(angles, angles[0]), np.append(v, v[0])
+        ax.plot(closed_a, closed_v, color=color(i), lw=1.8, marker="o", ms=3.5, label=model)
+        if np.isfinite(v).all():
+            ax.fill(closed_a, closed_v, color=color(i), alpha=0.12)
+    ax.set_xticks(angles, [textwrap_label(a) for a in axes_labels], fontsize=8 if n <= 12 else 7)
+    ax.tick_params(axis="x", pad=10 if n > 12 else 4)
+    ax.set_ylim(0, 1)
+    ax.set_yticks([0.25, 0.5, 0.75, 1.0], ["25%", "50%", "75%", "100%"], fontsize=7, color="#555")
+    ax.set_title(title, pad=18)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=min(3, len(series)))
+    fig.tight_layout()
+    return png(fig)
+
+
+def textwrap_label(text: str, width: int = 18) -> str:
+    return "\n".join(textwrap.wrap(text.replace("_", " "), width)) or text

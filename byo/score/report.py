@@ -16,11 +16,13 @@ from PIL import Image
 
 from byo import __version__
 from byo.dataset import atomic_write_text
+from byo.inputs import read_json
 from byo.names import inside
+from byo.questions.load import SUMMARY_FILE
 from byo.score import humans, plots
 from byo.score import psychometric as psy
 from byo.score.compare import compare, question_difference
-from byo.score.metrics import group_by, nmae_term
+from byo.score.metrics import clustered_proportion, group_by, nmae_term
 from byo.score.parse import STATUSES
 from byo.score.rows import NUMERIC, SETS
 from byo.score.run import DEFINITIONS, Scores
@@ -29,13 +31,16 @@ from byo.score.vocab import POSITION_WORDS
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.html.j2"
 # The families' own tables (FAMILY_TABLES) come between binding and parsing.
-SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("humans", "Human agreement"),
-            ("paired", "Paired comparisons"), ("variants", "Prompt variants"), ("levels", "Per level"),
+SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("skills", "Skill profile"),
+            ("humans", "Human agreement"), ("paired", "Paired comparisons"), ("variants", "Prompt variants"),
+            ("prompts", "Models x prompts"), ("levels", "Per level"), ("ranges", "Level ranges"),
+            ("truths", "Per true value"),
             ("breaking", "Breaking points"), ("stability", "Repeat stability"), ("errors", "Signed errors"),
             ("confusion", "Confusion matrices"), ("localization", "Localization"), ("binding", "Binding"),
+            ("retrieval", "Retrieval"), ("compass", "COMPASS"),
             *((name, table.title) for name, table in FAMILY_TABLES.items()), ("parsing", "Parsing"),
             ("mistakes", "Worst mistakes"), ("definitions", "Definitions")]
-MAX_CONFUSION_LABELS = 16
+MIN_SPOKES = 3  # a radar chart needs three skills
 CLUSTERED = "95% intervals clustered by image (design-effect Wilson: all questions of an image and its prompt variants " \
             "count as one cluster)"
 MISTAKES = 12
@@ -183,6 +188,135 @@ def models_section(runs: Runs) -> dict:
     return {"figure": fig, "table": table}
 
 
+def skills_section(runs: Runs) -> dict:
+    """A radar chart of skills per model (BYO-Eval's Figure 5): one spoke per question key (per
+    dataset and key when the runs span datasets), accuracy over all prompt variants; a model is
+    one line across its runs of several datasets."""
+    datasets = {Path(s.facts.get("dataset") or "").name for _, s in runs.items()}
+    spokes: dict[str, dict[str, float]] = {}  # spoke -> model -> accuracy
+    models: list[str] = []
+    for _, s in runs.items():
+        model = (s.facts.get("model") or s.facts["run"]) + (" (structured)" if s.facts.get("structured") else "")
+        if model not in models:
+            models.append(model)
+        for key, _, _ in runs.keys():
+            r = runs.metric(s, key)
+            if r:
+                spoke = key if len(datasets) == 1 else f"{Path(s.facts.get('dataset') or '').name}: {key}"
+                spokes.setdefault(spoke, {})[model] = r["accuracy"]
+    if len(spokes) < MIN_SPOKES:
+        return {"figure": None, "note": f"{len(spokes)} skill(s) (question keys): a radar chart needs {MIN_SPOKES}; "
+                                        "the model comparison above shows them."}
+    names = list(spokes)
+    fig = figure(plots.radar(names, {m: [spokes[n].get(m) for n in names] for m in models},
+                             title="Accuracy per skill"),
+                 "Skill profile: accuracy per question key" + (" and dataset" if len(datasets) > 1 else "")
+                 + ", all prompt variants pooled; 100% at the rim. A gap: the model was not asked that key.")
+    return {"figure": fig, "note": ""}
+
+
+def _marginal(rows: list[dict], part: int) -> dict[str, dict]:
+    """Accuracy per preprompt (`part` 0) or instruction (1) over every other prompt choice, with its
+    interval clustered by image."""
+    out = {}
+    for (name,), group in sorted(group_by([{**r, "_m": r["variant"].split("/")[part]} for r in rows], "_m").items()):
+        c = clustered_proportion([r["correct"] for r in group], [r["image"] for r in group])
+        out[name] = {"value": c["value"], "lo": c["lo"], "hi": c["hi"], "n": len(group),
+                     "parse_rate": sum(r["status"] == "ok" for r in group) / len(group)}
+    return out
+
+
+def prompts_section(runs: Runs) -> dict:
+    """Models x prompt variants (BYO-Eval's Figures 37-38, 43-44) and the marginals of each
+    preprompt and each instruction (Figures 6, 39-41)."""
+    variants = runs.variants()
+    if not variants:
+        return {"heatmaps": [], "marginals": []}
+    heatmaps = []
+    for key in ["*", *(k for k, _, _ in runs.keys())] if len(runs.keys()) > 1 else ["*"]:
+        m = np.full((len(runs.labels), len(variants)), np.nan)
+        notes = np.full(m.shape, "", dtype=object)
+        for i, (_, s) in enumerate(runs.items()):
+            for j, v in enumerate(variants):
+                r = runs.metric(s, key, v)
+                if r:
+                    m[i, j], notes[i, j] = r["accuracy"], f"n={r['n']}"
+        if np.isfinite(m).any():
+            name = "all questions" if key == "*" else key
+            heatmaps.append(figure(plots.heatmap(
+                m, [v.replace("/", "\n") for v in variants], runs.labels, title=f"Accuracy: {name}",
+                xlabel="preprompt / instruction", ylabel="model", cbar="accuracy", cmap="viridis", vmin=0, vmax=1,
+                annotations=notes), f"{name}: accuracy of each model (rows) in each prompt variant (columns)."))
+    marginals = []
+    for part, what in ((0, "preprompt"), (1, "instruction")):
+        by_model = {label: _marginal(s.rows, part) for label, s in runs.items()}
+        names = sorted({n for m in by_model.values() for n in m})
+        if len(names) < 2:
+            continue
+        series = {label: [m.get(n) for n in names] for label, m in by_model.items()}
+        marginals.append(figure(plots.grouped_bars(names, series, ylabel="accuracy (95%, clustered)",
+                                                   horizontal_labels=True),
+                                f"Accuracy per {what}, every question key and every other prompt choice pooled; "
+                                f"whiskers are {CLUSTERED}."))
+    return {"heatmaps": heatmaps, "marginals": marginals}
+
+
+def ranges_section(runs: Runs) -> list[dict]:
+    """BYO-Eval's Table 3 layout: per key, a row per model and a column per variable and range of
+    its levels (every level, and the ranges of byo score --bins), each cell the mean (standard
+    deviation) across the range's levels of each level's accuracy."""
+    out = []
+    for key, _, _ in runs.keys():
+        columns: list[tuple[str, str]] = []
+        cells: dict[tuple[str, str, str], dict] = {}
+        for label, s in runs.items():
+            for r in s.tables.get("ranges", []):
+                if r["key"] != key or r["variant"] != ALL or r["levels"] < 2:
+                    continue
+                if (r["variable"], r["range"]) not in columns:
+                    columns.append((r["variable"], r["range"]))
+                extra = f"{r['levels']} levels, n={r['n']}"
+                if r.get("mae_level_mean") is not None:
+                    extra += f" · MAE {num(r['mae_level_mean'])} ({num(r['mae_level_sd'])})"
+                cells[(label, r["variable"], r["range"])] = {
+                    "text": f"{num(r['accuracy_level_mean'])} ({num(r['accuracy_level_sd'])})", "extra": extra}
+        if columns:
+            rows = [{"label": label, "cells": [cells.get((label, *c), {"text": "–", "extra": ""}) for c in columns]}
+                    for label, _ in runs.items()]
+            out.append({"key": key, "columns": [f"{v}: {r}" for v, r in columns], "rows": rows})
+    return out
+
+
+def truths_section(runs: Runs) -> list[dict]:
+    """Numeric keys against their true value (the true row distance of relative localization,
+    BYO-Eval's Figures 28-29), where no variable of the dataset already is that value."""
+    out = []
+    for key, _, answer_type in runs.keys():
+        if answer_type not in NUMERIC:
+            continue
+        rows = [r for _, s in runs.items() for r in s.rows if r["key"] == key]
+        variables = {v for r in rows for v in r["levels"]}
+        if any(all(r["levels"].get(v) == r["answer"] for r in rows) for v in variables):
+            continue  # the per-level curve of that variable is this curve
+        tables = {label: [r for r in s.tables.get("by_truth", []) if r["key"] == key] for label, s in runs.items()}
+        truths = sorted({str(r["truth"]) for t in tables.values() for r in t}, key=float)
+        if len(truths) < 2:
+            continue
+
+        def panel(metric: str, tables=tables, truths=truths):
+            return [("true value", truths, {label: [{"level": str(r["truth"]), "value": r.get(metric),
+                                                     "lo": r.get(f"{metric}_lo"), "hi": r.get(f"{metric}_hi"),
+                                                     "parse_rate": r.get("parse_rate")} for r in t]
+                                            for label, t in tables.items()})]
+
+        grid = [("accuracy", panel("accuracy"), True, (-0.03, 1.05)), ("MAE", panel("mae"), False, None),
+                ("signed error", panel("signed"), False, None)]
+        out.append(figure(plots.metric_vs_levels(grid),
+                          f"{key}: accuracy ({CLUSTERED}), MAE and mean signed error (bootstrap 95% resampling "
+                          "images) against the true answer, all prompt variants pooled. " + parse_caption(runs, key)))
+    return out
+
+
 def variants_section(runs: Runs) -> dict:
     variants = runs.variants()
     series = {label: [point(runs.metric(s, "*", v)) for v in variants] for label, s in runs.items()}
@@ -223,9 +357,9 @@ def levels_section(runs: Runs) -> list[dict]:
         grid = [("accuracy", panels("accuracy"), True, (-0.03, 1.05))]
         caption = f"{name}: accuracy per level with {CLUSTERED}; dotted: parse rate per level."
         if answer_type in NUMERIC:
-            metric = "nmae" if answer_type == "integer" else "mae"
-            grid.append((metric.upper(), panels(metric), False, None))
-            caption += (f" Below: {metric.upper()} over parsed answers, bootstrap 95% intervals resampling images.")
+            grid += [("MAE", panels("mae"), False, None), ("signed error", panels("signed"), False, None)]
+            caption += (" Below: MAE, then the mean signed error (prediction - truth: above 0 overcounts), over parsed "
+                        "answers, bootstrap 95% intervals resampling images.")
         if answer_type in SETS:
             grid.append(("F1", panels("f1"), False, (-0.03, 1.05)))
             caption += " Below: set F1 (micro-averaged over the items of the true and the predicted sets)."
@@ -282,9 +416,7 @@ def confusion_section(runs: Runs) -> list[dict]:
         rows = [r for t in tables.values() for r in t]
         if not rows:
             continue
-        truths = sorted({r["truth"] for r in rows}, key=_sort)
-        if len(truths) > MAX_CONFUSION_LABELS:
-            continue
+        truths = sorted({r["truth"] for r in rows}, key=_sort)  # every true value, however many
         predicted = {r["predicted"] for r in rows}
         statuses = sorted(p for p in predicted if isinstance(p, str) and p.startswith("<"))
         columns = sorted(set(truths) | (predicted - set(statuses)), key=_sort) + statuses
@@ -356,6 +488,25 @@ def family_sections(runs: Runs) -> list[dict]:
         out.append({"name": name, "title": table.title, "note": table.note, "rows": rows,
                     "columns": [{"header": c.header, "numeric": c.format != "text"} for c in table.columns]})
     return out
+
+
+def retrieval_section(runs: Runs) -> list[dict]:
+    return [{"label": label, **r, "r1_text": f"{pct(r['recall_at_1'])} {interval(r['recall_at_1_lo'], r['recall_at_1_hi'])}"}
+            for label, s in runs.items() for r in s.tables.get("retrieval", [])]
+
+
+def compass_section(runs: Runs) -> dict:
+    """COMPASS (seed 003): the integration gap per level and N, with a plot, and the skill load."""
+    integration = [{"label": label, **r} for label, s in runs.items() for r in s.tables.get("compass_integration", [])]
+    skill = [{"label": label, **r} for label, s in runs.items() for r in s.tables.get("compass_skill_load", [])]
+    perplexity = [{"label": label, **r} for label, s in runs.items() for r in s.tables.get("compass_perplexity", [])]
+    figures = []
+    series = [(label, plots.color(i), s.tables.get("compass_integration", []))
+              for i, (label, s) in enumerate(runs.items()) if s.tables.get("compass_integration")]
+    if series:
+        figures.append(figure(plots.compass_integration(series), "R@1 of composed captions (solid) and of their "
+                              "decomposed primitives, all retrieved (dashed), against complexity N"))
+    return {"integration": integration, "skill": skill, "perplexity": perplexity, "figures": figures}
 
 
 def parsing_section(runs: Runs) -> dict:
@@ -551,6 +702,27 @@ def stability_section(runs: Runs) -> list[dict]:
     return out
 
 
+def asked_section(runs: Runs) -> list[dict]:
+    """Per dataset of the runs, per variable and level: the questions asked, skipped and flagged as
+    unreadable, and why (the summary `byo questions` wrote beside the questions)."""
+    out, seen = [], set()
+    for s in runs.runs:
+        dataset = s.facts.get("dataset")
+        path = Path(dataset) / SUMMARY_FILE if dataset else None
+        if path is None or dataset in seen or not path.is_file():
+            continue
+        seen.add(dataset)
+        summary = read_json(path)
+        rows = [{"variable": variable, "level": level, "asked": c.get("asked", 0), "skipped": c.get("skipped", 0),
+                 "flagged": c.get("flagged", 0),
+                 "why": "; ".join(f"{r} ({n})" for r, n in sorted(summary.get("why", {}).get(variable, {})
+                                                                   .get(level, {}).items(), key=lambda x: -x[1]))}
+                for variable, levels in summary.get("levels", {}).items() for level, c in levels.items()]
+        if rows:
+            out.append({"dataset": Path(dataset).name, "policy": summary.get("policy", "skip"), "rows": rows})
+    return out
+
+
 def build(runs_scores: list[Scores], title: str | None = None, viewer: str | None = None) -> str:
     human = humans.panels(runs_scores)  # two or more annotators of a dataset: their majority is a row too
     runs_scores = [*runs_scores, *(h.majority for h in human if h.majority is not None)]
@@ -564,8 +736,11 @@ def build(runs_scores: list[Scores], title: str | None = None, viewer: str | Non
         title=title or "BYO Render report: " + ", ".join(runs.labels), generated=dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
         version=__version__, sections=SECTIONS, labels=runs.labels, colors=[plots.color(i) for i in range(len(runs.labels))],
         overview=overview(runs), models=models_section(runs), variants=variants_section(runs),
-        levels=levels_section(runs), errors=errors_section(runs), confusion=confusion_section(runs),
+        skills=skills_section(runs), prompts=prompts_section(runs), ranges=ranges_section(runs),
+        truths=truths_section(runs), levels=levels_section(runs), asked=asked_section(runs), errors=errors_section(runs),
+        confusion=confusion_section(runs),
         localization=localization_section(runs), binding=binding_rows, family_sections=family_sections(runs),
+        retrieval=retrieval_section(runs), compass=compass_section(runs),
         parsing=parsing_section(runs), mistakes=mistakes_section(runs), definitions=DEFINITIONS,
         humans=[{"dataset": Path(h.dataset).name, "annotators": h.annotators, "rows": h.agreement, "ties": h.ties}
                 for h in human],

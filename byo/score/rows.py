@@ -93,6 +93,32 @@ def grid_position(answer_type: str, value) -> list[int] | None:
     return None
 
 
+def ranked_credit(similarities: list[float], truth: int) -> float:
+    """Recall@1 of one ranking, ties shared: 1 / k when the true caption ties with k - 1 others for
+    the highest similarity, 0 when another caption scores higher. A ranker that cannot tell the
+    captions apart (equal similarities) scores the chance 1 / captions of every question; with
+    real-valued similarities ties do not happen and this is COMPASS's strict indicator
+    1[s(I, c) > s(I, c~) for every negative c~] (seed 003, Eq. 1)."""
+    top = max(similarities)
+    if similarities[truth] < top:
+        return 0.0
+    return 1.0 / sum(1 for s in similarities if s == top)
+
+
+def _ranked(q: Question, p: dict) -> tuple[dict, float | None]:
+    """The scored fields of an image-text model's ranking of `q`'s candidate captions."""
+    sims = p.get("similarities")
+    if p["status"] != "ok" or q.retrieval is None or not isinstance(sims, list) \
+            or len(sims) != len(q.retrieval.captions):
+        status = p["status"] if p["status"] != "ok" else "unparsed"
+        return {"status": status, "value": None, "method": None, "candidates": None,
+                "note": "no ranking of the question's candidate captions" if p["status"] == "ok" else None}, None
+    credit = ranked_credit([float(s) for s in sims], q.retrieval.truth)
+    top = max(range(len(sims)), key=lambda k: (sims[k], -k))
+    return {"status": "ok", "value": q.retrieval.captions[top], "method": "ranking", "candidates": None,
+            "note": None}, credit
+
+
 def legend_splits(questions: list[Question], dataset: Path) -> dict[str, str]:
     """image -> split part, from the legend's extras, of images whose questions of a family's own
     answer type do not carry it (their metrics are sliced by split)."""
@@ -130,6 +156,9 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str,
     out = []
     for p in predictions:
         q = by_id[p["id"]]
+        if p.get("ranked"):  # an image-text model ranked the candidate captions
+            out.append(_ranked_row(q, p, run, splits))
+            continue
         ctx = context_for(q, domains)
         refusal = bool(p.get("refusal"))
         structured = bool(p.get("structured"))  # byo eval --structured: JSON of the answer's schema
@@ -144,19 +173,58 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str,
         value = parsed.value if parsed.status == "ok" else None
         row = {
             "run": run, "model": p.get("model"), "provider": p.get("provider"), "reference": bool(p.get("reference")),
-            "id": q.id, "image": q.image, "family": q.family, "task": q.task, "key": q.key,
+            "id": q.id, "image": q.image, "family": q.family, "task": q.task, "key": scored_key(q),
             "answer_type": q.answer_type, "preprompt": q.preprompt, "instruction": q.instruction,
             "variant": variant_name(q.preprompt, q.instruction), "levels": q.levels, "params": q.params,
             "choices": q.choices, "prompt": q.prompt, "answer": q.answer, "response": p.get("response"),
             "request_status": p["status"], "request_error": p.get("error"),
             "status": parsed.status, "value": value, "method": parsed.method, "candidates": parsed.candidates,
             "note": parsed.note, "correct": is_correct(q.answer_type, value, q.answer),
-            "error": None, "split": _split(q, splits or {}),
+            "error": None, "split": _split(q, splits or {}), "chance": q.chance,
         }
         if q.answer_type in NUMERIC and value is not None:
             row["error"] = float(value) - float(q.answer)
+        row.update(_retrieval_fields(q, 1.0 if row["correct"] else 0.0, q.chance, ranked=False))
+        if q.unreadable is not None:
+            row["unreadable"] = q.unreadable.model_dump()
         out.append(row)
     return out
+
+
+def _retrieval_fields(q: Question, credit: float | None, chance: float | None, *, ranked: bool) -> dict:
+    """recall_at_1 (the question's recall@1: 1 or 0 for a chat answer, shared ties for a ranking),
+    the chance as asked, the size of the candidate set; None without one."""
+    if q.retrieval is None:
+        return {"ranked": ranked, "recall_at_1": None, "chance": chance, "n_candidates": None}
+    return {"ranked": ranked, "recall_at_1": credit, "chance": chance, "n_candidates": len(q.retrieval.captions),
+            "retrieval": q.retrieval.model_dump()}
+
+
+def _ranked_row(q: Question, p: dict, run: str, splits: dict[str, str] | None) -> dict:
+    fields, credit = _ranked(q, p)
+    row = {
+        "run": run, "model": p.get("model"), "provider": p.get("provider"), "reference": bool(p.get("reference")),
+        "id": q.id, "image": q.image, "family": q.family, "task": q.task, "key": scored_key(q),
+        "answer_type": q.answer_type, "preprompt": q.preprompt, "instruction": q.instruction,
+        "variant": variant_name(q.preprompt, q.instruction), "levels": q.levels, "params": q.params,
+        "choices": q.choices, "prompt": q.prompt, "answer": q.answer, "response": p.get("response"),
+        "request_status": p["status"], "request_error": p.get("error"), **fields,
+        "correct": credit == 1.0, "error": None, "split": _split(q, splits or {}),
+    }
+    chance = 1 / len(q.retrieval.captions) if q.retrieval is not None else None
+    row.update(_retrieval_fields(q, credit if fields["status"] == "ok" else 0.0, chance, ranked=True))
+    if q.unreadable is not None:
+        row["unreadable"] = q.unreadable.model_dump()
+    return row
+
+
+UNREADABLE_TAG = " [unreadable]"
+
+
+def scored_key(q: Question) -> str:
+    """The key a question is scored under: a question asked flagged as unreadable (questions.unreadable:
+    flag) under its key tagged " [unreadable]", so that it is never mixed into its key's accuracy."""
+    return q.key + UNREADABLE_TAG if q.unreadable is not None else q.key
 
 
 def asked_questions(questions: list[Question], info: dict) -> list[Question]:

@@ -15,18 +15,20 @@ from pathlib import Path
 from byo import __version__
 from byo.dataset import atomic_write_text
 from byo.errors import ConfigError
-from byo.score import psychometric, stability, tables
+from byo.score import psychometric, retrieval, stability, tables
 from byo.score.metrics import rng_for
 from byo.score.parse import STATUSES
-from byo.score.rows import PREDICTIONS, load_run, partial_note
+from byo.score.rows import PREDICTIONS, load_run, partial_note, run_paths
+from byo.score.training import training_answers
 
 PARSED = "parsed.jsonl"
 # What the report reads of each row of parsed.jsonl (a file without them is scored again).
 ROW_KEYS = frozenset({"id", "image", "key", "variant", "levels", "answer_type", "answer", "response", "status",
-                      "value", "correct", "error", "prompt", "note", "candidates"})
+                      "value", "correct", "error", "prompt", "note", "candidates", "recall_at_1", "chance"})
 SCORES = "scores.json"
-TABLES = ("metrics", "confusion", "localization", "localization_cells", "binding", "parsing", "breaking_points",
-          "breaking_point_levels", "stability")  # + families' own
+TABLES = ("metrics", "ranges", "by_truth", "confusion", "localization", "localization_cells", "binding", "parsing",
+          "breaking_points", "breaking_point_levels", "stability", "retrieval", "compass_integration",
+          "compass_skill_load", "compass_perplexity")  # + families' own
 DEFINITIONS = {
     "accuracy": "correct / all questions; ambiguous, refused, unparsed and failed answers count as wrong. "
                 "95% interval clustered by image (accuracy_lo/hi: Wilson on the effective sample size n / deff, "
@@ -51,10 +53,38 @@ DEFINITIONS = {
                     "and prompt variant, cell answers, or position words on the 3 x 3 grid)",
     "binding": "accuracy on the Swap / Confusion caption choices (seed 001), beside chance = mean 1 / options",
     "set_prf": "label sets: micro precision / recall / F1; an unparsed answer predicts the empty set",
+    "class_prf": "counts, rows, columns, labels, position words, cards: precision / recall / F1 per true class "
+                 "(precision = right answers c / answers c, 0 for a class never answered; recall = right answers c "
+                 "/ questions whose truth is c), macro-averaged over the true classes (BYO-Eval's tables 2, 4, 6); "
+                 "an unparsed answer answers no class",
+    "levels": "every level of a variable is its own level (a count of 1 to 21 is 21 levels); a variable drawn from "
+              "a continuous range (more than 8 non-integer values) is cut into 5 quantile bins; byo score --bins "
+              "VARIABLE=1-4,5-9,10-21 (or VARIABLE=byo-eval, Table 3's count ranges) adds those ranges of levels "
+              "to the ranges table, metrics keep every level",
+    "ranges": "per key, prompt variant and variable: the mean and the standard deviation (population, numpy's "
+              "default) across levels of each level's accuracy and MAE, over every level (range all) and over the "
+              "levels of each range of --bins (BYO-Eval's Table 3); beside them the range's pooled accuracy with its "
+              "interval clustered by image",
+    "by_truth": "numeric keys per true value, prompt variants pooled: accuracy, MAE and signed error against the "
+                "answer itself (the true row distance of relative localization, BYO-Eval figures 28-29)",
     "yes_no_prf": "precision / recall / F1 of the answer yes; an unparsed answer is not yes",
     "stability": "byo eval --repeats K: agreement = share of questions answered alike (parsed value, or parse "
                  "status) in all K repeats; Fleiss' kappa of those answers (repeats as raters); accuracy per repeat "
                  "with its mean, standard deviation, minimum and maximum",
+    "retrieval": "recall@1 over a question's candidate captions: for an image-text model's ranking 1 when the true "
+                 "caption is the most similar (1 / k when it ties with k - 1 others), for a chat answer 1 when "
+                 "right; beside the chance as asked (1 / captions ranked, 1 / options shown); 95% interval from the "
+                 "cluster-robust (by image) standard error",
+    "compass_integration": "COMPASS (seed 003, Eq. 1-3): R@1 composed = the composed caption beats its N one-primitive "
+                           "negatives; R@1 decomposed = every primitive caption beats its matched negative (joint "
+                           "success, the product); delta = decomposed - composed, per structural level and "
+                           "complexity N; n = all: delta's mean and standard deviation over the N levels (Table 2)",
+    "compass_skill_load": "COMPASS (seed 003, Eq. 4): OLS of R@1 on skill-targeted negatives on the caption's counts of "
+                          "objects, attributes and relations, per structural level and skill, standard errors "
+                          "clustered by image (statsmodels), two-sided t-tests; beta in R@1 per primitive (x 100: "
+                          "percentage points); self_load: the coefficient of the skill's own type",
+    "compass_perplexity": "COMPASS's perplexity audit (seed 003, appendix B): rank-biserial r between the true captions' "
+                          "and their hardest negatives' perplexities under a language model; skipped without one",
     # and each family table's own (FAMILY_TABLES)
     **{name: table.definition for name, table in tables.FAMILY_TABLES.items()},
 }
@@ -100,14 +130,15 @@ def cycle_collector_paused():
 
 
 def compute(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False,
-            tolerance: float = 0, criterion: float = psychometric.CRITERION) -> Scores:
+            tolerance: float = 0, criterion: float = psychometric.CRITERION, bins: tables.Bins | None = None,
+            perplexity_model: str | None = None) -> Scores:
     with cycle_collector_paused():
         return _compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
-                        criterion=criterion)
+                        criterion=criterion, bins=bins, perplexity_model=perplexity_model)
 
 
 def _compute(run_dir: Path, *, n_boot: int, seed: int, require_complete: bool, tolerance: float,
-             criterion: float) -> Scores:
+             criterion: float, bins: tables.Bins | None = None, perplexity_model: str | None = None) -> Scores:
     rows, facts = load_run(Path(run_dir))
     if require_complete:
         check_complete(Scores(facts=facts, rows=rows), run_dir)
@@ -120,23 +151,43 @@ def _compute(run_dir: Path, *, n_boot: int, seed: int, require_complete: bool, t
         stable = stability.stability_table([rows] + [load_run(p)[0] for p in repeats[1:]], facts["repeats"])
     return Scores(facts=facts, rows=rows, settings={"bootstrap": n_boot, "seed": seed, "confidence": 0.95,
                                                     "clustering": "image", "tolerance": tolerance,
-                                                    "criterion": criterion},
-                  tables={**all_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance, criterion=criterion),
+                                                    "criterion": criterion, "bins": _bins_setting(bins),
+                                                    **({"perplexity_model": perplexity_model} if perplexity_model
+                                                       else {})},
+                  tables={**all_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance, criterion=criterion,
+                                       train=family_training(run_dir, rows), bins=bins,
+                                       perplexity_model=perplexity_model),
                           "stability": stable})
 
 
+def _bins_setting(bins: tables.Bins | None) -> dict[str, list[list[float]]]:
+    return {var: [[lo, hi] for lo, hi in ranges] for var, ranges in (bins or {}).items()}
+
+
+def family_training(run_dir: Path, rows: list[dict]) -> dict[str, list]:
+    """The training labels of the run's dataset for the keys a family table measures."""
+    keys = {r["key"] for r in rows if r["answer_type"] in tables.FAMILY_TYPES
+            and tables.FAMILY_TYPES[r["answer_type"]].table is not None}
+    return training_answers(run_paths(Path(run_dir))[0], keys) if keys else {}
+
+
 def all_tables(rows: list[dict], *, n_boot: int, seed: int, tolerance: float = 0,
-               criterion: float = psychometric.CRITERION) -> dict[str, list[dict]]:
+               criterion: float = psychometric.CRITERION, train: dict[str, list] | None = None,
+               bins: tables.Bins | None = None, perplexity_model: str | None = None) -> dict[str, list[dict]]:
     """Every table of scored rows (the shared TABLES but stability, which needs the repeats) and each
-    family's own."""
-    metric = tables.metric_table(rows, n_boot=n_boot, seed=seed)
+    family's own; `perplexity_model`: the language model of COMPASS's perplexity check (None: skipped)."""
+    metric = tables.metric_table(rows, n_boot=n_boot, seed=seed)  # every level; --bins adds ranges.csv
     loc, loc_cells = tables.localization_tables(rows, n_boot=n_boot, seed=seed)
     fits, points = psychometric.breaking_point_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance,
                                                       criterion=criterion, rng_for=rng_for)
-    return {"metrics": metric, "confusion": tables.confusion_table(rows), "localization": loc,
+    return {"metrics": metric, "ranges": tables.range_table(rows, bins=bins),
+            "by_truth": tables.truth_table(rows, n_boot=n_boot, seed=seed), "confusion": tables.confusion_table(rows), "localization": loc,
             "localization_cells": loc_cells, "binding": tables.binding_table(rows),
             "parsing": tables.status_table(rows), "breaking_points": fits, "breaking_point_levels": points,
-            **tables.family_tables(rows)}
+            "retrieval": retrieval.retrieval_table(rows), "compass_integration": retrieval.integration_table(rows),
+            "compass_skill_load": retrieval.skill_load_table(rows),
+            "compass_perplexity": retrieval.perplexity_table(rows, perplexity_model),
+            **tables.family_tables(rows, train)}
 
 
 def _clean(value):
@@ -188,31 +239,33 @@ def write(scores: Scores, run_dir: Path) -> dict[str, Path]:
 
 
 def score_run(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False,
-              tolerance: float = 0, criterion: float = psychometric.CRITERION) -> tuple[Scores, dict[str, Path]]:
+              tolerance: float = 0, criterion: float = psychometric.CRITERION,
+              bins: tables.Bins | None = None, perplexity_model: str | None = None) -> tuple[Scores, dict[str, Path]]:
     """Nothing is written when `require_complete` and the run is partial."""
     scores = compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
-                     criterion=criterion)
+                     criterion=criterion, bins=bins, perplexity_model=perplexity_model)
     with cycle_collector_paused():
         return scores, write(scores, run_dir)
 
 
 def load_scores(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False,
-                tolerance: float = 0, criterion: float = psychometric.CRITERION) -> Scores:
+                tolerance: float = 0, criterion: float = psychometric.CRITERION,
+                bins: tables.Bins | None = None) -> Scores:
     """The run's written scores, or fresh ones when they are missing, older than the predictions,
     written by an older byo (before runs were marked partial, or without breaking points), with
-    another tolerance or criterion, or when they do not read (they are made from the predictions
+    another tolerance, criterion or bins, or when they do not read (they are made from the predictions
     again, never trusted half)."""
     run_dir = Path(run_dir)
-    scores = _written_scores(run_dir, tolerance, criterion)
+    scores = _written_scores(run_dir, tolerance, criterion, _bins_setting(bins))
     if scores is None:
         return score_run(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
-                         criterion=criterion)[0]
+                         criterion=criterion, bins=bins)[0]
     if require_complete:
         check_complete(scores, run_dir)
     return scores
 
 
-def _written_scores(run_dir: Path, tolerance: float, criterion: float) -> Scores | None:
+def _written_scores(run_dir: Path, tolerance: float, criterion: float, bins: dict | None = None) -> Scores | None:
     scores_path, parsed_path, predictions = run_dir / SCORES, run_dir / PARSED, run_dir / PREDICTIONS
     fresh = (scores_path.is_file() and parsed_path.is_file() and predictions.is_file()
              and all(scores_path.stat().st_mtime >= (p / PREDICTIONS).stat().st_mtime
@@ -223,8 +276,9 @@ def _written_scores(run_dir: Path, tolerance: float, criterion: float) -> Scores
         doc = json.loads(scores_path.read_bytes())
         settings = doc.get("settings") or {}
         if (not isinstance(doc.get("run"), dict) or "partial" not in doc["run"]
-                or "breaking_points" not in doc.get("tables", {})
-                or (settings.get("tolerance"), settings.get("criterion")) != (tolerance, criterion)):
+                or "breaking_points" not in doc.get("tables", {}) or "ranges" not in doc.get("tables", {})
+                or (settings.get("tolerance"), settings.get("criterion"), settings.get("bins"))
+                != (tolerance, criterion, bins or {})):
             return None
         rows = [json.loads(line) for line in parsed_path.read_bytes().splitlines() if line.strip()]
         scores = Scores(facts=doc["run"], rows=rows, tables=doc["tables"], settings=doc["settings"])

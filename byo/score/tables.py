@@ -13,16 +13,31 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from byo.families import family_names, get_family
 from byo.families.base import ReportTable
 from byo.score import metrics
 from byo.score.parse import FAMILY_TYPES, STATUSES
 from byo.score.rows import NUMERIC, SETS, grid_position, truth_cell
 
-MAX_LEVELS = 8  # a numeric variable with more distinct values is binned
+# Single-answer types scored per class as the paper's tables do (precision / recall / F1 per true
+# value, macro-averaged): counts, rows, columns, labels, position words, cards.
+CLASSES = (*NUMERIC, "label", "position_word", "card")
+
+MAX_LEVELS = 8  # a variable drawn from a continuous range (non-integer values) with more levels is binned
 BINS = 5
 ALL = "all"
+# Table 3 of BYO-Eval (seed 002): "Low (1-4 pcs), Medium (5-9 pcs), High (10-21 pcs)".
+NAMED_BINS = {"byo-eval": ((1, 4), (5, 9), (10, 21))}
+Bins = dict[str, list[tuple[float, float]]]  # variable -> its ranges [lo, hi], both ends included
 # The installed families' own metric tables, carried by their answer types, by table name.
 FAMILY_TABLES: dict[str, ReportTable] = {t.table.name: t.table for t in FAMILY_TYPES.values() if t.table}
+# ...and the tables families declare over question keys of shared answer types (Family.tables).
+KEY_TABLES: dict[str, list[ReportTable]] = {}
+for _family in family_names():
+    for _table in get_family(_family).tables:
+        FAMILY_TABLES[_table.name] = _table
+        for _key in _table.keys:
+            KEY_TABLES.setdefault(_key, []).append(_table)
 
 
 # --- levels ----------------------------------------------------------------------------------
@@ -36,10 +51,41 @@ def _label(value) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-class Levels:
-    """The varying variables of a set of rows and each row's level label, in a stable order."""
+def range_label(lo: float, hi: float) -> str:
+    return f"{lo:g}-{hi:g}"
 
-    def __init__(self, rows: Sequence[dict]):
+
+def parse_bins(spec: str) -> tuple[str, list[tuple[float, float]]]:
+    """`VARIABLE=1-4,5-9,10-21` (or `VARIABLE=byo-eval`, Table 3's count ranges) -> (variable, ranges).
+    ValueError says what is wrong."""
+    variable, sep, ranges = spec.partition("=")
+    if not sep or not variable.strip() or not ranges.strip():
+        raise ValueError(f"expected VARIABLE=LO-HI,LO-HI,... or VARIABLE={'|'.join(NAMED_BINS)}, got {spec[:60]!r}")
+    if ranges.strip() in NAMED_BINS:
+        return variable.strip(), [tuple(map(float, r)) for r in NAMED_BINS[ranges.strip()]]
+    out = []
+    for part in ranges.split(","):
+        lo, dash, hi = part.strip().partition("-")
+        try:
+            pair = (float(lo), float(hi))
+        except ValueError:
+            raise ValueError(f"range {part.strip()[:30]!r}: expected LO-HI with numbers, e.g. 5-9") from None
+        if not dash or pair[0] > pair[1]:
+            raise ValueError(f"range {part.strip()[:30]!r}: expected LO-HI with LO <= HI")
+        if out and pair[0] <= out[-1][1]:
+            raise ValueError(f"range {part.strip()[:30]!r} overlaps the one before it: ranges go up without overlap")
+        out.append(pair)
+    return variable.strip(), out
+
+
+class Levels:
+    """The varying variables of a set of rows and each row's level label, in a stable order. Every
+    level is kept (a count of 1 to 21 is 21 levels); a variable drawn from a continuous range
+    (more than MAX_LEVELS non-integer values) is cut into BINS quantile bins; `bins` groups a
+    variable's values into the ranges asked for (a value outside them has no level)."""
+
+    def __init__(self, rows: Sequence[dict], bins: Bins | None = None):
+        self.ranges: Bins = {}
         seen: dict[str, list] = {}
         for r in rows:
             for k, v in r["levels"].items():
@@ -51,8 +97,12 @@ class Levels:
         for k, values in seen.items():
             if len(values) < 2:
                 continue
+            if bins and k in bins and all(_scalar(v) for v in values):
+                self.ranges[k] = list(bins[k])
+                self.order[k] = [range_label(lo, hi) for lo, hi in bins[k]]
+                continue
             if all(_scalar(v) for v in values):
-                if len(values) > MAX_LEVELS:
+                if len(values) > MAX_LEVELS and not all(float(v).is_integer() for v in values):
                     edges = np.unique(np.quantile(np.array(values, float), np.linspace(0, 1, BINS + 1)))
                     self.edges[k] = edges
                     self.order[k] = [f"{a:.3g}-{b:.3g}" for a, b in itertools.pairwise(edges)]
@@ -68,6 +118,8 @@ class Levels:
         if variable not in row["levels"]:
             return None
         value = row["levels"][variable]
+        if variable in self.ranges:
+            return next((range_label(lo, hi) for lo, hi in self.ranges[variable] if lo <= value <= hi), None)
         if variable in self.edges:
             edges = self.edges[variable]
             i = int(np.clip(np.searchsorted(edges, value, side="right") - 1, 0, len(edges) - 2))
@@ -97,6 +149,9 @@ def summarize(rows: Sequence[dict], answer_type: str, *, n_boot: int, seed: int,
                 if stat.get("flag"):
                     flags.add(stat["flag"])
         out["interval_note"] = ", ".join(sorted(flags)) or None
+    if answer_type in CLASSES:
+        preds = [_cell_label(r["value"]) if r["status"] == "ok" else None for r in rows]
+        out.update(_prf(metrics.macro_prf(preds, [_cell_label(r["answer"]) for r in rows])))
     if answer_type in SETS:
         out.update(_prf(metrics.set_prf([r["value"] for r in rows], [r["answer"] for r in rows])))
     if answer_type == "yes_no":
@@ -150,11 +205,12 @@ def _variants(rows: Sequence[dict]):
 
 
 # --- tables ----------------------------------------------------------------------------------
-def metric_table(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0) -> list[dict]:
+def metric_table(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0, bins: Bins | None = None) -> list[dict]:
     out = []
-    levels = Levels(rows)
+    levels = Levels(rows, bins)
     labels = {id(r): {var: levels.of(r, var) for var in levels.variables} for r in rows}  # rows outlive it
-    keys = [("*", "*", "*", list(rows))] + [(k, g[0]["task"], g[0]["answer_type"], g)
+    readable = [r for r in rows if not r.get("unreadable")]  # "*" pools the questions asked unflagged
+    keys = [("*", "*", "*", readable)] * bool(readable) + [(k, g[0]["task"], g[0]["answer_type"], g)
                                             for (k,), g in metrics.group_by(rows, "key").items()]
     for key, task, answer_type, key_rows in keys:
         for variant, vrows in _variants(key_rows):
@@ -167,10 +223,65 @@ def metric_table(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0) -> 
     return out
 
 
+def _keys(rows: Sequence[dict]):
+    return [(k, g[0]["task"], g[0]["answer_type"], g) for (k,), g in metrics.group_by(rows, "key").items()]
+
+
+def range_table(rows: Sequence[dict], *, bins: Bins | None = None) -> list[dict]:
+    """Mean and standard deviation across levels, as BYO-Eval's Table 3 reports them: per key,
+    prompt variant and variable, over every level of the variable (`range` "all") and over the
+    levels inside each range asked for (`bins`, e.g. Table 3's counts 1-4 / 5-9 / 10-21). Each
+    level's accuracy (and MAE) counts once; `accuracy` beside them pools the range's questions,
+    with its interval clustered by image."""
+    out = []
+    raw = Levels(rows)  # the levels of metrics.csv without the ranges asked for
+    for key, task, answer_type, key_rows in _keys(rows):
+        for variant, vrows in _variants(key_rows):
+            for var in raw.variables:
+                ranges = [(ALL, None)] + [(range_label(lo, hi), (lo, hi)) for lo, hi in (bins or {}).get(var, [])]
+                for name, bounds in ranges:
+                    inside = [r for r in vrows if var in r["levels"] and (bounds is None or (
+                        _scalar(r["levels"][var]) and bounds[0] <= r["levels"][var] <= bounds[1]))]
+                    if not inside:
+                        continue
+                    per_level = _grouped(inside, lambda r, var=var: raw.of(r, var))
+                    acc = [float(np.mean([g["correct"] for g in grp])) for grp in per_level.values()]
+                    row = {"run": vrows[0]["run"], "model": vrows[0]["model"], "key": key, "task": task,
+                           "answer_type": answer_type, "variant": variant, "variable": var, "range": name,
+                           "levels": len(per_level), "n": len(inside), "accuracy_level_mean": float(np.mean(acc)),
+                           "accuracy_level_sd": float(np.std(acc)),
+                           **clustered("accuracy", [r["correct"] for r in inside],
+                                       metrics.cluster_index([r["image"] for r in inside]))}
+                    if answer_type in NUMERIC:
+                        maes = [float(np.mean([abs(g["error"]) for g in grp if g["error"] is not None]))
+                                for grp in per_level.values() if any(g["error"] is not None for g in grp)]
+                        row.update(mae_level_mean=float(np.mean(maes)) if maes else None,
+                                   mae_level_sd=float(np.std(maes)) if maes else None)
+                    out.append(row)
+    return out
+
+
+def truth_table(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0) -> list[dict]:
+    """Numeric keys per true value (all variants pooled): accuracy, MAE and signed error against
+    the answer itself, e.g. the true row distance of relative localization (BYO-Eval figures 28-29)."""
+    out = []
+    for key, task, answer_type, key_rows in _keys(rows):
+        if answer_type not in NUMERIC:
+            continue
+        by = _grouped(key_rows, lambda r: _cell_label(r["answer"]))
+        for truth in sorted(by, key=float):
+            group = by[truth]
+            out.append({"run": group[0]["run"], "model": group[0]["model"], "key": key, "task": task,
+                        "answer_type": answer_type, "truth": truth,
+                        **summarize(group, answer_type, n_boot=n_boot, seed=seed, label=f"{key}|truth={truth}")})
+    return out
+
+
 def confusion_table(rows: Sequence[dict]) -> list[dict]:
     """Counts of (truth, prediction) per key, over all variants; a failed parse is "<status>"."""
     out = []
-    for (key,), group in metrics.group_by(rows, "key").items():
+    answered = [r for r in rows if not r.get("ranked")]  # a ranking has no letter (byo.score.retrieval)
+    for (key,), group in metrics.group_by(answered, "key").items():
         answer_type = group[0]["answer_type"]
         if answer_type not in (*NUMERIC, "label", "yes_no", "position_word", "multiple_choice"):
             continue
@@ -254,20 +365,20 @@ def binding_table(rows: Sequence[dict]) -> list[dict]:
     return out
 
 
-def family_tables(rows: Sequence[dict]) -> dict[str, list[dict]]:
+def family_tables(rows: Sequence[dict], train: dict[str, list] | None = None) -> dict[str, list[dict]]:
     """The families' own metrics, per key, prompt variant and slice, each in the table its answer
-    type carries (FAMILY_TABLES)."""
+    type carries (FAMILY_TABLES). `train`: key -> the true answers of the dataset's training
+    split (byo.score.training); a key without them uses the run's own training rows."""
     out: dict[str, list[dict]] = {name: [] for name in FAMILY_TABLES}
     for (key,), group in sorted(metrics.group_by(rows, "key").items()):
         answer_type = group[0]["answer_type"]
-        table = FAMILY_TYPES[answer_type].table if answer_type in FAMILY_TYPES else None
-        if table is None:
-            continue
-        train = [r["answer"] for r in group if r["split"] == "train"]
-        for variant, vrows in _variants(group):
-            out[table.name] += [
-                {"run": vrows[0]["run"], "model": vrows[0]["model"], "key": key, "answer_type": answer_type,
-                 "variant": variant, **row} for row in table.measure(vrows, train)]
+        own = FAMILY_TYPES[answer_type].table if answer_type in FAMILY_TYPES else None
+        train_labels = (train or {}).get(key) or [r["answer"] for r in group if r["split"] == "train"]
+        for table in [*([own] if own else []), *KEY_TABLES.get(key, [])]:
+            for variant, vrows in _variants(group):
+                out[table.name] += [
+                    {"run": vrows[0]["run"], "model": vrows[0]["model"], "key": key, "answer_type": answer_type,
+                     "variant": variant, **row} for row in table.measure(vrows, train_labels)]
     return out
 
 

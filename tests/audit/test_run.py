@@ -36,6 +36,15 @@ def test_every_config_audits_clean(config, tmp_path):
     assert audit["totals"]["unchecked"] == 0  # every key of every family is checked
     assert audit["totals"]["ok"] > 0
     assert code == 0
+    # The readability rules' questions (skipped above): asked flagged, the audit counts them
+    # flagged, not failed; asked unflagged, it calls every one of them ill-posed.
+    assert main(["questions", str(out), "--unreadable", "flag"]) == 0
+    flagged = sum(1 for line in (out / "questions.jsonl").read_text().splitlines() if '"unreadable": {' in line)
+    assert main(["audit", str(out)]) == 0
+    assert audit_file(out)["totals"]["flagged"] == flagged
+    assert main(["questions", str(out), "--unreadable", "ask"]) == 0
+    main(["audit", str(out)])
+    assert audit_file(out)["totals"]["ill_posed"] == flagged and audit_file(out)["totals"]["wrong"] == 0
 
 
 @pytest.fixture(scope="module")

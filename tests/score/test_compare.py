@@ -100,7 +100,7 @@ def test_per_level_rows_are_corrected_and_thresholds_compared():
                            tables={"breaking_points": fits, "breaking_point_levels": points}))
     result = cmp.compare(*runs, n_boot=300)
     levels = [r for r in result["differences"] if r["variable"] == "content.count"]
-    assert len(levels) == 5 and all(r["p_mcnemar_adjusted"] >= r["p_mcnemar"] for r in levels)
+    assert len(levels) == 16 and all(r["p_mcnemar_adjusted"] >= r["p_mcnemar"] for r in levels)
     assert result["settings"]["correction"].startswith("Holm")
     bh = cmp.compare(*runs, n_boot=0, correction="bh")
     assert bh["settings"]["correction"].startswith("Benjamini")

@@ -165,12 +165,15 @@ GOLD = ["C:01 X:0 M:0008", "C:01 X:0 M:0006", "C:01 X:0 M:0009", "C:07 X:2 M:000
 
 def test_crest_exact_match_and_token_error_rate():
     preds = ["C:01 M:0008", "C:01 X:0 M:0008", None, "C:07 X:2 M:0008 M:0006", "x:3 m:0024"]
-    # a missing X means X:0; lower-case token kinds are read as upper case
-    assert crest.exact_match(preds, GOLD, "crest_program") == [True, False, False, False, True]
-    rate = crest.error_rate(preds, GOLD, "crest_program")
-    # edits: 0, 1 (motif), excluded, 1 (extra motif: unparseable, compared as written), 0; lengths 3 + 3 + 3 + 2
-    assert (rate["edits"], rate["length"], rate["excluded"]) == (2, 11, 1)
-    assert rate["value"] == pytest.approx(2 / 11)
+    # lenient rule: a missing X means X:0; lower-case token kinds are read as upper case
+    assert crest.exact_match(preds, GOLD, "crest_program", "lenient") == [True, False, False, False, True]
+    # KamonBench's rule: a program needs its X, and only whitespace is normalised
+    assert crest.exact_match(preds, GOLD, "crest_program") == [False, False, False, False, False]
+    rate = crest.error_rate(preds, GOLD, "crest_program", "lenient")
+    # edits: 0, 1 (motif), 3 (unparsed: the whole target), 1 (extra motif: unparseable, compared as
+    # written), 0; lengths 3 + 3 + 3 + 3 + 2
+    assert (rate["edits"], rate["length"], rate["unparsed"]) == (5, 14, 1)
+    assert rate["value"] == pytest.approx(5 / 14)
 
 
 def test_crest_character_error_rate():
@@ -179,7 +182,7 @@ def test_crest_character_error_rate():
     # 丸に桔梗 vs 丸に梅: 2 edits. KDL normalisation only removes whitespace (and turns katakana into
     # hiragana), so "Bellflowerinacircle." vs "bellflowerinacircle" is 2 edits (B, final dot).
     assert (rate["edits"], rate["length"]) == (4, 3 + len("bellflowerinacircle"))
-    en = crest.error_rate(["A bellflower in a circle."], ["bellflower in a circle"], "crest_english")
+    en = crest.error_rate(["A bellflower in a circle."], ["bellflower in a circle"], "crest_english", "lenient")
     assert en["edits"] == 0 and en["unit"] == "char"
 
 
@@ -292,3 +295,18 @@ def test_accuracy_intervals_are_clustered_by_image():
     assert (s["accuracy_wilson_lo"], s["accuracy_wilson_hi"]) == pytest.approx(wilson_by_hand(36, 60))
     assert s["accuracy_hi"] - s["accuracy_lo"] > 1.6 * (s["accuracy_wilson_hi"] - s["accuracy_wilson_lo"])
     assert s["accuracy_se"] == pytest.approx(math.sqrt(0.24 / 20 * 20 / 19))
+
+
+def test_questions_flagged_unreadable_are_scored_apart():
+    """A question asked flagged as unreadable (questions.unreadable: flag) is scored under its key
+    tagged [unreadable], and never pooled into the accuracy of all questions."""
+    flag = {"rule": "contrast", "reason": "white king (object 1) does not stand out"}
+    qs = [question(0, 2, image="a"), question(1, 3, image="b"),
+          Question(**{**question(2, 4, image="c").model_dump(), "unreadable": flag})]
+    rows = scored(qs, ["2", "3", "1"])
+    assert [r["key"] for r in rows] == ["count", "count", "count [unreadable]"]
+    table = tables.metric_table(rows, n_boot=10)
+    pooled = next(r for r in table if r["key"] == "*" and r["variant"] == tables.ALL and not r["variable"])
+    assert (pooled["n"], pooled["accuracy"]) == (2, 1.0)
+    apart = next(r for r in table if r["key"] == "count [unreadable]" and r["variant"] == tables.ALL)
+    assert (apart["n"], apart["accuracy"]) == (1, 0.0)

@@ -247,3 +247,20 @@ def test_one_model_on_two_datasets_is_labelled_by_dataset():
     runs = Runs([run("blind", "demo", "blind-blind"), run("blind", "demo_poker", "blind-blind"),
                  run("gpt", "demo", "a"), run("gpt", "demo", "b"), run("llama", "demo", "c")])
     assert runs.labels == ["blind (demo)", "blind (demo_poker)", "gpt (a)", "gpt (b)", "llama"]
+
+
+def test_the_report_shows_per_level_what_was_asked_skipped_and_flagged(tmp_path):
+    """The summary byo questions writes beside the questions (questions_summary.json) shows in the
+    report's per-level section, with its policy and reasons."""
+    root = tmp_path / "data"
+    run, _ = make_fake_runs(root)
+    summary = {"policy": "flag", "levels": {"blur": {"0.5": {"asked": 3, "skipped": 4, "flagged": 5}}},
+               "why": {"blur": {"0.5": {"flagged: unreadable (contrast)": 5, "skipped: needs exactly 1 visible piece": 4}}}}
+    (root / "questions_summary.json").write_text(json.dumps(summary))
+    assert main(["score", str(run), "--bootstrap", "0"]) == 0
+    out = tmp_path / "report.html"
+    assert main(["report", str(run), "-o", str(out), "--bootstrap", "0"]) == 0
+    html = out.read_text()
+    assert "Questions asked, skipped and flagged: data" in html and "unreadable questions: flag" in html
+    assert re.search(r"<td>blur</td><td>0.5</td><td>3</td><td>4</td><td>5</td><td>flagged: unreadable \(contrast\) \(5\)",
+                     html)

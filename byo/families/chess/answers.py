@@ -8,10 +8,13 @@ from byo.families.api import (
     POSITION_WORDS,
     Answer,
     AnswerTable,
+    Problem,
     Skip,
     blur_px,
     box_size,
+    not_shown,
     plural,
+    unless,
     view_elevation,
     visible,
 )
@@ -47,18 +50,28 @@ def _grid(legend: dict) -> Skip | None:
     return None
 
 
-def _types_unreadable(legend: dict, pieces: list[dict]) -> Skip | None:
-    """A Skip when a piece's type cannot be read off its silhouette (model.TYPE_READABLE_*)."""
+def _types_unreadable(legend: dict, pieces: list[dict]) -> Problem | None:
+    """The type rule: a piece whose type cannot be read off its silhouette (model.TYPE_READABLE_*)."""
     for o in pieces:
         x, y, z = o["location"]
         if view_elevation(legend, (x, y, z + o["attributes"]["height"] / 2)) > TYPE_READABLE_MAX_ELEVATION:
-            return Skip("piece types are not readable from this high a view (their silhouettes look alike)")
+            return "type", "piece types are not readable from this high a view (their silhouettes look alike)"
         height = box_size(o)[1]
         if height < TYPE_READABLE_MIN_HEIGHT_PX:
-            return Skip(f"a piece is under {TYPE_READABLE_MIN_HEIGHT_PX} px tall: too small to read its type")
+            return "type", f"a piece is under {TYPE_READABLE_MIN_HEIGHT_PX} px tall: too small to read its type"
         if blur_px(legend, o) > TYPE_READABLE_MAX_BLUR * height:
-            return Skip("a piece is too blurred to read its type")
+            return "type", "a piece is too blurred to read its type"
     return None
+
+
+def shown(fn):
+    """Decorate an answer function about the pieces: every visible piece must stand out from the
+    board in the rendered image (the contrast rule, docs/readability.md), else it is unreadable."""
+    def checked(legend, rng):
+        return unless(not_shown(visible(legend)), fn(legend, rng))
+
+    checked.__doc__ = fn.__doc__
+    return checked
 
 
 def _only(legend: dict, n: int) -> list[dict] | Skip:
@@ -71,6 +84,7 @@ def _count(legend: dict, **match) -> int:
 
 
 @ANSWERS.key("count_pieces")
+@shown
 def count_pieces(legend, rng):
     return Answer(len(visible(legend)))
 
@@ -84,20 +98,23 @@ def count_squares(legend, rng):
 
 
 @ANSWERS.key("count_identification_white_pieces")
+@shown
 def count_white(legend, rng):
     return Answer(_count(legend, color="white"))
 
 
 @ANSWERS.key("count_identification_black_pieces")
+@shown
 def count_black(legend, rng):
     return Answer(_count(legend, color="black"))
 
 
 @ANSWERS.key("count_identification_piece_type")
+@shown
 def count_type(legend, rng):
     piece = PIECE_TYPES[int(rng.integers(len(PIECE_TYPES)))]  # absent types too: 0 is an answer
-    return _types_unreadable(legend, visible(legend)) or Answer(
-        _count(legend, type=piece), {"piece_type": piece, "piece_plural": plural(piece)})
+    return unless(_types_unreadable(legend, visible(legend)), Answer(
+        _count(legend, type=piece), {"piece_type": piece, "piece_plural": plural(piece)}))
 
 
 def _lone(legend: dict, attribute: str) -> Answer | Skip:
@@ -106,7 +123,7 @@ def _lone(legend: dict, attribute: str) -> Answer | Skip:
     if isinstance(pieces, Skip):
         return pieces
     if attribute == "type":
-        return _types_unreadable(legend, pieces) or Answer(pieces[0]["attributes"][attribute])
+        return unless(_types_unreadable(legend, pieces), Answer(pieces[0]["attributes"][attribute]))
     if attribute in ("row", "column"):
         return _grid(legend) or Answer(pieces[0]["attributes"][attribute])
     return Answer(pieces[0]["attributes"][attribute])
@@ -120,29 +137,34 @@ def _between(legend: dict, attribute: str) -> Answer | Skip:
 
 
 @ANSWERS.key("identify_type_one_piece")
+@shown
 def identify_type(legend, rng):
     return _lone(legend, "type")
 
 
 @ANSWERS.key("identify_color_one_piece")
+@shown
 def identify_color(legend, rng):
     return _lone(legend, "color")
 
 
 @ANSWERS.key("identify_type_several_pieces")
+@shown
 def identify_types(legend, rng):
     pieces = visible(legend)
     if not pieces:
         return Skip("no visible piece")
-    return _types_unreadable(legend, pieces) or Answer(sorted({o["attributes"]["type"] for o in pieces}))
+    return unless(_types_unreadable(legend, pieces), Answer(sorted({o["attributes"]["type"] for o in pieces})))
 
 
 @ANSWERS.key("localize_row_one_piece")
+@shown
 def localize_row(legend, rng):
     return _lone(legend, "row")
 
 
 @ANSWERS.key("localize_column_one_piece")
+@shown
 def localize_column(legend, rng):
     return _lone(legend, "column")
 
@@ -153,6 +175,7 @@ def position_word(row: int, column: int, rows: int, columns: int) -> str:
 
 
 @ANSWERS.key("localize_position_word_one_piece")
+@shown
 def localize_word(legend, rng):
     pieces = _only(legend, 1)
     if isinstance(pieces, Skip):
@@ -162,11 +185,13 @@ def localize_word(legend, rng):
 
 
 @ANSWERS.key("localize_rows_between_two_pieces")
+@shown
 def rows_between(legend, rng):
     return _between(legend, "row")
 
 
 @ANSWERS.key("localize_columns_between_two_pieces")
+@shown
 def columns_between(legend, rng):
     return _between(legend, "column")
 
@@ -177,12 +202,14 @@ def _random_line(legend, rng, axis: str) -> int:
 
 
 @ANSWERS.key("count_localization_pieces_on_row")
+@shown
 def count_on_row(legend, rng):
     row = _random_line(legend, rng, "row")
     return _grid(legend) or Answer(_count(legend, row=row), {"row": row})
 
 
 @ANSWERS.key("count_localization_pieces_on_column")
+@shown
 def count_on_column(legend, rng):
     column = _random_line(legend, rng, "column")
     return _grid(legend) or Answer(_count(legend, column=column), {"column": column})
@@ -203,27 +230,83 @@ def _at(legend: dict, rng, attribute: str) -> Answer | Skip:
     if isinstance(piece, Skip):
         return piece
     a = piece["attributes"]
-    unreadable = _grid(legend) or (_types_unreadable(legend, [piece]) if attribute == "type" else None)
-    return unreadable or Answer(a[attribute], {"row": a["row"], "column": a["column"]})
+    answer = _grid(legend) or Answer(a[attribute], {"row": a["row"], "column": a["column"]})
+    return unless(_types_unreadable(legend, [piece]), answer) if attribute == "type" else answer
 
 
 @ANSWERS.key("identify_localization_piece_type")
+@shown
 def type_at(legend, rng):
     return _at(legend, rng, "type")
 
 
 @ANSWERS.key("identify_localization_piece_color")
+@shown
 def color_at(legend, rng):
     return _at(legend, rng, "color")
 
 
 @ANSWERS.key("count_identification_localization_white_pieces_row")
+@shown
 def white_on_row(legend, rng):
     row = _random_line(legend, rng, "row")
     return _grid(legend) or Answer(_count(legend, color="white", row=row), {"row": row})
 
 
 @ANSWERS.key("count_identification_localization_black_pieces_column")
+@shown
 def black_on_column(legend, rng):
     column = _random_line(legend, rng, "column")
     return _grid(legend) or Answer(_count(legend, color="black", column=column), {"column": column})
+
+
+def _closest(legend: dict, rng, axis: str) -> Answer | Skip:
+    """The row or column of the piece closest (on the grid, sqrt(dr^2 + dc^2) cells) to a piece
+    drawn among the visible ones, whose cell is the parameter (BYO-Eval's
+    localize_row_closest_piece: "on which row is the closest piece to the piece at position X,Y?")."""
+    pieces = visible(legend)
+    if len(pieces) < 2:
+        return Skip("needs at least 2 visible pieces")
+    unreadable = _grid(legend)
+    if unreadable:
+        return unreadable
+    ref = pieces[int(rng.integers(len(pieces)))]["attributes"]
+    others = [o["attributes"] for o in pieces if o["attributes"] is not ref]
+    distance = {id(a): (a["row"] - ref["row"]) ** 2 + (a["column"] - ref["column"]) ** 2 for a in others}
+    nearest = min(distance.values())
+    closest = [a for a in others if distance[id(a)] == nearest]
+    if len(closest) > 1:
+        return Skip("two pieces are equally close to the piece asked about")
+    return Answer(closest[0][axis], {"row": ref["row"], "column": ref["column"]})
+
+
+@ANSWERS.key("localize_row_closest_piece")
+@shown
+def row_of_closest(legend, rng):
+    return _closest(legend, rng, "row")
+
+
+@ANSWERS.key("localize_column_closest_piece")
+@shown
+def column_of_closest(legend, rng):
+    return _closest(legend, rng, "column")
+
+
+def _type_on_line(legend: dict, rng, axis: str) -> Answer | Skip:
+    """How many pieces of a drawn type stand on a drawn row or column (absent types too: 0)."""
+    piece = PIECE_TYPES[int(rng.integers(len(PIECE_TYPES)))]
+    line = _random_line(legend, rng, axis)
+    return _grid(legend) or unless(_types_unreadable(legend, visible(legend)), Answer(
+        _count(legend, type=piece, **{axis: line}), {"piece_type": piece, "piece_plural": plural(piece), axis: line}))
+
+
+@ANSWERS.key("count_localization_piece_type_row")
+@shown
+def type_on_row(legend, rng):
+    return _type_on_line(legend, rng, "row")
+
+
+@ANSWERS.key("count_localization_piece_type_column")
+@shown
+def type_on_column(legend, rng):
+    return _type_on_line(legend, rng, "column")

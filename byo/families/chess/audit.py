@@ -14,7 +14,15 @@ import math
 
 import numpy as np
 
-from byo.families.api import POSITION_WORDS, AuditTable, Expected, IllPosed, MeasuredImage, Seen
+from byo.families.api import (
+    POSITION_WORDS,
+    AuditTable,
+    Expected,
+    IllPosed,
+    MeasuredImage,
+    Seen,
+    guarded,
+)
 from byo.families.chess.model import (
     ROWS_READABLE_WITHIN,
     TYPE_READABLE_MAX_BLUR,
@@ -257,3 +265,33 @@ def check_board(image: MeasuredImage) -> list[tuple[str, str]]:
 
 
 LEGEND_CHECKS = [check_board]
+
+@AUDITS.key("localize_row_closest_piece", "localize_column_closest_piece")
+@_grid
+def closest(q, image, seen):
+    if len(seen) < 2:
+        return IllPosed(f"{len(seen)} pieces show, the question needs 2 or more")
+    cells = {o.id: _view(image, o) for o in seen}
+    ref = (q["params"]["row"], q["params"]["column"])
+    at_ref = [i for i, c in cells.items() if c == ref]
+    if len(at_ref) != 1:
+        return IllPosed(f"{len(at_ref)} pieces show on row {ref[0]}, column {ref[1]}")
+    distance = {i: math.hypot(c[0] - ref[0], c[1] - ref[1]) for i, c in cells.items() if i != at_ref[0]}
+    nearest = sorted(distance.values())
+    if len(nearest) > 1 and math.isclose(nearest[0], nearest[1]):
+        return IllPosed("two pieces are equally close to the piece asked about")
+    best = min(distance, key=distance.get)
+    return Expected(cells[best][0 if "row" in q["key"] else 1])
+
+
+@AUDITS.key("count_localization_piece_type_row", "count_localization_piece_type_column")
+@_grid
+def type_on_line(q, image, seen):
+    axis, line = (0, q["params"]["row"]) if q["key"].endswith("row") else (1, q["params"]["column"])
+    return _type_problem(image, seen) or Expected(
+        sum(o.kind == q["params"]["piece_type"] and _view(image, o)[axis] == line for o in seen))
+
+
+# The contrast rule (docs/readability.md), from the image file: every question about the pieces
+# needs each seen piece to stand out from the board in the rendered image.
+guarded(AUDITS, [k for k in AUDITS if k != "count_squares"], lambda q, image, seen: image.unshown(seen))

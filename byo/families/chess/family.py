@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from byo.families.api import Family, PlacementError, ResolvedSetup, SceneObject, color_name, visible
+from byo.families.chess import foreign
 from byo.families.chess.answers import ANSWERS, board_size
 from byo.families.chess.model import (
     FOOTPRINT_RADIUS,
@@ -107,6 +108,7 @@ class ChessFamily(Family):
     name = "chess"
     content_model = ChessContent
     template_file = "chess.yaml"
+    foreign_keys = {"byo-eval": foreign.BYO_EVAL}  # byo import-config
     answers = ANSWERS
     design_keys = ("board.rows", "board.columns", "count", "types", "n_types", "colors", "style", "piece_set",
                    "scale", "max_rotation", "placement.spread", "placement.start")

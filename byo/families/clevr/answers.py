@@ -5,22 +5,34 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
+import numpy as np
+
 from byo.families.api import (
     Answer,
     AnswerTable,
+    Problem,
+    Retrieval,
     Skip,
     blur_px,
     box_size,
+    colour_unreadable,
     multiple_choice,
+    not_shown,
     plural,
+    retrieval_choice,
+    unless,
     unseen,
     visible,
 )
+from byo.families.clevr.autocomp import RELATION_WORDS, candidates, color_arrangements, color_tag
 from byo.families.clevr.model import (
     ATTRIBUTE_READABLE_MAX_BLUR,
     ATTRIBUTE_READABLE_MIN_PX,
+    COLORS,
     MIN_X_SEPARATION,
     SHAPES,
+    object_label_split,
+    relation_label_split,
 )
 
 ANSWERS = AnswerTable()
@@ -43,39 +55,72 @@ def _pick(rng, seq):
     return seq[int(rng.integers(len(seq)))]
 
 
-def _shapes_unreadable(legend: dict) -> Skip | None:
+def _shapes_unreadable(legend: dict) -> Problem | None:
     """A question naming a shape, material or size needs every visible object big and sharp
     enough to read them (model.ATTRIBUTE_READABLE_*)."""
     for o in visible(legend):
         side = min(box_size(o))
         if side < ATTRIBUTE_READABLE_MIN_PX:
-            return Skip(f"an object is under {ATTRIBUTE_READABLE_MIN_PX} px across: too small to read its shape")
+            return "shape", f"an object is under {ATTRIBUTE_READABLE_MIN_PX} px across: too small to read its shape"
         if blur_px(legend, o) > ATTRIBUTE_READABLE_MAX_BLUR * side:
-            return Skip("an object is too blurred to read its shape")
+            return "shape", "an object is too blurred to read its shape"
     return None
+
+
+def palette(legend: dict) -> dict[str, tuple[float, ...]]:
+    """Every colour a person could name an object by: CLEVR's and the config's own (sRGB 0-1)."""
+    own = {c["name"]: tuple(c["rgb"]) for c in legend["content"]["colors"] if isinstance(c, dict)}
+    return {name: tuple(v / 255 for v in rgb) for name, rgb in COLORS.items()} | own
+
+
+def _colours_unreadable(legend: dict) -> Problem | None:
+    """The colour rule: every visible object's rendered colour reads as its own (docs/readability.md)."""
+    return colour_unreadable(visible(legend), palette(legend))
 
 
 def readable(fn):
     """Decorate an answer function whose question names shapes, materials or sizes."""
     def checked(legend, rng):
-        return _shapes_unreadable(legend) or fn(legend, rng)
+        return unless(_shapes_unreadable(legend), fn(legend, rng))
+
+    checked.__doc__ = fn.__doc__
+    return checked
+
+
+def coloured(fn):
+    """Decorate an answer function whose question names or asks colours: the colour rule."""
+    def checked(legend, rng):
+        return unless(_colours_unreadable(legend), fn(legend, rng))
+
+    checked.__doc__ = fn.__doc__
+    return checked
+
+
+def shown(fn):
+    """Decorate every answer function: each visible object stands out in the rendered image."""
+    def checked(legend, rng):
+        return unless(not_shown(visible(legend)), fn(legend, rng))
 
     checked.__doc__ = fn.__doc__
     return checked
 
 
 @ANSWERS.key("count_objects")
+@shown
 def count_objects(legend, rng):
     return Answer(len(visible(legend)))
 
 
 @ANSWERS.key("count_color")
+@shown
+@coloured
 def count_color(legend, rng):
     color = _pick(rng, _colors(legend))
     return Answer(sum(_attr(o, "color") == color for o in visible(legend)), {"color": color})
 
 
 @ANSWERS.key("count_shape")
+@shown
 @readable
 def count_shape(legend, rng):
     shape = _pick(rng, SHAPES)
@@ -87,6 +132,8 @@ def _label(o: dict) -> tuple[str, str]:
 
 
 @ANSWERS.key("exist_color_shape")
+@shown
+@coloured
 @readable
 def exist_color_shape(legend, rng):
     objects = visible(legend)
@@ -109,24 +156,30 @@ def _query(legend, rng, by: str, asked: str) -> Answer | Skip:
 
 
 @ANSWERS.key("query_color_unique_shape")
+@shown
+@coloured
 @readable
 def query_color(legend, rng):
     return _query(legend, rng, "shape", "color")
 
 
 @ANSWERS.key("query_shape_unique_color")
+@shown
+@coloured
 @readable
 def query_shape(legend, rng):
     return _query(legend, rng, "color", "shape")
 
 
 @ANSWERS.key("query_material_unique_shape")
+@shown
 @readable
 def query_material(legend, rng):
     return _query(legend, rng, "shape", "material")
 
 
 @ANSWERS.key("query_size_unique_shape")
+@shown
 @readable
 def query_size(legend, rng):
     return _query(legend, rng, "shape", "size")
@@ -156,6 +209,7 @@ def _left_to_right(legend: dict, objects: list[dict]) -> list[dict] | Skip:
 
 
 @ANSWERS.key("relate_left")
+@shown
 @readable
 def relate_left(legend, rng):
     objects = visible(legend)
@@ -168,32 +222,117 @@ def relate_left(legend, rng):
     return Answer("yes" if _x(a) < _x(b) else "no", {"a": named[a["id"]], "b": named[b["id"]]})
 
 
-@ANSWERS.key("label_choice")
-@readable
-def label_choice(legend, rng):
-    """Seed 004, GZSL: the true label, two random labels and (two objects) two attribute swaps."""
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def tagged(legend: dict, retrieval: Retrieval, rng, params: dict) -> Answer:
+    """retrieval_choice with the truth's letter counterbalanced over images: in each block of k
+    consecutive images (k options shown) each letter is the truth once, in an order drawn per
+    block, so a letter prior scores chance and no letter follows a variable's level. And each
+    shown option's distractor tag in `option_tags` (which kind of distractor a wrong
+    answer took, for the error breakdowns)."""
+    answer = retrieval_choice(retrieval, rng, params)
+    choices = list(answer.choices)
+    block, slot = divmod(int(legend["index"]), len(choices))
+    truth = LETTERS.index(answer.value)
+    target = int(np.random.default_rng([block, len(choices)]).permutation(len(choices))[slot])
+    choices[truth], choices[target] = choices[target], choices[truth]
+    tag_of = dict(zip(retrieval.captions, retrieval.tags, strict=True))
+    options = " ".join(f"({LETTERS[i]}) {o}" for i, o in enumerate(choices))
+    return Answer(LETTERS[target], {**answer.params, "options": options, "option_tags": [tag_of[c] for c in choices]},
+                  choices, answer.retrieval, answer.chance)
+
+
+def _image_split(legend) -> str:
+    """The split the image was drawn for (id_val and id_test use the training labels)."""
+    return str(legend["content"].get("split") or legend["extras"].get("label_split") or "all")
+
+
+def _object_labels(legend) -> list[tuple[str, str, str]]:
+    """Every (colour, shape) label of the content with its split (seed 004's label set Y)."""
+    colors, shapes = _colors(legend), legend["content"]["shapes"]
+    return [(c, s, object_label_split(si, ci, len(colors))) for si, s in enumerate(shapes) for ci, c in enumerate(colors)]
+
+
+def _label_tag(label: str, truth: str) -> str:
+    """What a distractor label changed of the true one (Table 5's error kinds)."""
+    if label == truth:
+        return "truth"
+    (c, s), (tc, ts) = label.split(" ", 1), truth.split(" ", 1)
+    return "swap:color" if s == ts else "swap:shape" if c == tc else "other"
+
+
+def _label_answer(legend, rng) -> tuple[dict, list[dict], set] | Skip:
+    """(the object asked about, the visible objects, labels of every object) of a single- or
+    two-object scene. In an OOD split the answer is an object whose label that split holds out
+    (seed 004: the image holds the unseen object, and the answer names it)."""
     extras = legend["extras"]
     if "label" not in extras and not ("labels" in extras and "left_to_right" not in extras):
         return Skip("not a single-object or two-object scene")
     objects = visible(legend)
     if not objects:
         return Skip("no visible object")
-    named = {_label(o) for o in legend["objects"]}  # unseen objects are never offered either
-    everything = [(c, s) for c in _colors(legend) for s in legend["content"]["shapes"]]
-    absent = [f"{c} {s}" for c, s in everything if (c, s) not in named]
-    correct = _pick(rng, [f"{_attr(o, 'color')} {o['kind']}" for o in objects])
-    hard = []
-    if len(legend["objects"]) == 2 and len(objects) == 2:
-        a, b = objects
-        hard = [f"{_attr(a, 'color')} {b['kind']}", f"{_attr(b, 'color')} {a['kind']}"]
-    easy = [absent[k] for k in rng.permutation(len(absent)) if absent[k] not in hard][: 4 - len(hard)]
-    return multiple_choice(correct, hard + easy, rng)
+    split = extras.get("label_split", "train")
+    parts = extras.get("object_splits") or [split] * len(legend["objects"])
+    part_of = {o["id"]: p for o, p in zip(legend["objects"], parts, strict=True)}
+    held = [o for o in objects if split == "train" or part_of[o["id"]] == split]
+    if not held:
+        return Skip(f"the {split} object is not visible")
+    return _pick(rng, held), objects, {_label(o) for o in legend["objects"]}
 
 
-@ANSWERS.key("relation_choice")
+@ANSWERS.key("label_choice")
+@shown
+@coloured
 @readable
-def relation_choice(legend, rng):
-    """Seed 004, GZSL: the true relation, its relation swap and order swap, two random relations."""
+def label_choice(legend, rng):
+    """Seed 004, GZSL: "models must pick the correct label for an image from a set of both seen and
+    unseen labels". Single object: every label of Y (the chat model sees 26 of 32, the ranking all);
+    two objects: "the true label, two standard distractors, and two hard negatives created by
+    swapping attributes and shapes". The other object's label is never offered."""
+    found = _label_answer(legend, rng)
+    if isinstance(found, Skip):
+        return found
+    o, objects, named = found
+    truth = f"{_attr(o, 'color')} {o['kind']}"
+    absent = [f"{c} {s}" for c, s, _ in _object_labels(legend) if (c, s) not in named]
+    if len(legend["objects"]) > 1:
+        other = next((p for p in legend["objects"] if p["id"] != o["id"]), o)
+        hard = [f"{_attr(o, 'color')} {other['kind']}", f"{_attr(other, 'color')} {o['kind']}"]
+        easy = [absent[k] for k in rng.permutation(len(absent)) if absent[k] not in hard][:2]
+        # Table 5's kinds by construction: the other object's shape or colour, or a random label
+        return tagged(legend, Retrieval((truth, *hard, *easy), 0, ("truth", "swap:shape", "swap:color", "other", "other")),
+                      rng, {"split": _image_split(legend)})
+    captions = (truth, *absent)
+    return tagged(legend, Retrieval(captions, 0, tuple(_label_tag(c, truth) for c in captions)), rng,
+                  {"split": _image_split(legend)})
+
+
+@ANSWERS.key("label_zsl")
+@shown
+@coloured
+@readable
+def label_zsl(legend, rng):
+    """Seed 004, ZSL (two objects): "one correct label and two distractors from the same (unseen)
+    split"; in-distribution images draw them from the training labels."""
+    if "labels" not in legend["extras"] or "left_to_right" in legend["extras"]:
+        return Skip("not a two-object scene")
+    found = _label_answer(legend, rng)
+    if isinstance(found, Skip):
+        return found
+    o, _, named = found
+    split = legend["extras"].get("label_split", "train")
+    truth = f"{_attr(o, 'color')} {o['kind']}"
+    pool = [f"{c} {s}" for c, s, part in _object_labels(legend) if part == split and (c, s) not in named]
+    if len(pool) < 2:
+        return Skip(f"the {split} split has fewer than two other labels")
+    easy = [pool[k] for k in rng.choice(len(pool), size=2, replace=False)]
+    captions = (truth, *easy)
+    return tagged(legend, Retrieval(captions, 0, tuple(_label_tag(c, truth) for c in captions)), rng,
+                  {"split": _image_split(legend)})
+
+
+def _relation_truth(legend) -> tuple[str, str] | Skip:
     if legend["extras"].get("left_to_right") is None:
         return Skip("not a relational scene")
     if unseen(legend):
@@ -202,6 +341,34 @@ def relation_choice(legend, rng):
     if isinstance(ordered, Skip):
         return ordered
     left, right = (o["kind"] for o in ordered)
+    return left, right
+
+
+def _relation_tag(label: str, truths: set[str]) -> str:
+    """Table 8's error kinds: the relation swapped (left/right), the shapes' order swapped, other."""
+    if label in truths:
+        return "truth"
+    a, rel, b = label.split()
+    for t in truths:
+        ta, trel, tb = t.split()
+        if (a, b) == (ta, tb) and rel != trel:
+            return "swap:relation"
+        if (a, b) == (tb, ta) and rel == trel:
+            return "swap:order"
+    return "other"
+
+
+@ANSWERS.key("relation_choice")
+@shown
+@coloured
+@readable
+def relation_choice(legend, rng):
+    """Seed 004, relational GZSL: "the true label, two randomly selected labels, and two hard
+    negatives. One hard negative alters the spatial relation ..., while the other swaps object order"."""
+    found = _relation_truth(legend)
+    if isinstance(found, Skip):
+        return found
+    left, right = found
     true = {f"{left} left {right}", f"{right} right {left}"}
     correct = _pick(rng, sorted(true))
     a, rel, b = correct.split()
@@ -209,7 +376,35 @@ def relation_choice(legend, rng):
     hard = [f"{a} {other} {b}", f"{b} {rel} {a}"]
     pool = [f"{x} {r} {y}" for x, y in itertools.permutations(legend["content"]["shapes"], 2) for r in ("left", "right")]
     easy = [p for p in (pool[k] for k in rng.permutation(len(pool))) if p not in true and p not in hard][:2]
-    return multiple_choice(correct, hard + easy, rng)
+    captions = (correct, *hard, *easy)
+    return tagged(legend, Retrieval(captions, 0, ("truth", "swap:relation", "swap:order", "other", "other")), rng,
+                  {"split": _image_split(legend)})
+
+
+@ANSWERS.key("relation_zsl")
+@shown
+@coloured
+@readable
+def relation_zsl(legend, rng):
+    """Seed 004, relational ZSL: the true label and two distractors from the same split's labels
+    (the held-out arrangements of an OOD split; the training arrangements in distribution)."""
+    found = _relation_truth(legend)
+    if isinstance(found, Skip):
+        return found
+    left, right = found
+    shapes = legend["content"]["shapes"]
+    split = legend["extras"].get("label_split", "train")
+    true = {f"{left} left {right}", f"{right} right {left}"}
+    correct = _pick(rng, sorted(true))
+    pool = [label for i, j in itertools.permutations(range(len(shapes)), 2)
+            if relation_label_split(i, j, len(shapes)) == split
+            for label in (f"{shapes[i]} left {shapes[j]}", f"{shapes[j]} right {shapes[i]}") if label not in true]
+    if len(pool) < 2:
+        return Skip(f"the {split} split has fewer than two other relation labels")
+    easy = [pool[k] for k in rng.choice(len(pool), size=2, replace=False)]
+    captions = (correct, *easy)
+    return tagged(legend, Retrieval(captions, 0, tuple(_relation_tag(c, true) for c in captions)), rng,
+                  {"split": _image_split(legend)})
 
 
 def _caption(pairs: list[tuple[str, str]]) -> str:
@@ -230,6 +425,8 @@ def _binding(legend) -> list[tuple[str, str]] | Skip:
 
 
 @ANSWERS.key("binding_swap")
+@shown
+@coloured
 @readable
 def binding_swap(legend, rng):
     """Seed 001, Swap: the N colours permuted among the N objects (N! - 1 negatives)."""
@@ -242,17 +439,115 @@ def binding_swap(legend, rng):
 
 
 @ANSWERS.key("binding_confusion")
+@shown
+@coloured
 @readable
 def binding_confusion(legend, rng):
-    """Seed 001, Confusion: colours and objects drawn with replacement (N^N x N^N - 1); four shown."""
+    """Seed 001, Confusion with captions read left to right: colours and objects drawn with
+    replacement, all N^(2N) captions recorded (N^(2N) - 1 negatives); a chat model sees all of
+    them or the truth and 25 (retrieval_choice)."""
     truth = _binding(legend)
     if isinstance(truth, Skip):
         return truth
     colors, shapes = zip(*truth, strict=True)
-    n = len(truth)
-    everything = [_caption(list(zip(c, s, strict=True)))
-                  for c in itertools.product(colors, repeat=n) for s in itertools.product(shapes, repeat=n)]
-    correct = _caption(truth)
-    wrong = [c for c in dict.fromkeys(everything) if c != correct]
-    picks = [wrong[k] for k in rng.choice(len(wrong), size=min(4, len(wrong)), replace=False)]
-    return multiple_choice(correct, picks, rng)
+    arrangements = color_arrangements(colors, shapes)
+    arrangements.sort(key=lambda a: list(a) != list(truth))
+    captions = tuple(_caption(list(a)) for a in arrangements)
+    tags = tuple(color_tag(a, truth) for a in arrangements)
+    return tagged(legend, Retrieval(captions, 0, tags), rng, {"n": len(truth)})
+
+
+# --- Auto-Comp (seed 001) --------------------------------------------------------------------
+def box_relation(a: dict, b: dict, margin: float) -> str | None | Skip:
+    """The relation of a to b in the image from their visible boxes: "over" when a lies wholly
+    above b and they overlap in x, "left" when wholly left of b and overlapping in y (and "under",
+    "right"); None for neither; a Skip when a gap or an overlap is within `margin` pixels."""
+    ax0, ay0, ax1, ay1 = a["bbox"]
+    bx0, by0, bx1, by1 = b["bbox"]
+    overlap_x, overlap_y = min(ax1, bx1) - max(ax0, bx0), min(ay1, by1) - max(ay0, by0)
+    gaps = {"over": by0 - ay1, "under": ay0 - by1, "left": bx0 - ax1, "right": ax0 - bx1}
+    for name, gap in gaps.items():
+        overlap = overlap_x if name in ("over", "under") else overlap_y
+        if gap >= margin and overlap >= margin:
+            return name
+        if abs(gap) < margin or (gap >= margin and abs(overlap) < margin):
+            return Skip(f"objects {a['id']} and {b['id']} are within {margin:.1f} px of touching or of "
+                        f"overlapping in the image: {RELATION_WORDS[name]} is not decided")
+    return None
+
+
+def _autocomp(legend, task: str | None, ns: tuple[int, ...]) -> dict | Skip:
+    concept = legend["extras"].get("autocomp")
+    if concept is None:
+        return Skip("not an Auto-Comp scene")
+    if task and concept["task"] != task:
+        return Skip(f"not a {task} binding scene")
+    if concept["n"] not in ns:
+        return Skip(f"N = {concept['n']}: this set is for N in {list(ns)}")
+    if unseen(legend):
+        return Skip("an object of the concept is not visible")
+    if concept["task"] == "position":
+        objs, margin = legend["objects"], _margin(legend)
+        for k, r in enumerate(concept["relations"]):
+            found = box_relation(objs[k], objs[k + 1], margin)
+            if isinstance(found, Skip):
+                return found
+            if found != r:
+                return Skip(f"objects {k + 1} and {k + 2} do not show {RELATION_WORDS[r]!r} in the image")
+        for a, b in itertools.combinations(range(len(objs)), 2):
+            if b - a > 1:
+                found = box_relation(objs[a], objs[b], margin)
+                if found is not None:
+                    return found if isinstance(found, Skip) else Skip(
+                        f"objects {a + 1} and {b + 1} are related in the image; the chain would not be unique")
+    return concept
+
+
+def _autocomp_set(legend, rng, benchmark: str, task: str | None, ns: tuple[int, ...]) -> Answer | Skip:
+    concept = _autocomp(legend, task, ns)
+    if isinstance(concept, Skip):
+        return concept
+    vocabulary = {"colors": _colors(legend), "shapes": legend["content"]["shapes"]}
+    captions, tags = candidates(concept, benchmark, concept["condition"], vocabulary)
+    params = {"task": concept["task"], "n": concept["n"], "condition": concept["condition"],
+              "concept": concept["concept"], "benchmark": benchmark,
+              "relations": " / ".join(RELATION_WORDS[r] for r in concept["relations"])}
+    return tagged(legend, Retrieval(tuple(captions), 0, tuple(tags)), rng, params)
+
+
+@ANSWERS.key("autocomp_swap")
+@shown
+@coloured
+@readable
+def autocomp_swap(legend, rng):
+    """Seed 001, Swap: colours permuted among the fixed objects (colour), or the objects permuted
+    (position): the truth and N! - 1 negatives."""
+    return _autocomp_set(legend, rng, "swap", None, (2, 3))
+
+
+@ANSWERS.key("autocomp_confusion")
+@shown
+@coloured
+@readable
+def autocomp_confusion(legend, rng):
+    """Seed 001, Confusion: every arrangement of the concept's objects and colours (relations),
+    with replacement; all candidates are recorded, a chat model sees all or 26 of them."""
+    return _autocomp_set(legend, rng, "confusion", None, (2, 3))
+
+
+@ANSWERS.key("autocomp_vary_color")
+@shown
+@coloured
+@readable
+def autocomp_vary_color(legend, rng):
+    """Seed 001, N = 1 sanity set: the object in every colour of the vocabulary."""
+    return _autocomp_set(legend, rng, "vary_color", "color", (1,))
+
+
+@ANSWERS.key("autocomp_vary_object")
+@shown
+@coloured
+@readable
+def autocomp_vary_object(legend, rng):
+    """Seed 001, N = 1 sanity set: every object of the vocabulary in the true colour."""
+    return _autocomp_set(legend, rng, "vary_object", "color", (1,))

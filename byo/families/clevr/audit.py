@@ -10,11 +10,23 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 
-from byo.families.api import UNSEEN, AuditTable, Expected, IllPosed, MeasuredImage, Seen, letter_of
+from byo.families.api import (
+    UNSEEN,
+    AuditTable,
+    Expected,
+    IllPosed,
+    MeasuredImage,
+    Seen,
+    guarded,
+    letter_of,
+)
+from byo.families.clevr.compass_audit import COMPASS_AUDITS
 from byo.families.clevr.model import (
     ATTRIBUTE_READABLE_MAX_BLUR,
     ATTRIBUTE_READABLE_MIN_PX,
+    COLORS,
     MIN_X_SEPARATION,
 )
 
@@ -121,14 +133,14 @@ def relate_left(q, image, seen):
     return left if isinstance(left, IllPosed) else Expected("yes" if left else "no")
 
 
-@AUDITS.key("label_choice")
+@AUDITS.key("label_choice", "label_zsl")
 @_readable
 def label_choice(q, image, seen):
     return _names_unseen(image, seen, q["choices"]) or letter_of(
         q, [any(_is(o, option) for o in seen) for option in q["choices"]])
 
 
-@AUDITS.key("relation_choice")
+@AUDITS.key("relation_choice", "relation_zsl")
 @_readable
 def relation_choice(q, image, seen):
     """Options "<shape> left|right <shape>"; true when such a pair of seen objects stands so."""
@@ -178,6 +190,79 @@ def binding(q, image, seen):
     return letter_of(q, [caption == truth for caption in captions])
 
 
+# --- Auto-Comp (seed 001): captions re-read and checked against the mask's boxes ----------------
+PHRASES = {"to the left of": "left", "to the right of": "right", "over": "over", "under": "under"}
+
+
+def _described_pairs(text: str, colours: list[str], shapes: list[str]) -> list[tuple[str, str]]:
+    pattern = rf"\b({'|'.join(map(re.escape, colours))}) ({'|'.join(map(re.escape, shapes))})\b"
+    return re.findall(pattern, text.lower())
+
+
+def _chain(text: str, shapes: list[str]) -> tuple[list[str], list[str]]:
+    """ "a cube over a sphere to the left of a cone" -> ([cube, sphere, cone], [over, left])"""
+    pattern = rf"\b({'|'.join(map(re.escape, PHRASES))}|{'|'.join(map(re.escape, shapes))})\b"
+    tokens = re.findall(pattern, text.lower())
+    return [t for t in tokens if t in shapes], [PHRASES[t] for t in tokens if t in PHRASES]
+
+
+def _box_relation(a: Seen, b: Seen, margin: float) -> str | None | IllPosed:
+    """Image-plane relation of a to b from their mask boxes: wholly above and overlapping in x is
+    "over"; wholly left and overlapping in y is "left"; within `margin` of either is undecided."""
+    ax0, ay0, ax1, ay1 = a.box
+    bx0, by0, bx1, by1 = b.box
+    span_x, span_y = min(ax1, bx1) - max(ax0, bx0), min(ay1, by1) - max(ay0, by0)
+    for name, gap, span in (("over", by0 - ay1, span_x), ("under", ay0 - by1, span_x),
+                            ("left", bx0 - ax1, span_y), ("right", ax0 - bx1, span_y)):
+        if abs(gap) < margin or (gap >= margin and abs(span) < margin):
+            return IllPosed(f"objects {a.id} and {b.id}: {name} is within {margin:.1f} px of undecided")
+        if gap >= margin and span >= margin:
+            return name
+    return None
+
+
+def _chain_true(image: MeasuredImage, seen: list[Seen], shapes: list[str], relations: list[str]) -> bool | IllPosed:
+    """Some assignment of distinct seen objects to the named shapes holds every relation."""
+    for chosen in itertools.permutations(seen, len(shapes)):
+        if any(o.kind != s for o, s in zip(chosen, shapes, strict=True)):
+            continue
+        holds = True
+        for k, r in enumerate(relations):
+            found = _box_relation(chosen[k], chosen[k + 1], _margin(image))
+            if isinstance(found, IllPosed):
+                return found
+            holds &= found == r
+        if holds:
+            return True
+    return False
+
+
+@AUDITS.key("autocomp_swap", "autocomp_confusion", "autocomp_vary_color", "autocomp_vary_object")
+@_readable
+def autocomp(q, image, seen):
+    """Each caption re-read: colour captions are true when they describe exactly the seen objects
+    (colour and shape, with their numbers); position chains when distinct seen objects of the named
+    shapes stand in every named relation, measured on the mask's boxes."""
+    if image.with_status(UNSEEN):
+        return IllPosed("an object is not visible")
+    content = image.legend["content"]
+    colours = [c if isinstance(c, str) else c["name"] for c in content["colors"]]
+    truths = []
+    for option in q["choices"]:
+        if q["params"]["task"] == "color":
+            truths.append(Counter(_described_pairs(option, colours, content["shapes"]))
+                          == Counter((_colour(o), o.kind) for o in seen))
+        else:
+            shapes, relations = _chain(option, content["shapes"])
+            if len(shapes) != len(relations) + 1:
+                return IllPosed(f"caption {option!r} is not a chain of shapes and relations")
+            found = _chain_true(image, seen, shapes, relations)
+            if isinstance(found, IllPosed):
+                return found
+            truths.append(found and len(shapes) == len(seen))
+    return letter_of(q, truths)
+
+
 def check_relationships(image: MeasuredImage) -> list[tuple[str, str]]:
     """extras.relationships against the projection: left/right from image x with the margin,
     front/behind from the image y of the ground contact points (farther is higher)."""
@@ -199,4 +284,20 @@ def check_relationships(image: MeasuredImage) -> list[tuple[str, str]]:
     return problems
 
 
+AUDITS.update(COMPASS_AUDITS)  # COMPASS (seed 003): compass_audit.py
+
 LEGEND_CHECKS = [check_relationships]
+
+
+def _palette(image: MeasuredImage) -> dict[str, tuple[float, ...]]:
+    own = {c["name"]: tuple(c["rgb"]) for c in image.legend["content"]["colors"] if isinstance(c, dict)}
+    return {name: tuple(v / 255 for v in rgb) for name, rgb in COLORS.items()} | own
+
+
+# The readability rules (docs/readability.md), from the image file: each seen object stands out
+# (every key); each seen object's rendered colour reads as its own (keys naming colours).
+COLOUR_KEYS = ("count_color", "exist_color_shape", "query_color_unique_shape", "query_shape_unique_color",
+               "label_choice", "label_zsl", "relation_choice", "relation_zsl", "binding_swap", "binding_confusion",
+               "autocomp_swap", "autocomp_confusion", "autocomp_vary_color", "autocomp_vary_object")
+guarded(AUDITS, (*COLOUR_KEYS, *COMPASS_AUDITS), lambda q, image, seen: image.colour_off(seen, _palette(image)))
+guarded(AUDITS, list(AUDITS), lambda q, image, seen: image.unshown(seen))

@@ -31,6 +31,66 @@ def _unit_mesh(shape: str) -> tuple[bmesh.types.BMesh, bool]:
     return bm, True
 
 
+def _torus_mesh(segments: int = 32, sides: int = 12, minor: float = 0.35) -> bmesh.types.BMesh:
+    """A ring of radius 1 (tube radius `minor`) lying on the ground plane."""
+    bm = bmesh.new()
+    rings = []
+    for i in range(segments):
+        a = 2 * math.pi * i / segments
+        ring = []
+        for j in range(sides):
+            b = 2 * math.pi * j / sides
+            r = 1 + minor * math.cos(b)
+            ring.append(bm.verts.new((r * math.cos(a), r * math.sin(a), minor * math.sin(b))))
+        rings.append(ring)
+    for i in range(segments):
+        for j in range(sides):
+            a, b = rings[i], rings[(i + 1) % segments]
+            bm.faces.new((a[j], b[j], b[(j + 1) % sides], a[(j + 1) % sides]))
+    return bm
+
+
+def _box(scene, name, material, centre, half, yaw_deg):
+    bm = bmesh.new()
+    bmesh.ops.create_cube(bm, size=2.0)
+    obj = mesh_object(scene, name, bm, material)
+    obj.location = centre
+    obj.scale = half
+    obj.rotation_euler = (0.0, 0.0, math.radians(yaw_deg))
+    return obj
+
+
+def build_set(spec: SceneSpec, scene) -> None:
+    """Auto-Comp's contextual set (extras.set): the environment light, floor, wall, table, rug and
+    tori; in no mask (nothing of the set is an object a question names)."""
+    for k, p in enumerate(spec.extras.get("set", [])):
+        mat = principled_material(f"set_{k}", linear_rgb(p["rgb"]), 0.6) if p["kind"] != "environment" else None
+        x, y, z = p["location"]
+        sx, sy, sz = p["size"]
+        if p["kind"] == "environment":  # the world's light: the set's, not the plain background
+            tree = getattr(scene.world, "node_tree", None)
+            background = tree.nodes.get("Background") if tree is not None else None
+            if background is not None:
+                scene.world.color = tuple(min(1.0, c * p["size"][0]) for c in linear_rgb(p["rgb"]))
+                background.inputs["Color"].default_value = (*linear_rgb(p["rgb"]), 1.0)
+                background.inputs["Strength"].default_value = p["size"][0]
+        elif p["kind"] in ("wall", "rug", "floor"):
+            _box(scene, f"set_{p['kind']}_{k}", mat, (x, y, z + (sz if p["kind"] == "rug" else 0)), (sx, sy, sz),
+                 p["rotation"])
+        elif p["kind"] == "table":
+            _box(scene, f"set_table_top_{k}", mat, (x, y, 2 * sz), (sx, sy, 0.012), p["rotation"])
+            yaw = math.radians(p["rotation"])
+            for lx, ly in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+                dx, dy = 0.85 * sx * lx, 0.85 * sy * ly
+                at = (x + dx * math.cos(yaw) - dy * math.sin(yaw), y + dx * math.sin(yaw) + dy * math.cos(yaw), sz)
+                _box(scene, f"set_table_leg_{k}", mat, at, (0.012, 0.012, sz), p["rotation"])
+        elif p["kind"] == "torus":
+            obj = mesh_object(scene, f"set_torus_{k}", _torus_mesh(), mat, smooth=lambda _p: True)
+            obj.location = (x, y, z)
+            obj.scale = (sx, sy, sz)
+            obj.rotation_euler = (0.0, 0.0, math.radians(p["rotation"]))
+
+
 def build(spec: SceneSpec, scene) -> dict[int, list]:
     """Create the objects; returns mask index -> Blender objects."""
     materials: dict[tuple, object] = {}
@@ -49,4 +109,5 @@ def build(spec: SceneSpec, scene) -> dict[int, list]:
         obj.rotation_euler = (0.0, 0.0, math.radians(o.rotation))
         obj.scale = (o.scale, o.scale, o.scale)
         built[o.id] = [obj]
+    build_set(spec, scene)
     return built

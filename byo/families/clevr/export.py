@@ -42,7 +42,7 @@ def clevr_scene(legend: dict) -> dict:
 
 def export_scenes(layout, legends: list[dict]) -> dict:
     """The combined scenes file that CLEVR's question engine reads."""
-    split = legends[0]["split"] if legends else "test"
+    split = ",".join(dict.fromkeys(lg["split"] for lg in legends)) or "test"  # each scene names its own
     data = {"info": {"date": "", "version": "1.0", "split": split, "license": "CC BY 4.0",
                      "generator": "byo-render"},
             "scenes": [clevr_scene(lg) for lg in legends]}

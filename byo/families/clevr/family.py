@@ -17,8 +17,11 @@ from byo.families.api import (
     unseen,
     visible,
 )
-from byo.families.clevr.answers import ANSWERS
+from byo.families.clevr.answers import ANSWERS, coloured, readable, shown
+from byo.families.clevr.autocomp import cells, concept_caption, concept_rng, sample_concept
+from byo.families.clevr.compass import compass_answers
 from byo.families.clevr.export import export_scenes
+from byo.families.clevr.metrics import TABLES
 from byo.families.clevr.model import (
     RELATIONS,
     SHAPES,
@@ -33,6 +36,7 @@ from byo.families.clevr.model import (
     relation_label_split,
     relation_margin_px,
 )
+from byo.families.clevr.sheet import SHEETS
 from byo.families.clevr.vocab import VOCABULARY
 
 
@@ -40,9 +44,13 @@ class ClevrFamily(Family):
     name = "clevr"
     content_model = ClevrContent
     template_file = "clevr.yaml"
-    answers = ANSWERS
+    # COMPASS (seed 003): compass.py; its captions name colours, and every object must stand out
+    answers = {**ANSWERS, **{key: shown(coloured(fn)) for key, fn in compass_answers(readable).items()}}
     design_keys = ("mode", "count", "shapes", "colors", "materials", "sizes", "split", "scale", "extent")
     audit = "audit"
+    opt_in_keys = ("compass_*",)  # COMPASS's caption sets: dataset_configs/compass/ asks them
+    tables = TABLES
+    sheets = SHEETS
     vocabulary = VOCABULARY
     object_kinds = SHAPES
     default_scene: dict[str, Any] = {
@@ -95,7 +103,9 @@ class ClevrFamily(Family):
             if not pairs:
                 raise PlacementError(f"split {c.split!r} has no two-object labels for these shapes and colours")
             (s, col), (t, col2), split = pick(pairs)
-            return [obj(s, col), obj(t, col2)], {"labels": [f"{col} {s}", f"{col2} {t}"], "label_split": split}
+            parts = [object_label_split(c.shapes.index(x), colors.index(k), len(colors)) for x, k in ((s, col), (t, col2))]
+            return [obj(s, col), obj(t, col2)], {"labels": [f"{col} {s}", f"{col2} {t}"], "label_split": split,
+                                                 "object_splits": parts}
         if c.mode == "relational":
             pairs = [(a, b) for (ai, a), (bi, b) in itertools.permutations(enumerate(c.shapes), 2)
                      if _in_split(relation_label_split(ai, bi, len(c.shapes)), c.split)]
@@ -117,6 +127,8 @@ class ClevrFamily(Family):
     # -- where it stands -----------------------------------------------------------------
     def sample(self, content: ClevrContent, setup: ResolvedSetup, *, draw: np.random.Generator,
                place: np.random.Generator) -> tuple[list[SceneObject], dict[str, Any]]:
+        if content.mode == "autocomp":
+            return self._autocomp(content, setup)
         idents, extras = self._identities(content, draw)
         rotations = [o["rotation"] if o["rotation"] is not None else float(draw.uniform(0, 360)) for o in idents]
         projector = setup.projector()
@@ -148,6 +160,54 @@ class ClevrFamily(Family):
             order = np.argsort(pixels[:, 0])
             extras["binding_left_to_right"] = [
                 {"color": objects[k].attributes["color"], "shape": objects[k].kind} for k in order]
+        return objects, extras
+
+    def _autocomp(self, c: ClevrContent, setup: ResolvedSetup) -> tuple[list[SceneObject], dict[str, Any]]:
+        """Seed 001: a concept's objects on a grid in the camera's view plane (so over / under /
+        left / right hold in the image), drawn from the concept's own generator: the Minimal and
+        Contextual images of one concept show the same objects in the same layout."""
+        lo, hi = c.count_range
+        n_draw = concept_rng(c.concept_seed, c.concept, c.task, hi)
+        n = int(n_draw.integers(lo, hi, endpoint=True))
+        draw = concept_rng(c.concept_seed, c.concept, c.task, n)
+        concept = sample_concept(draw, c.task, n, c.shapes, _color_names(c.colors))
+        grid = np.array(cells(concept["relations"], n), float)
+        if c.task == "color":  # the row's order is drawn: captions state no left-to-right order
+            grid = grid[draw.permutation(n)]
+        grid -= (grid.min(axis=0) + grid.max(axis=0)) / 2
+        projector = setup.projector()
+        right, up = projector.axes[:, 0], projector.axes[:, 1]
+        target = np.array(projector.target, float)
+        size, material = c.sizes[0], c.materials[0]
+        half = SIZES[size] * c.scale
+        colors = _color_table(c)
+        objects = []
+        for i, (o, (col, row)) in enumerate(zip(concept["objects"], grid, strict=True)):
+            shift = draw.uniform(-c.jitter, c.jitter, size=2)
+            at = target + (col * c.cell + shift[0]) * right - (row * c.cell + shift[1]) * up
+            if at[2] - half < 0.005 and setup.floor.enabled:
+                raise PlacementError(f"object {i + 1} would sink into the floor (centre {at[2]:.3f} m, half-size "
+                                     f"{half:.3f} m); raise camera.target's height or lower `cell`")
+            objects.append(SceneObject(
+                id=i + 1, name=f"{o['color']}_{material}_{o['shape']}_{i + 1}", kind=o["shape"],
+                attributes={"shape": o["shape"], "color": o["color"], "material": material, "size": size,
+                            "rgb": [round(v, 6) for v in colors[o["color"]]]},
+                location=tuple(round(float(v), 6) for v in at), rotation=round(float(draw.uniform(0, 90)), 4),
+                scale=round(half, 6)))
+        pixels = projector.project([o.location for o in objects])
+        w, h = setup.resolution
+        if not np.all((pixels[:, 0] > c.frame_margin * w) & (pixels[:, 0] < (1 - c.frame_margin) * w)
+                      & (pixels[:, 1] > c.frame_margin * h) & (pixels[:, 1] < (1 - c.frame_margin) * h)):
+            raise PlacementError(f"the concept's grid (cell {c.cell} m) does not fit in the camera's view; "
+                                 "lower `cell` or move the camera back")
+        directions = projector.ground_directions()
+        extras: dict[str, Any] = {"directions": directions, "scale": c.scale, "relationships": relationships(
+            objects, pixels[:, 0], directions, relation_margin_px(c, w), c.direction_margin * c.scale / 2)}
+        extras["autocomp"] = {**concept, "condition": c.condition, "concept": c.concept,
+                              "minimal": concept_caption(concept, "minimal"),
+                              "contextual": concept_caption(concept, "contextual")}
+        if c.condition == "contextual":
+            extras["set"] = contextual_set(draw, projector, c.props, [colors[k] for k in _color_names(c.colors)])
         return objects, extras
 
     def _place(self, c: ClevrContent, setup: ResolvedSetup, idents: list[dict], place: np.random.Generator,
@@ -232,9 +292,13 @@ class ClevrFamily(Family):
     def legend_lines(self, legend: dict[str, Any]) -> list[str]:
         lines = []
         extras = legend.get("extras", {})
-        for key in ("label", "labels", "label_split", "binding_left_to_right"):
+        for key in ("label", "labels", "label_split", "object_splits", "binding_left_to_right"):
             if key in extras:
                 lines.append(f"{key}: {extras[key]}")
+        if "autocomp" in extras:
+            a = extras["autocomp"]
+            lines.append(f"autocomp: {a['task']} binding, N={a['n']}, {a['condition']}, concept {a['concept']}")
+            lines.append(f"caption: {a[a['condition']]}")
         rel = extras.get("relationships", {})
         names = [o["name"] for o in legend["objects"]]
         for i, name in enumerate(names):
@@ -266,3 +330,39 @@ def relationships(objects: list[SceneObject], pixel_x, directions: dict, x_margi
             if abs(along) > ground_margin:
                 (rel["behind"] if along > 0 else rel["front"])[i].append(j)
     return rel
+
+
+def contextual_set(draw: np.random.Generator, projector, props: int, palette: list) -> list[dict[str, Any]]:
+    """Auto-Comp's Contextual condition as a set behind the objects: a wooden floor, a sky-blue
+    environment light (the world's colour; the Minimal condition keeps the config's white), a back
+    wall, a table, a rug and `props` tori (a shape outside the vocabulary, so no caption can name
+    one). Everything stands beyond the objects' plane, so nothing of the set hides an object."""
+    forward = np.array(projector.axes[:, 2]) * -1.0
+    flat = np.array([forward[0], forward[1], 0.0])
+    flat /= np.linalg.norm(flat)
+    side = np.array([-flat[1], flat[0], 0.0])
+    target = np.array(projector.target, float)
+    base = np.array([target[0], target[1], 0.0])
+    yaw = float(np.degrees(np.arctan2(flat[1], flat[0])))
+
+    def at(v) -> list[float]:
+        return [round(float(x), 4) for x in v]
+
+    wall_rgb = [0.78, 0.72, 0.62] if draw.random() < 0.5 else [0.62, 0.7, 0.74]
+    out = [{"kind": "floor", "location": at(base), "size": [4.0, 4.0, 0.001], "rotation": yaw, "rgb": [0.55, 0.42, 0.3]},
+           {"kind": "environment", "location": [0.0, 0.0, 0.0], "size": [1.0, 1.0, 1.0], "rotation": 0.0,
+            "rgb": [0.85, 0.9, 1.0]},
+           {"kind": "wall", "location": at(base + flat * 1.2 + [0, 0, 0.8]), "size": [0.03, 3.0, 0.8],
+            "rotation": yaw, "rgb": wall_rgb},
+           {"kind": "table", "location": at(base + flat * 0.75 + side * float(draw.uniform(-0.2, 0.2))),
+            "size": [0.22, 0.4, 0.24], "rotation": yaw, "rgb": [0.45, 0.3, 0.18]},
+           {"kind": "rug", "location": at(base + flat * 0.2), "size": [0.5, 0.9, 0.004], "rotation": yaw,
+            "rgb": [round(float(v), 3) for v in draw.uniform(0.3, 0.7, size=3)]}]
+    for _ in range(props):
+        depth, across = float(draw.uniform(0.45, 1.0)), float(draw.uniform(-0.7, 0.7))
+        radius = float(draw.uniform(0.035, 0.06))
+        rgb = palette[int(draw.integers(len(palette)))]
+        out.append({"kind": "torus", "location": at(base + flat * depth + side * across + [0, 0, radius * 0.35]),
+                    "size": [radius, radius, radius], "rotation": float(draw.uniform(0, 360)),
+                    "rgb": [round(float(v), 4) for v in rgb]})
+    return out

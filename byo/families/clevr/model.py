@@ -52,7 +52,8 @@ class ObjectConfig(Strict):
 
 
 class ClevrContent(Strict):
-    mode: Literal["random", "objects", "single_object", "two_object", "relational", "color_binding"] = "random"
+    mode: Literal["random", "objects", "single_object", "two_object", "relational", "color_binding",
+                  "autocomp"] = "random"
     count: int | tuple[int, int] | None = None  # objects (random, default 3-10) or N (color_binding, default 2)
     shapes: list[Literal["cube", "sphere", "cylinder", "cone"]] = list(SHAPES)
     colors: list[str | ColorDef] = list(COLORS)
@@ -68,6 +69,14 @@ class ClevrContent(Strict):
     frame_margin: float = Field(0.03, ge=0, lt=0.5)  # centres kept this fraction inside the frame
     max_tries: int = Field(500, ge=1, le=100_000)  # candidates per object (drawn at once) before the layout restarts
     max_restarts: int = Field(200, ge=1, le=10_000)
+    # autocomp (seed 001): the binding task, the condition and which concept (autocomp.py)
+    task: Literal["color", "position"] = "color"
+    condition: Literal["minimal", "contextual"] = "minimal"
+    concept: int = Field(0, ge=0, lt=10**9)  # the same index draws the same concept in both conditions
+    concept_seed: int = Field(0, ge=0, lt=10**9)
+    cell: float = Field(0.22, gt=0, le=10)  # metres between the grid cells objects stand on
+    jitter: float = Field(0.02, ge=0, le=1)  # metres an object may move inside its cell
+    props: int = Field(4, ge=0, le=20)  # contextual: distractor objects outside the vocabulary (tori)
 
     @field_validator("count")
     @classmethod
@@ -102,6 +111,11 @@ class ClevrContent(Strict):
             raise ValueError("mode 'objects' needs a non-empty `objects` list")
         if self.mode == "color_binding" and hi > min(len(self.shapes), len(self.colors)):
             raise ValueError(f"color_binding with N={hi} needs at least {hi} shapes and {hi} colours")
+        if self.mode == "autocomp":
+            if hi > min(len(self.shapes), len(self.colors), 3):
+                raise ValueError(f"autocomp with N={hi} needs N <= 3 and at least N shapes and N colours")
+            if self.task == "position" and lo < 2:
+                raise ValueError("position binding needs N >= 2 (N - 1 relations chain the objects)")
         if self.mode in ("two_object", "relational") and len(self.shapes) < 2:
             raise ValueError(f"mode {self.mode!r} needs at least two shapes")
         if self.mode == "two_object" and len(self.colors) < 2:
@@ -113,7 +127,7 @@ class ClevrContent(Strict):
     @property
     def count_range(self) -> tuple[int, int]:
         if self.count is None:
-            return (2, 2) if self.mode == "color_binding" else (3, 10)
+            return (2, 2) if self.mode in ("color_binding", "autocomp") else (3, 10)
         return (self.count, self.count) if isinstance(self.count, int) else tuple(self.count)
 
     def _check_fits(self, n: int) -> None:

@@ -61,6 +61,13 @@ def describe_english(legend, rng):
 
 @ANSWERS.key("identify_container")
 def identify_container(legend, rng):
+    """The outermost container of a composite ("none" without one), or a container image's own (an
+    empty canvas paired with a containerless composite is not asked)."""
+    factors = legend["extras"].get("crest", {})
+    if factors.get("kind") == "container":
+        if factors.get("component") is None:
+            return Skip("an empty canvas: the paired composite has no container")
+        return _shown(legend) or Answer(library.CONTAINERS_BY_ID[factors["component"]].en)
     return _label(legend, lambda c: c.container_components[0].en if c.containers else "none")
 
 
@@ -72,6 +79,20 @@ def identify_modifier(legend, rng):
     if crest.ambiguous:
         return AMBIGUOUS
     return _shown(legend) or Answer(MODIFIER_WORDS[crest.modifier])
+
+
+@ANSWERS.key("recall_motif")
+def recall_motif(legend, rng):
+    """Open recall over the whole inventory: the motif's English name (the vocabulary holds every
+    motif's names, so any of them is read from the reply). Asked of composites and of motif
+    component images."""
+    factors = legend["extras"].get("crest", {})
+    if factors.get("kind") == "motif":
+        return _shown(legend) or Answer(library.MOTIFS_BY_ID[factors["component"]].en)
+    crest = _crest(legend)
+    if isinstance(crest, Skip):
+        return crest
+    return _shown(legend) or Answer(crest.motif_component.en)
 
 
 @ANSWERS.key("identify_motif")

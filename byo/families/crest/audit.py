@@ -87,6 +87,11 @@ def describe_english(q, image, seen):
 
 @AUDITS.key("identify_container")
 def identify_container(q, image, seen):
+    c = image.legend["extras"].get("crest", {})
+    if c.get("kind") == "container" and c.get("component") is not None:
+        if len(seen) != len(image.objects):
+            return IllPosed("the container does not show")
+        return Expected(library.CONTAINERS_BY_ID[c["component"]].en)
     problem = _problem(image, seen)
     if problem:
         return problem
@@ -102,6 +107,20 @@ def identify_modifier(q, image, seen):
     said = "none" if word == "once" else word if word in MODIFIERS else word.removeprefix("three_")
     truth = _recorded(image)[1]
     return Expected(q["answer"] if said == truth else f"<the arrangement {truth}>")
+
+
+@AUDITS.key("recall_motif")
+def recall_motif(q, image, seen):
+    """A composite's motif, or a motif component image's own."""
+    c = image.legend["extras"].get("crest", {})
+    if c.get("kind") == "motif":
+        if len(seen) != len(image.objects):
+            return IllPosed("the motif does not show")
+        return Expected(library.MOTIFS_BY_ID[c["component"]].en)
+    problem = _problem(image, seen)
+    if problem:
+        return problem
+    return Expected(library.MOTIFS_BY_ID[_recorded(image)[2]].en)
 
 
 @AUDITS.key("identify_motif")

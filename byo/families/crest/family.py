@@ -18,6 +18,7 @@ each (a peeking motif is cut to the container's interior before it is drawn).
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import numpy as np
@@ -39,6 +40,10 @@ from byo.families.crest.motifs.labels import component_labels
 from byo.families.crest.motifs.labels import labels as crest_labels
 from byo.families.crest.motifs.splits import part_of, random_part
 from byo.families.crest.sheet import SHEETS
+from byo.families.crest.vocab import VOCABULARY
+
+# The labels of the empty container image paired with a containerless composite.
+NO_CONTAINER = {"kdl": "", "analysis": [], "reading": "", "romaji": "", "english": "no container", "program": ""}
 
 
 class CrestFamily(Family):
@@ -51,6 +56,7 @@ class CrestFamily(Family):
     audit = "audit"
     sheets = SHEETS
     answer_types = SCORING
+    vocabulary = VOCABULARY  # every motif's and container's names: open recall over the whole inventory
     object_kinds = ("container", "motif")  # the layers of a crest
     default_scene: dict[str, Any] = {
         # Flat: the crest (half-width content.size = 0.1 m) from straight above, orthographic,
@@ -70,6 +76,8 @@ class CrestFamily(Family):
         """(record, layers, labels, split) of one image."""
         sampler = content.sampler()
         scheme = content.split.scheme
+        if content.mode != "composite" and content.paired:
+            return self._paired(content, sampler, draw)
         if content.mode != "composite":
             table = library.MOTIFS if content.mode == "motif" else library.CONTAINERS
             pool = sampler.motifs if content.mode == "motif" else sampler.containers
@@ -78,6 +86,12 @@ class CrestFamily(Family):
             component = next(c for c in table if c.id == ref)
             part = random_part(draw.random(), content.split.fractions) if scheme == "random" else "train"
             return record(component=component), component_layers(component), component_labels(component), part
+        crest, part = self._composite(content, sampler, draw)
+        return record(crest), layers(crest), crest_labels(crest), part
+
+    @staticmethod
+    def _composite(content: CrestContent, sampler, draw: np.random.Generator) -> tuple[Crest, str]:
+        scheme = content.split.scheme
         for _ in range(100_000):
             crest = sampler.draw(draw)
             if scheme == "random":
@@ -85,9 +99,26 @@ class CrestFamily(Family):
             else:
                 part = part_of(crest, sampler, scheme, content.split.fractions, content.split.seed)
             if content.split.part in ("all", part):
-                return record(crest), layers(crest), crest_labels(crest), part
+                return crest, part
         raise PlacementError(f"split part {content.split.part!r} of scheme {scheme!r} holds none of the crests "
                              "these factors allow")
+
+    def _paired(self, content: CrestContent, sampler, draw: np.random.Generator) -> tuple[dict, list, dict, str]:
+        """A component image paired with its composite, as KamonBench bundles them ("one isolated
+        motif per composite and one container per contained composite", in the composite's split):
+        the same draws as the composite mode of this config, so image i shows the motif (or the
+        outermost container) of composite image i of the config with the same seed. A containerless
+        composite has no container: its container image is the empty canvas, labelled so."""
+        crest, part = self._composite(content, sampler, draw)
+        if content.mode == "motif":
+            component = library.MOTIFS_BY_ID[crest.motif]
+        else:
+            component = library.CONTAINERS_BY_ID[crest.containers[0]] if crest.containers else None
+        pair = crest_labels(crest)["program"]
+        if component is None:
+            return ({"kind": "container", "component": None, "paired_with": pair}, [], NO_CONTAINER, part)
+        return ({**record(component=component), "paired_with": pair}, component_layers(component),
+                component_labels(component), part)
 
     def sample(self, content: CrestContent, setup: ResolvedSetup, *, draw: np.random.Generator,
                place: np.random.Generator) -> tuple[list[SceneObject], dict[str, Any]]:
@@ -153,6 +184,23 @@ class CrestFamily(Family):
             return f"{legend['extras']['crest']['kind']}: {len(unseen(legend))} part(s) not visible"
         return legend["extras"]["label"]
 
+    def training_config(self, config: dict[str, Any]) -> dict[str, Any]:
+        """A recombination config that draws one part (say `part: test`) has its training split in
+        the same config with `part: train` (same split seed, so the same held-out combinations),
+        with as many images as the split's fractions give the training part. Any other config's
+        training images are its own images with split train."""
+        content = ((config.get("scene") or {}).get("content") or {})
+        split = content.get("split") or {}
+        part = split.get("part", "all")
+        if split.get("scheme", "random") == "random" or part in ("all", "train"):
+            return config
+        fractions = split.get("fractions", (0.8, 0.1, 0.1))
+        share = fractions[("train", "val", "test").index(part)]
+        n = int(config["dataset"].get("n_images", 1))
+        n_train = max(1, math.ceil(n * fractions[0] / share)) if share > 0 else n
+        return {**config, "dataset": {**config["dataset"], "n_images": n_train, "split": "train"},
+                "scene": {**config["scene"], "content": {**content, "split": {**split, "part": "train"}}}}
+
     def image_split(self, legend: dict[str, Any]) -> str:
         """Each crest image draws its own KamonBench split (train, val, test)."""
         return str(legend["extras"].get("split") or legend["split"])
@@ -165,5 +213,7 @@ class CrestFamily(Family):
                  f"on {e['carrier']['kind']}"]
         if e.get("arrangement_ambiguous"):
             lines.append("note: this motif has no clear up direction, so the arrangement looks like three-stacked")
+        if e["crest"].get("paired_with") is not None:
+            lines.append(f"paired with the composite {e['crest']['paired_with']} (same image index and seed)")
         return lines
 

@@ -49,6 +49,9 @@ class SplitConfig(Strict):
 
 class CrestContent(Strict):
     mode: Literal["composite", "motif", "container"] = "composite"  # motif/container: component images
+    # Component images only: each shows the motif (or outermost container) of the composite that
+    # this config in composite mode draws for the same image, in its split (KamonBench's bundling).
+    paired: bool = False
     presentation: Literal["flat", "3d"] = "flat"
     # Fixed factors (None: drawn). container: a reference, a list (outermost first) or "none".
     container: str | list[str] | None = None
@@ -99,8 +102,12 @@ class CrestContent(Strict):
             self.sampler().check()
         except ValueError as err:
             raise ValueError(str(err)) from None
-        if self.mode != "composite" and self.split.part != "all":
-            raise ValueError("component images (mode motif or container) have no split part to draw")
+        if self.mode != "composite" and self.split.part != "all" and not self.paired:
+            raise ValueError("component images (mode motif or container) have no split part to draw, "
+                             "unless paired with their composites (paired: true)")
+        if self.paired and self.mode == "composite":
+            raise ValueError("paired: true is for component images (mode motif or container), paired with the "
+                             "composites the same config draws in mode composite")
         if self.split.scheme != "random" and self.nesting_depth > 2:
             raise ValueError("recombination splits enumerate every combination; use nesting_depth <= 2")
         return self
@@ -132,6 +139,8 @@ def record(crest: Crest | None = None, component: library.Component | None = Non
 def layers_from_record(rec: dict) -> list[Layer]:
     if rec["kind"] == "composite":
         return layers(Crest(tuple(rec["containers"]), rec["modifier"], rec["motif"]))
+    if rec["component"] is None:
+        return []  # the empty container image paired with a containerless composite
     table = library.MOTIFS_BY_ID if rec["kind"] == "motif" else library.CONTAINERS_BY_ID
     return component_layers(table[rec["component"]])
 

@@ -1,17 +1,31 @@
 """Answers to the poker questions, from legends (BYO-Eval's keys, plus a single-card
 identification and its multiple choice).
 
-Only visible cards count (at least the visibility threshold of mask pixels). Identity
-questions are asked only when every face-up card they are about has `identity_visible`: a
-corner index measured large and unoccluded enough (see PokerFamily.complete_legend); a question
-about a face-up card whose index is hidden would not be decidable from the image.
+Only visible cards count (at least the visibility threshold of mask pixels). An identity
+question is readable only when every face-up card it is about has `identity_visible`: a corner
+index measured large and unoccluded enough (see PokerFamily.complete_legend); a question about
+a face-up card whose index is hidden would not be decidable from the image. Questions about the
+cards and chips also need each to show in the rendered image (the contrast and overlap rules,
+docs/readability.md). An unreadable question is skipped, flagged or asked by the config's
+`questions.unreadable`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from byo.families.api import POSITION_WORDS, Answer, AnswerTable, Skip, multiple_choice, visible
+from byo.families.api import (
+    POSITION_WORDS,
+    Answer,
+    AnswerTable,
+    Problem,
+    Skip,
+    multiple_choice,
+    not_separable,
+    not_shown,
+    unless,
+    visible,
+)
 from byo.families.poker.faces import RANK_NAMES, RANKS, SUIT_NAMES, SUITS, card_name
 
 ANSWERS = AnswerTable()
@@ -42,14 +56,33 @@ def scene_info(legend: dict) -> dict:
 
 
 def _readable(cards: list[dict]) -> list[dict] | Skip:
-    """The face-up cards among `cards`, if every one of them can be identified."""
+    """The face-up cards among `cards` (Skip: none)."""
     up = [o for o in cards if o["attributes"]["face_up"]]
-    if not up:
-        return Skip("no visible face-up card")
-    hidden = [o["attributes"]["card"] for o in up if not o["attributes"]["identity_visible"]]
-    if hidden:
-        return Skip("a visible face-up card shows no readable corner index")
-    return up
+    return up or Skip("no visible face-up card")
+
+
+def _identity(cards: list[dict]) -> Problem | None:
+    """The identity rule: a face-up card among `cards` whose corner index does not read."""
+    unread = tuple(o["id"] for o in cards if o["attributes"]["face_up"] and not o["attributes"]["identity_visible"])
+    if unread:
+        return "identity", "a visible face-up card shows no readable corner index", unread
+    return None
+
+
+def _objects_unreadable(legend: dict) -> Problem | None:
+    """The contrast and overlap rules (docs/readability.md): every visible card and chip pile stands
+    out from the table, and every card that overlaps another shows ink or a seam in its strip."""
+    things = [o for o in visible(legend) if o["kind"] in ("card", "chip_pile")]
+    return not_separable([o for o in things if o["kind"] == "card"]) or not_shown(things)
+
+
+def shown(fn):
+    """Decorate an answer function about the cards or chips: the contrast and overlap rules."""
+    def checked(legend, rng):
+        return unless(_objects_unreadable(legend), fn(legend, rng))
+
+    checked.__doc__ = fn.__doc__
+    return checked
 
 
 def _player_count(legend: dict, rng, kind: str) -> Answer | Skip:
@@ -67,16 +100,19 @@ def _player_count(legend: dict, rng, kind: str) -> Answer | Skip:
 
 # --- counting --------------------------------------------------------------------------------
 @ANSWERS.key("count_total_cards")
+@shown
 def count_total(legend, rng):
     return Answer(len(_seen(legend)))
 
 
 @ANSWERS.key("count_cards_overlap")
+@shown
 def count_overlap(legend, rng):
     return _only_mode(legend, "overlap") or Answer(len(_seen(legend)))
 
 
 @ANSWERS.key("count_community_cards")
+@shown
 def count_community(legend, rng):
     return _only_mode(legend, "table") or Answer(len(_seen(legend, owner="river")))
 
@@ -87,26 +123,31 @@ def count_players(legend, rng):
 
 
 @ANSWERS.key("count_table_chip_piles")
+@shown
 def count_table_piles(legend, rng):
     return _only_mode(legend, "table") or Answer(len(_seen(legend, "chip_pile", owner="table")))
 
 
 @ANSWERS.key("count_chip_piles_per_player")
+@shown
 def count_player_piles(legend, rng):
     return _player_count(legend, rng, "chip_pile")
 
 
 @ANSWERS.key("count_cards_per_player")
+@shown
 def count_player_cards(legend, rng):
     return _player_count(legend, rng, "card")
 
 
 @ANSWERS.key("count_identify_face_up_cards")
+@shown
 def count_face_up(legend, rng):
     return Answer(len(_seen(legend, face_up=True)))
 
 
 @ANSWERS.key("count_identify_face_down_cards")
+@shown
 def count_face_down(legend, rng):
     return Answer(len(_seen(legend, face_up=False)))
 
@@ -120,7 +161,7 @@ def _count_attribute(legend, rng, attribute: str, values: tuple[str, ...], param
     present = sorted({o["attributes"][attribute] for o in cards}, key=values.index)
     pool = present if rng.random() < 2 / 3 else list(values)
     value = pool[int(rng.integers(len(pool)))]
-    return Answer(sum(o["attributes"][attribute] == value for o in cards), params(value))
+    return unless(_identity(cards), Answer(sum(o["attributes"][attribute] == value for o in cards), params(value)))
 
 
 def _rank_words(rank: str) -> dict:
@@ -129,16 +170,19 @@ def _rank_words(rank: str) -> dict:
 
 
 @ANSWERS.key("count_identification_color_cards")
+@shown
 def count_colour(legend, rng):
     return _count_attribute(legend, rng, "color", COLORS, lambda c: {"color": c})
 
 
 @ANSWERS.key("count_identification_rank_cards")
+@shown
 def count_rank(legend, rng):
     return _count_attribute(legend, rng, "rank", RANKS, _rank_words)
 
 
 @ANSWERS.key("count_identification_type_cards")
+@shown
 def count_suit(legend, rng):
     """The card's type is its suit."""
     return _count_attribute(legend, rng, "suit", SUITS, lambda s: {"suit": s, "suit_name": SUIT_NAMES[s]})
@@ -150,26 +194,29 @@ def _codes(cards: list[dict]) -> list[str]:
 
 
 @ANSWERS.key("identify_cards")
+@shown
 def identify_cards(legend, rng):
     cards = _readable(_seen(legend))
-    return cards if isinstance(cards, Skip) else Answer(_codes(cards))
+    return cards if isinstance(cards, Skip) else unless(_identity(cards), Answer(_codes(cards)))
 
 
 @ANSWERS.key("identify_community_cards")
+@shown
 def identify_community(legend, rng):
     if skip := _only_mode(legend, "table"):
         return skip
     cards = _readable(_seen(legend, owner="river"))
-    return cards if isinstance(cards, Skip) else Answer(_codes(cards))
+    return cards if isinstance(cards, Skip) else unless(_identity(cards), Answer(_codes(cards)))
 
 
 @ANSWERS.key("identify_card")
+@shown
 def identify_card(legend, rng):
     cards = _seen(legend)
     if len(cards) != 1:
         return Skip("needs exactly one visible card")
     only = _readable(cards)
-    return only if isinstance(only, Skip) else Answer(only[0]["attributes"]["card"])
+    return only if isinstance(only, Skip) else unless(_identity(only), Answer(only[0]["attributes"]["card"]))
 
 
 def hard_negatives(code: str, exclude: set[str], rng, n: int = 3) -> list[str]:
@@ -187,6 +234,7 @@ def hard_negatives(code: str, exclude: set[str], rng, n: int = 3) -> list[str]:
 
 
 @ANSWERS.key("identify_card_multiple_choice")
+@shown
 def identify_choice(legend, rng):
     """Which of these cards lies face up? The true card and hard negatives, none face up."""
     cards = _readable(_seen(legend))
@@ -197,10 +245,11 @@ def identify_choice(legend, rng):
     negatives = hard_negatives(target, face_up, rng)
     if len(negatives) < 2:
         return Skip("too few hard negatives are absent from the table")
-    return multiple_choice(card_name(target), [card_name(c) for c in negatives], rng)
+    return unless(_identity(cards), multiple_choice(card_name(target), [card_name(c) for c in negatives], rng))
 
 
 @ANSWERS.key("identify_most_cards_player")
+@shown
 def most_cards_player(legend, rng):
     if skip := _only_mode(legend, "table"):
         return skip
@@ -245,18 +294,29 @@ def _grid_answer(legend, rng, value) -> Answer | Skip:
 
 
 @ANSWERS.key("localize_card_on_grid_row")
+@shown
 def grid_row(legend, rng):
     return _grid_answer(legend, rng, lambda a: a["row"])
 
 
 @ANSWERS.key("localize_card_on_grid_column")
+@shown
 def grid_column(legend, rng):
     return _grid_answer(legend, rng, lambda a: a["column"])
 
 
 @ANSWERS.key("localize_card_on_grid_3x3")
+@shown
 def grid_word(legend, rng):
     g = legend["extras"].get("grid")
     if not g or (g["rows"], g["columns"]) != (3, 3):
         return Skip("asked of 3 x 3 grids only")
     return _grid_answer(legend, rng, lambda a: POSITION_WORDS[3 * a["row"] + a["column"]])
+
+
+@ANSWERS.key("localize_card_on_grid_cell")
+@shown
+def grid_cell(legend, rng):
+    """The grid cell's number, counting cells from 0 left to right along each row, rows from the top."""
+    columns = (legend["extras"].get("grid") or {}).get("columns")
+    return _grid_answer(legend, rng, lambda a: a["row"] * columns + a["column"])

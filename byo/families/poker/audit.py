@@ -31,10 +31,19 @@ from byo.families.api import (
     IllPosed,
     MeasuredImage,
     Seen,
+    guarded,
     letter_of,
     plural,
 )
-from byo.families.poker.faces import INDEX_BOX, RANK_NAMES, RED_SUITS, SUIT_NAMES, card_name
+from byo.families.poker.faces import (
+    ACE_PIP_BOX,
+    INDEX_BOX,
+    RANK_NAMES,
+    RED_SUITS,
+    SUIT_NAMES,
+    card_name,
+)
+from byo.families.poker.model import ACE_WHOLE, grid_frame_slack
 
 AUDITS = AuditTable()
 GRID_TILT_LIMIT = 30.0  # degrees between the grid's row lines and the image's horizontal
@@ -86,6 +95,35 @@ def _regions(image: MeasuredImage, card: Seen) -> list[dict]:
     return [r for r in image.legend["extras"]["index_regions"] if r["card"] == card.id]
 
 
+def face_quad(image: MeasuredImage, card: Seen, face_box) -> np.ndarray:
+    """A box of a face-up card's face ([u0, v0, u1, v1] from its top-left corner, v down) as the
+    camera projects it: 4 points (pixel x, y)."""
+    size = image.legend["extras"]["card"]
+    w, h = size["width"], size["height"]
+    u0, v0, u1, v1 = face_box
+    quad = [(-w / 2 + u * w, h / 2 - v * h) for u, v in ((u0, v1), (u1, v1), (u1, v0), (u0, v0))]
+    a = math.radians(card.rotation)
+    x, y, z = card.location
+    top = z + size["thickness"] / 2
+    world = [(x + math.cos(a) * qx - math.sin(a) * qy, y + math.sin(a) * qx + math.cos(a) * qy, top)
+             for qx, qy in quad]
+    return image.project(world)[:, :2]
+
+
+def _ace_pip_readable(image: MeasuredImage, card: Seen) -> bool:
+    """An ace read from its one large pip: the card shows ACE_WHOLE of its projected area in the
+    mask, the pip projects to at least `identity.min_pixels` and the blur is at most
+    `identity.max_blur` of its height."""
+    if card.attributes["rank"] != "A":
+        return False
+    rule = image.legend["content"]["identity"]
+    whole = Polygon(face_quad(image, card, (0, 0, 1, 1))).area
+    pip = face_quad(image, card, ACE_PIP_BOX)
+    height = max(np.linalg.norm(pip[1] - pip[0]), np.linalg.norm(pip[2] - pip[1]))
+    return (whole > 0 and card.pixels >= ACE_WHOLE * whole and Polygon(pip).area >= rule["min_pixels"]
+            and image.blur_px(card) <= rule["max_blur"] * height)
+
+
 def index_quad(image: MeasuredImage, card: Seen, corner: str) -> np.ndarray:
     """A face-up card's corner index as the camera projects it: 4 points (pixel x, y)."""
     size = image.legend["extras"]["card"]
@@ -113,8 +151,10 @@ def _index_readable(image: MeasuredImage, card: Seen, region: dict) -> bool:
 
 
 def readable(image: MeasuredImage, card: Seen) -> bool:
-    """Whether the card lies face up with a corner index large, whole and sharp enough to read."""
-    return card.attributes["face_up"] and any(_index_readable(image, card, r) for r in _regions(image, card))
+    """Whether the card lies face up with a corner index large, whole and sharp enough to read (or,
+    an ace, its one large pip)."""
+    return card.attributes["face_up"] and (any(_index_readable(image, card, r) for r in _regions(image, card))
+                                           or _ace_pip_readable(image, card))
 
 
 def _readable_face_up(image: MeasuredImage, cards: list[Seen]) -> list[Seen] | IllPosed:
@@ -266,9 +306,11 @@ class Grid:
         self.centres = (c[:-1, :-1] + c[:-1, 1:] + c[1:, :-1] + c[1:, 1:]) / 4
 
     def in_frame(self) -> bool:
+        """Every corner in the frame, or beyond its edge by at most the slack a person tolerates."""
         w, h = self.image.size
+        s = grid_frame_slack(w, h)
         x, y, depth = (self.corners[:, :, k] for k in range(3))
-        return bool(np.all((depth > 0) & (x >= 0) & (x <= w) & (y >= 0) & (y <= h)))
+        return bool(np.all((depth > 0) & (x >= -s) & (x <= w + s) & (y >= -s) & (y <= h + s)))
 
     def problem(self) -> IllPosed | None:
         if not self.in_frame():
@@ -425,3 +467,20 @@ def check_grid(image: MeasuredImage) -> list[tuple[str, str]]:
 
 
 LEGEND_CHECKS = [check_cards, check_owners, check_grid]
+
+
+@AUDITS.key("localize_card_on_grid_cell")
+def grid_cell(q, image, seen):
+    cell = _grid_cell(q, image, seen)
+    columns = (image.legend["extras"].get("grid") or {}).get("columns")
+    return cell if isinstance(cell, IllPosed) else Expected(cell[0] * columns + cell[1])
+
+
+def _unreadable_things(q, image: MeasuredImage, seen: list[Seen]) -> IllPosed | None:
+    """The contrast and overlap rules (docs/readability.md), from the image file: each seen card
+    and chip pile borders another shows ink or a seam (the overlap rule, named first), and each stands out."""
+    things = [o for o in seen if o.kind in ("card", "chip_pile")]
+    return image.unseparable([o for o in things if o.kind == "card"]) or image.unshown(things)
+
+
+guarded(AUDITS, [k for k in AUDITS if k != "count_players"], _unreadable_things)

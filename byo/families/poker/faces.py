@@ -40,6 +40,11 @@ SUPERSAMPLE = 2
 # The corner index (rank over suit) as a fraction of the face: [u0, v0, u1, v1] from the
 # top-left corner, y down. The bottom-right index is the same box turned half a turn.
 INDEX_BOX = (0.025, 0.02, 0.225, 0.33)
+# An ace's one large central pip (drawn by _pips), as the same fractions: an ace reads from it
+# when its corner index does not (a person sees one big spade: the ace of spades).
+ACE_PIP_W = 0.42  # of the width; its height is 1.1 x that, in pixels of the face
+ACE_PIP_BOX = (0.5 - ACE_PIP_W / 2, 0.5 - 0.55 * ACE_PIP_W * WIDTH / HEIGHT,
+               0.5 + ACE_PIP_W / 2, 0.5 + 0.55 * ACE_PIP_W * WIDTH / HEIGHT)
 INK = {"red": (200, 16, 32), "black": (18, 18, 18)}
 PAPER = (250, 250, 246)
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
@@ -167,7 +172,7 @@ def _index(img: Image.Image, code: str, ink) -> None:
 def _pips(draw: ImageDraw.ImageDraw, code: str, W: int, H: int, ink) -> None:
     rank, suit = code[:-1], code[-1]
     if rank == "A":
-        s = 0.42 * W
+        s = ACE_PIP_W * W
         draw_suit(draw, suit, (W / 2 - s / 2, H / 2 - s * 0.55, W / 2 + s / 2, H / 2 + s * 0.55), ink)
         return
     s = PIP_SIZE * W

@@ -24,10 +24,18 @@ from byo.families.api import (
     color_name,
     visible,
 )
+from byo.families.poker import foreign
 from byo.families.poker import layout as lay
 from byo.families.poker.answers import ANSWERS, cards_of, scene_info
 from byo.families.poker.faces import DECK, card_color, card_name
-from byo.families.poker.model import MAT_COLORS, PokerContent, chip_rgb, count_range
+from byo.families.poker.model import (
+    ACE_WHOLE,
+    MAT_COLORS,
+    PokerContent,
+    chip_rgb,
+    count_range,
+    grid_frame_slack,
+)
 from byo.families.poker.sheet import SHEETS
 from byo.families.poker.vocab import VOCABULARY
 
@@ -69,6 +77,7 @@ class PokerFamily(Family):
     name = "poker"
     content_model = PokerContent
     template_file = "poker.yaml"
+    foreign_keys = {"byo-eval": foreign.BYO_EVAL}  # byo import-config
     answers = ANSWERS
     design_keys = ("players", "river")
     audit = "audit"
@@ -323,7 +332,8 @@ class PokerFamily(Family):
         grid = legend["extras"].get("grid")
         if grid:
             w, h = setup.resolution
-            grid["in_frame"] = all(0 <= x <= w and 0 <= y <= h and depth > 0
+            slack = grid_frame_slack(w, h)
+            grid["in_frame"] = all(-slack <= x <= w + slack and -slack <= y <= h + slack and depth > 0
                                    for x, y, depth in legend["landmarks"]["grid_corners"])
         rule = PokerContent.model_validate(legend["content"]).identity
         card = legend["extras"]["card"]
@@ -351,6 +361,16 @@ class PokerFamily(Family):
             a["identity_visible"] = bool(a["face_up"] and o["visible"] and any(
                 r["visible_pixels"] >= rule.min_pixels and r["fraction"] >= rule.min_fraction
                 and blur <= rule.max_blur * r["height_pixels"] for r in regions))
+            if not a["identity_visible"] and a["face_up"] and o["visible"] and a["rank"] == "A":
+                # an ace also reads from its one large pip, on a card wholly in view (issue 25)
+                whole = Polygon(projector.project(lay.card_corners_world(o["location"], o["rotation"], card))[:, :2])
+                pip = projector.project(lay.ace_pip_world(o["location"], o["rotation"], card["width"],
+                                                          card["height"], card["thickness"]))
+                pip_height = self._height(pip)
+                if (whole.area > 0 and o["visible_pixels"] >= ACE_WHOLE * whole.area
+                        and Polygon(pip[:, :2]).area >= rule.min_pixels and blur <= rule.max_blur * pip_height):
+                    a["identity_visible"] = True
+                    a["identity_from"] = "pip"
 
     @staticmethod
     def _height(points) -> float:

@@ -16,7 +16,7 @@ from shapely import affinity
 from shapely.geometry import Point, Polygon, box
 from shapely.ops import unary_union
 
-from byo.families.poker.faces import INDEX_BOX
+from byo.families.poker.faces import ACE_PIP_BOX, INDEX_BOX
 
 MAT_THICKNESS = 0.0012  # metres: mats lie on the table, cards and chips on the mats
 LINE_HEIGHT = 0.0003  # grid lines
@@ -59,6 +59,30 @@ def card_z(card: CardPlace, thickness: float) -> float:
 def footprint(x: float, y: float, rotation: float, width: float, height: float) -> Polygon:
     rect = box(-width / 2, -height / 2, width / 2, height / 2)
     return affinity.translate(affinity.rotate(rect, rotation, origin=(0, 0)), x, y)
+
+
+def face_quad_local(face_box, width: float, height: float) -> list[tuple[float, float]]:
+    """A box of the face ([u0, v0, u1, v1] fractions from its top-left corner, v down) in the card's
+    own frame (x right, y towards the top of the face), counter-clockwise."""
+    u0, t0, u1, t1 = face_box
+    x0, x1 = -width / 2 + u0 * width, -width / 2 + u1 * width
+    y0, y1 = height / 2 - t1 * height, height / 2 - t0 * height
+    return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+
+
+def card_corners_world(location, rotation: float, card: dict) -> list[tuple[float, float, float]]:
+    """A card's four top corners in world metres (`card`: the legend's width, height, thickness)."""
+    z = location[2] + card["thickness"] / 2
+    return [(float(location[0] + p[0]), float(location[1] + p[1]), float(z))
+            for p in (turn(q, rotation) for q in face_quad_local((0, 0, 1, 1), card["width"], card["height"]))]
+
+
+def ace_pip_world(location, rotation: float, width: float, height: float, thickness: float
+                  ) -> list[tuple[float, float, float]]:
+    """An ace's central pip (faces.ACE_PIP_BOX) on a face-up card, in world metres."""
+    z = location[2] + thickness / 2
+    return [(float(location[0] + p[0]), float(location[1] + p[1]), float(z))
+            for p in (turn(q, rotation) for q in face_quad_local(ACE_PIP_BOX, width, height))]
 
 
 def index_quad_local(corner: str, width: float, height: float) -> list[tuple[float, float]]:

@@ -179,6 +179,16 @@ class OverlapConfig(Strict):
 
 
 MAX_GRID = 13  # rows or columns of a card grid
+# A grid counts as in the frame (its rows and columns asked about) when every corner lies within
+# this share of the image's smaller side (at least GRID_FRAME_MIN_PX) beyond the frame: a grid a
+# few pixels out still shows every row and column to a person (issue 25).
+GRID_FRAME_TOLERANCE = 0.02
+GRID_FRAME_MIN_PX = 3.0
+
+
+def grid_frame_slack(width: int, height: int) -> float:
+    """Pixels a grid corner may lie beyond the frame's edge."""
+    return max(GRID_FRAME_MIN_PX, GRID_FRAME_TOLERANCE * min(width, height))
 GridCell = tuple[Annotated[int, Field(ge=0, lt=MAX_GRID)], Annotated[int, Field(ge=0, lt=MAX_GRID)]]
 
 
@@ -216,6 +226,12 @@ class GridConfig(Strict):
         if self.cells is not None and len(self.cells) < most:
             raise ValueError(f"`cells` names {len(self.cells)} cells for up to {most} cards")
         return self
+
+
+# An ace's identity also reads from its one large central pip (faces.ACE_PIP_BOX) when the card
+# shows at least this share of its projected area (the pip is then in view), the pip's projected
+# area is at least `identity.min_pixels` and the blur at most `identity.max_blur` of its height.
+ACE_WHOLE = 0.95
 
 
 class IdentityConfig(Strict):

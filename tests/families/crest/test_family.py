@@ -27,7 +27,8 @@ def specs(tmp_path, data):
 
 
 @pytest.mark.parametrize("name, images", [("composite", 200), ("composite_3d", 60), ("motif_sensitivity", 144),
-                                          ("recombination", 100), ("modifiers", 6)])
+                                          ("recombination", 100), ("modifiers", 6), ("components_motif", 200),
+                                          ("components_container", 200)])
 def test_dataset_configs_plan(name, images, capsys):
     assert main(["plan", str(CONFIGS / f"{name}.yaml"), "--max-rows", "1"]) == 0
     assert f"= {images} images" in capsys.readouterr().out

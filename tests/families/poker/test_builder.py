@@ -294,3 +294,24 @@ def test_oracle_scores_all_and_the_blind_baseline_far_less(tmp_path, config):
     print(f"{config.stem}: blind {accuracy['blind'][0]:.0%} of all questions, {accuracy['blind'][1]:.0%} "
           f"of those whose answer varies ({', '.join(sorted(varying))})")
     assert accuracy["blind"][1] <= 0.6, accuracy
+
+
+def test_an_ace_reads_from_its_pip_when_its_index_does_not(tmp_path):
+    """Issue 25: an ace too far for its corner index (under identity.min_pixels) still shows its one
+    large pip; a king beside it, as far, does not read. The audit, from the mask, agrees."""
+    cfg = {"dataset": {"name": "ace", "family": "poker", "seed": 7, "n_images": 1},
+           "scene": {"resolution": [320, 240], "render": {"quality": "draft"},
+                     "camera": {"distance": 0.85, "elevation": 75},
+                     "content": {"mode": "overlap", "overlap": {"count": 2, "factor": 0.0, "cards": ["AS", "KS"]}}}}
+    out = tmp_path / "ace"
+    assert not render_dataset(str(write_config(tmp_path, cfg)), str(out), show_progress=False).failed
+    legend = json.loads(next((out / "legends").glob("*.json")).read_text())
+    cards = {o["attributes"]["card"]: o["attributes"] for o in legend["objects"]}
+    assert all(max(r["visible_pixels"] for r in a["index_regions"]) < 100 for a in cards.values())
+    assert cards["AS"]["identity_visible"] and cards["AS"]["identity_from"] == "pip"
+    assert not cards["KS"]["identity_visible"] and "identity_from" not in cards["KS"]
+    assert main(["questions", str(out), "--unreadable", "ask"]) == 0
+    assert main(["audit", str(out)]) == 1  # the king's identity, asked, is ill-posed; the ace's is not
+    findings = json.loads((out / "audit.json").read_text())["findings"]
+    assert not any(f["status"] == "wrong" for f in findings)
+    assert all("KS" in f["reason"] for f in findings if "corner index" in f["reason"])

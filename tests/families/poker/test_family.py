@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,10 +13,11 @@ from PIL import Image
 
 from byo.cli import main
 from byo.errors import ConfigError
-from byo.families import load_config
+from byo.families import get_family, load_config
 from byo.families.poker import faces
 from byo.families.poker import layout as lay
 from byo.families.poker.answers import hard_negatives
+from byo.families.poker.model import grid_frame_slack
 from byo.families.poker.sheet import sheet_configs, tile_size
 from byo.plan import jobs
 from byo.spec import sample_spec
@@ -225,3 +228,22 @@ def test_card_sheet_configs_hold_every_card_once_and_the_preview_draws_them(tmp_
         with Image.open(tmp_path / "sheet.png") as im:
             w, h = tile_size(40)
             assert im.width >= 13 * w and im.height >= 5 * h
+
+
+# --- a grid a few pixels out of the frame still reads (issue 25) --------------------------------
+def _grid_legend(shift_x: float) -> dict:
+    golden = Path(__file__).resolve().parents[2] / "golden" / "poker__localization_3x3" / "legends"
+    legend = json.loads(sorted(golden.glob("*.json"))[0].read_text())
+    corners = legend["landmarks"]["grid_corners"]
+    left = min(x for x, _, _ in corners)
+    legend["landmarks"]["grid_corners"] = [[x - left - shift_x, y, d] for x, y, d in corners]
+    get_family("poker").complete_legend(legend)
+    return legend
+
+
+def test_a_grid_a_few_pixels_out_of_the_frame_is_in_it():
+    slack = grid_frame_slack(64, 48)
+    assert slack == 3.0
+    assert _grid_legend(0.0)["extras"]["grid"]["in_frame"]
+    assert _grid_legend(2.0)["extras"]["grid"]["in_frame"]  # 2 px out: a person still counts its rows
+    assert not _grid_legend(slack + 1)["extras"]["grid"]["in_frame"]

@@ -49,6 +49,12 @@ from byo.families.crest.motifs.geometry import (
 )
 
 MOTIF_RADIUS = 0.95
+# Two motifs are distinct when their silhouettes (the flat render: the shape sampled at pixel
+# centres, 128 px across [-1.05, 1.05]) differ in at least this share of the motif disk's pixels;
+# two containers, in at least DISTINCT_CONTAINERS of the unit disk's (their bands are thin, and the
+# corner-cut and indented-corner squares differ only at their corners).
+DISTINCT = 0.04
+DISTINCT_CONTAINERS = 0.03
 
 
 @dataclass(frozen=True)
@@ -167,6 +173,32 @@ def _hishi():
 def _goka():
     outer = union(disk(0.6), *(disk(0.45, polar(0.53, 90 + 72 * k)) for k in range(5)))
     return _band(outer, 0.1, join="round")
+
+
+def _miewa():
+    return union(ring(0.95, 1.0), ring(0.85, 0.9), ring(0.75, 0.8)), disk(0.75)
+
+
+def _nijukaku():
+    outer = box(-0.9, -0.9, 0.9, 0.9)
+    return union(outline(outer, 0.06), outline(box(-0.78, -0.78, 0.78, 0.78), 0.05)), box(-0.73, -0.73, 0.73, 0.73)
+
+
+def _nijubishi():
+    outer = Polygon([(0, 1), (0.8, 0), (0, -1), (-0.8, 0)])
+    inner = outer.buffer(-0.08, join_style="mitre")
+    return union(outline(outer, 0.05), outline(inner, 0.045)), inner.buffer(-0.045, join_style="mitre")
+
+
+def _izutsu(turn: float = 0.0):
+    """A well frame: four bars crossing near their ends, the square between them the interior."""
+    h, w, e = 0.56, 0.065, 0.76
+    bars = [box(-e, y - w, e, y + w) for y in (-h, h)] + [box(x - w, -e, x + w, e) for x in (-h, h)]
+    return rotate(union(*bars), turn), rotate(box(-h + w, -h + w, h - w, h - w), turn)
+
+
+def _gokaku():
+    return _band(regular(5, 1.0, start=90), 0.1)
 
 
 # --- motifs ----------------------------------------------------------------------------------
@@ -490,6 +522,31 @@ def _karakasa():
     return centre_bbox(union(cut(canopy, *bites, *ribs), handle, hook, disk(0.05, (0, 0.84))))
 
 
+def _rokuyo():
+    return union(disk(0.3), *(disk(0.27, polar(0.66, 90 + 72 * k)) for k in range(5)))
+
+
+def _hachiyo():
+    return union(disk(0.3), *(disk(0.22, polar(0.7, 90 + 360 / 7 * k)) for k in range(7)))
+
+
+def _mirrored(build: Callable[[], Geom]) -> Callable[[], Geom]:
+    """The left-turning (hidari) form of a right-turning motif: its mirror image."""
+    return lambda: scale(build(), -1.0, 1.0)
+
+
+def _kutsuwa():
+    return union(ring(0.68, 0.92), box(-0.7, -0.09, 0.7, 0.09), box(-0.09, -0.7, 0.09, 0.7))
+
+
+def _juji():
+    return union(box(-0.9, -0.17, 0.9, 0.17), box(-0.17, -0.9, 0.17, 0.9))
+
+
+def _hitotsumeyui():
+    return cut(_lozenge(0.9, 0.9), _lozenge(0.36, 0.36))
+
+
 # --- style variants ----------------------------------------------------------------------
 STYLES = {
     # style: (id digit, Japanese prefix, reading prefix, romaji prefix, English singular, plural)
@@ -540,6 +597,13 @@ CONTAINERS: tuple[Component, ...] = (
     _c("14", "mokko", "木瓜", "もっこう", "mokkō", "quince", _mokko),
     _c("15", "hishi", "菱", "ひし", "hishi", "lozenge", _hishi),
     _c("16", "goka", "五瓜", "ごか", "goka", "five-lobed quince", _goka),
+    _c("17", "miewa", "三重輪", "みえわ", "miewa", "triple ring", _miewa),
+    _c("18", "nijukaku", "二重角", "にじゅうかく", "nijū kaku", "double square", _nijukaku),
+    _c("19", "nijubishi", "二重菱", "にじゅうびし", "nijū bishi", "double lozenge", _nijubishi),
+    _c("20", "izutsu", "井筒", "いづつ", "izutsu", "well frame", _izutsu),
+    _c("21", "sumitate-izutsu", "隅立て井筒", "すみたていづつ", "sumitate izutsu", "well frame on its corner",
+       lambda: _izutsu(45.0)),
+    _c("22", "gokaku", "五角", "ごかく", "gokaku", "pentagon", _gokaku),
 )
 
 _BASE_MOTIFS: tuple[Component, ...] = (
@@ -601,25 +665,67 @@ _BASE_MOTIFS: tuple[Component, ...] = (
     _m("0041", "shippo", "七宝", "しっぽう", "shippō", "seven-treasures ring", _shippo),
     _m("0042", "fundo", "分銅", "ふんどう", "fundō", "counterweight", _fundo),
     _m("0043", "karakasa", "傘", "からかさ", "karakasa", "umbrella", _karakasa, oriented=True),
+    _m("0044", "rokuyo", "六曜", "ろくよう", "rokuyō", "set of six luminaries", _rokuyo,
+       plural="sets of six luminaries"),
+    _m("0045", "hachiyo", "八曜", "はちよう", "hachiyō", "set of eight luminaries", _hachiyo,
+       plural="sets of eight luminaries"),
+    _m("0046", "hidari-mitsudomoe", "左三つ巴", "ひだりみつどもえ", "hidari mitsu domoe",
+       "left-turning trio of commas", _mirrored(_mitsudomoe), plural="left-turning trios of commas"),
+    _m("0047", "hidari-futatsudomoe", "左二つ巴", "ひだりふたつどもえ", "hidari futatsu domoe",
+       "left-turning pair of commas", _mirrored(_futatsudomoe), plural="left-turning pairs of commas"),
+    _m("0048", "kutsuwa", "轡", "くつわ", "kutsuwa", "bridle bit", _kutsuwa),
+    _m("0049", "juji", "十字", "じゅうじ", "jūji", "cross", _juji),
+    _m("0050", "hitotsumeyui", "一つ目結", "ひとつめゆい", "hitotsume yui", "single eye knot", _hitotsumeyui),
 )
 
-_VARIANTS = (  # (style, base key)
+_VARIANTS = (  # (style, base key): the first ten as published; the rest appended (ids never move)
     ("kage", "mitsudomoe"), ("kage", "ume"), ("kage", "kikyo"), ("nakakage", "kikyo"),
     ("kage", "yamagata"), ("kage", "choji"),
     ("ishimochi", "kikyo"), ("ishimochi", "hanabishi"), ("ishimochi", "ogi"), ("ishimochi", "hoju"),
+    # Every style of every base whose silhouette stays distinct from all motifs before it (at least
+    # DISTINCT of the motif disk's pixels differ; tests/families/crest/motifs/test_inventory.py):
+    # outlines of thin strokes, for one, are the strokes themselves and are left out.
+    *(("kage", k) for k in """
+    janome futatsudomoe katabami umebachi sakura kiku hanabishi warabishi matsukawabishi yotsumeyui
+    yotsume kuyo shichiyo mitsuboshi igeta hitotsuuroko mitsuuroko ogi mikazuki inazuma asanoha
+    hitotsubiki futatsubiki mitsubiki zeni hoju suzu fundo karakasa rokuyo hachiyo hidari-mitsudomoe
+    hidari-futatsudomoe kutsuwa juji hitotsumeyui
+    """.split()),
+    *(("ishimochi", k) for k in """
+    janome futatsudomoe mitsudomoe katabami ume umebachi sakura kiku warabishi matsukawabishi
+    yotsumeyui yotsume kuyo shichiyo mitsuboshi chigaiya hitotsuya igeta hitotsuuroko mitsuuroko
+    yamagata mikazuki seigaiha inazuma seimei asanoha hitotsubiki futatsubiki mitsubiki zeni
+    sagarifuji mitsugashiwa choji suzu wachigai shippo fundo karakasa rokuyo hachiyo
+    hidari-mitsudomoe hidari-futatsudomoe kutsuwa juji hitotsumeyui
+    """.split()),
+    *(("nakakage", k) for k in """
+    janome futatsudomoe mitsudomoe katabami ume umebachi sakura hanabishi warabishi matsukawabishi
+    yotsume kuyo shichiyo mitsuboshi hitotsuuroko mitsuuroko mikazuki hitotsubiki futatsubiki zeni
+    hoju suzu fundo rokuyo hachiyo hidari-mitsudomoe hidari-futatsudomoe juji hitotsumeyui
+    """.split()),
 )
+
+
+# Cut out of a disk, these oriented motifs differ too little when turned (the disk dominates
+# the silhouette), so they are not drawn in bottoms- or heads-together arrangements.
+_TURN_TOO_SIMILAR = {"ishimochi-chigaiya", "ishimochi-hitotsuya", "ishimochi-seigaiha", "ishimochi-sagarifuji",
+                     "ishimochi-choji"}
 
 
 def _variant(style: str, base: Component) -> Component:
     digit, ja, reading, romaji, en, plural = STYLES[style]
-    return Component(id=digit + base.id[1:], key=f"{style}-{base.key}", kind="motif", ja=ja + base.ja,
+    key = f"{style}-{base.key}"
+    return Component(id=digit + base.id[1:], key=key, kind="motif", ja=ja + base.ja,
                      reading=reading + base.reading, romaji=romaji + base.romaji, en=en.format(base.en),
-                     en_plural=plural.format(base.en_plural), oriented=base.oriented, style=style,
+                     en_plural=plural.format(base.en_plural), oriented=base.oriented and key not in _TURN_TOO_SIMILAR,
+                     style=style,
                      base=base.key, build=_styled(style, base.key))
 
 
 _BASE_BY_KEY = {m.key: m for m in _BASE_MOTIFS}
-MOTIFS: tuple[Component, ...] = _BASE_MOTIFS + tuple(_variant(s, _BASE_BY_KEY[k]) for s, k in _VARIANTS)
+_STYLED = tuple(_variant(s, _BASE_BY_KEY[k]) for s, k in _VARIANTS)
+# As published first (43 bases, 10 variants), then what was added after, in the same order.
+MOTIFS: tuple[Component, ...] = _BASE_MOTIFS[:43] + _STYLED[:10] + _BASE_MOTIFS[43:] + _STYLED[10:]
 MOTIFS_BY_KEY = {m.key: m for m in MOTIFS}
 CONTAINERS_BY_KEY = {c.key: c for c in CONTAINERS}
 MOTIFS_BY_ID = {m.id: m for m in MOTIFS}

@@ -1,0 +1,167 @@
+"""The CLEVR family's own report tables (`Family.tables`): binding accuracy beside chance per N and
+condition, the Minimal vs Contextual paired table, which distractor a wrong answer took, and
+accuracy per split of seed 004's label sets.
+
+Definitions quoted from the papers:
+
+- Auto-Comp (seed 001), Table 4: accuracy on the Swap and Confusion benchmarks beside "Random
+  Chance" (1 / candidates: 50.0 / 6.3 for N = 2, 16.7 / 0.1 for N = 3, position Confusion 25.0 / 0.9).
+  Here chance is 1 / options as the question presented them (a chat model sees at most 26).
+- Table 5: "The 'Min' and 'Ctx' columns show 'Swap / Confusion' accuracy (%). The Delta columns show
+  the percentage point change", over "the Paired Comparison Set ... concepts for which both the
+  minimal and contextual versions" were kept: here, concepts whose two images were both asked.
+- Table 6: the Confusion error types "Swapped Colors, Same Color Diff. Obj., Same Color Same Obj.,
+  Same Obj. Diff. Colors" (share of errors); seed 004 Tables 5 and 8: "the percentage of total
+  predictions made by the models which fall into each error category" (Colour / Shape / Other;
+  Left/Right / Shape order / Other). Both come from the distractor tag of the option chosen.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from byo.families.api import Column, ReportTable, proportion
+
+AUTOCOMP_KEYS = ("autocomp_swap", "autocomp_confusion", "autocomp_vary_color", "autocomp_vary_object",
+                 "binding_swap", "binding_confusion")
+COMPGEN_KEYS = ("label_choice", "label_zsl", "relation_choice", "relation_zsl")
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _accuracy(rows: list[dict]) -> dict:
+    p = proportion([r["correct"] for r in rows])
+    chances = [r["chance"] for r in rows if r.get("chance") is not None]
+    return {"n": len(rows), "accuracy": p["value"], "accuracy_lo": p["lo"], "accuracy_hi": p["hi"],
+            "chance": sum(chances) / len(chances) if chances else None}
+
+
+def _group(rows: list[dict], *names: str) -> dict[tuple, list[dict]]:
+    out: dict[tuple, list[dict]] = defaultdict(list)
+    for r in rows:
+        out[tuple(r["params"].get(n) for n in names)].append(r)
+    return dict(sorted(out.items(), key=lambda kv: tuple(str(v) for v in kv[0])))
+
+
+def measure_binding(rows: list[dict], train: list) -> list[dict]:
+    """Accuracy with its Wilson interval and chance, per task, N and condition."""
+    return [{"task": task or "color", "n_objects": n, "condition": cond or "left to right", **_accuracy(group)}
+            for (task, n, cond), group in _group(rows, "task", "n", "condition").items()]
+
+
+def measure_paired(rows: list[dict], train: list) -> list[dict]:
+    """Minimal and Contextual accuracy over the concepts asked in both, and the difference."""
+    out = []
+    for (task, n), group in _group(rows, "task", "n").items():
+        by = defaultdict(dict)
+        for r in group:
+            if r["params"].get("concept") is not None:
+                by[r["params"]["concept"]].setdefault(r["params"]["condition"], []).append(r["correct"])
+        paired = {c: v for c, v in by.items() if {"minimal", "contextual"} <= set(v)}
+        if not paired:
+            continue
+        acc = {cond: [h for v in paired.values() for h in v[cond]] for cond in ("minimal", "contextual")}
+        minimal, contextual = (sum(acc[c]) / len(acc[c]) for c in ("minimal", "contextual"))
+        out.append({"task": task, "n_objects": n, "concepts": len(paired), "minimal": minimal,
+                    "contextual": contextual, "delta_pp": 100 * (contextual - minimal)})
+    return out
+
+
+def measure_relations(rows: list[dict], train: list) -> list[dict]:
+    """Position binding accuracy per relation of N = 2 concepts, per condition (Auto-Comp Table 13)."""
+    position = [r for r in rows if r["params"].get("task") == "position" and r["params"].get("n") == 2]
+    return [{"relation": rel, "condition": cond, **_accuracy(group)}
+            for (rel, cond), group in _group(position, "relations", "condition").items()]
+
+
+def _chosen_tag(r: dict) -> str:
+    if r["status"] != "ok" or r["value"] is None:
+        return "unparsed"
+    tags = r["params"].get("option_tags") or []
+    k = LETTERS.find(str(r["value"]).upper())
+    return tags[k] if 0 <= k < len(tags) else "unparsed"
+
+
+def measure_distractors(rows: list[dict], train: list) -> list[dict]:
+    """Per slice (split, or N and condition), the share of all predictions that took each kind of
+    distractor, and its share of the errors."""
+    out = []
+    if any(r["params"].get("split") for r in rows):
+        groups = {f"split={k[0]}": g for k, g in _group(rows, "split").items()}
+    else:
+        groups = {f"N={n} {cond or ''}".strip(): g for (n, cond), g in _group(rows, "n", "condition").items()}
+    for name, group in groups.items():
+        taken = Counter(_chosen_tag(r) for r in group if not r["correct"])
+        wrong = sum(taken.values())
+        for tag, count in sorted(taken.items()):
+            out.append({"slice": name, "distractor": tag, "count": count, "of_predictions": count / len(group),
+                        "of_errors": count / wrong})
+    return out
+
+
+def measure_splits(rows: list[dict], train: list) -> list[dict]:
+    """Seed 004's accuracy per split (Tables 2, 3, 4, 6 and 7)."""
+    return [{"split": split or "all", **_accuracy(group)} for (split,), group in _group(rows, "split").items()]
+
+
+def _acc_note(r: dict) -> str:
+    lo, hi = r.get("accuracy_lo"), r.get("accuracy_hi")
+    return f"[{100 * lo:.0f}, {100 * hi:.0f}]" if lo is not None and hi is not None else ""
+
+
+BINDING = ReportTable(
+    name="autocomp", title="Binding (Auto-Comp) beside chance",
+    definition="Auto-Comp (seed 001) Swap, Confusion and N = 1 caption choices: accuracy with its Wilson interval, "
+               "and chance = mean 1 / options as presented, per task, N and condition",
+    note="Auto-Comp (seed 001), Table 4 and Table 8. Chance is 1 / options as each question presented them: a "
+         "chat model sees every caption when they fit in 26 letters, else the truth and 25 drawn from the "
+         "question's seed (the question says which); an image-text model ranks all of them.",
+    columns=(Column("task", "task", "text"), Column("N", "n_objects", "int"), Column("condition", "condition", "text"),
+             Column("n", "n", "int"), Column("accuracy", "accuracy", note=_acc_note), Column("chance", "chance")),
+    measure=measure_binding, keys=AUTOCOMP_KEYS)
+
+PAIRED = ReportTable(
+    name="autocomp_paired", title="Minimal vs Contextual (Auto-Comp paired set)",
+    definition="accuracy on the Minimal and the Contextual image of the concepts asked in both, and the "
+               "difference in percentage points (Auto-Comp Table 5)",
+    note="Auto-Comp (seed 001), Table 5: the same concepts rendered on a white background with a template "
+         "caption (Minimal) and in a lit set with furniture and distractor objects with a natural caption "
+         "(Contextual). Delta = Contextual - Minimal, in percentage points.",
+    columns=(Column("task", "task", "text"), Column("N", "n_objects", "int"), Column("concepts", "concepts", "int"),
+             Column("Minimal", "minimal"), Column("Contextual", "contextual"), Column("Δ (pp)", "delta_pp", "num")),
+    measure=measure_paired, keys=AUTOCOMP_KEYS[:2])
+
+DISTRACTORS = ReportTable(
+    name="distractors", title="Which distractor a wrong answer took",
+    definition="per slice, the share of predictions (and of errors) that chose each kind of distractor, from the "
+               "tag recorded with every option (Auto-Comp Table 6; seed 004 Tables 5 and 8)",
+    note="The tags: swap:color / swap:shape (seed 004 Table 5: the other object's colour or shape), swap:relation "
+         "/ swap:order (Table 8: left/right, the shapes' order), other (a random label), and Auto-Comp's Table 6 "
+         "kinds swap:color, confusion:same_color_diff_object, confusion:same_color_same_object, "
+         "confusion:same_object_diff_color (position: swap:order, swap:relation, confusion:same_object). "
+         "'unparsed' counts answers with no option found.",
+    columns=(Column("slice", "slice", "text"), Column("distractor", "distractor", "text"),
+             Column("count", "count", "int"), Column("of predictions", "of_predictions"),
+             Column("of errors", "of_errors")),
+    measure=measure_distractors, keys=AUTOCOMP_KEYS + COMPGEN_KEYS)
+
+SPLITS = ReportTable(
+    name="compgen_splits", title="Accuracy per split (compositional generalisation)",
+    definition="seed 004: accuracy with its Wilson interval and chance per split (train, id_val, id_test, ood_val, "
+               "ood_test) of the ZSL and GZSL label sets",
+    note="Seed 004, Tables 2-4, 6 and 7. ZSL keys (label_zsl, relation_zsl) offer the truth and two labels of the "
+         "same split; GZSL keys (label_choice, relation_choice) the truth, two hard negatives and two random "
+         "labels (single objects: every label). In an OOD split the answer names the held-out object.",
+    columns=(Column("split", "split", "text"), Column("n", "n", "int"), Column("accuracy", "accuracy", note=_acc_note),
+             Column("chance", "chance")),
+    measure=measure_splits, keys=COMPGEN_KEYS)
+
+RELATIONS = ReportTable(
+    name="autocomp_relations", title="Position binding per relation (Auto-Comp, N = 2)",
+    definition="accuracy with its Wilson interval and chance per relation of the N = 2 position concepts, per "
+               "condition (Auto-Comp Table 13)",
+    note="Auto-Comp (seed 001), Table 13: over, under, to the left of, to the right of, measured in the image plane.",
+    columns=(Column("relation", "relation", "text"), Column("condition", "condition", "text"), Column("n", "n", "int"),
+             Column("accuracy", "accuracy", note=_acc_note), Column("chance", "chance")),
+    measure=measure_relations, keys=AUTOCOMP_KEYS[:2])
+
+TABLES = (BINDING, PAIRED, RELATIONS, DISTRACTORS, SPLITS)

@@ -1,0 +1,101 @@
+"""`byo import-config`: BYO-Eval's configs (appendix D; the public repository's YAML files) load
+as project configs, or fail naming every key without a counterpart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from byo.cli import main
+from byo.errors import ConfigError
+from byo.families import load_config
+from byo.importing import import_config
+from byo.plan import image_count
+
+DATA = Path(__file__).parent / "data" / "byo_eval"
+
+
+def test_the_papers_default_config_fails_naming_what_has_no_counterpart(capsys):
+    assert main(["import-config", str(DATA / "default_config.yml")]) == 2
+    err = capsys.readouterr().err
+    # The type preset and the table's wood material have no counterpart; each is named with what to use.
+    assert "chess.type_config" in err and "type presets have no counterpart" in err
+    assert "scene.table.texture" in err and "table.color or a texture pack" in err
+    assert "Traceback" not in err
+    # What maps is not named: nothing else is dropped.
+    for mapped in ("chess.count_config", "scene.camera", "scene.render", "noise.blur", "scene.floor", "scene.lighting"):
+        assert mapped not in err
+
+
+def test_the_default_config_loads_leaving_out_what_is_named(tmp_path, capsys):
+    out = tmp_path / "default.yaml"
+    assert main(["import-config", str(DATA / "default_config.yml"), "-o", str(out), "--skip-unmapped"]) == 0
+    assert "left out" in capsys.readouterr().err  # the console speaks on stderr
+    text = out.read_text()
+    assert "# Left out: chess.type_config" in text and "# Left out: scene.table.texture" in text
+    config = yaml.safe_load(text)
+    assert config["dataset"] == {"name": "paper_default", "family": "chess", "n_images": 1}
+    scene = config["scene"]
+    assert scene["content"]["count"] == "medium"
+    assert scene["content"]["placement"] == {"spread": "medium", "start": "center"}
+    assert scene["camera"] == {"distance": "medium", "elevation": "medium", "azimuth": 0.0}  # randomize_*: false
+    assert scene["resolution"] == [1920, 1080] and scene["render"] == {"engine": "cycles", "samples": 128,
+                                                                       "device": "auto"}
+    assert scene["table"] == {"shape": "rectangular", "length": 2.0, "width": 1.0, "height": 0.9, "texture": "low"}
+    assert scene["floor"] == {"color": [0.8, 0.8, 0.8], "roughness": 0.5}
+    assert scene["blur"] == {"fstop": "none"}
+    assert scene["lighting"] == {"intensity": "medium", "key_power": 300.0, "fill_power": 50.0, "back_power": 50.0}
+    assert main(["plan", str(out)]) == 0
+
+
+def test_appendix_d15s_dataset_config_becomes_variables(tmp_path):
+    config, _, skipped = import_config(DATA / "appendix_d15_identification.yml", skip_unmapped=True)
+    assert [k for k, _ in skipped] == ["dataset.piece_set"]
+    assert config["scene"]["content"]["count"] == 3  # a fixed variable: a value of the scene
+    assert config["variables"]["content.types"] == {"type": "varying_random", "choices": [
+        ["pawn"], ["rook"], ["knight"], ["bishop"], ["queen"], ["king"]]}
+    assert config["variables"]["blur.fstop"]["levels"] == ["none", "very_low", "low", "medium", "high", "very_high"]
+    assert config["dataset"]["n_images"] == 10  # the largest n_images of its variables
+    assert image_count(load_config(config)) == 6 * 10
+
+
+def test_a_repository_dataset_config_imports_whole(tmp_path):
+    config, text, skipped = import_config(DATA / "identification_distance.yml")
+    assert not skipped
+    assert config["variables"] == {"camera.distance": {"type": "varying_all",
+                                                       "levels": [1.7, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5]}}
+    content = config["scene"]["content"]
+    assert content["count"] == 1 and content["n_types"] == 1 and content["board"] == {"rows": 8, "columns": 8}
+    assert config["scene"]["resolution"] == [1920, 1080] and config["dataset"]["n_images"] == 20
+    assert image_count(load_config(config)) == 140
+
+
+def test_poker_reads_its_base_config():
+    config, _, _ = import_config(DATA / "poker_variations.yml")
+    assert config["dataset"]["family"] == "poker" and config["dataset"]["seed"] == 4242
+    assert config["variables"]["content.total_cards"] == {"type": "varying_all_range", "min": 2, "max": 15}
+    scene = config["scene"]
+    assert scene["camera"] == {"distance": 3.0, "elevation": 70, "azimuth": 0}
+    assert scene["table"]["color"] == [0.1, 0.5, 0.2] and scene["resolution"] == [1280, 720]
+    assert scene["content"]["n_players"] == 4  # the dataset's variable over its base config's 3
+    assert scene["content"]["hand"] == {"face_down": 0}
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("dataset: {name: x}\nvariables: {chess.count_config: {variate_type: sometimes, variate_levels: 1}}",
+     "variables.chess.count_config.variate_type"),
+    ("dataset: {name: x}\nvariables: {chess.count_config: {variate_type: varying_all_range, variate_levels: 3}}",
+     "expected [min, max]"),
+    ("dataset: {name: x}\nvariables: {chess.board_config.rotation: {variate_type: varying_all, variate_levels: [0, 90]}}",
+     "turn the camera"),
+    ("camera: {distance: 2}\n", "give --family"),
+    ("dataset: {name: x}\nvariables: {chess.count_config: {variate_type: fixed, variate_levels: -3}}", "content.count"),
+])
+def test_bad_configs_are_named(text, problem, tmp_path):
+    path = tmp_path / "c.yml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        import_config(path)
+    assert problem in str(err.value)
