@@ -70,7 +70,9 @@ def test_datasets_loads_the_folder_with_its_card(dataset, shards, monkeypatch, t
     datasets = pytest.importorskip("datasets")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
-    ds = datasets.load_dataset(str(shards), split="test")
+    # A cache of its own: `datasets` read HF_HOME when it was imported, and its default cache keys
+    # on the folder's path, which pytest's numbered temporary folders repeat across sessions.
+    ds = datasets.load_dataset(str(shards), split="test", cache_dir=str(tmp_path / "hf-cache"))
     assert isinstance(ds.features["png"], datasets.Image)
     assert sorted(ds["__key__"]) == sorted(p.stem for p in (dataset / "legends").glob("*.json"))
     by_image = questions_by_image(dataset)

@@ -119,7 +119,7 @@ def test_hidden_objects_skip_the_image():
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("compass")
-    config = clevr_config("compass_t", seed=31, n_images=3, resolution=[160, 120],
+    config = clevr_config("compass_t", seed=31, n_images=6, resolution=[160, 120],
                           render={"samples": 4, "denoise": "off"}, content={"mode": "random", "count": [3, 4]})
     out = tmp / "ds"
     assert main(["render", str(write_config(tmp, config)), "-o", str(out), "--in-process"]) == 0
