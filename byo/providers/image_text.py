@@ -38,6 +38,7 @@ from PIL import Image
 
 from byo.errors import ConfigError
 from byo.providers.base import GenerationParams, ImageLimits, Provider, Request, Response
+from byo.providers.hf_local import pick_device
 
 INSTALL = "pip install 'byo-render[clip]' (torch, transformers and open_clip_torch; or .[clip] from a checkout)"
 
@@ -62,16 +63,6 @@ def _require(provider: str, *modules: str):
             raise ConfigError("<command line>", [(f"--provider {provider}", f"{name} does not import: "
                                                   f"{_first_line(err)}; {INSTALL}")]) from None
     return out
-
-
-def pick_device(torch, device: str) -> str:
-    if device != "auto":
-        return device
-    if torch.cuda.is_available():
-        return "cuda"
-    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
-        return "mps"
-    return "cpu"
 
 
 def normalized(x: np.ndarray) -> np.ndarray:
