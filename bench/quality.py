@@ -53,9 +53,21 @@ SCENES = [
     Scene("crest", "dataset_configs/crest/composite_3d.yaml", 0, (320, 240)),
 ]
 
+# What a setting leaves out: the final preset's light paths and adaptive floor, and Blender's
+# defaults for the rest (light tree on, Sobol, OIDN's accurate prefilter), pinned here so that a
+# change of a preset moves neither the references nor the figures measured before it.
+UNSET = {"adaptive_min_samples": 8, "denoise_prefilter": "accurate", "light_tree": True, "sampling_pattern": "sobol"}
+
+
+def keys_of(settings: dict) -> dict:
+    """The render keys a setting is measured with: the final preset, denoised, what it leaves out
+    pinned (UNSET)."""
+    return {"quality": "final", "denoise": "on", **UNSET, **settings}
+
+
 # The reference: the final preset's light paths (the Cycles defaults: bounces 4/3/3, indirect
 # clamp 10, caustics on) at 1024 samples everywhere, denoised.
-REFERENCE = {"quality": "final", "samples": REFERENCE_SAMPLES, "adaptive_threshold": None, "denoise": "on"}
+REFERENCE = keys_of({"samples": REFERENCE_SAMPLES, "adaptive_threshold": None})
 
 
 def scene_config(scene: Scene, render_keys: dict):
@@ -81,10 +93,18 @@ def render(scene: Scene, render_keys: dict, seed_offset: int = 0, threads: int =
         return image, time.process_time() - before
 
 
+def scene_digest(scene: Scene) -> str:
+    """What the scene's pixels depend on: its spec (content, setup, the reference's render
+    settings; the tool version left out) and the config file. A config or family change that
+    moves the scene gives a new digest, so its reference and figures are made anew."""
+    cfg = scene_config(scene, REFERENCE)
+    spec = sample_spec(cfg, make_job(cfg, scene.index), 0).model_dump(mode="json", exclude={"tool_version"})
+    return hashlib.sha256(json.dumps([scene.key, scene.config, spec], sort_keys=True).encode()).hexdigest()[:12]
+
+
 def reference(scene: Scene) -> np.ndarray:
     """The cached reference image (rendered with another seed than the candidates)."""
-    digest = hashlib.sha256(json.dumps([scene.key, scene.config, REFERENCE], sort_keys=True).encode()).hexdigest()[:12]
-    path = REFERENCES / f"{scene.key}_{digest}.png"
+    path = REFERENCES / f"{scene.key}_{scene_digest(scene)}.png"
     if not path.exists():
         image, seconds = render(scene, REFERENCE, seed_offset=7919)
         REFERENCES.mkdir(parents=True, exist_ok=True)
@@ -117,6 +137,7 @@ KNOBS = [{}, {"adaptive_threshold": 0.05, "adaptive_min_samples": 2}, {"light_tr
          {"sampling_pattern": "blue_noise"}, {"denoise_guides": "albedo"}, {"denoise_guides": "none"},
          {"denoise_quality": "fast"}, {"denoise_prefilter": "fast"}, {"denoise_prefilter": "none"}]
 SCREENED = ROOT / "bench" / "results" / "quality_screen.jsonl"
+LEAN_SAMPLING = {"light_tree": False, "sampling_pattern": "blue_noise", "denoise_prefilter": "none"}
 # The presets are chosen among these (after the screen).
 CANDIDATES = [
     {"samples": 8, **PLAIN, "denoise_prefilter": "fast"},
@@ -132,14 +153,19 @@ CANDIDATES = [
     {"samples": 48, **PLAIN, "light_tree": False, "sampling_pattern": "blue_noise"},
     {"samples": 64, "adaptive_threshold": 0.02, "adaptive_min_samples": 8, **FULL},
     {"samples": 256, "adaptive_threshold": 0.01, "adaptive_min_samples": 8, **FULL},
+    # Adaptive sampling spends its samples on the edges, where the error of the busy scenes is
+    # (70% of it on 12% of the pixels of 21 chess pieces); blue noise and no prefilter of the
+    # denoiser's guides measured best with it.
+    {"samples": 12, **PLAIN, **LEAN_SAMPLING},
+    *({"samples": samples, "adaptive_threshold": threshold, "adaptive_min_samples": min_samples, **FULL, **LEAN_SAMPLING}
+      for samples, threshold, min_samples in [(24, 0.1, 4), (32, 0.08, 4), (64, 0.035, 8), (64, 0.0325, 8),
+                                              (64, 0.03, 8), (64, 0.04, 16), (384, 0.0075, 8), (512, 0.0075, 8)]),
+    *({"samples": 64, "adaptive_threshold": 0.025, "adaptive_min_samples": 8, **FULL, **LEAN_SAMPLING, **denoiser}
+      for denoiser in ({"denoise_prefilter": "fast"}, {"denoise_quality": "balanced"})),
 ]
 # BYO-Eval's own setting (128 samples, adaptive at Blender's default threshold), for the ratios.
 BYO_EVAL = {"samples": 128, "adaptive_threshold": 0.01, "adaptive_min_samples": 0, **FULL}
 MEASURED = ROOT / "bench" / "results" / "quality_candidates.jsonl"  # one line per candidate measured
-
-
-def _render_keys(settings: dict) -> dict:
-    return {"quality": "final", "denoise": "on", **settings}
 
 
 def _measure_scenes(settings: dict, scenes: list[Scene], known: dict) -> dict:
@@ -147,22 +173,25 @@ def _measure_scenes(settings: dict, scenes: list[Scene], known: dict) -> dict:
     per_scene = dict(known)
     for scene in scenes:
         if scene.key not in per_scene:
-            image, seconds = render(scene, _render_keys(settings))
+            image, seconds = render(scene, keys_of(settings))
             per_scene[scene.key] = [*(round(v, 4) for v in quality(image, reference(scene))), round(seconds, 2)]
     return per_scene
 
 
 def _measured(path: Path, settings_list: list[dict], scenes: list[Scene]) -> list[dict]:
-    """Every settings' figures on every scene, appended to `path` as they are measured (a rerun
-    measures only what is missing; delete the file to measure all anew in one run)."""
+    """Every settings' figures on every scene, appended to `path` as they are measured. A rerun
+    measures only what is missing or what was measured on a scene that has since changed (its
+    digest differs); delete the file to measure all anew in one run."""
     done = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    digests = {s.key: scene_digest(s) for s in scenes}
     out = []
     for settings in settings_list:
-        known = {k: v for e in done if e["settings"] == settings for k, v in e["scenes"].items()}
+        known = {k: v for e in done if e["settings"] == settings for k, v in e["scenes"].items()
+                 if k in digests and e.get("digests", {}).get(k) == digests[k]}
         if all(s.key in known for s in scenes):
-            out.append({"settings": settings, "scenes": known})
+            out.append({"settings": settings, "scenes": known, "digests": digests})
             continue
-        entry = {"settings": settings, "scenes": _measure_scenes(settings, scenes, known)}
+        entry = {"settings": settings, "scenes": _measure_scenes(settings, scenes, known), "digests": digests}
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a") as f:
             f.write(json.dumps(entry) + "\n")
@@ -196,7 +225,7 @@ def choose(tried: list[dict]) -> dict:
 def search(scenes: list[Scene]) -> dict:
     screen = _measured(SCREENED, [{**SCREEN_BASE, **knob} for knob in KNOBS], scenes)
     tried = _measured(MEASURED, CANDIDATES + [BYO_EVAL], scenes)
-    return {"targets": TARGETS, "chosen": choose(tried), "tried": tried, "screen": screen}
+    return {"targets": TARGETS, "unset": UNSET, "chosen": choose(tried), "tried": tried, "screen": screen}
 
 
 def workbench_flat() -> dict:
@@ -232,11 +261,14 @@ def write_doc(found: dict, flat: dict, path: Path) -> None:
              "Generated by `bench/quality.py --search` (do not edit by hand). Every scene below was rendered",
              f"once at {REFERENCE_SAMPLES} samples (the final preset's light paths, denoised, another seed) as its",
              "reference; every setting was rendered and compared with it (PSNR and SSIM of the 8-bit",
-             "images, scikit-image), all in one run. A preset takes the setting with the least CPU time",
+             "images, scikit-image). A preset takes the setting with the least CPU time",
              "that meets its target on **every** scene, the busiest included; where none does, the table",
              "says which scene falls short and by how much. Seconds are the CPU time of the render",
-             "(Cycles and its denoiser, 2 threads), steadier than wall time on a busy machine;",
-             "`make bench` times the presets again next to BYO-Eval's setting (bench/results.md).", "",
+             "(Cycles and its denoiser, 2 threads), steadier than wall time on a busy machine.",
+             "Figures are kept per setting and per scene digest (the scene's spec) in",
+             "bench/results/quality_*.jsonl: a rerun measures what is missing or what was measured on a",
+             "scene that has changed since (delete the files to measure everything in one run).",
+             "`make bench` times the presets again next to BYO-Eval's setting in one run (bench/results.md).", "",
              "Scenes: " + ", ".join(f"{s.key} ({s.config}, image {s.index})" for s in SCENES), "",
              "| preset | target PSNR / SSIM | settings | worst scene | CPU s, all scenes | vs BYO-Eval's 128 adaptive | falls short on |",
              "|---|---|---|---|---|---|---|"]

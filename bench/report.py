@@ -94,8 +94,9 @@ def fmt(value) -> str:
 
 
 def times(value) -> str:
-    """A ratio: 51.9x."""
-    return f"{value:.1f}x" if isinstance(value, int | float) else fmt(value)
+    """A ratio to three figures (51.9x, 4.95x), so one just short of its bound does not print
+    as the bound."""
+    return f"{value:.3g}x" if isinstance(value, int | float) else fmt(value)
 
 
 def with_unit(value, unit: str) -> str:

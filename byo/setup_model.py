@@ -188,16 +188,17 @@ class ResolutionConfig(Strict):
 
 # Quality presets (render.quality): for each, the cheapest Cycles settings measured to reach its
 # target on every scene against 1024-sample references, the busiest of each family included
-# (PSNR / SSIM: draft 40 dB / 0.99, standard 45 dB / 0.995, final 50 dB / 0.995, which final misses
-# on 21 chess pieces by 0.6 dB). bench/quality.py measures them; docs/quality_presets.md has the
-# figures. Keys a config sets itself override its preset's.
+# (PSNR / SSIM: draft 40 dB / 0.99, standard 45 dB / 0.995, final 50 dB / 0.995). Above draft,
+# adaptive sampling spends the samples on edges, where a busy scene's error is. bench/quality.py
+# measures them; docs/quality_presets.md has the figures. Keys a config sets itself override its
+# preset's.
 QUALITY = {
     "draft": {"samples": 12, "adaptive_threshold": None, "adaptive_min_samples": 0, "denoise_prefilter": "fast",
-              "light_tree": False},
-    "standard": {"samples": 64, "adaptive_threshold": 0.02, "adaptive_min_samples": 8,
-                 "denoise_prefilter": "accurate", "light_tree": True},
-    "final": {"samples": 256, "adaptive_threshold": 0.01, "adaptive_min_samples": 8, "denoise_prefilter": "accurate",
-              "light_tree": True},
+              "light_tree": False, "sampling_pattern": "sobol"},
+    "standard": {"samples": 64, "adaptive_threshold": 0.0325, "adaptive_min_samples": 8, "denoise_prefilter": "none",
+                 "light_tree": False, "sampling_pattern": "blue_noise"},
+    "final": {"samples": 384, "adaptive_threshold": 0.0075, "adaptive_min_samples": 8, "denoise_prefilter": "none",
+              "light_tree": False, "sampling_pattern": "blue_noise"},
 }
 
 

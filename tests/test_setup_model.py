@@ -3,6 +3,9 @@ the render applies them, and a wrong preset name is a clear error."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from conftest import clevr_config, write_config
 
@@ -11,6 +14,8 @@ from byo.families import load_config
 from byo.plan import jobs
 from byo.runner import sample_tasks
 from byo.setup_model import QUALITY, RenderConfig
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("preset", sorted(QUALITY))
@@ -35,6 +40,18 @@ def test_presets_rise_in_samples_and_keep_every_light_path():
     for preset in QUALITY:  # the measured presets keep the default bounces, clamp and caustics
         render = RenderConfig(quality=preset)
         assert (render.max_bounces, render.clamp_indirect, render.caustics) == (4, 10.0, True)
+
+
+def test_the_presets_are_the_settings_the_search_chose():
+    """bench/quality.py --search chose each preset on its worst scene; the code renders with it."""
+    found = json.loads((ROOT / "bench" / "results" / "quality_search.json").read_text())
+    assert set(found["chosen"]) == set(QUALITY)
+    for preset, settings in found["chosen"].items():
+        measured = {**found["unset"], **settings}  # what a setting left out, as the search rendered it
+        if measured["adaptive_threshold"] is None:
+            del measured["adaptive_min_samples"]  # no adaptive sampling: no floor
+        render = RenderConfig(quality=preset)
+        assert {key: getattr(render, key) for key in measured} == measured, preset
 
 
 def test_an_unknown_preset_names_the_key_and_the_choices(tmp_path, capsys):
@@ -64,6 +81,8 @@ def test_the_render_applies_the_preset(preset):
             assert c.adaptive_threshold == pytest.approx(wanted["adaptive_threshold"])
             assert c.adaptive_min_samples == wanted["adaptive_min_samples"]
         assert c.denoising_prefilter == wanted["denoise_prefilter"].upper()
+        assert c.use_light_tree == wanted["light_tree"]
+        assert c.sampling_pattern == {"sobol": "TABULATED_SOBOL", "blue_noise": "BLUE_NOISE"}[wanted["sampling_pattern"]]
 
 
 @pytest.mark.render
