@@ -32,9 +32,9 @@ CHESS_KEYS = ("count_pieces", "count_squares", "count_identification_white_piece
 URL = re.compile(r"open (http://[^\s]+?:(\d+)/)(\?token=([\w-]+))?")
 
 
-def golden_dataset(work: Path, name: str = "chess__identification", keys=CHESS_KEYS) -> Path:
+def golden_dataset(work: Path, name: str = "chess__identification", keys=CHESS_KEYS, unreadable: str | None = None) -> Path:
     """A copy of a golden render (legends without the file records the goldens do not keep) with
-    its questions."""
+    its questions (`unreadable`: byo questions' policy, the config's by default)."""
     out = work / name
     for sub in ("images", "masks", "legends"):
         shutil.copytree(GOLDEN / name / sub, out / sub)
@@ -43,6 +43,7 @@ def golden_dataset(work: Path, name: str = "chess__identification", keys=CHESS_K
         legend.pop("files", None)
         path.write_text(json.dumps(legend))
     args = ["questions", str(out)] + (["--keys", ",".join(keys)] if keys else [])
+    args += ["--unreadable", unreadable] if unreadable else []
     assert main(args) == 0
     return out
 

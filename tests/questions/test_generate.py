@@ -54,10 +54,12 @@ def questions(dataset: Path, prompts: str, out: Path, **kw) -> list[dict]:
 
 
 def test_the_paper_prompt_set_reads_as_the_papers_examples(tmp_path):
+    # Flagged rather than skipped where the tiny goldens do not read: the wording is under test.
     chess = questions(golden_copy("chess__count", tmp_path), "byo-eval", tmp_path / "c.jsonl",
-                      preprompts=PREPROMPTS, instructions=INSTRUCTIONS, keys=["count_pieces"])
+                      preprompts=PREPROMPTS, instructions=INSTRUCTIONS, keys=["count_pieces"], unreadable="flag")
     poker = questions(golden_copy("poker__count", tmp_path), "byo-eval", tmp_path / "p.jsonl",
-                      preprompts=PREPROMPTS, instructions=INSTRUCTIONS, keys=["count_total_cards"])
+                      preprompts=PREPROMPTS, instructions=INSTRUCTIONS, keys=["count_total_cards"],
+                      unreadable="flag")
 
     def prompt(rows, pp, ins):
         return {r["prompt"] for r in rows if r["preprompt"] == pp and r["instruction"] == ins}
