@@ -48,8 +48,10 @@ HARNESS := .venv-harness
 # lmms-eval's full dependency list (CUDA torch, video and audio decoders, API clients, wandb...)
 # is not what its task loader and CLI need: lmms-eval goes in with --no-deps, then these.
 # torch==2.13.0 takes a local CPU wheel when pip's find-links has one (this machine: /opt/wheels).
+# filelock<4.3: lmms-eval 0.7.3 imports filelock._api, which 4.3 removed (it then logs the error,
+# evaluates nothing and still exits 0).
 LMMS_DEPS := torch==2.13.0 accelerate datasets evaluate loguru tenacity sacrebleu pytz transformers \
-	jsonlines pytablewriter
+	jsonlines pytablewriter 'filelock<4.3'
 
 harness: $(HARNESS)/inspect/.installed $(HARNESS)/lmms/.installed
 
@@ -58,7 +60,7 @@ $(HARNESS)/inspect/.installed: pyproject.toml
 	$(HARNESS)/inspect/bin/pip install -q -e '.[inspect]'
 	@touch $@
 
-$(HARNESS)/lmms/.installed: pyproject.toml
+$(HARNESS)/lmms/.installed: pyproject.toml Makefile
 	rm -rf $(HARNESS)/lmms && $(PYTHON) -m venv $(HARNESS)/lmms
 	$(HARNESS)/lmms/bin/pip install -q --no-deps 'lmms-eval>=0.7,<0.8'
 	$(HARNESS)/lmms/bin/pip install -q --no-warn-conflicts $(LMMS_DEPS)

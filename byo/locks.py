@@ -83,7 +83,12 @@ def writer_lock(directory: str | Path, *, what: str = "directory", wait: bool = 
     told = False
     try:
         while True:
-            directory.mkdir(parents=True, exist_ok=True)
+            try:
+                directory.mkdir(parents=True, exist_ok=True)
+            except FileExistsError:  # made, then removed by a leaving holder between mkdir's two looks
+                if directory.exists() and not directory.is_dir():
+                    raise
+                continue
             try:
                 fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
             except FileNotFoundError:  # the directory, left empty by a holder, was just removed

@@ -99,10 +99,11 @@ def test_lmms_eval_task_loader_and_process_results(exported, tmp_path):
 def test_lmms_eval_cli_log_imports_and_scores_as_lmms_eval_did(exported, tmp_path):
     data, questions = exported
     logs = tmp_path / "lmms-logs"
-    run_in("lmms", ["-m", "lmms_eval", "--model", "dummy", "--model_args", "response=2", "--tasks", TASK,
-                    "--include_path", str(tmp_path / "lmms-eval"), "--output_path", str(logs), "--log_samples",
-                    "--verbosity", "WARNING"], tmp_path)
-    samples = next(logs.rglob(f"*_samples_{TASK}.jsonl"))
+    run = run_in("lmms", ["-m", "lmms_eval", "--model", "dummy", "--model_args", "response=2", "--tasks", TASK,
+                          "--include_path", str(tmp_path / "lmms-eval"), "--output_path", str(logs), "--log_samples",
+                          "--verbosity", "WARNING"], tmp_path)
+    samples = next(logs.rglob(f"*_samples_{TASK}.jsonl"), None)
+    assert samples is not None, "lmms-eval wrote no sample log (it exits 0 on errors):\n" + run.stderr[-3000:]
     results = json.loads(next(logs.rglob("*_results.json")).read_text())["results"][TASK]
     logged = {r["byo_accuracy"]["id"]: r["byo_accuracy"] for r in map(json.loads, samples.read_text().splitlines())}
     assert main(["import-predictions", str(samples), "--format", "lmms-eval", "--dataset", str(data)]) == 0
