@@ -1,4 +1,5 @@
-"""Small datasets in the question-file format of the question step, for evaluation tests."""
+"""Small datasets in the question-file format of the question step, for evaluation tests, and
+how the tests evaluate them against the fake VLM server (tests/fake_vlm.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,18 @@ import json
 from pathlib import Path
 
 from PIL import Image
+
+from byo.eval.run import EvalSettings, evaluate
+
+# Keys the providers' clients are given in tests (the fake server takes any).
+FAKE_KEYS = {"OPENAI_API_KEY": "sk-test-openai", "GROQ_API_KEY": "gsk-test-groq"}
+
+
+def evaluate_fake(dataset, provider, url, **kwargs):
+    """`byo eval` of `dataset` with `provider` at `url` (the fake server's), quietly."""
+    kwargs.setdefault("model", "fake-vlm")
+    kwargs.setdefault("timeout", 5)
+    return evaluate(EvalSettings(dataset=dataset, provider=provider, base_url=url, **kwargs), show_progress=False)
 
 STYLES = ("right", "wrong", "words", "cot", "refuse")
 WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}

@@ -6,28 +6,19 @@ import base64
 import json
 
 import pytest
-from eval_data import answerer, make_dataset, truth_by_image
+from eval_data import FAKE_KEYS, answerer, evaluate_fake, make_dataset, truth_by_image
 from fake_vlm import FakeVLM
 
 from byo.errors import ConfigError
-from byo.eval.run import EvalSettings, evaluate
 from byo.providers import GenerationParams
 from byo.providers.base import parse_retry_after
 from byo.providers.keys import redact, redact_all, resolve_key
 
-KEYS = {"OPENAI_API_KEY": "sk-test-openai", "GROQ_API_KEY": "gsk-test-groq"}
-
 
 @pytest.fixture
 def keys(monkeypatch):
-    for name, value in KEYS.items():
+    for name, value in FAKE_KEYS.items():
         monkeypatch.setenv(name, value)
-
-
-def run(dataset, provider, url, **kwargs):
-    kwargs.setdefault("model", "fake-vlm")
-    kwargs.setdefault("timeout", 5)
-    return evaluate(EvalSettings(dataset=dataset, provider=provider, base_url=url, **kwargs), show_progress=False)
 
 
 @pytest.mark.parametrize("provider, route, suffix, api", [
@@ -40,7 +31,7 @@ def run(dataset, provider, url, **kwargs):
 def test_every_provider_sends_the_png_and_records_the_raw_answer(tmp_path, keys, provider, route, suffix, api):
     ds = make_dataset(tmp_path / "ds", 5)
     with FakeVLM(answerer(ds)) as fake:  # right, wrong, words, chain-of-thought, refusal
-        report = run(ds, provider, fake.url + suffix, api=api,
+        report = evaluate_fake(ds, provider, fake.url + suffix, api=api,
                      params=GenerationParams(max_tokens=64, seed=None if api else 7, detail="low"))
     assert {s.route for s in fake.log} == {route}
     assert all(s.image_format == "png" for s in fake.log)
@@ -62,7 +53,7 @@ def test_every_provider_keeps_more_than_its_sdk_pool_in_flight(tmp_path, keys, p
     """The SDKs' pools stop at 100 connections (groq, ollama): a run's concurrency sizes them."""
     ds = make_dataset(tmp_path / "ds", 120)
     with FakeVLM(latency=2.0) as fake:  # long enough for more than 100 to be sent on a busy machine
-        report = run(ds, provider, fake.url + suffix, concurrency=120)
+        report = evaluate_fake(ds, provider, fake.url + suffix, concurrency=120)
     assert report.statuses == {"ok": 120} and fake.max_in_flight > 100
 
 
@@ -70,11 +61,11 @@ def test_generation_parameters_reach_each_api(tmp_path, keys):
     ds = make_dataset(tmp_path / "ds", 1)
     params = GenerationParams(temperature=0.0, max_tokens=32, seed=3, detail="high")
     with FakeVLM() as fake:
-        run(ds, "openai", fake.url + "/v1", params=params)
-        run(ds, "openai", fake.url + "/v1", api="responses", params=params.model_copy(update={"seed": None}),
+        evaluate_fake(ds, "openai", fake.url + "/v1", params=params)
+        evaluate_fake(ds, "openai", fake.url + "/v1", api="responses", params=params.model_copy(update={"seed": None}),
             run="responses")
-        run(ds, "openai-compatible", fake.url + "/v1", params=params)
-        run(ds, "ollama", fake.url, params=params)
+        evaluate_fake(ds, "openai-compatible", fake.url + "/v1", params=params)
+        evaluate_fake(ds, "ollama", fake.url, params=params)
     chat, responses, compatible, ollama = (s.body for s in fake.log)
     assert chat["temperature"] == 0 and chat["max_completion_tokens"] == 32 and chat["seed"] == 3
     image_part = chat["messages"][0]["content"][1]
@@ -97,7 +88,7 @@ def test_generation_parameters_reach_each_api(tmp_path, keys):
 def test_failures_map_to_an_explicit_status(tmp_path, keys, provider, suffix, fault, status):
     ds = make_dataset(tmp_path / "ds", 1)
     with FakeVLM(plan=lambda seen, before: fault, hang=0.8) as fake:
-        report = run(ds, provider, fake.url + suffix, timeout=0.5, retries=0)
+        report = evaluate_fake(ds, provider, fake.url + suffix, timeout=0.5, retries=0)
     (row,) = report.rows
     assert row["status"] == status and row["response"] is None and row["tokens"] is None
     assert row["error"] and row["attempts"] == 1
@@ -106,7 +97,7 @@ def test_failures_map_to_an_explicit_status(tmp_path, keys, provider, suffix, fa
 def test_an_image_the_provider_rejects_is_an_error_not_a_text_only_request(tmp_path, keys):
     ds = make_dataset(tmp_path / "ds", 3)
     with FakeVLM(plan=lambda seen, before: "reject_image") as fake:
-        report = run(ds, "openai", fake.url + "/v1", retries=3)
+        report = evaluate_fake(ds, "openai", fake.url + "/v1", retries=3)
     assert [r["status"] for r in report.rows] == ["rejected"] * 3
     assert "does not support image" in report.rows[0]["error"]
     assert len(fake.log) == 3  # not retried, and never resent without the image
@@ -116,9 +107,9 @@ def test_an_image_the_provider_rejects_is_an_error_not_a_text_only_request(tmp_p
 def test_reference_providers_are_labelled_and_send_nothing(tmp_path):
     ds = make_dataset(tmp_path / "ds", 10)
     questions = [json.loads(line) for line in (ds / "questions.jsonl").read_text().splitlines()]
-    oracle = run(ds, "oracle", None, model=None)
+    oracle = evaluate_fake(ds, "oracle", None, model=None)
     assert [r["response"] for r in oracle.rows] == [str(q["answer"]) for q in questions]
-    blind = run(ds, "blind", None, model=None)
+    blind = evaluate_fake(ds, "blind", None, model=None)
     by_key: dict[str, list] = {}
     for q in questions:
         by_key.setdefault(q["key"], []).append(q["answer"])
@@ -136,9 +127,9 @@ def test_images_over_the_limit_fail_unless_downscaling_is_requested(tmp_path, ke
     providers.write_text("providers:\n  tight:\n    type: openai-compatible\n    max_image_pixels: 1000\n")
     with FakeVLM() as fake:
         url = fake.url + "/v1"
-        refused = run(ds, "tight", url, providers_file=providers, run="refused")
+        refused = evaluate_fake(ds, "tight", url, providers_file=providers, run="refused")
         assert not fake.log
-        sent = run(ds, "tight", url, providers_file=providers, run="sent", max_side=8)
+        sent = evaluate_fake(ds, "tight", url, providers_file=providers, run="sent", max_side=8)
     assert [r["status"] for r in refused.rows] == ["image_too_large"] * 2
     assert "--max-side" in refused.rows[0]["error"]
     row = sent.rows[0]

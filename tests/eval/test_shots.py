@@ -8,27 +8,18 @@ import json
 import shutil
 
 import pytest
-from eval_data import make_dataset
+from eval_data import FAKE_KEYS, evaluate_fake, make_dataset
 from fake_vlm import FakeVLM
 
 from byo.cli import main
 from byo.errors import ConfigError
-from byo.eval.run import EvalSettings, evaluate
 from byo.eval.shots import answer_text
-
-KEYS = {"OPENAI_API_KEY": "sk-test-openai", "GROQ_API_KEY": "gsk-test-groq"}
 
 
 @pytest.fixture(autouse=True)
 def keys(monkeypatch):
-    for name, value in KEYS.items():
+    for name, value in FAKE_KEYS.items():
         monkeypatch.setenv(name, value)
-
-
-def run(dataset, provider, url, **kwargs):
-    kwargs.setdefault("model", "fake-vlm")
-    kwargs.setdefault("timeout", 5)
-    return evaluate(EvalSettings(dataset=dataset, provider=provider, base_url=url, **kwargs), show_progress=False)
 
 
 def questions(ds) -> dict[str, dict]:
@@ -46,7 +37,7 @@ def test_three_shots_send_four_images_never_the_test_image_and_rerun_from_cache(
     ds = make_dataset(tmp_path / "ds", 12)
     qs = questions(ds)
     with FakeVLM() as fake:
-        report = run(ds, provider, fake.url + suffix, api=api, shots=3)
+        report = evaluate_fake(ds, provider, fake.url + suffix, api=api, shots=3)
         first = list(fake.answered())
         assert len(first) == 12
         for seen in first:
@@ -62,7 +53,7 @@ def test_three_shots_send_four_images_never_the_test_image_and_rerun_from_cache(
             assert seen.images[:3] == [sha(ds / qs[s]["image"]) for s in row["shots"]]
             assert row["tokens"]["input"] >= 4 * 85  # the fake bills each image
         assert report.run_dir.name.endswith("-3shot")
-        again = run(ds, provider, fake.url + suffix, api=api, shots=3)
+        again = evaluate_fake(ds, provider, fake.url + suffix, api=api, shots=3)
         assert len(fake.answered()) == 12  # nothing sent again
     assert again.cached == 12 and again.requests_sent == 0
     assert [r["shots"] for r in again.rows] == [r["shots"] for r in report.rows]
@@ -72,7 +63,7 @@ def test_the_examples_answer_in_the_assistant_turns_and_enter_the_cache_key(tmp_
     ds = make_dataset(tmp_path / "ds", 12)
     qs = questions(ds)
     with FakeVLM() as fake:
-        report = run(ds, "openai", fake.url + "/v1", shots=2, shots_seed=1)
+        report = evaluate_fake(ds, "openai", fake.url + "/v1", shots=2, shots_seed=1)
         body = fake.answered()[0].body
         messages = body["messages"]
         assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant", "user"]
@@ -80,8 +71,8 @@ def test_the_examples_answer_in_the_assistant_turns_and_enter_the_cache_key(tmp_
                    and sha(ds / qs[r["id"]]["image"]) == fake.answered()[0].image_sha256)
         assert [m["content"] for m in messages[1::2][:2]] == [answer_text(qs[s]["answer"]) for s in row["shots"]]
         # other examples (another seed) are another request; zero-shot is another request too
-        other = run(ds, "openai", fake.url + "/v1", shots=2, shots_seed=2, run="seed2")
-        zero = run(ds, "openai", fake.url + "/v1")
+        other = evaluate_fake(ds, "openai", fake.url + "/v1", shots=2, shots_seed=2, run="seed2")
+        zero = evaluate_fake(ds, "openai", fake.url + "/v1")
     assert other.cached == 0 and zero.cached == 0
     assert [r["shots"] for r in other.rows] != [r["shots"] for r in report.rows]
     assert "shots" not in zero.rows[0]
@@ -96,20 +87,20 @@ def test_shots_from_a_named_split_or_another_dataset(tmp_path):
     train = {q["id"] for q in lines if q["params"]["split"] == "train"}
     other = make_dataset(tmp_path / "other", 12, name="other")
     with FakeVLM() as fake:
-        report = run(ds, "openai", fake.url + "/v1", shots=1, shots_from="train")
+        report = evaluate_fake(ds, "openai", fake.url + "/v1", shots=1, shots_from="train")
         assert all(set(r["shots"]) <= train for r in report.rows)
-        elsewhere = run(ds, "openai", fake.url + "/v1", shots=2, shots_from=str(other), run="other")
+        elsewhere = evaluate_fake(ds, "openai", fake.url + "/v1", shots=2, shots_from=str(other), run="other")
     assert all(s.startswith("other_") for r in elsewhere.rows for s in r["shots"])
 
 
 def test_bad_shot_requests_fail_before_any_request(tmp_path, capsys):
     ds = make_dataset(tmp_path / "ds", 4)
     with pytest.raises(ConfigError, match="--shots"):
-        run(ds, "openai", "http://127.0.0.1:9/v1", shots=5)  # 4 images: at most 3 others per question
+        evaluate_fake(ds, "openai", "http://127.0.0.1:9/v1", shots=5)  # 4 images: at most 3 others per question
     with pytest.raises(ConfigError, match="--shots-from"):
-        run(ds, "openai", "http://127.0.0.1:9/v1", shots=1, shots_from=str(tmp_path / "nowhere"))
+        evaluate_fake(ds, "openai", "http://127.0.0.1:9/v1", shots=1, shots_from=str(tmp_path / "nowhere"))
     with pytest.raises(ConfigError, match="sends no examples"):
-        run(ds, "oracle", None, model=None, shots=1)
+        evaluate_fake(ds, "oracle", None, model=None, shots=1)
     shutil.rmtree(ds / "runs", ignore_errors=True)
     assert main(["eval", str(ds), "--provider", "openai", "--model", "m", "--shots", "2", "--structured",
                  "--base-url", "http://127.0.0.1:9/v1"]) == 2
