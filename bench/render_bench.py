@@ -120,9 +120,10 @@ def presets(section: Section) -> None:
                        f"{label}: CPU seconds per image, chess count 640x360 (mean of {len(chess_count)} scenes)")
     section.ratio("standard_speedup", "baseline_cpu_s_chess", "standard_cpu_s_chess",
                   "standard over BYO-Eval's 128 samples adaptive, chess count", at_least=5)
+    keys = [s.key for s in scenes]
     for busiest in ("chess_200_640x360", "clevr_35_320x240"):  # the most pieces, the most objects
-        if busiest in [s.key for s in scenes]:
-            i = [s.key for s in scenes].index(busiest)
+        if busiest in keys:
+            i = keys.index(busiest)
             section.figure(f"standard_speedup_{busiest.split('_')[0]}_busiest",
                            round(by_setting[BYO_EVAL_LABEL][i][0] / by_setting["standard"][i][0], 2), "x",
                            f"standard over BYO-Eval's 128 samples adaptive on {busiest}", at_least=5)
