@@ -81,6 +81,7 @@ test-fast: $(STAMP)
 BENCH_RESULTS := bench/results
 bench: $(STAMP)
 	$(BIN)/python bench/render_bench.py --json $(BENCH_RESULTS)/render.json
+	$(BIN)/python bench/frontier.py --json $(BENCH_RESULTS)/frontier.json   # the ceiling on the busiest scenes
 	$(BIN)/python bench/farm_bench.py --json $(BENCH_RESULTS)/farm.json
 	$(BIN)/python bench/passes_bench.py --json $(BENCH_RESULTS)/passes.json
 	$(BIN)/python bench/eval_bench.py --json $(BENCH_RESULTS)/eval.json
