@@ -113,7 +113,7 @@ def _measure(scene, settings: dict, ref: np.ndarray, group: str | None = None) -
 
 def adaptive_step_check(scene) -> dict[int, float]:
     """Share of pixels that differ from the standard preset's image when `adaptive_min_samples`
-    is 4, 14 and 15 instead of 8: none up to 14 (the first check is after 16 samples either way),
+    is 4, 14 and 15 instead of 8: next to none up to 14 (the first check is after 16 samples either way),
     about half at 15 (the first check moves to 32)."""
     images = {m: render(scene, {**STANDARD, "adaptive_min_samples": m})[0] for m in (8, 4, 14, 15)}
     return {m: round(float((images[m] != images[8]).any(axis=2).mean()), 4) for m in (4, 14, 15)}
