@@ -85,9 +85,10 @@ def sample_tasks(cfg: DatasetConfig, todo: Iterable[ImageJob], file: str) -> lis
         try:
             tasks.append(RenderTask(cfg, job, sample_spec(cfg, job, 0, file=file)))
         except PlacementError as err:
+            # The image first: a long path or explanation may cut the line's end, never the image.
             levels = ", ".join(f"{k}={shown(v)}" for k, v in job.levels.items())
-            where = f" (image {job.index}: {levels})" if levels else f" (image {job.index})"
-            raise ConfigError(file, [(format_key_path(("scene", "content")), f"{err}{where}")]) from None
+            image = f"image {job.index} ({levels})" if levels else f"image {job.index}"
+            raise ConfigError(file, [(format_key_path(("scene", "content")), f"{image}: {err}")]) from None
     return tasks
 
 

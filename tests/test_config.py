@@ -114,7 +114,7 @@ def test_plan_samples_every_scene_and_reports_impossible_placements(tmp_path, ca
     # Valid keys, but the camera looks far away from where objects may stand.
     cfg_path = write_config(tmp_path, clevr_config(camera={"target": [5.0, 5.0, 0.0], "distance": 0.5}))
     assert main(["plan", str(cfg_path)]) == 2
-    assert "scene.content: could not place" in capsys.readouterr().err
+    assert "scene.content: image 0: could not place" in capsys.readouterr().err
     assert main(["plan", str(cfg_path), "--no-sample"]) == 0
 
 

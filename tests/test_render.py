@@ -177,11 +177,14 @@ def test_non_empty_output_needs_resume_and_bad_configs_touch_nothing(tmp_path):
     assert [p.name for p in out.iterdir()] == ["keep.txt"] and not (tmp_path / "fresh").exists()
 
 
-def test_placement_that_cannot_be_seen_fails_before_rendering(tmp_path):
-    # The camera looks at a far corner: the preflight cannot place objects in view.
+@pytest.mark.parametrize("folder", ["short", "a_long_folder_name_" * 6])
+def test_placement_that_cannot_be_seen_fails_before_rendering(tmp_path, folder):
+    # The camera looks at a far corner: the preflight cannot place objects in view. However long
+    # the config's path, the message names the key and the image before it is cut.
     cfg = clevr_config(camera={"target": [5.0, 5.0, 0.0], "distance": 0.5})
-    with pytest.raises(ConfigError, match=r"scene\.content: could not place .* \(image 0\)"):
-        render_dataset(str(write_config(tmp_path, cfg)), str(tmp_path / "out"), show_progress=False)
+    (tmp_path / folder).mkdir()
+    with pytest.raises(ConfigError, match=r"scene\.content: image 0: could not place"):
+        render_dataset(str(write_config(tmp_path / folder, cfg)), str(tmp_path / "out"), show_progress=False)
     assert not (tmp_path / "out").exists()
 
 
