@@ -70,11 +70,15 @@ $(HARNESS)/lmms/.installed: pyproject.toml Makefile
 demo: $(STAMP)
 	$(BIN)/python -m byo.demo   # ends with byo score and byo report; prints the report path
 
+# One pytest worker per CPU (pytest-xdist), each test file on one worker (its module fixtures
+# made once): about 1.5x faster on 2 cores than one worker.
+PYTEST := $(BIN)/pytest -q -n auto --dist loadfile
+
 test: $(STAMP) harness
-	$(BIN)/pytest -q
+	$(PYTEST)
 
 test-fast: $(STAMP)
-	$(BIN)/pytest -q -m "not render and not blender"
+	$(PYTEST) -m "not render and not blender"
 
 # Each benchmark writes its section to $(BENCH_RESULTS)/NAME.json; bench/report.py merges them
 # into bench/results.json and bench/results.md (its docstring gives the section format).
