@@ -77,9 +77,14 @@ class _Worker:
         self.done = 0
 
     def send(self, task: Any, failures: int, timeout: float | None) -> None:
+        """Hand the worker `task`. A worker that died since its last message cannot take it: the
+        pool's next wait finds the death (the pipe's end, the sentinel) and retries the task."""
         self.task, self.failures = task, failures
         self.deadline = time.monotonic() + timeout if timeout else None
-        self.conn.send(task)
+        try:
+            self.conn.send(task)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
     def kill(self) -> None:
         self.process.kill()

@@ -4,6 +4,7 @@ the timeout and retried, workers recycled and replaced."""
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 import pytest
@@ -43,6 +44,20 @@ def test_errors_and_crashes_are_reported_and_the_run_goes_on():
     assert seen[13] == (None, "unlucky")  # an error in the render is not retried: it would recur
     assert seen[7][0] is None and seen[7][1] == "render worker died (exit code 3) (2 attempts)"
     assert all(seen[v][1] is None for v in (1, 20, 21))
+
+
+def test_a_worker_killed_before_its_next_task_is_replaced_and_the_task_run_again():
+    """kill -9 of the worker between two tasks: the pool hands its result on before sending it the
+    next task, so that send meets a dead worker; the task goes to a new one."""
+    seen = {}
+    for value, result, error in LocalPool(1, threads=1, retries=1, handler="pool_jobs:echo").run([1, 2, 3]):
+        seen[value] = (result, error)
+        if value == 1:
+            os.kill(result["pid"], signal.SIGKILL)
+            # Until it is waitable (its last thread gone, its pipe closed), leaving it for the pool to reap.
+            os.waitid(os.P_PID, result["pid"], os.WEXITED | os.WNOWAIT)
+    assert sorted(seen) == [1, 2, 3] and all(error is None for _, error in seen.values())
+    assert seen[2][0]["pid"] != seen[1][0]["pid"]
 
 
 def test_a_hung_task_is_killed_after_the_timeout_retried_then_failed():
