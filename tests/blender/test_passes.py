@@ -113,10 +113,14 @@ def test_pass_files_are_vouched_for_merged_and_repaired(dense, tmp_path):
             path = Layout.pass_path(name, kind)
             assert (tmp_path / "merged" / path).read_bytes() == (shard / path).read_bytes()
     assert main(["render", str(config), "-o", str(tmp_path / "single"), "--in-process"]) == 0
-    for name in names(tmp_path / "single"):  # depth and ids exactly; Cycles sums normals and albedo in
-        for kind in ALL:                     # its threads' order: the last bit may differ
+    # Depth and ids exactly. Cycles sums normals and albedo in its threads' order, so their last bits
+    # may differ; an edge pixel's normal is then divided by its (shorter) length, which scales the
+    # rounding up: 4e-7 seen under load. Another image's file would differ by far more than 1e-4.
+    tolerance = {"depth": 0.0, "object_ids": 0.0, "albedo": 1e-6, "normal": 1e-4}
+    for name in names(tmp_path / "single"):
+        for kind in ALL:
             a, b = (np.load(root / Layout.pass_path(name, kind)) for root in (tmp_path / "single", tmp_path / "merged"))
-            assert np.array_equal(a, b) if kind in ("depth", "object_ids") else np.allclose(a, b, rtol=0, atol=1e-6)
+            assert np.allclose(a, b, rtol=0, atol=tolerance[kind]), (name, kind, np.nanmax(np.abs(a - b)))
     single = Layout(tmp_path / "single")
     legend = json.loads(single.legend("dense_000001").read_text())
     assert set(legend["files"]) == {"image", "mask", "legend_text", *ALL}
