@@ -120,7 +120,7 @@ def test_pass_files_are_vouched_for_merged_and_repaired(dense, tmp_path):
     for name in names(tmp_path / "single"):
         for kind in ALL:
             a, b = (np.load(root / Layout.pass_path(name, kind)) for root in (tmp_path / "single", tmp_path / "merged"))
-            assert np.allclose(a, b, rtol=0, atol=tolerance[kind]), (name, kind, np.nanmax(np.abs(a - b)))
+            assert np.allclose(a, b, rtol=0, atol=tolerance[kind]), (name, kind, np.nanmax(np.abs(a.astype(np.float64) - b)))
     single = Layout(tmp_path / "single")
     legend = json.loads(single.legend("dense_000001").read_text())
     assert set(legend["files"]) == {"image", "mask", "legend_text", *ALL}
