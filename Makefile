@@ -68,7 +68,7 @@ $(HARNESS)/lmms/.installed: pyproject.toml Makefile
 	@touch $@
 
 demo: $(STAMP)
-	$(BIN)/python -m byo.demo   # ends with byo score and byo report; prints the report path
+	$(BIN)/python -m byo.cli.demo   # ends with byo score and byo report; prints the report path
 
 # One pytest worker per CPU (pytest-xdist), each test file on one worker (its module fixtures
 # made once): about 1.5x faster on 2 cores than one worker.

@@ -16,7 +16,7 @@ sys.path.insert(0, ROOT)
 def main() -> int:
     import argparse
 
-    from byo.host import use_checkout
+    from byo.core.blender_python import use_checkout
 
     use_checkout(ROOT)
     from byo.cli import add_render_arguments, cmd_render

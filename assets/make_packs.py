@@ -317,7 +317,7 @@ def save_small(im, path: Path, colors: int = 15) -> None:
 
 
 def make_simple_deck(pack: Path) -> None:
-    from byo.assets import CARDS
+    from byo.scene.assets import CARDS
 
     faces = pack / "cards"
     faces.mkdir(parents=True, exist_ok=True)
@@ -352,7 +352,7 @@ def main(names: list[str]) -> None:
 
 if __name__ == "__main__":
     if "--" in sys.argv:  # inside Blender: blender -b -P make_packs.py -- PACK...
-        from byo.host import use_checkout
+        from byo.core.blender_python import use_checkout
 
         use_checkout(ROOT)
         for pack_name in sys.argv[sys.argv.index("--") + 1:]:

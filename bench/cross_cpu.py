@@ -37,7 +37,7 @@ from PIL import Image
 sys.path.insert(0, str(ROOT / "tests"))
 from golden_data import CONFIGS, GOLDEN, comparable_legend, render_tiny  # noqa: E402
 
-from byo.measure import read_mask  # noqa: E402
+from byo.scene.measure import read_mask  # noqa: E402
 
 VARIANTS = {  # name: QEMU cpu model (None: this processor, natively)
     "native": None,

@@ -16,9 +16,9 @@ from pathlib import Path
 import yaml
 from figures import QUICK, Section
 
-from byo.executors.pool import LocalPool
-from byo.executors.ray_cluster import LocalCluster, RayExecutor
-from byo.runner import render_dataset
+from byo.render.executors.pool import LocalPool
+from byo.render.executors.ray_cluster import LocalCluster, RayExecutor
+from byo.render.runner import render_dataset
 
 CONFIG = {
     "dataset": {"name": "farm_bench", "family": "clevr", "seed": 3, "n_images": 1},

@@ -28,8 +28,8 @@ import numpy as np
 from figures import Section
 from quality import BYO_EVAL, FULL, PLAIN, SCENES, TARGETS, keys_of, quality, reference, render
 
-from byo.progress import Bar
-from byo.setup_model import QUALITY
+from byo.core.progress import Bar
+from byo.scene.setup import QUALITY
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

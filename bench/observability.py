@@ -17,11 +17,11 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 
-from byo.config import deep_merge
-from byo.executors.inprocess import InProcess
-from byo.progress import Bar
-from byo.runner import render_images
-from byo.setup_model import (
+from byo.core.progress import Bar
+from byo.render.executors.inprocess import InProcess
+from byo.render.runner import render_images
+from byo.scene.config import deep_merge
+from byo.scene.setup import (
     BLUR_FSTOP,
     CAMERA_DISTANCE,
     CAMERA_ELEVATION,

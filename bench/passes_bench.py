@@ -14,8 +14,8 @@ from pathlib import Path
 import yaml
 from figures import QUICK, Section
 
-from byo.executors.inprocess import InProcess
-from byo.runner import render_dataset
+from byo.render.executors.inprocess import InProcess
+from byo.render.runner import render_dataset
 
 PASSES = ["depth", "normal", "albedo", "object_ids"]
 

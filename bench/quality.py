@@ -19,9 +19,9 @@ from skimage.metrics import peak_signal_noise_ratio, structural_similarity
 
 from byo.blender import engine
 from byo.families import load_config
-from byo.plan import make_job
 from byo.render.job import build_scene
-from byo.spec import sample_spec
+from byo.scene.plan import make_job
+from byo.scene.spec import sample_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCES = ROOT / "bench" / "references"

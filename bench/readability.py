@@ -1,7 +1,7 @@
 """When does the rendered image show what a question assumes? Calibrates the readability rules
-of byo/evidence.py on renders whose answer is known by construction to be readable or not.
+of byo/scene/evidence.py on renders whose answer is known by construction to be readable or not.
 
-Three example sets, rendered small (draft quality) and measured with byo.evidence exactly as
+Three example sets, rendered small (draft quality) and measured with byo.scene.evidence exactly as
 `byo questions` and `byo audit` measure a dataset:
 
 - **contrast** (does an object stand out?): chess pieces under depth of field, f/none to f/0.5,
@@ -23,7 +23,7 @@ Three example sets, rendered small (draft quality) and measured with byo.evidenc
   shows them), and the table reports the share of all metal objects it refuses.
 
 Writes docs/readability.md (the calibration tables) and docs/readability.png (the measurements),
-and the measurements as JSON into the output folder. Copy the chosen thresholds into byo/evidence.py.
+and the measurements as JSON into the output folder. Copy the chosen thresholds into byo/scene/evidence.py.
     .venv/bin/python bench/readability.py [--out output/bench_readability]
 """
 
@@ -38,12 +38,12 @@ import matplotlib
 import numpy as np
 import yaml
 
-from byo import evidence
 from byo.cli import main as byo_main
-from byo.dataset import Layout
+from byo.core.dataset import Layout
+from byo.core.inputs import read_image
 from byo.families.base import blur_px, box_size
 from byo.families.clevr.model import COLORS
-from byo.inputs import read_image
+from byo.scene import evidence
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -189,7 +189,7 @@ def write_docs(contrast, overlap, colour, chosen, path_md: Path, path_png: Path)
         "# Calibration of the readability rules",
         "",
         "Measured by `bench/readability.py` (its docstring gives the example sets): renders whose answer is "
-        "known to be readable or unreadable, measured with `byo/evidence.py` as `byo questions` and `byo audit` "
+        "known to be readable or unreadable, measured with `byo/scene/evidence.py` as `byo questions` and `byo audit` "
         "measure a dataset. [Readability](readability.md) describes the rules and the question policy.",
         "",
         "![measurements](readability.png)",

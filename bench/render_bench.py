@@ -18,9 +18,9 @@ from figures import QUICK, Section
 from quality import BYO_EVAL, SCENES, keys_of, quality, reference, render
 
 from byo.blender import devices
-from byo.executors.inprocess import InProcess
+from byo.render.executors.inprocess import InProcess
 from byo.render.messages import RenderResult
-from byo.runner import render_dataset
+from byo.render.runner import render_dataset
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"

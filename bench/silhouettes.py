@@ -25,10 +25,10 @@ import numpy as np
 from PIL import Image
 from scipy import signal
 
-from byo.executors.inprocess import InProcess
+from byo.core.progress import Bar
 from byo.families.chess.model import PIECE_TYPES
-from byo.progress import Bar
-from byo.runner import render_images
+from byo.render.executors.inprocess import InProcess
+from byo.render.runner import render_images
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

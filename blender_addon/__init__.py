@@ -56,7 +56,7 @@ def attach() -> bool:
     ui.register()
     _state["ui"] = ui
     if bpy.app.binary_path:
-        from byo.host import drop_script_main_alias
+        from byo.core.blender_python import drop_script_main_alias
 
         drop_script_main_alias()
     return True

@@ -58,10 +58,10 @@ def connect(folder: str = "") -> str | None:
         add_folder(folder)
     importlib.invalidate_caches()
     try:
-        import byo.host
+        import byo.core.blender_python
 
         if _in_blender_binary():
-            byo.host.import_with_their_own_libraries()
+            byo.core.blender_python.import_with_their_own_libraries()
         import byo.families  # noqa: F401  (pydantic, yaml, numpy: the dependencies are there too)
 
         byo.families.reload()

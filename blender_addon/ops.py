@@ -13,14 +13,14 @@ import yaml
 from bpy.props import StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
+from byo.authoring.design import new_config, summary
 from byo.blender import engine
-from byo.design import new_config, summary
-from byo.errors import ConfigError, RenderError
+from byo.core.errors import ConfigError, RenderError
 from byo.families import get_family, load_config
-from byo.legend import legend_text
-from byo.plan import make_job
 from byo.render import job
-from byo.runner import sample_tasks
+from byo.render.legend import legend_text
+from byo.render.runner import sample_tasks
+from byo.scene.plan import make_job
 
 from . import byo_folder, preview, props
 

@@ -1,5 +1,5 @@
 """The design a scene holds (`scene.byo`): Blender properties made from byo's design controls
-(byo/design.py), and the conversions between them and a dataset config."""
+(byo/authoring/design.py), and the conversions between them and a dataset config."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from bpy.props import (
     StringProperty,
 )
 
-from byo import design
-from byo.design import KEEP, NULL, Control
+from byo.authoring import design
+from byo.authoring.design import KEEP, NULL, Control
 from byo.families import get_family
 
 SEED_MAX = 2**31 - 1  # Blender's integer properties are 32-bit

@@ -11,10 +11,10 @@ from functools import lru_cache
 import bpy
 from bpy.props import PointerProperty
 
-from byo.design import SETUP_CONTROLS, Control, content_controls, summary
-from byo.errors import ConfigError
+from byo.authoring.design import SETUP_CONTROLS, Control, content_controls, summary
+from byo.core.errors import ConfigError
 from byo.families import family_names, get_family
-from byo.legend import legend_text
+from byo.render.legend import legend_text
 
 from . import draw_error, ops, preview, props
 

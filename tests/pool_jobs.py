@@ -4,7 +4,7 @@ a plain integer instead of a RenderTask."""
 import os
 import time
 
-from byo.errors import FatalRenderError
+from byo.core.errors import FatalRenderError
 
 
 def echo(value: int, threads: int) -> dict:

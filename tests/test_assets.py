@@ -11,9 +11,9 @@ import yaml
 from conftest import ROOT
 from PIL import Image
 
-from byo.assets import CARDS, ENV, PackError, find_pack, list_packs, load_pack, pack_dirs
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.families import load_config
+from byo.scene.assets import CARDS, ENV, PackError, find_pack, list_packs, load_pack, pack_dirs
 
 SHIPPED = ROOT / "assets"
 
@@ -138,8 +138,8 @@ def test_a_table_image_names_a_texture_of_a_table_texture_pack():
 
 
 def test_pieces_of_a_pack_record_the_pack_colours():
-    from byo.plan import jobs
-    from byo.spec import sample_spec
+    from byo.scene.plan import jobs
+    from byo.scene.spec import sample_spec
 
     cfg = load_config(chess_config(piece_set="boxwood_blend"))
     spec = sample_spec(cfg, jobs(cfg)[0])

@@ -145,7 +145,7 @@ def test_every_operator(addon, tmp_path):
     with bpy.context.temp_override(scene=scene):
         assert bpy.ops.byo.show_legend() == {"FINISHED"}
     text = bpy.data.texts["BYO legend"].as_string()
-    assert text == __import__("byo.legend").legend.legend_text(legend, get_family("chess"))
+    assert text == __import__("byo.render.legend").legend.legend_text(legend, get_family("chess"))
     assert f"objects ({len(legend['objects'])}):" in text
 
     assert bpy.ops.byo.render_preview() == {"FINISHED"}
@@ -162,7 +162,7 @@ def test_every_operator(addon, tmp_path):
 
 
 def test_switching_the_family_keeps_what_was_set_and_starts_the_content_afresh(addon, tmp_path):
-    from byo.design import new_config, panel_values
+    from byo.authoring.design import new_config, panel_values
     from byo.families import get_family
 
     config = tiny_chess()

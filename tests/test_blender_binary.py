@@ -40,7 +40,7 @@ def test_count_config_renders_two_images(tmp_path):
 
 def test_blender_and_wheel_measure_the_same_scene(tmp_path):
     pytest.importorskip("bpy")
-    from byo.runner import render_dataset
+    from byo.render.runner import render_dataset
 
     cfg = write_config(tmp_path, clevr_config("same", seed=9))
     proc = run_blender(str(cfg), "-o", str(tmp_path / "b34"))
@@ -66,8 +66,8 @@ def test_crest_flat_matches_the_wheel_to_the_pixel_and_3d_renders(tmp_path):
     import numpy as np
     from PIL import Image
 
-    from byo.executors.inprocess import InProcess
-    from byo.runner import render_dataset
+    from byo.render.executors.inprocess import InProcess
+    from byo.render.runner import render_dataset
 
     cfg = write_config(tmp_path, crest_config("crest34", resolution=[48, 48], content={"container": "kikko",
                                               "motif": "suzu"}, variables={"content.modifier": {
@@ -96,8 +96,8 @@ def test_crest_flat_matches_the_wheel_to_the_pixel_and_3d_renders(tmp_path):
 
 def test_chess_with_glb_and_blend_piece_sets_renders_like_the_wheel(tmp_path):
     pytest.importorskip("bpy")
-    from byo.executors.inprocess import InProcess
-    from byo.runner import render_dataset
+    from byo.render.executors.inprocess import InProcess
+    from byo.render.runner import render_dataset
 
     cfg = write_config(tmp_path, {
         "dataset": {"name": "packs34", "family": "chess", "seed": 5},
@@ -183,8 +183,8 @@ def test_poker_renders_the_same_cards_in_blender_3_4(tmp_path, monkeypatch):
     pytest.importorskip("bpy")
     # A cold texture cache: Blender's own process draws the faces (Pillow's FreeType in it).
     monkeypatch.setenv("BYO_CACHE_DIR", str(tmp_path / "cache"))
-    from byo.executors.inprocess import InProcess
-    from byo.runner import render_dataset
+    from byo.render.executors.inprocess import InProcess
+    from byo.render.runner import render_dataset
 
     cfg = write_config(tmp_path, {
         "dataset": {"name": "poker34", "family": "poker", "seed": 3, "n_images": 1},

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from byo.cli import main
-from byo.plan import combination
+from byo.scene.plan import combination
 
 
 def run_cli(argv: list[str]) -> int:

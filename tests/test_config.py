@@ -6,9 +6,9 @@ import pytest
 from conftest import clevr_config, write_config
 
 from byo.cli import main
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.families import load_config
-from byo.plan import image_count, jobs, make_job
+from byo.scene.plan import image_count, jobs, make_job
 
 
 def test_three_varying_variables_times_n_images(tmp_path, capsys):
@@ -125,7 +125,7 @@ def test_plan_samples_every_scene_and_reports_impossible_placements(tmp_path, ca
      "scene.content.chips.colors[1].rgb"),
 ])
 def test_a_colour_of_ones_own_is_checked_alike_in_every_family(family, content, key):
-    """One ColorDef (byo.schema) for every family: an sRGB value of 3 numbers in [0, 1]."""
+    """One ColorDef (byo.core.schema) for every family: an sRGB value of 3 numbers in [0, 1]."""
     with pytest.raises(ConfigError) as err:
         load_config({"dataset": {"name": "c", "family": family}, "scene": {"content": content}})
     assert key in str(err.value) and "sRGB colour as 3" in str(err.value)
@@ -148,7 +148,7 @@ def test_varying_among_draws_one_of_its_levels_per_image():
 
 
 def test_a_randomized_variable_keeps_its_level_and_varies_its_value_within_the_percentage():
-    from byo.spec import sample_spec
+    from byo.scene.spec import sample_spec
 
     cfg = load_config(_paper_variations())
     used = {}

@@ -23,7 +23,7 @@ from conftest import clevr_config, write_config
 from PIL import Image
 
 from byo.cli import main
-from byo.locks import writer_lock
+from byo.core.locks import writer_lock
 
 pytestmark = pytest.mark.render
 RUN = "runs/oracle"

@@ -14,7 +14,7 @@ from golden_data import ROOT, golden_name, render_tiny
 
 from byo.cli import main
 from byo.families import load_config
-from byo.plan import image_count
+from byo.scene.plan import image_count
 
 pytestmark = pytest.mark.render
 FOLDER = ROOT / "dataset_configs" / "byo_eval"

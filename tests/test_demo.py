@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from byo.demo import pick_provider
+from byo.cli.demo import pick_provider
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ def test_local_ollama_with_a_vision_model(clean_env):
 
 
 def test_the_demo_scores_the_run_byo_eval_writes():
-    from byo.demo import default_run
+    from byo.cli.demo import default_run
 
     assert default_run(["--provider", "blind"]) == "blind-blind"
     assert default_run(["--provider", "ollama", "--model", "gemma3:4b", "--base-url", "http://x"]) == "ollama-gemma3_4b"

@@ -1,4 +1,4 @@
-"""The design behind the add-on's panel (byo/design.py): controls, the values a config shows,
+"""The design behind the add-on's panel (byo/authoring/design.py): controls, the values a config shows,
 and the config the panel exports. Pure Python."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from byo import design
-from byo.errors import ConfigError
+from byo.authoring import design
+from byo.core.errors import ConfigError
 from byo.families import family_names, get_family, load_config
 
 CONFIGS = sorted((ROOT / "dataset_configs").rglob("*.yaml"))
@@ -122,8 +122,8 @@ def test_a_family_of_its_own_gets_controls_from_its_content_model():
 
     from pydantic import Field
 
+    from byo.core.schema import Strict
     from byo.families.base import Family
-    from byo.schema import Strict
 
     class Tiles(Strict):
         rows: int = Field(3, ge=1, le=9)

@@ -21,7 +21,7 @@ from eval_data import answerer, make_dataset
 from fake_vlm import FakeVLM
 
 from byo.cli import main
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.eval.cache import RequestCache, request_key
 from byo.eval.run import EvalSettings, evaluate
 from byo.providers import GenerationParams

@@ -1,4 +1,4 @@
-"""Readability evidence in the rendered image (byo/evidence.py) and the rules built on it: measured
+"""Readability evidence in the rendered image (byo/scene/evidence.py) and the rules built on it: measured
 on synthetic images, then on tiny renders of issue 25's cases (f/0.5 chess, 0.97-overlap poker,
 metal CLEVR), where `byo questions` must skip what the image does not show, `--unreadable flag`
 must ask it flagged, and `byo audit` must call every such question asked unflagged ill-posed."""
@@ -12,15 +12,15 @@ import pytest
 from conftest import write_config
 from scipy import ndimage
 
-from byo import evidence
 from byo.audit.run import audit_dataset
 from byo.cli import main
-from byo.dataset import Layout
+from byo.core.dataset import Layout
 from byo.families.clevr.model import COLORS
 from byo.questions.generate import generate, with_evidence
 from byo.questions.load import SUMMARY_FILE
 from byo.questions.sheet import unreadable_sheet
-from byo.runner import render_dataset
+from byo.render.runner import render_dataset
+from byo.scene import evidence
 
 
 # --- the measures, on synthetic images ---------------------------------------------------------

@@ -20,9 +20,9 @@ from conftest import FARM_NAME as NAME
 from conftest import assert_same_dataset, farm_config, status_of, write_config
 
 from byo.cli import main
-from byo.errors import FatalRenderError
-from byo.plan import Shard, selected_jobs
+from byo.core.errors import FatalRenderError
 from byo.render.job import TEST_HANG_IMAGE
+from byo.scene.plan import Shard, selected_jobs
 
 pytestmark = pytest.mark.render
 
@@ -248,7 +248,7 @@ def test_gpu_and_cpu_renders_agree(tmp_path):
 @pytest.fixture(scope="module")
 def ray_cluster():
     """A head and one more node (`ray start`, 1 CPU each) on loopback, stopped at the end."""
-    from byo.executors.ray_cluster import LocalCluster
+    from byo.render.executors.ray_cluster import LocalCluster
 
     with pytest.MonkeyPatch.context() as env:
         env.setenv("PYTHONPATH", str(Path(__file__).parent))  # the workers import pool_jobs
@@ -261,7 +261,7 @@ def test_ray_two_node_cluster_renders_the_same_dataset(config, reference, ray_cl
     assert main(["render", str(config), "-o", str(out), "--executor", "ray", "--address", ray_cluster,
                  "--timeout", "300"]) == 0
     assert_same_dataset(reference, out)
-    from byo import runlog
+    from byo.render import log as runlog
 
     workers = [e["worker"] for e in runlog.read(out) if e.get("event") == "image"]
     assert len(workers) == N_IMAGES
@@ -270,7 +270,7 @@ def test_ray_two_node_cluster_renders_the_same_dataset(config, reference, ray_cl
 
 
 def test_ray_kills_hung_and_crashed_workers_and_retries(ray_cluster):
-    from byo.executors.ray_cluster import RayExecutor
+    from byo.render.executors.ray_cluster import RayExecutor
 
     executor = RayExecutor(ray_cluster, threads=1, timeout=3, retries=1, handler="pool_jobs:echo")
     seen = {task: (result, error) for task, result, error in executor.run([1, 99, 7, 13, 2, 3])}
@@ -284,10 +284,10 @@ def test_ray_kills_hung_and_crashed_workers_and_retries(ray_cluster):
 
 
 def test_ray_workers_ask_for_a_gpu_when_the_config_does(ray_cluster):
-    from byo.executors.ray_cluster import RayExecutor
     from byo.families import load_config
-    from byo.plan import jobs
-    from byo.runner import sample_tasks
+    from byo.render.executors.ray_cluster import RayExecutor
+    from byo.render.runner import sample_tasks
+    from byo.scene.plan import jobs
 
     cfg = load_config(farm_config(device="gpu"))
     tasks = sample_tasks(cfg, jobs(cfg)[:2], "<config>")

@@ -19,7 +19,7 @@ from golden_data import (
 )
 from PIL import Image
 
-from byo.measure import read_mask
+from byo.scene.measure import read_mask
 
 
 def _pixels(path) -> np.ndarray:

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from byo.authoring.byo_eval_import import import_config
 from byo.cli import main
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.families import load_config
-from byo.importing import import_config
-from byo.plan import image_count
+from byo.scene.plan import image_count
 
 DATA = Path(__file__).parent / "data" / "byo_eval"
 

@@ -79,7 +79,7 @@ def test_a_plain_install_renders_and_asks_from_anywhere(tmp_path):
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert len((work / "out" / "questions.jsonl").read_text().splitlines()) > 2
     where = subprocess.run([str(python), "-c", "import json, byo, importlib.resources as r; "
-                            "from byo.assets import find_pack; print(json.dumps([byo.__file__, "
+                            "from byo.scene.assets import find_pack; print(json.dumps([byo.__file__, "
                             "str(r.files('byo.catalog') / 'clevr.yaml'), str(find_pack('boxwood_blend').root), "
                             "len(find_pack('simple_deck').manifest.cards)]))"],
                            capture_output=True, text=True, cwd=work, env=env, check=True).stdout

@@ -9,7 +9,7 @@ import pytest
 from eval_data import FAKE_KEYS, answerer, evaluate_fake, make_dataset, truth_by_image
 from fake_vlm import FakeVLM
 
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.providers import GenerationParams
 from byo.providers.base import parse_retry_after
 from byo.providers.keys import redact, redact_all, resolve_key

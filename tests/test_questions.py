@@ -10,14 +10,14 @@ import pytest
 from conftest import clevr_config, write_config
 
 from byo.cli import main
-from byo.dataset import RESOLVED_CONFIG, Layout
-from byo.errors import ConfigError, InputError
+from byo.core.dataset import RESOLVED_CONFIG, Layout
+from byo.core.errors import ConfigError, InputError
 from byo.families import get_family
 from byo.families.base import LETTERS, Retrieval, Skip, Unreadable, retrieval_choice
-from byo.measure import read_mask
 from byo.questions.generate import INSTRUCTIONS, PREPROMPTS, default_keys, expand_keys, generate
 from byo.questions.load import load_questions
-from byo.runner import render_dataset
+from byo.render.runner import render_dataset
+from byo.scene.measure import read_mask
 
 pytestmark = pytest.mark.render
 FAST = {"samples": 1, "denoise": "off", "adaptive_threshold": None}

@@ -19,12 +19,12 @@ from PIL import Image
 from scipy.ndimage import gaussian_filter
 
 from byo.cli import main
-from byo.demo import DATASETS
-from byo.errors import ConfigError
-from byo.executors.inprocess import InProcess
-from byo.executors.pool import LocalPool
-from byo.measure import read_mask
-from byo.runner import render_dataset
+from byo.cli.demo import DATASETS
+from byo.core.errors import ConfigError
+from byo.render.executors.inprocess import InProcess
+from byo.render.executors.pool import LocalPool
+from byo.render.runner import render_dataset
+from byo.scene.measure import read_mask
 
 pytestmark = pytest.mark.render
 
@@ -76,7 +76,7 @@ def test_every_object_is_visible_and_left_right_matches_projection(count_dataset
 
 
 def test_blender_projection_agrees_with_the_spec_projection(count_dataset):
-    from byo.setup_model import ResolvedSetup
+    from byo.scene.setup import ResolvedSetup
 
     for path in sorted((count_dataset / "legends").glob("*.json"))[:10]:
         legend = json.loads(path.read_text())
@@ -233,7 +233,7 @@ def test_orthographic_camera_and_flat_workbench(tmp_path):
     legend = json.loads((out / "legends" / "flat_000000.json").read_text())
     colours = {tuple(c) for c in pixels(out / legend["image"]).reshape(-1, 3)}
     assert colours == {(255, 255, 255), (173, 35, 35), (42, 75, 215)}
-    from byo.setup_model import ResolvedSetup
+    from byo.scene.setup import ResolvedSetup
 
     ours = ResolvedSetup.model_validate(legend["setup"]).projector().project([o["location"] for o in legend["objects"]])
     assert np.allclose(ours[:, :2], [o["pixel_coords"][:2] for o in legend["objects"]], atol=0.02)

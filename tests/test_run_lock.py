@@ -20,7 +20,7 @@ from eval_data import make_dataset
 from fake_vlm import FakeVLM
 
 from byo.cli import main
-from byo.locks import LOCK_FILE, Busy, holder, writer_lock
+from byo.core.locks import LOCK_FILE, Busy, holder, writer_lock
 
 SENTINEL = "sk-LOCKTEST-9f8e7d6c5b4a-never-write-me"
 N_QUESTIONS = 12

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from conftest import clevr_config
 
-from byo.executors.inprocess import InProcess
-from byo.runner import render_images
+from byo.render.executors.inprocess import InProcess
+from byo.render.runner import render_images
 
 pytestmark = pytest.mark.render
 

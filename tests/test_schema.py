@@ -16,11 +16,11 @@ import yaml
 from pydantic import BaseModel
 
 from byo.cli import main
-from byo.config import DatasetSection, SlurmSection
-from byo.errors import format_key_path
+from byo.core.errors import format_key_path
+from byo.core.schema import _members
 from byo.families import family_names, get_family
-from byo.schema import _members
-from byo.setup_model import SetupConfig
+from byo.scene.config import DatasetSection, SlurmSection
+from byo.scene.setup import SetupConfig
 
 HUGE = 10**9
 # Whole numbers that need no upper bound of their own, and why.

@@ -21,7 +21,7 @@ from conftest import ROOT
 from eval_data import make_dataset, truth_by_image
 from fake_vlm import FakeVLM
 
-from byo.urls import redact_url, redact_urls, url_secrets
+from byo.core.urls import redact_url, redact_urls, url_secrets
 
 KEYS = {
     "env": "sk-ENVKEY-0a1b2c3d4e5f-never-write",

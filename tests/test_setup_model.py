@@ -11,9 +11,9 @@ from conftest import clevr_config, write_config
 
 from byo.cli import main
 from byo.families import load_config
-from byo.plan import jobs
-from byo.runner import sample_tasks
-from byo.setup_model import QUALITY, RenderConfig
+from byo.render.runner import sample_tasks
+from byo.scene.plan import jobs
+from byo.scene.setup import QUALITY, RenderConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 

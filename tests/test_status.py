@@ -9,8 +9,8 @@ import pytest
 from conftest import clevr_config, write_config
 
 from byo.cli import main
-from byo.errors import ConfigError
-from byo.status import dataset_status
+from byo.core.errors import ConfigError
+from byo.render.status import dataset_status
 
 pytestmark = pytest.mark.render
 

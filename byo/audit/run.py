@@ -30,8 +30,10 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from byo.dataset import Layout, atomic_write_text
-from byo.errors import ConfigError, InputError
+from byo.core.dataset import Layout, atomic_write_text
+from byo.core.errors import ConfigError, InputError
+from byo.core.inputs import DATA_ERRORS, read_image, reading
+from byo.core.progress import Bar
 from byo.families import get_family
 from byo.families.audit_kit import (
     EDGE,
@@ -43,8 +45,6 @@ from byo.families.audit_kit import (
     MeasuredImage,
     Seen,
 )
-from byo.inputs import DATA_ERRORS, read_image, reading
-from byo.progress import Bar
 from byo.questions.load import QUESTIONS, load_questions
 
 AUDIT_FILE = "audit.json"

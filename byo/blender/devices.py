@@ -12,7 +12,7 @@ import sys
 import bpy
 
 from byo.blender import compat, engine
-from byo.errors import FatalRenderError
+from byo.core.errors import FatalRenderError
 
 BACKENDS = ("OPTIX", "CUDA", "HIP", "METAL", "ONEAPI")
 

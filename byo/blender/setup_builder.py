@@ -1,5 +1,5 @@
 """The setup built in Blender, written once for every family: render settings, camera, lights,
-background, floor and table, from a resolved setup (the pure model: byo/setup_model.py)."""
+background, floor and table, from a resolved setup (the pure model: byo/scene/setup.py)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import bmesh
 import bpy
 from mathutils import Matrix
 
-from byo.assets import find_pack
 from byo.blender import compat, devices
 from byo.blender.materials import image_material, linear_rgb, principled_material
 from byo.blender.meshes import add_box, look_at, mesh_object
-from byo.camera import camera_axes
-from byo.setup_model import ResolvedSetup
+from byo.scene.assets import find_pack
+from byo.scene.camera import camera_axes
+from byo.scene.setup import ResolvedSetup
 
 DENOISE_GUIDES = {"albedo_normal": "RGB_ALBEDO_NORMAL", "albedo": "RGB_ALBEDO", "none": "RGB"}
 

@@ -10,10 +10,10 @@ from typing import TextIO
 
 import pydantic_core
 
-from byo.dataset import atomic_write_text
-from byo.errors import ConfigError, InputError
-from byo.inputs import json_kind, read_bytes, read_json
-from byo.names import as_name, safe_name
+from byo.core.dataset import atomic_write_text
+from byo.core.errors import ConfigError, InputError
+from byo.core.inputs import json_kind, read_bytes, read_json
+from byo.core.paths import as_name, safe_name
 
 RUNS = "runs"
 MAX_ANSWER_CHARS = 200_000  # characters of an answer kept (a long chain of thought is ~50k tokens)

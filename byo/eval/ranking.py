@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from byo import __version__
+from byo.core.progress import Bar
 from byo.eval.embeddings import EMBEDDINGS, EmbeddingCache, embedding_key
 from byo.eval.layout import (
     journal_row,
@@ -36,7 +37,6 @@ from byo.eval.layout import (
 from byo.eval.resolve import Evaluation
 from byo.eval.settings import EvalReport
 from byo.eval.stop import SIGNALS, Stopped, by_signal
-from byo.progress import Bar
 from byo.providers import ProviderFailure
 from byo.providers.images import prepare_image
 from byo.questions.load import Question

@@ -7,7 +7,8 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
+from byo.core.urls import url_secrets
 from byo.eval.layout import (
     MAX_REPEATS,
     check_same_request,
@@ -22,7 +23,6 @@ from byo.providers import PROVIDERS, Provider, create_provider
 from byo.providers.catalog import ModelEntry, load_catalog, provider_entry
 from byo.providers.keys import redact_all, resolve_key
 from byo.questions.load import QUESTIONS, load_questions
-from byo.urls import url_secrets
 
 TEXT_ONLY = ("openai", "groq", "ollama", "openai-compatible")  # --text-only: language models behind an API
 BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "groq": "GROQ_BASE_URL", "ollama": "OLLAMA_HOST"}

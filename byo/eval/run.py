@@ -16,7 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from byo import __version__
-from byo.errors import InputError
+from byo.core.errors import InputError
+from byo.core.locks import writer_lock
+from byo.core.progress import Bar
 from byo.eval.cache import RequestCache
 from byo.eval.layout import (
     PREDICTIONS,
@@ -37,8 +39,6 @@ from byo.eval.resolve import Evaluation
 from byo.eval.schedule import EndpointDown, Scheduler
 from byo.eval.settings import EvalReport, EvalSettings
 from byo.eval.stop import Stopped, endpoint_down, on_signals
-from byo.locks import writer_lock
-from byo.progress import Bar
 from byo.providers import ProviderFailure
 from byo.providers.keys import redact, redact_all
 from byo.questions.load import Question

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from byo.dataset import Layout
-from byo.errors import ConfigError
-from byo.inputs import read_json
+from byo.core.dataset import Layout
+from byo.core.errors import ConfigError
+from byo.core.inputs import read_json
 from byo.questions.load import QUESTIONS, Question, load_questions
 
 SPLITS = ("train", "val", "test")

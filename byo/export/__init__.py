@@ -18,8 +18,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from byo.errors import ConfigError
-from byo.locks import entries, writer_lock
+from byo.core.errors import ConfigError
+from byo.core.locks import entries, writer_lock
 
 FORMATS = ("hf", "lmms-eval", "inspect", "vlmevalkit", "coco", "webdataset")
 IMAGE_FORMATS = ("coco", "webdataset")  # read the rendered images; questions.jsonl is optional

@@ -25,7 +25,7 @@ import shutil
 from pathlib import Path
 
 from byo import __version__
-from byo.dataset import IMAGES
+from byo.core.dataset import IMAGES
 from byo.export.rendered import (
     Rendered,
     extra,

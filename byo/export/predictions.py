@@ -29,8 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from byo import __version__
-from byo.dataset import atomic_write_text
-from byo.errors import ConfigError, InputError
+from byo.core.dataset import atomic_write_text
+from byo.core.errors import ConfigError, InputError
+from byo.core.inputs import decode, json_kind, read_bytes, read_json, reading
+from byo.core.locks import writer_lock
+from byo.core.paths import as_name, safe_name
 from byo.eval.layout import (
     MAX_ANSWER_CHARS,
     PREDICTIONS,
@@ -40,9 +43,6 @@ from byo.eval.layout import (
     run_path,
 )
 from byo.export.source import QUESTIONS, Question, load_questions
-from byo.inputs import decode, json_kind, read_bytes, read_json, reading
-from byo.locks import writer_lock
-from byo.names import as_name, safe_name
 
 FORMATS = ("lmms-eval", "inspect", "jsonl")
 MAX_PROBLEMS = 20

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
-from byo.dataset import LEGENDS, Layout
-from byo.errors import ConfigError
+from byo.core.dataset import LEGENDS, Layout
+from byo.core.errors import ConfigError
 from byo.families import get_family
 from byo.families.base import Family
 from byo.questions.load import QUESTIONS, load_questions

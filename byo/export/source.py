@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from byo.dataset import RESOLVED_CONFIG, SOURCE_CONFIG
-from byo.errors import ConfigError
-from byo.inputs import read_image, read_json, read_text, reading
+from byo.core.dataset import RESOLVED_CONFIG, SOURCE_CONFIG
+from byo.core.errors import ConfigError
+from byo.core.inputs import read_image, read_json, read_text, reading
 from byo.providers.reference import answer_text
 from byo.questions.load import QUESTIONS, Question, load_questions
 

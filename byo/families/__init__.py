@@ -7,10 +7,10 @@ from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
-from byo.config import DatasetConfig, check_scene, read_config
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
+from byo.core.schema import shown
 from byo.families.base import Family, Sheet
-from byo.schema import shown
+from byo.scene.config import DatasetConfig, check_scene, read_config
 
 GROUP = "byo.families"
 

@@ -25,9 +25,26 @@ What is here, by the part of a family that uses it:
 - statistics: `proportion` (a share with its Wilson interval).
 """
 
-from byo.assets import PackError, find_pack
-from byo.dataset import RESOLVED_CONFIG, Layout, atomic_write_bytes, atomic_write_text, png_bytes
-from byo.errors import InputError
+from byo.core.dataset import (
+    RESOLVED_CONFIG,
+    Layout,
+    atomic_write_bytes,
+    atomic_write_text,
+    png_bytes,
+)
+from byo.core.errors import InputError
+from byo.core.inputs import read_json, reading
+from byo.core.schema import (
+    SRGB,
+    ColorDef,
+    Strict,
+    color_name,
+    custom_rgb,
+    keyed_error,
+    left_out_when_none,
+)
+from byo.core.sheets import font, grid, thumbnail, wrap
+from byo.core.stats import proportion
 from byo.families.audit_kit import (
     EDGE,
     SHOWN,
@@ -71,20 +88,9 @@ from byo.families.base import (
     view_elevation,
     visible,
 )
-from byo.inputs import read_json, reading
-from byo.schema import (
-    SRGB,
-    ColorDef,
-    Strict,
-    color_name,
-    custom_rgb,
-    keyed_error,
-    left_out_when_none,
-)
-from byo.setup_model import ResolvedSetup
-from byo.sheets import font, grid, thumbnail, wrap
-from byo.spec import PlacementError, SceneObject, SceneSpec
-from byo.stats import proportion
+from byo.scene.assets import PackError, find_pack
+from byo.scene.setup import ResolvedSetup
+from byo.scene.spec import PlacementError, SceneObject, SceneSpec
 
 __all__ = [
     "ForeignKey",

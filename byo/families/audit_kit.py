@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from byo import evidence
-from byo.camera import Projector, defocus_diameter_px
-from byo.setup_model import ResolvedSetup
+from byo.scene import evidence
+from byo.scene.camera import Projector, defocus_diameter_px
+from byo.scene.setup import ResolvedSetup
 
 SHOWN, EDGE, UNSEEN = "visible", "ambiguous", "hidden"
 
@@ -114,7 +114,7 @@ class MeasuredImage:
         return float(defocus_diameter_px(o.centre[2], focal_length=cam.focal_length, sensor_width=cam.sensor_width,
                                          fstop=b.fstop, focus_distance=b.focus_distance, resolution=self.size))
 
-    # --- readability in the rendered image file (byo.evidence; docs/readability.md) ------------
+    # --- readability in the rendered image file (byo.scene.evidence; docs/readability.md) ------------
     @cached_property
     def evidence(self) -> dict[int, evidence.Evidence]:
         """Each object's evidence measured again from the image and mask files ({} without the image)."""

@@ -33,10 +33,10 @@ import numpy as np
 from PIL import Image
 from pydantic import BaseModel
 
-from byo import evidence
-from byo.camera import defocus_diameter_px
-from byo.setup_model import ResolvedSetup
-from byo.spec import SceneObject, SceneSpec
+from byo.scene import evidence
+from byo.scene.camera import defocus_diameter_px
+from byo.scene.setup import ResolvedSetup
+from byo.scene.spec import SceneObject, SceneSpec
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # byo's own question catalogue: the top-level questions/ folder, shipped in the wheel as byo.catalog.
@@ -152,7 +152,7 @@ def view_elevation(legend: dict, point) -> float:
     return math.degrees(math.atan2(dz, math.hypot(dx, dy)))
 
 
-# --- readability in the rendered image (byo/evidence.py measures `rendered`) ------------------
+# --- readability in the rendered image (byo/scene/evidence.py measures `rendered`) ------------------
 def _where(o: dict) -> str:
     a = o["attributes"]
     name = a.get("name") or " ".join(str(a[k]) for k in ("color", "type") if isinstance(a.get(k), str)) or o["kind"]
@@ -400,7 +400,7 @@ class Family:
     answers: Mapping[str, AnswerFn] = {}  # question key -> answer function
     vocabulary: tuple[Domain, ...] = ()  # label domains its answers use, for parsing
     answer_types: Mapping[str, AnswerType] = {}  # answer types of its own, beside the shared ones
-    design_keys: tuple[str, ...] = ()  # content keys the Blender add-on's panel shows first (byo.design)
+    design_keys: tuple[str, ...] = ()  # content keys the Blender add-on's panel shows first (byo.authoring.design)
     # The kinds its objects are (a legend object's `kind`), in order: the categories of the COCO
     # export (`byo export --format coco`). A kind not listed still gets a category, after these.
     object_kinds: tuple[str, ...] = ()

@@ -33,11 +33,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
+from byo.core.schema import validation_problems
 from byo.human.answers import BadAnswer, Submitted, check_seconds, response_text
 from byo.human.selection import check_name
 from byo.human.store import StoreError, Study
-from byo.schema import validation_problems
 
 log = logging.getLogger("byo.human")
 MAX_BODY = 64 * 1024

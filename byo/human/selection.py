@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.families import get_family
 from byo.families.base import POSITION_WORDS, Domain
 from byo.questions.load import Question

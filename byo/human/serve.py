@@ -12,13 +12,13 @@ from pathlib import Path
 
 import uvicorn
 
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
+from byo.core.locks import writer_lock
+from byo.core.stops import Stopped
 from byo.human.app import create_app
 from byo.human.selection import check_name, select
 from byo.human.store import Study, lock_dir
-from byo.locks import writer_lock
 from byo.questions.load import QUESTIONS, load_questions
-from byo.stops import Stopped
 
 
 @dataclass

@@ -8,7 +8,7 @@
   `byo score`: run.json's `questions` names this file). Never served.
 - `run.json`: the settings (`request`), the counts, `finished`, and whether the annotator paused.
 
-One server per run: it holds the writer lock (byo.locks) of DATASET/runs/.RUN.human while it serves. An answer
+One server per run: it holds the writer lock (byo.core.locks) of DATASET/runs/.RUN.human while it serves. An answer
 is keyed by annotator and question id: the first one written wins, and a second one (another
 tab) is refused, unless it is the same request sent again (same nonce).
 """
@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from byo import __version__
-from byo.dataset import FILE_MODE, atomic_write_text
-from byo.errors import ConfigError
+from byo.core.dataset import FILE_MODE, atomic_write_text
+from byo.core.errors import ConfigError
 from byo.eval.layout import PREDICTIONS, RUN_FILE, RUNS, read_predictions
 from byo.human.answers import CANNOT_TELL
 from byo.human.selection import Selection
@@ -44,7 +44,7 @@ class StoreError(Exception):
 
 
 def lock_dir(runs_dir: Path, run: str) -> Path:
-    """The directory whose writer lock (byo.locks) a server holds for its run while it serves."""
+    """The directory whose writer lock (byo.core.locks) a server holds for its run while it serves."""
     return runs_dir / f".{run}.human"
 
 

@@ -11,7 +11,7 @@ captions instead of answering (byo.providers.image_text; their class says `ranks
 
 from __future__ import annotations
 
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.providers.base import (
     GenerationParams,
     ImageLimits,

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from byo.urls import redact_url
+from byo.core.urls import redact_url
 
 CONNECT_TIMEOUT = 10.0  # seconds to open a connection; a server that is there accepts at once
 

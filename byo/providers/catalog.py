@@ -21,10 +21,10 @@ from typing import Literal
 import yaml
 from pydantic import Field, ValidationError
 
-from byo.errors import ConfigError, format_key_path
-from byo.inputs import read_text
+from byo.core.errors import ConfigError, format_key_path
+from byo.core.inputs import read_text
+from byo.core.schema import Strict, validation_problems
 from byo.providers import PROVIDERS
-from byo.schema import Strict, validation_problems
 
 PROVIDER_TYPES: tuple[str, ...] = tuple(PROVIDERS)
 ProviderType = Literal[PROVIDER_TYPES]

@@ -25,7 +25,7 @@ import threading
 
 from PIL import Image
 
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.providers.base import (
     GenerationParams,
     ImageLimits,

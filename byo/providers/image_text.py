@@ -36,7 +36,7 @@ from collections.abc import Sequence
 import numpy as np
 from PIL import Image
 
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.providers.base import GenerationParams, ImageLimits, Provider, Request, Response
 from byo.providers.hf_local import pick_device
 

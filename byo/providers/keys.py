@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
-from byo.errors import ConfigError
-from byo.inputs import read_bytes
+from byo.core.errors import ConfigError
+from byo.core.inputs import read_bytes
 
 KEY_ENV = {"openai": "OPENAI_API_KEY", "groq": "GROQ_API_KEY", "openai-compatible": "OPENAI_COMPATIBLE_API_KEY"}
 KEY_REQUIRED = {"openai", "groq"}

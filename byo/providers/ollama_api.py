@@ -8,6 +8,7 @@ import urllib.request
 
 import pydantic
 
+from byo.core.urls import redact_url
 from byo.providers.base import (
     GenerationParams,
     ImageLimits,
@@ -20,7 +21,6 @@ from byo.providers.base import (
     http_timeout,
     pool_limits,
 )
-from byo.urls import redact_url
 
 LOCAL_OLLAMA = "http://127.0.0.1:11434"  # unless OLLAMA_HOST says otherwise
 

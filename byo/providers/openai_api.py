@@ -12,6 +12,7 @@ from types import ModuleType
 
 import pydantic
 
+from byo.core.urls import redact_url
 from byo.providers.base import (
     GenerationParams,
     ImageLimits,
@@ -26,7 +27,6 @@ from byo.providers.base import (
     is_connect_timeout,
     pool_limits,
 )
-from byo.urls import redact_url
 
 SCHEMA_NAME = "answer"  # the name a json_schema response format carries
 

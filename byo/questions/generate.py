@@ -15,16 +15,16 @@ import jinja2
 import yaml
 from pydantic import ValidationError, field_validator
 
-from byo.config import UNREADABLE_POLICIES
-from byo.dataset import RESOLVED_CONFIG, Layout, atomic_write_text
-from byo.errors import ConfigError, InputError
-from byo.evidence import measure_objects
+from byo.core.dataset import RESOLVED_CONFIG, Layout, atomic_write_text
+from byo.core.errors import ConfigError, InputError
+from byo.core.inputs import read_image, read_json, reading
+from byo.core.locks import writer_lock
+from byo.core.schema import Strict, validation_problems
 from byo.families import get_family
 from byo.families.base import CATALOG, Answer, Skip, Unreadable, ask
-from byo.inputs import read_image, read_json, reading
-from byo.locks import writer_lock
 from byo.questions.load import QUESTIONS, SUMMARY_FILE
-from byo.schema import Strict, validation_problems
+from byo.scene.config import UNREADABLE_POLICIES
+from byo.scene.evidence import measure_objects
 
 PREPROMPTS = ("neutral", "debiased", "cot", "debiased_cot", "helpful")
 INSTRUCTIONS = ("direct", "declarative", "fill_blank")
@@ -236,7 +236,7 @@ def default_keys(layout: Layout) -> list[str] | None:
 
 def with_evidence(layout: Layout, legend: dict) -> dict:
     """The legend with each object's readability evidence in the rendered image (`rendered`,
-    byo.evidence), measured from the dataset's image and mask files."""
+    byo.scene.evidence), measured from the dataset's image and mask files."""
     rgb = read_image(layout.image(legend["name"]), "RGB")
     mask = read_image(layout.mask(legend["name"]), "L")
     parts: dict[int, list[int]] = {}

@@ -9,10 +9,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from byo.errors import ConfigError, InputError
-from byo.inputs import decode, read_bytes
-from byo.names import inside
-from byo.schema import validation_problems
+from byo.core.errors import ConfigError, InputError
+from byo.core.inputs import decode, read_bytes
+from byo.core.paths import inside
+from byo.core.schema import validation_problems
 
 QUESTIONS = "questions.jsonl"
 # Beside it: what byo questions asked, skipped and flagged, per key and per level, and why.

@@ -22,11 +22,11 @@ from typing import Any
 
 from pydantic import Field, ValidationError
 
-from byo.config import read_yaml
-from byo.dataset import atomic_write_text
-from byo.errors import ConfigError
+from byo.core.dataset import atomic_write_text
+from byo.core.errors import ConfigError
+from byo.core.schema import Strict, validation_problems
 from byo.questions.load import QUESTIONS, Question, answer_problem, image_problem, load_questions
-from byo.schema import Strict, validation_problems
+from byo.scene.config import read_yaml
 
 LABELS = "labels.yaml"
 

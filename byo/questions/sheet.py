@@ -11,10 +11,10 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
-from byo.dataset import Layout
-from byo.inputs import read_image, read_json
+from byo.core.dataset import Layout
+from byo.core.inputs import read_image, read_json
+from byo.core.sheets import grid, wrap
 from byo.questions.load import SUMMARY_FILE
-from byo.sheets import grid, wrap
 
 SHEET_FILE = "unreadable_sheet.png"
 TILE = 240  # tile width, pixels

@@ -11,15 +11,15 @@ import time
 
 import numpy as np
 
-from byo import legend as legends
 from byo.blender import compat, engine, passes
 from byo.blender.setup_builder import build_setup
-from byo.dataset import IMAGES, MASKS, Layout
-from byo.errors import RenderError
+from byo.core.dataset import IMAGES, MASKS, Layout
+from byo.core.errors import RenderError
 from byo.families.base import Family
-from byo.measure import measure
+from byo.render import legend as legends
 from byo.render.messages import RenderResult, RenderTask
-from byo.spec import PlacementError, SceneSpec, sample_spec
+from byo.scene.measure import measure
+from byo.scene.spec import PlacementError, SceneSpec, sample_spec
 
 
 def build_scene(spec: SceneSpec, family: Family, scene, threads: int) -> tuple[dict, dict[int, list]]:

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from byo.config import DatasetConfig
-from byo.plan import ImageJob
-from byo.spec import SceneSpec
+from byo.scene.config import DatasetConfig
+from byo.scene.plan import ImageJob
+from byo.scene.spec import SceneSpec
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,7 @@ atomically."""
 
 from __future__ import annotations
 
-from byo import legend as legends
-from byo.dataset import (
+from byo.core.dataset import (
     PASSES,
     Layout,
     atomic_write_bytes,
@@ -15,6 +14,7 @@ from byo.dataset import (
     npy_bytes,
     png_bytes,
 )
+from byo.render import legend as legends
 from byo.render.messages import RenderResult
 
 

@@ -27,8 +27,8 @@ import numpy as np
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from byo.dataset import atomic_write_text
-from byo.errors import ConfigError
+from byo.core.dataset import atomic_write_text
+from byo.core.errors import ConfigError
 from byo.score import psychometric as psy
 from byo.score.metrics import bootstrap_mean, rng_for
 from byo.score.run import Scores, json_line, to_csv

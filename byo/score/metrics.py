@@ -27,7 +27,7 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from byo.stats import (  # noqa: F401  (the scorer's metrics, in one place)
+from byo.core.stats import (  # noqa: F401  (the scorer's metrics, in one place)
     CONFIDENCE,
     cluster_index,
     clustered_proportion,

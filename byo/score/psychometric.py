@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special, stats
 
-from byo.stats import clustered_proportion
+from byo.core.stats import clustered_proportion
 
 LINKS = ("logistic", "probit")
 MAX_LAPSE = 0.1

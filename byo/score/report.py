@@ -15,9 +15,9 @@ import numpy as np
 from PIL import Image
 
 from byo import __version__
-from byo.dataset import atomic_write_text
-from byo.inputs import read_json
-from byo.names import inside
+from byo.core.dataset import atomic_write_text
+from byo.core.inputs import read_json
+from byo.core.paths import inside
 from byo.questions.load import SUMMARY_FILE
 from byo.score import humans, plots
 from byo.score import psychometric as psy

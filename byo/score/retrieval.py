@@ -238,11 +238,11 @@ def perplexities(texts: list[str], model: str, device: str = "auto") -> list[flo
         import torch
         import transformers
     except ModuleNotFoundError as err:
-        from byo.errors import ConfigError
+        from byo.core.errors import ConfigError
 
         raise ConfigError("<command line>", [("--perplexity-model", f"needs {err.name}, which is not installed: "
                                               "pip install 'byo-render[hf]'")]) from None
-    from byo.errors import ConfigError
+    from byo.core.errors import ConfigError
 
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(model)

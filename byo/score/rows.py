@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from byo.dataset import Layout
-from byo.errors import ConfigError, InputError
+from byo.core.dataset import Layout
+from byo.core.errors import ConfigError, InputError
+from byo.core.inputs import json_kind, read_json, reading
 from byo.eval.layout import PREDICTIONS, RUN_FILE, read_predictions
-from byo.inputs import json_kind, read_json, reading
 from byo.questions.load import QUESTIONS, Question, load_questions
 from byo.score.parse import FAMILY_TYPES, Domains, context_for, parse_answer
 from byo.score.parse.structured import parse_structured

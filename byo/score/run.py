@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from byo import __version__
-from byo.dataset import atomic_write_text
-from byo.errors import ConfigError
+from byo.core.dataset import atomic_write_text
+from byo.core.errors import ConfigError
 from byo.score import psychometric, retrieval, stability, tables
 from byo.score.metrics import rng_for
 from byo.score.parse import STATUSES

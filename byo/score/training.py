@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from byo.dataset import RESOLVED_CONFIG
-from byo.errors import ConfigError
+from byo.core.dataset import RESOLVED_CONFIG
+from byo.core.errors import ConfigError
+from byo.core.inputs import read_json
 from byo.families import load_config
 from byo.families.base import Answer, ask
-from byo.inputs import read_json
-from byo.plan import jobs
-from byo.spec import PlacementError, sample_spec
+from byo.scene.plan import jobs
+from byo.scene.spec import PlacementError, sample_spec
 
 TRAIN = "train"
 

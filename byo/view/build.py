@@ -30,8 +30,8 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from byo import __version__
-from byo.dataset import LEGENDS, Layout, atomic_write_bytes, atomic_write_text
-from byo.progress import Bar
+from byo.core.dataset import LEGENDS, Layout, atomic_write_bytes, atomic_write_text
+from byo.core.progress import Bar
 from byo.score.run import Scores
 
 TEMPLATE = Path(__file__).with_name("templates") / "view.html.j2"

@@ -11,7 +11,7 @@ from conftest import write_config
 
 from byo.audit.run import audit_dataset
 from byo.cli import main
-from byo.runner import render_dataset
+from byo.render.runner import render_dataset
 
 pytestmark = pytest.mark.render
 CHESS_KEYS = ["localize_row_closest_piece", "localize_column_closest_piece", "count_localization_piece_type_row",

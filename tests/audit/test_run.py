@@ -12,7 +12,7 @@ from golden_data import CONFIGS, golden_name, render_tiny
 
 from byo.audit.run import AUDIT_FILE, audit_dataset
 from byo.cli import main
-from byo.runner import render_dataset
+from byo.render.runner import render_dataset
 
 pytestmark = pytest.mark.render
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from observability import OPTIONS, differences, render_levels
 
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.families import load_config
 
 pytestmark = pytest.mark.render

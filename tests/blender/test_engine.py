@@ -8,10 +8,10 @@ from golden_data import CONFIGS, LIMIT, golden_name, tiny_config
 
 from byo.blender import engine
 from byo.families import load_config
-from byo.measure import measure
-from byo.plan import jobs
 from byo.render.job import build_scene
-from byo.runner import sample_tasks
+from byo.render.runner import sample_tasks
+from byo.scene.measure import measure
+from byo.scene.plan import jobs
 
 pytestmark = pytest.mark.render
 

@@ -11,10 +11,10 @@ import pytest
 from conftest import TINY_RENDER
 from PIL import Image
 
-from byo.assets import find_pack
-from byo.executors.inprocess import InProcess
-from byo.measure import read_mask
-from byo.runner import render_dataset
+from byo.render.executors.inprocess import InProcess
+from byo.render.runner import render_dataset
+from byo.scene.assets import find_pack
+from byo.scene.measure import read_mask
 
 pytestmark = pytest.mark.render
 

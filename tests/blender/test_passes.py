@@ -15,7 +15,7 @@ from conftest import clevr_config, write_config
 from PIL import Image
 
 from byo.cli import main
-from byo.dataset import Layout
+from byo.core.dataset import Layout
 
 pytestmark = pytest.mark.render
 

@@ -12,7 +12,7 @@ from eval_data import FAKE_KEYS, evaluate_fake, make_dataset
 from fake_vlm import FakeVLM
 
 from byo.cli import main
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.eval.shots import answer_text
 
 

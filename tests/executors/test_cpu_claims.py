@@ -9,7 +9,7 @@ import pytest
 
 CLAIMER = """
 import json, os, sys
-from byo.executors import claim_cpus
+from byo.render.executors import claim_cpus
 os.sched_setaffinity(0, {cpus})
 claimed = claim_cpus(1, lock_dir=sys.argv[1])
 print(json.dumps([sorted(claimed or []), sorted(os.sched_getaffinity(0))]), flush=True)

@@ -10,13 +10,13 @@ import time
 import pytest
 from conftest import clevr_config
 
-from byo.errors import FatalRenderError
-from byo.executors import pool
-from byo.executors.inprocess import InProcess
-from byo.executors.pool import LocalPool
+from byo.core.errors import FatalRenderError
 from byo.families import load_config
-from byo.plan import jobs
-from byo.runner import sample_tasks
+from byo.render.executors import pool
+from byo.render.executors.inprocess import InProcess
+from byo.render.executors.pool import LocalPool
+from byo.render.runner import sample_tasks
+from byo.scene.plan import jobs
 
 
 def run(executor, values):

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from byo.executors.ray_cluster import (
+from byo.render.executors.ray_cluster import (
     NODE_PORT_FLAGS,
     PORT_SPAN,
     WORKER_PORTS,

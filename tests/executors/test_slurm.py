@@ -85,7 +85,7 @@ def test_failed_images_are_collected_and_nothing_is_merged(tmp_path, monkeypatch
 
 
 def test_settings_come_from_the_config_and_bad_ones_exit_2(tmp_path, capsys):
-    from byo.executors.slurm import SlurmSettings
+    from byo.render.executors.slurm import SlurmSettings
 
     data = clevr_config("farm", n_images=2, **TINY)
     data["slurm"] = {"shards": 2, "partition": "cpu", "time_minutes": 90, "mem_gb": 8}

@@ -14,16 +14,16 @@ import pytest
 from conftest import write_config
 
 from byo.audit.run import audit_dataset
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
+from byo.core.sheets import font, font_size, wrap
 from byo.families import get_family, load_config
 from byo.families.base import Answer, Skip, ask
 from byo.families.chess.model import ROWS_READABLE_WITHIN, rows_readable
-from byo.measure import visibility
-from byo.plan import jobs
 from byo.questions.generate import generate
-from byo.runner import render_dataset, sample_tasks
-from byo.sheets import font, font_size, wrap
-from byo.spec import sample_spec
+from byo.render.runner import render_dataset, sample_tasks
+from byo.scene.measure import visibility
+from byo.scene.plan import jobs
+from byo.scene.spec import sample_spec
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

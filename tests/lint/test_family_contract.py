@@ -31,8 +31,8 @@ def test_every_family_of_byo_is_checked_and_keeps_it(contract, graph):
 
 
 @pytest.mark.parametrize(("importer", "imported"), [
-    ("byo.families.chess.vocab", "byo.runner"),  # a layer above
-    ("byo.families.chess.vocab", "byo.config"),  # a layer below, not re-exported
+    ("byo.families.chess.vocab", "byo.render.runner"),  # a layer above
+    ("byo.families.chess.vocab", "byo.scene.config"),  # a layer below, not re-exported
     ("byo.families.chess.family", "byo.families.base"),  # the contract's own source, not the contract
     ("byo.families.poker.answers", "byo.families.chess.model"),  # another family
     ("byo.families.clevr.family", "byo.blender.meshes"),  # the toolkit outside the builder

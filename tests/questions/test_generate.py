@@ -13,7 +13,7 @@ import pytest
 from golden_data import CONFIGS, GOLDEN, golden_name
 
 from byo.cli import main
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.questions.generate import INSTRUCTIONS, PREPROMPTS, generate
 from byo.score.vocab import domain_for
 

@@ -13,7 +13,7 @@ from PIL import Image
 from scipy import stats
 
 from byo.cli import main
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.questions.real import real_questions
 
 # Hand-written labels: the photo files and what stands on each board (counts 1 to 8, as the paper's).

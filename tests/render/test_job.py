@@ -11,8 +11,8 @@ import pytest
 from conftest import clevr_config
 
 from byo.families import load_config
-from byo.plan import jobs
-from byo.runner import render_dataset, sample_tasks
+from byo.render.runner import render_dataset, sample_tasks
+from byo.scene.plan import jobs
 
 pytestmark = pytest.mark.render
 

@@ -9,8 +9,8 @@ import pytest
 from conftest import write_config
 from PIL import Image
 
-from byo.measure import read_mask
-from byo.runner import render_dataset
+from byo.render.runner import render_dataset
+from byo.scene.measure import read_mask
 
 pytestmark = pytest.mark.render
 FAST = {"samples": 1, "denoise": "off", "adaptive_threshold": None}

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from conftest import write_config
 
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.families import load_config
 from byo.families.chess.family import BoardGeometry, ViewMapping
 from byo.families.chess.model import ChessContent
-from byo.plan import jobs
-from byo.spec import sample_spec
+from byo.scene.plan import jobs
+from byo.scene.spec import sample_spec
 
 
 def chess_config(n_images=1, variables=None, **content) -> dict:

@@ -13,7 +13,7 @@ from conftest import write_config
 from PIL import Image
 
 from byo.cli import main
-from byo.measure import read_mask
+from byo.scene.measure import read_mask
 
 ROOT = Path(__file__).resolve().parents[3]
 

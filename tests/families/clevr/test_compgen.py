@@ -14,8 +14,8 @@ from conftest import write_config
 from byo.cli import main
 from byo.families import load_config
 from byo.families.clevr.model import COLORS, SHAPES, object_label_split
-from byo.plan import jobs
-from byo.spec import sample_spec
+from byo.scene.plan import jobs
+from byo.scene.spec import sample_spec
 
 ROOT = Path(__file__).resolve().parents[3]
 COMPGEN = sorted((ROOT / "dataset_configs" / "compgen").glob("*.yaml"))

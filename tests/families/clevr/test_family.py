@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from conftest import clevr_config, write_config
 
-from byo.camera import Projector, orbit_location
 from byo.families import load_config
 from byo.families.clevr.model import COLORS, SHAPES, object_label_split, relation_label_split
-from byo.plan import jobs
-from byo.spec import SceneSpec, sample_spec
+from byo.scene.camera import Projector, orbit_location
+from byo.scene.plan import jobs
+from byo.scene.spec import SceneSpec, sample_spec
 
 
 def specs(tmp_path, n=20, **kw):

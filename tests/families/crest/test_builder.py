@@ -9,12 +9,12 @@ import pytest
 from conftest import crest_config, write_config
 from PIL import Image
 
-from byo.executors.inprocess import InProcess
 from byo.families.crest.motifs.grammar import Crest, crest_geometry, layers
 from byo.families.crest.motifs.raster import rasterize
-from byo.measure import read_mask
-from byo.runner import render_dataset
-from byo.setup_model import ResolvedSetup
+from byo.render.executors.inprocess import InProcess
+from byo.render.runner import render_dataset
+from byo.scene.measure import read_mask
+from byo.scene.setup import ResolvedSetup
 
 pytestmark = pytest.mark.render
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 from conftest import ROOT
 
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.families import load_config
 from byo.families.base import Answer, Skip, ask
 from byo.families.crest.motifs import library
-from byo.plan import jobs
+from byo.scene.plan import jobs
+from byo.scene.spec import sample_spec
 from byo.score.parse.labels import matcher
 from byo.score.vocab import domain_for
-from byo.spec import sample_spec
 
 CONFIGS = ROOT / "dataset_configs" / "crest"
 

@@ -8,15 +8,15 @@ import pytest
 from conftest import ROOT, crest_config, write_config
 
 from byo.cli import main
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.families import load_config
 from byo.families.crest.motifs import library
 from byo.families.crest.motifs.grammar import Crest
 from byo.families.crest.motifs.labels import labels, parse_program
 from byo.families.crest.motifs.sampling import Sampler
 from byo.families.crest.motifs.splits import combination, held_out
-from byo.plan import jobs
-from byo.spec import SceneSpec, sample_spec
+from byo.scene.plan import jobs
+from byo.scene.spec import SceneSpec, sample_spec
 
 CONFIGS = ROOT / "dataset_configs" / "crest"
 

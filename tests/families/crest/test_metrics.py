@@ -10,14 +10,14 @@ import pytest
 from conftest import ROOT
 
 from byo.cli import main
-from byo.dataset import RESOLVED_CONFIG
+from byo.core.dataset import RESOLVED_CONFIG
 from byo.families import load_config
 from byo.families.base import Answer, ask
 from byo.families.crest import metrics as crest
-from byo.plan import jobs
-from byo.runner import resolved_config
+from byo.render.runner import resolved_config
+from byo.scene.plan import jobs
+from byo.scene.spec import sample_spec
 from byo.score.training import training_answers
-from byo.spec import sample_spec
 
 CONFIGS = sorted((ROOT / "dataset_configs" / "crest").glob("*.yaml"))
 KEYS = ("describe_program", "describe_kdl", "describe_english")

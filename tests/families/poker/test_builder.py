@@ -15,8 +15,8 @@ from shapely.geometry import Point, Polygon
 from byo.cli import main
 from byo.families.base import rng_for
 from byo.families.poker.answers import ANSWERS
-from byo.measure import read_mask
-from byo.runner import render_dataset
+from byo.render.runner import render_dataset
+from byo.scene.measure import read_mask
 
 pytestmark = pytest.mark.render
 FAST = {"samples": 1, "denoise": "off", "adaptive_threshold": None}

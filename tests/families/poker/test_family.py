@@ -12,15 +12,15 @@ from conftest import write_config
 from PIL import Image
 
 from byo.cli import main
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.families import get_family, load_config
 from byo.families.poker import faces
 from byo.families.poker import layout as lay
 from byo.families.poker.answers import hard_negatives
 from byo.families.poker.model import grid_frame_slack
 from byo.families.poker.sheet import sheet_configs, tile_size
-from byo.plan import jobs
-from byo.spec import sample_spec
+from byo.scene.plan import jobs
+from byo.scene.spec import sample_spec
 
 
 def poker_config(n_images=1, variables=None, scene=None, **content) -> dict:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from byo.errors import ConfigError, InputError
+from byo.core.errors import ConfigError, InputError
 
 
 def read_bytes(path: str | Path) -> bytes:

@@ -27,8 +27,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from byo.errors import InputError
-from byo.urls import redact_urls
+from byo.core.errors import InputError
+from byo.core.urls import redact_urls
 
 LOCK_FILE = ".byo.lock"
 
@@ -40,7 +40,7 @@ class Busy(InputError):
 def command_line() -> str:
     """This process's command, as the lock file records it (URLs redacted: a key can hide there)."""
     name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
-    argv = ["byo" if name in ("byo", "cli.py") else name, *sys.argv[1:]]  # cli.py: python -m byo.cli
+    argv = ["byo" if name in ("byo", "__main__.py") else name, *sys.argv[1:]]  # python -m byo(.cli)
     return redact_urls(shlex.join(argv))[:500]
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 
-from byo.errors import FatalRenderError
-from byo.executors import RENDER, Outcome, claim_cpus, describe, load_handler
+from byo.core.errors import FatalRenderError
+from byo.render.executors import RENDER, Outcome, claim_cpus, describe, load_handler
 from byo.render.messages import RenderTask
 
 

@@ -18,8 +18,9 @@ from collections.abc import Iterable, Iterator
 from multiprocessing.connection import wait
 from typing import Any
 
-from byo.errors import FatalRenderError
-from byo.executors import (
+from byo.core.errors import FatalRenderError
+from byo.core.stops import ignore_interrupts
+from byo.render.executors import (
     RENDER,
     STARTUP_SECONDS,
     Outcome,
@@ -32,7 +33,6 @@ from byo.executors import (
     timed_out,
 )
 from byo.render.messages import RenderTask
-from byo.stops import ignore_interrupts
 
 
 def _die_with_parent(parent: int) -> None:

@@ -24,8 +24,8 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from byo.errors import ConfigError, FatalRenderError
-from byo.executors import (
+from byo.core.errors import ConfigError, FatalRenderError
+from byo.render.executors import (
     RENDER,
     STARTUP_SECONDS,
     Outcome,

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
 
-from byo.dataset import Layout, atomic_write_bytes, png_bytes
-from byo.inputs import reading
+from byo.core.dataset import Layout, atomic_write_bytes, png_bytes
+from byo.core.inputs import reading
 
 SHEET = "contact_sheet.png"
 _CJK_FONTS = [  # a CJK font when one is installed draws Japanese names

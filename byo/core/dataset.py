@@ -14,7 +14,7 @@ import numpy as np
 from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from byo.errors import InputError, format_key_path
+from byo.core.errors import InputError, format_key_path
 
 IMAGES, MASKS, LEGENDS = "images", "masks", "legends"
 PASSES = "passes"  # render.passes: passes/NAME.KIND.npy beside each image

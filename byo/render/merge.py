@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from byo import runlog
-from byo.dataset import (
+from byo.core.dataset import (
     PASS_KINDS,
     PASSES,
     RESOLVED_CONFIG,
@@ -16,12 +15,13 @@ from byo.dataset import (
     Layout,
     atomic_write_bytes,
 )
-from byo.errors import ConfigError, InputError
-from byo.inputs import read_json
-from byo.locks import entries, writer_lock
-from byo.plan import selected_jobs
-from byo.runner import finalize
-from byo.status import dataset_config
+from byo.core.errors import ConfigError, InputError
+from byo.core.inputs import read_json
+from byo.core.locks import entries, writer_lock
+from byo.render import log as runlog
+from byo.render.runner import finalize
+from byo.render.status import dataset_config
+from byo.scene.plan import selected_jobs
 
 SHOWN = 5  # names listed in an error before "... and N more"
 

@@ -12,8 +12,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
-from byo.config import DatasetConfig, VaryingAmongRange, randomized
-from byo.seeding import STREAM_VARIABLES, rng, split_seed
+from byo.core.seeding import STREAM_VARIABLES, rng, split_seed
+from byo.scene.config import DatasetConfig, VaryingAmongRange, randomized
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,10 @@ from typing import Any
 
 import yaml
 
-from byo.config import read_yaml, set_path
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.families import family_names, get_family, load_config
 from byo.families.base import ForeignKey
+from byo.scene.config import read_yaml, set_path
 
 FORMAT = "byo-eval"
 VARIATIONS = {"fixed", "varying_all", "varying_all_range", "varying_random", "varying_among", "varying_among_range"}

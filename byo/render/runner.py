@@ -18,9 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from byo import runlog
-from byo.config import DatasetConfig
-from byo.dataset import (
+from byo.core.dataset import (
     IMAGES,
     LEGENDS,
     MASKS,
@@ -30,21 +28,23 @@ from byo.dataset import (
     atomic_write_text,
     write_metadata,
 )
-from byo.errors import ConfigError, FatalRenderError, InputError, RenderError, format_key_path
-from byo.executors import Executor
-from byo.executors.pool import LocalPool
+from byo.core.errors import ConfigError, FatalRenderError, InputError, RenderError, format_key_path
+from byo.core.inputs import DATA_ERRORS, read_json, reading
+from byo.core.locks import entries, writer_lock
+from byo.core.progress import Bar
+from byo.core.schema import shown
+from byo.core.sheets import contact_sheet
+from byo.core.stops import Stopped
 from byo.families import load_config
 from byo.families.base import Family
-from byo.inputs import DATA_ERRORS, read_json, reading
-from byo.locks import entries, writer_lock
-from byo.plan import ImageJob, Shard, image_count, jobs, selected_jobs
-from byo.progress import Bar
+from byo.render import log as runlog
+from byo.render.executors import Executor
+from byo.render.executors.pool import LocalPool
 from byo.render.messages import RenderResult, RenderTask
 from byo.render.writer import write_result
-from byo.schema import shown
-from byo.sheets import contact_sheet
-from byo.spec import PlacementError, sample_spec
-from byo.stops import Stopped
+from byo.scene.config import DatasetConfig
+from byo.scene.plan import ImageJob, Shard, image_count, jobs, selected_jobs
+from byo.scene.spec import PlacementError, sample_spec
 
 
 @dataclass(frozen=True)

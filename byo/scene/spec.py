@@ -7,11 +7,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from byo import __version__
-from byo.config import DatasetConfig, scene_for_levels, validate_scene
-from byo.errors import ConfigError
-from byo.plan import ImageJob, randomized_levels
-from byo.seeding import STREAM_CONTENT, STREAM_PLACEMENT, STREAM_SETUP, rng
-from byo.setup_model import ResolvedSetup, resolve_setup
+from byo.core.errors import ConfigError
+from byo.core.seeding import STREAM_CONTENT, STREAM_PLACEMENT, STREAM_SETUP, rng
+from byo.scene.config import DatasetConfig, scene_for_levels, validate_scene
+from byo.scene.plan import ImageJob, randomized_levels
+from byo.scene.setup import ResolvedSetup, resolve_setup
 
 
 class SceneObject(BaseModel):

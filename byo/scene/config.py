@@ -32,9 +32,9 @@ from pydantic import (
     model_validator,
 )
 
-from byo.errors import ConfigError, format_key_path
-from byo.schema import Strict, shown, validation_problems
-from byo.setup_model import SetupConfig
+from byo.core.errors import ConfigError, format_key_path
+from byo.core.schema import Strict, shown, validation_problems
+from byo.scene.setup import SetupConfig
 
 
 class DatasetSection(Strict):
@@ -47,7 +47,7 @@ class DatasetSection(Strict):
     split: str = "test"  # recorded in legends and the CLEVR scenes file
     # Several splits in one dataset: split name -> relative size. Each split renders
     # round(n_images * size / total) images per combination (at least 1) from a seed stream of its
-    # own (byo.seeding.split_seed), and `split_key` (a dotted scene path) takes the split's name.
+    # own (byo.core.seeding.split_seed), and `split_key` (a dotted scene path) takes the split's name.
     splits: dict[str, float] | None = None
     split_key: str | None = None
 

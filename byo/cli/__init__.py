@@ -9,7 +9,6 @@ import argparse
 import json
 import math
 import re
-import sys
 from collections import Counter
 from functools import partial
 from pathlib import Path
@@ -20,29 +19,33 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from byo import __version__, doctor
+from byo import __version__
 from byo.audit.run import AUDIT_FILE, audit_dataset
-from byo.dataset import IMAGES, LEGENDS, Layout, atomic_write_text
-from byo.errors import ConfigError, FatalRenderError, RenderError
+from byo.authoring.byo_eval_import import import_config
+from byo.cli import doctor
+from byo.core.dataset import IMAGES, LEGENDS, Layout, atomic_write_text
+from byo.core.errors import ConfigError, FatalRenderError, RenderError
+from byo.core.inputs import read_json, reading
+from byo.core.schema import validation_problems
+from byo.core.sheets import contact_sheet
+from byo.core.stops import Stopped, stoppable
 from byo.eval.layout import MAX_ANSWER_CHARS, PREDICTIONS, RUN_FILE
 from byo.eval.repeats import evaluate_repeats
 from byo.eval.run import EvalSettings, evaluate
-from byo.executors import Executor
-from byo.executors.inprocess import InProcess
-from byo.executors.pool import LocalPool, default_workers
 from byo.families import family_names, get_family, load_config, sheets
 from byo.families.base import Sheet, SheetRequest
-from byo.importing import import_config
-from byo.inputs import read_json, reading
-from byo.merge import merge
-from byo.plan import Shard, combination, combination_count, image_count, jobs
 from byo.providers import GenerationParams
 from byo.questions.generate import DEFAULT_PROMPTS, PROMPT_SETS, generate
 from byo.questions.load import SUMMARY_FILE
 from byo.questions.real import real_questions
 from byo.questions.sheet import SHEET_FILE, unreadable_sheet
-from byo.runner import render_dataset, render_images, sample_tasks
-from byo.schema import validation_problems
+from byo.render.executors import Executor
+from byo.render.executors.inprocess import InProcess
+from byo.render.executors.pool import LocalPool, default_workers
+from byo.render.merge import merge
+from byo.render.runner import render_dataset, render_images, sample_tasks
+from byo.render.status import as_json, dataset_status, time_per_image
+from byo.scene.plan import Shard, combination, combination_count, image_count, jobs
 from byo.score.compare import CORRECTIONS, compare, default_output, write_comparison
 from byo.score.correlate import correlation_table
 from byo.score.power import PowerSettings, plan_power
@@ -50,9 +53,6 @@ from byo.score.report import write_report
 from byo.score.rows import load_run
 from byo.score.run import load_scores, score_run
 from byo.score.tables import parse_bins
-from byo.sheets import contact_sheet
-from byo.status import as_json, dataset_status, time_per_image
-from byo.stops import Stopped, stoppable
 from byo.view.build import write_view
 
 console = Console(stderr=True, soft_wrap=True)
@@ -231,7 +231,7 @@ def executor_for(args) -> Executor:
         return InProcess(args.threads)
     if args.executor == "ray":
         # Ray is an optional extra, imported only when asked for (it adds a second to start-up).
-        from byo.executors.ray_cluster import RayExecutor
+        from byo.render.executors.ray_cluster import RayExecutor
 
         return RayExecutor(args.address, threads=args.threads or 1, timeout=args.timeout, retries=args.retries)
     return LocalPool(args.workers or default_workers(), recycle_after=args.recycle_after, threads=args.threads,
@@ -257,9 +257,9 @@ def cmd_render(args) -> int:
 
 
 def render_slurm(args) -> int:
-    """--executor slurm: a job array over shards (byo.farm), then byo merge."""
-    from byo.executors.slurm import SlurmSettings, require_submitit
-    from byo.farm import ShardWork, render_on_slurm
+    """--executor slurm: a job array over shards (byo.render.slurm_farm), then byo merge."""
+    from byo.render.executors.slurm import SlurmSettings, require_submitit
+    from byo.render.slurm_farm import ShardWork, render_on_slurm
 
     require_submitit()
     cfg = load_config(args.config)
@@ -1099,6 +1099,3 @@ def run(func, args) -> int:
         console.print(f"[red]error:[/red] {escape(where + (err.strerror or str(err)))}", highlight=False)
         return 1
 
-
-if __name__ == "__main__":
-    sys.exit(main())

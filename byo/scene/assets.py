@@ -26,7 +26,7 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import AfterValidator, Field, TypeAdapter, ValidationError, model_validator
 
-from byo.schema import SRGB, Strict, validation_problems
+from byo.core.schema import SRGB, Strict, validation_problems
 
 MANIFEST = "pack.yaml"
 SHIPPED = "byo.packs"  # the top-level assets/ folder, inside the wheel

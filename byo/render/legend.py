@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from byo.measure import VISIBLE, visibility
-from byo.spec import SceneSpec
+from byo.scene.measure import VISIBLE, visibility
+from byo.scene.spec import SceneSpec
 
 
 def _pixel(p) -> list[float]:

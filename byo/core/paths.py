@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-from byo.errors import InputError
+from byo.core.errors import InputError
 
 MAX_NAME = 120
 _SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")

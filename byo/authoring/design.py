@@ -22,13 +22,13 @@ import yaml
 from annotated_types import Ge, Gt, Le, Lt
 from pydantic import BaseModel
 
-from byo.assets import PackError, find_pack, list_packs
-from byo.config import family_scene, set_path, validate_scene
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 from byo.families import get_family, load_config
 from byo.families.base import Family
-from byo.plan import combination_count, image_count
-from byo.setup_model import (
+from byo.scene.assets import PackError, find_pack, list_packs
+from byo.scene.config import family_scene, set_path, validate_scene
+from byo.scene.plan import combination_count, image_count
+from byo.scene.setup import (
     BLUR_FSTOP,
     CAMERA_DISTANCE,
     CAMERA_ELEVATION,

@@ -18,7 +18,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from byo.errors import format_key_path
+from byo.core.errors import format_key_path
 
 
 class Strict(BaseModel):

@@ -18,15 +18,15 @@ import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from byo.errors import ConfigError
-from byo.executors.pool import LocalPool
-from byo.executors.slurm import SlurmArray, SlurmSettings, TaskOutcome
+from byo.core.errors import ConfigError
+from byo.core.locks import entries
+from byo.core.progress import Bar
 from byo.families import load_config
-from byo.locks import entries
-from byo.merge import merge
-from byo.plan import Shard, selected_jobs
-from byo.progress import Bar
-from byo.runner import render_dataset, sample_tasks
+from byo.render.executors.pool import LocalPool
+from byo.render.executors.slurm import SlurmArray, SlurmSettings, TaskOutcome
+from byo.render.merge import merge
+from byo.render.runner import render_dataset, sample_tasks
+from byo.scene.plan import Shard, selected_jobs
 
 SHARDS_SUFFIX = ".shards"  # OUT.shards: the shards' directories and the tasks' logs
 LOGS = "slurm-logs"

@@ -14,9 +14,9 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
-from byo import camera as camera_math
-from byo.assets import PackError, find_pack
-from byo.schema import SRGB, Strict, left_out_when_none, srgb
+from byo.core.schema import SRGB, Strict, left_out_when_none, srgb
+from byo.scene import camera as camera_math
+from byo.scene.assets import PackError, find_pack
 
 # --- presets (BYO-Eval appendix D) -------------------------------------------------------
 CAMERA_DISTANCE = {"low": 1.0, "medium": 3.0, "high": 5.0}  # metres from the scene centre

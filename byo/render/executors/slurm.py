@@ -2,7 +2,7 @@
 
 Unlike the pool and Ray, which move single images, an array task renders a whole shard into a
 directory of its own on the cluster's shared file system (the function it runs is named by
-the caller: `byo.farm.render_shard`); `byo merge` then combines the shards' directories. A
+the caller: `byo.render.slurm_farm.render_shard`); `byo merge` then combines the shards' directories. A
 task that is preempted, or reaches its time limit, is requeued by submitit (Slurm's
 `scontrol requeue`) and resumes its shard where it stopped: the function is wrapped in a
 `Checkpointable`, whose checkpoint is the same call again, and a shard render always resumes.
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from byo.errors import ConfigError
+from byo.core.errors import ConfigError
 
 try:
     import submitit

@@ -11,11 +11,11 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from byo import runlog
-from byo.dataset import RESOLVED_CONFIG, SOURCE_CONFIG, Layout
-from byo.errors import ConfigError, InputError
+from byo.core.dataset import RESOLVED_CONFIG, SOURCE_CONFIG, Layout
+from byo.core.errors import ConfigError, InputError
 from byo.families import load_config
-from byo.plan import Shard, selected_jobs
+from byo.render import log as runlog
+from byo.scene.plan import Shard, selected_jobs
 
 
 @dataclass
