@@ -89,10 +89,38 @@ def test_multiple_choice_by_letter_or_text():
 
 
 def test_program_codes_keep_what_was_written():
+    """A program is the run of tokens as written: case and separators count under the paper's
+    rule (whitespace aside), and only the lenient rule forgives them."""
     ctx = ParseContext("crest_program", "Write the program code.")
-    assert parse_answer("c:01 x:3 m:0008", ctx).value == "C:01 X:3 M:0008"
+    assert parse_answer("c:01 x:3 m:0008", ctx).value == "c:01 x:3 m:0008"
+    assert parse_answer("C:01, X:3, M:0008.", ctx).value == "C:01, X:3, M:0008"
+    assert parse_answer("The code is C : 01 X:3 M:0008.", ctx).value == "C:01 X:3 M:0008"
+    assert crest.exact_match(["c:01 x:3 m:0008", "C:01, X:3, M:0008"], ["C:01 X:3 M:0008"] * 2,
+                             "crest_program") == [False, False]
+    assert crest.exact_match(["c:01 x:3 m:0008", "C:01, X:3, M:0008"], ["C:01 X:3 M:0008"] * 2,
+                             "crest_program", "lenient") == [True, True]
     assert parse_answer("M:0008 M:0009", ctx).value == "M:0008 M:0009"  # ok as text, not parseable as factors
     assert crest.program_factors("M:0008 M:0009") is None
+    assert crest.program_factors("c:01 x:3 m:0008") is None  # not the paper's codes
+    assert crest.program_factors("c:01 x:3 m:0008", "lenient") == crest.Factors(("01",), "3", "0008")
+
+
+def test_a_crest_reply_is_its_whole_text_never_a_label_found_inside():
+    """KamonBench scores the whole string a model emits: the reply (or the answer it marks) is the
+    prediction. A reply that contains the target among other words is not exact."""
+    kdl = ParseContext("crest_kdl", "Describe the crest in Japanese.", domain=exact_labels(["丸に桔梗"]))
+    english = ParseContext("crest_english", "Describe the crest in English.",
+                           domain=exact_labels(["bellflower in a circle"]))
+    for text, ctx, value in [("丸に丸に桔梗", kdl, "丸に丸に桔梗"), ("この家紋は丸に桔梗です。", kdl, "この家紋は丸に桔梗です。"),
+                             ("Answer: 丸に桔梗", kdl, "丸に桔梗"), ('{"kdl": "丸に桔梗"}', kdl, "丸に桔梗"),
+                             ("bellflower in a circle in a square", english, "bellflower in a circle in a square"),
+                             ("A bellflower in a circle.", english, "A bellflower in a circle."),
+                             ("<answer>bellflower in a circle</answer>", english, "bellflower in a circle")]:
+        got = parse_answer(text, ctx)
+        assert (got.status, got.value) == ("ok", value), text
+    prose = "The crest has a ring around a flower.\nIts five petals are drawn in black ink on white."
+    assert parse_answer(prose, english).status == "unparsed"  # no prediction: it costs its whole target
+    assert parse_answer(" ".join(["flower"] * (crest.BARE_WORDS + 1)), english).status == "unparsed"
 
 
 def test_labels_of_other_families_come_from_the_answers():
@@ -106,7 +134,9 @@ def test_labels_of_other_families_come_from_the_answers():
 
 
 def test_labels_of_the_crest_library_parse_back():
-    """The crest family's own labels (program, KDL, English), written as a model might, score as right."""
+    """The crest family's own labels (program, KDL, English), written alone or marked as the answer,
+    score as right; written inside a sentence or in another case they are read as written, wrong
+    under the paper's rule and right under the lenient one."""
     import random
 
     from byo.families.crest.motifs import labels
@@ -114,13 +144,14 @@ def test_labels_of_the_crest_library_parse_back():
     from byo.score.rows import is_correct
 
     sample = random.Random(0).sample(sorted(Sampler().support(), key=repr), 150)
-    kdl = exact_labels([labels.kdl(c) for c in sample])
-    english = exact_labels([labels.english(c) for c in sample])
     for c in sample:
         p, k, e = labels.program(c), labels.kdl(c), labels.english(c)
-        for answer_type, text, truth, domain in [
-                ("crest_program", f"Program: {p.lower()}.", p, None), ("crest_kdl", f"{k}です。", k, kdl),
-                ("crest_english", f"The crest shows {e}.", e, english), ("crest_english", e.capitalize(), e, english)]:
-            got = parse_answer(text, ParseContext(answer_type, "Describe the crest.", domain=domain))
-            assert got.status == "ok" and is_correct(answer_type, got.value, truth), (text, got)
+        for answer_type, text, truth, exact in [
+                ("crest_program", f"Program: {p}.", p, True), ("crest_program", p.lower(), p, False),
+                ("crest_kdl", k, k, True), ("crest_kdl", f"答えは{k}", k, True), ("crest_kdl", f"{k}です。", k, False),
+                ("crest_english", e, e, True), ("crest_english", f"Answer: {e}", e, True),
+                ("crest_english", f"The crest shows {e}.", e, False), ("crest_english", e.capitalize(), e, False)]:
+            got = parse_answer(text, ParseContext(answer_type, "Describe the crest."))
+            assert got.status == "ok" and is_correct(answer_type, got.value, truth) == exact, (text, got)
+            assert crest.exact_match([got.value], [truth], answer_type, "lenient") == [True], text
         assert crest.normalize(k, "crest_kdl") == labels.normalize(k)

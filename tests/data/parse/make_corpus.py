@@ -2,17 +2,18 @@
 
 Each expected value comes from how the answer was written (the case below), never from the
 parser. Prompts are the real question templates (questions/*.yaml) with their preprompts.
-Rerun after changing a case:  .venv/bin/python tests/data/parse/make_corpus.py
+Rerun after changing a case:  .venv/bin/python tests/data/parse/make_corpus.py [ANSWER_TYPE ...]
 """
 
 from __future__ import annotations
 
 import json
 import random
+from importlib.resources import files
 from pathlib import Path
 
+from byo.families.base import CATALOG
 from byo.questions.generate import (
-    TEMPLATES,
     Common,
     FamilyTemplates,
     _load,
@@ -21,6 +22,7 @@ from byo.questions.generate import (
 )
 
 HERE = Path(__file__).resolve().parent
+TEMPLATES = files(CATALOG)  # the question templates the project ships
 rng = random.Random(2026)
 
 WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -670,11 +672,8 @@ def crest_labels(c, x, m):
     mid, mja, men, mpl = m
     program = " ".join(([f"C:{cid}"] if cid else []) + [f"X:{xid}", f"M:{mid}"])
     kdl = (f"{cja}に" if cid else "") + xja + mja
-    if xen == "peeking":
-        english = f"{men} peeking from {article(cen)} {cen}"
-    else:
-        core = {None: men, "bean": f"bean {men}"}.get(xen, f"{xen} {mpl}")
-        english = core + (f" in {article(cen)} {cen}" if cid else "")
+    core = {None: men, "bean": f"bean {men}", "peeking": f"peeking {men}"}.get(xen, f"{xen} {mpl}")
+    english = core + (f" in {article(cen)} {cen}" if cid else "")  # KamonBench's Figure 2 wording
     return program, kdl, english
 
 
@@ -695,7 +694,18 @@ CREST_PROMPTS = {
 }
 
 
+BARE_WORDS, BARE_CHARS = 40, 80  # byo.families.crest.metrics: the longest unmarked reply read as a prediction
+
+
+def bare(text: str, answer_type: str) -> str | None:
+    """An unmarked reply as KamonBench's rule reads it: the whole reply, unless it is prose."""
+    if answer_type == "crest_kdl":
+        return text if len("".join(text.split())) <= BARE_CHARS else None
+    return text if len(text.split()) <= BARE_WORDS else None
+
+
 def crest_cases(answer_type: str):
+    rng.seed(f"2026 {answer_type}")  # a stream of its own (see main)
     out = []
     labels_kdl = [k for _, k, _ in ALL_CRESTS]
     labels_en = [e for _, _, e in ALL_CRESTS]
@@ -719,7 +729,8 @@ def crest_cases(answer_type: str):
         for template, tags in templates:
             for _ in range(10):
                 v = random_crest()[0]
-                add(template.format(v=v, lower=v.lower(), commas=v.replace(" ", ", ")), "ok", v, tags,
+                written = {"{lower}": v.lower(), "{commas}": v.replace(" ", ", ")}.get(template, v)  # kept as written
+                add(template.format(v=v, lower=v.lower(), commas=v.replace(" ", ", ")), "ok", written, tags,
                     pick(["neutral", "debiased"]))
         for _ in range(10):
             prog = random_crest()[0]
@@ -746,22 +757,32 @@ def crest_cases(answer_type: str):
             add(t, "unparsed", None, ["unparsed"])
         return out
 
-    forms = [("{v}", ["plain"]), ("{v}.", ["plain"]), ("{{answer: {v}}}", ["structured"]), ("Answer: {v}", ["cue"]),
-             ("<answer>{v}</answer>", ["structured"]), ('{{"description": "{v}"}}', ["structured", "json"])]
+    # (template, what the paper's rule reads from it, tags): KamonBench scores the whole string a
+    # model emits, so an unmarked reply is the prediction as written (its full stop, frame and case
+    # included); a marked answer ({answer: ...}, "Answer: ...", JSON) is the marked text.
+    forms = [("{v}", "{v}", ["plain"]), ("{v}.", "{v}.", ["plain"]), ("{{answer: {v}}}", "{v}", ["structured"]),
+             ("Answer: {v}", "{v}", ["cue"]), ("<answer>{v}</answer>", "{v}", ["structured"]),
+             ('{{"description": "{v}"}}', "{v}", ["structured", "json"])]
     if answer_type == "crest_kdl":
-        forms += [("{v}です。", ["plain"]), ("この家紋は{v}です。", ["plain"]), ("この家紋は「{v}」です。", ["plain"]),
-                  ("答えは{v}", ["cue"]), ("The crest is {v} ({roman}).", ["plain"]),
-                  ("The kamon description is {v}.", ["plain"]), ("{v}（かもん）", ["plain"])]
+        forms += [("{v}です。", "{v}です。", ["plain", "frame"]), ("この家紋は{v}です。", "この家紋は{v}です。", ["plain", "frame"]),
+                  ("この家紋は「{v}」です。", "この家紋は「{v}」です。", ["plain", "frame"]), ("答えは{v}", "{v}", ["cue"]),
+                  ("The crest is {v} ({roman}).", "The crest is {v} ({roman}).", ["plain", "frame"]),
+                  ("The kamon description is {v}.", "The kamon description is {v}.", ["plain", "frame"]),
+                  ("{v}（かもん）", "{v}(かもん)", ["plain", "frame"])]  # NFKC: full-width brackets
     else:
-        forms += [("A {v}.", ["plain"]), ("This crest shows {v}.", ["plain"]), ("It is a {v}.", ["plain"]),
-                  ("The English translation is: {v}", ["cue"]), ("{V}", ["case"]),
-                  ("The crest depicts a {v}, a common design.", ["plain"]), ("{ja} ({v})", ["plain"])]
-    for template, tags in forms:
+        forms += [("A {v}.", "A {v}.", ["plain", "frame"]), ("This crest shows {v}.", "This crest shows {v}.", ["plain", "frame"]),
+                  ("It is a {v}.", "It is a {v}.", ["plain", "frame"]),
+                  ("The English translation is: {v}", "The English translation is: {v}", ["plain", "frame"]),
+                  ("{V}", "{V}", ["case"]),
+                  ("The crest depicts a {v}, a common design.", "The crest depicts a {v}, a common design.",
+                   ["plain", "frame"]), ("{ja} ({v})", "{ja} ({v})", ["plain", "frame"])]
+    for template, read, tags in forms:
         for _ in range(12):
             prog, kdl, en = random_crest()
             v = kdl if answer_type == "crest_kdl" else en
-            add(template.format(v=v, V=v.upper(), roman="maru ni ...", ja=kdl), "ok", v, tags,
-                pick(["neutral", "debiased"]))
+            fields = {"v": v, "V": v.upper(), "roman": "maru ni ...", "ja": kdl}
+            value = bare(read.format(**fields), answer_type)
+            add(template.format(**fields), "ok" if value else "unparsed", value, tags, pick(["neutral", "debiased"]))
     for _ in range(12):
         prog, kdl, en = random_crest()
         other = random_crest()
@@ -776,12 +797,19 @@ def crest_cases(answer_type: str):
         add(text, "ok", v, ["cot", "several"], "cot")
         add(f"Let me reason step by step about the container and the motif. {{answer: {v}}}", "ok", v,
             ["cot", "structured"], "cot")
-        add(f"Either {v} or {o}.", "ambiguous", None, ["several"])
+        hedge = bare(f"Either {v} or {o}.", answer_type)  # a hedge is a wrong prediction, not two
+        add(f"Either {v} or {o}.", "ok" if hedge else "unparsed", hedge, ["several"])
+    # an answer that contains the target is not the target: an extra outer container
+    for _ in range(6):
+        prog, kdl, en = random_crest()
+        c = pick(CONTAINERS)
+        wrapped = f"{c[1]}に{kdl}" if answer_type == "crest_kdl" else f"{en} in {article(c[2])} {c[2]}"
+        add(wrapped, "ok", wrapped, ["extra_container"])
     free = ["鶴の丸", "丸に蔦", "丸に違い鷹の羽"] if answer_type == "crest_kdl" else \
         ["crane in a circle", "ivy leaf in a circle", "crossed hawk feathers in a circle"]
     for f in free:
         add(f, "ok", f, ["free_text"])
-        add(f"{f}.", "ok", f, ["free_text"])
+        add(f"{f}.", "ok", f"{f}.", ["free_text"])
     for t in ["I'm sorry, but I can't identify this crest.", "I cannot see the image.",
               "Unable to determine the crest from the picture."]:
         add(t, "refusal", None, ["refusal"])
@@ -963,13 +991,17 @@ HANDWRITTEN = [
     ("crest_program", None, "neutral", "X:5 M:0024", "ok", "X:5 M:0024"),
     ("crest_kdl", None, "neutral", "丸に桔梗", "ok", "丸に桔梗"),
     ("crest_kdl", None, "neutral", "答え：丸に三つ盛り桜", "ok", "丸に三つ盛り桜"),
-    ("crest_kdl", None, "neutral", "「平角に梅」", "ok", "平角に梅"),
-    ("crest_kdl", None, "neutral", "This crest is called 亀甲に覗き扇 in kamon terms.", "ok", "亀甲に覗き扇"),
-    ("crest_english", None, "neutral", "Bellflower in a circle.", "ok", "bellflower in a circle"),
+    ("crest_kdl", None, "neutral", "「平角に梅」", "ok", "「平角に梅」"),
+    ("crest_kdl", None, "neutral", "This crest is called 亀甲に覗き扇 in kamon terms.", "ok",
+     "This crest is called 亀甲に覗き扇 in kamon terms."),
+    ("crest_kdl", None, "neutral", "丸に丸に桔梗", "ok", "丸に丸に桔梗"),
+    ("crest_english", None, "neutral", "Bellflower in a circle.", "ok", "Bellflower in a circle."),
     ("crest_english", None, "neutral", "**Three stacked plum blossoms in a square**", "ok",
-     "three stacked plum blossoms in a square"),
-    ("crest_english", None, "neutral", "It's a bean mountain in an octagon.", "ok", "bean mountain in an octagon"),
-    ("crest_english", None, "neutral", "Folding fan peeking from a quince.", "ok", "folding fan peeking from a quince"),
+     "Three stacked plum blossoms in a square"),
+    ("crest_english", None, "neutral", "It's a bean mountain in an octagon.", "ok", "It's a bean mountain in an octagon."),
+    ("crest_english", None, "neutral", "Peeking folding fan in a quince.", "ok", "Peeking folding fan in a quince."),
+    ("crest_english", None, "neutral", "Answer: bellflower in a circle in a square", "ok",
+     "bellflower in a circle in a square"),
 ]
 
 
@@ -991,11 +1023,17 @@ def handwritten(answer_type: str) -> list[dict]:
 SETS: dict[str, list[dict]] = {}
 
 
-def main() -> None:
-    SETS.update({"integer": integer_cases(), "row": line_cases("row"), "column": line_cases("column"), "cell": cell_cases(),
-            "label": label_cases(), "label_set": label_set_cases(), "position_word": position_cases(),
-            "yes_no": yes_no_cases(), "multiple_choice": mc_cases(), "crest_program": crest_cases("crest_program"),
-            "crest_kdl": crest_cases("crest_kdl"), "crest_english": crest_cases("crest_english")})
+GENERATORS = {"integer": integer_cases, "row": lambda: line_cases("row"), "column": lambda: line_cases("column"),
+              "cell": cell_cases, "label": label_cases, "label_set": label_set_cases, "position_word": position_cases,
+              "yes_no": yes_no_cases, "multiple_choice": mc_cases, "crest_program": lambda: crest_cases("crest_program"),
+              "crest_kdl": lambda: crest_cases("crest_kdl"), "crest_english": lambda: crest_cases("crest_english")}
+
+
+def main(names: list[str]) -> None:
+    """Write the corpora of `names` (every answer type without them). The crest corpora draw from
+    a stream of their own, so each can be rewritten alone."""
+    for name in names or GENERATORS:
+        SETS[name] = GENERATORS[name]()
     for name, rows in SETS.items():
         rows = rows + handwritten(name)
         (HERE / f"{name}.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
@@ -1003,4 +1041,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])

@@ -1,10 +1,11 @@
-"""KamonBench's metrics as the paper defines them (seed 000, section 4): hand-computed cases,
+"""KamonBench's metrics as the paper defines them (KamonBench, section 4): hand-computed cases,
 perfect and constant predictors on every shipped crest config, and training labels taken from
 the dataset (its train split, rendered or not)."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 from conftest import ROOT
@@ -14,9 +15,15 @@ from byo.core.dataset import RESOLVED_CONFIG
 from byo.families import load_config
 from byo.families.base import Answer, ask
 from byo.families.crest import metrics as crest
+from byo.families.crest.model import CrestContent
+from byo.families.crest.motifs import labels, library
+from byo.families.crest.motifs.grammar import Crest
+from byo.families.crest.motifs.sampling import Sampler
+from byo.families.crest.motifs.splits import missing_factor_chance
 from byo.render.runner import resolved_config
 from byo.scene.plan import jobs
 from byo.scene.spec import sample_spec
+from byo.score.parse import ParseContext, parse_answer
 from byo.score.training import training_answers
 
 CONFIGS = sorted((ROOT / "dataset_configs" / "crest").glob("*.yaml"))
@@ -112,7 +119,7 @@ def test_perfect_and_constant_predictions_on_every_crest_config(config):
                 assert (row["collapsed_motif_groups"] is None) == (row["groups"] == 0)
     program = [r for r in rows if r["key"] == "describe_program"]
     constant = [{**r, "value": program[0]["answer"]} for r in program]
-    summary = crest.measure(constant, [])[0]
+    summary = next(r for r in crest.measure(constant, []) if r["slice"] == "all")
     assert summary["collapsed_motif_groups"] == (1.0 if summary["groups"] else None)
     if summary["groups"]:
         assert summary["motif_separation"] == 0.0
@@ -120,21 +127,138 @@ def test_perfect_and_constant_predictions_on_every_crest_config(config):
 
 def test_motif_sensitivity_config_has_evaluated_contexts():
     rows = [r for r in _truth_rows(CONFIGS[0].parent / "motif_sensitivity.yaml") if r["key"] == "describe_program"]
-    row = crest.measure(rows, [])[0]
+    row = next(r for r in crest.measure(rows, []) if r["slice"] == "all")
     assert row["groups"] == 12 and row["collapsed_motif_groups"] == 0.0 and row["motif_separation"] == 1.0
 
 
 def test_a_test_only_recombination_dataset_has_its_training_labels(tmp_path):
     """recombination.yaml draws only the test part; its training labels are what the same config
-    draws with part train (same split seed), 800 images for its 100 at 80/10/10."""
+    draws with part train (same split seed), 800 images for its 100 at 80/10/10. Every test
+    crest's (C, M) pair is absent from training while its container and its motif each occur
+    there (KamonBench: "the corresponding container and motif each occur in other training
+    composites")."""
     cfg = load_config(CONFIGS[0].parent / "recombination.yaml")
     (tmp_path / RESOLVED_CONFIG).write_text(json.dumps(resolved_config(cfg)))
     train = training_answers(tmp_path, ["describe_program", "recall_motif", "not_a_key"])
     assert set(train) == {"describe_program", "recall_motif"}
     assert len(train["describe_program"]) == len(train["recall_motif"]) == 800
-    test = [sample_spec(cfg, j).extras["program"] for j in list(jobs(cfg))[:50]]
-    novel = crest.novel_combinations(test, train["describe_program"], "cm")
-    assert all(novel)  # every test crest's (C, M) pair is absent from training
+    test = [sample_spec(cfg, j).extras["crest"] for j in jobs(cfg)]
+    assert len(test) == 100
+    programs = [labels.program(Crest(tuple(c["containers"]), c["modifier"], c["motif"])) for c in test]
+    assert all(crest.novel_combinations(programs, train["describe_program"], "cm"))
+    trained = [crest.program_factors(t) for t in train["describe_program"]]
+    containers, motifs = {f.containers for f in trained}, {f.motif for f in trained}
+    missing = [c for c in test if tuple(c["containers"]) not in containers or c["motif"] not in motifs]
+    assert not missing, f"{len(missing)} test crests have a container or motif no training crest shows"
+    assert not any(crest.unseen_factors(programs, train["describe_program"], "cm"))
+    # and not by luck of this seed: the chance that 800 training crests miss a factor value
+    sampler = CrestContent.model_validate(resolved_config(cfg)["scene"]["content"]).sampler()
+    assert missing_factor_chance(sampler, "cm", 800) < 1e-8
+    assert missing_factor_chance(Sampler(), "cm", 800) > 0.5  # over the whole library it would not hold
+
+
+def test_recombination_slices_take_test_rows_whose_factors_were_trained():
+    """Table 4's items: test rows whose combination never occurs in training while each of its
+    factor values does. By hand, (C, M) over the training targets {(01, 8), (07, 6)}: (01, 6) is
+    novel; (07, 6) seen; (09, 8) has container 09 never trained (an unseen factor, not novel);
+    the val row is not a test example."""
+    train = ["C:01 X:0 M:8", "C:07 X:3 M:6"]
+    rows = [{"key": "describe_program", "variant": "all", "answer_type": "crest_program", "answer": a,
+             "value": a, "status": "ok", "split": split}
+            for a, split in [("C:01 X:0 M:6", "test"), ("C:07 X:0 M:6", "test"), ("C:09 X:0 M:8", "test"),
+                             ("C:01 X:2 M:6", "val")]]
+    assert crest.unseen_factors([r["answer"] for r in rows], train, "cm") == [False, False, True, False]
+    table = {r["slice"]: r for r in crest.measure(rows, train)}
+    assert [r["slice"] for r in crest.measure(rows, train)][:3] == ["split=test", "split=val", "all"]
+    assert (table["novel C,M"]["n"], table["seen C,M"]["n"], table["unseen factor C,M"]["n"]) == (1, 1, 1)
+    # Acc NIT over test rows only: all three test targets are absent from the training labels
+    assert table["all"]["acc_nit_n"] == 3 and table["split=val"]["acc_nit_n"] == 0
+    assert table["split=val"]["acc_nit"] is None
+
+
+# --- adversarial predictors, scored through the parser as a run scores them ------------------------
+def _scored(config: str, key: str, reply) -> list[dict]:
+    """Rows of `key` on a config's crests, each answered by `reply(legend, truth)` and parsed by
+    byo's parser (the real prompt), as `byo score` reads a reply."""
+    cfg = load_config(CONFIGS[0].parent / config)
+    rows = []
+    for job in jobs(cfg):
+        legend = sample_spec(cfg, job).model_dump(mode="json")
+        result = ask(cfg.family.answers[key], legend, key)
+        if not isinstance(result, Answer):
+            continue
+        answer_type = "crest_" + key.split("_")[1]
+        got = parse_answer(reply(legend, result.value), ParseContext(answer_type, "Describe this crest."))
+        rows.append({"key": key, "variant": "direct", "answer_type": answer_type, "answer": result.value,
+                     "value": got.value, "status": got.status, "split": cfg.family.image_split(legend),
+                     "crest": legend["extras"]["crest"]})
+    return rows
+
+
+OUTER = library.container("hirakaku")  # the extra container the adversary draws around every crest
+
+
+@pytest.mark.parametrize("key", ["describe_kdl", "describe_english", "describe_program"])
+def test_an_extra_outer_container_is_wrong_everywhere(key):
+    """A predictor that adds an outer container (平角, a square) to every crest: each prediction holds
+    the target and more, so by the paper's rule (normalised prediction == normalised target) its
+    Acc is 0, Acc NIT 0, and its CER the inserted units over the target units, computed here by
+    hand: KDL inserts "平角に" (3 characters) before each target; English appends " in a square"
+    (9 characters once whitespace is removed); a program inserts one token, C:<id>."""
+    def reply(legend, truth):
+        c = legend["extras"]["crest"]
+        wrapped = Crest((OUTER.id, *c["containers"]), c["modifier"], c["motif"])
+        return {"describe_kdl": labels.kdl, "describe_english": labels.english,
+                "describe_program": labels.program}[key](wrapped)
+
+    rows = _scored("composite.yaml", key, reply)
+    assert rows and all(r["status"] == "ok" for r in rows)
+    if key == "describe_kdl":
+        assert all(r["value"] == "平角に" + r["answer"] for r in rows)
+        inserted, length = 3 * len(rows), sum(len("".join(r["answer"].split())) for r in rows)
+    elif key == "describe_english":
+        assert all(r["value"] == r["answer"] + " in a square" for r in rows)
+        inserted, length = 9 * len(rows), sum(len("".join(r["answer"].split())) for r in rows)
+    else:
+        inserted, length = len(rows), sum(len(r["answer"].split()) for r in rows)
+    train = [r["answer"] for r in rows if r["split"] == "train"]
+    for row in crest.measure(rows, train):
+        assert row["exact"] == 0.0 and row["exact_lenient"] == 0.0, row["slice"]
+        assert row["acc_nit"] in (0.0, None)
+    everything = next(r for r in crest.measure(rows, train) if r["slice"] == "all")
+    assert everything["error_rate"] == pytest.approx(inserted / length)
+    assert 0.1 < everything["error_rate"] < 0.5  # the paper's rule charges the extra container
+
+
+@pytest.mark.parametrize("key", ["describe_kdl", "describe_english"])
+def test_an_answer_that_contains_the_target_is_not_exact(key):
+    """A reply that frames the right description ("この家紋は丸に桔梗です。", "The crest shows
+    bellflower in a circle.") is not the target under the paper's rule: Acc 0; the lenient rule,
+    which strips such frames, scores it 1."""
+    frame = {"describe_kdl": "この家紋は{}です。", "describe_english": "The crest shows {}."}[key]
+    rows = _scored("composite.yaml", key, lambda legend, truth: frame.format(truth))
+    row = next(r for r in crest.measure(rows, []) if r["slice"] == "all")
+    assert row["n"] == len(rows) > 0 and row["exact"] == 0.0 and row["exact_lenient"] == 1.0
+
+
+def test_perfect_constant_and_blind_predictors_through_the_parser():
+    """Perfect replies: Acc 1, CER 0. A constant reply (the first test target): Acc = the share of
+    test rows with that target. The blind baseline, the most frequent training label: Acc = the
+    share of test rows with that label (counted by hand here from the rows)."""
+    rows = _scored("composite.yaml", "describe_english", lambda legend, truth: truth)
+    test = [r for r in rows if r["split"] == "test"]
+    first = crest.measure(rows, [])[0]
+    assert first["slice"] == "split=test" and first["n"] == len(test)
+    assert (first["exact"], first["error_rate"]) == (1.0, 0.0)
+    constant = test[0]["answer"]
+    rows = _scored("composite.yaml", "describe_english", lambda legend, truth: constant)
+    test = [r for r in rows if r["split"] == "test"]
+    assert crest.measure(rows, [])[0]["exact"] == sum(r["answer"] == constant for r in test) / len(test)
+    counts = Counter(r["answer"] for r in rows if r["split"] == "train")
+    blind = counts.most_common(1)[0][0]
+    rows = _scored("composite.yaml", "describe_english", lambda legend, truth: blind)
+    test = [r for r in rows if r["split"] == "test"]
+    assert crest.measure(rows, [])[0]["exact"] == sum(r["answer"] == blind for r in test) / len(test)
 
 
 @pytest.mark.render

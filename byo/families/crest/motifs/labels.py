@@ -3,8 +3,10 @@
 - KDL (kamon description language): `{C}に{R}{M}`, nested containers outermost first
   (`C1にC2にRM`), containerless `{R}{M}`: 丸に三つ盛り桔梗, 丸に覗き桔梗, 三つ盛り桔梗.
 - Segmented analysis: the KDL's tokens [C, に, R, M] with empty parts left out.
-- English: "bellflower in a circle", "bean bellflower in a circle", "bellflower peeking from a
-  circle", "three stacked bellflowers in a circle"; outer containers follow as "in a C".
+- English, in the words of KamonBench's Figure 2 ("crab in a circle", "bean crab in a circle",
+  "peeking crab in a circle", "three stacked crabs in a circle", "three bottoms-together crabs
+  in a circle"): "bellflower in a circle", "bean bellflower in a circle", "peeking bellflower in
+  a circle", "three stacked bellflowers in a circle"; outer containers follow as "in a C".
 - Program code: `C:<id>` per container (outermost first), one `X:<k>`, one `M:<id>`.
   Component images are labelled `M:<id>` or `C:<id>`.
 
@@ -28,6 +30,7 @@ MODIFIER_ROMAJI = {"none": "", "peeking": "nozoki", "bean": "mame", "three_stack
                    "bottoms_together": "shiriawase mitsu", "heads_together": "kashira awase mitsu"}
 STACK_EN = {"three_stacked": "three stacked", "bottoms_together": "three bottoms-together",
             "heads_together": "three heads-together"}
+MODIFICATION_EN = {"none": "", "peeking": "peeking", "bean": "bean"}
 X_MODIFIER = {k: m for m, k in X_CODE.items()}
 
 
@@ -73,19 +76,13 @@ def _in(c: Component) -> str:
 
 
 def english(crest: Crest) -> str:
-    m, cs = crest.motif_component, crest.container_components
-    r = crest.modifier
-    if r == "peeking":
-        core, outer = f"{m.en} peeking from {article(cs[-1].en)} {cs[-1].en}", cs[:-1]
-    elif r in ARRANGEMENTS:
-        core, outer = f"{STACK_EN[r]} {m.en_plural}", cs
-    elif r == "bean":
-        core, outer = f"bean {m.en}", cs
+    """The modifier's word before the motif, then each container from the innermost out."""
+    m, r = crest.motif_component, crest.modifier
+    if r in ARRANGEMENTS:
+        core = f"{STACK_EN[r]} {m.en_plural}"
     else:
-        core, outer = m.en, cs
-    if r != "peeking" and cs:
-        core, outer = core + _in(cs[-1]), cs[:-1]
-    return core + "".join(_in(c) for c in reversed(outer))
+        core = f"{MODIFICATION_EN[r]} {m.en}".lstrip()
+    return core + "".join(_in(c) for c in reversed(crest.container_components))
 
 
 def program(crest: Crest) -> str:
@@ -186,15 +183,12 @@ def parse_english(text: str) -> Crest:
             break
         outer.append(hit.id)
         s = s[: -len(_in(hit))]
-    for c in containers:
-        tail = f" peeking from {article(c.en)} {c.en}"
-        if s.endswith(tail) and s[: -len(tail)] in singular:
-            return Crest(tuple(outer) + (c.id,), "peeking", singular[s[: -len(tail)]].id)
     for mod, phrase in STACK_EN.items():
         if s.startswith(phrase + " ") and s[len(phrase) + 1:] in plural:
             return Crest(tuple(outer), mod, plural[s[len(phrase) + 1:]].id)
-    if s.startswith("bean ") and s[5:] in singular:
-        return Crest(tuple(outer), "bean", singular[s[5:]].id)
+    for mod in ("peeking", "bean"):
+        if s.startswith(mod + " ") and s[len(mod) + 1:] in singular:
+            return Crest(tuple(outer), mod, singular[s[len(mod) + 1:]].id)
     if s in singular:
         return Crest(tuple(outer), "none", singular[s].id)
     raise GrammarError(f"{text!r}: no parse as an English crest description")

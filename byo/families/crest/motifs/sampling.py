@@ -1,12 +1,17 @@
 """The benchmark's crest sampler, its exact support, and factor-controlled grids (pure Python).
 
-Sampling (KamonBench): with probability `containerless_probability` a crest has no container
-and one of the three spatial arrangements; otherwise `depth` distinct containers drawn
-uniformly (outermost first) and a modifier drawn uniformly from all six; then a motif drawn
-uniformly. Bottoms-together and heads-together only look different from three-stacked on
-motifs with a clear up direction, so by default (`ambiguous="exclude"`) those two arrangements
-draw their motif from the oriented motifs only (the modifier stays uniform); with "allow" the
-crest is drawn anyway and its legend records the ambiguity.
+Sampling: with probability `containerless_probability` a crest has no container, otherwise
+`depth` distinct containers drawn uniformly (outermost first); then a motif drawn uniformly from
+the pool; then a modifier drawn uniformly from those the crest allows: a containerless crest
+takes one of the three spatial arrangements, a contained one any of the six.
+
+Bottoms-together and heads-together only look different from three-stacked on motifs with a
+clear up direction. With `ambiguous="allow"` every motif takes every modifier, so motif and
+modifier are independent and uniform (KamonBench's generator), and a crest whose arrangement
+cannot be told apart is recorded as ambiguous (its descriptions are not asked). With the
+default `ambiguous="exclude"` a motif without an up direction never takes those two
+arrangements: the motif is still uniform, and the modifier uniform among the ones its motif
+allows (so bottoms- and heads-together are rarer: docs/families/crest.md gives the shares).
 
 Any factor may be fixed instead of drawn; pools restrict what is drawn.
 """
@@ -36,29 +41,39 @@ class Sampler:
     fixed_motif: str | None = None
 
     # -- what each step may draw ---------------------------------------------------------
-    def motif_choices(self, modifier: str) -> tuple[str, ...]:
-        pool = (self.fixed_motif,) if self.fixed_motif else self.motifs
-        if self.ambiguous == "exclude" and modifier in ORIENTED_ONLY:
-            pool = tuple(m for m in pool if library.MOTIFS_BY_ID[m].oriented)
-        return pool
-
     def _modifier_pool(self) -> tuple[str, ...]:
         return (self.fixed_modifier,) if self.fixed_modifier else self.modifiers
 
-    def modifier_choices(self, contained: bool) -> tuple[str, ...]:
+    def _motif_pool(self) -> tuple[str, ...]:
+        return (self.fixed_motif,) if self.fixed_motif else self.motifs
+
+    def modifier_choices(self, contained: bool, motif: str | None = None) -> tuple[str, ...]:
+        """The modifiers a crest may take: arrangements only without a container, and (ambiguous
+        arrangements excluded) bottoms- and heads-together only on an oriented motif. Without
+        `motif`: those some motif of the pool allows."""
         pool = self._modifier_pool()
         if not contained:
             pool = tuple(m for m in pool if m in ARRANGEMENTS)
-        return tuple(m for m in pool if self.motif_choices(m))
+        motifs = self._motif_pool() if motif is None else (motif,)
+        return tuple(m for m in pool if any(self._allows(x, m) for x in motifs))
+
+    def _allows(self, motif: str, modifier: str) -> bool:
+        return not (self.ambiguous == "exclude" and modifier in ORIENTED_ONLY
+                    and not library.MOTIFS_BY_ID[motif].oriented)
+
+    def motif_choices(self, contained: bool) -> tuple[str, ...]:
+        """The motifs drawn (uniformly) for a crest with or without a container: those that take
+        at least one of its modifiers."""
+        return tuple(m for m in self._motif_pool() if self.modifier_choices(contained, m))
 
     def branches(self) -> tuple[bool, bool]:
         """Whether a containerless crest, and a contained one, can be drawn at all."""
         if self.fixed_containers is not None:
             fixed = bool(self.fixed_containers)
-            return (not fixed and bool(self.modifier_choices(False)), fixed and bool(self.modifier_choices(True)))
+            return (not fixed and bool(self.motif_choices(False)), fixed and bool(self.motif_choices(True)))
         q = self.containerless_probability
-        free = q > 0 and bool(self.modifier_choices(False))
-        contained = q < 1 and len(self.containers) >= self.depth and bool(self.modifier_choices(True))
+        free = q > 0 and bool(self.motif_choices(False))
+        contained = q < 1 and len(self.containers) >= self.depth and bool(self.motif_choices(True))
         return free, contained
 
     def containerless_weight(self) -> float:
@@ -83,7 +98,8 @@ class Sampler:
 
     # -- drawing -------------------------------------------------------------------------
     def draw(self, rng: np.random.Generator) -> Crest:
-        """One crest. Always the same number of draws per step, whatever is fixed."""
+        """One crest: containers, then a uniform motif, then a uniform modifier the motif allows.
+        Always the same number of draws per step, whatever is fixed."""
         u = rng.random()
         contained = u >= self.containerless_weight()
         if self.fixed_containers is not None:
@@ -91,10 +107,10 @@ class Sampler:
         else:
             picks = rng.permutation(len(self.containers))[: self.depth]
             containers = tuple(self.containers[i] for i in picks) if contained else ()
-        mods = self.modifier_choices(bool(containers))
-        modifier = mods[int(rng.integers(len(mods)))]
-        motifs = self.motif_choices(modifier)
+        motifs = self.motif_choices(bool(containers))
         motif = motifs[int(rng.integers(len(motifs)))]
+        mods = self.modifier_choices(bool(containers), motif)
+        modifier = mods[int(rng.integers(len(mods)))]
         return Crest(containers, modifier, motif)
 
     # -- the exact distribution ---------------------------------------------------------
@@ -116,11 +132,11 @@ def _support(s: Sampler) -> dict[Crest, float]:
             branches.append((1 - q, list(itertools.permutations(s.containers, s.depth))))
     for weight, options in branches:
         for containers in options:
-            mods = s.modifier_choices(bool(containers))
-            for m in mods:
-                motifs = s.motif_choices(m)
-                p = weight / len(options) / len(mods) / len(motifs)
-                for motif in motifs:
+            motifs = s.motif_choices(bool(containers))
+            for motif in motifs:
+                mods = s.modifier_choices(bool(containers), motif)
+                p = weight / len(options) / len(motifs) / len(mods)
+                for m in mods:
                     crest = Crest(tuple(containers), m, motif)
                     out[crest] = out.get(crest, 0.0) + p
     return out

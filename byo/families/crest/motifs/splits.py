@@ -12,6 +12,11 @@ the probability mass (10% by default, so about 10% of sampled images), skipping 
 whose removal would take the last training combination from one of its factor values. So
 every container, modifier and motif keeps at least one training combination, and a held-out
 combination never occurs in training.
+
+That holds of the distribution. A training set of n crests drawn from it holds every factor value
+only if n is large enough for the rarest value: `missing_factor_chance` bounds the chance that
+one is missing (KamonBench: "the corresponding container and motif each occur in other training
+composites").
 """
 
 from __future__ import annotations
@@ -95,3 +100,21 @@ def check_recombination(sampler: Sampler, scheme: str, fractions=(0.8, 0.1, 0.1)
                 train_values[f].add(v)
     return {"masses": masses, "held_out": assigned, "train_values": dict(train_values),
             "all_values": dict(all_values)}
+
+
+def missing_factor_chance(sampler: Sampler, scheme: str, n_train: int, fractions=(0.8, 0.1, 0.1),
+                          seed: int = 0) -> float:
+    """An upper bound on the chance that `n_train` crests drawn from the split's train part miss
+    one of the values its combinations use (a container, modifier or motif): the union bound
+    sum over values v of (1 - q_v) ** n_train, q_v the share of training crests with value v."""
+    assigned = held_out(sampler, scheme, tuple(fractions), seed)
+    mass: dict[tuple[int, object], float] = defaultdict(float)
+    total = 0.0
+    for crest, p in sampler.support().items():
+        key = combination(crest, scheme)
+        if key in assigned:
+            continue
+        total += p
+        for i, value in enumerate(key):
+            mass[(i, value)] += p
+    return min(1.0, sum((1 - m / total) ** n_train for m in mass.values()))

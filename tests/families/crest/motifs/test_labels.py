@@ -51,12 +51,14 @@ def test_nested_containers_round_trip():
             assert_round_trip(Crest(cs, r, m))
     crest = Crest(("07", "01"), "peeking", library.motif("kikyo").id)
     assert labels.kdl(crest) == "平角に丸に覗き桔梗"
-    assert labels.english(crest) == "bellflower peeking from a circle in a square"
+    assert labels.english(crest) == "peeking bellflower in a circle in a square"
 
 
+# KamonBench's Figure 2: "crab in a circle", "bean crab in a circle", "peeking crab in a circle", "three
+# stacked crabs in a circle", "three bottoms-together crabs in a circle", "three heads-together crabs in a circle"
 @pytest.mark.parametrize("modifier, kdl, english, program", [
     ("none", "丸に桔梗", "bellflower in a circle", "C:01 X:0 M:0008"),
-    ("peeking", "丸に覗き桔梗", "bellflower peeking from a circle", "C:01 X:1 M:0008"),
+    ("peeking", "丸に覗き桔梗", "peeking bellflower in a circle", "C:01 X:1 M:0008"),
     ("bean", "丸に豆桔梗", "bean bellflower in a circle", "C:01 X:2 M:0008"),
     ("three_stacked", "丸に三つ盛り桔梗", "three stacked bellflowers in a circle", "C:01 X:3 M:0008"),
     ("bottoms_together", "丸に尻合せ三つ桔梗", "three bottoms-together bellflowers in a circle", "C:01 X:4 M:0008"),

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from byo.families.crest.motifs import library
-from byo.families.crest.motifs.grammar import ARRANGEMENTS, MODIFIERS, ORIENTED_ONLY
+from byo.families.crest.motifs.grammar import ORIENTED_ONLY
 from byo.families.crest.motifs.sampling import Sampler, grid
 from byo.families.crest.motifs.splits import (
     SCHEMES,
@@ -20,23 +20,50 @@ from byo.families.crest.motifs.splits import (
 )
 
 
-def test_sampler_matches_the_benchmark_distribution():
+def test_sampler_draws_the_motif_uniformly():
+    """Containerless with probability 0.3; then a uniform motif; then a uniform modifier among those
+    the motif allows: 27 of the 170 motifs have an up direction and take all six modifiers in a
+    container (all three arrangements without), the other 143 take four (one). By hand:
+    P(none | contained) = (27/170)/6 + (143/170)/4, P(heads-together | contained) = (27/170)/6,
+    P(three stacked | containerless) = (27/170)/3 + 143/170."""
     s = Sampler()
     support = s.support()
     assert sum(support.values()) == pytest.approx(1.0)
     assert sum(p for c, p in support.items() if not c.containers) == pytest.approx(0.3)
+    oriented = sum(m.oriented for m in library.MOTIFS)
+    assert (oriented, len(library.MOTIFS)) == (27, 170)
+    share = lambda m: (oriented / 170) / m  # noqa: E731  (an oriented motif's share of one of its m modifiers)
+    motif = collections.Counter()
+    contained, free = collections.Counter(), collections.Counter()
+    for c, p in support.items():
+        motif[c.motif] += p
+        (contained if c.containers else free)[c.modifier] += p
+    assert all(p == pytest.approx(1 / 170) for p in motif.values()) and len(motif) == 170
+    for modifier in ("none", "peeking", "bean", "three_stacked"):
+        assert contained[modifier] / 0.7 == pytest.approx(share(6) + (143 / 170) / 4)
+    for modifier in ORIENTED_ONLY:
+        assert contained[modifier] / 0.7 == pytest.approx(share(6))
+        assert free[modifier] / 0.3 == pytest.approx(share(3))
+    assert free["three_stacked"] / 0.3 == pytest.approx(share(3) + 143 / 170)
+    assert not any(c.ambiguous for c in support)  # unoriented motifs never take bottoms/heads-together
     g = np.random.default_rng(1)
     crests = [s.draw(g) for _ in range(6000)]
-    free = [c for c in crests if not c.containers]
-    assert abs(len(free) / len(crests) - 0.3) < 0.03
-    assert {c.modifier for c in free} == set(ARRANGEMENTS)
-    contained = collections.Counter(c.modifier for c in crests if c.containers)
-    assert set(contained) == set(MODIFIERS) and max(contained.values()) / min(contained.values()) < 1.25
+    assert abs(sum(not c.containers for c in crests) / len(crests) - 0.3) < 0.03
+    drawn = collections.Counter(library.MOTIFS_BY_ID[c.motif].oriented for c in crests)
+    assert abs(drawn[True] / len(crests) - 27 / 170) < 0.02  # not the 52% of a uniform modifier first
     assert len({c.containers for c in crests if c.containers}) == len(library.CONTAINERS)
-    assert not any(c.ambiguous for c in crests)  # unoriented motifs never take bottoms/heads-together
-    assert all(library.MOTIFS_BY_ID[c.motif].oriented for c in crests if c.modifier in ORIENTED_ONLY)
-    allow = Sampler(ambiguous="allow")
-    assert any(c.ambiguous for c in (allow.draw(g) for _ in range(300)))
+
+
+def test_allowing_ambiguous_arrangements_gives_the_papers_independent_uniform_draws():
+    """KamonBench's generator: modifier and motif independent and uniform; 36.5% of crests are then
+    ambiguous: 0.7 * 2/6 * 143/170 + 0.3 * 2/3 * 143/170."""
+    support = Sampler(ambiguous="allow").support()
+    for c, p in support.items():
+        assert p == pytest.approx((0.3 / 3 if not c.containers else 0.7 / 22 / 6) / 170)
+    ambiguous = sum(p for c, p in support.items() if c.ambiguous)
+    assert ambiguous == pytest.approx(0.7 * 2 / 6 * 143 / 170 + 0.3 * 2 / 3 * 143 / 170)
+    g = np.random.default_rng(1)
+    assert any(c.ambiguous for c in (Sampler(ambiguous="allow").draw(g) for _ in range(300)))
 
 
 def test_fixed_factors_and_impossible_requests():
