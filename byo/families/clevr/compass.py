@@ -1,6 +1,5 @@
-"""COMPASS (seed 003) on CLEVR-style scenes: structured captions at the paper's levels and
-complexities, composed vs decomposed captions under matched perturbations, skill-targeted
-negatives.
+"""COMPASS on CLEVR-style scenes: structured captions at the paper's levels and complexities,
+composed vs decomposed captions under matched perturbations, skill-targeted negatives.
 
 From the paper, and how it is realized here:
 
@@ -17,19 +16,31 @@ From the paper, and how it is realized here:
 - Levels and complexity. "L2 includes objects with either attributes (OA) or relations (OR), and
   L3 includes objects, attributes, and relations jointly (OAR) ... for L2 (OA), N in [2, 12];
   for L2 (OR), N in [3, 12]; and for L3, N in [4, 12]." "We traverse S starting from a random
-  node and incrementally add primitives until the caption c contains N elements." Each image
-  gets one caption per level; N is drawn uniformly from the level's range, capped at what the
-  image's objects can give (a chain of k objects gives OR at most 2k - 1 primitives, so N = 12
-  needs 7 objects; OA takes at most 4 primitives per object).
+  node and incrementally add primitives until the caption c contains N elements." Each image gets
+  a caption at every level and every N of its range (the paper's 1.38M captions of 5K images are
+  many per image: "the same set of primitives is reused across evaluations for a given image"),
+  each drawn from a stream of its own; N is capped only by what the image's objects can give (a
+  chain of k objects gives OR at most 2k - 1 primitives, so N = 12 needs 7 objects; OA takes at
+  most 4 primitives per object). `mode: compass` scenes (compass_scene.py) are built so that
+  every N is reached on the same images.
+- Testable primitives. A primitive is added only when some replacement of its type makes its
+  decomposed caption false of the image (the paper keeps an instance only when its negatives are
+  false; in Visual Genome a replacement absent from the scene graph is): an object whose shape
+  has an absent shape to turn into, an attribute that another value would make false ("There is a
+  blue cube." with no blue cube), a relation between two objects that another relation word
+  would make false for every pair of their shapes. The walk traverses those relation edges.
 - Captions. Template sentences instead of GPT-4o-mini's rewriting: a chain of related objects
   is one sentence, "There is a large red cube to the left of a sphere that is behind a metal
   cylinder.", an object without relation "There is a cone." Attribute order: size, colour,
   material (CLEVR's). A caption is true of the image when its objects can be given distinct
   visible objects that have the named shapes and attributes and stand in the named relations.
-- Decomposed captions. "Objects use a simple existential caption ... attributes use an
-  object-attribute pair for grounding ... relations use a triplet consisting of the relation
-  and its two bridging objects": "There is a cube.", "There is a red cube.", "There is a cube to
-  the left of a sphere."
+- Decomposed captions, in the paper's words: "objects use a simple existential caption ... (e.g.,
+  'There is a sofa in the image.'); attributes use an object-attribute pair for grounding (e.g.,
+  'There is a dark brown sofa.'); and relations use a triplet consisting of the relation and its
+  two bridging objects (e.g., 'The sofa is in the living room.')": "There is a cube in the
+  image.", "There is a red cube.", "The cube is to the left of the sphere." A decomposed caption
+  is true when some objects of the image fit it, false when none does however an undecided pair
+  is read (a relation's bridging objects are named by their shapes, as the paper names them).
 - Hard negatives. "We construct hard negatives by replacing a single primitive p_i in P(c) with
   another primitive of the same type t, while keeping all other primitives fixed." "For a
   composed caption c with complexity N, we generate N hard negatives, where each negative is
@@ -64,7 +75,7 @@ from byo.families.api import Answer, Retrieval, Skip, retrieval_choice, unseen, 
 from byo.families.clevr.model import MATERIALS, SHAPES, SIZES
 
 LEVELS = {"oa": ("O", "A"), "or": ("O", "R"), "oar": ("O", "A", "R")}
-N_RANGE = {"oa": (2, 12), "or": (3, 12), "oar": (4, 12)}  # seed 003, section 3.1
+N_RANGE = {"oa": (2, 12), "or": (3, 12), "oar": (4, 12)}  # COMPASS, section 3.1
 MAX_N = 12
 K = 4  # skill-targeted negatives per caption
 ATTRIBUTES = ("size", "color", "material")  # in the order a caption names them
@@ -88,6 +99,7 @@ class Caption:
     entities: list[Entity]
     chains: list[list[int]]  # entity indices
     relations: dict[tuple[int, int], str]  # (a, b) -> rel, for consecutive a, b of a chain
+    form: str = "composed"  # or a decomposed primitive's: "object", "attribute", "relation"
 
     def primitives(self) -> list[tuple]:
         """The caption's primitives in reading order: ("O", e), ("A", e, attribute), ("R", a, b)."""
@@ -105,6 +117,11 @@ class Caption:
         return {t: kinds.count(t) for t in ("O", "A", "R")}
 
     def text(self) -> str:
+        if self.form == "object":  # "There is a sofa in the image."
+            return f"There is {phrase(self.entities[0])} in the image."
+        if self.form == "relation":  # "The sofa is in the living room."
+            a, b = self.entities
+            return f"The {a.shape} is {RELATION_WORDS[self.relations[(0, 1)]]} the {b.shape}."
         sentences = []
         for chain in self.chains:
             words = ["There is", phrase(self.entities[chain[0]])]
@@ -125,20 +142,20 @@ class Caption:
             entities[primitive[1]].attrs[primitive[2]] = value
         else:
             relations[(primitive[1], primitive[2])] = value
-        return Caption(entities, [list(c) for c in self.chains], relations)
+        return Caption(entities, [list(c) for c in self.chains], relations, self.form)
 
     def decomposed(self, primitive: tuple) -> Caption:
-        """The primitive alone: "There is a cube.", "There is a red cube.", "There is a cube to the
-        left of a sphere." (the bridging objects by their shapes)."""
+        """The primitive alone, in the paper's forms: "There is a cube in the image.", "There is a
+        red cube.", "The cube is to the left of the sphere." (the bridging objects by their shapes)."""
         if primitive[0] == "O":
             e = self.entities[primitive[1]]
-            return Caption([Entity(e.obj, e.shape)], [[0]], {})
+            return Caption([Entity(e.obj, e.shape)], [[0]], {}, "object")
         if primitive[0] == "A":
             e = self.entities[primitive[1]]
-            return Caption([Entity(e.obj, e.shape, {primitive[2]: e.attrs[primitive[2]]})], [[0]], {})
+            return Caption([Entity(e.obj, e.shape, {primitive[2]: e.attrs[primitive[2]]})], [[0]], {}, "attribute")
         a, b = self.entities[primitive[1]], self.entities[primitive[2]]
         return Caption([Entity(a.obj, a.shape), Entity(b.obj, b.shape)], [[0, 1]],
-                       {(0, 1): self.relations[(primitive[1], primitive[2])]})
+                       {(0, 1): self.relations[(primitive[1], primitive[2])]}, "relation")
 
 
 def phrase(e: Entity) -> str:
@@ -153,6 +170,10 @@ class Scene:
     def __init__(self, legend: dict):
         self.objects = legend["objects"]
         self.rel = legend["extras"]["relationships"]  # rel[name][i]: the j that are `name` of i
+        self.colours = _colours(legend)
+        self._absent: bool | None = None
+        self._attributes: dict[tuple[int, str], bool] = {}
+        self._relations: dict[tuple[int, int], list[str]] = {}
 
     def decided(self, a: int, rel: str, b: int) -> bool:
         """Object a is `rel` object b, as the image decides it."""
@@ -200,18 +221,48 @@ class Scene:
     def false(self, c: Caption) -> bool:
         return not self.holds(c, robust_false=True)
 
+    # -- which primitives a negative can test (some replacement makes the decomposed caption false)
+    def shape_testable(self) -> bool:
+        """An object can be replaced by a shape the image lacks ("There is a cone in the image.")."""
+        if self._absent is None:
+            shown = {o["kind"] for o in self.objects}
+            self._absent = any(s not in shown for s in SHAPES)
+        return self._absent
+
+    def attribute_testable(self, i: int, attr: str) -> bool:
+        """Object i's attribute: another value makes "There is a <value> <shape>." false."""
+        key = (i, attr)
+        if key not in self._attributes:
+            o = self.objects[i]
+            vocab = {"size": list(SIZES), "color": self.colours, "material": list(MATERIALS)}[attr]
+            self._attributes[key] = any(
+                self.false(Caption([Entity(i, o["kind"], {attr: v})], [[0]], {}, "attribute"))
+                for v in vocab if v != o["attributes"][attr])
+        return self._attributes[key]
+
+    def relations(self, a: int, b: int) -> list[str]:
+        """The relations the image decides for object a to object b that another relation word makes
+        false for every pair of their shapes ("The cube is to the right of the sphere." with every
+        cube left of every sphere)."""
+        if (a, b) not in self._relations:
+            sa, sb = self.objects[a]["kind"], self.objects[b]["kind"]
+            self._relations[(a, b)] = [r for r in RELATION_WORDS if self.decided(a, r, b) and any(
+                self.false(Caption([Entity(a, sa), Entity(b, sb)], [[0, 1]], {(0, 1): other}, "relation"))
+                for other in RELATION_WORDS if other != r)]
+        return self._relations[(a, b)]
+
 
 # --- building a caption ------------------------------------------------------------------------
 def _walk(scene: Scene, rng: np.random.Generator) -> list[int]:
-    """Objects in the order of a random walk over relation edges, none twice, up to WALK_STEPS
-    steps; then the others in random order (objects the caption may add without a relation)."""
+    """Objects in the order of a random walk over the relation edges a negative can test, none
+    twice, up to WALK_STEPS steps; then the others in random order (objects the caption may add
+    without a relation)."""
     n = len(scene.objects)
     start = int(rng.integers(n))
     path = [start]
     for _ in range(WALK_STEPS):
         here = path[-1]
-        nexts = [j for j in range(n) if j not in path and any(
-            scene.decided(here, r, j) or scene.decided(j, r, here) for r in RELATION_WORDS)]
+        nexts = [j for j in range(n) if j not in path and scene.relations(here, j)]
         if not nexts:
             break
         path.append(nexts[int(rng.integers(len(nexts)))])
@@ -219,30 +270,29 @@ def _walk(scene: Scene, rng: np.random.Generator) -> list[int]:
     return path + rest
 
 
-def _relation(scene: Scene, a: int, b: int, rng: np.random.Generator) -> str | None:
-    """A relation the image decides for object a to object b, at random, or None."""
-    found = [r for r in RELATION_WORDS if scene.decided(a, r, b)]
-    return found[int(rng.integers(len(found)))] if found else None
-
-
 def build_caption(scene: Scene, level: str, n: int, rng: np.random.Generator) -> Caption | None:
     """Primitives added one step at a time along the walk until the caption holds `n`: a new
     object (O), an attribute of an object already named (A), or a relation from the end of the
-    last chain to a new object (R, with that object: two primitives)."""
+    last chain to a new object (R, with that object: two primitives); each one a negative can test."""
     types = LEVELS[level]
+    if not scene.shape_testable():
+        return None  # every object negative would name a shape the image shows
     walk = _walk(scene, rng)
     objects = scene.objects
     first = walk.pop(0)
     c = Caption([Entity(first, objects[first]["kind"])], [[0]], {})
     size = 1
+
+    def open_attributes(e: Entity) -> list[str]:
+        return [a for a in ATTRIBUTES if a not in e.attrs and scene.attribute_testable(e.obj, a)]
+
     while size < n:
         moves = []
         if walk:
             moves.append("O")
-        if "A" in types and any(len(e.attrs) < len(ATTRIBUTES) for e in c.entities):
+        if "A" in types and any(open_attributes(e) for e in c.entities):
             moves.append("A")
-        if "R" in types and walk and size + 2 <= n and _relation(scene, c.entities[c.chains[-1][-1]].obj,
-                                                                  walk[0], rng) is not None:
+        if "R" in types and walk and size + 2 <= n and scene.relations(c.entities[c.chains[-1][-1]].obj, walk[0]):
             moves.append("R")
         if not moves:
             return None
@@ -253,19 +303,19 @@ def build_caption(scene: Scene, level: str, n: int, rng: np.random.Generator) ->
             c.chains.append([len(c.entities) - 1])
             size += 1
         elif move == "A":
-            open_ = [k for k, e in enumerate(c.entities) if len(e.attrs) < len(ATTRIBUTES)]
+            open_ = [k for k, e in enumerate(c.entities) if open_attributes(e)]
             e = c.entities[open_[int(rng.integers(len(open_)))]]
-            free = [a for a in ATTRIBUTES if a not in e.attrs]
+            free = open_attributes(e)
             a = free[int(rng.integers(len(free)))]
             e.attrs[a] = objects[e.obj]["attributes"][a]
             size += 1
         else:
             end = c.chains[-1][-1]
             obj = walk.pop(0)
-            rel = _relation(scene, c.entities[end].obj, obj, rng)
+            found = scene.relations(c.entities[end].obj, obj)
             c.entities.append(Entity(obj, objects[obj]["kind"]))
             c.chains[-1].append(len(c.entities) - 1)
-            c.relations[(end, len(c.entities) - 1)] = rel
+            c.relations[(end, len(c.entities) - 1)] = found[int(rng.integers(len(found)))]
             size += 2
     counts = c.counts()
     if any(counts[t] == 0 for t in types) or not scene.holds(c):
@@ -359,34 +409,37 @@ def _colours(legend: dict) -> list[str]:
     return [c if isinstance(c, str) else c["name"] for c in legend["content"]["colors"]]
 
 
-def instance(legend: dict, level: str) -> Instance | Skip:
-    """The image's caption at `level`, drawn from its own stream (the same for every question key
-    of the level), with its negatives; or why there is none."""
-    token = json.dumps([legend["name"], legend["seed"], level, legend["objects"],
+def most_primitives(level: str, n_objects: int) -> int:
+    """The most primitives `n_objects` objects give at `level`: one per object, its 3 attributes
+    (OA, OAR) and a relation between consecutive objects of one chain (OR, OAR)."""
+    types = LEVELS[level]
+    return n_objects * (1 + ("A" in types) * len(ATTRIBUTES)) + ("R" in types) * (n_objects - 1)
+
+
+def instance(legend: dict, level: str, n: int) -> Instance | Skip:
+    """The image's caption of `n` primitives at `level`, drawn from its own stream (the same for
+    every question key of that caption), with its negatives; or why there is none."""
+    token = json.dumps([legend["name"], legend["seed"], level, n, legend["objects"],
                         legend["extras"].get("relationships")], sort_keys=True, default=str)
     if token not in _CACHE:
-        if len(_CACHE) > 512:
+        if len(_CACHE) > 4096:
             _CACHE.clear()
-        _CACHE[token] = _instance(legend, level)
+        _CACHE[token] = _instance(legend, level, n)
     return _CACHE[token]
 
 
-def _instance(legend: dict, level: str) -> Instance | Skip:
+def _instance(legend: dict, level: str, n: int) -> Instance | Skip:
     if unseen(legend) or any(o.get("visibility") == "ambiguous" for o in legend["objects"]):
         return Skip("an object is hidden or at the edge of visibility: a caption could name what the image "
                     "does not show")
     if "relationships" not in legend["extras"] or len(visible(legend)) < 2:
         return Skip("fewer than 2 objects")
     scene = Scene(legend)
-    rng = np.random.default_rng([legend["seed"], zlib.crc32(f"compass/{level}".encode())])
-    lo, hi = N_RANGE[level]
     n_objects = len(scene.objects)
-    most = n_objects * (1 + ("A" in LEVELS[level]) * len(ATTRIBUTES)) + ("R" in LEVELS[level]) * (n_objects - 1)
-    hi = min(hi, most)
-    if hi < lo:
-        return Skip(f"{n_objects} objects give fewer than {lo} primitives at level {level.upper()}")
-    n = int(rng.integers(lo, hi, endpoint=True))
-    colours = _colours(legend)
+    if n > most_primitives(level, n_objects):
+        return Skip(f"{n_objects} objects give fewer than {n} primitives at level {level.upper()}")
+    rng = np.random.default_rng([legend["seed"], zlib.crc32(f"compass/{level}/{n}".encode())])
+    colours = scene.colours
     for _ in range(CAPTION_TRIES):
         c = build_caption(scene, level, n, rng)
         if c is None:
@@ -403,7 +456,8 @@ def _instance(legend: dict, level: str) -> Instance | Skip:
 # --- questions -------------------------------------------------------------------------------
 def _facts(legend: dict, inst: Instance, role: str, **more) -> dict:
     counts = inst.caption.counts()
-    return {"caption": f"{legend['name']}/{inst.level}", "level": inst.level.upper(), "n": sum(counts.values()),
+    n = sum(counts.values())
+    return {"caption": f"{legend['name']}/{inst.level}/n{n}", "level": inst.level.upper(), "n": n,
             "counts": counts, "role": role, **more}
 
 
@@ -412,9 +466,9 @@ def _ask(captions: list[str], tags: list[str], rng: np.random.Generator, facts: 
     return retrieval_choice(Retrieval(tuple(captions), 0, tuple(tags)), rng, {"compass": facts})
 
 
-def composed(level: str):
+def composed(level: str, n: int):
     def answer(legend, rng):
-        inst = instance(legend, level)
+        inst = instance(legend, level, n)
         if isinstance(inst, Skip):
             return inst
         c = inst.caption
@@ -422,29 +476,27 @@ def composed(level: str):
         return _ask([c.text(), *negatives], ["truth", *(describe(p, c, v) for p, v in inst.matched)], rng,
                     _facts(legend, inst, "composed"))
 
-    answer.__doc__ = f"COMPASS {level.upper()}: the composed caption against its N one-primitive negatives."
+    answer.__doc__ = f"COMPASS {level.upper()}, N = {n}: the composed caption against its N one-primitive negatives."
     return answer
 
 
-def decomposed(level: str, i: int):
+def decomposed(level: str, n: int, i: int):
     def answer(legend, rng):
-        inst = instance(legend, level)
+        inst = instance(legend, level, n)
         if isinstance(inst, Skip):
             return inst
-        if i > len(inst.matched):
-            return Skip(f"the caption has {len(inst.matched)} primitives, fewer than {i}")
         p, v = inst.matched[i - 1]
         d = inst.caption.decomposed(p)
         return _ask([d.text(), d.replaced(_local(p), v).text()], ["truth", describe(p, inst.caption, v)], rng,
                     _facts(legend, inst, "decomposed", primitive=i, type=p[0]))
 
-    answer.__doc__ = f"COMPASS {level.upper()}: primitive {i} alone against the same perturbation."
+    answer.__doc__ = f"COMPASS {level.upper()}, N = {n}: primitive {i} alone against the same perturbation."
     return answer
 
 
-def skill(level: str, t: str):
+def skill(level: str, n: int, t: str):
     def answer(legend, rng):
-        inst = instance(legend, level)
+        inst = instance(legend, level, n)
         if isinstance(inst, Skip):
             return inst
         chosen = inst.skills[t]
@@ -454,20 +506,28 @@ def skill(level: str, t: str):
         return _ask([c.text(), *(c.replaced(p, v).text() for p, v in chosen)],
                     ["truth", *(describe(p, c, v) for p, v in chosen)], rng, _facts(legend, inst, "skill", skill=t))
 
-    answer.__doc__ = f"COMPASS {level.upper()}: the caption against {K} negatives of type {t}."
+    answer.__doc__ = f"COMPASS {level.upper()}, N = {n}: the caption against {K} negatives of type {t}."
     return answer
 
 
+def key(level: str, n: int, role: str) -> str:
+    """compass_<level>_n<NN>_<role>: role composed, decomposed_<i> or skill_<t>."""
+    return f"compass_{level}_n{n:02d}_{role}"
+
+
 def compass_answers(readable) -> dict:
-    """Question key -> answer function of every COMPASS key; `readable` guards questions that
-    name shapes and attributes (objects big and sharp enough to read them)."""
+    """Question key -> answer function of every COMPASS key, one caption per level and N;
+    `readable` guards questions that name shapes and attributes (objects big and sharp enough to
+    read them)."""
     out = {}
     for level, types in LEVELS.items():
-        out[f"compass_{level}_composed"] = readable(composed(level))
-        for i in range(1, MAX_N + 1):
-            out[f"compass_{level}_decomposed_{i}"] = readable(decomposed(level, i))
-        for t in types:
-            out[f"compass_{level}_skill_{t.lower()}"] = readable(skill(level, t))
+        lo, hi = N_RANGE[level]
+        for n in range(lo, hi + 1):
+            out[key(level, n, "composed")] = readable(composed(level, n))
+            for i in range(1, n + 1):
+                out[key(level, n, f"decomposed_{i}")] = readable(decomposed(level, n, i))
+            for t in types:
+                out[key(level, n, f"skill_{t.lower()}")] = readable(skill(level, n, t))
     return out
 
 

@@ -30,10 +30,17 @@ _NOUN = r"an? ((?:[a-z]+ )*?)(cube|sphere|cylinder|cone)"
 
 
 def parse(caption: str, colours: set[str]) -> tuple[list[dict], list[tuple[int, str, int]]] | None:
-    """ "There is a large red cube to the left of a sphere that is behind a cone. There is a cone."
-    -> entities [{shape, attrs}], relations [(a, rel, b)]; None when it does not read."""
+    """A composed caption, "There is a large red cube to the left of a sphere that is behind a cone.
+    There is a cone.", or a decomposed one, "There is a cube in the image." (an object), "There is
+    a red cube." (an attribute), "The cube is to the left of the sphere." (a relation) -> entities
+    [{shape, attrs}], relations [(a, rel, b)]; None when it does not read."""
+    text = caption.strip()
+    if m := re.fullmatch(r"There is an? (cube|sphere|cylinder|cone) in the image\.", text):
+        return [{"shape": m.group(1), "attrs": {}}], []
+    if m := re.fullmatch(rf"The (cube|sphere|cylinder|cone) is ({_REL}) the (cube|sphere|cylinder|cone)\.", text):
+        return [{"shape": m.group(1), "attrs": {}}, {"shape": m.group(3), "attrs": {}}], [(0, RELATIONS[m.group(2)], 1)]
     entities, relations = [], []
-    for sentence in re.split(r"(?<=\.) ", caption.strip()):
+    for sentence in re.split(r"(?<=\.) ", text):
         m = re.fullmatch(rf"There is {_NOUN}((?: (?:that is )?(?:{_REL}) {_NOUN})*)\.", sentence)
         if not m:
             return None
@@ -152,10 +159,10 @@ def audit_compass(q: dict, image: MeasuredImage, seen: list[Seen]):
 
 
 # The COMPASS question keys (compass.py asks them; named here again, so that the audit shares no
-# code with the answers it checks).
-LEVEL_TYPES = {"oa": "oa", "or": "or", "oar": "oar"}
+# code with the answers it checks): per level, one caption per complexity N of the paper's range.
+LEVEL_RANGES = {"oa": (2, 12), "or": (3, 12), "oar": (4, 12)}
 COMPASS_AUDITS = AuditTable()
-for _level, _types in LEVEL_TYPES.items():
-    for _key in [f"compass_{_level}_composed", *(f"compass_{_level}_decomposed_{i}" for i in range(1, 13)),
-                 *(f"compass_{_level}_skill_{t}" for t in _types)]:
-        COMPASS_AUDITS[_key] = audit_compass
+for _level, (_lo, _hi) in LEVEL_RANGES.items():
+    for _n in range(_lo, _hi + 1):
+        for _role in ["composed", *(f"decomposed_{i}" for i in range(1, _n + 1)), *(f"skill_{t}" for t in _level)]:
+            COMPASS_AUDITS[f"compass_{_level}_n{_n:02d}_{_role}"] = audit_compass

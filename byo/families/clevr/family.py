@@ -20,6 +20,7 @@ from byo.families.api import (
 from byo.families.clevr.answers import ANSWERS, coloured, readable, shown
 from byo.families.clevr.autocomp import cells, concept_caption, concept_rng, sample_concept
 from byo.families.clevr.compass import compass_answers
+from byo.families.clevr.compass_scene import compass_identities
 from byo.families.clevr.export import export_scenes
 from byo.families.clevr.metrics import TABLES
 from byo.families.clevr.model import (
@@ -74,6 +75,8 @@ class ClevrFamily(Family):
                     "size": kw.get("size") or pick(c.sizes), "position": kw.get("position"),
                     "rotation": kw.get("rotation")}
 
+        if c.mode == "compass":  # COMPASS's scenes: compass_scene.py
+            return compass_identities(c, draw)
         if c.mode == "objects":
             return [obj(o.shape, color_name(o.color), material=o.material,
                         size=o.size, position=o.position, rotation=o.rotation) for o in c.objects], {}
@@ -220,6 +223,7 @@ class ClevrFamily(Family):
         radii = np.array([_footprint_radius(o["shape"], o["size"]) for o in idents])
         heights = np.array([SIZES[o["size"]] for o in idents])
         x_margin = c.x_margin * w
+        bands = np.array([o.get("x_band") or (0.0, 1.0) for o in idents], float) * w  # image x an object may take
         lo = np.array([c.frame_margin * w, c.frame_margin * h])
         hi = np.array([(1 - c.frame_margin) * w, (1 - c.frame_margin) * h])
 
@@ -248,6 +252,7 @@ class ClevrFamily(Family):
                 if fixed[i]:
                     ok[:] = True  # explicit positions are the user's call; visibility still checks them
                 else:  # never onto an object with an explicit position (pinned; the others are at infinity)
+                    ok &= (cx >= bands[i, 0]) & (cx <= bands[i, 1])
                     d = cand[:, None, :] - pinned[None, :, :]
                     ok &= np.all(np.hypot(d[..., 0], d[..., 1]) - radii[i] - radii >= c.min_gap, axis=1)
                 if len(xy) and not fixed[i]:

@@ -53,7 +53,7 @@ class ObjectConfig(Strict):
 
 class ClevrContent(Strict):
     mode: Literal["random", "objects", "single_object", "two_object", "relational", "color_binding",
-                  "autocomp"] = "random"
+                  "autocomp", "compass"] = "random"
     count: int | tuple[int, int] | None = None  # objects (random, default 3-10) or N (color_binding, default 2)
     shapes: list[Literal["cube", "sphere", "cylinder", "cone"]] = list(SHAPES)
     colors: list[str | ColorDef] = list(COLORS)
@@ -120,7 +120,14 @@ class ClevrContent(Strict):
             raise ValueError(f"mode {self.mode!r} needs at least two shapes")
         if self.mode == "two_object" and len(self.colors) < 2:
             raise ValueError("mode 'two_object' needs at least two colours")
-        if self.mode == "random":
+        if self.mode == "compass":  # compass_scene.py: one shape left out, the others in bands of image x
+            if len(self.shapes) < 3:
+                raise ValueError("mode 'compass' needs at least 3 shapes: one left out of each image, two or more "
+                                 "for a relation chain to walk between")
+            if -(-hi // (len(self.shapes) - 1)) > len(self.colors):
+                raise ValueError(f"mode 'compass' gives the objects of one shape different colours: {hi} objects "
+                                 f"over {len(self.shapes) - 1} shapes need {-(-hi // (len(self.shapes) - 1))} colours")
+        if self.mode in ("random", "compass"):
             self._check_fits(hi)
         return self
 
