@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 from collections import Counter
 from collections.abc import Callable
@@ -163,9 +164,15 @@ def load_templates(plugin, prompts: str = DEFAULT_PROMPTS, templates: str | Path
     return own, merged, _load(set_dir / "common.yaml", Common)
 
 
+@functools.lru_cache(maxsize=4096)
+def _template(text: str) -> jinja2.Template:
+    """A template compiled once: a dataset asks the same few texts of every image."""
+    return _ENV.from_string(text)
+
+
 def render(text: str, params: dict[str, Any], where: str) -> str:
     try:
-        out = _ENV.from_string(text).render(**params)
+        out = _template(text).render(**params)
     except jinja2.UndefinedError as err:
         raise ConfigError(where, [("template", f"{err.message}; parameters given: {sorted(params) or 'none'}")]) from None
     return " ".join(out.split())

@@ -26,6 +26,7 @@ The rules (thresholds from bench/readability.py; docs/readability.md publishes t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
@@ -158,13 +159,27 @@ def srgb_lab(srgb: Sequence[float]) -> np.ndarray:
 def colour_margin(lab: Sequence[float], own: str, palette: Mapping[str, Sequence[float]]) -> tuple[float, str]:
     """(margin, nearest name): CIEDE2000 (kL = LIGHTNESS_WEIGHT) from the rendered `lab` to the
     nearest colour other than `own` (the palette, name -> sRGB 0-1, and PLAIN_COLOURS), minus the
-    distance to `own`. Positive: nearer its own."""
-    colours = {**PLAIN_COLOURS, **palette}
-    distance = {name: float(deltaE_ciede2000(np.asarray(lab), srgb_lab(c), kL=LIGHTNESS_WEIGHT))
-                for name, c in colours.items()}
+    distance to `own`. Positive: nearer its own. Kept per (lab, own, palette): a question key asks
+    it of every object of an image, and an image has hundreds of keys (COMPASS's 323)."""
+    return _colour_margin(tuple(float(v) for v in lab), own,
+                          tuple((name, tuple(float(v) for v in c)) for name, c in palette.items()))
+
+
+@functools.lru_cache(maxsize=65536)
+def _colour_margin(lab: tuple[float, ...], own: str, palette: tuple) -> tuple[float, str]:
+    colours = {**PLAIN_COLOURS, **dict(palette)}
+    labs = _palette_lab(tuple(colours.items()))
+    d = deltaE_ciede2000(np.broadcast_to(np.asarray(lab, dtype=np.float64), labs.shape), labs, kL=LIGHTNESS_WEIGHT)
+    distance = {name: float(v) for name, v in zip(colours, d, strict=True)}
     nearest = min(distance, key=distance.__getitem__)
     rivals = [d for name, d in distance.items() if name != own]
     return (min(rivals) if rivals else float("inf")) - distance[own], nearest
+
+
+@functools.lru_cache(maxsize=256)
+def _palette_lab(colours: tuple) -> np.ndarray:
+    """CIELAB of each (name, sRGB 0-1) colour, in order, one row each."""
+    return np.stack([srgb_lab(c) for _, c in colours])
 
 
 def colour_reads(lab: Sequence[float], own: str, palette: Mapping[str, Sequence[float]]) -> bool:
