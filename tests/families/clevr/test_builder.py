@@ -4,6 +4,7 @@ position relations and the paired sheet, on a tiny render."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,8 @@ from conftest import write_config
 from PIL import Image
 
 from byo.cli import main
+from byo.core.dataset import RESOLVED_CONFIG
+from byo.families.api import option_index
 from byo.scene.measure import read_mask
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -72,6 +75,31 @@ def test_position_answers_pass_the_audit_and_the_oracle(position):
     assert table and all(r["accuracy"] == 1.0 for r in table)
     assert {(r["n_objects"], r["condition"]) for r in table} == {(2, "minimal"), (2, "contextual"),
                                                                  (3, "minimal"), (3, "contextual")}
+
+
+def test_the_options_a_chat_model_is_shown_are_a_question_setting(position, tmp_path):
+    """--options N (or the config's questions.options) caps the lettered options; the candidate
+    set an image-text model ranks stays whole. N = 3 position Confusion, 108 candidates: 26
+    shown, chance 1/26; 108 shown, chance 1/108 (the letters run A to DD)."""
+    for given, shown in (("26", 26), ("200", 108)):
+        out = tmp_path / f"q{given}.jsonl"
+        assert main(["questions", str(position), "--keys", "autocomp_confusion", "--options", given, "-o", str(out)]) == 0
+        rows = [json.loads(line) for line in out.read_text().splitlines() if '"n": 3' in line]
+        assert rows and all(len(r["choices"]) == shown and r["chance"] == pytest.approx(1 / shown) for r in rows)
+        assert all(len(r["retrieval"]["captions"]) == 108 for r in rows)
+        assert all(r["params"]["presented"] == (f"{shown} of 108 captions" if shown < 108 else "all 108 captions")
+                   for r in rows)
+    assert max(option_index(r["answer"]) for r in rows) > 25 and "(DD) " in rows[0]["prompt"]
+    assert main(["questions", str(position), "--options", "1", "-o", str(tmp_path / "x.jsonl")]) == 2
+    copy = tmp_path / "copy"
+    shutil.copytree(position, copy)
+    resolved = json.loads((copy / RESOLVED_CONFIG).read_text())
+    (copy / RESOLVED_CONFIG).write_text(json.dumps({**resolved, "questions": {"options": 10}}))
+    assert main(["questions", str(copy), "--keys", "autocomp_confusion"]) == 0
+    rows = [json.loads(line) for line in (copy / "questions.jsonl").read_text().splitlines()]
+    assert {len(r["choices"]) for r in rows if r["params"]["n"] == 3} == {10}
+    (copy / RESOLVED_CONFIG).write_text(json.dumps({**resolved, "questions": {"options": "many"}}))
+    assert main(["questions", str(copy)]) == 2
 
 
 def test_the_paired_sheet_shows_both_conditions_of_each_concept(position):
