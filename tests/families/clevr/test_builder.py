@@ -102,6 +102,24 @@ def test_the_options_a_chat_model_is_shown_are_a_question_setting(position, tmp_
     assert main(["questions", str(copy)]) == 2
 
 
+def test_a_ranking_models_errors_are_broken_down(position):
+    """byo eval with the blind ranker (every caption equally similar), then byo score: its
+    prediction is shared by all the candidates, so each kind of distractor takes its share of the
+    set (Table 6's breakdown from a ranking, not 100% 'unparsed'). Position Swap N = 2: the order
+    swap 1/2; N = 3: 5 of the 6 permutations; Confusion N = 2: 1 order swap and 2 repeated objects
+    of 4."""
+    assert main(["eval", str(position), "--provider", "rank-blind", "--run", "blind"]) == 0
+    assert main(["score", str(position / "runs" / "blind")]) == 0
+    table = json.loads((position / "runs" / "blind" / "scores.json").read_text())["tables"]["distractors"]
+    found = {(r["key"], r["slice"], r["distractor"]): r["of_predictions"] for r in table if r["variant"] == "all"}
+    assert "unparsed" not in {d for _, _, d in found}
+    for condition in ("minimal", "contextual"):
+        assert found[("autocomp_swap", f"N=2 {condition}", "swap:order")] == pytest.approx(1 / 2)
+        assert found[("autocomp_swap", f"N=3 {condition}", "swap:order")] == pytest.approx(5 / 6)
+        assert found[("autocomp_confusion", f"N=2 {condition}", "swap:order")] == pytest.approx(1 / 4)
+        assert found[("autocomp_confusion", f"N=2 {condition}", "confusion:same_object")] == pytest.approx(2 / 4)
+
+
 def test_the_paired_sheet_shows_both_conditions_of_each_concept(position):
     assert main(["sheet", "autocomp-pairs", str(position)]) == 0
     with Image.open(position / "autocomp_pairs.png") as sheet:
