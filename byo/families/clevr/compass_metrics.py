@@ -19,8 +19,12 @@ most similar, 1 / k when it ties with k - 1 others, else 0; for a chat model's a
   errors clustered at the image level to account for within-image correlation", two-sided t-tests
   (statsmodels). Only the primitive types a level has enter its regression (OA: n_O, n_A).
   Coefficients are in R@1 units (x 100: the paper's percentage points).
-- `compass_perplexity`: the perplexity audit of the negatives (appendix B) needs a
-  language model; without one the table says it was skipped.
+- `compass_skill_cells`: what Figures 5-7 plot, R@1 on skill-targeted negatives per cell of
+  primitive counts; the figures draw it against one count with the other held fixed, with
+  Eq. 4's slope in each panel.
+- `compass_perplexity`: the perplexity audit of the negatives (appendix B), per level and
+  negative type (composed, skill O / A / R): the rank-biserial effect size r and its reading;
+  it needs a language model, and without one the table says it was skipped.
 
 Deviations: a tie between the true caption and a negative scores 1 / k, where the paper's strict
 ">" scores 0 (real-valued similarities do not tie; a ranker that cannot tell the captions apart
@@ -160,6 +164,84 @@ def skill_load_table(rows: Sequence[dict], options: ScoringOptions | None = None
                             "t": _num(fit.tvalues[k]), "p": _num(fit.pvalues[k]), "ci_lo": _num(ci[k][0]),
                             "ci_hi": _num(ci[k][1]), "self_load": term == target,
                             "note": (f"constant count of {', '.join(dropped)} left out" if dropped else None)})
+    return out
+
+
+def skill_cells_table(rows: Sequence[dict], options: ScoringOptions | None = None) -> list[dict]:
+    """What the paper's Figures 5-7 plot: R@1 on skill-targeted negatives per level, skill and cell of
+    primitive counts (n_O, n_A, n_R), with its questions and images (the cells of Eq. 4's data)."""
+    out = []
+    skill = [r for r in rows if (c := compass_of(r)) and c.get("role") == "skill"]
+    if not skill:
+        return out
+    run, model = skill[0]["run"], skill[0]["model"]
+    for variant, vrows in _variants(skill):
+        cells = _group_by([{**r, "_cell": (compass_of(r)["level"], compass_of(r)["skill"],
+                                           *(int(compass_of(r)["counts"][t]) for t in TYPES))} for r in vrows], "_cell")
+        for ((level, target, n_o, n_a, n_r),), group in sorted(cells.items()):
+            out.append({"run": run, "model": model, "variant": variant, "level": level, "skill": target,
+                        "n_o": n_o, "n_a": n_a, "n_r": n_r, "questions": len(group),
+                        "images": len({r["image"] for r in group}),
+                        "r1": float(np.mean([r["recall_at_1"] for r in group]))})
+    return out
+
+
+def cell_slopes(cells: Sequence[dict], terms: Sequence[str]) -> dict[str, float] | None:
+    """Eq. 4's coefficients from the cells of one level and skill: least squares on the cell means
+    weighted by their questions, which is the OLS on the questions themselves (the counts are the
+    same within a cell). None when a count does not vary or the cells cannot fit the terms."""
+    X = np.array([[1.0, *(c[f"n_{t.lower()}"] for t in terms)] for c in cells])
+    w = np.array([c["questions"] for c in cells], float)
+    y = np.array([c["r1"] for c in cells])
+    if len(cells) <= len(terms) or np.linalg.matrix_rank(X) < X.shape[1]:
+        return None
+    beta = np.linalg.lstsq(X * np.sqrt(w)[:, None], y * np.sqrt(w), rcond=None)[0]
+    return dict(zip(terms, (float(b) for b in beta[1:]), strict=True))
+
+
+NOUNS = {"O": "object", "A": "attribute", "R": "relation"}
+
+
+def skill_load_figure(series: list[tuple[str, str, list[dict]]]) -> list[tuple[bytes, str]]:
+    """COMPASS's Figures 5-7, per run and per level of two primitive types (the paper plots L2 OA;
+    OR is drawn the same way; OAR has a third count and is left to the table): "For each model, we
+    plot R@1 accuracy as a function of one primitive count while holding the other fixed, with
+    separate lines for each value of the controlled count ... object negatives (top) and attribute
+    negatives (bottom), each varying attribute count (left) and object count (right). The global
+    slope reported in each panel corresponds to the regression coefficient in Table 3"."""
+    out = []
+    plt = pyplot()
+    for label, _, rows in series:
+        for level in ("OA", "OR"):
+            other = level[1]
+            cells = [r for r in rows if r["variant"] == ALL and r["level"] == level]
+            skills = [t for t in ("O", other) if any(r["skill"] == t for r in cells)]
+            if not skills:
+                continue
+            fig, axes = plt.subplots(len(skills), 2, figsize=(8.4, 3.0 * len(skills)), squeeze=False, sharey=True)
+            for row_axes, target in zip(axes, skills, strict=True):
+                mine = [r for r in cells if r["skill"] == target]
+                slopes = cell_slopes(mine, ("O", other))
+                for ax, (varied, held) in zip(row_axes, ((other, "O"), ("O", other)), strict=True):
+                    held_values = sorted({r[f"n_{held.lower()}"] for r in mine})
+                    cmap = plt.get_cmap("viridis", max(len(held_values), 2))
+                    for k, h in enumerate(held_values):
+                        pts = sorted((r for r in mine if r[f"n_{held.lower()}"] == h), key=lambda r: r[f"n_{varied.lower()}"])
+                        ax.plot([r[f"n_{varied.lower()}"] for r in pts], [r["r1"] for r in pts], "-o", ms=3,
+                                color=cmap(k), label=f"{NOUNS[held]}s = {h}")
+                    slope = f"global slope β = {slopes[varied]:+.3f}" if slopes else "global slope: not estimable"
+                    ax.set_title(f"{NOUNS[target]} negatives: varying {NOUNS[varied]} count\n{slope}", fontsize=9)
+                    ax.set_xlabel(f"{NOUNS[varied]} count")
+                    ax.set_ylim(-0.02, 1.02)
+                    ax.grid(alpha=0.3)
+                    ax.legend(fontsize=6, loc="lower left", ncol=2)
+                row_axes[0].set_ylabel("R@1")
+            fig.suptitle(f"{label}: skill load on {level} captions", fontsize=10)
+            out.append((png(fig), f"{label}: skill load on {level} captions, as COMPASS's Figures 5-7 draw it: R@1 on "
+                                  f"{' and '.join(NOUNS[t] for t in skills)} negatives (rows) against the "
+                                  f"{NOUNS[other]} count with the object count held fixed (left) and against the object "
+                                  f"count with the {NOUNS[other]} count held fixed (right), one line per held value; β: "
+                                  "Eq. 4's coefficient of the varied count (OLS on both counts)"))
     return out
 
 
@@ -315,14 +397,29 @@ SKILL_LOAD = ReportTable(
              Column("95% CI", "ci_lo", "text", note=_ci), Column("p", "p", "num"), Column("note", "note", "text")),
     measure=skill_load_table, scope="run")
 
+SKILL_CELLS = ReportTable(
+    name="compass_skill_cells", title="COMPASS: skill load by primitive count (Figures 5-7)",
+    definition="COMPASS Figures 5-7: R@1 on skill-targeted negatives per structural level, skill and cell of the "
+               "caption's primitive counts (n_O, n_A, n_R); the figures plot it against one count with the other held "
+               "fixed, with Eq. 4's slope",
+    note="Figures 5-7: R@1 on skill-targeted negatives against one primitive count while the other is held fixed, "
+         "one line per held value; each panel's global slope is Eq. 4's coefficient (the table above). The cells "
+         "are folded below.",
+    columns=(Column("level", "level", "text"), Column("skill", "skill", "text"), Column("objects", "n_o", "int"),
+             Column("attributes", "n_a", "int"), Column("relations", "n_r", "int"),
+             Column("questions", "questions", "int"), Column("R@1", "r1")),
+    measure=skill_cells_table, scope="run", folded=lambda r: True, figures=skill_load_figure)
+
 PERPLEXITY = ReportTable(
     name="compass_perplexity", title="COMPASS: perplexity check of the negatives",
-    definition="COMPASS's perplexity audit (appendix B): rank-biserial r between the true captions' and their hardest "
-               "negatives' perplexities under a language model; skipped without one",
+    definition="COMPASS's perplexity audit (appendix B, Tables 4 and 5): per structural level and negative type "
+               "(composed, skill O / A / R), the rank-biserial effect size r between the true captions' and their "
+               "hardest negatives' perplexities under a language model, read as |r| < 0.1 negligible, < 0.3 small; "
+               "skipped without one",
     note="Appendix B: are the hard negatives as fluent as the true captions? |r| < 0.1 negligible, < 0.3 small.",
     columns=(Column("level", "level", "text"), Column("negatives", "negatives", "text"), Column("pairs", "pairs", "int"),
-             Column("r", "effect_size_r", "num"), Column("reading", "interpretation", "text"),
+             Column("effect size r", "effect_size_r", "num"), Column("reading", "interpretation", "text"),
              Column("note", "note", "text")),
     measure=perplexity_table, scope="run", terminal=True)
 
-TABLES = (INTEGRATION, SKILL_LOAD, PERPLEXITY)
+TABLES = (INTEGRATION, SKILL_LOAD, SKILL_CELLS, PERPLEXITY)

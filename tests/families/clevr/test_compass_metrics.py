@@ -11,7 +11,15 @@ import numpy as np
 import pytest
 
 from byo.families.api import ScoringOptions
-from byo.families.clevr.compass_metrics import integration_table, perplexity_table, skill_load_table
+from byo.families.clevr.compass_metrics import (
+    PERPLEXITY,
+    cell_slopes,
+    integration_table,
+    perplexity_table,
+    skill_cells_table,
+    skill_load_figure,
+    skill_load_table,
+)
 
 
 def row(image: str, key: str, credit: float, facts: dict | None = None, variant: str = "neutral/direct",
@@ -154,3 +162,42 @@ def test_the_perplexity_check_compares_each_truth_with_its_hardest_negative(tmp_
     u = mannwhitneyu(truths, hardest).statistic
     assert table["effect_size_r"] == pytest.approx(1 - 2 * u / 36)
     assert table["interpretation"] in ("negligible", "small", "medium or large")
+
+
+def test_figures_5_to_7_plot_skill_negatives_against_one_count_with_the_other_held():
+    """The paper's Figures 5-7: R@1 on skill-targeted negatives per cell of counts, each panel's
+    global slope Eq. 4's coefficient. By hand: cell (n_O 1, n_A 2) holds questions 1, 0 -> 0.5; the
+    slope from the cells weighted by their questions equals the OLS on the questions."""
+    rows = planted_rows(seed=3, images=60)
+    cells = [c for c in skill_cells_table(rows) if c["variant"] == "all"]
+    assert sum(c["questions"] for c in cells) == len(rows)
+    for c in cells[:5]:
+        mine = [r for r in rows if (r["params"]["compass"]["counts"]["O"], r["params"]["compass"]["counts"]["A"])
+                == (c["n_o"], c["n_a"])]
+        assert c["r1"] == pytest.approx(np.mean([r["recall_at_1"] for r in mine])) and c["questions"] == len(mine)
+    slopes = cell_slopes(cells, ("O", "A"))
+    fit = fitted(rows)
+    assert slopes["O"] == pytest.approx(fit["O"]["beta"]) and slopes["A"] == pytest.approx(fit["A"]["beta"])
+    figures = skill_load_figure([("model", "#000", [{**c, "run": "r"} for c in skill_cells_table(rows)])])
+    assert len(figures) == 1 and figures[0][0].startswith(b"\x89PNG")
+    assert "attribute count with the object count held fixed" in figures[0][1]
+    one = [{"variant": "all", "level": "OA", "skill": "A", "n_o": 1, "n_a": 1, "n_r": 0, "questions": 3, "r1": 0.5}]
+    assert cell_slopes(one, ("O", "A")) is None  # not estimable: no count varies
+
+
+def test_the_perplexity_lines_name_level_negative_type_and_effect_size(capsys):
+    """Tables 4 and 5 of the paper: per level and negative type, the effect size r and its reading;
+    `byo score` prints them, as the report shows them."""
+    from byo.cli.score import print_declared
+
+    rows = [{"run": "r", "model": "m", "level": "OAR", "negatives": "skill R", "pairs": 40, "effect_size_r": 0.259,
+             "interpretation": "small", "language_model": "gpt2", "note": None}]
+
+    class Scores:
+        tables = {"compass_perplexity": rows}
+
+    headers = [c.header for c in PERPLEXITY.columns]
+    assert {"level", "negatives", "effect size r", "reading"} <= set(headers)
+    print_declared(Scores())
+    out = capsys.readouterr().out
+    assert "OAR" in out and "skill R" in out and "0.26" in out and "small" in out
