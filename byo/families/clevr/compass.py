@@ -76,7 +76,6 @@ from byo.families.clevr.model import MATERIALS, SHAPES, SIZES
 
 LEVELS = {"oa": ("O", "A"), "or": ("O", "R"), "oar": ("O", "A", "R")}
 N_RANGE = {"oa": (2, 12), "or": (3, 12), "oar": (4, 12)}  # COMPASS, section 3.1
-MAX_N = 12
 K = 4  # skill-targeted negatives per caption
 ATTRIBUTES = ("size", "color", "material")  # in the order a caption names them
 RELATION_WORDS = {"left": "to the left of", "right": "to the right of", "front": "in front of", "behind": "behind"}
