@@ -233,7 +233,7 @@ class QuestionsSection(Strict):
 
     unreadable: Literal["skip", "flag", "ask"] = "skip"
     # The question keys (or patterns: 'compass_*') `byo questions` asks by default; None: every key
-    # of the family but its opt-in ones (a family's opt_in_keys, e.g. COMPASS's 46 caption keys).
+    # of the family but its opt-in ones (a family's opt_in_keys, e.g. COMPASS's 323 caption keys).
     keys: list[str] | None = None
     # The most lettered options a chat model is shown for a question with a candidate set (the
     # rest of the set is still ranked by image-text models); None: the family's default, the
