@@ -113,17 +113,18 @@ def integration_table(rows: Sequence[dict], options: ScoringOptions | None = Non
                             "r1_composed": c["value"], "r1_composed_lo": c["lo"], "r1_composed_hi": c["hi"],
                             "r1_decomposed": d["value"], "r1_decomposed_lo": d["lo"], "r1_decomposed_hi": d["hi"],
                             "delta": mean_delta, "delta_sd_captions": float(np.std(delta, ddof=1)) if len(delta) > 1
-                            else None, "delta_mean_over_n": None, "delta_sd_over_n": None})
+                            else None, "delta_mean_over_n": None, "delta_sd_over_n": None, "delta_over_n": ""})
             units = [u for n in by_level[level] for u in by_level[level][n]]
             comp = [u["composed"] for u in units]
             decomp = [float(np.prod(list(u["parts"].values()))) for u in units]
-            out.append({"run": run, "model": model, "variant": variant, "level": level, "n": ALL,
+            overall = {"run": run, "model": model, "variant": variant, "level": level, "n": ALL,
                         "captions": len(units), "images": len({u["image"] for u in units}),
                         "r1_composed": float(np.mean(comp)), "r1_composed_lo": None, "r1_composed_hi": None,
                         "r1_decomposed": float(np.mean(decomp)), "r1_decomposed_lo": None, "r1_decomposed_hi": None,
                         "delta": float(np.mean(np.subtract(decomp, comp))), "delta_sd_captions": None,
                         "delta_mean_over_n": float(np.mean(deltas_by_n)),
-                        "delta_sd_over_n": float(np.std(deltas_by_n, ddof=1)) if len(deltas_by_n) > 1 else None})
+                        "delta_sd_over_n": float(np.std(deltas_by_n, ddof=1)) if len(deltas_by_n) > 1 else None}
+            out.append({**overall, "delta_over_n": _spread(overall)})
     return out
 
 
@@ -151,7 +152,7 @@ def skill_load_table(rows: Sequence[dict], options: ScoringOptions | None = None
             spread = [t for k, t in enumerate(terms) if np.ptp(X[:, k]) > 0]
             if len(group) < len(terms) + 2 or g < 2 or not spread:
                 out.append({**base, "term": "-", "beta": None, "se": None, "t": None, "p": None, "ci_lo": None,
-                            "ci_hi": None, "self_load": None,
+                            "ci_hi": None, "ci": "", "self_load": None,
                             "note": "too few questions, images or differing counts to fit"})
                 continue
             design = sm.add_constant(X[:, [terms.index(t) for t in spread]], has_constant="add")
@@ -160,10 +161,11 @@ def skill_load_table(rows: Sequence[dict], options: ScoringOptions | None = None
             ci = fit.conf_int()
             dropped = [t for t in terms if t not in spread]
             for k, term in enumerate(["intercept", *spread]):
-                out.append({**base, "term": term, "beta": _num(fit.params[k]), "se": _num(fit.bse[k]),
-                            "t": _num(fit.tvalues[k]), "p": _num(fit.pvalues[k]), "ci_lo": _num(ci[k][0]),
-                            "ci_hi": _num(ci[k][1]), "self_load": term == target,
-                            "note": (f"constant count of {', '.join(dropped)} left out" if dropped else None)})
+                coefficient = {**base, "term": term, "beta": _num(fit.params[k]), "se": _num(fit.bse[k]),
+                               "t": _num(fit.tvalues[k]), "p": _num(fit.pvalues[k]), "ci_lo": _num(ci[k][0]),
+                               "ci_hi": _num(ci[k][1]), "self_load": term == target,
+                               "note": (f"constant count of {', '.join(dropped)} left out" if dropped else None)}
+                out.append({**coefficient, "ci": _ci(coefficient)})
     return out
 
 
@@ -218,7 +220,8 @@ def skill_load_figure(series: list[tuple[str, str, list[dict]]]) -> list[tuple[b
             skills = [t for t in ("O", other) if any(r["skill"] == t for r in cells)]
             if not skills:
                 continue
-            fig, axes = plt.subplots(len(skills), 2, figsize=(8.4, 3.0 * len(skills)), squeeze=False, sharey=True)
+            fig, axes = plt.subplots(len(skills), 2, figsize=(10.0, 3.4 * len(skills)), squeeze=False, sharey=True,
+                                     layout="constrained")
             for row_axes, target in zip(axes, skills, strict=True):
                 mine = [r for r in cells if r["skill"] == target]
                 slopes = cell_slopes(mine, ("O", other))
@@ -228,13 +231,14 @@ def skill_load_figure(series: list[tuple[str, str, list[dict]]]) -> list[tuple[b
                     for k, h in enumerate(held_values):
                         pts = sorted((r for r in mine if r[f"n_{held.lower()}"] == h), key=lambda r: r[f"n_{varied.lower()}"])
                         ax.plot([r[f"n_{varied.lower()}"] for r in pts], [r["r1"] for r in pts], "-o", ms=3,
-                                color=cmap(k), label=f"{NOUNS[held]}s = {h}")
-                    slope = f"global slope β = {slopes[varied]:+.3f}" if slopes else "global slope: not estimable"
-                    ax.set_title(f"{NOUNS[target]} negatives: varying {NOUNS[varied]} count\n{slope}", fontsize=9)
+                                color=cmap(k), label=str(h))
+                    slope = (f"global slope β = {round(slopes[varied], 3) + 0.0:+.3f}" if slopes
+                             else "global slope: not estimable")
+                    ax.set_title(f"{NOUNS[target]} negatives: varying {NOUNS[varied]} count ({slope})", fontsize=9)
                     ax.set_xlabel(f"{NOUNS[varied]} count")
                     ax.set_ylim(-0.02, 1.02)
-                    ax.grid(alpha=0.3)
-                    ax.legend(fontsize=6, loc="lower left", ncol=2)
+                    ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.0, 0.5), title=f"{NOUNS[held]}s held",
+                              title_fontsize=6)
                 row_axes[0].set_ylabel("R@1")
             fig.suptitle(f"{label}: skill load on {level} captions", fontsize=10)
             out.append((png(fig), f"{label}: skill load on {level} captions, as COMPASS's Figures 5-7 draw it: R@1 on "
@@ -379,7 +383,7 @@ INTEGRATION = ReportTable(
          "are folded below.",
     columns=(Column("level", "level", "text"), Column("N", "n", "text"), Column("captions", "captions", "int"),
              Column("R@1 composed", "r1_composed"), Column("R@1 decomposed", "r1_decomposed"),
-             Column("Δ", "delta", "num"), Column("Δ over N (mean ± sd)", "delta_mean_over_n", "text", note=_spread)),
+             Column("Δ", "delta", "num"), Column("Δ over N (mean ± sd)", "delta_over_n", "text")),
     measure=integration_table, scope="run", folded=lambda r: r["n"] != ALL, figures=integration_figure,
     terminal=True)
 
@@ -394,7 +398,7 @@ SKILL_LOAD = ReportTable(
          "(× 100: percentage points); the self-load is the skill's own type.",
     columns=(Column("level", "level", "text"), Column("skill", "skill", "text"), Column("term", "term", "text"),
              Column("n", "n", "int"), Column("images", "images", "int"), Column("β", "beta", "num"),
-             Column("95% CI", "ci_lo", "text", note=_ci), Column("p", "p", "num"), Column("note", "note", "text")),
+             Column("95% CI", "ci", "text"), Column("p", "p", "num"), Column("note", "note", "text")),
     measure=skill_load_table, scope="run")
 
 SKILL_CELLS = ReportTable(
