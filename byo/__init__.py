@@ -7,9 +7,9 @@ The public Python API (byo.api, loaded on first use, so `import byo` costs nothi
 
 __version__ = "0.1.0"
 
-API = ("AuditReport", "DatasetConfig", "EvalReport", "Plan", "Questions", "RenderReport", "RenderResult", "Scores",
-       "audit_dataset", "compare_runs", "evaluate", "load_config", "plan", "render_dataset", "render_images",
-       "sample_viewer_of", "score_run", "write_questions", "write_report")
+API = ("AuditReport", "DatasetConfig", "EvalReport", "Experiment", "ExperimentOutcome", "Plan", "Questions", "RenderReport", "RenderResult", "Scores",
+       "audit_dataset", "compare_runs", "evaluate", "load_config", "load_experiment", "plan", "render_dataset", "render_images",
+       "run_experiment", "sample_viewer_of", "score_run", "write_questions", "write_report")
 
 
 def __getattr__(name: str):

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from byo.api.experiment import Experiment, ExperimentOutcome, load_experiment, run_experiment
 from byo.audit.run import AuditReport
 from byo.audit.run import audit_dataset as _audit
 from byo.eval.run import EvalReport, EvalSettings
@@ -43,9 +44,9 @@ from byo.score.run import Scores, load_scores
 from byo.score.run import score_run as _score_run
 from byo.view.build import write_view
 
-__all__ = ["AuditReport", "DatasetConfig", "EvalReport", "Plan", "Questions", "RenderReport", "RenderResult",
+__all__ = ["AuditReport", "DatasetConfig", "EvalReport", "Experiment", "ExperimentOutcome", "Plan", "Questions", "RenderReport", "RenderResult",
            "Scores", "audit_dataset", "compare_runs", "evaluate", "load_config", "plan", "render_dataset",
-           "render_images", "sample_viewer_of", "score_run", "write_questions", "write_report"]
+           "load_experiment", "render_images", "run_experiment", "sample_viewer_of", "score_run", "write_questions", "write_report"]
 
 Config = DatasetConfig | dict | str | Path
 

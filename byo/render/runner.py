@@ -202,7 +202,8 @@ def _render_all(executor: Executor, tasks: list[RenderTask], layout: Layout, rep
                     runlog.append(layout.root, {"event": "image", "name": task.name, "status": "done",
                                                 "seconds": round(result.seconds, 3), "attempts": result.attempts,
                                                 "worker": result.worker,
-                                                "phases": {k: round(v, 4) for k, v in phases.items()}})
+                                                "phases": {k: round(v, 4) for k, v in phases.items()},
+                                                **({"engine_log": result.engine_log} if result.engine_log else {})})
                     _notice_device_fallback(task, result, bar, report)
                     if on_result:
                         on_result(result)
