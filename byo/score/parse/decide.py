@@ -10,6 +10,7 @@ import itertools
 import re
 from typing import Any
 
+from byo.providers.reasoning import split_reasoning
 from byo.score import text
 from byo.score.parse.kinds import KINDS
 from byo.score.parse.model import Kind, Mention, Parse, ParseContext
@@ -238,7 +239,7 @@ def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok",
     kind = KINDS.get(ctx.answer_type)
     if kind is None:
         return Parse(status="unparsed", note=f"no parser for answer type {ctx.answer_type!r}")
-    raw = text.clean(response)
+    raw = text.clean(split_reasoning(response)[0])  # a reasoning model's <think> block is never read
     if refusal:
         return Parse(status="refusal", note="the provider flagged a refusal")
     if not raw:
