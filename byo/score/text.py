@@ -207,13 +207,14 @@ def to_sentence_end(text: str, start: int, stop: int | None = None) -> str:
 
 
 def _bullets(text: str, start: int, stop: int) -> str | None:
-    """A bulleted list starting at `start` (after "The answer is"), as one span."""
+    """A bulleted list starting at `start` (after "The answer is"), as one span. A number right
+    after the cue is the answer, not a list's first number ("The answer is 4. Two are red")."""
     items = []
     pos = start
     while pos <= stop:
         end = text.find("\n", pos, stop)
         line = text[pos: stop if end == -1 else end]
-        if not _BULLET.match(line):
+        if not _BULLET.match(line) or (pos == start and line.lstrip()[:1].isdigit()):
             break
         items.append(_BULLET.sub("", line))
         if end == -1:

@@ -41,11 +41,11 @@ def _decide_marked(span: str, mentions: list[Mention], kind: Kind, method: str) 
         return _ok(values[0], method)
     if _alternatives(span, mentions, last_only=False):
         return Parse(status="ambiguous", method=method, candidates=values, note=f"the {method} span hedges")
+    if method == "cue" and not _NOT_WORD.sub("", span[: mentions[0].start]):
+        return _ok(mentions[0].value, f"{method}+first")  # "the answer is (B) 2. There are two..."
     anchored = _distinct([m for m in mentions if m.anchored])
     if len(anchored) == 1:
         return _ok(anchored[0], f"{method}+anchored")
-    if method == "cue" and not _NOT_WORD.sub("", span[: mentions[0].start]):
-        return _ok(mentions[0].value, f"{method}+first")  # "the answer is (B) 2. There are two..."
     return Parse(status="ambiguous", method=method, candidates=values, note=f"several answers in the {method} span")
 
 
@@ -266,7 +266,9 @@ def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok",
 
 
 MARKED = ("structured", "braces", "cue", "template")
-# The rules that decide a parse (Parse.method), in the order they are tried:
+# The rules that decide a parse (Parse.method); "structured+anchored", "cue+first" and the like:
+# a marked span with several values, decided by its one anchored value or the value right after
+# its cue. The order they are tried in: the package's docstring.
 RULES = {
     "structured": "a structured answer: {answer: 5}, <answer>5</answer>, \\boxed{5}, JSON",
     "braces": "a value alone in braces, as the prompt asked: {5}, rows={4}",
@@ -286,6 +288,7 @@ RULES = {
     "outside parentheses": "the only value outside parentheses",
     "last": "chain of thought: the last value",
     "set": "every value of a set answer",
+    "judge": "byo score --judge: a language model read what the rules left unparsed or ambiguous (byo.score.judge)",
 }
 
 

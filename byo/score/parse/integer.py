@@ -158,8 +158,11 @@ _SUM = re.compile(rf"{_OPERAND}(?:\s*[-+×x*/]\s*{_OPERAND})+\s*=")
 
 
 def _working(span: str) -> list[tuple[int, int]]:
-    """(start, end) of list numbers and of a sum's operands."""
-    spans = [(m.start(1), m.end(1)) for m in _LIST_NUMBER.finditer(span)]
+    """(start, end) of list numbers (lines numbered in sequence: a line "4. Two are red" alone is no
+    list) and of a sum's operands."""
+    numbered = [(int(m.group(1)), m.start(1), m.end(1)) for m in _LIST_NUMBER.finditer(span)]
+    values = {n for n, _, _ in numbered}
+    spans = [(a, b) for n, a, b in numbered if n - 1 in values or n + 1 in values]
     spans += [(m.start(), m.end() - 1) for m in _SUM.finditer(span)]
     return spans
 
