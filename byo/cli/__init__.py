@@ -858,7 +858,9 @@ def build_parser() -> argparse.ArgumentParser:
     sheet.add_argument("--keys", help="comma-separated level variables to print under each image")
     sheet.set_defaults(func=cmd_contact_sheet)
 
-    ev = sub.add_parser("eval", help="ask a VLM provider every question of a dataset")
+    # its options are many: the usage line an error repeats names the required ones (byo eval -h: all)
+    ev = sub.add_parser("eval", help="ask a VLM provider every question of a dataset",
+                        usage="%(prog)s DATASET --provider PROVIDER [--model MODEL] [options]")
     add_eval_arguments(ev)
     ev.set_defaults(func=cmd_eval)
 
