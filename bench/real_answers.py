@@ -186,8 +186,9 @@ def main() -> None:
         for r in summarize(rs, review)["disagreements"][: args.samples]:
             samples.append([source, r["model"], r["id"], r["status"], str(r["value"]), r["method"] or "",
                             str(r["gold"]), r["response"][:300]])
+    # the answers themselves are printed, never written: the corpus is not the project's
     section.table("disagreement samples", [("source", ""), ("model", ""), ("id", ""), ("status", ""), ("parsed", ""),
-                                           ("rule", ""), ("gold", ""), ("answer", "")], samples)
+                                           ("rule", ""), ("gold", "")], [s[:-1] for s in samples])
     console = Console(width=max(Console().width, 170))  # the tables are wide; a pipe gets them whole
     names = [c for c, _ in COLUMNS]
     print_table(console, "per source", ["source", *names], source_rows)
