@@ -163,7 +163,7 @@ def main() -> None:
         by_source[r["source"]].append(r)
         by_model[(r["source"], r["model"])].append(r)
     section = Section("real_answers", f"The answer parser on {len(rows):,} real models' answers",
-                      about=__doc__.split("\n\n")[1])
+                      about=" ".join(__doc__.split("\n\n")[2].split()))
     source_rows = []
     for source, rs in sorted(by_source.items()):
         s = summarize(rs, review)
