@@ -1,8 +1,9 @@
 """Text helpers for parsing answers: cleaning, answer spans, echoed prompts, refusals.
 
 A span is the part of an answer that holds the answer: a structured form (`{answer: 5}`,
-`<answer>5</answer>`, `\\boxed{5}`, JSON), the text after a cue ("the answer is"), the blank of
-an echoed fill-in-the-blank sentence, or the text after an echoed declarative lead.
+`<answer>5</answer>`, `\\boxed{5}`, JSON), a value alone in braces ("{5}"), the text after a
+cue ("the answer is"), the blank of an echoed fill-in-the-blank sentence, or the text after an
+echoed declarative lead.
 """
 
 from __future__ import annotations
@@ -368,6 +369,5 @@ def negated(text: str, start: int) -> bool:
     breaks = list(_SCOPE_BREAK.finditer(before))
     if breaks:
         before = before[breaks[-1].end():]
-    lowered = before.lower()
-    words = _LOWER_WORD.findall(lowered)[-3:]
-    return any(w in _NEGATORS or w.endswith("n't") for w in words) or bool(_CONTRAST.search(lowered))
+    words = _LOWER_WORD.findall(before.lower())[-3:]
+    return any(w in _NEGATORS or w.endswith("n't") for w in words)

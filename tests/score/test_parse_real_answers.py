@@ -53,6 +53,7 @@ def test_a_negated_event_is_zero(text):
     ("There are no visible scratches, only 2 small stickers near the handle.", SCRATCHES),
     ("I can see 1 dent in the panel, but there are no visible scratches.", SCRATCHES),
     ("The door does not have any scratches. It has 3 hinges.", SCRATCHES),
+    ("Not a single scratch is visible, though I see 2 stickers.", SCRATCHES),
 ])
 def test_a_negated_noun_is_zero_for_that_noun(text, ctx):
     p = parse_answer(text, ctx)

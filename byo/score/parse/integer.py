@@ -180,7 +180,7 @@ _CLAUSE_END = re.compile(r"[.,;:!?()\n]|\s-\s")
 # "intersect at two points", "cross each other once", "meet at 1 point", "touch only twice"
 _EVENT_BEFORE = re.compile(r"\b([a-z]+)(?:\s+(?:each other|one another|with each other))?"
                            r"(?:\s+(?:at|in|only|exactly|just|precisely|about|a total of|a|of))*\s+$", re.IGNORECASE)
-_NOT_ONE = re.compile(r"\bnot\s+(?:a single|one|even one|a)\s*$", re.IGNORECASE)
+_NOT_ONE = re.compile(r"\bnot\s+(?:even\s+)?$", re.IGNORECASE)  # before "one", "a single"
 _NEGATOR = re.compile(
     r"\b(?:(?:do|does|did|will|would|could|should)\s+not|don't|doesn't|didn't|won't|never|(?:is|are|was|were)\s+not"
     r"|isn't|aren't|wasn't|weren't|no)\b", re.IGNORECASE)
