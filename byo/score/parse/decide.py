@@ -203,8 +203,10 @@ def loops(body: str) -> bool:
 _LAST_LINE = re.compile(r"\n\s*([^\n]{1,60}?)\s*$")
 
 
-def _final_line(body: str, kind: Kind, ctx: ParseContext) -> Mention | None:
-    """The value alone on the answer's last line ("...\n\n5"): a direct answer after its working."""
+def _final_line(body: str, kind: Kind, ctx: ParseContext, *, anchored: bool = False) -> Mention | None:
+    """The value alone on the answer's last line ("...\n\n5"): a direct answer after its working;
+    with `anchored`, also the one value of a last line that ties it to what is asked ("= 42
+    containers")."""
     m = _LAST_LINE.search(body)
     if not m:
         return None
@@ -212,6 +214,8 @@ def _final_line(body: str, kind: Kind, ctx: ParseContext) -> Mention | None:
     found = kind.find(line, ctx)
     if len(found) != 1:
         return None
+    if anchored:
+        return found[0] if found[0].anchored else None
     rest = line[: found[0].start] + " " + line[found[0].end:]
     if ctx.choices and isinstance(found[0].value, str) and len(found[0].value) == 1:  # "(C) 0": the choice's own text
         k = ord(found[0].value) - 65
@@ -279,7 +283,8 @@ RULES = {
     "loop": "degenerate text that repeats itself: unparsed",
     "hedge": "the answer hedges between values (\"3 or 4\", \"10-12\"): ambiguous",
     "revision": "a corrected value (\"after checking again, 7\")",
-    "final line": "the value alone on the last line of the answer",
+    "final line": "the value alone on the last line of the answer (after the conclusion: its one value tied to "
+                  "what is asked, \"= 42 containers\")",
     "conclusion": "after the last conclusion cue (\"therefore\", \"in total\", \"so\")",
     "leading": "the value the answer starts with",
     "first sentence": "a label, yes/no, choice or card: the one value of the first sentence that names one",
@@ -336,6 +341,8 @@ def _whole(body: str, kind: Kind, ctx: ParseContext) -> Parse:
         return _ok(found.value, "final line", candidates=values)
     if found := _conclusion(body, kind, ctx):
         return _ok(found.value, "conclusion", candidates=values)
+    if found := _final_line(body, kind, ctx, anchored=True):
+        return _ok(found.value, "final line", candidates=values)
     if found := _leading(body, mentions, kind):
         return _ok(found.value, "leading", candidates=values)
     if len(anchored) == 1:
