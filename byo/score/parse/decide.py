@@ -10,6 +10,7 @@ import itertools
 import re
 from typing import Any
 
+from byo.families.base import option_index
 from byo.providers.reasoning import split_reasoning
 from byo.score import text
 from byo.score.parse.kinds import KINDS
@@ -217,9 +218,9 @@ def _final_line(body: str, kind: Kind, ctx: ParseContext, *, anchored: bool = Fa
     if anchored:
         return found[0] if found[0].anchored else None
     rest = line[: found[0].start] + " " + line[found[0].end:]
-    if ctx.choices and isinstance(found[0].value, str) and len(found[0].value) == 1:  # "(C) 0": the choice's own text
-        k = ord(found[0].value) - 65
-        rest = rest.replace(ctx.choices[k], " ", 1) if 0 <= k < len(ctx.choices) else rest
+    k = option_index(found[0].value) if ctx.choices and isinstance(found[0].value, str) else None
+    if k is not None and k < len(ctx.choices):  # "(C) 0": the choice's own text
+        rest = rest.replace(ctx.choices[k], " ", 1)
     return None if _NOT_WORD.sub("", rest) else found[0]
 
 
