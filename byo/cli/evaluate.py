@@ -23,7 +23,7 @@ from byo.providers import GenerationParams
 def cmd_eval(args) -> int:
     try:
         params = GenerationParams(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,
-                                  detail=args.detail)
+                                  detail=args.detail, reasoning_effort=args.reasoning_effort)
     except ValidationError as err:
         raise ConfigError("<command line>", [("--" + key.replace("_", "-"), msg)
                                              for key, msg in validation_problems(err)]) from None
@@ -113,6 +113,8 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-tokens", type=whole(1), help="maximum output tokens")
     p.add_argument("--seed", type=int)
     p.add_argument("--detail", choices=["auto", "low", "high"], help="OpenAI image detail")
+    p.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"],
+                   help="a reasoning model's effort (OpenAI's reasoning_effort); its reasoning is stored apart")
     p.add_argument("--max-side", type=whole(16), help="downscale images whose longest side exceeds this (pixels)")
     p.add_argument("--cache", type=Path, help="request cache (default DATASET/runs/cache.sqlite)")
     p.add_argument("--structured", action="store_true", help="ask for the answer as JSON of a schema built from its "
@@ -143,6 +145,8 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_eval(p: argparse.ArgumentParser) -> None:
     add_eval_arguments(p)
+    # its options are many: the usage line an error repeats names the required ones (byo eval -h: all)
+    p.usage = "%(prog)s DATASET --provider PROVIDER [--model MODEL] [options]"
     p.set_defaults(func=cmd_eval)
 
 

@@ -16,6 +16,7 @@ from byo.cli.options import add_curve_arguments, add_interval_arguments, add_req
 from byo.core.dataset import atomic_write_text
 from byo.score.compare import CORRECTIONS, default_output, write_comparison
 from byo.score.correlate import correlation_table
+from byo.score.judge import Judge, JudgeSettings
 from byo.score.registry import TABLES as DECLARED
 from byo.score.report import FORMATS
 from byo.score.rows import load_run
@@ -26,7 +27,8 @@ from byo.view.build import write_view
 def cmd_score(args) -> int:
     scores = byo.score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
                               tolerance=args.tolerance, criterion=args.criterion,
-                              perplexity_model=args.perplexity_model, bins=dict(args.bins or []))
+                              perplexity_model=args.perplexity_model, bins=dict(args.bins or []),
+                              judge=judge_from_args(args))
     table = Table("key", "type", "n", "parse rate", "accuracy", "F1", "MAE", "NMAE", title=f"{args.run} "
                   f"({scores.facts.get('model')}, all prompt variants{', ' + scores.partial if scores.partial else ''})")
     for r in scores.tables["metrics"]:
@@ -35,12 +37,33 @@ def cmd_score(args) -> int:
                           f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
                           fmt(r.get("f1")), fmt(r.get("mae")), fmt(r.get("nmae")))
     out().print(table)
+    print_judge(scores)
     print_declared(scores)
     print_breaking_points(scores)
     print_stability(scores)
     warn_partial(args.run, scores)
     console.print("wrote " + ", ".join(str(p) for p in scores.written.values()))
     return 0
+
+
+def judge_from_args(args) -> Judge | None:
+    """byo score --judge PROVIDER:MODEL: resolved (its key and endpoint) before anything is scored."""
+    if not args.judge:
+        return None
+    return Judge(JudgeSettings(args.judge, providers_file=args.judge_providers, base_url=args.judge_base_url,
+                               key_env=args.judge_key_env, key_file=args.judge_key_file))
+
+
+def print_judge(scores) -> None:
+    j = scores.facts.get("judge")
+    if j is None:
+        return
+    asked = " + ".join(f"{n} {status}" for status, n in j["asked_by_status"].items() if n) or "none"
+    left = f", {j['left']} named no answer (left as the rules left them)" if j["left"] else ""
+    failed = f", {j['failed']} requests failed" if j["failed"] else ""
+    console.print(f"judge {j['judge']} ({j['template']}, sha256 {j['template_sha256'][:12]}): {j['asked']} answers "
+                  f"the rules could not read were asked ({asked}), {j['read']} judged{left}{failed}; "
+                  f"{j['cached']} replies from the cache, {j['requests']} requests sent", highlight=False)
 
 
 def print_declared(scores) -> None:
@@ -178,7 +201,18 @@ def add_score(score: argparse.ArgumentParser) -> None:
     add_require_complete(score)
     score.add_argument("--perplexity-model", help="COMPASS's perplexity check of the negatives: a transformers "
                        "causal language model (a Hub name such as gpt2, or a folder); without it the check is skipped")
+    add_judge_arguments(score)
     score.set_defaults(func=cmd_score)
+
+
+def add_judge_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--judge", metavar="PROVIDER:MODEL", help="a language model reads the answers the rules leave "
+                   "unparsed or ambiguous, and only those, with one fixed extraction prompt (cached like eval "
+                   "answers; parsed.jsonl names the path, rule or judge, of every row)")
+    p.add_argument("--judge-base-url", help="the judge's endpoint (openai-compatible, a proxy)")
+    p.add_argument("--judge-providers", type=Path, help="providers file naming the judge's provider")
+    p.add_argument("--judge-key-env", help="environment variable holding the judge's API key")
+    p.add_argument("--judge-key-file", type=Path, help="file holding the judge's API key")
 
 
 def add_report(report: argparse.ArgumentParser) -> None:

@@ -512,7 +512,8 @@ def parsing_section(runs: Runs) -> dict:
             for r in rows[:3]:
                 examples.append({"label": label, "status": status, "key": r["key"], "note": r["note"],
                                  "response": _short(r["response"], 300), "candidates": r["candidates"]})
-    return {"table": table, "examples": examples}
+    judged = [{"label": label, **s.facts["judge"]} for label, s in runs.items() if s.facts.get("judge")]
+    return {"table": table, "examples": examples, "judged": judged}
 
 
 def _short(text, n: int) -> str:
