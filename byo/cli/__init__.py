@@ -26,6 +26,7 @@ from byo.cli import doctor
 from byo.core.dataset import IMAGES, LEGENDS, Layout, atomic_write_text
 from byo.core.errors import ConfigError, FatalRenderError, RenderError
 from byo.core.inputs import read_json, reading
+from byo.core.outputs import check_file_output, record_outputs
 from byo.core.schema import validation_problems
 from byo.core.sheets import contact_sheet
 from byo.core.stops import Stopped, stoppable
@@ -53,7 +54,7 @@ from byo.score.report import write_report
 from byo.score.rows import load_run
 from byo.score.run import load_scores, score_run
 from byo.score.tables import parse_bins
-from byo.view.build import write_view
+from byo.view.build import check_view_output, write_view
 
 console = Console(stderr=True, soft_wrap=True)
 
@@ -121,12 +122,14 @@ def positive(text: str) -> float:
 
 
 def cmd_real_questions(args) -> int:
-    path, n = real_questions(args.folder, args.like, labels=args.labels, out=args.output)
+    path, n = real_questions(args.folder, args.like, labels=args.labels, out=args.output, force=args.force)
     console.print(f"{n} questions of {args.like} asked of the photos: {path}\nnext: byo eval {args.folder} ...")
     return 0
 
 
 def cmd_correlate(args) -> int:
+    out = args.output or Path(args.real) / "correlation.json"
+    check_file_output(out, force=args.force, own_place=args.output is None)
     synthetic, real = (load_run(run)[0] for run in (args.synthetic, args.real))
     rows = correlation_table(synthetic, real)
     table = Table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
@@ -135,9 +138,10 @@ def cmd_correlate(args) -> int:
         table.add_row("all questions" if r["key"] == "*" else r["key"], r["variable"], str(r["levels"]),
                       _fmt(r["pearson"]), _fmt(r["spearman"]), r["note"] or "")
     Console().print(table)
-    out = args.output or Path(args.real) / "correlation.json"
     atomic_write_text(out, json.dumps({"synthetic": str(args.synthetic), "real": str(args.real), "rows": rows},
                                       indent=1) + "\n")
+    if args.output:
+        record_outputs([out], "byo correlate")
     console.print(f"wrote {out}")
     return 0
 
@@ -344,7 +348,7 @@ def cmd_questions(args) -> int:
     path, summary = generate(args.dataset, preprompts=listed(args.preprompts) or ["neutral"],
                              instructions=listed(args.instructions) or ["direct"], keys=listed(args.keys),
                              templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting,
-                             unreadable=args.unreadable, prompts=args.prompts)
+                             unreadable=args.unreadable, prompts=args.prompts, force=args.force)
     table = Table("key", "questions", "skipped", "flagged", "why skipped", title=f"{summary.images} images x "
                   f"{summary.variants} prompt variants (unreadable questions: {summary.policy})")
     for key in sorted(set(summary.questions) | set(summary.skipped)):
@@ -571,15 +575,19 @@ def _fmt(value) -> str:
 
 
 def cmd_report(args) -> int:
+    viewer = None if args.no_viewer else Path(args.output).with_name(Path(args.output).stem + "_samples.html")
+    check_file_output(args.output, force=args.force)
+    if viewer is not None:
+        check_view_output(viewer, force=args.force)
     runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
                         tolerance=args.tolerance, criterion=args.criterion, bins=dict(args.bins or []))
             for run in args.runs]
     for run, scores in zip(args.runs, runs, strict=True):
         warn_partial(run, scores)
-    viewer = None
-    if not args.no_viewer:
-        viewer = write_view(runs, Path(args.output).with_name(Path(args.output).stem + "_samples.html"))
+    if viewer is not None:
+        viewer = write_view(runs, viewer, force=args.force)
     path = write_report(runs, args.output, title=args.title, viewer=viewer)
+    record_outputs([path], "byo report")
     console.print(f"[bold]report: {path.resolve()}[/bold]" + (f"\nsample viewer: {viewer.resolve()}" if viewer else ""))
     return 0
 
@@ -623,9 +631,10 @@ def _p(raw: float, adjusted: float) -> str:
 
 
 def cmd_view(args) -> int:
-    runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed) for run in args.runs]
     out = args.output or Path(args.runs[0]) / "view.html"
-    path = write_view(runs, out, title=args.title)
+    check_view_output(out, force=args.force, own_place=args.output is None)
+    runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed) for run in args.runs]
+    path = write_view(runs, out, title=args.title, force=args.force, own_place=args.output is None)
     console.print(f"[bold]viewer: {path.resolve()}[/bold] ({sum(len(s.rows) for s in runs):,} answers)")
     return 0
 
@@ -647,7 +656,7 @@ def cmd_export(args) -> int:
     from byo.export import export
 
     paths = export(args.dataset, args.format, args.output, force=args.force, license=args.license, task=args.task,
-                   shard_size=args.shard_size, wait=args.wait, on_wait=waiting)
+                   shard_size=args.shard_size, wait=args.wait, on_wait=waiting, say=say)
     console.print(f"exported {args.dataset} as {args.format}: {args.output}\n"
                   + "\n".join(f"{k}: {p}" for k, p in paths.items() if not k.startswith("shard ")))
     return 0
@@ -704,7 +713,8 @@ def add_export_parsers(sub) -> None:
     ex.add_argument("--task", help="task name (lmms-eval, inspect; default byo_<dataset name>)")
     ex.add_argument("--shard-size", type=byte_size, help="webdataset: close a shard once it holds this much "
                     "(bytes, or with a unit: 500MB, 2GB; default 256MB)")
-    ex.add_argument("--force", action="store_true", help="write into a non-empty output directory")
+    ex.add_argument("--force", action="store_true", help="replace an earlier export in the output directory (only "
+                    "the files it wrote: a directory holding anyone else's files is refused)")
     add_wait(ex, "output directory")
     ex.set_defaults(func=cmd_export)
 
@@ -732,6 +742,7 @@ def build_parser() -> argparse.ArgumentParser:
     rq.add_argument("--like", type=Path, required=True, help="the synthetic dataset whose questions are asked")
     rq.add_argument("--labels", type=Path, help="the labels file (default FOLDER/labels.yaml)")
     rq.add_argument("-o", "--output", type=Path, help="default: FOLDER/questions.jsonl")
+    add_force(rq)
     rq.set_defaults(func=cmd_real_questions)
 
     co = sub.add_parser("correlate", help="Pearson and Spearman correlation of per-level accuracy between a run "
@@ -739,6 +750,7 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("synthetic", type=Path, help="run directory on the synthetic dataset")
     co.add_argument("real", type=Path, help="run directory on the photos")
     co.add_argument("-o", "--output", type=Path, help="default: REAL/correlation.json")
+    add_force(co)
     co.set_defaults(func=cmd_correlate)
 
     imp = sub.add_parser("import-config", help="a BYO-Eval config (seed 002, appendix D) as a project config; "
@@ -808,6 +820,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help=f"also draw DATASET/{SHEET_FILE}: the skipped and flagged unreadable cases, each "
                                 "object outlined and the reason written under it")
     add_wait(questions, "dataset (a render)")
+    add_force(questions)
     questions.set_defaults(func=cmd_questions)
 
     audit = sub.add_parser("audit", help="recompute every answer from the masks and the camera; exit 1 on any "
@@ -844,6 +857,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--title", help="report title")
     report.add_argument("--no-viewer", action="store_true", help="skip the sample viewer (REPORT_samples.html and "
                         "REPORT_samples_files/ beside the report, linked from it)")
+    add_force(report)
     add_interval_arguments(report)
     add_curve_arguments(report)
     add_require_complete(report)
@@ -867,6 +881,7 @@ def build_parser() -> argparse.ArgumentParser:
     view.add_argument("-o", "--output", type=Path, help="the page (default RUN/view.html); its data and overlays go "
                       "to FILE_files/ beside it")
     view.add_argument("--title", help="page title")
+    add_force(view)
     add_interval_arguments(view)
     view.set_defaults(func=cmd_view)
 
@@ -945,6 +960,11 @@ def _unit(text: str) -> float:
     return value
 
 
+def add_force(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--force", action="store_true", help="replace an output file byo did not write (or one changed "
+                   "since it did); without it such a file is refused, naming it")
+
+
 def add_require_complete(p: argparse.ArgumentParser) -> None:
     p.add_argument("--require-complete", action="store_true",
                    help="a run with unanswered questions (stopped or killed) is an error (exit 2), not a partial score")
@@ -1018,6 +1038,10 @@ def add_max_answer_chars(p: argparse.ArgumentParser) -> None:
 def add_wait(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--wait", action="store_true", help=f"when another process writes the {what}, wait for it to end "
                    "(default: exit 2 naming it)")
+
+
+def say(line: str) -> None:
+    console.print(line, highlight=False, markup=False)
 
 
 def waiting(holder: str) -> None:

@@ -224,7 +224,10 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write a temporary sibling, flush it to disk, rename it over `path` and flush the
     directory: a crash leaves the old file or the new one, never a part."""
     path = Path(path)
-    tmp = temp_path_for(path)
+    try:
+        tmp = temp_path_for(path)
+    except OSError as err:  # named by the file wanted, not the temporary one
+        raise OSError(err.errno, err.strerror, str(path)) from None
     try:
         with open(tmp, "wb") as f:
             f.write(data)
@@ -237,6 +240,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             os.fsync(directory)
         finally:
             os.close(directory)
+    except OSError as err:  # a full disk, a directory in the way: named by the file wanted
+        raise OSError(err.errno, err.strerror, str(path)) from None
     finally:
         tmp.unlink(missing_ok=True)
 

@@ -72,9 +72,10 @@ def _created(directory: Path) -> list[Path]:
 
 @contextlib.contextmanager
 def writer_lock(directory: str | Path, *, what: str = "directory", wait: bool = False,
-                on_wait: Callable[[str], None] | None = None) -> Iterator[Path]:
+                on_wait: Callable[[str], None] | None = None, wait_flag: str | None = None) -> Iterator[Path]:
     """Hold the lock of `directory` (created if need be) for the block. Held by another process:
-    Busy, or with `wait` block until it is free (`on_wait(holder)` is told once). Directories
+    Busy, or with `wait` block until it is free (`on_wait(holder)` is told once). `wait_flag`:
+    the command's option that waits (named in the refusal; a command without one names none). Directories
     created here are removed again when the block leaves them empty (a command that failed before
     writing anything leaves nothing behind)."""
     directory = Path(directory)
@@ -99,8 +100,9 @@ def writer_lock(directory: str | Path, *, what: str = "directory", wait: bool = 
                 except BlockingIOError:
                     who = holder(path)
                     if not wait:
-                        raise Busy(directory, f"the {what} is being written by {who}; wait until it ends, or "
-                                              "pass --wait to wait for it") from None
+                        hint = f", or pass {wait_flag} to wait for it" if wait_flag else ""
+                        raise Busy(directory, f"the {what} is being written by {who}; wait until it "
+                                              f"ends{hint}") from None
                     if on_wait is not None and not told:
                         on_wait(who)
                         told = True

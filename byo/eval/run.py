@@ -56,7 +56,7 @@ def evaluate(settings: EvalSettings, *, show_progress: bool = True,
 def run_locked(ev: Evaluation, *, show_progress: bool = True,
                on_wait: Callable[[str], None] | None = None) -> EvalReport:
     """Run a resolved evaluation while holding its run's lock (see `evaluate`)."""
-    with writer_lock(ev.run_dir, what="run", wait=ev.settings.wait, on_wait=on_wait):
+    with writer_lock(ev.run_dir, what="run", wait=ev.settings.wait, on_wait=on_wait, wait_flag="--wait"):
         check_same_request(ev.run_dir, ev.identity)  # again, now that no one else writes
         if ev.provider.ranks:  # an image-text model ranks the candidate captions
             return RankingRun(ev, earlier_rows(ev.run_dir / PREDICTIONS)).run(show_progress)

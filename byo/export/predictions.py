@@ -367,7 +367,7 @@ def import_predictions(file: str | Path, fmt: str, dataset: str | Path, *, run: 
             "n_questions": len(questions), "imported": {"format": fmt, "file": str(file.resolve()), **imported.info},
             "max_answer_chars": max_answer_chars, "finished": True, "statuses": dict(sorted(statuses.items())),
             "tokens": tokens}
-    with writer_lock(run_dir, what="run", wait=wait, on_wait=on_wait):
+    with writer_lock(run_dir, what="run", wait=wait, on_wait=on_wait, wait_flag="--wait"):
         if (run_dir / PREDICTIONS).exists() and not force:
             raise ConfigError(str(run_dir), [("--run", f"already holds {PREDICTIONS}; choose another --run NAME or "
                                               "pass --force to replace it")])

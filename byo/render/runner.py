@@ -134,7 +134,7 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
                                   f"{max_images:,}; raise it with --max-images, or render a part with --limit")])
     resolved = resolved_config(cfg)
     out = _output_dir(cfg, out_dir, file)
-    with writer_lock(out, what="dataset", wait=wait, on_wait=on_wait):
+    with writer_lock(out, what="dataset", wait=wait, on_wait=on_wait, wait_flag="--wait"):
         return _render_locked(cfg, config, file, out, resolved, selected, executor=executor, limit=limit,
                               resume=resume, shard=shard, show_progress=show_progress, on_result=on_result)
 
