@@ -26,7 +26,7 @@ from byo.cli import doctor
 from byo.core.dataset import IMAGES, LEGENDS, Layout, atomic_write_text
 from byo.core.errors import ConfigError, FatalRenderError, RenderError
 from byo.core.inputs import read_json, reading
-from byo.core.outputs import check_file_output, record_outputs
+from byo.core.outputs import check_file_output, writing_outputs
 from byo.core.schema import validation_problems
 from byo.core.sheets import contact_sheet
 from byo.core.stops import Stopped, stoppable
@@ -138,10 +138,9 @@ def cmd_correlate(args) -> int:
         table.add_row("all questions" if r["key"] == "*" else r["key"], r["variable"], str(r["levels"]),
                       _fmt(r["pearson"]), _fmt(r["spearman"]), r["note"] or "")
     Console().print(table)
-    atomic_write_text(out, json.dumps({"synthetic": str(args.synthetic), "real": str(args.real), "rows": rows},
-                                      indent=1) + "\n")
-    if args.output:
-        record_outputs([out], "byo correlate")
+    with writing_outputs([out] if args.output else [], "byo correlate"):
+        atomic_write_text(out, json.dumps({"synthetic": str(args.synthetic), "real": str(args.real), "rows": rows},
+                                          indent=1) + "\n")
     console.print(f"wrote {out}")
     return 0
 
@@ -454,7 +453,7 @@ def eval_summary(report, args) -> int:
         stop = report.stopped
         done = (f"{len(report.rows)} of {report.n_questions} questions answered, {report.unanswered} left "
                 f"({report.requests_sent} requests sent, {report.cached} answers from the cache)")
-        if stop.reason == "endpoint":
+        if stop.reason in ("endpoint", "disk"):
             kept = f"; predictions so far: {report.run_dir / PREDICTIONS}" if report.rows else ""
             console.print(f"[red]error:[/red] {escape(stop.message)}. {done}{kept}; rerun the same command to resume",
                           highlight=False)
@@ -586,8 +585,8 @@ def cmd_report(args) -> int:
         warn_partial(run, scores)
     if viewer is not None:
         viewer = write_view(runs, viewer, force=args.force)
-    path = write_report(runs, args.output, title=args.title, viewer=viewer)
-    record_outputs([path], "byo report")
+    with writing_outputs([args.output], "byo report"):
+        path = write_report(runs, args.output, title=args.title, viewer=viewer)
     console.print(f"[bold]report: {path.resolve()}[/bold]" + (f"\nsample viewer: {viewer.resolve()}" if viewer else ""))
     return 0
 

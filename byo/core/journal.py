@@ -91,6 +91,33 @@ def append(path: Path, line: str) -> None:
         sync_dir(Path(path).parent)
 
 
+class Appender:
+    """A journal kept open while a command appends to it (a run's predictions): each line is
+    one write, not fsynced (the request cache holds the answers durably); a failed write is
+    undone, and named by the journal's path."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+
+    def write(self, line: str) -> None:
+        data = line.encode() if line.endswith("\n") else (line + "\n").encode()
+        size = os.fstat(self.fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view):]
+        except OSError as err:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self.fd, size)
+            raise OSError(err.errno, err.strerror, str(self.path)) from None
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
 def sync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:

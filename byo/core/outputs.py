@@ -94,8 +94,8 @@ class Manifest:
         name = self.relative(path)
         if path.is_symlink() or not path.is_file():
             return False
-        if name in self.pending:
-            return True
+        if any(name == p or p.endswith("/") and name.startswith(p) for p in self.pending):
+            return True  # being written when byo was stopped
         digest = self.files.get(name)
         return digest is not None and sha256_of(path) == digest
 
@@ -173,21 +173,29 @@ def check_folder_output(folder: Path, *, force: bool, flag: str = "-o") -> None:
                          "--force to replace them, or choose another path", key=flag)
 
 
-def record_outputs(paths: Iterable[Path], command: str) -> None:
-    """Record files just written in their directories' manifests (grouped by directory)."""
-    by_dir: dict[Path, list[Path]] = {}
+@contextlib.contextmanager
+def writing_outputs(paths: Iterable[Path], command: str, folders: Iterable[Path] = ()) -> Iterator[None]:
+    """Around the writing of output files (and `folders` of them, such as a page's FILE_files/):
+    they are recorded as being written first (a command killed meanwhile leaves files the next run
+    knows as byo's), then as written, with their SHA-256, in their directories' manifests."""
+    paths, folders = [Path(p) for p in paths], [Path(f) for f in folders]
+    by_dir: dict[Path, list[str]] = {}
     for p in paths:
-        by_dir.setdefault(Path(p).parent, []).append(Path(p))
-    for directory, files in by_dir.items():
+        by_dir.setdefault(p.parent, []).append(p.name)
+    for f in folders:
+        by_dir.setdefault(f.parent, []).append(f.name + "/")
+    for directory, names in by_dir.items():
         with manifest_of(directory) as manifest:
-            manifest.record(files, command)
-
-
-def record_tree(root: Path, directory: Path, command: str) -> None:
-    """Record every file under `directory` in the manifest of `root` (a page's FILE_files/)."""
-    files = [p for p in Path(directory).rglob("*") if p.is_file() and not p.is_symlink()]
-    with manifest_of(root) as manifest:
-        manifest.record(files, command)
+            manifest.pending = sorted({*manifest.pending, *names})
+            manifest.save()
+    yield
+    for directory, names in by_dir.items():
+        with manifest_of(directory) as manifest:
+            written = [directory / n for n in names if not n.endswith("/")]
+            written += [p for n in names if n.endswith("/") for p in sorted((directory / n).rglob("*"))
+                        if p.is_file() and not p.is_symlink()]
+            manifest.pending = [p for p in manifest.pending if p not in names]
+            manifest.record(written, command)
 
 
 def foreign_files(root: Path, manifest: Manifest, prefix: str = "") -> list[str]:

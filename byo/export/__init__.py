@@ -70,7 +70,11 @@ def export(dataset: str | Path, fmt: str, out: str | Path, *, force: bool = Fals
                 say(f"{out}: removed what an interrupted export had moved into place ({removed} files)")
         work = Path(tempfile.mkdtemp(prefix=PARTIAL, dir=out))
         try:
-            written = _write(fmt, source, work, out, **options)
+            try:
+                written = _write(fmt, source, work, out, **options)
+            except OSError as err:  # a full disk: named by the output, not the hidden folder it was written in
+                raise OSError(err.errno, f"{err.strerror or err} while writing the {fmt} export; none of it is "
+                                         "left", str(out)) from None
             _move_into_place(work, out, manifest)
         finally:
             shutil.rmtree(work, ignore_errors=True)

@@ -39,6 +39,7 @@ from byo.eval.layout import (
     PREDICTIONS,
     RUN_FILE,
     cap_answer,
+    check_run_folder,
     recorded_path,
     run_path,
 )
@@ -321,6 +322,15 @@ def prediction_row(q: Question, a: Answer, provider: str, model: str,
             "parameters": {}, "image": {"path": q.image}}
 
 
+def interrupted_import(run_dir: Path, request: dict) -> bool:
+    """Whether the run is an import of the same kind that was stopped before it finished."""
+    try:
+        info = json.loads((run_dir / RUN_FILE).read_bytes())
+    except (OSError, ValueError):
+        return False
+    return isinstance(info, dict) and info.get("request") == request and info.get("finished") is False
+
+
 def run_name(fmt: str, model: str) -> str:
     return as_name(f"{fmt}-{model}")
 
@@ -367,10 +377,14 @@ def import_predictions(file: str | Path, fmt: str, dataset: str | Path, *, run: 
             "n_questions": len(questions), "imported": {"format": fmt, "file": str(file.resolve()), **imported.info},
             "max_answer_chars": max_answer_chars, "finished": True, "statuses": dict(sorted(statuses.items())),
             "tokens": tokens}
+    check_run_folder(run_dir, dataset)
     with writer_lock(run_dir, what="run", wait=wait, on_wait=on_wait, wait_flag="--wait"):
-        if (run_dir / PREDICTIONS).exists() and not force:
+        if (run_dir / PREDICTIONS).exists() and not force and not interrupted_import(run_dir, info["request"]):
             raise ConfigError(str(run_dir), [("--run", f"already holds {PREDICTIONS}; choose another --run NAME or "
                                               "pass --force to replace it")])
+        # run.json first, unfinished: an import killed before the end is then replaced by the next
+        atomic_write_text(run_dir / RUN_FILE, json.dumps({**info, "finished": False}, indent=1,
+                                                         ensure_ascii=False) + "\n")
         atomic_write_text(run_dir / PREDICTIONS, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
         atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=1, ensure_ascii=False) + "\n")
     return ImportReport(run_dir=run_dir, rows=rows, statuses=statuses, unanswered=len(questions) - len(rows))

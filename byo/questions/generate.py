@@ -19,7 +19,7 @@ from byo.core.dataset import RESOLVED_CONFIG, Layout, atomic_write_text
 from byo.core.errors import ConfigError, InputError
 from byo.core.inputs import read_image, read_json, reading
 from byo.core.locks import writer_lock
-from byo.core.outputs import check_file_output, record_outputs
+from byo.core.outputs import check_file_output, writing_outputs
 from byo.core.schema import Strict, validation_problems
 from byo.families import get_family
 from byo.families.base import CATALOG, Answer, Skip, Unreadable, ask
@@ -262,9 +262,10 @@ def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("dir
     config's questions.unreadable, else skip); `prompts`: the prompt set (PROMPT_SETS)."""
     if not Path(dataset).is_dir():
         raise ConfigError(str(dataset), [("<dataset>", "not a directory: render the dataset first")])
-    if out is not None:  # elsewhere than the dataset's own file: a file byo did not write is not replaced
-        check_file_output(Path(out), force=force)
-        check_file_output(Path(out).with_name(SUMMARY_FILE), force=force)
+    # Elsewhere than the dataset's own files (-o), a file byo did not write is not replaced; no link anywhere.
+    target = Path(out) if out is not None else Path(dataset) / QUESTIONS
+    for path in (target, target.with_name(SUMMARY_FILE)):
+        check_file_output(path, force=force, own_place=out is None)
     with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait, wait_flag="--wait"):
         return _generate(Layout(dataset), preprompts, instructions, keys, templates, out, unreadable, prompts)
 
@@ -299,11 +300,10 @@ def _generate(layout: Layout, preprompts, instructions, keys, templates, out, un
             seen = with_evidence(layout, legend)
             rows += _questions(seen, plugin, keys, family_t, common, preprompts, instructions, where, summary)
     path = Path(out) if out else layout.root / QUESTIONS
-    atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    atomic_write_text(path.with_name(SUMMARY_FILE) if out else layout.root / SUMMARY_FILE,
-                      json.dumps(summary.to_json(), indent=1, ensure_ascii=False) + "\n")
-    if out:
-        record_outputs([path, path.with_name(SUMMARY_FILE)], "byo questions")
+    with writing_outputs([path, path.with_name(SUMMARY_FILE)] if out else [], "byo questions"):
+        atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        atomic_write_text(path.with_name(SUMMARY_FILE) if out else layout.root / SUMMARY_FILE,
+                          json.dumps(summary.to_json(), indent=1, ensure_ascii=False) + "\n")
     return path, summary
 
 

@@ -24,7 +24,7 @@ from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr, Valid
 
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
-from byo.core.outputs import check_file_output, record_outputs
+from byo.core.outputs import check_file_output, writing_outputs
 from byo.core.schema import Strict, validation_problems
 from byo.questions.load import QUESTIONS, Question, answer_problem, image_problem, load_questions
 from byo.scene.config import read_yaml
@@ -112,6 +112,6 @@ def real_questions(folder: str | Path, like: str | Path, labels: str | Path | No
             break
     if problems:
         raise ConfigError(str(labels_path), problems[:20])
-    atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    record_outputs([path], "byo real-questions")
+    with writing_outputs([path], "byo real-questions"):
+        atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     return path, len(rows)

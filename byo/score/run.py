@@ -15,6 +15,7 @@ from pathlib import Path
 from byo import __version__
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
+from byo.core.outputs import check_file_output
 from byo.score import psychometric, retrieval, stability, tables
 from byo.score.metrics import rng_for
 from byo.score.parse import STATUSES
@@ -241,7 +242,9 @@ def write(scores: Scores, run_dir: Path) -> dict[str, Path]:
 def score_run(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False,
               tolerance: float = 0, criterion: float = psychometric.CRITERION,
               bins: tables.Bins | None = None, perplexity_model: str | None = None) -> tuple[Scores, dict[str, Path]]:
-    """Nothing is written when `require_complete` and the run is partial."""
+    """Nothing is written when `require_complete` and the run is partial, nor over a link."""
+    for path in [Path(run_dir) / PARSED, Path(run_dir) / SCORES, *Path(run_dir).glob("*.csv")]:
+        check_file_output(path, force=False, flag="RUN", own_place=True)
     scores = compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
                      criterion=criterion, bins=bins, perplexity_model=perplexity_model)
     with cycle_collector_paused():

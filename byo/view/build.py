@@ -30,7 +30,7 @@ from PIL import Image, ImageDraw
 
 from byo import __version__
 from byo.core.dataset import LEGENDS, Layout, atomic_write_bytes, atomic_write_text
-from byo.core.outputs import check_file_output, check_folder_output, record_outputs, record_tree
+from byo.core.outputs import check_file_output, check_folder_output, writing_outputs
 from byo.core.paths import relative_url
 from byo.core.progress import Bar
 from byo.score.run import Scores
@@ -291,18 +291,18 @@ def write_view(runs: Sequence[Scores], out: Path, *, title: str | None = None, s
     out = Path(out)
     check_view_output(out, force=force, own_place=own_place)
     out.parent.mkdir(parents=True, exist_ok=True)
-    folder = files_dir(out)
-    overlays = Overlays(folder / "overlays")
-    labels = run_labels(runs)
-    title = title or "BYO Render samples: " + ", ".join(labels)
-    data = page_data(runs, out, overlays, title)
-    overlays.draw(show_progress)
-    atomic_write_text(folder / "data.js", "window.BYO_VIEW = " + json.dumps(data, ensure_ascii=False,
-                                                                              separators=(",", ":")) + ";\n")
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE.parent), autoescape=True,
-                             undefined=jinja2.StrictUndefined)
-    html = env.get_template(TEMPLATE.name).render(title=title, data_src=relative_url(folder / "data.js", out.parent))
-    atomic_write_text(out, html)
-    record_outputs([out], "byo view")
-    record_tree(out.parent, folder, "byo view")
-    return out
+    with writing_outputs([out], "byo view", folders=[files_dir(out)]):
+        folder = files_dir(out)
+        overlays = Overlays(folder / "overlays")
+        labels = run_labels(runs)
+        title = title or "BYO Render samples: " + ", ".join(labels)
+        data = page_data(runs, out, overlays, title)
+        overlays.draw(show_progress)
+        atomic_write_text(folder / "data.js", "window.BYO_VIEW = " + json.dumps(data, ensure_ascii=False,
+                                                                                  separators=(",", ":")) + ";\n")
+        env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE.parent), autoescape=True,
+                                 undefined=jinja2.StrictUndefined)
+        html = env.get_template(TEMPLATE.name).render(title=title, data_src=relative_url(folder / "data.js", out.parent))
+        atomic_write_text(out, html)
+        return out
+
