@@ -325,7 +325,7 @@ def cmd_status(args) -> int:
 
 
 def cmd_merge(args) -> int:
-    written = merge(args.dirs, args.output)
+    written = merge(args.dirs, args.output, say=say)
     console.print(f"merged {len(args.dirs)} directories into {args.output}")
     for name, path in written.items():
         console.print(f"{name.replace('_', ' ')}: {path}")

@@ -55,6 +55,25 @@ def holder(path: Path) -> str:
         return "another process (which has not said who it is yet)"
 
 
+def busy(directory: Path) -> bool:
+    """Whether the process its lock file names is alive on this host (a look only: the lock itself
+    is not touched, so that a writer starting meanwhile is never refused because of it)."""
+    try:
+        info = json.loads((Path(directory) / LOCK_FILE).read_text())
+        pid, host = info["pid"], info["host"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    if host != socket.gethostname() or not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def entries(directory: Path) -> list[Path]:
     """What a directory holds apart from its lock file."""
     return [p for p in directory.iterdir() if p.name != LOCK_FILE] if directory.is_dir() else []
