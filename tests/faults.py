@@ -21,14 +21,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 EVENTS = ("fsync", "replace")
+ANSWER = b'"provider": "human"'  # the `cut` fault: the k-th write of a human's answer, cut in half
 
 
 class Faults:
     def __init__(self, kind: str | None, at: int):
         self.kind, self.at, self.count = kind, at, 0
-        self.real = {name: getattr(os, name) for name in EVENTS}
+        self.real = {name: getattr(os, name) for name in (*EVENTS, "write")}
         for name in EVENTS:
             setattr(os, name, self._wrap(name))
+        self.answers = 0
+        if kind == "cut":
+            os.write = self._cut
 
     def _wrap(self, name):
         real = self.real[name]
@@ -43,6 +47,15 @@ class Faults:
             return result
 
         return step
+
+    def _cut(self, fd, data):
+        """os.write, but the `at`-th answer of a human is written in half, then SIGKILL."""
+        if ANSWER in bytes(data):
+            self.answers += 1
+            if self.answers == self.at:
+                self.real["write"](fd, bytes(data)[: len(data) // 2])
+                os.kill(os.getpid(), signal.SIGKILL)
+        return self.real["write"](fd, data)
 
 
 @dataclass
@@ -117,6 +130,27 @@ def run_forked(argv: list[str], cwd: Path, *, kind: str | None = None, at: int =
     return result
 
 
+def run_process(argv: list[str], cwd: Path, *, kind: str | None = None, at: int = 0, fsize: int | None = None,
+                timeout: float = 600) -> Result:
+    """`byo ARGV` in a process of its own (for a render: bpy is not forked), with the fault asked for."""
+    import subprocess
+
+    def limit() -> None:
+        if fsize is not None:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an ignored signal stays ignored across exec
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+    proc = subprocess.run([sys.executable, __file__, kind or "none", str(at), "--", *argv], cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout, preexec_fn=limit)
+    steps = 0
+    for line in proc.stderr.splitlines():
+        if line.startswith('{"fault steps"'):
+            steps = json.loads(line)["fault steps"]
+    err = "".join(line + "\n" for line in proc.stderr.splitlines() if not line.startswith('{"fault steps"'))
+    return Result(proc.returncode if proc.returncode >= 0 else None, -proc.returncode if proc.returncode < 0 else None,
+                  proc.stdout, err, steps)
+
+
 def _unlimit() -> None:
     hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
     resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))
@@ -134,6 +168,7 @@ def main() -> None:
     kind, at = sys.argv[1], int(sys.argv[2])
     argv = sys.argv[sys.argv.index("--") + 1:]
     faults = Faults(None if kind == "none" else kind, at)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from byo.cli import main as byo_main
 
     try:

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 from conftest import clevr_config, write_config
-from faults import run_forked
+from faults import run_forked, run_process
 from human_server import golden_dataset
 from PIL import Image
 
@@ -48,7 +48,8 @@ class Command:
     folder: str  # the folder its outputs go to (relative to the world)
     output: str | None = None  # one output file a user's file or a link can stand in for
     whole_folder: bool = False  # fills its folder as a whole (export): a user's file there is refused
-    needs_render: bool = False
+    needs_render: bool = False  # a render (run in a process of its own: bpy is not forked)
+    rerun: tuple[str, ...] = ()  # what the same command adds to go on (render: --resume)
 
 
 EXPORTS = ("hf", "lmms-eval", "inspect", "vlmevalkit", "coco", "webdataset")
@@ -66,9 +67,9 @@ COMMANDS = [
     *(Command(f"export {fmt}", ["export", "ds", "--format", fmt, "-o", "exported"], "exported",
               "exported/README.md", whole_folder=True) for fmt in EXPORTS),
     Command("render", ["render", "tiny.yaml", "-o", "rendered", "--in-process"], "rendered",
-            "rendered/metadata.jsonl", needs_render=True),
+            "rendered/metadata.jsonl", whole_folder=True, needs_render=True, rerun=("--resume",)),
     Command("merge", ["merge", "shard0", "shard1", "-o", "merged"], "merged", "merged/metadata.jsonl",
-            needs_render=True),
+            whole_folder=True, needs_render=True),
 ]
 EVENTS = ("kill", "term", "disk", "user", "collide", "link")
 
@@ -160,8 +161,13 @@ def case_world(base: Path, tmp_path: Path) -> Path:
 
 
 
+def run(command: Command, world: Path, *extra: str, **fault):
+    """The command in a fork of this process, a render in a process of its own."""
+    return (run_process if command.needs_render else run_forked)([*command.argv, *extra], world, **fault)
+
+
 def rerun_completes(world: Path, command: Command) -> None:
-    again = run_forked(command.argv, world)
+    again = run(command, world, *command.rerun)
     assert again.code == 0, again.text
     one_line(again.text)
     check_outputs(world, command)
@@ -183,9 +189,9 @@ EventCheck = Callable[[Path, Command], None]
 def event_kill(world: Path, command: Command) -> None:
     clean_world = world.with_name("clean")
     shutil.copytree(world, clean_world, symlinks=True)
-    steps = run_forked(command.argv, clean_world).steps  # how many durable-write steps a whole run takes
+    steps = run(command, clean_world).steps  # how many durable-write steps a whole run takes
     assert steps >= 2, f"{command.name}: {steps} write steps"
-    killed = run_forked(command.argv, world, kind="kill", at=steps // 2)
+    killed = run(command, world, kind="kill", at=steps // 2)
     assert killed.signal == 9, killed.text
     rerun_completes(world, command)
 
@@ -193,8 +199,8 @@ def event_kill(world: Path, command: Command) -> None:
 def event_term(world: Path, command: Command) -> None:
     clean_world = world.with_name("clean")
     shutil.copytree(world, clean_world, symlinks=True)
-    steps = run_forked(command.argv, clean_world).steps
-    stopped = run_forked(command.argv, world, kind="term", at=steps // 2)
+    steps = run(command, clean_world).steps
+    stopped = run(command, world, kind="term", at=steps // 2)
     if stopped.code == 0:  # eval: every answer was in; the run finishes writing (docs/safety.md)
         assert command.name == "eval", stopped.text
         check_outputs(world, command)
@@ -209,9 +215,9 @@ def event_disk(world: Path, command: Command) -> None:
     clean_world = world.with_name("clean")
     shutil.copytree(world, clean_world, symlinks=True)
     before = stamps(clean_world)
-    assert run_forked(command.argv, clean_world).code == 0
+    assert run(command, clean_world).code == 0
     limit = max(1, largest_written(before, clean_world) // 2)
-    full = run_forked(command.argv, world, fsize=limit)
+    full = run(command, world, fsize=limit)
     assert full.code in (1, 2), full.text
     lines = one_line(full.err)
     assert "error:" in lines[-1] and "File too large" in lines[-1], full.err
@@ -220,13 +226,15 @@ def event_disk(world: Path, command: Command) -> None:
 
 
 def event_user(world: Path, command: Command) -> None:
-    mine = world / command.folder / ("images" if command.whole_folder else "") / "my_notes.txt"
+    inside = "images" if command.whole_folder and not command.needs_render else ""
+    mine = world / command.folder / inside / "my_notes.txt"
     mine.parent.mkdir(parents=True, exist_ok=True)
     mine.write_text("the user's own notes")
-    result = run_forked(command.argv, world)
+    result = run(command, world)
     assert mine.read_text() == "the user's own notes"
     if command.whole_folder:
         assert result.code == 2 and mine.relative_to(world / command.folder).as_posix() in result.err, result.text
+        assert [p.name for p in (world / command.folder).rglob("*") if p.is_file()] == [mine.name]
         assert "Traceback" not in result.text
     else:
         assert result.code == 0, result.text
@@ -240,7 +248,7 @@ def event_collide(world: Path, command: Command) -> None:
         mine.unlink()
     mine.write_text("the user's own file\n")
     before = snapshot(world)
-    result = run_forked(command.argv, world)
+    result = run(command, world)
     assert mine.read_text() == "the user's own file\n"
     assert result.code == 2, result.text
     assert mine.name in one_line(result.err)[-1], result.err
@@ -254,7 +262,7 @@ def event_link(world: Path, command: Command) -> None:
         link.unlink()
     target = world / OUTSIDE / "target"
     link.symlink_to(target)
-    result = run_forked(command.argv, world)
+    result = run(command, world)
     assert not target.exists() and not any((world / OUTSIDE).iterdir()), "written through the link"
     assert link.is_symlink()
     assert result.code == 2, result.text

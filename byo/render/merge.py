@@ -19,7 +19,7 @@ from byo.core.errors import ConfigError, InputError
 from byo.core.inputs import read_json
 from byo.core.locks import entries, writer_lock
 from byo.render import log as runlog
-from byo.render.runner import finalize
+from byo.render.runner import finalize, first_difference
 from byo.render.status import dataset_config
 from byo.scene.plan import selected_jobs
 
@@ -30,14 +30,6 @@ MERGING = ".byo-merge.json"  # in the output while a merge writes it: what it me
 def _listed(names: list[str]) -> str:
     more = f" ... and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
     return ", ".join(names[:SHOWN]) + more
-
-
-def _first_difference(a, b, path: str = "") -> str:
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in sorted(set(a) | set(b), key=str):
-            if a.get(key) != b.get(key):
-                return _first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else str(key))
-    return f"{path}: {json.dumps(a)} vs {json.dumps(b)}"
 
 
 def _limit(dirs: list[Path]) -> int | None:
@@ -71,11 +63,13 @@ def check_output(out: Path, dirs: list[Path]) -> bool:
     if out.is_symlink() or out.exists() and not out.is_dir():
         raise ConfigError(str(out), [("-o", "is a file or a link: the merged dataset needs an empty or new "
                                       "directory")])
-    if not entries(out):
+    held = entries(out)
+    if not held:
         return False
     sources = interrupted_merge(out)
     if sources is None:
-        raise ConfigError(str(out), [("-o", "the merged dataset needs an empty or new directory")])
+        raise ConfigError(str(out), [("-o", f"the merged dataset needs an empty or new directory; it holds "
+                                      f"{_listed(sorted(p.name for p in held))}")])
     if sources != [str(d.resolve()) for d in dirs]:
         raise ConfigError(str(out), [("-o", f"holds an interrupted merge of other directories ({_listed(sources)}); "
                                       "rerun that merge to finish it, or choose another output")])
@@ -98,7 +92,7 @@ def merge(dirs: list[str | Path], out: str | Path, say=None) -> dict[str, Path]:
         other = read_json(d / RESOLVED_CONFIG)
         if other != resolved:
             problems.append((str(d), f"rendered from a different config than {dirs[0]} "
-                             f"({_first_difference(resolved, other)})"))
+                             f"({first_difference(resolved, other)})"))
     if problems:
         raise ConfigError("<merge>", problems)
 

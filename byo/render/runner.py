@@ -100,16 +100,29 @@ def _output_dir(cfg: DatasetConfig, out_dir: str | Path | None, file: str) -> Pa
     return out
 
 
+def first_difference(a, b, path: str = "") -> str:
+    """Where two resolved configs first differ: 'scene.render.samples: 4 vs 8'."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=str):
+            if a.get(key) != b.get(key):
+                return first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else str(key))
+    return f"{path}: {json.dumps(a)} vs {json.dumps(b)}"
+
+
 def _output(out: Path, resolved: dict, resume: bool, file: str) -> Layout:
     """The output directory's layout, once this process holds its lock: empty, or (--resume) one
     rendered from the same config."""
     previous = out / RESOLVED_CONFIG
-    if entries(out):
+    held = entries(out)
+    if held:
         if not resume:
-            raise ConfigError(file, [("<output>", f"{out} is not empty; pass --resume to continue it "
-                                      "or choose another output directory")])
+            names = sorted(p.name for p in held)
+            shown = ", ".join(names[:5]) + (f" ... and {len(names) - 5} more" if len(names) > 5 else "")
+            raise ConfigError(file, [("<output>", f"{out} is not empty (it holds {shown}); pass --resume to "
+                                      "continue a render of this config there, or choose another output directory")])
         if previous.is_file() and read_json(previous) != resolved:
-            raise ConfigError(file, [("<output>", f"{out} was rendered from a different config; "
+            raise ConfigError(file, [("<output>", f"{out} was rendered from a different config "
+                                      f"({first_difference(read_json(previous), resolved)}, as rendered vs now); "
                                       "--resume needs the same config")])
     return Layout(out)
 
