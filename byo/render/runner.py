@@ -174,6 +174,7 @@ def _render_locked(cfg: DatasetConfig, config, file: str, out: Path, resolved: d
     report = RenderReport(out_dir=layout.root, planned=len(selected), skipped=len(selected) - len(todo),
                           repaired=repaired)
     executor = executor or LocalPool(1)
+    runlog.recover(layout.root)
     runlog.append(layout.root, {"event": "start", "images": image_count(cfg), "limit": limit,
                                 "shard": str(shard) if shard else None, "planned": len(selected),
                                 "to_render": len(tasks), "executor": type(executor).__name__,
