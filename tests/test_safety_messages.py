@@ -153,3 +153,40 @@ def test_the_address_human_prints_is_accepted_and_a_client_may_hang_up(tmp_path)
         assert httpx.get(address + "api/state", params={"annotator": "ann"}, timeout=30).status_code == 200
         time.sleep(0.5)  # the server's log of the hung-up request, if it wrote one
     assert "Traceback" not in server.output, server.output
+
+
+def test_two_studies_that_spell_one_folder_never_share_it(tmp_path):
+    """Study a-b's annotator c and study a's annotator b-c both spell runs/a-b-c: while the first
+    serves, the folder's lock refuses the second; afterwards its run.json does, by name."""
+    from byo.human.serve import HumanSettings, prepare
+
+    dataset = golden_dataset(tmp_path)
+    first, second = prepare(HumanSettings(dataset, run="a-b")), prepare(HumanSettings(dataset, run="a"))
+    who = first.annotator("c")
+    qid = who.current()
+    assert first.record(who, qid, "", cannot_tell=True, seconds=1.0, nonce="n-0000001", kind="number")
+    with pytest.raises(ConfigError, match="is being written by pid"):
+        second.annotator("b-c")
+    first.close()
+    with pytest.raises(ConfigError) as refused:
+        second.annotator("b-c")
+    assert "holds the answers of study 'a-b', annotator 'c': study 'a' cannot share it" in str(refused.value)
+    lines = (dataset / "runs" / "a-b-c" / "predictions.jsonl").read_text().splitlines()
+    assert len(lines) == 1  # only the first study's answer
+    second.close()
+
+
+def test_a_run_file_linking_out_of_the_dataset_is_refused_for_that_annotator(tmp_path):
+    from byo.human.serve import HumanSettings, prepare
+
+    dataset = golden_dataset(tmp_path / "d")
+    run = dataset / "runs" / "human-ann"
+    run.mkdir(parents=True)
+    target = tmp_path / "elsewhere" / "predictions.jsonl"
+    (run / "predictions.jsonl").symlink_to(target)
+    study = prepare(HumanSettings(dataset))
+    with pytest.raises(ConfigError, match="leads outside the dataset through a symbolic link"):
+        study.annotator("ann")
+    assert not target.parent.exists()
+    assert study.annotator("other").current() is not None  # the others are served
+    study.close()
