@@ -23,7 +23,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable, Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import InputError
@@ -57,6 +57,13 @@ def link_problem(path: Path) -> str | None:
     return None
 
 
+def plain_relative(name: str) -> bool:
+    """A path a manifest may record: relative, inside its folder, no '..' (a folder ends in '/')."""
+    path = PurePosixPath(name.removesuffix("/"))
+    return bool(name) and "\x00" not in name and not path.is_absolute() and ".." not in path.parts \
+        and path.parts[:1] != (".",) and str(path) != "."
+
+
 class Manifest:
     """The files byo wrote in a directory, by path relative to it: {path: sha256}, and those
     being moved into place (`pending`)."""
@@ -77,12 +84,13 @@ class Manifest:
             data = json.loads(self.path.read_bytes())
             files, pending = data["files"], data.get("pending", [])
             if not (isinstance(files, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in files.items())
-                    and isinstance(pending, list) and all(isinstance(p, str) for p in pending)):
+                    and isinstance(pending, list) and all(isinstance(p, str) for p in pending)
+                    and all(plain_relative(p) for p in [*files, *pending])):
                 raise TypeError
         except (ValueError, KeyError, TypeError, RecursionError):
             raise InputError(self.path, "expected byo's record of the files it wrote here ({\"files\": {PATH: "
-                             "SHA256}, \"pending\": [PATH]}); remove it and every file byo wrote here, or choose "
-                             "another output", key="files") from None
+                             "SHA256}, \"pending\": [PATH]}, each PATH inside this folder); remove it and every file "
+                             "byo wrote here, or choose another output", key="files") from None
         self.files, self.pending = files, pending
         self.command = str(data.get("command", ""))
 
