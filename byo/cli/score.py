@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
+import byo
 from byo.cli.console import console, fmt, out
 from byo.cli.options import (
     add_curve_arguments,
@@ -19,17 +20,17 @@ from byo.cli.options import (
 )
 from byo.core.dataset import atomic_write_text
 from byo.core.outputs import check_file_output, writing_outputs
-from byo.score.compare import CORRECTIONS, compare, default_output, write_comparison
+from byo.score.compare import CORRECTIONS, default_output, write_comparison
 from byo.score.correlate import correlation_table
 from byo.score.registry import TABLES as DECLARED
-from byo.score.report import FORMATS, write_report
+from byo.score.report import FORMATS
 from byo.score.rows import load_run
-from byo.score.run import load_scores, score_run
+from byo.score.run import load_scores
 from byo.view.build import check_view_output, write_view
 
 
 def cmd_score(args) -> int:
-    scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
+    scores = byo.score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
                               tolerance=args.tolerance, criterion=args.criterion,
                               perplexity_model=args.perplexity_model, bins=dict(args.bins or []))
     table = Table("key", "type", "n", "parse rate", "accuracy", "F1", "MAE", "NMAE", title=f"{args.run} "
@@ -44,7 +45,7 @@ def cmd_score(args) -> int:
     print_breaking_points(scores)
     print_stability(scores)
     warn_partial(args.run, scores)
-    console.print("wrote " + ", ".join(str(p) for p in paths.values()))
+    console.print("wrote " + ", ".join(str(p) for p in scores.written.values()))
     return 0
 
 
@@ -113,10 +114,9 @@ def cmd_report(args) -> int:
             for run in args.runs]
     for run, scores in zip(args.runs, runs, strict=True):
         warn_partial(run, scores)
-    if viewer is not None:
-        viewer = write_view(runs, viewer, force=args.force)
-    with writing_outputs([args.output], "byo report"):
-        path = write_report(runs, args.output, title=args.title, viewer=viewer)
+    path = byo.write_report(runs, args.output, title=args.title, viewer=not args.no_viewer,
+                            force=args.force)
+    viewer = None if args.no_viewer else byo.sample_viewer_of(path)
     console.print(f"[bold]report: {path.resolve()}[/bold]" + (f"\nsample viewer: {viewer.resolve()}" if viewer else ""))
     return 0
 
@@ -124,7 +124,7 @@ def cmd_report(args) -> int:
 def cmd_compare(args) -> int:
     a, b = (load_scores(run, n_boot=args.bootstrap, seed=args.seed, tolerance=args.tolerance,
                         criterion=args.criterion, bins=dict(args.bins or [])) for run in (args.run_a, args.run_b))
-    result = compare(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
+    result = byo.compare_runs(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
     shown = out()
     s = result["settings"]
     table = Table("key", "variable", "level", "n", "images", "A", "B", "A - B [95% CI]", "McNemar p", "clustered p",
@@ -146,8 +146,8 @@ def cmd_compare(args) -> int:
         for r in result["thresholds"]:
             ci = (f" [{r['difference_lo']:+.2f}, {r['difference_hi']:+.2f}]" if r.get("difference_lo") is not None
                   else "")
-            shown = [fmt(r[f"threshold_{x}"]) if r[f"verdict_{x}"] == "breaks" else r[f"verdict_{x}"] for x in "ab"]
-            thresholds.add_row(r["key"], r["variable"], *shown,
+            each = [fmt(r[f"threshold_{x}"]) if r[f"verdict_{x}"] == "breaks" else r[f"verdict_{x}"] for x in "ab"]
+            thresholds.add_row(r["key"], r["variable"], *each,
                                f"{r['difference']:+.2f}{ci}" if r["difference"] is not None else "–", r.get("note") or "")
         shown.print(thresholds)
     paths = write_comparison(result, args.output or default_output(a, b))

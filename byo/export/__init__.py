@@ -16,14 +16,42 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 
 from byo.core.errors import ConfigError
 from byo.core.locks import command_line, writer_lock
 from byo.core.outputs import Manifest, foreign_files, link_problem, listed, sha256_of
 
-FORMATS = ("hf", "lmms-eval", "inspect", "vlmevalkit", "coco", "webdataset")
-IMAGE_FORMATS = ("coco", "webdataset")  # read the rendered images; questions.jsonl is optional
+
+@dataclass(frozen=True)
+class Format:
+    """An export format: the function that writes it ("module:function", imported when used, as
+    function(source, work_dir, final=OUT, **options)), and whether it reads the rendered images
+    (then questions.jsonl is optional, and `library` ("module:function") checks its optional
+    extra before anything is read) or the questions."""
+
+    writer: str
+    images: bool = False
+    library: str | None = None
+
+
+# One line per format; the writer's module holds the rest.
+FORMATS: dict[str, Format] = {
+    "hf": Format("byo.export.hf:export_hf"),
+    "lmms-eval": Format("byo.export.lmms:export_lmms"),
+    "inspect": Format("byo.export.inspect_task:export_inspect"),
+    "vlmevalkit": Format("byo.export.vlmevalkit:export_vlmevalkit"),
+    "coco": Format("byo.export.coco:export_coco", images=True, library="byo.export.coco:mask_api"),
+    "webdataset": Format("byo.export.webdataset:export_webdataset", images=True,
+                         library="byo.export.webdataset:shard_writer"),
+}
+
+
+def _named(path: str) -> Callable:
+    module, _, name = path.partition(":")
+    return getattr(import_module(module), name)
 PARTIAL = ".byo-partial-"  # an export being written, inside the output directory
 TASK = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 
@@ -51,8 +79,9 @@ def export(dataset: str | Path, fmt: str, out: str | Path, *, force: bool = Fals
                                               "Python function)")])
     out = Path(out)
     check_output(out, force)
-    if fmt in IMAGE_FORMATS:
-        _library(fmt)  # an optional extra: said before anything is read
+    if FORMATS[fmt].images:
+        if FORMATS[fmt].library:
+            _named(FORMATS[fmt].library)()  # an optional extra: said before anything is read
         source = load_rendered(dataset)
         check_rendered(source)
     else:
@@ -71,7 +100,7 @@ def export(dataset: str | Path, fmt: str, out: str | Path, *, force: bool = Fals
         work = Path(tempfile.mkdtemp(prefix=PARTIAL, dir=out))
         try:
             try:
-                written = _write(fmt, source, work, out, **options)
+                written = _named(FORMATS[fmt].writer)(source, work, final=out, **options)
             except OSError as err:  # a full disk: named by the output, not the hidden folder it was written in
                 raise OSError(err.errno, f"{err.strerror or err} while writing the {fmt} export; none of it is "
                                          "left", str(out)) from None
