@@ -36,6 +36,11 @@ class Defaults(argparse.ArgumentDefaultsHelpFormatter):
 DefaultsParser = partial(argparse.ArgumentParser, formatter_class=Defaults)
 
 
+def say(line: str) -> None:
+    """A line as it is (a path may hold brackets)."""
+    console.print(line, highlight=False, markup=False)
+
+
 def waiting(holder: str) -> None:
     console.print(f"[yellow]waiting[/yellow] for {holder} to finish", highlight=False)
 

@@ -9,7 +9,7 @@ from rich.table import Table
 
 import byo
 from byo.cli import doctor
-from byo.cli.console import console, out, waiting
+from byo.cli.console import console, out, say, waiting
 from byo.cli.options import add_max_images, add_wait, positive, shard_spec, slurm_name, whole
 from byo.core.dataset import IMAGES, LEGENDS
 from byo.render.executors import Executor
@@ -115,7 +115,7 @@ def cmd_status(args) -> int:
 
 
 def cmd_merge(args) -> int:
-    written = merge(args.dirs, args.output)
+    written = merge(args.dirs, args.output, say=say)
     console.print(f"merged {len(args.dirs)} directories into {args.output}")
     for name, path in written.items():
         console.print(f"{name.replace('_', ' ')}: {path}")

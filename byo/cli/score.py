@@ -12,8 +12,14 @@ from rich.table import Table
 
 import byo
 from byo.cli.console import console, fmt, out
-from byo.cli.options import add_curve_arguments, add_interval_arguments, add_require_complete
+from byo.cli.options import (
+    add_curve_arguments,
+    add_force,
+    add_interval_arguments,
+    add_require_complete,
+)
 from byo.core.dataset import atomic_write_text
+from byo.core.outputs import check_file_output, writing_outputs
 from byo.score.compare import CORRECTIONS, default_output, write_comparison
 from byo.score.correlate import correlation_table
 from byo.score.judge import Judge, JudgeSettings
@@ -21,7 +27,7 @@ from byo.score.registry import TABLES as DECLARED
 from byo.score.report import FORMATS
 from byo.score.rows import load_run
 from byo.score.run import load_scores
-from byo.view.build import write_view
+from byo.view.build import check_view_output, write_view
 
 
 def cmd_score(args) -> int:
@@ -122,12 +128,17 @@ def warn_partial(run: Path, scores) -> None:
 
 
 def cmd_report(args) -> int:
+    viewer = None if args.no_viewer else Path(args.output).with_name(Path(args.output).stem + "_samples.html")
+    check_file_output(args.output, force=args.force)
+    if viewer is not None:
+        check_view_output(viewer, force=args.force)
     runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
                         tolerance=args.tolerance, criterion=args.criterion, bins=dict(args.bins or []))
             for run in args.runs]
     for run, scores in zip(args.runs, runs, strict=True):
         warn_partial(run, scores)
-    path = byo.write_report(runs, args.output, title=args.title, viewer=not args.no_viewer)
+    path = byo.write_report(runs, args.output, title=args.title, viewer=not args.no_viewer,
+                            force=args.force)
     viewer = None if args.no_viewer else byo.sample_viewer_of(path)
     console.print(f"[bold]report: {path.resolve()}[/bold]" + (f"\nsample viewer: {viewer.resolve()}" if viewer else ""))
     return 0
@@ -172,13 +183,17 @@ def p_value(raw: float, adjusted: float) -> str:
 
 
 def cmd_view(args) -> int:
+    page = args.output or Path(args.runs[0]) / "view.html"
+    check_view_output(page, force=args.force, own_place=args.output is None)
     runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed) for run in args.runs]
-    path = write_view(runs, args.output or Path(args.runs[0]) / "view.html", title=args.title)
+    path = write_view(runs, page, title=args.title, force=args.force, own_place=args.output is None)
     console.print(f"[bold]viewer: {path.resolve()}[/bold] ({sum(len(s.rows) for s in runs):,} answers)")
     return 0
 
 
 def cmd_correlate(args) -> int:
+    path = args.output or Path(args.real) / "correlation.json"
+    check_file_output(path, force=args.force, own_place=args.output is None)
     synthetic, real = (load_run(run)[0] for run in (args.synthetic, args.real))
     rows = correlation_table(synthetic, real)
     table = Table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
@@ -187,9 +202,9 @@ def cmd_correlate(args) -> int:
         table.add_row("all questions" if r["key"] == "*" else r["key"], r["variable"], str(r["levels"]),
                       fmt(r["pearson"]), fmt(r["spearman"]), r["note"] or "")
     out().print(table)
-    path = args.output or Path(args.real) / "correlation.json"
-    atomic_write_text(path, json.dumps({"synthetic": str(args.synthetic), "real": str(args.real), "rows": rows},
-                                       indent=1) + "\n")
+    with writing_outputs([path] if args.output else [], "byo correlate"):
+        atomic_write_text(path, json.dumps({"synthetic": str(args.synthetic), "real": str(args.real), "rows": rows},
+                                           indent=1) + "\n")
     console.print(f"wrote {path}")
     return 0
 
@@ -224,6 +239,7 @@ def add_report(report: argparse.ArgumentParser) -> None:
     add_interval_arguments(report)
     add_curve_arguments(report)
     add_require_complete(report)
+    add_force(report)
     report.set_defaults(func=cmd_report)
 
 
@@ -245,6 +261,7 @@ def add_view(view: argparse.ArgumentParser) -> None:
                       "to FILE_files/ beside it")
     view.add_argument("--title", help="page title")
     add_interval_arguments(view)
+    add_force(view)
     view.set_defaults(func=cmd_view)
 
 
@@ -252,6 +269,7 @@ def add_correlate(co: argparse.ArgumentParser) -> None:
     co.add_argument("synthetic", type=Path, help="run directory on the synthetic dataset")
     co.add_argument("real", type=Path, help="run directory on the photos")
     co.add_argument("-o", "--output", type=Path, help="default: REAL/correlation.json")
+    add_force(co)
     co.set_defaults(func=cmd_correlate)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import io
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from PIL import Image
 from byo import __version__
 from byo.core.dataset import atomic_write_text
 from byo.core.inputs import read_json
-from byo.core.paths import inside
+from byo.core.paths import inside, relative_url
 from byo.questions.load import SUMMARY_FILE
 from byo.score import humans, plots
 from byo.score import psychometric as psy
@@ -753,6 +752,6 @@ def write_report(runs_scores: list[Scores], out: Path, title: str | None = None,
     """`viewer`: the sample viewer's page, linked from the report's navigation."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    link = os.path.relpath(viewer, out.parent) if viewer is not None else None
+    link = relative_url(viewer, out.parent) if viewer is not None else None
     atomic_write_text(out, build(runs_scores, title, link))
     return out

@@ -15,6 +15,7 @@ from pathlib import Path
 from byo import __version__
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
+from byo.core.outputs import check_file_output
 from byo.families.base import ScoringOptions
 from byo.score import psychometric, registry, stability, tables
 from byo.score.judge import Judge, judge_rows
@@ -240,8 +241,10 @@ def score_run(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_compl
               tolerance: float = 0, criterion: float = psychometric.CRITERION,
               bins: tables.Bins | None = None, perplexity_model: str | None = None,
               judge: Judge | None = None) -> tuple[Scores, dict[str, Path]]:
-    """Nothing is written when `require_complete` and the run is partial. `judge`: the answers the
-    rules leave unparsed or ambiguous are read by it (byo.score.judge)."""
+    """Nothing is written when `require_complete` and the run is partial, nor over a link. `judge`:
+    the answers the rules leave unparsed or ambiguous are read by it (byo.score.judge)."""
+    for path in [Path(run_dir) / PARSED, Path(run_dir) / SCORES, *Path(run_dir).glob("*.csv")]:
+        check_file_output(path, force=False, flag="RUN", own_place=True)
     scores = compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
                      criterion=criterion, bins=bins, perplexity_model=perplexity_model, judge=judge)
     with cycle_collector_paused():
