@@ -9,6 +9,7 @@ import argparse
 import json
 import math
 import re
+import warnings
 from collections import Counter
 from functools import partial
 from pathlib import Path
@@ -46,6 +47,7 @@ from byo.render.merge import merge
 from byo.render.runner import render_dataset, render_images, sample_tasks
 from byo.render.status import as_json, dataset_status, time_per_image
 from byo.scene.plan import Shard, combination, combination_count, image_count, jobs
+from byo.scene.setup import PresetRenamed, level_label
 from byo.score.compare import CORRECTIONS, compare, default_output, write_comparison
 from byo.score.correlate import correlation_table
 from byo.score.power import PowerSettings, plan_power
@@ -179,7 +181,7 @@ def cmd_plan(args) -> int:
     table = Table("#", *[k for k in cfg.enumerated()], "images", "first index")
     for i in range(min(n_combos, args.max_rows)):
         first = str(i * sizes[0][1]) if sizes else str(i * reps)  # with splits: in the first split
-        table.add_row(str(i), *[str(v) for v in combination(cfg, i).values()], str(reps), first)
+        table.add_row(str(i), *[level_label(k, v) for k, v in combination(cfg, i).items()], str(reps), first)
     out.print(table)
     if n_combos > args.max_rows:
         out.print(f"... {n_combos - args.max_rows:,} more combinations")
@@ -408,7 +410,8 @@ def cmd_contact_sheet(args) -> int:
         with reading(layout.legend(legends[0]["name"]), "a legend"):
             caption = get_family(legends[0]["family"]).caption
     path = contact_sheet(args.dataset, caption=caption, columns=args.columns, thumb_width=args.thumb_width,
-                         keys=args.keys.split(",") if args.keys else None, out=args.output, legends=legends)
+                         keys=args.keys.split(",") if args.keys else None, out=args.output, legends=legends,
+                         level_text=level_label)
     console.print(f"contact sheet: {path}")
     return 0
 
@@ -1086,8 +1089,26 @@ def main(argv: list[str] | None = None) -> int:
     return run(args.func, args)
 
 
+def show_notes(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings as one line each: a note for a preset under its old name, Python's format otherwise."""
+    if issubclass(category, PresetRenamed):
+        console.print(f"[yellow]note:[/yellow] {escape(str(message))}", highlight=False)
+    else:
+        python_showwarning(message, category, filename, lineno, file, line)
+
+
+python_showwarning = warnings.showwarning
+
+
 def run(func, args) -> int:
-    """Run a command, turning known errors into a one-paragraph message and an exit code."""
+    """Run a command, turning known errors into a one-paragraph message and an exit code, and
+    warnings into notes."""
+    with warnings.catch_warnings():
+        warnings.showwarning = show_notes
+        return _run(func, args)
+
+
+def _run(func, args) -> int:
     try:
         with stoppable():
             return func(args)
