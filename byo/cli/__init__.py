@@ -510,7 +510,8 @@ def print_retrieval(scores) -> None:
     rows = [r for r in scores.tables.get("retrieval", []) if r["variant"] == "all"]
     if rows:
         table = Table("key", "how", "n", "candidates", "recall@1 [95% CI]", "chance",
-                      title="Recall@1 over the candidate captions (ties shared; intervals clustered by image)")
+                      title="Recall@1 over the candidate captions (a tie at the top is a miss; intervals clustered by "
+                            "image)")
         for r in rows:
             table.add_row(r["key"], "ranked" if r["ranked"] else "answered", str(r["n"]), f"{r['candidates']:.1f}",
                           f"{r['recall_at_1']:.0%} [{r['recall_at_1_lo']:.0%}-{r['recall_at_1_hi']:.0%}]",

@@ -579,10 +579,12 @@ def analyse(trials: Trials, chance: float, *, link: str = "logistic", criterion:
            "threshold": got.threshold, "threshold_lo": got.lo, "threshold_hi": got.hi,
            "between_lo": got.between[0] if got.between else None, "between_hi": got.between[1] if got.between else None,
            "interval": "profile likelihood" if got.lo is not None else None,
-           "direction": "falls" if got.direction < 0 else "rises",
            "slope": curve.slope() if got.verdict == VERDICT_BREAKS else None,
            "lapse": curve.lapse if got.verdict in ESTIMATED else None,
-           "location": float(got.theta[0]), "beta": float(np.exp(got.theta[1])), "fitted_lapse": curve.lapse,
+           # the fitted curve, to draw it: only where a breaking point is estimated
+           **({"direction": "falls" if got.direction < 0 else "rises", "location": float(got.theta[0]),
+               "beta": float(np.exp(got.theta[1])), "fitted_lapse": curve.lapse} if got.verdict in ESTIMATED
+              else {"direction": None, "location": None, "beta": None, "fitted_lapse": None}),
            "loglik": got.loglik, "flat_p": got.flat_p, "gof_p": got.gof_p, "dispersion": phi,
            "accuracy_at_threshold": curve.accuracy_at_threshold() if got.verdict == VERDICT_BREAKS else None}
     return out

@@ -1,8 +1,8 @@
 """Retrieval metrics: recall@1 over candidate captions, and COMPASS's analyses (seed 003).
 
 Every scored row of a question with a candidate set carries `recall_at_1` (byo.score.rows): for
-an image-text model's ranking, 1 when the true caption is the most similar, 1 / k when it ties
-with k - 1 others, else 0; for a chat model's answer, 1 or 0. `chance` is the guess rate as
+an image-text model's ranking, 1 when the true caption is strictly the most similar, else 0 (a tie
+at the top is a miss: docs/scoring.md's tie policy); for a chat model's answer, 1 or 0. `chance` is the guess rate as
 asked: 1 / captions for a ranking, 1 / options shown for a chat question.
 
 - `retrieval`: recall@1 per key and prompt variant, with its interval clustered by image, beside
@@ -24,9 +24,7 @@ asked: 1 / captions for a ranking, 1 / options shown for a chat question.
 - `compass_perplexity`: the perplexity audit of the negatives (seed 003, appendix B) needs a
   language model; without one the table says it was skipped.
 
-Deviations: a tie between the true caption and a negative scores 1 / k, where the paper's strict
-">" scores 0 (real-valued similarities do not tie; a ranker that cannot tell the captions apart
-then scores the chance). Delta and the R@1s are proportions (the paper prints percentages).
+Deviation: Delta and the R@1s are proportions (the paper prints percentages).
 """
 
 from __future__ import annotations

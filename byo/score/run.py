@@ -79,7 +79,7 @@ DEFINITIONS = {
                  "status) in all K repeats; Fleiss' kappa of those answers (repeats as raters); accuracy per repeat "
                  "with its mean, standard deviation, minimum and maximum",
     "retrieval": "recall@1 over a question's candidate captions: for an image-text model's ranking 1 when the true "
-                 "caption is the most similar (1 / k when it ties with k - 1 others), for a chat answer 1 when "
+                 "caption is strictly the most similar (a tie at the top is a miss), for a chat answer 1 when "
                  "right; beside the chance as asked (1 / captions ranked, 1 / options shown); 95% interval from the "
                  "cluster-robust (by image) standard error",
     "compass_integration": "COMPASS (seed 003, Eq. 1-3): R@1 composed = the composed caption beats its N one-primitive "

@@ -83,7 +83,8 @@ def test_a_flat_run_is_not_estimable_and_carries_no_number():
     fit, points = truth_fit(planted_rows(lambda count: 0.7, seed=5))
     assert fit["verdict"] == psy.VERDICT_NOT
     assert fit["breaking_point"].startswith("not estimable: no better than a constant accuracy")
-    assert all(fit[k] is None for k in ("threshold", "threshold_lo", "threshold_hi", "slope", "lapse"))
+    assert all(fit[k] is None for k in ("threshold", "threshold_lo", "threshold_hi", "slope", "lapse", "location",
+                                        "beta", "direction"))
     assert len(points) == len(set(p["level"] for p in points)) == 16
 
 
