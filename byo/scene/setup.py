@@ -15,6 +15,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
+from byo.core.errors import Note
 from byo.core.schema import SRGB, Strict, left_out_when_none, srgb
 from byo.scene import camera as camera_math
 from byo.scene.assets import PackError, find_pack
@@ -43,7 +44,7 @@ LIGHT_REFERENCE_DISTANCE = 8.0
 RGB = tuple[float, float, float]
 
 
-class PresetRenamed(UserWarning):
+class PresetRenamed(Note):
     """A preset given by a name it no longer goes by."""
 
 
