@@ -101,6 +101,13 @@ def ranked_credit(similarities: list[float], truth: int) -> float:
     return float(all(similarities[truth] > s for k, s in enumerate(similarities) if k != truth))
 
 
+def tied_top(similarities: list[float]) -> list[int]:
+    """Indices of the captions with the highest similarity: the ranking's prediction when there is
+    one; several are a tie at the top, which is a miss (no single caption chosen)."""
+    top = max(similarities)
+    return [k for k, s in enumerate(similarities) if s == top]
+
+
 def _ranked(q: Question, p: dict) -> tuple[dict, float | None]:
     """The scored fields of an image-text model's ranking of `q`'s candidate captions: its top
     caption, or `ambiguous` with the tied captions when several share the top similarity."""
@@ -108,17 +115,17 @@ def _ranked(q: Question, p: dict) -> tuple[dict, float | None]:
     if p["status"] != "ok" or q.retrieval is None or not isinstance(sims, list) \
             or len(sims) != len(q.retrieval.captions):
         status = p["status"] if p["status"] != "ok" else "unparsed"
-        return {"status": status, "value": None, "method": None, "candidates": None,
+        return {"status": status, "value": None, "method": None, "candidates": None, "top": None,
                 "note": "no ranking of the question's candidate captions" if p["status"] == "ok" else None}, None
     sims = [float(s) for s in sims]
     credit = ranked_credit(sims, q.retrieval.truth)
-    top = [k for k, s in enumerate(sims) if s == max(sims)]
+    top = tied_top(sims)
     if len(top) > 1:
-        return {"status": "ambiguous", "value": None, "method": "ranking",
+        return {"status": "ambiguous", "value": None, "method": "ranking", "top": top,
                 "candidates": [q.retrieval.captions[k] for k in top],
                 "note": f"{len(top)} captions tie at the top: no single choice (a tie is a miss)"}, credit
     return {"status": "ok", "value": q.retrieval.captions[top[0]], "method": "ranking", "candidates": None,
-            "note": None}, credit
+            "top": top, "note": None}, credit
 
 
 def legend_splits(questions: list[Question], dataset: Path) -> dict[str, str]:
