@@ -66,11 +66,13 @@ def test_a_rankings_top_caption_is_its_prediction_and_a_tie_chose_none():
     """Seed 004 Table 8 from an image-text model: the top caption's tag among all the candidates
     (never the chat options' tags); a tie of the truth and the order swap is a miss that took no
     distractor ("tie at the top", docs/scoring.md's tie policy, as the scorer marks it ambiguous); a
-    failed request is unparsed. 4 predictions, 3 errors: Left/Right 1, tie 1, unparsed 1."""
-    rows = [ranked_row([1]), ranked_row([0, 2], status="ambiguous"), ranked_row([0]), ranked_row(None, status="error")]
+    tie of two random labels took that kind; a failed request is unparsed. 5 predictions, 4 errors:
+    Left/Right 1, tie 1, other 1, unparsed 1."""
+    rows = [ranked_row([1]), ranked_row([0, 2], status="ambiguous"), ranked_row([3, 4], status="ambiguous"),
+            ranked_row([0]), ranked_row(None, status="error")]
     found = {r["distractor"]: r for r in measure_distractors(rows, [])}
-    assert set(found) == {"swap:relation", "tie at the top", "unparsed"}
-    assert found["swap:relation"]["count"] == found["tie at the top"]["count"] == found["unparsed"]["count"] == 1
-    assert found["tie at the top"]["of_predictions"] == pytest.approx(1 / 4)
-    assert found["tie at the top"]["of_errors"] == pytest.approx(1 / 3)
+    assert set(found) == {"swap:relation", "tie at the top", "other", "unparsed"}
+    assert all(found[k]["count"] == 1 for k in found)
+    assert found["tie at the top"]["of_predictions"] == pytest.approx(1 / 5)
+    assert found["tie at the top"]["of_errors"] == pytest.approx(1 / 4)
     assert measure_distractors([ranked_row([0]), ranked_row([0])], []) == []  # a perfect ranker makes no error
