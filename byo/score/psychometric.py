@@ -227,7 +227,7 @@ class Breaking:
     verdict: str
     note: str | None  # the reason, when not estimable
     direction: int
-    theta: np.ndarray  # the fitted (t, log b, lapse), also when not estimable (to draw nothing from)
+    theta: np.ndarray  # the fitted (t, log b, lapse): an estimated breaking point's curve is drawn from it
     loglik: float
     flat_p: float | None
     gof_p: float | None
@@ -245,13 +245,6 @@ class Breaking:
             return (f"the threshold lies between levels {a:g} and {b:g} (95% interval {self.lo:.{digits}g}–"
                     f"{self.hi:.{digits}g}); slope unbounded")
         return f"{VERDICT_NOT}: {self.note}"
-
-
-def describe(row: dict, digits: int = 3) -> str:
-    """`Breaking.describe` of a table row."""
-    between = (row["between_lo"], row["between_hi"]) if row.get("between_lo") is not None else None
-    return Breaking(row["verdict"], row.get("note"), 1, np.zeros(3), 0.0, None, None, row.get("threshold"),
-                    row.get("threshold_lo"), row.get("threshold_hi"), between).describe(digits)
 
 
 def _profile(shape: Shape, theta_hat: np.ndarray, x, k, n, box, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
