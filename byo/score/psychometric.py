@@ -492,9 +492,12 @@ class Trials:
 
 def dispersion(trials: Trials) -> tuple[float, int]:
     """Between-image dispersion at equal levels (Pearson, per stratum, over the images with more than
-    one question: one yes-or-no answer says nothing of it), at least 1, and its degrees of freedom:
-    (1, 0) when questions are independent given the level or nothing shows otherwise."""
+    one question: one yes-or-no answer says nothing of it), at least 1, and its degrees of freedom.
+    When no level shows it (every image of a level right, or every one wrong) and every image
+    answers all its questions alike (a blind baseline's prompt variants), an image counts once: the
+    dispersion is its mean number of questions, with 0 degrees of freedom; otherwise (1, 0)."""
     chi2, df = 0.0, 0
+    several = trials.n > 1
     for s in np.unique(trials.stratum):
         m = (trials.stratum == s) & (trials.n > 1)
         if m.sum() < 2:
@@ -503,6 +506,8 @@ def dispersion(trials: Trials) -> tuple[float, int]:
         if 0 < p < 1:  # a stratum all right or all wrong says nothing of the dispersion
             chi2 += float((((trials.k[m] - trials.n[m] * p) ** 2) / (trials.n[m] * p * (1 - p))).sum())
             df += int(m.sum()) - 1
+    if df == 0 and several.any() and np.all((trials.k[several] == 0) | (trials.k[several] == trials.n[several])):
+        return float(trials.n[several].mean()), 0
     return (max(1.0, chi2 / df) if df > 0 else 1.0), df
 
 

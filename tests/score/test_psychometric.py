@@ -119,6 +119,16 @@ def test_the_demos_blind_fall_is_not_a_number():
     assert b.verdict == psy.VERDICT_NOT and b.lo is None and b.threshold is None
     (two,) = psy.estimate(np.array([2.0, 7.0]), np.array([[2.0, 0]]), np.array([[2.0, 2]]), 0.0)
     assert two.describe() == "not estimable: 2 tested levels with answers; a curve needs 3"
+    # the same images asked in two prompt variants, answered alike (the blind baseline): each image
+    # counts once, so the second variant adds no evidence of a fall
+    questions = [q for count in (2, 2, 7, 8) for q in count_questions(1, counts=[count], variants=(
+        ("neutral", "direct"), ("debiased", "direct")))]
+    questions = [q.model_copy(update={"image": f"im{i // 2}.png", "id": f"q{i}"}) for i, q in enumerate(questions)]
+    rows = score_rows(questions, [{"id": q.id, "provider": "blind", "model": "blind", "response": "2",
+                                   "status": "ok"} for q in questions], "blind")
+    fit, _ = truth_fit(rows)
+    assert fit["dispersion"] == 2.0 and fit["verdict"] == psy.VERDICT_NOT and fit["answer_prior"]
+    assert fit["note"].startswith("no better than a constant accuracy")
 
 
 def test_the_probit_fit_finds_the_planted_threshold_too():
