@@ -9,13 +9,14 @@ from pathlib import Path
 from pydantic import ValidationError
 from rich.markup import escape
 
+import byo
 from byo.cli.console import console, waiting
 from byo.cli.options import add_max_answer_chars, add_wait, device_name, positive, whole
 from byo.core.errors import ConfigError
 from byo.core.schema import validation_problems
 from byo.eval.layout import PREDICTIONS, RUN_FILE
 from byo.eval.repeats import evaluate_repeats
-from byo.eval.run import EvalSettings, evaluate
+from byo.eval.run import EvalSettings
 from byo.providers import GenerationParams
 
 
@@ -26,7 +27,7 @@ def cmd_eval(args) -> int:
     except ValidationError as err:
         raise ConfigError("<command line>", [("--" + key.replace("_", "-"), msg)
                                              for key, msg in validation_problems(err)]) from None
-    settings = EvalSettings(
+    fields = dict(
         dataset=args.dataset, provider=args.provider, model=args.model, params=params, questions=args.questions,
         providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
         key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
@@ -36,9 +37,9 @@ def cmd_eval(args) -> int:
         shots=args.shots, shots_from=args.shots_from, shots_seed=args.shots_seed,
         text_only=args.text_only)
     if args.repeats == 1:  # a signal outside the run's own handlers ends in run()'s Stopped
-        return eval_summary(evaluate(settings, on_wait=waiting), args)
+        return eval_summary(byo.evaluate(on_wait=waiting, **fields), args)
     codes = []
-    for i, report in enumerate(evaluate_repeats(settings, on_wait=waiting), start=1):
+    for i, report in enumerate(evaluate_repeats(EvalSettings(**fields), on_wait=waiting), start=1):
         console.print(f"[bold]repeat {i} of {args.repeats}[/bold]: {report.run_dir}")
         codes.append(eval_summary(report, args))
     if args.temperature == 0:

@@ -10,20 +10,21 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
+import byo
 from byo.cli.console import console, fmt, out
 from byo.cli.options import add_curve_arguments, add_interval_arguments, add_require_complete
 from byo.core.dataset import atomic_write_text
-from byo.score.compare import CORRECTIONS, compare, default_output, write_comparison
+from byo.score.compare import CORRECTIONS, default_output, write_comparison
 from byo.score.correlate import correlation_table
 from byo.score.registry import TABLES as DECLARED
-from byo.score.report import FORMATS, write_report
+from byo.score.report import FORMATS
 from byo.score.rows import load_run
-from byo.score.run import load_scores, score_run
+from byo.score.run import load_scores
 from byo.view.build import write_view
 
 
 def cmd_score(args) -> int:
-    scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
+    scores = byo.score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
                               tolerance=args.tolerance, criterion=args.criterion,
                               perplexity_model=args.perplexity_model, bins=dict(args.bins or []))
     table = Table("key", "type", "n", "parse rate", "accuracy", "F1", "MAE", "NMAE", title=f"{args.run} "
@@ -38,7 +39,7 @@ def cmd_score(args) -> int:
     print_breaking_points(scores)
     print_stability(scores)
     warn_partial(args.run, scores)
-    console.print("wrote " + ", ".join(str(p) for p in paths.values()))
+    console.print("wrote " + ", ".join(str(p) for p in scores.written.values()))
     return 0
 
 
@@ -99,10 +100,8 @@ def cmd_report(args) -> int:
             for run in args.runs]
     for run, scores in zip(args.runs, runs, strict=True):
         warn_partial(run, scores)
-    viewer = None
-    if not args.no_viewer:
-        viewer = write_view(runs, Path(args.output).with_name(Path(args.output).stem + "_samples.html"))
-    path = write_report(runs, args.output, title=args.title, viewer=viewer)
+    path = byo.write_report(runs, args.output, title=args.title, viewer=not args.no_viewer)
+    viewer = None if args.no_viewer else byo.sample_viewer_of(path)
     console.print(f"[bold]report: {path.resolve()}[/bold]" + (f"\nsample viewer: {viewer.resolve()}" if viewer else ""))
     return 0
 
@@ -110,7 +109,7 @@ def cmd_report(args) -> int:
 def cmd_compare(args) -> int:
     a, b = (load_scores(run, n_boot=args.bootstrap, seed=args.seed, tolerance=args.tolerance,
                         criterion=args.criterion, bins=dict(args.bins or [])) for run in (args.run_a, args.run_b))
-    result = compare(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
+    result = byo.compare_runs(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
     shown = out()
     s = result["settings"]
     table = Table("questions", "n / images", "A", "B", "A - B [95% CI]", "p", "adjusted interval", "adj. p",

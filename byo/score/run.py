@@ -90,6 +90,7 @@ class Scores:
     rows: list[dict]
     tables: dict[str, list[dict]] = field(default_factory=dict)
     settings: dict = field(default_factory=dict)
+    written: dict[str, Path] = field(default_factory=dict)  # what score_run wrote, by table
 
     @property
     def overall(self) -> dict:
@@ -237,7 +238,8 @@ def score_run(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_compl
     scores = compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
                      criterion=criterion, bins=bins, perplexity_model=perplexity_model)
     with cycle_collector_paused():
-        return scores, write(scores, run_dir)
+        scores.written = write(scores, run_dir)
+    return scores, scores.written
 
 
 def load_scores(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False,
