@@ -20,6 +20,7 @@ from byo.families import family_names
 from byo.questions.load import SUMMARY_FILE
 from byo.render.runner import sample_tasks
 from byo.scene.plan import combination, jobs
+from byo.scene.setup import level_label
 from byo.score.power import PowerSettings, plan_power
 
 
@@ -45,7 +46,7 @@ def cmd_plan(args) -> int:
     table = Table("#", *[k for k in cfg.enumerated()], "images", "first index")
     for i in range(min(n_combos, args.max_rows)):
         first = str(i * sizes[0][1]) if sizes else str(i * reps)  # with splits: in the first split
-        table.add_row(str(i), *[str(v) for v in combination(cfg, i).values()], str(reps), first)
+        table.add_row(str(i), *[level_label(k, v) for k, v in combination(cfg, i).items()], str(reps), first)
     shown.print(table)
     if n_combos > args.max_rows:
         shown.print(f"... {n_combos - args.max_rows:,} more combinations")

@@ -94,16 +94,12 @@ def print_breaking_points(scores) -> None:
     if not fits:
         return
     table = Table("key", "variable", "breaks at [95% CI]", "slope", "lapse", "fit p", "subitizing",
-                  title="Breaking points (logistic; criterion halfway from chance to the ceiling; intervals resample "
-                        "images within levels)")
+                  title="Breaking points (logistic; criterion halfway from chance to the ceiling; profile-likelihood "
+                        "intervals)")
     for f in fits:
-        if f["verdict"] == "breaks":
-            ci = f" [{f['threshold_lo']:.3g}-{f['threshold_hi']:.3g}]" if f.get("threshold_lo") is not None else ""
-            shown = f"{f['threshold']:.3g}{ci}"
-        else:
-            shown = f"{f['verdict']}" + (f": {f['note']}" if f.get("note") else "")
-        table.add_row(f["key"], f["variable"], shown, fmt(f.get("slope")), fmt(f.get("lapse")),
-                      fmt(f.get("gof_p")), fmt(f.get("subitizing")))
+        prior = f" [yellow](the answer prior's curve: {f['answer_prior']})[/yellow]" if f.get("answer_prior") else ""
+        table.add_row(f["key"], f["variable"], escape(f["breaking_point"]) + prior, fmt(f.get("slope")),
+                      fmt(f.get("lapse")), fmt(f.get("gof_p")), fmt(f.get("subitizing")))
     out().print(table)
 
 
@@ -150,19 +146,23 @@ def cmd_compare(args) -> int:
     result = byo.compare_runs(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
     shown = out()
     s = result["settings"]
-    table = Table("key", "variable", "level", "n", "images", "A", "B", "A - B [95% CI]", "McNemar p", "clustered p",
+    table = Table("questions", "n / images", "A", "B", "A - B [95% CI]", "p", "adjusted interval", "adj. p",
                   "verdict", title=f"A = {a.facts['run']} ({a.facts.get('model')}), B = {b.facts['run']} "
-                  f"({b.facts.get('model')}): {result['paired']} paired questions; adjusted p: {s['correction']}; "
-                  "CI: paired bootstrap of images")
+                  f"({b.facts.get('model')}): {result['paired']} paired questions; t test on the cluster-robust "
+                  f"standard error (images as clusters); adjusted: {s['correction']}; the verdict is the adjusted "
+                  "interval's (McNemar's p, for reference: differences.csv)")
+    notes = []
     for r in result["differences"]:
         if r["variable"] and not args.levels:
             continue
-        ci = f" [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]" if r["difference_lo"] is not None else ""
-        table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["variable"], r["level"],
-                      str(r["n"]), str(r["images"]), f"{r['accuracy_a']:.1%}", f"{r['accuracy_b']:.1%}",
-                      f"{r['difference']:+.1%}{ci}", p_value(r["p_mcnemar"], r["p_mcnemar_adjusted"]),
-                      p_value(r["p_clustered"], r["p_clustered_adjusted"]), r["verdict"])
+        where = "all questions" if r["key"] == "*" else " ".join(x for x in (r["key"], r["variable"], r["level"]) if x)
+        table.add_row(f"[bold]{where}[/bold]" if r["key"] == "*" else escape(where), f"{r['n']} / {r['images']}",
+                      f"{r['accuracy_a']:.1%}", f"{r['accuracy_b']:.1%}", *compare_cells(r))
+        if r["interval_note"]:
+            notes.append(f"{where}: no interval, no test: {r['interval_note']}")
     shown.print(table)
+    for note in notes:
+        shown.print(escape(note), highlight=False)
     if result["thresholds"]:
         thresholds = Table("key", "variable", "threshold A", "threshold B", "A - B [95% CI]", "note",
                            title="Breaking points (logistic), paired bootstrap of images")
@@ -178,8 +178,14 @@ def cmd_compare(args) -> int:
     return 0
 
 
-def p_value(raw: float, adjusted: float) -> str:
-    return f"{raw:.2g} (adj. {adjusted:.2g})"
+def compare_cells(r: dict) -> list[str]:
+    """A paired row's difference, test, adjusted interval and verdict; a row without a test points to
+    the note under the table."""
+    if r["p_clustered"] is None:
+        return [f"{r['difference']:+.1%} (no interval: below)", "–", "–", "–", r["verdict"]]
+    return [f"{r['difference']:+.1%} [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]", f"{r['p_clustered']:.2g}",
+            f"[{r['difference_adjusted_lo']:+.1%}, {r['difference_adjusted_hi']:+.1%}] at "
+            f"{r['confidence_adjusted']:.2%}", f"{r['p_clustered_adjusted']:.2g}", r["verdict"]]
 
 
 def cmd_view(args) -> int:
