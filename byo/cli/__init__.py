@@ -23,7 +23,7 @@ COMMANDS = {
     "status": ("render", "planned, done, missing, failed and damaged images of a render directory (also while it "
                          "renders)"),
     "merge": ("render", "combine shard outputs into one dataset"),
-    "doctor": ("render", "what this machine offers: Blender, devices, cores, Ray, keys, Ollama"),
+    "doctor": ("doctor", "what this machine offers: Blender, devices, cores, Ray, keys, Ollama"),
     "questions": ("ask", "write questions.jsonl for a rendered dataset"),
     "audit": ("ask", "recompute every answer from the masks and the camera; exit 1 on any wrong or ill-posed "
                      "question or legend field disagreeing with the pixels"),

@@ -8,10 +8,9 @@ import json
 from pathlib import Path
 
 from rich.markup import escape
-from rich.table import Table
 
 import byo
-from byo.cli.console import console, fmt, out
+from byo.cli.console import console, fmt, new_table, out
 from byo.cli.options import (
     add_curve_arguments,
     add_force,
@@ -35,7 +34,7 @@ def cmd_score(args) -> int:
                               tolerance=args.tolerance, criterion=args.criterion,
                               perplexity_model=args.perplexity_model, bins=dict(args.bins or []),
                               judge=judge_from_args(args))
-    table = Table("key", "type", "n", "parse rate", "accuracy", "F1", "MAE", "NMAE", title=f"{args.run} "
+    table = new_table("key", "type", "n", "parse rate", "accuracy", "F1", "MAE", "NMAE", title=f"{args.run} "
                   f"({scores.facts.get('model')}, all prompt variants{', ' + scores.partial if scores.partial else ''})")
     for r in scores.tables["metrics"]:
         if r["variant"] == "all" and not r["variable"]:
@@ -81,7 +80,7 @@ def print_declared(scores) -> None:
         if not declared.terminal or not rows:
             continue
         keyed = any("key" in r for r in rows)
-        table = Table(*(["key"] if keyed else []), *(c.header for c in declared.columns), title=declared.title)
+        table = new_table(*(["key"] if keyed else []), *(c.header for c in declared.columns), title=declared.title)
         for r in rows:
             table.add_row(*([str(r.get("key", ""))] if keyed else []),
                           *(" ".join(filter(None, [FORMATS[c.format](r.get(c.field)), c.note(r) if c.note else ""]))
@@ -93,7 +92,7 @@ def print_breaking_points(scores) -> None:
     fits = [f for f in scores.tables.get("breaking_points", []) if f["link"] == "logistic"]
     if not fits:
         return
-    table = Table("key", "variable", "breaks at [95% CI]", "slope", "lapse", "fit p", "subitizing",
+    table = new_table("key", "variable", "breaks at [95% CI]", "slope", "lapse", "fit p", "subitizing",
                   title="Breaking points (logistic; criterion halfway from chance to the ceiling; profile-likelihood "
                         "intervals)")
     for f in fits:
@@ -107,7 +106,7 @@ def print_stability(scores) -> None:
     rows = scores.tables.get("stability") or []
     if not rows:
         return
-    table = Table("key", "n", "agreement", "Fleiss' kappa", "accuracy mean", "sd", "min-max",
+    table = new_table("key", "n", "agreement", "Fleiss' kappa", "accuracy mean", "sd", "min-max",
                   title=f"Repeat stability over {rows[0]['repeats']} repeats ({rows[0]['runs']})")
     for r in rows:
         table.add_row(r["key"] if r["key"] != "*" else "all questions", str(r["n"]), f"{r['agreement']:.0%}",
@@ -146,7 +145,7 @@ def cmd_compare(args) -> int:
     result = byo.compare_runs(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
     shown = out()
     s = result["settings"]
-    table = Table("questions", "n / images", "A", "B", "A - B [95% CI]", "p", "adjusted interval", "adj. p",
+    table = new_table("questions", "n / images", "A", "B", "A - B [95% CI]", "p", "adjusted interval", "adj. p",
                   "verdict", title=f"A = {a.facts['run']} ({a.facts.get('model')}), B = {b.facts['run']} "
                   f"({b.facts.get('model')}): {result['paired']} paired questions; t test on the cluster-robust "
                   f"standard error (images as clusters); adjusted: {s['correction']}; the verdict is the adjusted "
@@ -164,7 +163,7 @@ def cmd_compare(args) -> int:
     for note in notes:
         shown.print(escape(note), highlight=False)
     if result["thresholds"]:
-        thresholds = Table("key", "variable", "threshold A", "threshold B", "A - B [95% CI]", "note",
+        thresholds = new_table("key", "variable", "threshold A", "threshold B", "A - B [95% CI]", "note",
                            title="Breaking points (logistic), paired bootstrap of images")
         for r in result["thresholds"]:
             ci = (f" [{r['difference_lo']:+.2f}, {r['difference_hi']:+.2f}]" if r.get("difference_lo") is not None
@@ -202,7 +201,7 @@ def cmd_correlate(args) -> int:
     check_file_output(path, force=args.force, own_place=args.output is None)
     synthetic, real = (load_run(run)[0] for run in (args.synthetic, args.real))
     rows = correlation_table(synthetic, real)
-    table = Table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
+    table = new_table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
                   title=f"Per-level accuracy: {args.synthetic} (synthetic) against {args.real} (real)")
     for r in rows:
         table.add_row("all questions" if r["key"] == "*" else r["key"], r["variable"], str(r["levels"]),
