@@ -107,7 +107,8 @@ def reply_body(route: str, model: str, text: str, tokens: dict) -> dict:
 
 class FakeVLM:
     def __init__(self, answer=None, *, latency: float = 0.0, fault_rate: float = 0.0, faults=FAULTS,
-                 seed: int = 0, hang: float = 1.0, retry_after: str = "0", plan=None, text_only: bool = False):
+                 seed: int = 0, hang: float = 1.0, retry_after: str = "0", plan=None, text_only: bool = False,
+                 handler: type[BaseHTTPRequestHandler] | None = None):
         self.answer = answer or (lambda seen: "3")
         self.text_only = text_only  # a language model: it answers prompts without an image, and refuses one
         self.latency = latency
@@ -120,7 +121,7 @@ class FakeVLM:
         self.log: list[Seen] = []
         self.lock = threading.Lock()
         self.in_flight = self.max_in_flight = 0
-        self.server = _Server(("127.0.0.1", 0), _Handler)
+        self.server = _Server(("127.0.0.1", 0), handler or _Handler)  # a subclass of _Handler adds routes
         self.server.fake = self
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
                                        daemon=True)

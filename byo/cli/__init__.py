@@ -428,7 +428,7 @@ def cmd_eval(args) -> int:
         max_answer_chars=args.max_answer_chars or None, wait=args.wait,
         device=args.device, dtype=args.dtype, batch_size=args.batch_size, structured=args.structured,
         shots=args.shots, shots_from=args.shots_from, shots_seed=args.shots_seed,
-        text_only=args.text_only)
+        text_only=args.text_only, **eval_run_options(args))
     if args.repeats == 1:  # a signal outside the run's own handlers ends in run()'s Stopped
         return eval_summary(evaluate(settings, on_wait=waiting), args)
     codes = []
@@ -438,6 +438,11 @@ def cmd_eval(args) -> int:
     if args.temperature == 0:
         console.print("[yellow]--temperature 0: the repeats differ only where the model is not deterministic[/yellow]")
     return max(codes)
+
+
+def eval_run_options(args) -> dict:
+    """The EvalSettings of how a run is paid for and sent: --max-cost."""
+    return {"max_cost": args.max_cost}
 
 
 def read_run_info(run_dir: Path) -> dict:
@@ -453,6 +458,9 @@ def eval_summary(report, args) -> int:
         if stop.reason == "endpoint":
             kept = f"; predictions so far: {report.run_dir / PREDICTIONS}" if report.rows else ""
             console.print(f"[red]error:[/red] {escape(stop.message)}. {done}{kept}; rerun the same command to resume",
+                          highlight=False)
+        elif stop.reason == "budget":
+            console.print(f"[yellow]{escape(stop.message)}[/yellow]. {done}; rerun with a higher --max-cost to go on",
                           highlight=False)
         else:
             console.print(f"{stop.message}: {done}; rerun the same command to resume", highlight=False)
@@ -999,6 +1007,13 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     shots.add_argument("--shots-seed", type=whole(0), default=0, help="which examples are drawn (per question)")
     add_max_answer_chars(p)
     add_wait(p, "run")
+    add_cost_arguments(p)
+
+
+def add_cost_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-cost", type=positive, metavar="USD", help="send no request that would bring the "
+                   "run's spend (over all its invocations, at the --providers prices) over USD; rerun with a higher "
+                   "cap to go on")
 
 
 def answer_cap(text: str) -> int:

@@ -40,6 +40,7 @@ def check_numbers(s: EvalSettings) -> None:
         ("--repeats", 1 <= s.repeats <= MAX_REPEATS, f"1 to {MAX_REPEATS} repeats"),
         ("--shots", 0 <= s.shots <= MAX_SHOTS, f"0 to {MAX_SHOTS} examples"),
         ("--shots-seed", s.shots_seed >= 0, "0 or more"),
+        ("--max-cost", s.max_cost is None or s.max_cost > 0, "a positive number of US dollars"),
     ) if not ok]
     if bad:
         raise ConfigError("<command line>", [(flag, f"expected {expected}") for flag, expected in bad])
@@ -68,6 +69,11 @@ class Evaluation:
         if entry.models and self.model not in entry.models and file:
             raise ConfigError(file, [(f'providers.{s.provider}.models', f"has no model {self.model!r}; "
                                       "expected one of " + ", ".join(entry.models))])
+        if s.max_cost is not None and not reference and self.price.cost(0, 0) is None:
+            raise ConfigError(file or "<command line>", [("--max-cost", f"needs the price of {self.model}: give "
+                                                          f"providers.{s.provider}.models.{self.model} its "
+                                                          "input_per_million and output_per_million in --providers "
+                                                          "FILE")])
         questions_path = Path(s.questions) if s.questions else self.dataset / QUESTIONS
         all_questions = load_questions(questions_path, self.dataset)
         self.questions_path = questions_path

@@ -45,6 +45,7 @@ class EvalSettings:
     wait: bool = False  # another process writing the run: wait for it (else exit 2 naming it)
     backoff_base: float = 1.0  # seconds; doubled per attempt, with jitter
     backoff_max: float = 60.0
+    max_cost: float | None = None  # USD: no request that would bring the run's spend over it (byo.eval.budget)
 
 
 @dataclass
@@ -62,6 +63,8 @@ class EvalReport:
     reference: bool = False
     n_questions: int = 0  # the questions the run was asked; `rows` has fewer when it stopped early
     stopped: Stopped | None = None  # why the run ended early, if it did
+    spent_usd: float = 0.0  # what the run's requests cost, over all its invocations
+    max_cost_usd: float | None = None
 
     @property
     def failed(self) -> int:

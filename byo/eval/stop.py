@@ -16,7 +16,7 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 @dataclass(frozen=True)
 class Stopped:
-    reason: str  # SIGINT, SIGTERM or endpoint
+    reason: str  # SIGINT, SIGTERM, endpoint or budget
     message: str  # for the user: what stopped the run
     exit_code: int  # 130 and 143 for the signals (128 + number), 1 for a dead endpoint
 
@@ -28,6 +28,11 @@ def by_signal(signum: int) -> Stopped:
 
 def endpoint_down(message: str) -> Stopped:
     return Stopped("endpoint", f"stopped: {message}", 1)
+
+
+def budget_reached(message: str) -> Stopped:
+    """No request was sent past --max-cost (byo.eval.budget); the run goes on with a higher cap."""
+    return Stopped("budget", message, 1)
 
 
 @contextmanager

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import email.utils
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -177,6 +177,7 @@ class Provider:
     default_timeout = 60.0  # seconds per request, unless --timeout or the providers file says
     structured = False  # takes a JSON schema for its reply (Request.schema; byo eval --structured)
     few_shot = False  # sends Request.shots (byo eval --shots) as earlier turns of the conversation
+    reads_rate_headers = False  # its client hands every reply's headers to `on_headers` (rate limits)
 
     def __init__(self, model: str, params: GenerationParams, *, base_url: str | None = None,
                  limits: ImageLimits | None = None):
@@ -184,6 +185,15 @@ class Provider:
         self.params = params
         self.base_url = base_url
         self.limits = limits or ImageLimits()
+        # Told the headers of every reply when `reads_rate_headers` (byo.eval.ratelimit sets it).
+        self.on_headers: Callable[[Mapping[str, str]], None] | None = None
+
+    def header_hook(self):
+        """An httpx response event hook that hands each reply's headers to `on_headers`."""
+        async def hook(response) -> None:
+            if self.on_headers is not None:
+                self.on_headers(response.headers)
+        return hook
 
     @property
     def identity(self) -> str:
