@@ -7,8 +7,8 @@ killed run neither loses nor double-counts what it paid, and a rerun with a high
 from there. Answers from the cache are free: they were paid when first asked.
 
 Before a request is sent its cost is estimated: the prompt's characters over 4, plus each image's
-tokens by OpenAI's published rule (85 for `detail: low`; else the image scaled into 2048 x 2048,
-its short side to 768, and 170 per 512-pixel tile plus 85), for input, and for output
+tokens by OpenAI's published rule (85 for `detail: low`; else the image scaled down into 2048 x
+2048, then down to a short side of 768, and 170 per 512-pixel tile plus 85), for input, and for output
 `--max-tokens` or, without it, a guess of 512 tokens. The first request goes alone; its usage
 then corrects the estimate: input tokens are scaled by the largest ratio of counted to estimated
 input seen so far, and the output is the longest answer seen so far (capped by `--max-tokens`).
@@ -108,24 +108,26 @@ class Budget:
             tokens_out = self.max_tokens or FIRST_OUTPUT_GUESS
         return Estimate(raw_input, tokens_in, tokens_out, self.price.cost(tokens_in, tokens_out))
 
-    async def reserve(self, est: Estimate) -> bool:
-        """Whether the request may be sent (then it counts as in flight until `settle`). With a cap,
-        the first request goes alone, and none goes once one would pass the cap."""
+    async def reserve(self, raw_input: int) -> Estimate | None:
+        """The estimate of a request of `raw_input` tokens (as counted here) when it may be sent (it
+        then counts as in flight until `settle`); None when it would pass the cap. With a cap, the
+        first request goes alone, and the others are estimated once its usage is known."""
         if self.cap is None:
-            return True
+            return self.estimate(raw_input)
         while self.in_flight and self.input_ratio is None and self.reached is None:
             await self.changed.wait()
         if self.reached is not None:
-            return False
+            return None
+        est = self.estimate(raw_input)
         usd = est.usd or 0.0
         if self.spent + self.reserved + usd > self.cap:
             self.reached = (f"stopped: the next request (about ${usd:.4f}) would bring the run's spend to "
                             f"${self.spent + self.reserved + usd:.4f}, over --max-cost ${self.cap:g}; "
                             f"spent ${self.spent:.4f}" + (" with requests in flight" if self.in_flight else ""))
-            return False
+            return None
         self.reserved += usd
         self.in_flight += 1
-        return True
+        return est
 
     def settle(self, est: Estimate, tokens: dict | None, usd: float | None) -> None:
         """The request came back: its usage corrects the estimates, its cost is spent. A failed or

@@ -127,8 +127,8 @@ class Run:
             self.cached += 1
             return prediction_row(ev, q, image, status="ok", attempts=record["attempts"],
                                   latency_s=record["latency_s"], record=record, shots=prepared.shots), None
-        estimate = self.budget.estimate(request_tokens(ev, prepared))
-        if not await self.budget.reserve(estimate):
+        estimate = await self.budget.reserve(request_tokens(ev, prepared))
+        if estimate is None:
             return None, None  # over --max-cost: not asked
         outcome = None
         try:
