@@ -1,5 +1,8 @@
 """A fake VLM server on loopback for tests and benchmarks: OpenAI `/v1/chat/completions` and
-`/v1/responses`, Groq's `/openai/v1/chat/completions`, Ollama's `/api/chat`.
+`/v1/responses`, Groq's `/openai/v1/chat/completions`, Ollama's `/api/chat`, Azure OpenAI's
+`/openai/deployments/NAME/chat/completions?api-version=V` (key in the `api-key` header) and the
+Gemini API's OpenAI-compatible `/v1beta/openai/chat/completions` (whose usage counts a thinking
+model's thought tokens in `total_tokens` only: THOUGHT_TOKENS per answer).
 
 Each request is logged (route, model, prompt, image hash, body, outcome, tokens billed).
 Replies come from `answer(seen)`. Faults come from `plan(seen, times_seen_before)`, or at
@@ -18,6 +21,7 @@ import argparse
 import base64
 import hashlib
 import json
+import re
 import sys
 import threading
 import time
@@ -25,8 +29,11 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-CHAT_ROUTES = ("/v1/chat/completions", "/openai/v1/chat/completions")
+GEMINI_ROUTE = "/v1beta/openai/chat/completions"
+CHAT_ROUTES = ("/v1/chat/completions", "/openai/v1/chat/completions", GEMINI_ROUTE)
+AZURE_ROUTE = re.compile(r"/openai/deployments/[^/]+/chat/completions")
 IMAGE_TOKENS = 85
+THOUGHT_TOKENS = 7
 FAULTS = ("429", "500", "timeout", "malformed")
 
 
@@ -43,6 +50,8 @@ class Seen:
     outcome: str = ""
     tokens: dict = field(default_factory=dict)
     images: list[str] = field(default_factory=list)  # sha256 of every image sent, examples first
+    query: str = ""  # the URL's query (Azure's api-version)
+    headers: dict = field(default_factory=dict, repr=False)
 
     @property
     def item(self) -> tuple[str, str | None]:
@@ -98,10 +107,11 @@ def reply_body(route: str, model: str, text: str, tokens: dict) -> dict:
                           "input_tokens_details": {"cached_tokens": 0},
                           "output_tokens_details": {"reasoning_tokens": 0}},
                 "parallel_tool_calls": False, "tool_choice": "auto", "tools": []}
+    thoughts = tokens.get("thoughts", 0)  # Gemini: billed as output, counted only in the total
     return {"id": "chatcmpl_fake", "object": "chat.completion", "created": 0, "model": model,
             "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
                          "message": {"role": "assistant", "content": text, "refusal": None}}],
-            "usage": {"prompt_tokens": tokens["input"], "completion_tokens": tokens["output"],
+            "usage": {"prompt_tokens": tokens["input"], "completion_tokens": tokens["output"] - thoughts,
                       "total_tokens": tokens["input"] + tokens["output"]}}
 
 
@@ -211,14 +221,17 @@ class _Handler(BaseHTTPRequestHandler):
 
     def reply(self, fake: FakeVLM) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-        route = urlsplit(self.path).path  # a query (an API key, say) does not change the route
-        if route not in (*CHAT_ROUTES, "/v1/responses", "/api/chat"):
+        url = urlsplit(self.path)
+        route = url.path  # a query (an API key, say) does not change the route
+        if route not in (*CHAT_ROUTES, "/v1/responses", "/api/chat") and not AZURE_ROUTE.fullmatch(route):
             self.error(404, f"no route {self.path}")  # echoes the query, as real servers do
             return
         model, prompt, image, every = parse_request(route, body)
         seen = Seen(route, model, prompt, hashlib.sha256(image).hexdigest() if image else None,
-                    image_format(image) if image else None, self.headers.get("Authorization"), body,
-                    time.monotonic(), images=[hashlib.sha256(i).hexdigest() for i in every])
+                    image_format(image) if image else None,
+                    self.headers.get("Authorization") or self.headers.get("api-key"), body,
+                    time.monotonic(), images=[hashlib.sha256(i).hexdigest() for i in every], query=url.query,
+                    headers={k.lower(): v for k, v in self.headers.items()})
         fault = fake.choose_fault(seen)
         seen.outcome = fault or "pending"
         if fake.text_only and image is not None:
@@ -256,6 +269,8 @@ class _Handler(BaseHTTPRequestHandler):
             text = fake.answer(seen)
             tokens = {"input": len(prompt.split()) + IMAGE_TOKENS * max(1, len(seen.images)),
                       "output": max(1, len(text.split()))}
+            if route == GEMINI_ROUTE:
+                tokens = {**tokens, "output": tokens["output"] + THOUGHT_TOKENS, "thoughts": THOUGHT_TOKENS}
             self.send(200, json.dumps(reply_body(route, model, text, tokens)).encode())
             with fake.lock:
                 seen.tokens, seen.outcome = tokens, "ok"

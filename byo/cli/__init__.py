@@ -35,6 +35,7 @@ from byo.eval.run import EvalSettings, evaluate
 from byo.families import family_names, get_family, load_config, sheets
 from byo.families.base import Sheet, SheetRequest
 from byo.providers import GenerationParams
+from byo.providers.azure import DEFAULT_API_VERSION
 from byo.questions.generate import DEFAULT_PROMPTS, PROMPT_SETS, generate
 from byo.questions.load import SUMMARY_FILE
 from byo.questions.real import real_questions
@@ -441,8 +442,9 @@ def cmd_eval(args) -> int:
 
 
 def eval_run_options(args) -> dict:
-    """The EvalSettings of how a run is paid for and sent: --max-cost."""
-    return {"max_cost": args.max_cost}
+    """The EvalSettings of how a run is paid for and sent: --max-cost, Azure's --api-version and
+    --deployment."""
+    return {"max_cost": args.max_cost, "api_version": args.api_version, "deployment": args.deployment}
 
 
 def read_run_info(run_dir: Path) -> dict:
@@ -961,7 +963,8 @@ def add_require_complete(p: argparse.ArgumentParser) -> None:
 def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dataset", type=Path, help="dataset directory (with questions.jsonl)")
     p.add_argument("--provider", required=True,
-                   help="openai, groq, ollama, openai-compatible, hf (transformers in this process), blind, oracle, "
+                   help="openai, azure, anthropic, gemini, groq, ollama, openai-compatible, hf (transformers in this "
+                   "process), blind, oracle, "
                    "clip (open_clip) and hf-clip (transformers CLIP / SigLIP), which rank candidate captions, "
                    "rank-oracle, rank-blind, or a --providers entry")
     p.add_argument("--model", help="model name (optional for blind and oracle; hf: a Hub name or a local folder)")
@@ -1014,6 +1017,10 @@ def add_cost_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-cost", type=positive, metavar="USD", help="send no request that would bring the "
                    "run's spend (over all its invocations, at the --providers prices) over USD; rerun with a higher "
                    "cap to go on")
+    azure = p.add_argument_group("--provider azure (Azure OpenAI)")
+    azure.add_argument("--api-version", help=f"the api-version query parameter (default: OPENAI_API_VERSION, else "
+                       f"{DEFAULT_API_VERSION})")
+    azure.add_argument("--deployment", help="the deployment to ask (default: --model)")
 
 
 def answer_cap(text: str) -> int:

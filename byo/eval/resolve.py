@@ -24,8 +24,10 @@ from byo.providers.catalog import ModelEntry, load_catalog, provider_entry
 from byo.providers.keys import redact_all, resolve_key
 from byo.questions.load import QUESTIONS, load_questions
 
-TEXT_ONLY = ("openai", "groq", "ollama", "openai-compatible")  # --text-only: language models behind an API
-BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "groq": "GROQ_BASE_URL", "ollama": "OLLAMA_HOST"}
+# --text-only: language models behind an API
+TEXT_ONLY = ("openai", "groq", "ollama", "openai-compatible", "azure", "anthropic", "gemini")
+BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "groq": "GROQ_BASE_URL", "ollama": "OLLAMA_HOST",
+                "azure": "AZURE_OPENAI_ENDPOINT"}
 
 
 def check_numbers(s: EvalSettings) -> None:
@@ -115,7 +117,8 @@ class Evaluation:
         self.provider: Provider = create_provider(
             self.ptype, self.model, s.params, api=self.api, base_url=self.base_url, api_key=self.api_key,
             timeout=self.timeout, questions=all_questions, connections=s.concurrency,
-            local={"device": s.device, "dtype": s.dtype, "batch_size": s.batch_size})
+            local={"device": s.device, "dtype": s.dtype, "batch_size": s.batch_size},
+            azure={"api_version": s.api_version or entry.api_version, "deployment": s.deployment or entry.deployment})
         if entry.max_image_bytes:
             self.provider.limits = replace(self.provider.limits, max_bytes=entry.max_image_bytes)
         if entry.max_image_pixels:

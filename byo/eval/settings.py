@@ -24,6 +24,8 @@ class EvalSettings:
     api: str | None = None  # chat | responses (openai only)
     key_env: str | None = None
     key_file: Path | None = None
+    api_version: str | None = None  # azure: the api-version query parameter
+    deployment: str | None = None  # azure: the deployment (default: the model's name)
     concurrency: int = 8
     rpm: float | None = None
     limit: int | None = None

@@ -12,6 +12,8 @@ captions instead of answering (byo.providers.image_text; their class says `ranks
 from __future__ import annotations
 
 from byo.core.errors import ConfigError
+from byo.providers.anthropic_compat import AnthropicCompatible
+from byo.providers.azure import AzureOpenAI
 from byo.providers.base import (
     GenerationParams,
     ImageLimits,
@@ -20,6 +22,7 @@ from byo.providers.base import (
     Request,
     Response,
 )
+from byo.providers.gemini_compat import GeminiCompatible
 from byo.providers.hf_local import HuggingFace
 from byo.providers.image_text import HFClip, ImageText, OpenClip, RankBlind, RankOracle
 from byo.providers.ollama_api import Ollama
@@ -35,6 +38,9 @@ PROVIDERS: dict[str, type[Provider]] = {
     "groq": Groq,
     "ollama": Ollama,
     "openai-compatible": OpenAICompatible,
+    "azure": AzureOpenAI,  # Azure OpenAI: a deployment, an api-version, the api-key header
+    "anthropic": AnthropicCompatible,  # Claude through Anthropic's OpenAI-compatible endpoint
+    "gemini": GeminiCompatible,  # Gemini through Google's OpenAI-compatible endpoint
     "blind": Blind,
     "oracle": Oracle,
     "hf": HuggingFace,  # transformers in this process
@@ -49,9 +55,10 @@ PROVIDERS: dict[str, type[Provider]] = {
 def create_provider(ptype: str, model: str, params: GenerationParams, *, api: str = "chat",
                     base_url: str | None = None, api_key: str | None = None, timeout: float = 60.0,
                     limits: ImageLimits | None = None, questions: list | None = None,
-                    connections: int | None = None, local: dict | None = None) -> Provider:
+                    connections: int | None = None, local: dict | None = None,
+                    azure: dict | None = None) -> Provider:
     """A provider of type `ptype` (a key of `PROVIDERS`); `local`: the in-process model's
-    options (hf: device, dtype, batch_size)."""
+    options (hf: device, dtype, batch_size); `azure`: api_version and deployment."""
     where = "<command line>"
     if api == "responses" and ptype != "openai":
         raise ConfigError(where, [("--api", f"the Responses API is OpenAI's; {ptype} uses chat")])
@@ -60,11 +67,17 @@ def create_provider(ptype: str, model: str, params: GenerationParams, *, api: st
                                    + ", ".join(PROVIDERS))])
     if ptype == "openai-compatible" and not base_url:
         raise ConfigError(where, [("--base-url", "required for openai-compatible, e.g. http://localhost:8000/v1")])
+    if ptype == "azure" and not base_url:
+        raise ConfigError(where, [("--base-url", "required for azure: the resource's endpoint, e.g. "
+                                   "https://RESOURCE.openai.azure.com (or AZURE_OPENAI_ENDPOINT)")])
     if api == "responses" and params.seed is not None:
         raise ConfigError(where, [("--seed", "the Responses API takes no seed; use --api chat")])
     cls = OpenAIResponses if api == "responses" else PROVIDERS[ptype]
     if cls.reference:
         return cls(model, params, questions=questions or [])
     extra = (local or {}) if issubclass(cls, HuggingFace | ImageText) else {}
+    if issubclass(cls, AzureOpenAI):
+        extra = azure or {}
+    base_url = base_url or getattr(cls, "default_base_url", None)  # anthropic, gemini: the vendor's
     return cls(model, params, api_key=api_key, base_url=base_url, timeout=timeout, limits=limits,
                connections=connections, **extra)

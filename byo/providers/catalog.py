@@ -46,6 +46,8 @@ class ProviderEntry(Strict):
     api: Literal["chat", "responses"] = "chat"  # responses: OpenAI's Responses API
     api_key_env: str | None = None
     api_key_file: str | None = None
+    api_version: str | None = None  # azure
+    deployment: str | None = None  # azure: default the model's name
     timeout: float | None = Field(None, gt=0)
     max_image_bytes: int | None = Field(None, gt=0)
     max_image_pixels: int | None = Field(None, gt=0)
