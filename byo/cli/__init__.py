@@ -29,6 +29,7 @@ from byo.core.inputs import read_json, reading
 from byo.core.schema import validation_problems
 from byo.core.sheets import contact_sheet
 from byo.core.stops import Stopped, stoppable
+from byo.eval.batch import collect_settings, run_summary
 from byo.eval.layout import MAX_ANSWER_CHARS, PREDICTIONS, RUN_FILE
 from byo.eval.repeats import evaluate_repeats
 from byo.eval.run import EvalSettings, evaluate
@@ -298,6 +299,8 @@ def render_slurm(args) -> int:
 
 
 def cmd_status(args) -> int:
+    if (args.dataset / RUN_FILE).is_file():  # a run of byo eval: its batches polled and collected
+        return cmd_run_status(args)
     status = dataset_status(args.dataset, check=args.check)
     if args.json:
         print(as_json(status))
@@ -319,6 +322,32 @@ def cmd_status(args) -> int:
         out.print(f"[yellow]damaged[/yellow] {name}: {'; '.join(found)} (--resume renders it again)", highlight=False)
     if not args.check:
         out.print("(sizes checked against the legends; --check also compares every file's SHA-256)")
+    return 0
+
+
+def cmd_run_status(args) -> int:
+    """byo status RUN: a run's answers, spend and batches; batches ended at the provider are collected."""
+    settings = collect_settings(args.dataset)
+    if settings is not None:
+        evaluate(settings, show_progress=False, on_wait=waiting)
+    summary = run_summary(args.dataset)
+    if args.json:
+        print(json.dumps(summary, indent=1))
+        return 0
+    out = Console()
+    cost = f", spent ${summary['spent_usd']:.4f}" if summary.get("spent_usd") is not None else ""
+    cap = f" of --max-cost ${summary['max_cost_usd']:g}" if summary.get("max_cost_usd") is not None else ""
+    out.print(f"{summary['run']}: {summary['answered']} of {summary['n_questions']} questions answered "
+              f"({', '.join(f'{k} {n}' for k, n in (summary['statuses'] or {}).items())}){cost}{cap}"
+              + ("" if summary["finished"] else f"; not finished: {summary['stopped'] or 'stopped'}"), highlight=False)
+    if summary.get("batches"):
+        table = Table("batch", "state", "status", "requests", "completed", "failed", title="batches")
+        for b in summary["batches"]:
+            counts = b["counts"] or {}
+            table.add_row(b["batch_id"] or "(not created)", b["state"], b["status"] or "", str(b["requests"]),
+                          str(counts.get("completed", "")), str(b["failed"] if b["state"] == "collected"
+                                                                 else counts.get("failed", "")))
+        out.print(table)
     return 0
 
 
@@ -442,9 +471,10 @@ def cmd_eval(args) -> int:
 
 
 def eval_run_options(args) -> dict:
-    """The EvalSettings of how a run is paid for and sent: --max-cost, Azure's --api-version and
-    --deployment."""
-    return {"max_cost": args.max_cost, "api_version": args.api_version, "deployment": args.deployment}
+    """The EvalSettings of how a run is paid for and sent: --max-cost, --batch (--no-wait,
+    --batch-poll), Azure's --api-version and --deployment."""
+    return {"max_cost": args.max_cost, "batch": args.batch, "batch_wait": not args.no_wait,
+            "batch_poll": args.batch_poll, "api_version": args.api_version, "deployment": args.deployment}
 
 
 def read_run_info(run_dir: Path) -> dict:
@@ -460,6 +490,10 @@ def eval_summary(report, args) -> int:
         if stop.reason == "endpoint":
             kept = f"; predictions so far: {report.run_dir / PREDICTIONS}" if report.rows else ""
             console.print(f"[red]error:[/red] {escape(stop.message)}. {done}{kept}; rerun the same command to resume",
+                          highlight=False)
+        elif stop.reason == "batch":
+            console.print(f"{escape(stop.message)}. {len(report.rows)} of {report.n_questions} questions answered "
+                          f"({report.requests_sent} requests submitted, {report.cached} answers from the cache)",
                           highlight=False)
         elif stop.reason == "budget":
             console.print(f"[yellow]{escape(stop.message)}[/yellow]. {done}; rerun with a higher --max-cost to go on",
@@ -783,7 +817,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_render_arguments(render)
     render.set_defaults(func=cmd_render)
 
-    status = sub.add_parser("status", help="planned, done, missing, failed and damaged images of a render "
+    status = sub.add_parser("status", help="a run of byo eval (DATASET/runs/RUN: its answers, spend and batches, "
+                            "collecting those that ended), or the planned, done, missing, failed and damaged images of a render "
                             "directory (also while it renders)")
     status.add_argument("dataset", type=Path)
     status.add_argument("--check", action="store_true", help="compare every file with the SHA-256 its legend "
@@ -1017,6 +1052,13 @@ def add_cost_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-cost", type=positive, metavar="USD", help="send no request that would bring the "
                    "run's spend (over all its invocations, at the --providers prices) over USD; rerun with a higher "
                    "cap to go on")
+    batch = p.add_argument_group("batches (openai, azure, openai-compatible)")
+    batch.add_argument("--batch", action="store_true", help="send the requests the cache cannot answer through the "
+                       "provider's Batch API (/files and /batches; half price at OpenAI), wait for them, polling, and "
+                       "collect them; rerun (or byo status RUN) to collect after a stop or a crash")
+    batch.add_argument("--no-wait", action="store_true", help="--batch: return once the batches are submitted")
+    batch.add_argument("--batch-poll", type=positive, default=30.0, metavar="SECONDS",
+                       help="--batch: seconds between polls")
     azure = p.add_argument_group("--provider azure (Azure OpenAI)")
     azure.add_argument("--api-version", help=f"the api-version query parameter (default: OPENAI_API_VERSION, else "
                        f"{DEFAULT_API_VERSION})")

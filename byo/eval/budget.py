@@ -28,6 +28,8 @@ from pathlib import Path
 
 from byo.core.inputs import read_json
 from byo.eval.layout import RUN_FILE
+from byo.eval.requests import Prepared
+from byo.eval.resolve import Evaluation
 from byo.providers.catalog import ModelEntry
 
 CHARS_PER_TOKEN = 4
@@ -53,6 +55,15 @@ def image_tokens(size: tuple[int, int] | list[int] | None, detail: str | None) -
 def input_tokens(texts: list[str], images: int, size, detail: str | None) -> int:
     """A request's input tokens before correction: its texts' characters over 4, and its images."""
     return sum(len(t) for t in texts) // CHARS_PER_TOKEN + 1 + images * image_tokens(size, detail)
+
+
+def request_tokens(ev: Evaluation, prepared: Prepared) -> int:
+    """A prepared request's input tokens before correction: its texts (the examples' too) and images."""
+    request = prepared.request
+    texts = [request.prompt, *(t for shot in request.shots for t in (shot.prompt, shot.answer))]
+    images = (request.image is not None) + len(request.shots)
+    size = prepared.image.get("sent_size") if prepared.image else None
+    return input_tokens(texts, images, size, ev.settings.params.detail)
 
 
 @dataclass(frozen=True)
@@ -137,12 +148,17 @@ class Budget:
             self.in_flight -= 1
         self.spent += usd or 0.0
         if tokens is not None:
-            counted_in, counted_out = tokens.get("input") or 0, tokens.get("output") or 0
-            ratio = counted_in / max(1, est.raw_input)
-            self.input_ratio = ratio if self.input_ratio is None else max(self.input_ratio, ratio)
-            self.longest_output = max(self.longest_output or 0, counted_out)
+            self.learn(est.raw_input, tokens)
         self.changed.set()  # a failed first request: the next one goes alone, uncorrected
         self.changed = asyncio.Event()
+
+    def learn(self, raw_input: int, tokens: dict) -> None:
+        """Corrects the estimates by an answer's usage (`raw_input`: its input as estimated here);
+        answers from the cache teach it too."""
+        counted_in, counted_out = tokens.get("input") or 0, tokens.get("output") or 0
+        ratio = counted_in / max(1, raw_input)
+        self.input_ratio = ratio if self.input_ratio is None else max(self.input_ratio, ratio)
+        self.longest_output = max(self.longest_output or 0, counted_out)
 
     def summary(self) -> dict:
         """What run.json records of the spend."""

@@ -68,9 +68,15 @@ class Evaluation:
         if not self.model:
             raise ConfigError("<command line>", [("--model", f"required for the {self.ptype} provider")])
         self.price = entry.models.get(self.model, ModelEntry())
+        self.batch_price = self.price.batch()  # byo eval --batch
+        self.batch_limits = (entry.batch_max_requests, entry.batch_max_bytes)
         if entry.models and self.model not in entry.models and file:
             raise ConfigError(file, [(f'providers.{s.provider}.models', f"has no model {self.model!r}; "
                                       "expected one of " + ", ".join(entry.models))])
+        if s.batch and PROVIDERS[self.ptype].batch_route is None:
+            raise ConfigError("<command line>", [("--batch", f"the {self.ptype} provider has no batch API through byo; "
+                                                  "openai, azure and openai-compatible (a server with OpenAI's /files "
+                                                  "and /batches) do")])
         if s.max_cost is not None and not reference and self.price.cost(0, 0) is None:
             raise ConfigError(file or "<command line>", [("--max-cost", f"needs the price of {self.model}: give "
                                                           f"providers.{s.provider}.models.{self.model} its "

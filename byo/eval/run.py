@@ -15,11 +15,11 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from byo import __version__
 from byo.core.errors import InputError
 from byo.core.locks import writer_lock
 from byo.core.progress import Bar
-from byo.eval.budget import Budget, input_tokens, run_id
+from byo.eval.batch import run_batches
+from byo.eval.budget import Budget, request_tokens, run_id
 from byo.eval.cache import Charge, RequestCache
 from byo.eval.layout import (
     PREDICTIONS,
@@ -27,7 +27,6 @@ from byo.eval.layout import (
     journal_row,
     open_journal,
     read_predictions,
-    recorded_path,
     run_name,
     write_predictions,
     write_run_file,
@@ -35,13 +34,14 @@ from byo.eval.layout import (
 from byo.eval.predictions import add_tokens, answer_record, prediction_row
 from byo.eval.progress import figures
 from byo.eval.ranking import RankingRun
-from byo.eval.requests import Prepared, prepare
+from byo.eval.requests import prepare
 from byo.eval.resolve import Evaluation
+from byo.eval.runfile import run_file_info
 from byo.eval.schedule import EndpointDown, Scheduler
 from byo.eval.settings import EvalReport, EvalSettings
 from byo.eval.stop import Stopped, budget_reached, endpoint_down, on_signals
 from byo.providers import ProviderFailure
-from byo.providers.keys import redact, redact_all
+from byo.providers.keys import redact
 from byo.questions.load import Question
 
 __all__ = ["EvalReport", "EvalSettings", "evaluate", "run_name"]
@@ -61,16 +61,9 @@ def run_locked(ev: Evaluation, *, show_progress: bool = True,
         check_same_request(ev.run_dir, ev.identity)  # again, now that no one else writes
         if ev.provider.ranks:  # an image-text model ranks the candidate captions
             return RankingRun(ev, earlier_rows(ev.run_dir / PREDICTIONS)).run(show_progress)
+        if ev.settings.batch:  # through the provider's Batch API
+            return run_batches(ev, show_progress)
         return asyncio.run(Run(ev).run(show_progress))
-
-
-def request_tokens(ev: Evaluation, prepared: Prepared) -> int:
-    """The request's input tokens as estimated before it is sent (byo.eval.budget)."""
-    request = prepared.request
-    texts = [request.prompt, *(t for shot in request.shots for t in (shot.prompt, shot.answer))]
-    images = (request.image is not None) + len(request.shots)
-    size = prepared.image.get("sent_size") if prepared.image else None
-    return input_tokens(texts, images, size, ev.settings.params.detail)
 
 
 def earlier_rows(path: Path) -> dict[str, dict]:
@@ -125,6 +118,7 @@ class Run:
         image, key = prepared.image, prepared.key
         if key is not None and (record := self.cache.get(key)) is not None:
             self.cached += 1
+            self.budget.learn(request_tokens(ev, prepared), record["tokens"])
             return prediction_row(ev, q, image, status="ok", attempts=record["attempts"],
                                   latency_s=record["latency_s"], record=record, shots=prepared.shots), None
         estimate = await self.budget.reserve(request_tokens(ev, prepared))
@@ -227,32 +221,5 @@ class Run:
 
     def run_info(self, report: EvalReport | None) -> dict:
         """The contents of run.json: the settings, and the totals once the run has finished."""
-        ev, s = self.ev, self.ev.settings
-        info = {
-            "request": ev.identity,
-            "run_id": self.run_id,  # the run's charges in the cache are filed under it
-            "byo_version": __version__,
-            "reference": ev.provider.reference,
-            "questions": recorded_path(ev.questions_path, ev.dataset),
-            "n_questions": len(ev.questions),
-            "api": ev.api,
-            "key_source": ev.key_source,  # where the key came from; never the key
-            "concurrency": s.concurrency, "rpm": s.rpm, "timeout_s": ev.timeout, "retries": s.retries,
-            "limit": s.limit, "max_answer_chars": s.max_answer_chars,
-            "repeat": s.repeat, "repeats": s.repeats,
-            "image_limits": {"max_bytes": ev.provider.limits.max_bytes,
-                             "max_pixels": ev.provider.limits.max_pixels},
-            "price": ev.price.model_dump(),
-            "cache": str(ev.cache_path) if ev.provider.cacheable else None,
-            "max_cost_usd": s.max_cost,
-            "finished": report is not None and report.stopped is None,
-            "stopped": report.stopped.message if report is not None and report.stopped else None,
-        }
-        if report is not None:
-            info.update({"answered": len(report.rows),
-                         "statuses": dict(sorted(report.statuses.items())), "requests_sent": report.requests_sent,
-                         "cached": report.cached, "tokens": report.tokens, "tokens_new": report.tokens_new,
-                         "cost_usd": report.cost_usd, "cost_new_usd": report.cost_new_usd,
-                         **self.budget.summary(), "rate_limits": self.scheduler.limiter.summary(),
-                         "elapsed_s": round(report.elapsed_s, 3)})
-        return redact_all(info, ev.secrets)  # a key can hide in a URL
+        return run_file_info(self.ev, self.run_id, report, {**self.budget.summary(),
+                                                            "rate_limits": self.scheduler.limiter.summary()})

@@ -48,6 +48,10 @@ class EvalSettings:
     backoff_base: float = 1.0  # seconds; doubled per attempt, with jitter
     backoff_max: float = 60.0
     max_cost: float | None = None  # USD: no request that would bring the run's spend over it (byo.eval.budget)
+    batch: bool = False  # through the provider's Batch API (byo.eval.batch)
+    batch_wait: bool = True  # --batch: wait for the batches, polling, and collect them (else return once submitted)
+    batch_poll: float = 30.0  # --batch: seconds between polls
+    collect_only: bool = False  # byo status RUN: poll and collect the run's batches, submit none but those planned
 
 
 @dataclass

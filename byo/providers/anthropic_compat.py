@@ -23,6 +23,7 @@ DEFAULT_MAX_TOKENS = 1024
 
 class AnthropicCompatible(OpenAICompatible):
     type = "anthropic"
+    batch_route = None  # no /batches behind this endpoint that byo knows of
     default_base_url = ANTHROPIC_BASE_URL
     max_tokens_field = "max_tokens"
     structured = False  # the compatibility layer ignores response_format

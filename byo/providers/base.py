@@ -178,6 +178,7 @@ class Provider:
     structured = False  # takes a JSON schema for its reply (Request.schema; byo eval --structured)
     few_shot = False  # sends Request.shots (byo eval --shots) as earlier turns of the conversation
     reads_rate_headers = False  # its client hands every reply's headers to `on_headers` (rate limits)
+    batch_route: str | None = None  # the endpoint of its batches (/files + /batches; byo.eval.batch), if any
 
     def __init__(self, model: str, params: GenerationParams, *, base_url: str | None = None,
                  limits: ImageLimits | None = None):

@@ -21,6 +21,7 @@ GEMINI_LIMITS = ImageLimits(max_bytes=15 * 1024 * 1024)
 
 class GeminiCompatible(OpenAICompatible):
     type = "gemini"
+    batch_route = None  # no /batches behind this endpoint that byo knows of
     default_base_url = GEMINI_BASE_URL
     max_tokens_field = "max_tokens"
 

@@ -94,6 +94,7 @@ class ChatCompletions(Provider):
     structured = True  # response_format: json_schema
     few_shot = True  # examples as earlier user (text + image) and assistant turns
     reads_rate_headers = True  # x-ratelimit-* headers, through the HTTP client's event hook
+    batch_route = "/v1/chat/completions"  # the Batch API (byo eval --batch)
 
     def __init__(self, model: str, params: GenerationParams, *, api_key: str | None,
                  base_url: str | None = None, timeout: float = 60.0, limits: ImageLimits | None = None,
@@ -197,6 +198,7 @@ class Groq(ChatCompletions):
     """Groq's OpenAI-shaped chat API, through the groq SDK (which appends /openai/v1)."""
 
     type = "groq"
+    batch_route = None  # not through byo
 
     def default_limits(self) -> ImageLimits:
         return GROQ_LIMITS
@@ -216,6 +218,7 @@ class OpenAIResponses(ChatCompletions):
     """The Responses API (`--api responses`): `input_text` and `input_image` parts, `store=False`."""
 
     type = "openai-responses"
+    batch_route = "/v1/responses"
 
     def user_turn(self, prompt: str, image: ImagePayload | None) -> dict:
         content = [{"type": "input_text", "text": prompt}]
