@@ -22,6 +22,7 @@ from byo.questions.load import SUMMARY_FILE
 from byo.score import humans, plots
 from byo.score import psychometric as psy
 from byo.score.compare import compare, question_difference
+from byo.score.cost import cost_section
 from byo.score.metrics import clustered_proportion, group_by, nmae_term
 from byo.score.parse import STATUSES
 from byo.score.rows import NUMERIC, SETS
@@ -39,7 +40,7 @@ SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("skills",
             ("confusion", "Confusion matrices"), ("localization", "Localization"), ("binding", "Binding"),
             ("retrieval", "Retrieval"), ("compass", "COMPASS"),
             *((name, table.title) for name, table in FAMILY_TABLES.items()), ("parsing", "Parsing"),
-            ("mistakes", "Worst mistakes"), ("definitions", "Definitions")]
+            ("mistakes", "Worst mistakes"), ("cost", "Cost"), ("definitions", "Definitions")]
 MIN_SPOKES = 3  # a radar chart needs three skills
 CLUSTERED = "95% intervals clustered by image (design-effect Wilson: all questions of an image and its prompt variants " \
             "count as one cluster)"
@@ -741,7 +742,8 @@ def build(runs_scores: list[Scores], title: str | None = None, viewer: str | Non
         confusion=confusion_section(runs),
         localization=localization_section(runs), binding=binding_rows, family_sections=family_sections(runs),
         retrieval=retrieval_section(runs), compass=compass_section(runs),
-        parsing=parsing_section(runs), mistakes=mistakes_section(runs), definitions=DEFINITIONS,
+        parsing=parsing_section(runs), mistakes=mistakes_section(runs), cost=cost_section(runs.items()),
+        definitions=DEFINITIONS,
         humans=[{"dataset": Path(h.dataset).name, "annotators": h.annotators, "rows": h.agreement, "ties": h.ties}
                 for h in human],
         settings=runs_scores[0].settings, breaking=breaking_section(runs), paired=paired_section(runs),
