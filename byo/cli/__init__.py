@@ -26,6 +26,7 @@ from byo.cli import doctor
 from byo.core.dataset import IMAGES, LEGENDS, Layout, atomic_write_text
 from byo.core.errors import ConfigError, FatalRenderError, RenderError
 from byo.core.inputs import read_json, reading
+from byo.core.locks import Busy
 from byo.core.schema import validation_problems
 from byo.core.sheets import contact_sheet
 from byo.core.stops import Stopped, stoppable
@@ -328,8 +329,12 @@ def cmd_status(args) -> int:
 def cmd_run_status(args) -> int:
     """byo status RUN: a run's answers, spend and batches; batches ended at the provider are collected."""
     settings = collect_settings(args.dataset)
+    busy = None
     if settings is not None:
-        evaluate(settings, show_progress=False, on_wait=waiting)
+        try:
+            evaluate(settings, show_progress=False)
+        except Busy as err:  # a byo eval --batch of the run is waiting for its batches: it collects them
+            busy = str(err)
     summary = run_summary(args.dataset)
     if args.json:
         print(json.dumps(summary, indent=1))
@@ -337,9 +342,11 @@ def cmd_run_status(args) -> int:
     out = Console()
     cost = f", spent ${summary['spent_usd']:.4f}" if summary.get("spent_usd") is not None else ""
     cap = f" of --max-cost ${summary['max_cost_usd']:g}" if summary.get("max_cost_usd") is not None else ""
-    out.print(f"{summary['run']}: {summary['answered']} of {summary['n_questions']} questions answered "
+    out.print(f"{summary['run']}: {summary['answered'] or 0} of {summary['n_questions']} questions answered "
               f"({', '.join(f'{k} {n}' for k, n in (summary['statuses'] or {}).items())}){cost}{cap}"
               + ("" if summary["finished"] else f"; not finished: {summary['stopped'] or 'stopped'}"), highlight=False)
+    if busy:
+        out.print(f"[yellow]not polled[/yellow]: {escape(busy)}", highlight=False)
     if summary.get("batches"):
         table = Table("batch", "state", "status", "requests", "completed", "failed", title="batches")
         for b in summary["batches"]:

@@ -270,3 +270,15 @@ def test_a_batch_collected_again_after_a_kill_is_neither_replaced_nor_charged_tw
     assert first.statuses == again.statuses == {"ok": 8} and len(fake.batches) == 1 and len(fake.log) == 8
     assert again.spent_usd == pytest.approx(first.spent_usd) and again.tokens_new == {}
     assert comparable(rows(ds)) == comparable(first.rows) and ledger(ds)["parts"][0]["state"] == "collected"
+
+
+def test_a_damaged_ledger_is_named_and_nothing_is_sent(tmp_path, key, capsys):
+    ds = make_dataset(tmp_path / "ds", 3)
+    (ds / RUN).mkdir(parents=True)
+    (ds / RUN / "batches.json").write_text('{"parts": "lost"}')
+    with FakeBatchAPI(answerer(ds)) as fake:
+        assert main(["eval", str(ds), "--provider", "openai", "--model", "fake-vlm", "--base-url", fake.url + "/v1",
+                     "--batch"]) == 2
+    err = capsys.readouterr().err
+    assert f"{ds / RUN / 'batches.json'}" in err and "parts" in err and "expected the run's batches" in err
+    assert not fake.files and not fake.batches and not fake.log
