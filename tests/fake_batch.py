@@ -48,6 +48,7 @@ class FakeBatchAPI(FakeVLM):
         self.submitted: Counter = Counter()  # custom_id -> times submitted in a batch
         self.ids = itertools.count(1)
         self.stepping = threading.Lock()  # one batch moves one step at a time
+        self.calls: list[str] = []  # the method and URL of every files or batches call
 
     def new_file(self, name: str, purpose: str, data: bytes) -> dict:
         with self.lock:
@@ -139,6 +140,9 @@ class _BatchHandler(_Handler):
         path = url.path.removeprefix("/openai")  # Azure: /openai/files, /openai/batches
         if path.startswith("/files") or path.startswith("/batches"):
             path = "/v1" + path
+        if path.startswith("/v1/files") or path.startswith("/v1/batches"):
+            with self.server.fake.lock:
+                self.server.fake.calls.append(f"{self.command} {self.path}")
         return path, parse_qs(url.query)
 
     def do_GET(self) -> None:

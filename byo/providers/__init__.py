@@ -78,6 +78,6 @@ def create_provider(ptype: str, model: str, params: GenerationParams, *, api: st
     extra = (local or {}) if issubclass(cls, HuggingFace | ImageText) else {}
     if issubclass(cls, AzureOpenAI):
         extra = azure or {}
-    base_url = base_url or getattr(cls, "default_base_url", None)  # anthropic, gemini: the vendor's
+    base_url = base_url or cls.default_base_url  # anthropic, gemini: the vendor's
     return cls(model, params, api_key=api_key, base_url=base_url, timeout=timeout, limits=limits,
                connections=connections, **extra)

@@ -179,6 +179,7 @@ class Provider:
     few_shot = False  # sends Request.shots (byo eval --shots) as earlier turns of the conversation
     reads_rate_headers = False  # its client hands every reply's headers to `on_headers` (rate limits)
     batch_route: str | None = None  # the endpoint of its batches (/files + /batches; byo.eval.batch), if any
+    default_base_url: str | None = None  # where it is asked without --base-url (a vendor's endpoint)
 
     def __init__(self, model: str, params: GenerationParams, *, base_url: str | None = None,
                  limits: ImageLimits | None = None):

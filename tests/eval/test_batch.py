@@ -282,3 +282,20 @@ def test_a_damaged_ledger_is_named_and_nothing_is_sent(tmp_path, key, capsys):
     err = capsys.readouterr().err
     assert f"{ds / RUN / 'batches.json'}" in err and "parts" in err and "expected the run's batches" in err
     assert not fake.files and not fake.batches and not fake.log
+
+
+def test_azure_batches_go_to_its_routes_with_the_deployment_as_model(tmp_path, monkeypatch):
+    """Azure OpenAI's batches: /openai/files and /openai/batches with the api-version, each line's
+    url `/chat/completions` and its model the deployment; the key in the api-key header."""
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", KEY)
+    ds = make_dataset(tmp_path / "ds", 6)
+    with FakeBatchAPI(answerer(ds)) as fake:
+        report = evaluate_fake(ds, "azure", fake.url, model="gpt-4o", deployment="global-batch",
+                               api_version="2024-10-21", batch=True, batch_poll=0.01)
+    assert report.statuses == {"ok": 6} and len(fake.batches) == 1
+    lines = [json.loads(line) for line in next(iter(fake.files.values()))["data"].splitlines()]
+    assert {(line["url"], line["body"]["model"]) for line in lines} == {("/chat/completions", "global-batch")}
+    assert fake.batches[0]["endpoint"] == "/chat/completions" and fake.batches[0]["_auth"] == KEY
+    assert {r["model"] for r in report.rows} == {"gpt-4o"}
+    assert fake.calls and all(c.split()[1].startswith("/openai/") and "api-version=2024-10-21" in c
+                              for c in fake.calls), fake.calls
