@@ -417,7 +417,8 @@ class BatchRun:
             commits.append(self.cache.put(key, record, Charge(self.run_id, cost, "batch") if cost is not None else None))
             add_tokens(self.tokens_new, record["tokens"])
             self.budget.spent += cost or 0.0
-            self.budget.learn(raw_inputs.get(key, 0), record["tokens"])
+            if key in raw_inputs:  # a question of this invocation (a smaller --limit leaves some out)
+                self.budget.learn(raw_inputs[key], record["tokens"])
             self.collected += 1
         await asyncio.gather(*commits)
         self.budget.reserved -= part.get("usd_estimate") or 0.0
