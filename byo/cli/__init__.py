@@ -877,7 +877,9 @@ def build_parser() -> argparse.ArgumentParser:
     sheet.add_argument("--keys", help="comma-separated level variables to print under each image")
     sheet.set_defaults(func=cmd_contact_sheet)
 
-    ev = sub.add_parser("eval", help="ask a VLM provider every question of a dataset")
+    # A short usage line: the options, listed by --help, would make every error message a page long.
+    ev = sub.add_parser("eval", help="ask a VLM provider every question of a dataset",
+                        usage="%(prog)s DATASET --provider P [--model M] [options: byo eval --help]")
     add_eval_arguments(ev)
     ev.set_defaults(func=cmd_eval)
 
