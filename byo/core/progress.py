@@ -20,7 +20,7 @@ class Bar:
         self._progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
                                   TextColumn("{task.fields[failed]}"), TextColumn("{task.fields[rate]}"),
                                   TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[note]}"),
-                                  disable=not enabled)
+                                  disable=not enabled or total == 0)
         self._task = self._progress.add_task(label, total=total, rate="", failed="", note="")
         self.done = 0
         self.failed = 0

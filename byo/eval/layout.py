@@ -23,8 +23,9 @@ CACHE = "cache.sqlite"
 
 
 def run_name(provider: str, model: str) -> str:
-    """The default run name: PROVIDER-MODEL as a safe file name."""
-    return as_name(f"{provider}-{model}")
+    """The default run name: PROVIDER-MODEL as a safe file name, or PROVIDER alone for a provider
+    that is its own model (the blind and oracle references: runs/blind, runs/oracle)."""
+    return as_name(provider if model in (None, "", provider) else f"{provider}-{model}")
 
 
 MAX_REPEATS = 100  # byo eval --repeats: each repeat is a run of its own

@@ -16,13 +16,41 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 
 from byo.core.errors import ConfigError
 from byo.core.locks import entries, writer_lock
 
-FORMATS = ("hf", "lmms-eval", "inspect", "vlmevalkit", "coco", "webdataset")
-IMAGE_FORMATS = ("coco", "webdataset")  # read the rendered images; questions.jsonl is optional
+
+@dataclass(frozen=True)
+class Format:
+    """An export format: the function that writes it ("module:function", imported when used, as
+    function(source, work_dir, final=OUT, **options)), and whether it reads the rendered images
+    (then questions.jsonl is optional, and `library` ("module:function") checks its optional
+    extra before anything is read) or the questions."""
+
+    writer: str
+    images: bool = False
+    library: str | None = None
+
+
+# One line per format; the writer's module holds the rest.
+FORMATS: dict[str, Format] = {
+    "hf": Format("byo.export.hf:export_hf"),
+    "lmms-eval": Format("byo.export.lmms:export_lmms"),
+    "inspect": Format("byo.export.inspect_task:export_inspect"),
+    "vlmevalkit": Format("byo.export.vlmevalkit:export_vlmevalkit"),
+    "coco": Format("byo.export.coco:export_coco", images=True, library="byo.export.coco:mask_api"),
+    "webdataset": Format("byo.export.webdataset:export_webdataset", images=True,
+                         library="byo.export.webdataset:shard_writer"),
+}
+
+
+def _named(path: str) -> Callable:
+    module, _, name = path.partition(":")
+    return getattr(import_module(module), name)
 PARTIAL = ".byo-partial-"  # an export being written, inside the output directory
 TASK = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 
@@ -48,8 +76,9 @@ def export(dataset: str | Path, fmt: str, out: str | Path, *, force: bool = Fals
     if out.exists() and not out.is_dir() or (entries(out) and not force):
         raise ConfigError(str(out), [("-o", "exists and is not an empty directory; choose another "
                                       "output or pass --force to write into it")])
-    if fmt in IMAGE_FORMATS:
-        _library(fmt)  # an optional extra: said before anything is read
+    if FORMATS[fmt].images:
+        if FORMATS[fmt].library:
+            _named(FORMATS[fmt].library)()  # an optional extra: said before anything is read
         source = load_rendered(dataset)
         check_rendered(source)
     else:
@@ -63,50 +92,12 @@ def export(dataset: str | Path, fmt: str, out: str | Path, *, force: bool = Fals
                                           "output or pass --force to write into it")])
         work = Path(tempfile.mkdtemp(prefix=PARTIAL, dir=out))
         try:
-            written = _write(fmt, source, work, out, **options)
+            written = _named(FORMATS[fmt].writer)(source, work, final=out, **options)
             for entry in sorted(work.iterdir()):
                 _move(entry, out / entry.name)
         finally:
             shutil.rmtree(work, ignore_errors=True)
     return {name: out / path.relative_to(work) for name, path in written.items()}
-
-
-def _library(fmt: str) -> None:
-    if fmt == "coco":
-        from byo.export.coco import mask_api
-
-        mask_api()
-    else:
-        from byo.export.webdataset import shard_writer
-
-        shard_writer()
-
-
-def _write(fmt: str, source, work: Path, out: Path, **options) -> dict[str, Path]:
-    """The export in `work`; `out` is where it will be (for the paths an export records)."""
-    if fmt == "hf":
-        from byo.export.hf import export_hf
-
-        return export_hf(source, work, **options)
-    if fmt == "lmms-eval":
-        from byo.export.lmms import export_lmms
-
-        return export_lmms(source, work, final=out, **options)
-    if fmt == "coco":
-        from byo.export.coco import export_coco
-
-        return export_coco(source, work, **options)
-    if fmt == "webdataset":
-        from byo.export.webdataset import export_webdataset
-
-        return export_webdataset(source, work, **options)
-    if fmt == "inspect":
-        from byo.export.inspect_task import export_inspect
-
-        return export_inspect(source, work, **options)
-    from byo.export.vlmevalkit import export_vlmevalkit
-
-    return export_vlmevalkit(source, work, **options)
 
 
 def _move(entry: Path, target: Path) -> None:

@@ -4,7 +4,7 @@ The cost of an answer is its prediction's `cost_usd`: its tokens at the provider
 (an answer from a batch at the batch price). A run's cost is that sum over its answers, the
 answers it took from the cache included; what the run itself paid is `spent_usd` in its
 run.json (its requests over all its invocations: an answer from the cache cost nothing again),
-beside its `--max-cost` cap. A run without prices has no cost, and the section says so.
+beside its `--max-cost` cap. A run without prices has no cost; the section is shown when a run has.
 """
 
 from __future__ import annotations

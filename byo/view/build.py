@@ -1,7 +1,8 @@
 """`byo view RUN [RUN...] -o FILE`: a static page listing every answered question of one or more runs.
 
 Each question shows its image beside an overlay of the objects it is about, the prompt as sent, the
-truth, and per run the raw answer, the parsed value, the parse status and the verdict; runs over the
+truth, and per run the raw answer, the parsed value with the rule (or judge) that decided it, the
+parse status and the verdict; runs over the
 same questions stand side by side. Filters: key, level, model, verdict and parse status. The page
 needs no server: FILE loads its data from FILE_files/data.js (a script, since browsers refuse to
 read a JSON file from a file:// page) and shows one page of rows at a time, its images loaded
@@ -196,6 +197,13 @@ def shown(value) -> str:
     return str(value)
 
 
+def decided_by(row: dict) -> str | None:
+    """What decided a row's parse: the parser's rule ("rule: total"), or the judge that read it."""
+    if row.get("path") == "judge":
+        return f"judge: {row.get('judge')}"
+    return f"rule: {row['method']}" if row.get("method") else None
+
+
 def level_text(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
@@ -219,7 +227,7 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
     answers = []
     for s in runs:
         dataset = Path(s.facts.get("dataset") or ".")
-        a = {"response": {}, "value": {}, "status": {}, "verdict": {}, "note": {}, "error": {}}
+        a = {"response": {}, "value": {}, "status": {}, "verdict": {}, "note": {}, "error": {}, "rule": {}}
         for r in s.rows:
             ident = (str(dataset.resolve()), r["id"])
             i = order.get(ident)
@@ -249,6 +257,7 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
             a["status"][i] = r["status"]
             a["verdict"][i] = 1 if r["correct"] else 0
             a["note"][i] = strings(r.get("note"))
+            a["rule"][i] = strings(decided_by(r))
             a["error"][i] = r["error"]
         answers.append(a)
     n = len(q["id"])
@@ -261,6 +270,7 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
             "status": [statuses.index(a["status"][i]) if i in a["status"] else -1 for i in range(n)],
             "verdict": [a["verdict"].get(i, -1) for i in range(n)],
             "note": [a["note"].get(i, -1) for i in range(n)],
+            "rule": [a["rule"].get(i, -1) for i in range(n)],
             "error": [a["error"].get(i) for i in range(n)],
         })
     for k, values in variables.items():
