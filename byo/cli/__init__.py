@@ -21,7 +21,8 @@ COMMANDS = {
     "plan": ("plan", "validate a config; print the image count and combinations"),
     "render": ("render", "render a dataset config"),
     "status": ("render", "planned, done, missing, failed and damaged images of a render directory (also while it "
-                         "renders)"),
+                         "renders); of a run (DATASET/runs/RUN), its answers, spend and batches, collecting those "
+                         "that ended"),
     "merge": ("render", "combine shard outputs into one dataset"),
     "doctor": ("doctor", "what this machine offers: Blender, devices, cores, Ray, keys, Ollama"),
     "questions": ("ask", "write questions.jsonl for a rendered dataset"),

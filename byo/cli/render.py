@@ -9,6 +9,7 @@ import byo
 from byo.cli.console import console, new_table, out, say, waiting
 from byo.cli.options import add_max_images, add_wait, positive, shard_spec, slurm_name, whole
 from byo.core.dataset import IMAGES, LEGENDS
+from byo.eval.layout import RUN_FILE
 from byo.render.executors import Executor
 from byo.render.executors.inprocess import InProcess
 from byo.render.executors.pool import LocalPool, default_workers
@@ -87,6 +88,10 @@ def render_slurm(args) -> int:
 
 
 def cmd_status(args) -> int:
+    if (args.dataset / RUN_FILE).is_file():  # a run of byo eval: its answers, spend and batches
+        from byo.cli.evaluate import cmd_run_status  # the eval stage, loaded only for a run
+
+        return cmd_run_status(args)
     status = dataset_status(args.dataset, check=args.check)
     if args.json:
         print(as_json(status))

@@ -22,6 +22,7 @@ from byo.scene.setup import preset_unit
 from byo.score import humans, plots
 from byo.score import psychometric as psy
 from byo.score.compare import compare, question_difference
+from byo.score.cost import cost_section
 from byo.score.metrics import clustered_proportion, group_by, nmae_term
 from byo.score.parse import STATUSES
 from byo.score.registry import TABLES as DECLARED
@@ -39,7 +40,7 @@ SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("skills",
             ("truths", "Per true value"),
             ("breaking", "Breaking points"), ("stability", "Repeat stability"), ("errors", "Signed errors"),
             ("confusion", "Confusion matrices"), ("localization", "Localization"), ("parsing", "Parsing"),
-            ("mistakes", "Worst mistakes"), ("definitions", "Definitions")]
+            ("mistakes", "Worst mistakes"), ("cost", "Cost"), ("definitions", "Definitions")]
 MIN_SPOKES = 3  # a radar chart needs three skills
 CLUSTERED = "95% intervals clustered by image (design-effect Wilson: all questions of an image and its prompt variants " \
             "count as one cluster)"
@@ -764,7 +765,7 @@ def build(runs_scores: list[Scores], title: str | None = None, viewer: str | Non
         prompts=prompts_section(runs), levels=levels_section(runs), ranges=ranges_section(runs),
         truths=truths_section(runs), breaking=breaking_section(runs), stability=stability_section(runs),
         errors=errors_section(runs), confusion=confusion_section(runs), localization=localization_section(runs),
-        parsing=parsing_section(runs), mistakes=mistakes_section(runs))
+        parsing=parsing_section(runs), mistakes=mistakes_section(runs), cost=cost_section(runs.items()))
     declared = declared_sections(runs)
     shown = {"overview", "models", "parsing", "definitions",
              *(name for name in ("humans", "paired", "levels", "ranges", "truths", "breaking", "stability", "errors",
@@ -773,6 +774,7 @@ def build(runs_scores: list[Scores], title: str | None = None, viewer: str | Non
     shown |= {"variants"} if several_variants else set()
     shown |= {"prompts"} if data["prompts"]["heatmaps"] or data["prompts"]["marginals"] else set()
     shown |= {"localization"} if data["localization"]["table"] else set()
+    shown |= {"cost"} if data["cost"]["runs"] else set()  # a run with prices
     built_in = [(name, heading) for name, heading in SECTIONS if name in shown]
     at = next(i for i, (name, _) in enumerate(built_in) if name == "parsing")
     sections = [*built_in[:at], *((t["name"], t["title"]) for t in declared), *built_in[at:]]
