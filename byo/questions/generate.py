@@ -282,8 +282,9 @@ def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("dir
         raise ConfigError(str(dataset), [("<dataset>", "not a directory: render the dataset first")])
     # Elsewhere than the dataset's own files (-o), a file byo did not write is not replaced; no link anywhere.
     target = Path(out) if out is not None else Path(dataset) / QUESTIONS
+    own = {(Path(dataset) / name).resolve() for name in (QUESTIONS, SUMMARY_FILE)}
     for path in (target, target.with_name(SUMMARY_FILE)):
-        check_file_output(path, force=force, own_place=out is None)
+        check_file_output(path, force=force, own_place=out is None or path.resolve() in own)
     with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait, wait_flag="--wait"):
         return _generate(Layout(dataset), preprompts, instructions, keys, templates, out, unreadable, prompts,
                          options)
