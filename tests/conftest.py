@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-TINY_RENDER = {"resolution": [64, 48], "render": {"samples": 4, "denoise": "off"}}
+# Visibility is counted in pixels of the image as rendered: CLEVR's 200 px at 320x240, shrunk to 64x48.
+TINY_RENDER = {"resolution": [64, 48], "render": {"samples": 4, "denoise": "off", "min_visible_pixels": 8}}
 
 
 def write_config(tmp_path: Path, data: dict, name: str = "config.yaml") -> Path:

@@ -45,6 +45,7 @@ from byo.render.executors.pool import LocalPool, default_workers
 from byo.render.merge import merge
 from byo.render.runner import render_dataset, render_images, sample_tasks
 from byo.render.status import as_json, dataset_status, time_per_image
+from byo.scene.config import quick_run
 from byo.scene.plan import Shard, combination, combination_count, image_count, jobs
 from byo.score.compare import CORRECTIONS, compare, default_output, write_comparison
 from byo.score.correlate import correlation_table
@@ -143,9 +144,11 @@ def cmd_correlate(args) -> int:
 
 
 def cmd_import_config(args) -> int:
-    config, text, skipped = import_config(args.config, family=args.family, skip_unmapped=args.skip_unmapped)
+    config, text, skipped, missing = import_config(args.config, family=args.family, skip_unmapped=args.skip_unmapped)
     for key, why in skipped:
         console.print(f"[yellow]left out[/yellow] {key}: {why}")
+    for key, why in missing:
+        console.print(f"[yellow]missing[/yellow] {key}: {why}")
     if args.output:
         atomic_write_text(args.output, text)
         console.print(f"{config['dataset']['name']} ({config['dataset']['family']}): {args.output}\n"
@@ -156,7 +159,7 @@ def cmd_import_config(args) -> int:
 
 
 def cmd_plan(args) -> int:
-    cfg = load_config(args.config)
+    cfg = load_config(config_source(args), file=args.config)
     family = cfg.family
     n_combos, reps, n_images = combination_count(cfg), cfg.repetitions, image_count(cfg)
     sizes = cfg.dataset.split_sizes() if cfg.dataset.splits else None
@@ -238,10 +241,27 @@ def executor_for(args) -> Executor:
                      timeout=args.timeout, retries=args.retries)
 
 
+def config_source(args) -> str | dict:
+    """The config to render or plan: the file, or its data with --quality / --resolution laid over
+    it (a quick run of a config written at its paper's size)."""
+    if args.quality is None and args.resolution is None:
+        return args.config
+    return quick_run(args.config, quality=args.quality, resolution=args.resolution)
+
+
+def add_quick_run(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quality", choices=["draft", "standard", "final"],
+                   help="render this quality preset instead of the config's (scene.render.quality)")
+    p.add_argument("--resolution", help="render at WIDTHxHEIGHT or a preset (low, medium, high) instead of the "
+                   "config's scene.resolution: a quick run of a config written at full size (what is visible and "
+                   "readable is then judged at this size)")
+
+
 def cmd_render(args) -> int:
     if args.executor == "slurm":
         return render_slurm(args)
-    report = render_dataset(args.config, args.output, executor=executor_for(args), limit=args.limit,
+    report = render_dataset(config_source(args), args.output, file=args.config, executor=executor_for(args),
+                            limit=args.limit,
                             resume=args.resume, shard=args.shard, max_images=args.max_images, wait=args.wait,
                             on_wait=waiting)
     root = report.out_dir
@@ -752,6 +772,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     plan = sub.add_parser("plan", help="validate a config; print the image count and combinations")
     plan.add_argument("config")
+    add_quick_run(plan)
     plan.add_argument("--max-rows", type=whole(1), default=50, help="combinations to list")
     add_max_images(plan)
     plan.add_argument("--no-sample", action="store_true",
@@ -1029,6 +1050,7 @@ def waiting(holder: str) -> None:
 
 def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config")
+    add_quick_run(p)
     p.add_argument("-o", "--output", help="output directory (default: dataset.output_dir or output/NAME)")
     p.add_argument("--limit", type=whole(1), help="only the first N images of the plan")
     p.add_argument("--resume", action="store_true", help="continue: skip complete images, redo incomplete ones")
