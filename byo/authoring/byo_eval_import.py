@@ -91,6 +91,16 @@ def _resolution(value):
     raise ValueError(f"expected {{width, height}} or a preset, got {value!r}")
 
 
+def _light(value):
+    """LightNoiseModel as a preset or multiplier, or as {lighting: preset or multiplier}."""
+    if isinstance(value, dict):
+        if set(value) != {"lighting"}:
+            raise ValueError(f"{', '.join(sorted(set(value) - {'lighting'}))}: only the lighting preset or "
+                             "multiplier has a counterpart (lighting.intensity)")
+        return value["lighting"]
+    return value
+
+
 def _setup_keys() -> dict[str, ForeignKey]:
     """BYO-Eval's shared setup keys, at the top level (appendix D.1.2) and under `scene.` or
     `scene_setup.` (its two layouts of a base config)."""
@@ -135,8 +145,7 @@ def _setup_keys() -> dict[str, ForeignKey]:
                 # D.1.3's LightNoiseModel: the lighting preset or multiplier, as `noise.lighting`
                 # (its example) or `noise.light.lighting` (NoiseConfigModel's field)
                 "noise.lighting": ForeignKey("lighting.intensity"),
-                "noise.light.lighting": ForeignKey("lighting.intensity"),
-                "noise.light": ForeignKey("lighting.intensity")})
+                "noise.light": ForeignKey("lighting.intensity", _light)})
     return out
 
 

@@ -61,7 +61,7 @@ TYPE_READABLE_MAX_BLUR = 0.3
 # whatever its size (render.min_visible_pixels, byo/scene/measure.py's band): what the smallest
 # piece covers at the height from which the same bench resolves every piece's outline
 # (docs/piece_silhouettes.md, "When does a piece count as seen?").
-MIN_VISIBLE_PIXELS = 46
+MIN_VISIBLE_PIXELS = 23
 
 
 def azimuth_from_side(azimuth: float) -> float:
