@@ -259,11 +259,13 @@ def add_quick_run(p: argparse.ArgumentParser) -> None:
 
 def cmd_render(args) -> int:
     if args.executor == "slurm":
+        if args.quality is not None or args.resolution is not None:
+            raise ConfigError("<command line>", [("--quality / --resolution", "not with --executor slurm (its tasks "
+                                                  "read the config file): write them into a copy of the config")])
         return render_slurm(args)
     report = render_dataset(config_source(args), args.output, file=args.config, executor=executor_for(args),
-                            limit=args.limit,
-                            resume=args.resume, shard=args.shard, max_images=args.max_images, wait=args.wait,
-                            on_wait=waiting)
+                            limit=args.limit, resume=args.resume, shard=args.shard, max_images=args.max_images,
+                            wait=args.wait, on_wait=waiting)
     root = report.out_dir
     for name, found in report.repaired:
         console.print(f"[yellow]rendered again[/yellow] {name}: {'; '.join(found)}", highlight=False)
