@@ -12,6 +12,9 @@ shared setup keys (camera, lighting, table, render, noise) map here; each family
 - a `fixed` variable becomes a value of the scene (the same images).
 - `base_config` is read and laid under the variables when the file is found (beside the
   config, or from where byo runs); the base's null values mean "the default" and are skipped.
+- a value naming an asset of BYO-Eval's repository that is not shipped here (its `.blend` piece
+  sets) is left out and named as missing (a family's convert raises MissingAsset); the config
+  still imports, the project's own objects standing in.
 """
 
 from __future__ import annotations
