@@ -86,10 +86,16 @@ def test_plans_at_the_papers_size(config, capsys):
         assert image_count(load_config(config)) == PAPER_SIZES[config.stem]
 
 
+# Configs whose questions read piece types or card indexes: rendered large enough to read them
+# (at 64x48 every question would be flagged as unreadable, and none scored).
+READABLE_AT = {"chess_count_identification": [640, 360], "chess_identification": [640, 360],
+               "chess_identification_distance": [640, 360], "poker_identification_distance": [1280, 720]}
+
+
 @pytest.mark.render
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.stem)
 def test_renders_tiny_and_scores_100_percent_with_the_oracle(config, tmp_path):
-    out = render_tiny(config, tmp_path)
+    out = render_tiny(config, tmp_path, resolution=READABLE_AT.get(config.stem))
     assert main(["questions", str(out), "--prompts", "byo-eval", "--preprompts", "neutral,debiased,helpful",
                  "--instructions", "declarative,fill_blank"]) == 0
     assert main(["eval", str(out), "--provider", "oracle", "--run", "oracle"]) == 0
@@ -159,7 +165,7 @@ def test_blind_counting_and_identification_scores_at_most_the_papers_chance():
 
 
 # --- relative localization: the prompt's literal answer is its truth ----------------------------
-STATED = re.compile(r"(\d+) (?:for|if they are on) the same row, (\d+) (?:for one row apart|if on neighbouring rows)")
+STATED = re.compile(r"(\d+) for the same row, (\d+) for (?:one row apart|neighbouring rows)")
 ROWS_BETWEEN = re.compile(r"how many rows (?:are there )?between|number of rows between", re.IGNORECASE)
 
 
