@@ -46,6 +46,41 @@ POSITION_WORDS = ("upper left", "upper middle", "upper right", "middle left", "c
                   "lower left", "lower middle", "lower right")
 
 
+def option_label(index: int) -> str:
+    """The label of the option at `index`: A to Z, then AA, AB, ... (a question may show more than
+    26 options, as Auto-Comp's 50)."""
+    label, k = "", index + 1
+    while k:
+        k, r = divmod(k - 1, len(LETTERS))
+        label = LETTERS[r] + label
+    return label
+
+
+def option_labels(n: int) -> list[str]:
+    return [option_label(i) for i in range(n)]
+
+
+def option_index(label: str) -> int | None:
+    """The index of an option label (A -> 0, AA -> 26), None for anything else."""
+    label = str(label).strip().upper()
+    if not label or any(ch not in LETTERS for ch in label):
+        return None
+    k = 0
+    for ch in label:
+        k = k * len(LETTERS) + LETTERS.index(ch) + 1
+    return k - 1
+
+
+# How many options a chat model is shown at most: `byo questions --options N`, or the config's
+# questions.options, puts N in each legend it asks (ASKING); else the family's own default.
+ASKING = "asking"
+
+
+def options_shown(legend: dict, default: int) -> int:
+    """The most options a chat model is shown for a question with a candidate set."""
+    return int((legend.get(ASKING) or {}).get("options") or default)
+
+
 # --- answers ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Answer:
@@ -236,8 +271,8 @@ def multiple_choice(correct: str, distractors: list[str], rng: np.random.Generat
     options = [correct, *dict.fromkeys(d for d in distractors if d != correct)]
     order = rng.permutation(len(options))
     shuffled = [options[k] for k in order]
-    letter = LETTERS[shuffled.index(correct)]
-    text = " ".join(f"({LETTERS[i]}) {o}" for i, o in enumerate(shuffled))
+    letter = option_label(shuffled.index(correct))
+    text = " ".join(f"({option_label(i)}) {o}" for i, o in enumerate(shuffled))
     return Answer(letter, {**(params or {}), "options": text}, shuffled)
 
 
@@ -301,21 +336,40 @@ class Column:
 
 @dataclass(frozen=True)
 class ReportTable:
-    """A family's own metrics, carried by its answer types as Inspect's scorers carry theirs:
+    """A metric table, carried by a family's answer types or declared in `Family.tables` (or
+    registered once as a shared metric: byo.score.registry), as Inspect's scorers carry theirs:
     how the rows are measured, what they mean, and how the report shows them. `byo score`
-    writes them as table `name` (scores.json, NAME.csv); `byo report` gives them a section."""
+    writes it as table `name` (scores.json, NAME.csv); `byo report` gives it a section, with its
+    figures, when some run has rows; `byo score` prints it when it asks to."""
 
     name: str  # the table's name in scores.json and its CSV file; the report section's anchor
     title: str  # the report section's heading
     definition: str  # what the metrics are (scores.json's and the report's definitions)
     note: str  # the report's paragraph above the table
-    columns: tuple[Column, ...]  # after the model, key and prompt variant
-    # (scored rows of one key and prompt variant, true answers of the key's training images)
-    # -> metric rows, one per slice
-    measure: Callable[[list[dict], list[Any]], list[dict]]
+    columns: tuple[Column, ...]  # after the model (and, for scope "key", the key and prompt variant)
+    # scope "key": (scored rows of one key and prompt variant, true answers of the key's training
+    # images) -> metric rows, one per slice. Scope "run": (every scored row of the table's keys,
+    # or of the run when it names none, the scoring options: ScoringOptions) -> metric rows.
+    measure: Callable[[list[dict], Any], list[dict]]
     # Question keys it measures whatever their answer type (a table a family declares in
-    # `Family.tables`, over shared answer types such as multiple choice); () for an answer type's own.
+    # `Family.tables`, over shared answer types such as multiple choice); () for an answer type's
+    # own, or, for scope "run", every row of the run.
     keys: tuple[str, ...] = ()
+    scope: Literal["key", "run"] = "key"
+    # rows the report folds under "details" (e.g. one per complexity level below the summary rows)
+    folded: Callable[[dict], bool] | None = None
+    # the report's figures: [(run label, its colour, its rows of this table)] -> [(PNG bytes, caption)]
+    figures: Callable[[list[tuple[str, str, list[dict]]]], list[tuple[bytes, str]]] | None = None
+    terminal: bool = False  # `byo score` prints its rows (all prompt variants pooled, not folded)
+
+
+@dataclass(frozen=True)
+class ScoringOptions:
+    """What `byo score` was asked, for tables measured over a whole run (scope "run")."""
+
+    n_boot: int = 1000
+    seed: int = 0
+    perplexity_model: str | None = None  # a causal language model for perplexity checks; None: skipped
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from byo.families import family_names, get_family
-from byo.families.base import ReportTable
 from byo.score import metrics
-from byo.score.parse import FAMILY_TYPES, STATUSES
+from byo.score.parse import STATUSES
 from byo.score.rows import NUMERIC, SETS, grid_position, truth_cell
 
 # Single-answer types scored per class as the paper's tables do (precision / recall / F1 per true
@@ -29,15 +27,6 @@ ALL = "all"
 # Table 3 of BYO-Eval (seed 002): "Low (1-4 pcs), Medium (5-9 pcs), High (10-21 pcs)".
 NAMED_BINS = {"byo-eval": ((1, 4), (5, 9), (10, 21))}
 Bins = dict[str, list[tuple[float, float]]]  # variable -> its ranges [lo, hi], both ends included
-# The installed families' own metric tables, carried by their answer types, by table name.
-FAMILY_TABLES: dict[str, ReportTable] = {t.table.name: t.table for t in FAMILY_TYPES.values() if t.table}
-# ...and the tables families declare over question keys of shared answer types (Family.tables).
-KEY_TABLES: dict[str, list[ReportTable]] = {}
-for _family in family_names():
-    for _table in get_family(_family).tables:
-        FAMILY_TABLES[_table.name] = _table
-        for _key in _table.keys:
-            KEY_TABLES.setdefault(_key, []).append(_table)
 
 
 # --- levels ----------------------------------------------------------------------------------
@@ -347,39 +336,6 @@ def localization_tables(rows: Sequence[dict], *, n_boot: int = 1000, seed: int =
                               "exact": sum(i["pred"] == i["truth"] for i in citems) / len(citems),
                               "error": float(np.mean(cerrs)) if cerrs else None})
     return summary, cells
-
-
-def binding_table(rows: Sequence[dict]) -> list[dict]:
-    """Binding accuracy for the Swap / Confusion keys (seed 001), beside the chance level."""
-    out = []
-    for (key,), group in sorted(metrics.group_by(rows, "key").items()):
-        if not key.startswith("binding_"):
-            continue
-        for variant, vrows in _variants(group):
-            acc = metrics.clustered_proportion([r["correct"] for r in vrows], [r["image"] for r in vrows])
-            chance = float(np.mean([1 / len(r["choices"]) for r in vrows if r["choices"]] or [np.nan]))
-            out.append({"run": vrows[0]["run"], "model": vrows[0]["model"], "key": key, "variant": variant,
-                        "n": len(vrows), "parse_rate": sum(r["status"] == "ok" for r in vrows) / len(vrows),
-                        "accuracy": acc["value"], "accuracy_lo": acc["lo"], "accuracy_hi": acc["hi"],
-                        "chance": chance})
-    return out
-
-
-def family_tables(rows: Sequence[dict], train: dict[str, list] | None = None) -> dict[str, list[dict]]:
-    """The families' own metrics, per key, prompt variant and slice, each in the table its answer
-    type carries (FAMILY_TABLES). `train`: key -> the true answers of the dataset's training
-    split (byo.score.training); a key without them uses the run's own training rows."""
-    out: dict[str, list[dict]] = {name: [] for name in FAMILY_TABLES}
-    for (key,), group in sorted(metrics.group_by(rows, "key").items()):
-        answer_type = group[0]["answer_type"]
-        own = FAMILY_TYPES[answer_type].table if answer_type in FAMILY_TYPES else None
-        train_labels = (train or {}).get(key) or [r["answer"] for r in group if r["split"] == "train"]
-        for table in [*([own] if own else []), *KEY_TABLES.get(key, [])]:
-            for variant, vrows in _variants(group):
-                out[table.name] += [
-                    {"run": vrows[0]["run"], "model": vrows[0]["model"], "key": key, "answer_type": answer_type,
-                     "variant": variant, **row} for row in table.measure(vrows, train_labels)]
-    return out
 
 
 def status_table(rows: Sequence[dict]) -> list[dict]:
