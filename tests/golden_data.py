@@ -14,6 +14,8 @@ from pathlib import Path
 
 import yaml
 
+from byo.families import load_config
+from byo.scene.config import validate_scene
 from byo.scene.setup import RESOLUTION
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,9 +34,6 @@ def shrunk_threshold(data: dict, resolution: list[int]) -> int:
     """The config's visibility threshold (render.min_visible_pixels, pixels of the image as
     rendered) shrunk with its image area to `resolution`: a golden is a shrunk render, and keeping
     the threshold's share of the image keeps the objects that count (at least 1 px)."""
-    from byo.families import load_config
-    from byo.scene.config import validate_scene
-
     cfg = load_config(data)
     setup, _, _ = validate_scene(cfg.full_scene(), cfg.family)
     width, height = setup.resolution if isinstance(setup.resolution, tuple) else (
