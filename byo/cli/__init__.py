@@ -487,13 +487,16 @@ def cmd_score(args) -> int:
     scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
                               tolerance=args.tolerance, criterion=args.criterion,
                               perplexity_model=args.perplexity_model, bins=dict(args.bins or []))
-    table = Table("key", "type", "n", "parse rate", "accuracy", "F1", "MAE", "NMAE", title=f"{args.run} "
-                  f"({scores.facts.get('model')}, all prompt variants{', ' + scores.partial if scores.partial else ''})")
+    table = Table("key", "type", "n", "parse rate", "accuracy", "F1 BYO-Eval", "F1 macro", "MAE", "NMAE",
+                  title=f"{args.run} ({scores.facts.get('model')}, all prompt variants"
+                        f"{', ' + scores.partial if scores.partial else ''})")
+    for column in table.columns:  # a narrow terminal wraps the cells, never cuts them
+        column.overflow = "fold"
     for r in scores.tables["metrics"]:
         if r["variant"] == "all" and not r["variable"]:
             table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["answer_type"], str(r["n"]),
                           f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
-                          _fmt(r.get("f1")), _fmt(r.get("mae")), _fmt(r.get("nmae")))
+                          _fmt(r.get("f1_byoeval")), _fmt(r.get("f1_macro")), _fmt(r.get("mae")), _fmt(r.get("nmae")))
     Console().print(table)
     print_retrieval(scores)
     print_breaking_points(scores)

@@ -26,12 +26,13 @@ from byo.score.metrics import clustered_proportion, group_by, nmae_term
 from byo.score.parse import STATUSES
 from byo.score.rows import NUMERIC, SETS
 from byo.score.run import DEFINITIONS, Scores
-from byo.score.tables import ALL, FAMILY_TABLES
+from byo.score.tables import ALL, BYOEVAL_TYPES, FAMILY_TABLES
 from byo.score.vocab import POSITION_WORDS
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.html.j2"
 # The families' own tables (FAMILY_TABLES) come between binding and parsing.
-SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("skills", "Skill profile"),
+SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("byoeval", "BYO-Eval's tables"),
+            ("skills", "Skill profile"),
             ("humans", "Human agreement"), ("paired", "Paired comparisons"), ("variants", "Prompt variants"),
             ("prompts", "Models x prompts"), ("levels", "Per level"), ("ranges", "Level ranges"),
             ("truths", "Per true value"),
@@ -41,6 +42,8 @@ SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("skills",
             *((name, table.title) for name, table in FAMILY_TABLES.items()), ("parsing", "Parsing"),
             ("mistakes", "Worst mistakes"), ("definitions", "Definitions")]
 MIN_SPOKES = 3  # a radar chart needs three skills
+# The precision / recall / F1 a key may have (byo.score.tables), each named for what it is.
+PRF_KINDS = (("byoeval", "BYO-Eval"), ("macro", "macro"), ("micro", "set (micro)"), ("yes", "yes"))
 CLUSTERED = "95% intervals clustered by image (design-effect Wilson: all questions of an image and its prompt variants " \
             "count as one cluster)"
 MISTAKES = 12
@@ -53,6 +56,11 @@ def pct(v) -> str:
 
 def num(v, digits: int = 2) -> str:
     return "–" if v is None else f"{v:.{digits}f}"
+
+
+def estimable(v, digits: int = 2) -> str:
+    """A statistic the data may not carry (a ratio over no answers): "not estimable" then."""
+    return "not estimable" if v is None else f"{v:.{digits}f}"
 
 
 def interval(lo, hi, percent: bool = True) -> str:
@@ -172,20 +180,65 @@ def models_section(runs: Runs) -> dict:
         for _, s in runs.items():
             r = runs.metric(s, key)
             if not r:  # a run of another dataset, without this key
-                cells.append({"text": "–", "extra": "", "parse": "", "n": 0})
+                cells.append({"text": "–", "extra": [], "parse": "", "n": 0})
                 continue
             extra = []
             if answer_type in NUMERIC and r.get("mae") is not None:
-                extra.append(f"MAE {num(r['mae'])} {interval(r['mae_lo'], r['mae_hi'], False)}")
+                errors = [f"MAE {num(r['mae'])} {interval(r['mae_lo'], r['mae_hi'], False)}",
+                          f"MSE {num(r['mse'])} {interval(r['mse_lo'], r['mse_hi'], False)}"]
                 if r.get("nmae") is not None:
-                    extra.append(f"NMAE {num(r['nmae'])}")
-                extra.append(f"±1 {pct(r['within_one'])}")
-            if r.get("f1") is not None:
-                extra.append(f"F1 {num(r['f1'])}")
+                    errors.append(f"NMAE {num(r['nmae'])}")
+                extra.append(" · ".join([*errors, f"±1 {pct(r['within_one'])}"]))
+            extra += [f"{name} F1 {estimable(r[f'f1_{kind}'])} · P {estimable(r[f'precision_{kind}'])} · "
+                      f"R {estimable(r[f'recall_{kind}'])}" for kind, name in PRF_KINDS if f"f1_{kind}" in r]
             cells.append({"text": f"{pct(r['accuracy'])} {interval(r['accuracy_lo'], r['accuracy_hi'])}",
-                          "extra": " · ".join(extra), "parse": pct(r["parse_rate"]), "n": r["n"]})
+                          "extra": extra, "parse": pct(r["parse_rate"]), "n": r["n"]})
         table.append({"key": key, "task": task, "answer_type": answer_type, "cells": cells})
     return {"figure": fig, "table": table}
+
+
+# BYO-Eval's Tables 2, 4 and 6: (column, metric, its standard deviation over images or None).
+BYOEVAL_COLUMNS = (("Acc", "accuracy", "accuracy_image_sd"), ("F1", "f1_byoeval", "f1_byoeval_image_sd"),
+                   ("Prec", "precision_byoeval", None), ("Rec", "recall_byoeval", None),
+                   ("MAE", "mae", "mae_image_sd"), ("MSE", "mse", "mse_image_sd"), ("NMAE", "nmae", "nmae_image_sd"),
+                   ("Rel", "reliability", None), ("Cons", "consistency", None))
+
+
+def _mean_sd(r: dict, metric: str, sd: str | None) -> str:
+    """A cell of BYO-Eval's tables: the value to 3 decimals, and (the standard deviation over images)."""
+    if sd is None:
+        return estimable(r.get(metric), 3)
+    return f"{estimable(r.get(metric), 3)} ({estimable(r.get(sd), 3)})"
+
+
+def byoeval_section(runs: Runs) -> list[dict]:
+    """BYO-Eval's tables per key of its answer types: Tables 2, 4 and 6 (a row per model and prompt
+    variant, each cell the value and the standard deviation over images where Table 2 gives one)
+    and, for a numeric key, Table 5 per variable (a row per level and model: accuracy in percent
+    and MAE), all prompt variants pooled."""
+    variants = runs.variants()
+    prompts = [ALL] + (variants if len(variants) > 1 else [])
+    out = []
+    for key, task, answer_type in runs.keys():
+        if answer_type not in BYOEVAL_TYPES:
+            continue
+        found = [(label, runs.metric(s, key, v), v) for label, s in runs.items() for v in prompts]
+        found = [(label, r, v) for label, r, v in found if r]
+        columns = [c for c in BYOEVAL_COLUMNS if any(r.get(c[1]) is not None for _, r, _ in found)]
+        rows = [{"label": label, "prompt": (variants[0] if len(variants) == 1 else "all variants") if v == ALL else v,
+                 "images": r["clusters"], "n": r["n"], "cells": [_mean_sd(r, metric, sd) for _, metric, sd in columns]}
+                for label, r, v in found]
+        by_level = []
+        if answer_type in NUMERIC:
+            for variable, levels in runs.levels(key).items():
+                level_rows = [{"level": level, "label": label, "n": r["n"], "accuracy": f"{100 * r['accuracy']:.1f}",
+                               "mae": estimable(r.get("mae"))}
+                              for level in levels for label, s in runs.items()
+                              if (r := runs.metric(s, key, ALL, variable, level))]
+                by_level.append({"variable": variable, "rows": level_rows})
+        out.append({"key": key, "task": task, "answer_type": answer_type, "columns": [c[0] for c in columns],
+                    "sd_columns": [c[0] for c in columns if c[2]], "rows": rows, "by_level": by_level})
+    return out
 
 
 def skills_section(runs: Runs) -> dict:
@@ -361,7 +414,7 @@ def levels_section(runs: Runs) -> list[dict]:
             caption += (" Below: MAE, then the mean signed error (prediction - truth: above 0 overcounts), over parsed "
                         "answers, bootstrap 95% intervals resampling images.")
         if answer_type in SETS:
-            grid.append(("F1", panels("f1"), False, (-0.03, 1.05)))
+            grid.append(("set F1", panels("f1_micro"), False, (-0.03, 1.05)))
             caption += " Below: set F1 (micro-averaged over the items of the true and the predicted sets)."
         figures.append(figure(plots.metric_vs_levels(grid), f"{caption} {parse_caption(runs, key)}"))
         heatmaps = []
@@ -735,7 +788,8 @@ def build(runs_scores: list[Scores], title: str | None = None, viewer: str | Non
     return env.get_template(TEMPLATE.name).render(
         title=title or "BYO Render report: " + ", ".join(runs.labels), generated=dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
         version=__version__, sections=SECTIONS, labels=runs.labels, colors=[plots.color(i) for i in range(len(runs.labels))],
-        overview=overview(runs), models=models_section(runs), variants=variants_section(runs),
+        overview=overview(runs), models=models_section(runs), byoeval=byoeval_section(runs),
+        variants=variants_section(runs),
         skills=skills_section(runs), prompts=prompts_section(runs), ranges=ranges_section(runs),
         truths=truths_section(runs), levels=levels_section(runs), asked=asked_section(runs), errors=errors_section(runs),
         confusion=confusion_section(runs),

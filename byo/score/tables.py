@@ -18,10 +18,14 @@ from byo.families.base import ReportTable
 from byo.score import metrics
 from byo.score.parse import FAMILY_TYPES, STATUSES
 from byo.score.rows import NUMERIC, SETS, grid_position, truth_cell
+from byo.score.stability import answer_label
 
-# Single-answer types scored per class as the paper's tables do (precision / recall / F1 per true
-# value, macro-averaged): counts, rows, columns, labels, position words, cards.
+# Single-answer types with a macro precision / recall / F1 (per true value, averaged over the
+# values): counts, rows, columns, labels, position words, cards.
 CLASSES = (*NUMERIC, "label", "position_word", "card")
+# The answer types of BYO-Eval's tasks: they get its F1 / precision / recall, Rel, Cons and the
+# standard deviations over images of its Table 2 (byo.score.metrics.byoeval_prf and below).
+BYOEVAL_TYPES = (*CLASSES, *SETS, "yes_no")
 
 MAX_LEVELS = 8  # a variable drawn from a continuous range (non-integer values) with more levels is binned
 BINS = 5
@@ -151,11 +155,37 @@ def summarize(rows: Sequence[dict], answer_type: str, *, n_boot: int, seed: int,
         out["interval_note"] = ", ".join(sorted(flags)) or None
     if answer_type in CLASSES:
         preds = [_cell_label(r["value"]) if r["status"] == "ok" else None for r in rows]
-        out.update(_prf(metrics.macro_prf(preds, [_cell_label(r["answer"]) for r in rows])))
+        out.update(_prf(metrics.macro_prf(preds, [_cell_label(r["answer"]) for r in rows]), "macro"))
     if answer_type in SETS:
-        out.update(_prf(metrics.set_prf([r["value"] for r in rows], [r["answer"] for r in rows])))
+        out.update(_prf(metrics.set_prf([r["value"] for r in rows], [r["answer"] for r in rows]), "micro"))
     if answer_type == "yes_no":
-        out.update(_prf(metrics.binary_prf([r["value"] for r in rows], [str(r["answer"]).lower() for r in rows])))
+        out.update(_prf(metrics.binary_prf([r["value"] for r in rows], [str(r["answer"]).lower() for r in rows]),
+                        "yes"))
+    if answer_type in BYOEVAL_TYPES:
+        out.update(byoeval_columns(rows, answer_type, index))
+    return out
+
+
+def byoeval_columns(rows: Sequence[dict], answer_type: str, index: tuple) -> dict:
+    """BYO-Eval's own columns (Tables 2, 4, 6): its F1 / precision / recall, Rel, Cons, and the
+    standard deviations over images of accuracy, F1, MAE, MSE and NMAE (Table 2)."""
+    hits = [r["correct"] for r in rows]
+    paper = metrics.byoeval_prf(hits, [r["answer"] for r in rows])
+    accuracy = metrics.image_means(hits, index)
+    out = {"f1_byoeval": paper["f1"], "precision_byoeval": paper["precision"], "recall_byoeval": paper["recall"],
+           "reliability": metrics.reliability(hits, index),
+           "consistency": metrics.consistency([r["prompt"] for r in rows], [answer_label(r) for r in rows]),
+           "accuracy_image_sd": metrics.image_sd(accuracy),
+           "f1_byoeval_image_sd": metrics.image_sd(metrics.f1_from_accuracy(accuracy))}
+    if answer_type in NUMERIC:
+        parsed = np.fromiter((r["error"] is not None for r in rows), dtype=bool, count=len(rows))
+        errors = [r["error"] for r in rows if r["error"] is not None]
+        sub = (index[0][parsed], index[1])
+        out.update(mae_image_sd=metrics.image_sd(metrics.image_means(np.abs(errors), sub)),
+                   mse_image_sd=metrics.image_sd(metrics.image_means(np.square(errors), sub)))
+        if answer_type == "integer":
+            terms = [metrics.nmae_term(r["value"], r["answer"]) for r in rows if r["error"] is not None]
+            out["nmae_image_sd"] = metrics.image_sd(metrics.image_means(terms, sub))
     return out
 
 
@@ -169,8 +199,9 @@ def clustered(name: str, hits: Sequence[bool], index: tuple) -> dict:
             f"{name}_deff": c["deff"], f"{name}_wilson_lo": lo, f"{name}_wilson_hi": hi}
 
 
-def _prf(p: dict) -> dict:
-    return {"precision": p["precision"], "recall": p["recall"], "f1": p["f1"]}
+def _prf(p: dict, averaging: str) -> dict:
+    """precision_AVERAGING, recall_AVERAGING, f1_AVERAGING: each F1 named for what it is."""
+    return {f"precision_{averaging}": p["precision"], f"recall_{averaging}": p["recall"], f"f1_{averaging}": p["f1"]}
 
 
 def _grouped(rows: Sequence[dict], group_of) -> dict:
