@@ -47,7 +47,7 @@ from byo.render.runner import render_dataset, render_images, sample_tasks
 from byo.render.status import as_json, dataset_status, time_per_image
 from byo.scene.plan import Shard, combination, combination_count, image_count, jobs
 from byo.score.compare import CORRECTIONS, compare, default_output, write_comparison
-from byo.score.correlate import correlation_table
+from byo.score.correlate import correlation_table, prompt_table, scene_pair_table
 from byo.score.power import PowerSettings, plan_power
 from byo.score.report import write_report
 from byo.score.rows import load_run
@@ -128,18 +128,51 @@ def cmd_real_questions(args) -> int:
 
 def cmd_correlate(args) -> int:
     synthetic, real = (load_run(run)[0] for run in (args.synthetic, args.real))
-    rows = correlation_table(synthetic, real)
-    table = Table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
-                  title=f"Per-level accuracy: {args.synthetic} (synthetic) against {args.real} (real)")
-    for r in rows:
-        table.add_row("all questions" if r["key"] == "*" else r["key"], r["variable"], str(r["levels"]),
-                      _fmt(r["pearson"]), _fmt(r["spearman"]), r["note"] or "")
-    Console().print(table)
+    result = {"synthetic": str(args.synthetic), "real": str(args.real),
+              "rows": correlation_table(synthetic, real), "scene_pairs": scene_pair_table(synthetic, real),
+              "prompts": prompt_table(synthetic, real)}
+    print_correlation(args, result)
     out = args.output or Path(args.real) / "correlation.json"
-    atomic_write_text(out, json.dumps({"synthetic": str(args.synthetic), "real": str(args.real), "rows": rows},
-                                      indent=1) + "\n")
+    atomic_write_text(out, json.dumps(result, indent=1) + "\n")
     console.print(f"wrote {out}")
     return 0
+
+
+def print_correlation(args, result: dict) -> None:
+    """Figures 51, 52 and 53 of BYO-Eval's appendix E as tables; a coefficient the data cannot give
+    is "not estimable"."""
+    def coefficient(value) -> str:
+        return "not estimable" if value is None else f"{value:.2f}"
+
+    def folded(table: Table) -> Table:  # a narrow terminal wraps the cells, never cuts them
+        for column in table.columns:
+            column.overflow = "fold"
+        return table
+
+    table = folded(Table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
+                         title=f"Figure 51, per-level accuracy: {args.synthetic} (synthetic) against {args.real} "
+                               "(real)"))
+    for r in result["rows"]:
+        table.add_row(r["key"], r["variable"], str(r["levels"]), coefficient(r["pearson"]),
+                      coefficient(r["spearman"]), r["note"] or "")
+    Console().print(table)
+    if not result["scene_pairs"]:
+        console.print("Figures 52 and 53 compare each photo with the render it reproduces: no photo names its render "
+                      "(labels.yaml: render: images/...).")
+        return
+    table = folded(Table("key", "scene pairs", "with a coefficient", "mean Pearson r", "mean Spearman rho",
+                         title="Figure 52, per scene pair (right/wrong over the prompt variants), mean over the pairs"))
+    for r in result["scene_pairs"]:
+        table.add_row(r["key"], str(r["of"]), str(r["estimable"]), coefficient(r["pearson"]),
+                      coefficient(r["spearman"]))
+    Console().print(table)
+    table = folded(Table("key", "variable", "prompt", "levels", "with a coefficient", "mean Pearson r",
+                         "mean Spearman rho",
+                         title="Figure 53, per prompt: per level over the scene pairs, mean over the levels"))
+    for r in result["prompts"]:
+        table.add_row(r["key"], r["variable"], f"{r['grouping']} {r['prompt']}", str(r["of"]), str(r["estimable"]),
+                      coefficient(r["pearson"]), coefficient(r["spearman"]))
+    Console().print(table)
 
 
 def cmd_import_config(args) -> int:
@@ -737,8 +770,9 @@ def build_parser() -> argparse.ArgumentParser:
     rq.add_argument("-o", "--output", type=Path, help="default: FOLDER/questions.jsonl")
     rq.set_defaults(func=cmd_real_questions)
 
-    co = sub.add_parser("correlate", help="Pearson and Spearman correlation of per-level accuracy between a run "
-                                          "on synthetic images and a run on real photos (BYO-Eval appendix E)")
+    co = sub.add_parser("correlate", help="Pearson and Spearman correlation between a run on synthetic images and a "
+                                          "run on real photos, per key: of per-level accuracy, per scene pair and "
+                                          "per prompt (BYO-Eval appendix E, Figures 51-53)")
     co.add_argument("synthetic", type=Path, help="run directory on the synthetic dataset")
     co.add_argument("real", type=Path, help="run directory on the photos")
     co.add_argument("-o", "--output", type=Path, help="default: REAL/correlation.json")
