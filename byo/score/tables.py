@@ -18,7 +18,6 @@ from byo.families.base import ReportTable
 from byo.score import metrics
 from byo.score.parse import FAMILY_TYPES, STATUSES
 from byo.score.rows import NUMERIC, SETS, grid_position, truth_cell
-from byo.score.stability import answer_label
 
 # Single-answer types with a macro precision / recall / F1 (per true value, averaged over the
 # values): counts, rows, columns, labels, position words, cards.
@@ -174,7 +173,7 @@ def byoeval_columns(rows: Sequence[dict], answer_type: str, index: tuple) -> dic
     accuracy = metrics.image_means(hits, index)
     out = {"f1_byoeval": paper["f1"], "precision_byoeval": paper["precision"], "recall_byoeval": paper["recall"],
            "reliability": metrics.reliability(hits, index),
-           "consistency": metrics.consistency([r["prompt"] for r in rows], [answer_label(r) for r in rows]),
+           "consistency": metrics.consistency([r["prompt"] for r in rows], [_answer_token(r) for r in rows]),
            "accuracy_image_sd": metrics.image_sd(accuracy),
            "f1_byoeval_image_sd": metrics.image_sd(metrics.f1_from_accuracy(accuracy))}
     if answer_type in NUMERIC:
@@ -187,6 +186,12 @@ def byoeval_columns(rows: Sequence[dict], answer_type: str, index: tuple) -> dic
             terms = [metrics.nmae_term(r["value"], r["answer"]) for r in rows if r["error"] is not None]
             out["nmae_image_sd"] = metrics.image_sd(metrics.image_means(terms, sub))
     return out
+
+
+def _answer_token(row: dict) -> tuple:
+    """An answer as Cons compares it: its parse status and parsed value (a list as a tuple)."""
+    value = row["value"]
+    return row["status"], tuple(value) if isinstance(value, list) else value
 
 
 def clustered(name: str, hits: Sequence[bool], index: tuple) -> dict:
