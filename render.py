@@ -19,15 +19,14 @@ def main() -> int:
     from byo.core.blender_python import use_checkout
 
     use_checkout(ROOT)
-    from byo.cli import add_render_arguments, cmd_render
+    from byo.cli import run
+    from byo.cli.render import add_render_arguments, cmd_render
 
     argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
     parser = argparse.ArgumentParser(prog="blender -b -P render.py --")
     add_render_arguments(parser)
     args = parser.parse_args(argv)
     args.in_process = True  # bpy is this Blender; no worker processes
-    from byo.cli import run
-
     return run(cmd_render, args)
 
 

@@ -63,10 +63,14 @@ def section(html: str, name: str) -> str:
     return re.search(rf'<section id="{name}">(.*?)</section>', html, re.S).group(1)
 
 
+def tables_in(fragment: str) -> list[list[list[str]]]:
+    parser = _Tables()
+    parser.feed(fragment)
+    return parser.tables
+
+
 def tables_after(fragment: str, heading: str) -> list[list[list[str]]]:
     """The tables between the <h3> that starts with `heading` and the next <h3>."""
     start = re.search(rf"<h3>{re.escape(heading)}\b", fragment).end()
     stop = fragment.find("<h3>", start)
-    parser = _Tables()
-    parser.feed(fragment[start: stop if stop != -1 else len(fragment)])
-    return parser.tables
+    return tables_in(fragment[start: stop if stop != -1 else len(fragment)])

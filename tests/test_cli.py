@@ -130,7 +130,7 @@ def test_bad_input_exits_2_with_a_short_message_and_writes_nothing(case, tmp_pat
 def test_plan_of_a_billion_images_answers_at_once(tmp_path, capsys, monkeypatch):
     """Without enumerating the images: no job list, no scene sampled, a table row per shown
     combination only (counted, not timed)."""
-    import byo.cli
+    import byo.cli.plan
 
     config = tmp_path / "config.yaml"
     config.write_text(config_text(dataset__n_images=10**9))
@@ -143,9 +143,9 @@ def test_plan_of_a_billion_images_answers_at_once(tmp_path, capsys, monkeypatch)
         calls["combination"] += 1
         return combination(cfg, k)
 
-    monkeypatch.setattr(byo.cli, "jobs", refuse)
-    monkeypatch.setattr(byo.cli, "sample_tasks", refuse)
-    monkeypatch.setattr(byo.cli, "combination", counted)
+    monkeypatch.setattr(byo.cli.plan, "jobs", refuse)
+    monkeypatch.setattr(byo.cli.plan, "sample_tasks", refuse)
+    monkeypatch.setattr(byo.cli.plan, "combination", counted)
     assert run_cli(["plan", str(config)]) == 0
     assert calls["combination"] <= 1
     out = capsys.readouterr()

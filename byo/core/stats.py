@@ -1,4 +1,5 @@
-"""Proportions with their Wilson interval: shared by the scorer and families' own metrics."""
+"""Proportions with their Wilson interval, and means and proportions clustered by image: shared by the
+scorer and families' own metrics."""
 
 from __future__ import annotations
 
@@ -39,6 +40,21 @@ def cluster_index(clusters: Sequence) -> tuple[np.ndarray, int]:
     ids: dict = {}
     index = np.fromiter((ids.setdefault(c, len(ids)) for c in clusters), dtype=np.int64, count=len(clusters))
     return index, len(ids)
+
+
+def clustered_mean(values: Sequence[float], clusters: Sequence) -> dict:
+    """A mean in [0, 1] (e.g. recall@1 with shared ties) with its cluster-robust (CR1) standard
+    error and a normal 95% interval, clipped to [0, 1]."""
+    n = len(values)
+    if n == 0:
+        return {"value": None, "lo": None, "hi": None, "se": None, "clusters": 0}
+    v = np.asarray(values, float)
+    index, g = cluster_index(clusters)
+    mean = float(v.mean())
+    resid = np.bincount(index, weights=v - mean, minlength=g)
+    se = sqrt(float((resid ** 2).sum()) / n**2 * (g / (g - 1) if g > 1 else 1.0))
+    return {"value": mean, "lo": max(0.0, mean - 1.96 * se), "hi": min(1.0, mean + 1.96 * se), "se": se,
+            "clusters": g}
 
 
 def clustered_proportion(hits: Sequence[bool], clusters: Sequence | None = None, confidence: float = CONFIDENCE, *,

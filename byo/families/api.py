@@ -22,7 +22,10 @@ What is here, by the part of a family that uses it:
 - files and sheets: `atomic_write_text`, `atomic_write_bytes`, `png_bytes`, `Layout`,
   `RESOLVED_CONFIG`, the sheet grid (`grid`, `thumbnail`, `wrap`, `font`); checked reads
   (`read_json`, `reading`, and `InputError` for a damaged file);
-- statistics: `proportion` (a share with its Wilson interval).
+- statistics: `proportion` (a share with its Wilson interval), `clustered_mean` and `cluster_index`
+  (clustered by image); `ScoringOptions` for tables measured over a whole run;
+- figures: `pyplot` (matplotlib in the house style, imported on first use), `png`, `color`; and
+  `ConfigError` for a bad option of a table's own.
 """
 
 from byo.core.dataset import (
@@ -32,7 +35,8 @@ from byo.core.dataset import (
     atomic_write_text,
     png_bytes,
 )
-from byo.core.errors import InputError
+from byo.core.errors import ConfigError, InputError
+from byo.core.figures import color, png, pyplot
 from byo.core.inputs import read_json, reading
 from byo.core.schema import (
     SRGB,
@@ -44,7 +48,7 @@ from byo.core.schema import (
     left_out_when_none,
 )
 from byo.core.sheets import font, grid, thumbnail, wrap
-from byo.core.stats import proportion
+from byo.core.stats import cluster_index, clustered_mean, proportion
 from byo.families.audit_kit import (
     EDGE,
     SHOWN,
@@ -69,6 +73,7 @@ from byo.families.base import (
     Problem,
     ReportTable,
     Retrieval,
+    ScoringOptions,
     Sheet,
     SheetOption,
     SheetRequest,
@@ -97,6 +102,7 @@ __all__ = [
     "CATALOG", "EDGE", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
     "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "InputError", "Layout",
     "MeasuredImage", "PackError", "PlacementError", "Problem", "ReportTable", "ResolvedSetup", "Retrieval", "SceneObject", "SceneSpec",
+    "ConfigError", "ScoringOptions", "cluster_index", "clustered_mean", "color", "png", "pyplot",
     "Seen", "Sheet", "SheetOption", "SheetRequest", "Skip", "Unreadable", "Strict", "atomic_write_bytes", "atomic_write_text", "blur_px", "box_size", "color_name", "colour_unreadable", "custom_rgb", "domain",
     "find_pack", "font", "grid", "guarded", "keyed_error", "left_out_when_none", "letter_of", "multiple_choice", "not_separable", "not_shown", "plural",
     "png_bytes", "proportion", "read_json", "reading", "retrieval_choice", "thumbnail", "unless", "unseen", "view_elevation", "visible", "wrap",

@@ -96,7 +96,8 @@ def _output_dir(cfg: DatasetConfig, out_dir: str | Path | None, file: str) -> Pa
     out = Path(out_dir or cfg.dataset.output_dir or Path("output") / cfg.dataset.name)
     blocker = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
     if blocker is not None:
-        raise ConfigError(file, [("<output>", f"{out} cannot be a directory: {blocker} is a file")])
+        what = "it is a file" if blocker == out else f"{blocker} is a file"
+        raise ConfigError(file, [("<output>", f"expected a directory, {what}: {out}")])
     return out
 
 

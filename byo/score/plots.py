@@ -7,32 +7,14 @@ two-variable heatmap, prompt-variant bars and model comparison bars.
 
 from __future__ import annotations
 
-import io
 import math
 import textwrap
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+from byo.core.figures import color, png, pyplot
 
-PALETTE = ["#2563eb", "#ea580c", "#16a34a", "#9333ea", "#dc2626", "#0891b2", "#ca8a04", "#db2777"]
-plt.rcParams.update({
-    "figure.dpi": 110, "font.size": 9, "axes.titlesize": 10, "axes.spines.top": False, "axes.spines.right": False,
-    "axes.grid": True, "grid.alpha": 0.25, "legend.frameon": False, "font.family": "DejaVu Sans",
-})
-
-
-def color(i: int) -> str:
-    return PALETTE[i % len(PALETTE)]
-
-
-def png(fig) -> bytes:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", bbox_inches="tight")
-    plt.close(fig)
-    return buffer.getvalue()
+plt = pyplot()
 
 
 def _yerr(points: list[dict]) -> np.ndarray | None:
@@ -233,30 +215,6 @@ def forest(labels: list[str], rows: list[dict], *, xlabel: str, title: str) -> b
     ax.set_title(title)
     ax.grid(axis="y", visible=False)
     fig.tight_layout()
-    return png(fig)
-
-
-def compass_integration(series: list[tuple[str, str, list[dict]]]) -> bytes:
-    """COMPASS (seed 003): R@1 composed and decomposed against complexity N, one panel per
-    structural level; `series`: (run label, its colour, its compass_integration rows)."""
-    levels = sorted({r["level"] for _, _, rows in series for r in rows if r["n"] != "all"},
-                    key=lambda lv: (len(lv), lv))
-    fig, axes = plt.subplots(1, len(levels), figsize=(4.2 * len(levels), 3.2), squeeze=False, sharey=True)
-    for ax, level in zip(axes[0], levels, strict=True):
-        for label, colour, rows in series:
-            pts = sorted((r for r in rows if r["level"] == level and r["n"] != "all" and r["variant"] == "all"),
-                         key=lambda r: r["n"])
-            if not pts:
-                continue
-            n = [r["n"] for r in pts]
-            ax.plot(n, [r["r1_composed"] for r in pts], "-o", color=colour, label=f"{label} composed")
-            ax.plot(n, [r["r1_decomposed"] for r in pts], "--s", color=colour, label=f"{label} decomposed")
-        ax.set_title(f"{level}")
-        ax.set_xlabel("complexity N (primitives)")
-        ax.set_ylim(-0.02, 1.02)
-        ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("R@1")
-    axes[0][-1].legend(fontsize=7, loc="upper right")
     return png(fig)
 
 

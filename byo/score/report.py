@@ -24,22 +24,21 @@ from byo.score import psychometric as psy
 from byo.score.compare import compare, question_difference
 from byo.score.metrics import clustered_proportion, group_by, nmae_term
 from byo.score.parse import STATUSES
+from byo.score.registry import TABLES as DECLARED
 from byo.score.rows import NUMERIC, SETS
 from byo.score.run import DEFINITIONS, Scores
-from byo.score.tables import ALL, BYOEVAL_TYPES, FAMILY_TABLES
+from byo.score.tables import ALL
 from byo.score.vocab import POSITION_WORDS
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.html.j2"
-# The families' own tables (FAMILY_TABLES) come between binding and parsing.
-SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("byoeval", "BYO-Eval's tables"),
-            ("skills", "Skill profile"),
+# The built-in sections, in order; the declared tables (byo.score.registry: shared metrics and the
+# families') come between localization and parsing. Only sections with something to show are written.
+SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("skills", "Skill profile"),
             ("humans", "Human agreement"), ("paired", "Paired comparisons"), ("variants", "Prompt variants"),
             ("prompts", "Models x prompts"), ("levels", "Per level"), ("ranges", "Level ranges"),
             ("truths", "Per true value"),
             ("breaking", "Breaking points"), ("stability", "Repeat stability"), ("errors", "Signed errors"),
-            ("confusion", "Confusion matrices"), ("localization", "Localization"), ("binding", "Binding"),
-            ("retrieval", "Retrieval"), ("compass", "COMPASS"),
-            *((name, table.title) for name, table in FAMILY_TABLES.items()), ("parsing", "Parsing"),
+            ("confusion", "Confusion matrices"), ("localization", "Localization"), ("parsing", "Parsing"),
             ("mistakes", "Worst mistakes"), ("definitions", "Definitions")]
 MIN_SPOKES = 3  # a radar chart needs three skills
 # The precision / recall / F1 a key may have (byo.score.tables), each named for what it is.
@@ -195,50 +194,6 @@ def models_section(runs: Runs) -> dict:
                           "extra": extra, "parse": pct(r["parse_rate"]), "n": r["n"]})
         table.append({"key": key, "task": task, "answer_type": answer_type, "cells": cells})
     return {"figure": fig, "table": table}
-
-
-# BYO-Eval's Tables 2, 4 and 6: (column, metric, its standard deviation over images or None).
-BYOEVAL_COLUMNS = (("Acc", "accuracy", "accuracy_image_sd"), ("F1", "f1_byoeval", "f1_byoeval_image_sd"),
-                   ("Prec", "precision_byoeval", None), ("Rec", "recall_byoeval", None),
-                   ("MAE", "mae", "mae_image_sd"), ("MSE", "mse", "mse_image_sd"), ("NMAE", "nmae", "nmae_image_sd"),
-                   ("Rel", "reliability", None), ("Cons", "consistency", None))
-
-
-def _mean_sd(r: dict, metric: str, sd: str | None) -> str:
-    """A cell of BYO-Eval's tables: the value to 3 decimals, and (the standard deviation over images)."""
-    if sd is None:
-        return estimable(r.get(metric), 3)
-    return f"{estimable(r.get(metric), 3)} ({estimable(r.get(sd), 3)})"
-
-
-def byoeval_section(runs: Runs) -> list[dict]:
-    """BYO-Eval's tables per key of its answer types: Tables 2, 4 and 6 (a row per model and prompt
-    variant, each cell the value and the standard deviation over images where Table 2 gives one)
-    and, for a numeric key, Table 5 per variable (a row per level and model: accuracy in percent
-    and MAE), all prompt variants pooled."""
-    variants = runs.variants()
-    prompts = [ALL] + (variants if len(variants) > 1 else [])
-    out = []
-    for key, task, answer_type in runs.keys():
-        if answer_type not in BYOEVAL_TYPES:
-            continue
-        found = [(label, runs.metric(s, key, v), v) for label, s in runs.items() for v in prompts]
-        found = [(label, r, v) for label, r, v in found if r]
-        columns = [c for c in BYOEVAL_COLUMNS if any(r.get(c[1]) is not None for _, r, _ in found)]
-        rows = [{"label": label, "prompt": (variants[0] if len(variants) == 1 else "all variants") if v == ALL else v,
-                 "images": r["clusters"], "n": r["n"], "cells": [_mean_sd(r, metric, sd) for _, metric, sd in columns]}
-                for label, r, v in found]
-        by_level = []
-        if answer_type in NUMERIC:
-            for variable, levels in runs.levels(key).items():
-                level_rows = [{"level": level, "label": label, "n": r["n"], "accuracy": f"{100 * r['accuracy']:.1f}",
-                               "mae": estimable(r.get("mae"))}
-                              for level in levels for label, s in runs.items()
-                              if (r := runs.metric(s, key, ALL, variable, level))]
-                by_level.append({"variable": variable, "rows": level_rows})
-        out.append({"key": key, "task": task, "answer_type": answer_type, "columns": [c[0] for c in columns],
-                    "sd_columns": [c[0] for c in columns if c[2]], "rows": rows, "by_level": by_level})
-    return out
 
 
 def skills_section(runs: Runs) -> dict:
@@ -527,39 +482,29 @@ def localization_section(runs: Runs) -> dict:
 FORMATS = {"pct": pct, "num": num, "int": lambda v: "–" if v is None else str(v), "text": lambda v: v or ""}
 
 
-def family_sections(runs: Runs) -> list[dict]:
-    """A section per family table (FAMILY_TABLES): its rows from every run, formatted as its
-    columns say."""
+def declared_sections(runs: Runs) -> list[dict]:
+    """A section per declared table (byo.score.registry) that some run has rows of: its rows from
+    every run, formatted as its columns say, the folded ones apart, and its figures."""
     out = []
-    for name, table in FAMILY_TABLES.items():
-        rows = []
-        for label, s in runs.items():
-            for r in s.tables.get(name, []):
+    for name, table in DECLARED.items():
+        per_run = [(label, s.tables.get(name) or []) for label, s in runs.items()]
+        if not any(rows for _, rows in per_run):
+            continue
+        shown, folded = [], []
+        for label, rows in per_run:
+            for r in rows:
                 cells = [{"text": FORMATS[c.format](r.get(c.field)), "note": c.note(r) if c.note else "",
                           "numeric": c.format != "text"} for c in table.columns]
-                rows.append({"label": label, "key": r["key"], "variant": r["variant"], "cells": cells})
-        out.append({"name": name, "title": table.title, "note": table.note, "rows": rows,
+                main = r.get("variant", ALL) == ALL and not (table.folded and table.folded(r))
+                (shown if main else folded).append({"label": label, "key": r.get("key"), "variant": r.get("variant"),
+                                                    "cells": cells})
+        series = [(label, plots.color(i), rows) for i, (label, rows) in enumerate(per_run) if rows]
+        figures = [figure(data, caption) for data, caption in table.figures(series)] if table.figures else []
+        out.append({"name": name, "title": table.title, "note": table.note, "rows": shown, "folded": folded,
+                    "figures": figures, "has_key": any(r["key"] is not None for r in shown + folded),
+                    "has_variant": any(r["variant"] is not None for r in shown + folded),
                     "columns": [{"header": c.header, "numeric": c.format != "text"} for c in table.columns]})
     return out
-
-
-def retrieval_section(runs: Runs) -> list[dict]:
-    return [{"label": label, **r, "r1_text": f"{pct(r['recall_at_1'])} {interval(r['recall_at_1_lo'], r['recall_at_1_hi'])}"}
-            for label, s in runs.items() for r in s.tables.get("retrieval", [])]
-
-
-def compass_section(runs: Runs) -> dict:
-    """COMPASS (seed 003): the integration gap per level and N, with a plot, and the skill load."""
-    integration = [{"label": label, **r} for label, s in runs.items() for r in s.tables.get("compass_integration", [])]
-    skill = [{"label": label, **r} for label, s in runs.items() for r in s.tables.get("compass_skill_load", [])]
-    perplexity = [{"label": label, **r} for label, s in runs.items() for r in s.tables.get("compass_perplexity", [])]
-    figures = []
-    series = [(label, plots.color(i), s.tables.get("compass_integration", []))
-              for i, (label, s) in enumerate(runs.items()) if s.tables.get("compass_integration")]
-    if series:
-        figures.append(figure(plots.compass_integration(series), "R@1 of composed captions (solid) and of their "
-                              "decomposed primitives, all retrieved (dashed), against complexity N"))
-    return {"integration": integration, "skill": skill, "perplexity": perplexity, "figures": figures}
 
 
 def parsing_section(runs: Runs) -> dict:
@@ -783,23 +728,32 @@ def build(runs_scores: list[Scores], title: str | None = None, viewer: str | Non
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE.parent), autoescape=True,
                              undefined=jinja2.StrictUndefined)
     env.filters.update(pct=pct, num=num)
-    binding_rows = [{"label": label, **r, "acc_text": f"{pct(r['accuracy'])} {interval(r['accuracy_lo'], r['accuracy_hi'])}"}
-                    for label, s in runs.items() for r in s.tables["binding"]]
-    return env.get_template(TEMPLATE.name).render(
-        title=title or "BYO Render report: " + ", ".join(runs.labels), generated=dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
-        version=__version__, sections=SECTIONS, labels=runs.labels, colors=[plots.color(i) for i in range(len(runs.labels))],
-        overview=overview(runs), models=models_section(runs), byoeval=byoeval_section(runs),
-        variants=variants_section(runs),
-        skills=skills_section(runs), prompts=prompts_section(runs), ranges=ranges_section(runs),
-        truths=truths_section(runs), levels=levels_section(runs), asked=asked_section(runs), errors=errors_section(runs),
-        confusion=confusion_section(runs),
-        localization=localization_section(runs), binding=binding_rows, family_sections=family_sections(runs),
-        retrieval=retrieval_section(runs), compass=compass_section(runs),
-        parsing=parsing_section(runs), mistakes=mistakes_section(runs), definitions=DEFINITIONS,
+    several_variants = len(runs.variants()) > 1
+    data = dict(
+        overview=overview(runs), models=models_section(runs), skills=skills_section(runs),
         humans=[{"dataset": Path(h.dataset).name, "annotators": h.annotators, "rows": h.agreement, "ties": h.ties}
                 for h in human],
-        settings=runs_scores[0].settings, breaking=breaking_section(runs), paired=paired_section(runs),
-        stability=stability_section(runs), viewer=viewer, clustered=CLUSTERED)
+        paired=paired_section(runs), variants=variants_section(runs) if several_variants else None,
+        prompts=prompts_section(runs), levels=levels_section(runs), ranges=ranges_section(runs),
+        truths=truths_section(runs), breaking=breaking_section(runs), stability=stability_section(runs),
+        errors=errors_section(runs), confusion=confusion_section(runs), localization=localization_section(runs),
+        parsing=parsing_section(runs), mistakes=mistakes_section(runs))
+    declared = declared_sections(runs)
+    shown = {"overview", "models", "parsing", "definitions",
+             *(name for name in ("humans", "paired", "levels", "ranges", "truths", "breaking", "stability", "errors",
+                                 "confusion", "mistakes") if data[name])}
+    shown |= {"skills"} if data["skills"].get("figure") else set()
+    shown |= {"variants"} if several_variants else set()
+    shown |= {"prompts"} if data["prompts"]["heatmaps"] or data["prompts"]["marginals"] else set()
+    shown |= {"localization"} if data["localization"]["table"] else set()
+    built_in = [(name, heading) for name, heading in SECTIONS if name in shown]
+    at = next(i for i, (name, _) in enumerate(built_in) if name == "parsing")
+    sections = [*built_in[:at], *((t["name"], t["title"]) for t in declared), *built_in[at:]]
+    return env.get_template(TEMPLATE.name).render(
+        title=title or "BYO Render report: " + ", ".join(runs.labels), generated=dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        version=__version__, sections=sections, shown=shown, labels=runs.labels,
+        colors=[plots.color(i) for i in range(len(runs.labels))], asked=asked_section(runs), declared=declared,
+        definitions=DEFINITIONS, settings=runs_scores[0].settings, viewer=viewer, clustered=CLUSTERED, **data)
 
 
 def write_report(runs_scores: list[Scores], out: Path, title: str | None = None, viewer: Path | None = None) -> Path:

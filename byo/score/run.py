@@ -15,9 +15,10 @@ from pathlib import Path
 from byo import __version__
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
-from byo.score import psychometric, retrieval, stability, tables
+from byo.families.base import ScoringOptions
+from byo.score import psychometric, registry, stability, tables
 from byo.score.metrics import rng_for
-from byo.score.parse import STATUSES
+from byo.score.parse import FAMILY_TYPES, STATUSES
 from byo.score.rows import PREDICTIONS, load_run, partial_note, run_paths
 from byo.score.training import training_answers
 
@@ -26,9 +27,10 @@ PARSED = "parsed.jsonl"
 ROW_KEYS = frozenset({"id", "image", "key", "variant", "levels", "answer_type", "answer", "response", "status",
                       "value", "correct", "error", "prompt", "note", "candidates", "recall_at_1", "chance"})
 SCORES = "scores.json"
-TABLES = ("metrics", "ranges", "by_truth", "confusion", "localization", "localization_cells", "binding", "parsing",
-          "breaking_points", "breaking_point_levels", "stability", "retrieval", "compass_integration",
-          "compass_skill_load", "compass_perplexity")  # + families' own
+# The built-in tables; the declared ones (byo.score.registry: shared and the families') follow.
+BUILT_IN = ("metrics", "ranges", "by_truth", "confusion", "localization", "localization_cells", "parsing",
+            "breaking_points", "breaking_point_levels", "stability")
+TABLES = (*BUILT_IN, *registry.TABLES)
 DEFINITIONS = {
     "accuracy": "correct / all questions; ambiguous, refused, unparsed and failed answers count as wrong. "
                 "95% interval clustered by image (accuracy_lo/hi: Wilson on the effective sample size n / deff, "
@@ -53,7 +55,6 @@ DEFINITIONS = {
             "any error at truth 0)",
     "localization": "|row error| + |column error| where both are known (row and column questions of one image "
                     "and prompt variant, cell answers, or position words on the 3 x 3 grid)",
-    "binding": "accuracy on the Swap / Confusion caption choices (seed 001), beside chance = mean 1 / options",
     "precision_micro / recall_micro / f1_micro": "label sets: micro precision / recall / F1 over the set items; an "
                                                  "unparsed answer predicts the empty set",
     "precision_macro / recall_macro / f1_macro": "counts, rows, columns, labels, position words, cards: precision / "
@@ -87,22 +88,8 @@ DEFINITIONS = {
     "stability": "byo eval --repeats K: agreement = share of questions answered alike (parsed value, or parse "
                  "status) in all K repeats; Fleiss' kappa of those answers (repeats as raters); accuracy per repeat "
                  "with its mean, standard deviation, minimum and maximum",
-    "retrieval": "recall@1 over a question's candidate captions: for an image-text model's ranking 1 when the true "
-                 "caption is the most similar (1 / k when it ties with k - 1 others), for a chat answer 1 when "
-                 "right; beside the chance as asked (1 / captions ranked, 1 / options shown); 95% interval from the "
-                 "cluster-robust (by image) standard error",
-    "compass_integration": "COMPASS (seed 003, Eq. 1-3): R@1 composed = the composed caption beats its N one-primitive "
-                           "negatives; R@1 decomposed = every primitive caption beats its matched negative (joint "
-                           "success, the product); delta = decomposed - composed, per structural level and "
-                           "complexity N; n = all: delta's mean and standard deviation over the N levels (Table 2)",
-    "compass_skill_load": "COMPASS (seed 003, Eq. 4): OLS of R@1 on skill-targeted negatives on the caption's counts of "
-                          "objects, attributes and relations, per structural level and skill, standard errors "
-                          "clustered by image (statsmodels), two-sided t-tests; beta in R@1 per primitive (x 100: "
-                          "percentage points); self_load: the coefficient of the skill's own type",
-    "compass_perplexity": "COMPASS's perplexity audit (seed 003, appendix B): rank-biserial r between the true captions' "
-                          "and their hardest negatives' perplexities under a language model; skipped without one",
-    # and each family table's own (FAMILY_TABLES)
-    **{name: table.definition for name, table in tables.FAMILY_TABLES.items()},
+    # and each declared table's own (byo.score.registry)
+    **{name: table.definition for name, table in registry.TABLES.items()},
 }
 
 
@@ -182,28 +169,27 @@ def _bins_setting(bins: tables.Bins | None) -> dict[str, list[list[float]]]:
 
 def family_training(run_dir: Path, rows: list[dict]) -> dict[str, list]:
     """The training labels of the run's dataset for the keys a family table measures."""
-    keys = {r["key"] for r in rows if r["answer_type"] in tables.FAMILY_TYPES
-            and tables.FAMILY_TYPES[r["answer_type"]].table is not None}
+    keys = {r["key"] for r in rows if r["answer_type"] in FAMILY_TYPES
+            and FAMILY_TYPES[r["answer_type"]].table is not None}
     return training_answers(run_paths(Path(run_dir))[0], keys) if keys else {}
 
 
 def all_tables(rows: list[dict], *, n_boot: int, seed: int, tolerance: float = 0,
                criterion: float = psychometric.CRITERION, train: dict[str, list] | None = None,
                bins: tables.Bins | None = None, perplexity_model: str | None = None) -> dict[str, list[dict]]:
-    """Every table of scored rows (the shared TABLES but stability, which needs the repeats) and each
-    family's own; `perplexity_model`: the language model of COMPASS's perplexity check (None: skipped)."""
+    """Every table of scored rows: the built-in ones but stability, which needs the repeats, and the
+    declared ones (byo.score.registry); `perplexity_model`: the language model of perplexity checks
+    (None: skipped)."""
     metric = tables.metric_table(rows, n_boot=n_boot, seed=seed)  # every level; --bins adds ranges.csv
     loc, loc_cells = tables.localization_tables(rows, n_boot=n_boot, seed=seed)
     fits, points = psychometric.breaking_point_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance,
                                                       criterion=criterion, rng_for=rng_for)
     return {"metrics": metric, "ranges": tables.range_table(rows, bins=bins),
             "by_truth": tables.truth_table(rows, n_boot=n_boot, seed=seed), "confusion": tables.confusion_table(rows), "localization": loc,
-            "localization_cells": loc_cells, "binding": tables.binding_table(rows),
+            "localization_cells": loc_cells,
             "parsing": tables.status_table(rows), "breaking_points": fits, "breaking_point_levels": points,
-            "retrieval": retrieval.retrieval_table(rows), "compass_integration": retrieval.integration_table(rows),
-            "compass_skill_load": retrieval.skill_load_table(rows),
-            "compass_perplexity": retrieval.perplexity_table(rows, perplexity_model),
-            **tables.family_tables(rows, train)}
+            **registry.measure(rows, train, ScoringOptions(n_boot=n_boot, seed=seed,
+                                                           perplexity_model=perplexity_model))}
 
 
 def _clean(value):

@@ -13,10 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from byo.families import family_names, get_family
-from byo.families.base import ReportTable
 from byo.score import metrics
-from byo.score.parse import FAMILY_TYPES, STATUSES
+from byo.score.parse import STATUSES
 from byo.score.rows import NUMERIC, SETS, grid_position, truth_cell
 
 # Single-answer types with a macro precision / recall / F1 (per true value, averaged over the
@@ -32,15 +30,6 @@ ALL = "all"
 # Table 3 of BYO-Eval (seed 002): "Low (1-4 pcs), Medium (5-9 pcs), High (10-21 pcs)".
 NAMED_BINS = {"byo-eval": ((1, 4), (5, 9), (10, 21))}
 Bins = dict[str, list[tuple[float, float]]]  # variable -> its ranges [lo, hi], both ends included
-# The installed families' own metric tables, carried by their answer types, by table name.
-FAMILY_TABLES: dict[str, ReportTable] = {t.table.name: t.table for t in FAMILY_TYPES.values() if t.table}
-# ...and the tables families declare over question keys of shared answer types (Family.tables).
-KEY_TABLES: dict[str, list[ReportTable]] = {}
-for _family in family_names():
-    for _table in get_family(_family).tables:
-        FAMILY_TABLES[_table.name] = _table
-        for _key in _table.keys:
-            KEY_TABLES.setdefault(_key, []).append(_table)
 
 
 # --- levels ----------------------------------------------------------------------------------
@@ -234,7 +223,7 @@ def _slices(rows: Sequence[dict], levels: Levels, labels: dict[int, dict[str, st
                     yield a, la, b, lb, by[(la, lb)]
 
 
-def _variants(rows: Sequence[dict]):
+def variants(rows: Sequence[dict]):
     yield ALL, list(rows)
     for (variant,), group in sorted(metrics.group_by(rows, "variant").items()):
         yield variant, group
@@ -249,7 +238,7 @@ def metric_table(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0, bin
     keys = [("*", "*", "*", readable)] * bool(readable) + [(k, g[0]["task"], g[0]["answer_type"], g)
                                             for (k,), g in metrics.group_by(rows, "key").items()]
     for key, task, answer_type, key_rows in keys:
-        for variant, vrows in _variants(key_rows):
+        for variant, vrows in variants(key_rows):
             for var, level, var2, level2, group in _slices(vrows, levels, labels):
                 label = f"{key}|{variant}|{var}={level}|{var2}={level2}"
                 summary = summarize(group, answer_type, n_boot=n_boot, seed=seed, label=label)
@@ -272,7 +261,7 @@ def range_table(rows: Sequence[dict], *, bins: Bins | None = None) -> list[dict]
     out = []
     raw = Levels(rows)  # the levels of metrics.csv without the ranges asked for
     for key, task, answer_type, key_rows in _keys(rows):
-        for variant, vrows in _variants(key_rows):
+        for variant, vrows in variants(key_rows):
             for var in raw.variables:
                 ranges = [(ALL, None)] + [(range_label(lo, hi), (lo, hi)) for lo, hi in (bins or {}).get(var, [])]
                 for name, bounds in ranges:
@@ -321,7 +310,7 @@ def confusion_table(rows: Sequence[dict]) -> list[dict]:
         answer_type = group[0]["answer_type"]
         if answer_type not in (*NUMERIC, "label", "yes_no", "position_word", "multiple_choice"):
             continue
-        for variant, vrows in _variants(group):
+        for variant, vrows in variants(group):
             truths = [_cell_label(r["answer"]) for r in vrows]
             preds = [_cell_label(r["value"]) if r["status"] == "ok" else f"<{r['status']}>" for r in vrows]
             for (t, p), n in sorted(Counter(zip(truths, preds, strict=True)).items(), key=lambda x: str(x[0])):
@@ -364,7 +353,7 @@ def localization_tables(rows: Sequence[dict], *, n_boot: int = 1000, seed: int =
     summary, cells = [], []
     run, model = (rows[0]["run"], rows[0]["model"]) if rows else (None, None)
     for (source,), group in metrics.group_by(items, "source").items():
-        for variant, vitems in _variants(group):
+        for variant, vitems in variants(group):
             located = [i for i in vitems if i["pred"] is not None]
             errs = [metrics.localization_error(i["pred"], i["truth"]) for i in located]
             exact = metrics.clustered_proportion([i["pred"] == i["truth"] for i in vitems], [i["image"] for i in vitems])
@@ -385,44 +374,11 @@ def localization_tables(rows: Sequence[dict], *, n_boot: int = 1000, seed: int =
     return summary, cells
 
 
-def binding_table(rows: Sequence[dict]) -> list[dict]:
-    """Binding accuracy for the Swap / Confusion keys (seed 001), beside the chance level."""
-    out = []
-    for (key,), group in sorted(metrics.group_by(rows, "key").items()):
-        if not key.startswith("binding_"):
-            continue
-        for variant, vrows in _variants(group):
-            acc = metrics.clustered_proportion([r["correct"] for r in vrows], [r["image"] for r in vrows])
-            chance = float(np.mean([1 / len(r["choices"]) for r in vrows if r["choices"]] or [np.nan]))
-            out.append({"run": vrows[0]["run"], "model": vrows[0]["model"], "key": key, "variant": variant,
-                        "n": len(vrows), "parse_rate": sum(r["status"] == "ok" for r in vrows) / len(vrows),
-                        "accuracy": acc["value"], "accuracy_lo": acc["lo"], "accuracy_hi": acc["hi"],
-                        "chance": chance})
-    return out
-
-
-def family_tables(rows: Sequence[dict], train: dict[str, list] | None = None) -> dict[str, list[dict]]:
-    """The families' own metrics, per key, prompt variant and slice, each in the table its answer
-    type carries (FAMILY_TABLES). `train`: key -> the true answers of the dataset's training
-    split (byo.score.training); a key without them uses the run's own training rows."""
-    out: dict[str, list[dict]] = {name: [] for name in FAMILY_TABLES}
-    for (key,), group in sorted(metrics.group_by(rows, "key").items()):
-        answer_type = group[0]["answer_type"]
-        own = FAMILY_TYPES[answer_type].table if answer_type in FAMILY_TYPES else None
-        train_labels = (train or {}).get(key) or [r["answer"] for r in group if r["split"] == "train"]
-        for table in [*([own] if own else []), *KEY_TABLES.get(key, [])]:
-            for variant, vrows in _variants(group):
-                out[table.name] += [
-                    {"run": vrows[0]["run"], "model": vrows[0]["model"], "key": key, "answer_type": answer_type,
-                     "variant": variant, **row} for row in table.measure(vrows, train_labels)]
-    return out
-
-
 def status_table(rows: Sequence[dict]) -> list[dict]:
     """Parse statuses per answer type and variant, with the parse rate."""
     out = []
     for (answer_type,), group in sorted(metrics.group_by(rows, "answer_type").items()):
-        for variant, vrows in _variants(group):
+        for variant, vrows in variants(group):
             counts = Counter(r["status"] for r in vrows)
             methods = Counter(r["method"] for r in vrows if r["status"] == "ok")
             out.append({"run": vrows[0]["run"], "model": vrows[0]["model"], "answer_type": answer_type,

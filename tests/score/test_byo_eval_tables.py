@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 import numpy as np
-from byo_eval_data import question, section, tables_after, write_questions
+from byo_eval_data import question, section, tables_after, tables_in, write_questions
 from count_data import make_count_dataset, slipping, write_run
 
 from byo.cli import main
@@ -27,8 +27,10 @@ def number(text: str) -> float | None:
     return float(text) if text.strip().isdigit() else None
 
 
-def paper_row(items: list[tuple[str, str, object, str]], numeric: bool, columns: tuple[str, ...]) -> list[str]:
-    """The printed cells of one row of BYO-Eval's tables: `items` are (image, prompt, truth, reply)."""
+def paper_row(items: list[tuple[str, str, object, str]], answer_type: str) -> list[str]:
+    """The printed cells of one row of BYO-Eval's tables: `items` are (image, prompt, truth, reply);
+    a column that does not apply (errors of labels, the NMAE of a row) is a dash."""
+    numeric = answer_type in ("integer", "row")
     answers = [number(reply) if numeric else reply.strip().lower() for _, _, _, reply in items]
     correct = [a is not None and (a == float(t) if numeric else a == t)
                for a, (_, _, t, _) in zip(answers, items, strict=True)]
@@ -59,23 +61,34 @@ def paper_row(items: list[tuple[str, str, object, str]], numeric: bool, columns:
             return np.mean([term(a, t) for a, t in pairs]), np.std(means)
         values["MAE"] = per_image(lambda a, t: abs(a - t))
         values["MSE"] = per_image(lambda a, t: (a - t) ** 2)
-        values["NMAE"] = per_image(lambda a, t: abs(a - t) / t if t else abs(a - t))
+        if answer_type == "integer":
+            values["NMAE"] = per_image(lambda a, t: abs(a - t) / t if t else abs(a - t))
     texts = defaultdict(Counter)
     for (_, prompt, _, _), a in zip(items, answers, strict=True):
         texts[prompt]["<no answer>" if a is None else a] += 1
     shares = [max(c.values()) / sum(c.values()) for c in texts.values() if sum(c.values()) > 1]
     values["Cons"] = (np.mean(shares) if shares else None, None)
 
-    def show(v):
-        return "not estimable" if v is None else f"{v:.3f}"
-    return [show(values[c][0]) + (f" ({show(values[c][1])})" if c in SD_COLUMNS else "") for c in columns]
+    cells = []
+    for c in ALL_COLUMNS:
+        value, sd = values.get(c, (None, None))
+        text = "–" if value is None else f"{value:.2f}"
+        if c in SD_COLUMNS and value is not None:
+            text += " (SD not estimable)" if sd is None else f" ({sd:.2f})"
+        elif c in ("Prec", "Rec", "Cons") and value is None:
+            text += " not estimable"
+        cells.append(text)
+    return cells
 
 
 def byoeval_rows(html: str, key: str) -> tuple[list[str], dict[tuple[str, str], list[str]]]:
-    """(header, (model, prompt) -> the row's cells) of the key's table in the report."""
-    table = tables_after(section(html, "byoeval"), key)[0]
-    header, *rows = table
-    return header, {(r[0], r[1]): r[2:] for r in rows}
+    """(header, (model, prompt variant) -> the row's cells) of the key in the report's section of
+    Tables 2, 4, 6 (every prompt variant pooled first, then each in the folded table)."""
+    header, *rows = tables_in(section(html, "byo_eval"))[0]
+    for table in tables_in(section(html, "byo_eval"))[1:]:
+        assert table[0] == header
+        rows += table[1:]
+    return header, {(r[0], r[2]): r[3:] for r in rows if r[1] == key}
 
 
 def report(tmp_path, runs, *extra) -> str:
@@ -89,17 +102,17 @@ def hand_set_run(root, questions, model: str, replies: dict[str, str]):
     return write_run(root, questions, model, model, lambda q: replies[q["id"]])
 
 
-def check_rows(html, key, questions, replies_by_model, numeric, columns, prompts):
+def check_rows(html, key, questions, replies_by_model, answer_type, prompts):
     header, rows = byoeval_rows(html, key)
-    assert header == ["model", "prompt", "images", "n"] + [c + (" (SD)" if c in SD_COLUMNS else "") for c in columns]
+    assert header == ["model", "key", "variant", "images", "n", *ALL_COLUMNS]
     assert len(rows) == len(replies_by_model) * len(prompts)
     for model, replies in replies_by_model.items():
-        for shown, variant in prompts:
-            asked = [q for q in questions if variant is None or f"{q['preprompt']}/{q['instruction']}" == variant]
+        for variant in prompts:
+            asked = [q for q in questions if variant == "all" or f"{q['preprompt']}/{q['instruction']}" == variant]
             items = [(q["image"], q["prompt"], q["answer"], replies[q["id"]]) for q in asked]
-            cells = rows[(model, shown)]
+            cells = rows[(model, variant)]
             assert cells[:2] == [str(len({q["image"] for q in asked})), str(len(asked))]
-            assert cells[2:] == paper_row(items, numeric, columns), (model, shown)
+            assert cells[2:] == paper_row(items, answer_type), (model, variant)
 
 
 # --- Table 4: counting, Acc F1 Prec Rec MAE MSE NMAE Rel Cons --------------------------------------
@@ -133,18 +146,16 @@ def test_table_4_counting_every_cell_is_the_papers_formula(tmp_path):
     replies = {m: replies_of(questions, r) for m, r in COUNT_REPLIES.items()}
     runs = [hand_set_run(tmp_path, questions, m, r) for m, r in replies.items()]
     html = report(tmp_path, runs)
-    prompts = [("all variants", None), ("helpful/declarative", "helpful/declarative"),
-               ("neutral/declarative", "neutral/declarative")]
-    check_rows(html, "count_pieces", questions, replies, True, ALL_COLUMNS, prompts)
+    check_rows(html, "count_pieces", questions, replies, "integer", ["all", "helpful/declarative", "neutral/declarative"])
     _, rows = byoeval_rows(html, "count_pieces")
     # By hand, the steady model: 10 of 15 right; of its 5 wrong answers the one at truth 1 is a false
     # negative, 4 are false positives: P 10/14, R 10/11, F1 2 * 10 / (2 * 10 + 5).
-    steady = rows[("steady-vlm", "all variants")]
-    assert [c.split()[0] for c in steady[2:6]] == ["0.667", "0.800", "0.714", "0.909"]
+    steady = rows[("steady-vlm", "all")]
+    assert [c.split()[0] for c in steady[2:6]] == ["0.67", "0.80", "0.71", "0.91"]
     # Rel weighs the images alike: (1 + 0 + 1/2 + 1 + 1 + 1 + 1/2 + 1 + 1/2 + 0) / 10 = 0.65, not 10/15.
-    assert steady[9] == "0.650"
+    assert steady[9] == "0.65"
     # The drifting model answers "0" to every neutral question: their text's Cons is 1.
-    assert rows[("drifting-vlm", "neutral/declarative")][10] == "1.000"
+    assert rows[("drifting-vlm", "neutral/declarative")][10] == "1.00"
 
 
 # --- Table 6: relative localization on a 4 x 4 board, truths 0 to 3 ----------------------------------
@@ -163,14 +174,13 @@ def test_table_6_relative_localization_every_cell_is_the_papers_formula(tmp_path
     replies = {m: replies_of(questions, r) for m, r in REL_REPLIES.items()}
     runs = [hand_set_run(tmp_path, questions, m, r) for m, r in replies.items()]
     html = report(tmp_path, runs)
-    check_rows(html, "localize_rows_between_two_pieces", questions, replies, True, ALL_COLUMNS,
-               [("helpful/declarative", None)])
+    check_rows(html, "localize_rows_between_two_pieces", questions, replies, "integer", ["all", "helpful/declarative"])
     _, rows = byoeval_rows(html, "localize_rows_between_two_pieces")
     # literal: right on the two truths 0; its 2 misses at truth 1 are false negatives, 4 others false positives.
     # One question per image: each image's F1 is 1 or 0, as its accuracy, so both deviate by sqrt(.25 * .75).
-    assert rows[("literal-vlm", "helpful/declarative")][2:6] == ["0.250 (0.433)", "0.400 (0.433)", "0.333", "0.500"]
+    assert rows[("literal-vlm", "all")][2:6] == ["0.25 (0.43)", "0.40 (0.43)", "0.33", "0.50"]
     # noisy: NMAE = (1 + 0 + 0 + 0 + 3 + 1 + 0 + 1/3) / 8 at truth 0 the absolute error
-    assert rows[("noisy-vlm", "helpful/declarative")][8].startswith(f"{(1 + 3 + 1 + 1 / 3) / 8:.3f} (")
+    assert rows[("noisy-vlm", "all")][8].startswith(f"{(1 + 3 + 1 + 1 / 3) / 8:.2f} (")
 
 
 # --- Table 2: localization on a 4 x 4 board and identification, mean (standard deviation over images)
@@ -199,16 +209,13 @@ def test_table_2_localization_and_identification_with_standard_deviations_over_i
     replies = {m: {**replies_of(rows_q, LOC_REPLIES[m]), **replies_of(type_q, TYPE_REPLIES[m])} for m in LOC_REPLIES}
     runs = [hand_set_run(tmp_path, questions, m, r) for m, r in replies.items()]
     html = report(tmp_path, runs)
-    prompts = [("all variants", None), ("helpful/declarative", "helpful/declarative"),
-               ("neutral/declarative", "neutral/declarative")]
-    # A row has no NMAE (its value depends on where the numbering starts): Table 2's other columns.
-    check_rows(html, "localize_row_one_piece", rows_q, replies, True,
-               ("Acc", "F1", "Prec", "Rec", "MAE", "MSE", "Rel", "Cons"), prompts)
-    check_rows(html, "identify_type_one_piece", type_q, replies, False,
-               ("Acc", "F1", "Prec", "Rec", "Rel", "Cons"), prompts)
+    prompts = ["all", "helpful/declarative", "neutral/declarative"]
+    check_rows(html, "localize_row_one_piece", rows_q, replies, "row", prompts)
+    check_rows(html, "identify_type_one_piece", type_q, replies, "label", prompts)
     _, rows = byoeval_rows(html, "localize_row_one_piece")
     # sharp: right on 10 of 12; two images with one of two right: image accuracies 1 1 .5 1 .5 1
-    assert rows[("sharp-vlm", "all variants")][2] == f"0.833 ({np.std([1, 1, .5, 1, .5, 1]):.3f})"
+    assert rows[("sharp-vlm", "all")][2] == f"0.83 ({np.std([1, 1, .5, 1, .5, 1]):.2f})"
+    assert rows[("sharp-vlm", "all")][8] == "–"  # a row has no NMAE: it would depend on where rows are counted from
 
 
 # --- Table 5: counting against blur, accuracy (%) and MAE per blur level ---------------------------
@@ -228,22 +235,19 @@ def test_table_5_accuracy_and_mae_per_blur_level(tmp_path):
         for m, by_blur in BLUR_REPLIES.items()}
     runs = [hand_set_run(tmp_path, questions, m, r) for m, r in replies.items()]
     html = report(tmp_path, runs)
-    tables = tables_after(section(html, "byoeval"), "count_pieces")
-    by_variable = {t[0][0]: t for t in tables[1:]}
-    assert set(by_variable) == {"blur.fstop", "content.count"}
-    for variable, levels in (("blur.fstop", BLURS), ("content.count", (1, 2, 3))):
-        header, *rows = by_variable[variable]
-        assert header == [variable, "model", "n", "Accuracy (%)", "MAE"]
-        expected = []
-        for level in levels:  # in the order of the levels, each model in turn
-            for model, r in replies.items():
+    header, *rows = tables_in(section(html, "byo_eval_levels"))[0]
+    assert header == ["model", "key", "variant", "variable", "level", "n", "Accuracy (%)", "MAE"]
+    expected = []
+    for model, r in replies.items():  # each model's rows, variable by variable, level by level
+        for variable, levels in (("blur.fstop", BLURS), ("content.count", (1, 2, 3))):
+            for level in levels:
                 asked = [q for q in questions if q["levels"][variable] == level]
                 errors = [abs(float(r[q["id"]]) - q["answer"]) for q in asked]
-                expected.append([f"{level:g}", model, str(len(asked)),
-                                 f"{100 * np.mean([e == 0 for e in errors]):.1f}", f"{np.mean(errors):.2f}"])
-        assert rows == expected
-    # By hand: at f/0.5 the blurred model is right once in 6 (83.3% wrong), off by 1 + 0 + 2 + 1 + 2 + 2 = 8.
-    assert ["0.5", "blur-hurt-vlm", "6", "16.7", "1.33"] in by_variable["blur.fstop"]
+                expected.append([model, "count_pieces", "all", variable, f"{level:g}", str(len(asked)),
+                                 f"{100 * np.mean([e == 0 for e in errors]):.2f}", f"{np.mean(errors):.2f}"])
+    assert rows == expected
+    # By hand: at f/0.5 the blurred model is right once in 6, off by 1 + 0 + 2 + 1 + 2 + 2 = 8 in all.
+    assert ["blur-hurt-vlm", "count_pieces", "all", "blur.fstop", "0.5", "6", "16.67", "1.33"] in rows
 
 
 # --- Table 3: accuracy by count range, mean (standard deviation) across the range's levels ---------

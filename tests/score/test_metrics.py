@@ -10,7 +10,7 @@ import pytest
 
 from byo.families.crest import metrics as crest
 from byo.questions.load import Question
-from byo.score import metrics, tables
+from byo.score import metrics, registry, tables
 from byo.score.rows import score_rows
 
 Z = 1.959963984540054  # two-sided 95% normal quantile
@@ -151,12 +151,13 @@ def test_localization_pairs_rows_and_columns_of_an_image():
     assert (cell["n"], cell["exact"], cell["error"]) == (1, 0.0, 1.0)
 
 
-def test_binding_accuracy_beside_chance():
+def test_binding_accuracy_beside_chance_is_measured_once_by_the_clevr_table():
     choices = ["a red cube and a blue sphere", "a blue cube and a red sphere"]
     qs = [question(i, "A", "multiple_choice", key="binding_swap", choices=choices) for i in range(4)]
-    table = tables.binding_table(scored(qs, ["A", "(A)", "B", "a blue cube and a red sphere"]))
-    row = next(r for r in table if r["variant"] == "all")
+    measured = registry.measure(scored(qs, ["A", "(A)", "B", "a blue cube and a red sphere"]))
+    row = next(r for r in measured["autocomp"] if r["variant"] == "all")
     assert (row["n"], row["accuracy"], row["chance"]) == (4, 0.5, 0.5)
+    assert "binding" not in measured  # no second binding table beside it
 
 
 # --- crests ---------------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ def test_score_writes_tables(report):
     _, runs, _ = report
     for run in runs:
         for name in ("scores.json", "parsed.jsonl", "metrics.csv", "confusion.csv", "localization.csv",
-                     "localization_cells.csv", "binding.csv", "crest.csv", "parsing.csv"):
+                     "localization_cells.csv", "autocomp.csv", "crest.csv", "parsing.csv"):
             assert (run / name).is_file(), name
         scores = json.loads((run / "scores.json").read_text())
         predictions = (run / "predictions.jsonl").read_text().splitlines()
@@ -60,9 +60,17 @@ def test_score_writes_tables(report):
 def test_report_has_every_section_and_plot(report):
     _, runs, out = report
     html = out.read_text()
-    for section, title in SECTIONS:
-        assert f'<section id="{section}">' in html and title in html
-    assert "No crest questions" not in html and "No Swap / Confusion" not in html
+    nav = re.findall(r'href="#([a-z_]+)"', html.split("</nav>")[0])
+    for section in nav:  # every entry of the navigation has its section, and only those are written
+        assert f'<section id="{section}">' in html
+    assert len(re.findall("<section id=", html)) == len(nav)
+    titles = dict(SECTIONS)
+    expected = {"overview", "models", "variants", "prompts", "levels", "ranges", "breaking", "errors", "confusion",
+                "localization", "parsing", "mistakes", "definitions", "autocomp", "crest"}
+    assert expected <= set(nav), expected - set(nav)
+    assert not {"humans", "stability", "retrieval", "compass_integration"} & set(nav)  # nothing of those here
+    assert all(titles[s] in html for s in nav if s in titles)
+    assert 'class="empty"' not in html
     assert "sharp-vlm" in html and "blurry-vlm" in html
     for p, i in VARIANTS:
         assert f"{p}/{i}" in html
@@ -126,7 +134,8 @@ def test_report_of_a_run_whose_requests_all_failed(tmp_path):
     assert main(["report", str(run), "-o", str(out)]) == 0
     html = out.read_text()
     assert "error 24" in html  # the overview counts the failed requests
-    assert "No variable varies" in html  # the first 24 questions all come from one image
+    # the first 24 questions all come from one image: no level section, and no empty one in its place
+    assert '<section id="levels">' not in html and 'href="#levels"' not in html
 
 
 def test_oracle_answers_score_perfectly(tmp_path):

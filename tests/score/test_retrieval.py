@@ -1,17 +1,12 @@
-"""Retrieval metrics and COMPASS's analyses (byo.score.retrieval): recall@1 with shared ties, the
-integration gap from composed and decomposed questions, and the skill-load regression, which
-recovers a planted effect within its interval."""
+"""Recall@1 over candidate captions (byo.score.retrieval): shared ties, the table beside chance,
+and the clustered mean it uses."""
 
 from __future__ import annotations
 
-import importlib.util
-import math
-
-import numpy as np
 import pytest
 
-from byo.score.retrieval import clustered_mean, integration_table, retrieval_table, skill_load_table
-from byo.score.retrieval import perplexity_table as retrieval_perplexity
+from byo.core.stats import clustered_mean
+from byo.score.retrieval import retrieval_table
 from byo.score.rows import ranked_credit
 
 
@@ -29,43 +24,6 @@ def row(image: str, key: str, credit: float, facts: dict | None = None, variant:
             if facts else {}}
 
 
-def caption_rows(image: str, level: str, n: int, composed: float, parts: list[float], counts: dict) -> list[dict]:
-    base = {"caption": f"{image}/{level}", "level": level, "n": n, "counts": counts}
-    out = [row(image, f"compass_{level.lower()}_composed", composed, {**base, "role": "composed"}, chance=1 / (n + 1))]
-    out += [row(image, f"compass_{level.lower()}_decomposed_{i}", p, {**base, "role": "decomposed", "primitive": i})
-            for i, p in enumerate(parts, start=1)]
-    return out
-
-
-def test_integration_gap_per_level_and_n():
-    rows = []
-    # OA, N = 2: one caption right in both settings, one right composed but wrong on a primitive
-    rows += caption_rows("a", "OA", 2, 1.0, [1.0, 1.0], {"O": 1, "A": 1, "R": 0})
-    rows += caption_rows("b", "OA", 2, 1.0, [1.0, 0.0], {"O": 1, "A": 1, "R": 0})
-    # OA, N = 3: composed wrong, every primitive right: delta 1
-    rows += caption_rows("c", "OA", 3, 0.0, [1.0, 1.0, 1.0], {"O": 1, "A": 2, "R": 0})
-    # a caption missing one decomposed question is left out
-    rows += caption_rows("d", "OA", 3, 1.0, [1.0, 1.0], {"O": 1, "A": 2, "R": 0})
-    table = [t for t in integration_table(rows) if t["variant"] == "all"]
-    by_n = {t["n"]: t for t in table}
-    assert by_n[2]["captions"] == 2 and by_n[2]["r1_composed"] == 1.0 and by_n[2]["r1_decomposed"] == 0.5
-    assert by_n[2]["delta"] == -0.5
-    assert by_n[3]["captions"] == 1 and by_n[3]["delta"] == 1.0
-    overall = by_n["all"]
-    assert overall["delta_mean_over_n"] == pytest.approx(0.25)
-    assert overall["delta_sd_over_n"] == pytest.approx(np.std([-0.5, 1.0], ddof=1))
-
-
-def test_an_oracle_has_no_gap_at_any_level():
-    rows = []
-    for k, (level, n) in enumerate([("OA", 2), ("OA", 5), ("OR", 3), ("OAR", 4), ("OAR", 12)]):
-        rows += caption_rows(f"i{k}", level, n, 1.0, [1.0] * n, {"O": 1, "A": n - 1, "R": 0})
-    table = integration_table(rows)
-    assert {t["level"] for t in table} == {"OA", "OR", "OAR"}
-    for t in table:
-        assert t["r1_composed"] == t["r1_decomposed"] == 1.0 and t["delta"] == 0.0
-
-
 def test_retrieval_table_gives_recall_beside_chance():
     rows = [row("a", "k", 1.0, chance=0.25), row("b", "k", 0.0, chance=0.25), row("b", "k", 0.25, chance=0.25,
                                                                                variant="cot/direct")]
@@ -80,101 +38,3 @@ def test_clustered_mean_widens_with_correlated_clusters():
     clustered = clustered_mean([1] * 50 + [0] * 50, [k // 10 for k in range(100)])
     assert independent["value"] == clustered["value"] == 0.5
     assert clustered["se"] > 2 * independent["se"]
-
-
-BETA = {"O": 0.03, "A": -0.08}  # planted: attribute self-load, a positive object cross-load
-ALPHA = 0.8
-
-
-def planted_rows(seed: int, images: int = 150, per_image: int = 4) -> list[dict]:
-    """Skill-targeted attribute questions on OA captions whose success probability is
-    ALPHA + BETA . counts, plus an image effect shared by an image's questions."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for i in range(images):
-        shift = rng.normal(0, 0.05)
-        for _ in range(per_image):
-            n_o = int(rng.integers(1, 5))
-            n_a = int(rng.integers(1, 3 * n_o + 1))
-            p = np.clip(ALPHA + BETA["O"] * n_o + BETA["A"] * n_a + shift, 0, 1)
-            facts = {"caption": f"img{i}/oa", "level": "OA", "n": n_o + n_a, "role": "skill", "skill": "A",
-                     "counts": {"O": n_o, "A": n_a, "R": 0}}
-            out.append(row(f"img{i}", "compass_oa_skill_a", float(rng.random() < p), facts, chance=0.2))
-    return out
-
-
-def fitted(rows) -> dict[str, dict]:
-    return {t["term"]: t for t in skill_load_table(rows) if t["variant"] == "all"}
-
-
-def test_skill_load_recovers_a_planted_coefficient_within_its_interval():
-    terms = fitted(planted_rows(seed=1))
-    assert set(terms) == {"intercept", "O", "A"}  # OA has no relations
-    for term, beta in BETA.items():
-        t = terms[term]
-        assert t["ci_lo"] <= beta <= t["ci_hi"], (term, t)
-        assert t["self_load"] == (term == "A")
-        assert t["images"] == 150 and t["n"] == 600
-    assert terms["A"]["beta"] < 0 and terms["A"]["p"] < 0.001  # the planted self-load is found
-    assert terms["intercept"]["ci_lo"] <= ALPHA <= terms["intercept"]["ci_hi"]
-
-
-def test_skill_load_intervals_cover_the_planted_coefficient_at_their_level():
-    """Over 40 synthetic runs the 95% intervals (clustered by image) hold the planted
-    coefficients about 95% of the time: the interval is honest, not only wide."""
-    hits = {term: 0 for term in BETA}
-    runs = 40
-    for seed in range(runs):
-        terms = fitted(planted_rows(seed=100 + seed, images=80))
-        for term, beta in BETA.items():
-            hits[term] += terms[term]["ci_lo"] <= beta <= terms[term]["ci_hi"]
-    for term in BETA:
-        assert hits[term] / runs >= 0.85, hits
-
-
-def test_skill_load_says_when_it_cannot_fit():
-    rows = planted_rows(seed=2, images=1, per_image=3)
-    (only,) = [t for t in skill_load_table(rows) if t["variant"] == "all"]
-    assert only["beta"] is None and "too few" in only["note"]
-    assert not math.isnan(only["r1"])
-
-
-def compass_set(image: str, level: str, role: str, captions: list[str], skill: str | None = None) -> dict:
-    facts = {"caption": f"{image}/{level}", "level": level, "n": 2, "counts": {"O": 1, "A": 1, "R": 0}, "role": role,
-             **({"skill": skill} if skill else {})}
-    r = row(image, f"compass_{level.lower()}_{role}", 1.0, facts)
-    r["retrieval"] = {"captions": captions, "truth": 0, "tags": ["truth"] + ["x"] * (len(captions) - 1)}
-    return r
-
-
-PPL_ROWS = [compass_set(f"i{k}", "OA", "composed", [f"There is a {c} cube.", f"There is a {c} sphere.",
-                                                    f"There is a {o} cube."])
-            for k, (c, o) in enumerate([("red", "blue"), ("green", "gray"), ("cyan", "yellow"), ("brown", "purple"),
-                                        ("small", "large"), ("rubber", "metal")])]
-
-
-def test_the_perplexity_check_says_when_it_is_skipped():
-    (only,) = retrieval_perplexity(PPL_ROWS, None)
-    assert only["effect_size_r"] is None and "skipped" in only["note"] and "--perplexity-model" in only["note"]
-
-
-@pytest.mark.skipif(not all(importlib.util.find_spec(m) for m in ("torch", "transformers")),
-                    reason="torch and transformers (the dev extra) are not installed")
-def test_the_perplexity_check_compares_each_truth_with_its_hardest_negative(tmp_path):
-    from clip_tiny import save_tiny_gpt2
-    from scipy.stats import mannwhitneyu
-
-    from byo.score.retrieval import perplexities
-
-    model = str(save_tiny_gpt2(tmp_path / "gpt2"))
-    (table,) = retrieval_perplexity(PPL_ROWS, model)
-    assert table["level"] == "OA" and table["negatives"] == "composed" and table["pairs"] == 6
-    truths, hardest = [], []
-    for r in PPL_ROWS:  # Eq. 5 and Eq. 6 by hand
-        caps = r["retrieval"]["captions"]
-        ppl = perplexities(caps, model)
-        truths.append(ppl[0])
-        hardest.append(min(ppl[1:], key=lambda p: abs(p - ppl[0])))
-    u = mannwhitneyu(truths, hardest).statistic
-    assert table["effect_size_r"] == pytest.approx(1 - 2 * u / 36)
-    assert table["interpretation"] in ("negligible", "small", "medium or large")

@@ -17,11 +17,11 @@ from byo.families.api import (
     unseen,
     visible,
 )
+from byo.families.clevr import compass_metrics, metrics
 from byo.families.clevr.answers import ANSWERS, coloured, readable, shown
 from byo.families.clevr.autocomp import cells, concept_caption, concept_rng, sample_concept
 from byo.families.clevr.compass import compass_answers
 from byo.families.clevr.export import export_scenes
-from byo.families.clevr.metrics import TABLES
 from byo.families.clevr.model import (
     RELATIONS,
     SHAPES,
@@ -49,7 +49,7 @@ class ClevrFamily(Family):
     design_keys = ("mode", "count", "shapes", "colors", "materials", "sizes", "split", "scale", "extent")
     audit = "audit"
     opt_in_keys = ("compass_*",)  # COMPASS's caption sets: dataset_configs/compass/ asks them
-    tables = TABLES
+    tables = metrics.TABLES + compass_metrics.TABLES
     sheets = SHEETS
     vocabulary = VOCABULARY
     object_kinds = SHAPES

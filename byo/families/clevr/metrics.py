@@ -28,9 +28,16 @@ COMPGEN_KEYS = ("label_choice", "label_zsl", "relation_choice", "relation_zsl")
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
+def _chance(row: dict) -> float | None:
+    """The guess rate as asked: the row's own (candidate captions), else 1 / the options shown."""
+    if row.get("chance") is not None:
+        return row["chance"]
+    return 1 / len(row["choices"]) if row.get("choices") else None
+
+
 def _accuracy(rows: list[dict]) -> dict:
     p = proportion([r["correct"] for r in rows])
-    chances = [r["chance"] for r in rows if r.get("chance") is not None]
+    chances = [c for r in rows if (c := _chance(r)) is not None]
     return {"n": len(rows), "accuracy": p["value"], "accuracy_lo": p["lo"], "accuracy_hi": p["hi"],
             "chance": sum(chances) / len(chances) if chances else None}
 

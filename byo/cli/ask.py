@@ -1,0 +1,115 @@
+"""`byo questions`, `byo audit` and `byo real-questions`: what is asked of each image, checked."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.markup import escape
+from rich.table import Table
+
+from byo.audit.run import AUDIT_FILE, audit_dataset
+from byo.cli.console import console, level_table, out, waiting
+from byo.cli.options import add_wait
+from byo.questions.generate import DEFAULT_PROMPTS, PROMPT_SETS, generate
+from byo.questions.load import SUMMARY_FILE
+from byo.questions.real import real_questions
+from byo.questions.sheet import SHEET_FILE, unreadable_sheet
+
+
+def cmd_questions(args) -> int:
+    def listed(value):
+        return [v for v in value.split(",") if v] if value else None
+
+    path, summary = generate(args.dataset, preprompts=listed(args.preprompts) or ["neutral"],
+                             instructions=listed(args.instructions) or ["direct"], keys=listed(args.keys),
+                             templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting,
+                             unreadable=args.unreadable, prompts=args.prompts)
+    table = Table("key", "questions", "skipped", "flagged", "why skipped", title=f"{summary.images} images x "
+                  f"{summary.variants} prompt variants (unreadable questions: {summary.policy})")
+    for key in sorted(set(summary.questions) | set(summary.skipped)):
+        reasons = "; ".join(f"{r} ({n} images)" for r, n in summary.reasons.get(key, {}).items())
+        table.add_row(key, str(summary.questions[key]), str(summary.skipped[key]), str(summary.flagged[key]), reasons)
+    out().print(table)
+    if summary.levels:
+        out().print(level_table(summary.levels, summary.why, "Questions per level"))
+    console.print(f"{sum(summary.questions.values())} questions ({sum(summary.flagged.values())} flagged as "
+                  f"unreadable), {sum(summary.skipped.values())} skipped: {path}")
+    if args.sheet:
+        sheet = unreadable_sheet(args.dataset, out=path.with_name(SHEET_FILE), summary_file=path.with_name(SUMMARY_FILE))
+        console.print(f"unreadable cases: {sheet}" if sheet else "no skipped or flagged unreadable case to draw")
+    return 0
+
+
+def cmd_audit(args) -> int:
+    report = audit_dataset(args.dataset, questions=args.questions)
+    shown = ("ok", "wrong", "ill_posed", "flagged", "unchecked")
+    table = Table("key", "questions", "ok", "wrong", "ill-posed", "flagged", "unchecked",
+                  title=f"{report.family}: {report.images} images, {len(report.questions)} distinct questions")
+    for key, counts in report.table().items():
+        table.add_row(key, str(sum(counts.values())), *(str(counts[s]) for s in shown))
+    table.add_row("[bold]all[/bold]", str(len(report.questions)), *(str(report.count(s)) for s in shown))
+    shown = out()
+    shown.print(table)
+    findings = [q for q in report.questions if q.status in ("wrong", "ill_posed")]
+    for q in findings[: args.show]:
+        shown.print(f"[red]{q.status}[/red] {q.id}: {q.reason}", highlight=False)
+    for p in report.legend_problems[: args.show]:
+        shown.print(f"[red]legend[/red] {p.image}: {p.field}: {p.problem}", highlight=False)
+    for d in report.damaged[: args.show]:
+        console.print(f"[red]damaged[/red] {escape(d.file)}: {escape(d.problem)}", highlight=False)
+    more = sum(max(0, len(x) - args.show) for x in (findings, report.legend_problems, report.damaged))
+    if more:
+        shown.print(f"... {more} more in the audit file")
+    damaged = f", {len(report.damaged)} damaged images (not audited)" if report.damaged else ""
+    flagged = f", {report.count('flagged')} asked flagged as unreadable" if report.count("flagged") else ""
+    console.print(f"{report.count('wrong')} wrong, {report.count('ill_posed')} ill-posed{flagged}, "
+                  f"{len(report.legend_problems)} legend fields disagreeing with the pixels{damaged}: "
+                  f"{Path(report.dataset) / AUDIT_FILE}")
+    return 1 if report.failed else 0
+
+
+def cmd_real_questions(args) -> int:
+    path, n = real_questions(args.folder, args.like, labels=args.labels, out=args.output)
+    console.print(f"{n} questions of {args.like} asked of the photos: {path}\nnext: byo eval {args.folder} ...")
+    return 0
+
+
+def add_questions(questions: argparse.ArgumentParser) -> None:
+    questions.add_argument("dataset", type=Path)
+    questions.add_argument("--preprompts", help="comma-separated: neutral,debiased,cot,debiased_cot,helpful")
+    questions.add_argument("--instructions", help="comma-separated: direct,declarative,fill_blank")
+    questions.add_argument("--keys", help="comma-separated question keys or patterns ('compass_*'; default: all of "
+                           "the family)")
+    questions.add_argument("--templates", type=Path, default=None, help="question templates folder")
+    questions.add_argument("--prompts", default=DEFAULT_PROMPTS, choices=list(PROMPT_SETS),
+                           help="prompt set: the project's own wording (byo) or BYO-Eval's (byo-eval: its "
+                                "preprompts, instruction styles and question wordings)")
+    questions.add_argument("-o", "--output", type=Path, help="default: DATASET/questions.jsonl")
+    questions.add_argument("--unreadable", choices=("skip", "flag", "ask"), default=None,
+                           help="questions a readability rule finds unreadable in the image: skip them, ask them "
+                                "flagged (scored apart), or ask them (default: the config's questions.unreadable, "
+                                "else skip; docs/readability.md)")
+    questions.add_argument("--sheet", action="store_true",
+                           help=f"also draw DATASET/{SHEET_FILE}: the skipped and flagged unreadable cases, each "
+                                "object outlined and the reason written under it")
+    add_wait(questions, "dataset (a render)")
+    questions.set_defaults(func=cmd_questions)
+
+
+def add_audit(audit: argparse.ArgumentParser) -> None:
+    audit.add_argument("dataset", type=Path)
+    audit.add_argument("--questions", type=Path, help="question file (default DATASET/questions.jsonl)")
+    audit.add_argument("--show", type=int, default=20, help="print at most this many findings of each kind")
+    audit.set_defaults(func=cmd_audit)
+
+
+def add_real_questions(rq: argparse.ArgumentParser) -> None:
+    rq.add_argument("folder", type=Path, help="folder of photos with labels.yaml")
+    rq.add_argument("--like", type=Path, required=True, help="the synthetic dataset whose questions are asked")
+    rq.add_argument("--labels", type=Path, help="the labels file (default FOLDER/labels.yaml)")
+    rq.add_argument("-o", "--output", type=Path, help="default: FOLDER/questions.jsonl")
+    rq.set_defaults(func=cmd_real_questions)
+
+
+PARSERS = {"questions": add_questions, "audit": add_audit, "real-questions": add_real_questions}

@@ -1,0 +1,45 @@
+"""What the command line prints, in one place: messages on stderr, tables on stdout, help that
+shows defaults."""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from functools import partial
+
+from rich.console import Console
+from rich.table import Table
+
+console = Console(stderr=True, soft_wrap=True)  # messages: progress, what was written, errors
+
+
+def out() -> Console:
+    """Results (tables) on stdout."""
+    return Console()
+
+
+class Defaults(argparse.ArgumentDefaultsHelpFormatter):
+    """--help shows each option's default."""
+
+
+DefaultsParser = partial(argparse.ArgumentParser, formatter_class=Defaults)
+
+
+def waiting(holder: str) -> None:
+    console.print(f"[yellow]waiting[/yellow] for {holder} to finish", highlight=False)
+
+
+def fmt(value) -> str:
+    """A number with two decimals, or nothing."""
+    return "" if value is None else f"{value:.2f}"
+
+
+def level_table(levels: dict, why: dict, title: str) -> Table:
+    """Per variable and level: questions asked, skipped and flagged, and the reasons."""
+    table = Table("variable", "level", "asked", "skipped", "flagged", "why skipped or flagged", title=title)
+    for variable, by_level in levels.items():
+        for level, counts in by_level.items():
+            reasons = "; ".join(f"{r} ({n})" for r, n in Counter(why.get(variable, {}).get(level, {})).most_common())
+            table.add_row(variable, level, str(counts.get("asked", 0)), str(counts.get("skipped", 0)),
+                          str(counts.get("flagged", 0)), reasons)
+    return table

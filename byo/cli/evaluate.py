@@ -1,0 +1,148 @@
+"""`byo eval`: every question of a dataset asked of a provider, cached and resumable."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+from rich.markup import escape
+
+from byo.cli.console import console, waiting
+from byo.cli.options import add_max_answer_chars, add_wait, device_name, positive, whole
+from byo.core.errors import ConfigError
+from byo.core.schema import validation_problems
+from byo.eval.layout import PREDICTIONS, RUN_FILE
+from byo.eval.repeats import evaluate_repeats
+from byo.eval.run import EvalSettings, evaluate
+from byo.providers import GenerationParams
+
+
+def cmd_eval(args) -> int:
+    try:
+        params = GenerationParams(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,
+                                  detail=args.detail)
+    except ValidationError as err:
+        raise ConfigError("<command line>", [("--" + key.replace("_", "-"), msg)
+                                             for key, msg in validation_problems(err)]) from None
+    settings = EvalSettings(
+        dataset=args.dataset, provider=args.provider, model=args.model, params=params, questions=args.questions,
+        providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
+        key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
+        timeout=args.timeout, retries=args.retries, max_side=args.max_side, cache=args.cache, repeats=args.repeats,
+        max_answer_chars=args.max_answer_chars or None, wait=args.wait,
+        device=args.device, dtype=args.dtype, batch_size=args.batch_size, structured=args.structured,
+        shots=args.shots, shots_from=args.shots_from, shots_seed=args.shots_seed,
+        text_only=args.text_only)
+    if args.repeats == 1:  # a signal outside the run's own handlers ends in run()'s Stopped
+        return eval_summary(evaluate(settings, on_wait=waiting), args)
+    codes = []
+    for i, report in enumerate(evaluate_repeats(settings, on_wait=waiting), start=1):
+        console.print(f"[bold]repeat {i} of {args.repeats}[/bold]: {report.run_dir}")
+        codes.append(eval_summary(report, args))
+    if args.temperature == 0:
+        console.print("[yellow]--temperature 0: the repeats differ only where the model is not deterministic[/yellow]")
+    return max(codes)
+
+
+def read_run_info(run_dir: Path) -> dict:
+    path = Path(run_dir) / RUN_FILE
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def eval_summary(report, args) -> int:
+    if report.stopped:
+        stop = report.stopped
+        done = (f"{len(report.rows)} of {report.n_questions} questions answered, {report.unanswered} left "
+                f"({report.requests_sent} requests sent, {report.cached} answers from the cache)")
+        if stop.reason == "endpoint":
+            kept = f"; predictions so far: {report.run_dir / PREDICTIONS}" if report.rows else ""
+            console.print(f"[red]error:[/red] {escape(stop.message)}. {done}{kept}; rerun the same command to resume",
+                          highlight=False)
+        else:
+            console.print(f"{stop.message}: {done}; rerun the same command to resume", highlight=False)
+        return stop.exit_code
+    statuses = ", ".join(f"{k} {n}" for k, n in sorted(report.statuses.items()))
+    info = read_run_info(report.run_dir)
+    if info.get("ranks"):  # an image-text model ranked the candidate captions
+        calls = info.get("model_calls") or {}
+        console.print(f"{len(report.rows)} questions ranked: {statuses}; {report.cached} kept from an earlier "
+                      f"invocation; model calls {report.requests_sent} ({calls.get('images', 0)} images, "
+                      f"{calls.get('texts', 0)} captions embedded; "
+                      f"{sum((info.get('embeddings_cached') or {}).values())} embeddings from the cache)"
+                      + (f"; {info['without_candidates']} questions without candidate captions left out"
+                         if info.get("without_candidates") else ""), highlight=False)
+        console.print(f"predictions: {report.run_dir / PREDICTIONS}")
+        return 1 if report.failed else 0
+    cost = f"${report.cost_new_usd:.4f}" if report.cost_new_usd is not None else "n/a (no price)"
+    if report.reference:
+        console.print(f"{len(report.rows)} questions: {statuses} (reference provider {args.provider}: "
+                      "no model was asked)")
+    else:
+        console.print(f"{len(report.rows)} questions: {statuses}; {report.cached} from the cache, "
+                      f"{report.requests_sent} requests sent; tokens {report.tokens_new.get('total', 0):,} "
+                      f"this run ({report.tokens.get('total', 0):,} in all), cost {cost}")
+    console.print(f"predictions: {report.run_dir / PREDICTIONS}")
+    if report.failed:
+        console.print("[yellow]rerun the same command to retry the failed questions[/yellow]")
+    return 1 if report.failed else 0
+
+
+def add_eval_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dataset", type=Path, help="dataset directory (with questions.jsonl)")
+    p.add_argument("--provider", required=True,
+                   help="openai, groq, ollama, openai-compatible, hf (transformers in this process), blind, oracle, "
+                   "clip (open_clip) and hf-clip (transformers CLIP / SigLIP), which rank candidate captions, "
+                   "rank-oracle, rank-blind, or a --providers entry")
+    p.add_argument("--model", help="model name (optional for blind and oracle; hf: a Hub name or a local folder)")
+    p.add_argument("--questions", type=Path, help="question file (default DATASET/questions.jsonl)")
+    p.add_argument("--providers", type=Path, help="providers YAML: endpoints, models, prices")
+    p.add_argument("--run", help="run name: DATASET/runs/RUN (default PROVIDER-MODEL); rerun it to resume")
+    p.add_argument("--base-url", help="API base URL (openai-compatible: required)")
+    p.add_argument("--api", choices=["chat", "responses"], help="OpenAI API (default chat)")
+    p.add_argument("--key-env", help="environment variable holding the API key")
+    p.add_argument("--key-file", type=Path, help="file holding the API key (alone, or NAME=KEY lines)")
+    p.add_argument("--concurrency", type=whole(1), default=8, help="requests in flight at once")
+    p.add_argument("--rpm", type=positive, help="at most this many requests per minute")
+    p.add_argument("--limit", type=whole(1), help="only the first N questions")
+    p.add_argument("--timeout", type=positive, help="seconds per request (default 60)")
+    p.add_argument("--retries", type=whole(0), default=4, help="retries of a failed request (429, 5xx, timeouts)")
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--max-tokens", type=whole(1), help="maximum output tokens")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--detail", choices=["auto", "low", "high"], help="OpenAI image detail")
+    p.add_argument("--max-side", type=whole(16), help="downscale images whose longest side exceeds this (pixels)")
+    p.add_argument("--cache", type=Path, help="request cache (default DATASET/runs/cache.sqlite)")
+    p.add_argument("--structured", action="store_true", help="ask for the answer as JSON of a schema built from its "
+                   "answer type (response_format; ollama: format), read without heuristics; the run is "
+                   "PROVIDER-MODEL-structured: byo report and byo compare set it against the free-form run")
+    p.add_argument("--text-only", action="store_true", help="the text-only baseline: ask a language model "
+                   "(openai, groq, ollama, openai-compatible) each question without its image, to measure what the "
+                   "options alone give away (caption priors, Auto-Comp's blind LLM); the run is PROVIDER-MODEL-text-only")
+    hf = p.add_argument_group("--provider hf, clip, hf-clip (pip install 'byo-render[hf]' or '[clip]')")
+    hf.add_argument("--device", default="auto", type=device_name, help="where the model runs: auto (CUDA, then MPS, then CPU), cpu, "
+                    "cuda, cuda:1, mps")
+    hf.add_argument("--dtype", choices=["auto", "float32", "bfloat16", "float16"], default="auto",
+                    help="the weights' dtype (auto: the checkpoint's)")
+    hf.add_argument("--batch-size", type=whole(1), default=8, help="hf: questions generated together (at most "
+                    "--concurrency); clip, hf-clip: images or captions embedded together")
+    p.add_argument("--repeats", type=whole(1), default=1, help="ask each question K times: repeat 1 is the run, "
+                   "repeat r the run RUN.repeat-r (asked anew, cached per repeat); byo score reports their agreement")
+    shots = p.add_argument_group("few-shot prompts (openai, groq, openai-compatible, ollama)")
+    shots.add_argument("--shots", type=whole(0), default=0, help="K solved examples (image, prompt, true answer) of "
+                       "the same question key and prompt before each question, never its own image; the run is "
+                       "PROVIDER-MODEL-Kshot")
+    shots.add_argument("--shots-from", metavar="SPLIT|DATASET", help="where the examples come from: a split of the "
+                       "dataset (train, val, test) or another dataset directory (default: the whole dataset)")
+    shots.add_argument("--shots-seed", type=whole(0), default=0, help="which examples are drawn (per question)")
+    add_max_answer_chars(p)
+    add_wait(p, "run")
+
+
+def add_eval(p: argparse.ArgumentParser) -> None:
+    add_eval_arguments(p)
+    p.set_defaults(func=cmd_eval)
+
+
+PARSERS = {"eval": add_eval}

@@ -1,0 +1,196 @@
+"""`byo render` (here, on a local pool, Ray or Slurm), `byo status`, `byo merge`, `byo doctor`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.table import Table
+
+from byo.cli import doctor
+from byo.cli.console import console, out, waiting
+from byo.cli.options import add_max_images, add_wait, positive, shard_spec, slurm_name, whole
+from byo.core.dataset import IMAGES, LEGENDS
+from byo.families import load_config
+from byo.render.executors import Executor
+from byo.render.executors.inprocess import InProcess
+from byo.render.executors.pool import LocalPool, default_workers
+from byo.render.merge import merge
+from byo.render.runner import render_dataset
+from byo.render.status import as_json, dataset_status, time_per_image
+
+
+def executor_for(args) -> Executor:
+    if args.in_process or args.executor == "in-process":
+        return InProcess(args.threads)
+    if args.executor == "ray":
+        # Ray is an optional extra, imported only when asked for (it adds a second to start-up).
+        from byo.render.executors.ray_cluster import RayExecutor
+
+        return RayExecutor(args.address, threads=args.threads or 1, timeout=args.timeout, retries=args.retries)
+    return LocalPool(args.workers or default_workers(), recycle_after=args.recycle_after, threads=args.threads,
+                     timeout=args.timeout, retries=args.retries)
+
+
+def cmd_render(args) -> int:
+    if args.executor == "slurm":
+        return render_slurm(args)
+    report = render_dataset(args.config, args.output, executor=executor_for(args), limit=args.limit,
+                            resume=args.resume, shard=args.shard, max_images=args.max_images, wait=args.wait,
+                            on_wait=waiting)
+    root = report.out_dir
+    for name, found in report.repaired:
+        console.print(f"[yellow]rendered again[/yellow] {name}: {'; '.join(found)}", highlight=False)
+    shard = f", shard {args.shard}" if args.shard else ""
+    console.print(f"rendered {len(report.rendered)}, already complete {report.skipped}, "
+                  f"failed {len(report.failed)} (of {report.planned} planned{shard})")
+    console.print(f"images: {root / IMAGES}\nlegends: {root / LEGENDS}")
+    for name, path in report.written.items():
+        console.print(f"{name.replace('_', ' ')}: {path}")
+    return 1 if report.failed else 0
+
+
+def render_slurm(args) -> int:
+    """--executor slurm: a job array over shards (byo.render.slurm_farm), then byo merge."""
+    from byo.render.executors.slurm import SlurmSettings, require_submitit
+    from byo.render.slurm_farm import ShardWork, render_on_slurm
+
+    require_submitit()
+    cfg = load_config(args.config)
+    given = cfg.slurm
+    settings = SlurmSettings(
+        partition=args.partition or given.partition, time_minutes=args.job_time or given.time_minutes,
+        mem_gb=args.job_mem or given.mem_gb, cpus_per_task=args.cpus_per_task or given.cpus_per_task,
+        account=args.account or given.account, qos=args.qos or given.qos,
+        array_parallelism=args.array_parallelism or given.array_parallelism, local=args.slurm_local)
+    work = ShardWork(workers=args.workers or given.workers or 1, threads=args.threads,
+                     timeout=args.timeout, retries=args.retries, limit=args.limit, max_images=args.max_images)
+
+    def submitted(report) -> None:
+        where = "submitit's local executor" if args.slurm_local else "Slurm"
+        console.print(f"submitted {len(report.job_ids)} array tasks to {where} (jobs {report.job_ids[0]}"
+                      f"{' ... ' + report.job_ids[-1] if len(report.job_ids) > 1 else ''}); shards and logs: "
+                      f"{report.shards_dir}", highlight=False)
+
+    report = render_on_slurm(args.config, args.output, shards=args.shards, settings=settings, work=work,
+                             wait=not args.no_wait, on_submitted=submitted)
+    if args.no_wait:
+        console.print(f"when the tasks have ended: byo merge {report.shards_dir}/shard-* -o {report.out_dir}")
+        return 0
+    rendered = sum(t["rendered"] for t in report.tasks)
+    console.print(f"rendered {rendered}, failed {len(report.failed_images)} (of {report.planned} planned), "
+                  f"{len(report.failed_tasks)} of {len(report.job_ids)} array tasks failed")
+    if not report.merged:
+        console.print(f"[yellow]not merged[/yellow]: rerun the same command to render what is missing (each shard "
+                      f"resumes), or see the tasks' logs in {report.shards_dir}", highlight=False)
+        return 1
+    console.print(f"merged into {report.out_dir}")
+    for name, path in report.written.items():
+        console.print(f"{name.replace('_', ' ')}: {path}")
+    return 0
+
+
+def cmd_status(args) -> int:
+    status = dataset_status(args.dataset, check=args.check)
+    if args.json:
+        print(as_json(status))
+        return 0
+    shown = out()
+    where = f", shard {status.shard}" if status.shard else ""
+    limit = f", first {status.limit} images" if status.limit is not None else ""
+    table = Table("planned", "done", "missing", "failed", "damaged", title=f"{status.root} ({status.state}{where}{limit})")
+    table.add_row(*(str(len(x)) for x in (status.planned, status.done, status.missing, status.failed,
+                                          status.damaged)))
+    shown.print(table)
+    timing = time_per_image(status.seconds)
+    if timing:
+        shown.print(f"seconds per image ({len(status.seconds)} renders): " +
+                  ", ".join(f"{k} {v:.2f}" for k, v in timing.items()))
+    for name, error in status.failed.items():
+        shown.print(f"[red]failed[/red] {name}: {error}", highlight=False)
+    for name, found in status.damaged.items():
+        shown.print(f"[yellow]damaged[/yellow] {name}: {'; '.join(found)} (--resume renders it again)", highlight=False)
+    if not args.check:
+        shown.print("(sizes checked against the legends; --check also compares every file's SHA-256)")
+    return 0
+
+
+def cmd_merge(args) -> int:
+    written = merge(args.dirs, args.output)
+    console.print(f"merged {len(args.dirs)} directories into {args.output}")
+    for name, path in written.items():
+        console.print(f"{name.replace('_', ' ')}: {path}")
+    return 0
+
+
+def cmd_doctor(args) -> int:
+    table = Table("", "", title="byo doctor: what this machine offers", show_header=False)
+    for name, value in doctor.facts():
+        table.add_row(f"[bold]{name}[/bold]", value)
+    out().print(table)
+    return 0
+
+
+def add_render_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config")
+    p.add_argument("-o", "--output", help="output directory (default: dataset.output_dir or output/NAME)")
+    p.add_argument("--limit", type=whole(1), help="only the first N images of the plan")
+    p.add_argument("--resume", action="store_true", help="continue: skip complete images, redo incomplete ones")
+    p.add_argument("--workers", type=whole(1), help="render processes (threads are shared among them; default: one "
+                   "per CPU, as many as memory holds at 1 GB each; slurm: per array task, slurm.workers)")
+    p.add_argument("--recycle-after", type=whole(1), default=50, help="restart a worker after N images")
+    p.add_argument("--in-process", action="store_true", help="render in this process (bpy imported here); "
+                   "same as --executor in-process")
+    p.add_argument("--executor", choices=["pool", "in-process", "ray", "slurm"], default="pool",
+                   help="pool: worker processes here; ray: Ray workers across a cluster; slurm: a job array over "
+                   "--shards, merged into -o")
+    p.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS, else a Ray started here)")
+    p.add_argument("--threads", type=whole(1), help="Cycles threads per worker (pool default: cores / "
+                   "workers; ray: CPUs each Ray worker requests, default 1)")
+    p.add_argument("--timeout", type=positive, help="seconds one image may take before its worker is "
+                   "killed (pool and ray; default: no limit)")
+    p.add_argument("--retries", type=whole(0), default=2,
+                   help="further attempts at an image whose worker crashed or timed out")
+    p.add_argument("--shard", type=shard_spec, help="render only shard I of N (0 <= I < N): images whose index is I "
+                   "modulo N; `byo merge` combines the shards' directories")
+    add_max_images(p)
+    add_wait(p, "output directory")
+    slurm = p.add_argument_group("--executor slurm (submitit; each also from the config's `slurm:` section)")
+    slurm.add_argument("--shards", type=whole(1), help="array tasks, one shard each (slurm.shards)")
+    slurm.add_argument("--partition", type=slurm_name, help="Slurm partition (slurm.partition)")
+    slurm.add_argument("--job-time", type=whole(1), help="wall time per task, minutes (slurm.time_minutes); a task "
+                       "that reaches it is requeued and resumes")
+    slurm.add_argument("--job-mem", type=positive, help="memory per task, GB (slurm.mem_gb)")
+    slurm.add_argument("--cpus-per-task", type=whole(1), help="CPUs per task (slurm.cpus_per_task)")
+    slurm.add_argument("--account", type=slurm_name, help="Slurm account (slurm.account)")
+    slurm.add_argument("--qos", type=slurm_name, help="Slurm quality of service (slurm.qos)")
+    slurm.add_argument("--array-parallelism", type=whole(1), help="tasks running at once (slurm.array_parallelism)")
+    slurm.add_argument("--slurm-local", action="store_true", help="run the array's tasks on this machine through "
+                       "submitit's local executor (to try a setup)")
+    slurm.add_argument("--no-wait", action="store_true", help="return once submitted; merge later with byo merge")
+
+
+def add_render(p: argparse.ArgumentParser) -> None:
+    add_render_arguments(p)
+    p.set_defaults(func=cmd_render)
+
+
+def add_status(status: argparse.ArgumentParser) -> None:
+    status.add_argument("dataset", type=Path)
+    status.add_argument("--check", action="store_true", help="compare every file with the SHA-256 its legend "
+                        "records (default: sizes only)")
+    status.add_argument("--json", action="store_true", help="print the status as JSON")
+    status.set_defaults(func=cmd_status)
+
+
+def add_merge(merge_: argparse.ArgumentParser) -> None:
+    merge_.add_argument("dirs", type=Path, nargs="+", help="render directories of the same config")
+    merge_.add_argument("-o", "--output", type=Path, required=True, help="new or empty directory")
+    merge_.set_defaults(func=cmd_merge)
+
+
+def add_doctor(doc: argparse.ArgumentParser) -> None:
+    doc.set_defaults(func=cmd_doctor)
+
+
+PARSERS = {"render": add_render, "status": add_status, "merge": add_merge, "doctor": add_doctor}

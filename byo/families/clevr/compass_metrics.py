@@ -1,0 +1,328 @@
+"""COMPASS's analyses (the COMPASS paper), measured over a whole run's scored rows: the CLEVR
+family's tables (`Family.tables`, scope "run").
+
+Every scored row of a COMPASS question carries its facts in `params.compass` and its
+`recall_at_1` (byo.score.rows): for an image-text model's ranking, 1 when the true caption is the
+most similar, 1 / k when it ties with k - 1 others, else 0; for a chat model's answer, 1 or 0.
+
+- `compass_integration`: COMPASS's compositional integration gap (section 5.2). "For a
+  composed caption c, Recall@1 is defined as R@1_comp(c) = 1[s(I, c) > s(I, c~_i), for all i in
+  {1, ..., N}]" (Eq. 1); "for the decomposed setting, we aggregate performance using a joint
+  success criterion, requiring the model to correctly retrieve every single primitive in the
+  set: R@1_decomp(c) = prod_i 1[s(I, d_i) > s(I, d~_i)]" (Eq. 2); "Delta(c) = R@1_decomp(c) -
+  R@1_comp(c)" (Eq. 3). One row per structural level and complexity N (captions with their
+  composed question and all N decomposed questions answered), and one per level (`n` = "all")
+  with the mean and standard deviation of Delta over the N levels, as the paper's Table 2
+  ("mean +- standard deviation ... aggregated across all complexities").
+- `compass_skill_load`: "R@1_t = beta_O n_O(c) + beta_A n_A(c) + beta_R n_R(c) + alpha" (Eq. 4),
+  one OLS per structural level and skill t over the skill-targeted questions, "with standard
+  errors clustered at the image level to account for within-image correlation", two-sided t-tests
+  (statsmodels). Only the primitive types a level has enter its regression (OA: n_O, n_A).
+  Coefficients are in R@1 units (x 100: the paper's percentage points).
+- `compass_perplexity`: the perplexity audit of the negatives (appendix B) needs a
+  language model; without one the table says it was skipped.
+
+Deviations: a tie between the true caption and a negative scores 1 / k, where the paper's strict
+">" scores 0 (real-valued similarities do not tie; a ranker that cannot tell the captions apart
+then scores the chance). Delta and the R@1s are proportions (the paper prints percentages).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+
+from byo.families.api import (
+    Column,
+    ConfigError,
+    ReportTable,
+    ScoringOptions,
+    cluster_index,
+    clustered_mean,
+    png,
+    pyplot,
+)
+
+ALL = "all"
+TYPES = ("O", "A", "R")
+
+
+def _variants(rows: Sequence[dict]):
+    yield ALL, list(rows)
+    by: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        by[r["variant"]].append(r)
+    yield from sorted(by.items())
+
+
+def _group_by(rows: Sequence[dict], *names: str) -> dict[tuple, list[dict]]:
+    out: dict[tuple, list[dict]] = defaultdict(list)
+    for r in rows:
+        out[tuple(r[n] for n in names)].append(r)
+    return out
+
+
+def compass_of(row: dict) -> dict | None:
+    """The COMPASS facts a question carries in its parameters (params.compass), if any."""
+    facts = (row.get("params") or {}).get("compass")
+    return facts if isinstance(facts, dict) and row.get("recall_at_1") is not None else None
+
+
+def integration_table(rows: Sequence[dict], options: ScoringOptions | None = None) -> list[dict]:
+    """Eq. 1-3 per structural level and complexity N, and per level over every N (Table 2)."""
+    out = []
+    compass = [r for r in rows if (c := compass_of(r)) and c.get("role") in ("composed", "decomposed")]
+    if not compass:
+        return out
+    run, model = compass[0]["run"], compass[0]["model"]
+    for variant, vrows in _variants(compass):
+        captions: dict[tuple, dict] = defaultdict(lambda: {"composed": None, "parts": {}, "facts": None, "image": None})
+        for r in vrows:
+            facts = compass_of(r)
+            unit = captions[(facts["caption"], r["variant"])]
+            unit["facts"], unit["image"] = facts, r["image"]
+            if facts["role"] == "composed":
+                unit["composed"] = r["recall_at_1"]
+            else:
+                unit["parts"][facts["primitive"]] = r["recall_at_1"]
+        complete = [u for u in captions.values()
+                    if u["composed"] is not None and len(u["parts"]) == u["facts"]["n"]]
+        by_level: dict[str, dict[int, list]] = defaultdict(lambda: defaultdict(list))
+        for u in complete:
+            by_level[u["facts"]["level"]][int(u["facts"]["n"])].append(u)
+        for level in sorted(by_level):
+            deltas_by_n = []
+            for n in sorted(by_level[level]):
+                units = by_level[level][n]
+                comp = [u["composed"] for u in units]
+                decomp = [float(np.prod(list(u["parts"].values()))) for u in units]
+                delta = [d - c for c, d in zip(comp, decomp, strict=True)]
+                images = [u["image"] for u in units]
+                c, d = clustered_mean(comp, images), clustered_mean(decomp, images)
+                mean_delta = float(np.mean(delta))
+                deltas_by_n.append(mean_delta)
+                out.append({"run": run, "model": model, "variant": variant, "level": level, "n": n,
+                            "captions": len(units), "images": c["clusters"],
+                            "r1_composed": c["value"], "r1_composed_lo": c["lo"], "r1_composed_hi": c["hi"],
+                            "r1_decomposed": d["value"], "r1_decomposed_lo": d["lo"], "r1_decomposed_hi": d["hi"],
+                            "delta": mean_delta, "delta_sd_captions": float(np.std(delta, ddof=1)) if len(delta) > 1
+                            else None, "delta_mean_over_n": None, "delta_sd_over_n": None})
+            units = [u for n in by_level[level] for u in by_level[level][n]]
+            comp = [u["composed"] for u in units]
+            decomp = [float(np.prod(list(u["parts"].values()))) for u in units]
+            out.append({"run": run, "model": model, "variant": variant, "level": level, "n": ALL,
+                        "captions": len(units), "images": len({u["image"] for u in units}),
+                        "r1_composed": float(np.mean(comp)), "r1_composed_lo": None, "r1_composed_hi": None,
+                        "r1_decomposed": float(np.mean(decomp)), "r1_decomposed_lo": None, "r1_decomposed_hi": None,
+                        "delta": float(np.mean(np.subtract(decomp, comp))), "delta_sd_captions": None,
+                        "delta_mean_over_n": float(np.mean(deltas_by_n)),
+                        "delta_sd_over_n": float(np.std(deltas_by_n, ddof=1)) if len(deltas_by_n) > 1 else None})
+    return out
+
+
+def skill_load_table(rows: Sequence[dict], options: ScoringOptions | None = None) -> list[dict]:
+    """Eq. 4 per level and skill: OLS of recall@1 on the caption's per-type primitive counts, with
+    standard errors clustered by image."""
+    import statsmodels.api as sm  # imported when a run has COMPASS questions: a second of start-up otherwise
+
+    out = []
+    skill = [r for r in rows if (c := compass_of(r)) and c.get("role") == "skill"]
+    if not skill:
+        return out
+    run, model = skill[0]["run"], skill[0]["model"]
+    for variant, vrows in _variants(skill):
+        groups = _group_by([{**r, "_level": compass_of(r)["level"], "_skill": compass_of(r)["skill"]}
+                                   for r in vrows], "_level", "_skill")
+        for (level, target), group in sorted(groups.items()):
+            terms = [t for t in TYPES if t in level]  # the types the level has
+            y = np.array([r["recall_at_1"] for r in group], float)
+            X = np.array([[compass_of(r)["counts"][t] for t in terms] for r in group], float)
+            images = [r["image"] for r in group]
+            codes, g = cluster_index(images)
+            base = {"run": run, "model": model, "variant": variant, "level": level, "skill": target,
+                    "n": len(group), "images": g, "r1": float(y.mean())}
+            spread = [t for k, t in enumerate(terms) if np.ptp(X[:, k]) > 0]
+            if len(group) < len(terms) + 2 or g < 2 or not spread:
+                out.append({**base, "term": "-", "beta": None, "se": None, "t": None, "p": None, "ci_lo": None,
+                            "ci_hi": None, "self_load": None,
+                            "note": "too few questions, images or differing counts to fit"})
+                continue
+            design = sm.add_constant(X[:, [terms.index(t) for t in spread]], has_constant="add")
+            with np.errstate(all="ignore"):
+                fit = sm.OLS(y, design).fit(cov_type="cluster", cov_kwds={"groups": codes})
+            ci = fit.conf_int()
+            dropped = [t for t in terms if t not in spread]
+            for k, term in enumerate(["intercept", *spread]):
+                out.append({**base, "term": term, "beta": _num(fit.params[k]), "se": _num(fit.bse[k]),
+                            "t": _num(fit.tvalues[k]), "p": _num(fit.pvalues[k]), "ci_lo": _num(ci[k][0]),
+                            "ci_hi": _num(ci[k][1]), "self_load": term == target,
+                            "note": (f"constant count of {', '.join(dropped)} left out" if dropped else None)})
+    return out
+
+
+def _num(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+PERPLEXITY_SKIPPED = ("skipped: the perplexity check of the negatives needs a language model (byo score "
+                      "--perplexity-model NAME, a transformers causal LM such as gpt2)")
+
+
+def perplexity_table(rows: Sequence[dict], options: ScoringOptions | None = None, device: str = "auto") -> list[dict]:
+    """The perplexity audit of seed 003 (appendix B): per level and negative type, each true
+    caption's perplexity against its hardest negative's, "the candidate whose perplexity is closest
+    to the ground-truth caption: n^ = argmin_n |PPL(n) - PPL(c)|" (Eq. 5), compared by the
+    rank-biserial correlation "r = 1 - 2U / (n1 n2) where U is the Mann-Whitney statistic" (Eq. 6),
+    read as the paper does: |r| < 0.1 negligible, < 0.3 small, else medium or large. Decomposed
+    captions are left out, as the paper does ("not informative for benchmark validity"). Without
+    `model` the table says it was skipped."""
+    model = options.perplexity_model if options else None
+    sets: dict[tuple, dict] = {}
+    for r in rows:
+        facts = compass_of(r)
+        if not facts or facts["role"] == "decomposed" or not r.get("retrieval"):
+            continue
+        kind = "composed" if facts["role"] == "composed" else f"skill {facts['skill']}"
+        sets[(facts["level"], kind, facts["caption"])] = r["retrieval"]
+    if not sets:
+        return []
+    base = {"run": rows[0]["run"], "model": rows[0]["model"]}
+    if model is None:
+        return [{**base, "level": "-", "negatives": "-", "pairs": 0, "effect_size_r": None, "interpretation": None,
+                 "language_model": None, "note": PERPLEXITY_SKIPPED}]
+    from scipy.stats import mannwhitneyu  # with a language model only
+
+    texts = sorted({c for ret in sets.values() for c in ret["captions"]})
+    ppl = dict(zip(texts, perplexities(texts, model, device), strict=True))
+    groups: dict[tuple, tuple[list, list]] = defaultdict(lambda: ([], []))
+    for (level, kind, _), ret in sorted(sets.items()):
+        truth = ret["captions"][ret["truth"]]
+        negatives = [c for k, c in enumerate(ret["captions"]) if k != ret["truth"]]
+        hardest = min(negatives, key=lambda c: abs(ppl[c] - ppl[truth]))
+        groups[(level, kind)][0].append(ppl[truth])
+        groups[(level, kind)][1].append(ppl[hardest])
+    out = []
+    for (level, kind), (truths, hardest) in sorted(groups.items()):
+        u = float(mannwhitneyu(truths, hardest, alternative="two-sided").statistic)
+        r = 1 - 2 * u / (len(truths) * len(hardest))
+        size = abs(r)
+        out.append({**base, "level": level, "negatives": kind, "pairs": len(truths), "effect_size_r": r,
+                    "interpretation": "negligible" if size < 0.1 else "small" if size < 0.3 else "medium or large",
+                    "language_model": model, "ppl_truth_median": float(np.median(truths)),
+                    "ppl_hardest_median": float(np.median(hardest)), "note": None})
+    return out
+
+
+def perplexities(texts: list[str], model: str, device: str = "auto") -> list[float]:
+    """Token-level perplexity of each text under a transformers causal language model: exp of the
+    mean negative log-likelihood of its tokens after the first."""
+    try:
+        import torch
+        import transformers
+    except ModuleNotFoundError as err:
+        raise ConfigError("<command line>", [("--perplexity-model", f"needs {err.name}, which is not installed: "
+                                              "pip install 'byo-render[hf]'")]) from None
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(model)
+        lm = transformers.AutoModelForCausalLM.from_pretrained(model).eval()
+    except (OSError, ValueError, KeyError) as err:
+        raise ConfigError("<command line>", [("--perplexity-model", f"could not load {model!r} as a causal "
+                                              f"language model: {str(err).splitlines()[0]}")]) from None
+    where = "cuda" if device == "auto" and torch.cuda.is_available() else ("cpu" if device == "auto" else device)
+    lm = lm.to(where)
+    out = []
+    with torch.inference_mode():
+        for text in texts:
+            ids = tokenizer(text, return_tensors="pt")["input_ids"].to(where)
+            if ids.shape[1] < 2:
+                out.append(float("nan"))
+                continue
+            loss = lm(input_ids=ids, labels=ids).loss
+            out.append(float(torch.exp(loss)))
+    return out
+
+
+def integration_figure(series: list[tuple[str, str, list[dict]]]) -> list[tuple[bytes, str]]:
+    """R@1 composed and decomposed against complexity N, one panel per structural level;
+    `series`: (run label, its colour, its rows of compass_integration)."""
+    levels = sorted({r["level"] for _, _, rows in series for r in rows if r["n"] != ALL},
+                    key=lambda lv: (len(lv), lv))
+    if not levels:
+        return []
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(levels), figsize=(4.2 * len(levels), 3.2), squeeze=False, sharey=True)
+    for ax, level in zip(axes[0], levels, strict=True):
+        for label, colour, rows in series:
+            pts = sorted((r for r in rows if r["level"] == level and r["n"] != ALL and r["variant"] == ALL),
+                         key=lambda r: r["n"])
+            if not pts:
+                continue
+            n = [r["n"] for r in pts]
+            ax.plot(n, [r["r1_composed"] for r in pts], "-o", color=colour, label=f"{label} composed")
+            ax.plot(n, [r["r1_decomposed"] for r in pts], "--s", color=colour, label=f"{label} decomposed")
+        ax.set_title(f"{level}")
+        ax.set_xlabel("complexity N (primitives)")
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("R@1")
+    axes[0][-1].legend(fontsize=7, loc="upper right")
+    return [(png(fig), "R@1 of composed captions (solid) and of their decomposed primitives, all retrieved "
+                       "(dashed), against complexity N")]
+
+
+def _spread(r: dict) -> str:
+    if r.get("delta_mean_over_n") is None:
+        return ""
+    sd = r.get("delta_sd_over_n")
+    return f"{r['delta_mean_over_n']:.3f}" + (f" ± {sd:.3f}" if sd is not None else "")
+
+
+def _ci(r: dict) -> str:
+    return f"[{r['ci_lo']:.3f}, {r['ci_hi']:.3f}]" if r.get("ci_lo") is not None else ""
+
+
+INTEGRATION = ReportTable(
+    name="compass_integration", title="COMPASS: compositional integration gap",
+    definition="COMPASS (Eq. 1-3): R@1 composed = the composed caption beats its N one-primitive negatives; R@1 "
+               "decomposed = every primitive caption beats its matched negative (joint success, the product); delta = "
+               "decomposed - composed, per structural level and complexity N; n = all: delta's mean and standard "
+               "deviation over the N levels (Table 2)",
+    note="COMPASS. R@1 composed: the caption beats its N one-primitive negatives; R@1 decomposed: every primitive "
+         "caption beats the same perturbation alone; Δ = decomposed − composed (positive: joint reasoning costs). "
+         "Per level, Δ's mean ± standard deviation over the complexities N, as the paper's Table 2; the rows per N "
+         "are folded below.",
+    columns=(Column("level", "level", "text"), Column("N", "n", "text"), Column("captions", "captions", "int"),
+             Column("R@1 composed", "r1_composed"), Column("R@1 decomposed", "r1_decomposed"),
+             Column("Δ", "delta", "num"), Column("Δ over N (mean ± sd)", "delta_mean_over_n", "text", note=_spread)),
+    measure=integration_table, scope="run", folded=lambda r: r["n"] != ALL, figures=integration_figure,
+    terminal=True)
+
+SKILL_LOAD = ReportTable(
+    name="compass_skill_load", title="COMPASS: skill load",
+    definition="COMPASS (Eq. 4): OLS of R@1 on skill-targeted negatives on the caption's counts of objects, "
+               "attributes and relations, per structural level and skill, standard errors clustered by image "
+               "(statsmodels), two-sided t-tests; beta in R@1 per primitive (x 100: percentage points); self_load: "
+               "the coefficient of the skill's own type",
+    note="Eq. 4: OLS of R@1 on skill-targeted negatives (K = 4) on the caption's counts of objects (O), attributes (A) "
+         "and relations (R), per level and skill; standard errors clustered by image. β: change in R@1 per primitive "
+         "(× 100: percentage points); the self-load is the skill's own type.",
+    columns=(Column("level", "level", "text"), Column("skill", "skill", "text"), Column("term", "term", "text"),
+             Column("n", "n", "int"), Column("images", "images", "int"), Column("β", "beta", "num"),
+             Column("95% CI", "ci_lo", "text", note=_ci), Column("p", "p", "num"), Column("note", "note", "text")),
+    measure=skill_load_table, scope="run")
+
+PERPLEXITY = ReportTable(
+    name="compass_perplexity", title="COMPASS: perplexity check of the negatives",
+    definition="COMPASS's perplexity audit (appendix B): rank-biserial r between the true captions' and their hardest "
+               "negatives' perplexities under a language model; skipped without one",
+    note="Appendix B: are the hard negatives as fluent as the true captions? |r| < 0.1 negligible, < 0.3 small.",
+    columns=(Column("level", "level", "text"), Column("negatives", "negatives", "text"), Column("pairs", "pairs", "int"),
+             Column("r", "effect_size_r", "num"), Column("reading", "interpretation", "text"),
+             Column("note", "note", "text")),
+    measure=perplexity_table, scope="run", terminal=True)
+
+TABLES = (INTEGRATION, SKILL_LOAD, PERPLEXITY)
