@@ -24,7 +24,7 @@ def cmd_questions(args) -> int:
     path, summary = generate(args.dataset, preprompts=listed(args.preprompts) or ["neutral"],
                              instructions=listed(args.instructions) or ["direct"], keys=listed(args.keys),
                              templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting,
-                             unreadable=args.unreadable, prompts=args.prompts)
+                             unreadable=args.unreadable, prompts=args.prompts, options=args.options)
     table = Table("key", "questions", "skipped", "flagged", "why skipped", title=f"{summary.images} images x "
                   f"{summary.variants} prompt variants (unreadable questions: {summary.policy})")
     for key in sorted(set(summary.questions) | set(summary.skipped)):
@@ -90,6 +90,10 @@ def add_questions(questions: argparse.ArgumentParser) -> None:
                            help="questions a readability rule finds unreadable in the image: skip them, ask them "
                                 "flagged (scored apart), or ask them (default: the config's questions.unreadable, "
                                 "else skip; docs/readability.md)")
+    questions.add_argument("--options", type=int, default=None,
+                           help="the most lettered options a chat model is shown for a question with candidate "
+                                "captions (default: the config's questions.options, else the paper's count, "
+                                "Auto-Comp's 50)")
     questions.add_argument("--sheet", action="store_true",
                            help=f"also draw DATASET/{SHEET_FILE}: the skipped and flagged unreadable cases, each "
                                 "object outlined and the reason written under it")

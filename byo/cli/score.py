@@ -137,8 +137,8 @@ def cmd_compare(args) -> int:
         for r in result["thresholds"]:
             ci = (f" [{r['difference_lo']:+.2f}, {r['difference_hi']:+.2f}]" if r.get("difference_lo") is not None
                   else "")
-            shown = [fmt(r[f"threshold_{x}"]) if r[f"verdict_{x}"] == "breaks" else r[f"verdict_{x}"] for x in "ab"]
-            thresholds.add_row(r["key"], r["variable"], *shown,
+            each = [fmt(r[f"threshold_{x}"]) if r[f"verdict_{x}"] == "breaks" else r[f"verdict_{x}"] for x in "ab"]
+            thresholds.add_row(r["key"], r["variable"], *each,
                                f"{r['difference']:+.2f}{ci}" if r["difference"] is not None else "–", r.get("note") or "")
         shown.print(thresholds)
     paths = write_comparison(result, args.output or default_output(a, b))

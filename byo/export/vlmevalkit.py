@@ -17,10 +17,10 @@ from __future__ import annotations
 import base64
 import csv
 import json
-import string
 from pathlib import Path
 
 from byo.export.source import Question, Source, task_name
+from byo.families.base import option_labels
 from byo.providers.reference import answer_text
 
 INSTRUCTIONS = "README.md"
@@ -36,7 +36,7 @@ def _rows(source: Source, questions: list[tuple[int, Question]], letters: int) -
             carrier[q.image] = index
             image = base64.b64encode((source.root / q.image).read_bytes()).decode("ascii")
         row = {"index": index, "image": image, "question": q.prompt, "answer": answer_text(q.answer)}
-        for i, letter in enumerate(string.ascii_uppercase[:letters]):
+        for i, letter in enumerate(option_labels(letters)):  # past Z: AA, AB, ... (a question of 50 options)
             row[letter] = q.choices[i] if q.choices and i < len(q.choices) else ""
         row.update({"category": q.key, "l2-category": q.task, "id": q.id, "answer_type": q.answer_type,
                     "preprompt": q.preprompt, "instruction": q.instruction,

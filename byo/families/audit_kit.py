@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from byo.families.base import option_label
 from byo.scene import evidence
 from byo.scene.camera import Projector, defocus_diameter_px
 from byo.scene.setup import ResolvedSetup
@@ -204,7 +205,7 @@ def letter_of(question: dict, truths: list[bool]) -> Finding:
     if len(true) != 1:
         return IllPosed(f"{len(true)} options are true of the image: "
                         + (", ".join(question["choices"][k] for k in true) or "none"))
-    return Expected("ABCDEFGHIJKLMNOPQRSTUVWXYZ"[true[0]])
+    return Expected(option_label(true[0]))
 
 
 def guarded(table: AuditTable, keys, check: Callable[[dict, MeasuredImage, list[Seen]], IllPosed | None]) -> None:

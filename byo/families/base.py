@@ -46,6 +46,41 @@ POSITION_WORDS = ("upper left", "upper middle", "upper right", "middle left", "c
                   "lower left", "lower middle", "lower right")
 
 
+def option_label(index: int) -> str:
+    """The label of the option at `index`: A to Z, then AA, AB, ... (a question may show more than
+    26 options, as Auto-Comp's 50)."""
+    label, k = "", index + 1
+    while k:
+        k, r = divmod(k - 1, len(LETTERS))
+        label = LETTERS[r] + label
+    return label
+
+
+def option_labels(n: int) -> list[str]:
+    return [option_label(i) for i in range(n)]
+
+
+def option_index(label: str) -> int | None:
+    """The index of an option label (A -> 0, AA -> 26), None for anything else."""
+    label = str(label).strip().upper()
+    if not label or any(ch not in LETTERS for ch in label):
+        return None
+    k = 0
+    for ch in label:
+        k = k * len(LETTERS) + LETTERS.index(ch) + 1
+    return k - 1
+
+
+# How many options a chat model is shown at most: `byo questions --options N`, or the config's
+# questions.options, puts N in each legend it asks (ASKING); else the family's own default.
+ASKING = "asking"
+
+
+def options_shown(legend: dict, default: int) -> int:
+    """The most options a chat model is shown for a question with a candidate set."""
+    return int((legend.get(ASKING) or {}).get("options") or default)
+
+
 # --- answers ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Answer:
@@ -236,8 +271,8 @@ def multiple_choice(correct: str, distractors: list[str], rng: np.random.Generat
     options = [correct, *dict.fromkeys(d for d in distractors if d != correct)]
     order = rng.permutation(len(options))
     shuffled = [options[k] for k in order]
-    letter = LETTERS[shuffled.index(correct)]
-    text = " ".join(f"({LETTERS[i]}) {o}" for i, o in enumerate(shuffled))
+    letter = option_label(shuffled.index(correct))
+    text = " ".join(f"({option_label(i)}) {o}" for i, o in enumerate(shuffled))
     return Answer(letter, {**(params or {}), "options": text}, shuffled)
 
 

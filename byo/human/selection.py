@@ -26,7 +26,7 @@ import numpy as np
 
 from byo.core.errors import ConfigError
 from byo.families import get_family
-from byo.families.base import POSITION_WORDS, Domain
+from byo.families.base import POSITION_WORDS, Domain, option_labels
 from byo.questions.load import Question
 from byo.score.parse.cards import RANKS, SUITS
 from byo.score.vocab import DOMAINS
@@ -106,7 +106,7 @@ def input_for(q: Question, labels: dict[str, list[str] | None]) -> dict[str, Any
     if t == "position_word":
         return {"kind": "grid3", "options": list(POSITION_WORDS)}
     if t == "multiple_choice" and q.choices:
-        return {"kind": "letter", "options": [chr(65 + i) for i in range(len(q.choices))],
+        return {"kind": "letter", "options": option_labels(len(q.choices)),
                 "texts": list(q.choices)}
     if t in ("card", "card_set"):
         return {"kind": "card" if t == "card" else "cards", "ranks": list(RANKS), "suits": list(SUITS)}

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from byo.families.base import LETTERS, POSITION_WORDS
+from byo.families.base import POSITION_WORDS, option_labels
 
 RANKS = ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")
 CARD_CODES = tuple(rank + suit for suit in "SHDC" for rank in RANKS)
@@ -45,7 +45,7 @@ def value_schema(answer_type: str, choices: list[str] | None) -> dict:
     if answer_type == "yes_no":
         return {"type": "string", "enum": ["yes", "no"]}
     if answer_type == "multiple_choice":
-        return {"type": "string", "enum": list(LETTERS[: len(choices or [])]) or list(LETTERS[:4])}
+        return {"type": "string", "enum": option_labels(len(choices or [])) or option_labels(4)}
     if answer_type == "position_word":
         return {"type": "string", "enum": list(POSITION_WORDS)}
     if answer_type == "card":

@@ -21,9 +21,9 @@ from byo.core.inputs import read_image, read_json, reading
 from byo.core.locks import writer_lock
 from byo.core.schema import Strict, validation_problems
 from byo.families import get_family
-from byo.families.base import CATALOG, Answer, Skip, Unreadable, ask
+from byo.families.base import ASKING, CATALOG, Answer, Skip, Unreadable, ask
 from byo.questions.load import QUESTIONS, SUMMARY_FILE
-from byo.scene.config import UNREADABLE_POLICIES
+from byo.scene.config import MAX_OPTIONS, UNREADABLE_POLICIES
 from byo.scene.evidence import measure_objects
 
 PREPROMPTS = ("neutral", "debiased", "cot", "debiased_cot", "helpful")
@@ -225,6 +225,21 @@ def config_questions(layout: Layout) -> dict:
     return section if isinstance(section, dict) else {}
 
 
+def options_cap(layout: Layout, given: int | None) -> int | None:
+    """The most options a chat model is shown for a question with a candidate set: `given`
+    (--options), else the dataset config's `questions.options`, else None (the family's default)."""
+    where, value = ("--options", given) if given is not None else (
+        "questions.options", config_questions(layout).get("options"))
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= MAX_OPTIONS:
+        expected = f"an integer from 2 to {MAX_OPTIONS} (the options a chat model is shown)"
+        if where == "--options":
+            raise ConfigError("--options", [("--options", f"{value!r}: expected {expected}")])
+        raise InputError(layout.root / RESOLVED_CONFIG, f"{value!r}: expected {expected}", key=where)
+    return value
+
+
 def default_keys(layout: Layout) -> list[str] | None:
     """The config's questions.keys, checked."""
     keys = config_questions(layout).get("keys")
@@ -253,20 +268,23 @@ def with_evidence(layout: Layout, legend: dict) -> dict:
 def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("direct",), keys=None,
              templates: str | Path | None = None, out: str | Path | None = None, wait: bool = False,
              on_wait: Callable[[str], None] | None = None, unreadable: str | None = None,
-             prompts: str = DEFAULT_PROMPTS) -> tuple[Path, Summary]:
+             prompts: str = DEFAULT_PROMPTS, options: int | None = None) -> tuple[Path, Summary]:
     """Write the questions of a rendered dataset (and beside them SUMMARY_FILE: what was asked,
     skipped and flagged, per key and per level). The dataset is locked meanwhile: a render still
     writing it is named (or waited for, `wait`) instead of giving the questions of part of it.
     `unreadable`: skip, flag or ask questions a readability rule finds unreadable (default: the
-    config's questions.unreadable, else skip); `prompts`: the prompt set (PROMPT_SETS)."""
+    config's questions.unreadable, else skip); `prompts`: the prompt set (PROMPT_SETS); `options`:
+    the most options a chat model is shown for a question with a candidate set (default: the
+    config's questions.options, else the family's own count)."""
     if not Path(dataset).is_dir():
         raise ConfigError(str(dataset), [("<dataset>", "not a directory: render the dataset first")])
     with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait):
-        return _generate(Layout(dataset), preprompts, instructions, keys, templates, out, unreadable, prompts)
+        return _generate(Layout(dataset), preprompts, instructions, keys, templates, out, unreadable, prompts,
+                         options)
 
 
 def _generate(layout: Layout, preprompts, instructions, keys, templates, out, unreadable=None,
-              prompts=DEFAULT_PROMPTS) -> tuple[Path, Summary]:
+              prompts=DEFAULT_PROMPTS, options=None) -> tuple[Path, Summary]:
     dataset = layout.root
     legends = layout.legends()
     if not legends:
@@ -289,10 +307,11 @@ def _generate(layout: Layout, preprompts, instructions, keys, templates, out, un
 
     summary = Summary(images=len(legends), variants=len(preprompts) * len(instructions),
                       policy=unreadable_policy(layout, unreadable))
+    asking = {ASKING: {"options": cap}} if (cap := options_cap(layout, options)) is not None else {}
     rows = []
     for legend in legends:
         with reading(layout.legend(legend["name"]), "a legend"):
-            seen = with_evidence(layout, legend)
+            seen = {**with_evidence(layout, legend), **asking}
             rows += _questions(seen, plugin, keys, family_t, common, preprompts, instructions, where, summary)
     path = Path(out) if out else layout.root / QUESTIONS
     atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))

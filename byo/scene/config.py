@@ -223,6 +223,7 @@ class SlurmSection(Strict):
 
 
 UNREADABLE_POLICIES = ("skip", "flag", "ask")
+MAX_OPTIONS = 702  # option labels A to ZZ
 
 
 class QuestionsSection(Strict):
@@ -234,6 +235,10 @@ class QuestionsSection(Strict):
     # The question keys (or patterns: 'compass_*') `byo questions` asks by default; None: every key
     # of the family but its opt-in ones (a family's opt_in_keys, e.g. COMPASS's 46 caption keys).
     keys: list[str] | None = None
+    # The most lettered options a chat model is shown for a question with a candidate set (the
+    # rest of the set is still ranked by image-text models); None: the family's default, the
+    # paper's own count (Auto-Comp: 50).
+    options: int | None = Field(None, ge=2, le=MAX_OPTIONS)
 
 
 class SceneFamily(Protocol):

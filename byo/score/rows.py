@@ -105,18 +105,25 @@ def ranked_credit(similarities: list[float], truth: int) -> float:
     return 1.0 / sum(1 for s in similarities if s == top)
 
 
+def tied_top(similarities: list[float]) -> list[int]:
+    """Indices of the captions tied for the highest similarity: the ranking's prediction, shared
+    among them as ranked_credit shares the credit (the error breakdowns read it)."""
+    top = max(similarities)
+    return [k for k, s in enumerate(similarities) if s == top]
+
+
 def _ranked(q: Question, p: dict) -> tuple[dict, float | None]:
     """The scored fields of an image-text model's ranking of `q`'s candidate captions."""
     sims = p.get("similarities")
     if p["status"] != "ok" or q.retrieval is None or not isinstance(sims, list) \
             or len(sims) != len(q.retrieval.captions):
         status = p["status"] if p["status"] != "ok" else "unparsed"
-        return {"status": status, "value": None, "method": None, "candidates": None,
+        return {"status": status, "value": None, "method": None, "candidates": None, "top": None,
                 "note": "no ranking of the question's candidate captions" if p["status"] == "ok" else None}, None
     credit = ranked_credit([float(s) for s in sims], q.retrieval.truth)
     top = max(range(len(sims)), key=lambda k: (sims[k], -k))
     return {"status": "ok", "value": q.retrieval.captions[top], "method": "ranking", "candidates": None,
-            "note": None}, credit
+            "top": tied_top([float(s) for s in sims]), "note": None}, credit
 
 
 def legend_splits(questions: list[Question], dataset: Path) -> dict[str, str]:

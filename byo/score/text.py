@@ -12,6 +12,8 @@ import json
 import re
 import unicodedata
 
+from byo.families.base import option_label
+
 _MARKDOWN = re.compile(r"\*\*|\*|`+|^#+\s*", re.MULTILINE)
 # Runs of spaces and tabs become one space; a lone space is left as it is (the same, with fewer
 # replacements).
@@ -249,7 +251,7 @@ def _echo_patterns(prompt: str, choices: tuple[str, ...] | None) -> tuple[re.Pat
     """The prompt's sentences (the options list first), longest first, as patterns to remove."""
     candidates = sorted(prompt_sentences(prompt), key=len, reverse=True)
     if choices:
-        candidates.insert(0, " ".join(f"({chr(65 + i)}) {c}" for i, c in enumerate(choices)))
+        candidates.insert(0, " ".join(f"({option_label(i)}) {c}" for i, c in enumerate(choices)))
     patterns = []
     for sentence in candidates:
         body = sentence.rstrip(".?!:").strip()

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 from conftest import ROOT
 
+from byo.families.base import option_index, option_label
 from byo.families.crest import metrics as crest
 from byo.score.numbers import numbers
 from byo.score.parse import ANSWER_TYPES, ParseContext, exact_labels, parse_answer
@@ -86,6 +87,24 @@ def test_multiple_choice_by_letter_or_text():
     assert parse_answer(prompt + "\nAnswer: A", ctx).value == "A"
     assert parse_answer("(B)", ctx).value == "B"
     assert parse_answer("G", ctx).status == "unparsed"
+
+
+def test_past_26_options_the_labels_run_on_to_aa():
+    """Auto-Comp shows 50 options (its blind LLM, Table 9): option 27 is AA, option 50 AX."""
+    assert [option_label(k) for k in (0, 25, 26, 27, 49, 701)] == ["A", "Z", "AA", "AB", "AX", "ZZ"]
+    assert [option_index(x) for x in ("A", "z", "AA", "ax", "ZZ", "A1", "")] == [0, 25, 26, 49, 701, None, None]
+    choices = [f"caption {k}" for k in range(50)]
+    prompt = "Which caption describes the image? " + " ".join(f"({option_label(k)}) {c}" for k, c in enumerate(choices))
+    ctx = ParseContext("multiple_choice", prompt, choices=choices)
+    assert parse_answer("AB", ctx).value == "AB"
+    assert parse_answer("The answer is (ax).", ctx).value == "AX"
+    assert parse_answer("Option AC", ctx).value == "AC"
+    assert parse_answer("B", ctx).value == "B"
+    assert parse_answer("caption 48", ctx).value == "AW"
+    assert parse_answer("The answer is at the top.", ctx).status != "ok"  # a word, not the label AT
+    assert parse_answer("AY", ctx).status == "unparsed"  # past the 50 shown
+    few = ParseContext("multiple_choice", "Which? (A) one (B) two", choices=["one", "two"])
+    assert parse_answer("AB", few).status == "unparsed"  # 26 options or fewer: single letters only
 
 
 def test_program_codes_keep_what_was_written():

@@ -133,20 +133,30 @@ def relate_left(q, image, seen):
     return left if isinstance(left, IllPosed) else Expected("yes" if left else "no")
 
 
+def _study_label(option: str) -> str:
+    """The class label in one of seed 004's prompts: "a photo of a red cube" -> "red cube", "a photo
+    of a cube to the left of a sphere" -> "cube left sphere"."""
+    text = option.removeprefix("a photo of a ")
+    relation = re.fullmatch(r"(\w+) to the (left|right) of a (\w+)", text)
+    return " ".join(relation.groups()) if relation else text
+
+
 @AUDITS.key("label_choice", "label_zsl")
 @_readable
 def label_choice(q, image, seen):
-    return _names_unseen(image, seen, q["choices"]) or letter_of(
-        q, [any(_is(o, option) for o in seen) for option in q["choices"]])
+    labels = [_study_label(option) for option in q["choices"]]
+    return _names_unseen(image, seen, labels) or letter_of(q, [any(_is(o, label) for o in seen) for label in labels])
 
 
-@AUDITS.key("relation_choice", "relation_zsl")
+@AUDITS.key("relation_choice", "relation_zsl", "relation_zsl_split")
 @_readable
 def relation_choice(q, image, seen):
-    """Options "<shape> left|right <shape>"; true when such a pair of seen objects stands so."""
+    """Options "a photo of a <shape> to the left|right of a <shape>"; true when such a pair of seen
+    objects stands so."""
     truths = []
-    for option in q["choices"]:
-        a_shape, rel, b_shape = option.split()
+    labels = [_study_label(option) for option in q["choices"]]
+    for label in labels:
+        a_shape, rel, b_shape = label.split()
         true = False
         for a, b in itertools.permutations(seen, 2):
             if a.kind == a_shape and b.kind == b_shape:
@@ -155,7 +165,7 @@ def relation_choice(q, image, seen):
                     return left
                 true |= left == (rel == "left")
         truths.append(true)
-    shapes = {s for option in q["choices"] for s in option.split()[::2]}
+    shapes = {s for label in labels for s in label.split()[::2]}
     hidden_only = {o.kind for o in image.with_status(UNSEEN)} - {o.kind for o in seen}
     if shapes & hidden_only:
         return IllPosed(f"an option names {sorted(shapes & hidden_only)}, which the image does not show")
@@ -297,7 +307,8 @@ def _palette(image: MeasuredImage) -> dict[str, tuple[float, ...]]:
 # The readability rules (docs/readability.md), from the image file: each seen object stands out
 # (every key); each seen object's rendered colour reads as its own (keys naming colours).
 COLOUR_KEYS = ("count_color", "exist_color_shape", "query_color_unique_shape", "query_shape_unique_color",
-               "label_choice", "label_zsl", "relation_choice", "relation_zsl", "binding_swap", "binding_confusion",
+               "label_choice", "label_zsl", "relation_choice", "relation_zsl", "relation_zsl_split", "binding_swap",
+               "binding_confusion",
                "autocomp_swap", "autocomp_confusion", "autocomp_vary_color", "autocomp_vary_object")
 guarded(AUDITS, (*COLOUR_KEYS, *COMPASS_AUDITS), lambda q, image, seen: image.colour_off(seen, _palette(image)))
 guarded(AUDITS, list(AUDITS), lambda q, image, seen: image.unshown(seen))

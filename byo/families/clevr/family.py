@@ -31,10 +31,13 @@ from byo.families.clevr.model import (
     _color_table,
     _footprint_radius,
     _in_split,
-    _pair_split,
+    arrangement,
     object_label_split,
+    phrasings,
+    relation_label,
     relation_label_split,
     relation_margin_px,
+    two_object_pairs,
 )
 from byo.families.clevr.sheet import SHEETS
 from byo.families.clevr.vocab import VOCABULARY
@@ -48,7 +51,10 @@ class ClevrFamily(Family):
     answers = {**ANSWERS, **{key: shown(coloured(fn)) for key, fn in compass_answers(readable).items()}}
     design_keys = ("mode", "count", "shapes", "colors", "materials", "sizes", "split", "scale", "extent")
     audit = "audit"
-    opt_in_keys = ("compass_*",)  # COMPASS's caption sets: dataset_configs/compass/ asks them
+    # COMPASS's caption sets (dataset_configs/compass/ asks them) and the compositional-generalisation
+    # study's relational ZSL as the paper samples it, which a ranker blind to the relation answers
+    # (answers.relation_zsl)
+    opt_in_keys = ("compass_*", "relation_zsl_split")
     tables = metrics.TABLES + compass_metrics.TABLES
     sheets = SHEETS
     vocabulary = VOCABULARY
@@ -82,40 +88,31 @@ class ClevrFamily(Family):
             n = int(draw.integers(lo, hi, endpoint=True))
             return [obj(pick(c.shapes), pick(colors)) for _ in range(n)], {}
         if c.mode == "single_object":
-            labels = [(s, col) for si, s in enumerate(c.shapes) for ci, col in enumerate(colors)
-                      if _in_split(object_label_split(si, ci, len(colors)), c.split)]
+            labels = [(s, col) for s in c.shapes for col in colors if _in_split(object_label_split(col, s), c.split)]
             if not labels:
                 raise PlacementError(f"split {c.split!r} has no labels for these shapes and colours")
             s, col = pick(labels)
-            split = object_label_split(c.shapes.index(s), colors.index(col), len(colors))
-            return [obj(s, col)], {"label": f"{col} {s}", "label_split": split}
+            return [obj(s, col)], {"label": f"{col} {s}", "label_split": object_label_split(col, s)}
         if c.mode == "two_object":
-            pairs = []
-            for (si, s), (sj, t) in itertools.combinations(enumerate(c.shapes), 2):
-                for ci, col in enumerate(colors):
-                    for cj, col2 in enumerate(colors):
-                        if ci == cj:
-                            continue
-                        split = _pair_split(object_label_split(si, ci, len(colors)),
-                                            object_label_split(sj, cj, len(colors)))
-                        if _in_split(split, c.split):
-                            pairs.append(((s, col), (t, col2), split))
+            pairs = two_object_pairs(c.shapes, colors, c.split)
             if not pairs:
                 raise PlacementError(f"split {c.split!r} has no two-object labels for these shapes and colours")
             (s, col), (t, col2), split = pick(pairs)
-            parts = [object_label_split(c.shapes.index(x), colors.index(k), len(colors)) for x, k in ((s, col), (t, col2))]
-            return [obj(s, col), obj(t, col2)], {"labels": [f"{col} {s}", f"{col2} {t}"], "label_split": split,
-                                                 "object_splits": parts}
+            return [obj(s, col), obj(t, col2)], {"labels": [f"{col} {s}", f"{col2} {t}"], "label_split": split}
         if c.mode == "relational":
-            pairs = [(a, b) for (ai, a), (bi, b) in itertools.permutations(enumerate(c.shapes), 2)
-                     if _in_split(relation_label_split(ai, bi, len(c.shapes)), c.split)]
-            if not pairs:
+            # One label of the split drawn (the authors' label folders), its arrangement rendered;
+            # `split_labels`: the arrangement's phrasings this split holds (the question's truths).
+            labels = [relation_label(a, r, b) for a, b in itertools.permutations(c.shapes, 2) for r in ("left", "right")]
+            labels = [lab for lab in labels if _in_split(relation_label_split(lab), c.split)]
+            if not labels:
                 raise PlacementError(f"split {c.split!r} has no relational labels for these shapes")
-            left, right = pick(pairs)
-            split = relation_label_split(c.shapes.index(left), c.shapes.index(right), len(c.shapes))
+            drawn = pick(labels)
+            left, right = arrangement(drawn)
             cols = draw.choice(len(colors), size=2, replace=len(colors) < 2)
+            both = phrasings(left, right)
             return ([obj(left, colors[cols[0]]), obj(right, colors[cols[1]])],
-                    {"labels": [f"{left} left {right}", f"{right} right {left}"], "label_split": split,
+                    {"labels": list(both), "label_split": relation_label_split(drawn),
+                     "split_labels": [lab for lab in both if _in_split(relation_label_split(lab), c.split)],
                      "left_to_right": [left, right]})
         # color_binding (seed 001): N objects, N distinct shapes, one distinct colour each.
         lo, hi = c.count_range
@@ -292,7 +289,7 @@ class ClevrFamily(Family):
     def legend_lines(self, legend: dict[str, Any]) -> list[str]:
         lines = []
         extras = legend.get("extras", {})
-        for key in ("label", "labels", "label_split", "object_splits", "binding_left_to_right"):
+        for key in ("label", "labels", "label_split", "split_labels", "binding_left_to_right"):
             if key in extras:
                 lines.append(f"{key}: {extras[key]}")
         if "autocomp" in extras:

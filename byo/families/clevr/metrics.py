@@ -6,26 +6,28 @@ Definitions quoted from the papers:
 
 - Auto-Comp (seed 001), Table 4: accuracy on the Swap and Confusion benchmarks beside "Random
   Chance" (1 / candidates: 50.0 / 6.3 for N = 2, 16.7 / 0.1 for N = 3, position Confusion 25.0 / 0.9).
-  Here chance is 1 / options as the question presented them (a chat model sees at most 26).
+  Here chance is 1 / options as the question presented them (a chat model sees at most 50 by
+  default, the paper's count for its blind LLM: chance 2.0% for N = 3 Confusion, Table 9).
 - Table 5: "The 'Min' and 'Ctx' columns show 'Swap / Confusion' accuracy (%). The Delta columns show
   the percentage point change", over "the Paired Comparison Set ... concepts for which both the
   minimal and contextual versions" were kept: here, concepts whose two images were both asked.
 - Table 6: the Confusion error types "Swapped Colors, Same Color Diff. Obj., Same Color Same Obj.,
   Same Obj. Diff. Colors" (share of errors); seed 004 Tables 5 and 8: "the percentage of total
   predictions made by the models which fall into each error category" (Colour / Shape / Other;
-  Left/Right / Shape order / Other). Both come from the distractor tag of the option chosen.
+  Left/Right / Shape order / Other). Both come from the distractor tag of the option chosen: a chat
+  model's letter, or an image-text model's top caption (captions tied for the top share the
+  prediction, as recall@1 shares the credit).
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from byo.families.api import Column, ReportTable, proportion
+from byo.families.api import Column, ReportTable, option_index, proportion
 
 AUTOCOMP_KEYS = ("autocomp_swap", "autocomp_confusion", "autocomp_vary_color", "autocomp_vary_object",
                  "binding_swap", "binding_confusion")
-COMPGEN_KEYS = ("label_choice", "label_zsl", "relation_choice", "relation_zsl")
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+COMPGEN_KEYS = ("label_choice", "label_zsl", "relation_choice", "relation_zsl", "relation_zsl_split")
 
 
 def _chance(row: dict) -> float | None:
@@ -80,12 +82,28 @@ def measure_relations(rows: list[dict], train: list) -> list[dict]:
             for (rel, cond), group in _group(position, "relations", "condition").items()]
 
 
-def _chosen_tag(r: dict) -> str:
+def chosen_tags(r: dict) -> dict[str, float]:
+    """The kinds of caption a prediction took, each with its share of the prediction: a chat
+    model's lettered option (`option_tags`); an image-text model's top caption in the full
+    candidate set (`retrieval`), the captions tied for the top sharing it; "unparsed" when
+    there is no answer to read."""
+    if r.get("ranked"):
+        tags, top = (r.get("retrieval") or {}).get("tags"), r.get("top")
+        if r["status"] != "ok" or not tags or not top:
+            return {"unparsed": 1.0}
+        shares: Counter = Counter()
+        for k in top:
+            shares[tags[k]] += 1 / len(top)
+        return dict(shares)
     if r["status"] != "ok" or r["value"] is None:
-        return "unparsed"
+        return {"unparsed": 1.0}
     tags = r["params"].get("option_tags") or []
-    k = LETTERS.find(str(r["value"]).upper())
-    return tags[k] if 0 <= k < len(tags) else "unparsed"
+    k = option_index(str(r["value"]))
+    return {tags[k]: 1.0} if k is not None and k < len(tags) else {"unparsed": 1.0}
+
+
+def _count(x: float) -> int | float:
+    return int(round(x)) if abs(x - round(x)) < 1e-9 else round(x, 3)
 
 
 def measure_distractors(rows: list[dict], train: list) -> list[dict]:
@@ -97,11 +115,14 @@ def measure_distractors(rows: list[dict], train: list) -> list[dict]:
     else:
         groups = {f"N={n} {cond or ''}".strip(): g for (n, cond), g in _group(rows, "n", "condition").items()}
     for name, group in groups.items():
-        taken = Counter(_chosen_tag(r) for r in group if not r["correct"])
+        taken: Counter = Counter()
+        for r in group:
+            taken.update(chosen_tags(r))
+        taken.pop("truth", None)
         wrong = sum(taken.values())
         for tag, count in sorted(taken.items()):
-            out.append({"slice": name, "distractor": tag, "count": count, "of_predictions": count / len(group),
-                        "of_errors": count / wrong})
+            out.append({"slice": name, "distractor": tag, "count": _count(count),
+                        "of_predictions": count / len(group), "of_errors": count / wrong})
     return out
 
 
@@ -120,8 +141,9 @@ BINDING = ReportTable(
     definition="Auto-Comp (seed 001) Swap, Confusion and N = 1 caption choices: accuracy with its Wilson interval, "
                "and chance = mean 1 / options as presented, per task, N and condition",
     note="Auto-Comp (seed 001), Table 4 and Table 8. Chance is 1 / options as each question presented them: a "
-         "chat model sees every caption when they fit in 26 letters, else the truth and 25 drawn from the "
-         "question's seed (the question says which); an image-text model ranks all of them.",
+         "chat model sees every caption when there are at most 50 (the paper's count; byo questions --options "
+         "N sets another), else the truth and 49 drawn from the question's seed (the question says which); an "
+         "image-text model ranks all of them.",
     columns=(Column("task", "task", "text"), Column("N", "n_objects", "int"), Column("condition", "condition", "text"),
              Column("n", "n", "int"), Column("accuracy", "accuracy", note=_acc_note), Column("chance", "chance")),
     measure=measure_binding, keys=AUTOCOMP_KEYS)
@@ -145,7 +167,8 @@ DISTRACTORS = ReportTable(
          "/ swap:order (Table 8: left/right, the shapes' order), other (a random label), and Auto-Comp's Table 6 "
          "kinds swap:color, confusion:same_color_diff_object, confusion:same_color_same_object, "
          "confusion:same_object_diff_color (position: swap:order, swap:relation, confusion:same_object). "
-         "'unparsed' counts answers with no option found.",
+         "'unparsed' counts answers with no option found. An image-text model's prediction is its top caption "
+         "among all the candidates; captions tied for the top share it.",
     columns=(Column("slice", "slice", "text"), Column("distractor", "distractor", "text"),
              Column("count", "count", "int"), Column("of predictions", "of_predictions"),
              Column("of errors", "of_errors")),
@@ -155,7 +178,7 @@ SPLITS = ReportTable(
     name="compgen_splits", title="Accuracy per split (compositional generalisation)",
     definition="seed 004: accuracy with its Wilson interval and chance per split (train, id_val, id_test, ood_val, "
                "ood_test) of the ZSL and GZSL label sets",
-    note="Seed 004, Tables 2-4, 6 and 7. ZSL keys (label_zsl, relation_zsl) offer the truth and two labels of the "
+    note="Seed 004, Tables 2-4, 6 and 7. ZSL keys (label_zsl, relation_zsl_split) offer the truth and two labels of the "
          "same split; GZSL keys (label_choice, relation_choice) the truth, two hard negatives and two random "
          "labels (single objects: every label). In an OOD split the answer names the held-out object.",
     columns=(Column("split", "split", "text"), Column("n", "n", "int"), Column("accuracy", "accuracy", note=_acc_note),

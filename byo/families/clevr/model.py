@@ -116,6 +116,11 @@ class ClevrContent(Strict):
                 raise ValueError(f"autocomp with N={hi} needs N <= 3 and at least N shapes and N colours")
             if self.task == "position" and lo < 2:
                 raise ValueError("position binding needs N >= 2 (N - 1 relations chain the objects)")
+        if self.mode in ("single_object", "two_object") and self.split != "all":
+            outside = [c for c in _color_names(self.colors) if c not in COLORS]
+            if outside:
+                raise ValueError(f"split {self.split!r} draws the study's labels (CLEVR's 8 colours); "
+                                 f"{', '.join(outside)} belong to no split: use split 'all'")
         if self.mode in ("two_object", "relational") and len(self.shapes) < 2:
             raise ValueError(f"mode {self.mode!r} needs at least two shapes")
         if self.mode == "two_object" and len(self.colors) < 2:
@@ -169,30 +174,77 @@ def _color_names(colors) -> list[str]:
     return [color_name(c) for c in colors]
 
 
-# --- label splits (seed 004): held-out combinations; every single factor stays in training ---
-def object_label_split(shape_i: int, color_i: int, n_colors: int) -> str:
-    """Split of a (shape, colour) label. Each shape holds out two colours, each colour is held
-    out for at most one shape per split, so every shape and colour still appears in train."""
-    k = (color_i - 2 * shape_i) % n_colors
-    return {0: "ood_val", 1: "ood_test"}.get(k, "train")
+# --- label splits of the compositional-generalisation study (seed 004), as its authors' code lists them ---
+# Single-object labels (Table 1: 17 train, 4 OOD-val, 11 OOD-test; 80 / 100 / 100 images each).
+# The authors' loader names them by class id, the row of a prompt file in alphabetical order
+# (colour, then shape): tests/families/clevr/test_compgen.py maps those ids onto these names.
+OBJECT_SPLITS: dict[str, tuple[str, ...]] = {
+    "train": ("red sphere", "green sphere", "purple sphere", "cyan sphere", "gray sphere", "blue sphere",
+              "yellow sphere", "gray cube", "blue cube", "brown cube", "red cylinder", "green cylinder",
+              "purple cylinder", "cyan cylinder", "purple cone", "brown cone", "yellow cone"),
+    "ood_val": ("brown sphere", "yellow cube", "gray cylinder", "cyan cone"),
+    "ood_test": ("blue cone", "blue cylinder", "brown cylinder", "cyan cube", "gray cone", "green cone", "green cube",
+                 "purple cube", "red cone", "red cube", "yellow cylinder"),
+}
+# Relational labels "<shape> left|right <shape>" (Table 1: 11 train, 5 OOD-val, 8 OOD-test label
+# folders; 40 / 50 / 50 images each), the folders of the authors' dataset. A split holds labels,
+# not arrangements: "cylinder left sphere" is a training label and "sphere right cylinder", the
+# same picture, an OOD-val one; likewise (sphere, cylinder) and (cone, cube) across OOD val and test.
+RELATION_SPLITS: dict[str, tuple[str, ...]] = {
+    "train": ("cube left sphere", "cylinder left sphere", "sphere left cone", "cube right sphere", "sphere left cube",
+              "sphere right cube", "cylinder left cube", "cylinder left cone", "cone right sphere",
+              "cone right cylinder", "cube right cylinder"),
+    "ood_val": ("cube left cone", "sphere left cylinder", "sphere right cylinder", "cone right cube", "cube right cone"),
+    "ood_test": ("cone left cylinder", "cube left cylinder", "cylinder right cube", "cylinder right sphere",
+                 "sphere right cone", "cylinder right cone", "cone left cube", "cone left sphere"),
+}
+_OBJECT_SPLIT = {label: split for split, labels in OBJECT_SPLITS.items() for label in labels}
+_RELATION_SPLIT = {label: split for split, labels in RELATION_SPLITS.items() for label in labels}
 
 
-def relation_label_split(left_i: int, right_i: int, n_shapes: int) -> str:
-    """Split of an ordered (left shape, right shape) pair: the cyclic successor pairs are held out."""
-    if (right_i - left_i) % n_shapes != 1:
-        return "train"
-    return "ood_val" if left_i % 2 == 0 else "ood_test"
+def object_label_split(color: str, shape: str) -> str | None:
+    """The study's split of the label "<colour> <shape>"; None for a label outside its 32."""
+    return _OBJECT_SPLIT.get(f"{color} {shape}")
 
 
-def _in_split(label_split: str, wanted: str) -> bool:
+def relation_label(a: str, relation: str, b: str) -> str:
+    return f"{a} {relation} {b}"
+
+
+def phrasings(left: str, right: str) -> tuple[str, str]:
+    """The two labels true of `left` standing left of `right`: "a left b" and "b right a"."""
+    return relation_label(left, "left", right), relation_label(right, "right", left)
+
+
+def arrangement(label: str) -> tuple[str, str]:
+    """(left shape, right shape) that a relational label describes."""
+    a, relation, b = label.split()
+    return (a, b) if relation == "left" else (b, a)
+
+
+def relation_label_split(label: str) -> str | None:
+    """The study's split of a relational label; None for one outside its 24."""
+    return _RELATION_SPLIT.get(label)
+
+
+def two_object_pairs(shapes, colors, wanted: str) -> list[tuple[tuple[str, str], tuple[str, str], str | None]]:
+    """The two-object images a split draws: ((shape, colour), (shape, colour), split), two labels
+    of one split differing in shape and colour ("The two-object dataset contains images of exactly
+    two-objects which differ in both shape and colour"). Both from one split (Table 1: 93
+    training pairs x 80 images, 6 OOD-val and 37 OOD-test pairs x 100), so no held-out object
+    enters the other held-out split's images."""
+    pairs = []
+    for s, t in itertools.combinations(shapes, 2):
+        for col, col2 in itertools.permutations(colors, 2):
+            split = object_label_split(col, s)
+            if split == object_label_split(col2, t) and _in_split(split, wanted):
+                pairs.append(((s, col), (t, col2), split))
+    return pairs
+
+
+def _in_split(label_split: str | None, wanted: str) -> bool:
     if wanted == "all":
         return True
     if wanted in ("train", "id_val", "id_test"):  # in-distribution splits share the training labels
         return label_split == "train"
     return label_split == wanted
-
-
-def _pair_split(a: str, b: str) -> str:
-    if "ood_test" in (a, b):
-        return "ood_test"
-    return "ood_val" if "ood_val" in (a, b) else "train"

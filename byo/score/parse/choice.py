@@ -1,4 +1,6 @@
-"""Multiple-choice answers: the letter of a choice, "(B)", "option C", or a choice's own text."""
+"""Multiple-choice answers: the letter of a choice, "(B)", "option C", or a choice's own text.
+Past 26 options the labels go on AA, AB, ... (byo.families.base.option_label); two-letter labels
+are then read in capitals, or in parentheses."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import functools
 import itertools
 import re
 
+from byo.families.base import option_labels
 from byo.score import text
 from byo.score.parse.model import Mention, ParseContext
 
@@ -17,6 +20,16 @@ _LETTER_PATTERNS = [
     re.compile(r"^\s*([A-Z])\s*(?:[.:)\-]|$)"),
     re.compile(r"(?<![\w'])([A-Z])(?=\s*[.!]?\s*$)"),
     re.compile(r"(?<![\w'])([A-Z])(?=\s*(?:or|,|/)\s*\(?[A-Z]\)?(?![\w']))"),
+]
+# The same for a question of more than 26 options, whose labels run on to AA, AB, ...
+_LONG_PATTERNS = [
+    re.compile(r"\(([A-Za-z]{1,2})\)"),
+    re.compile(r"(?<![\w(])([A-Z]{1,2})\)"),
+    re.compile(r"\b(?:option|choice|letter|answer|caption)\s*(?:is\s*)?:?\s*\(?([A-Za-z])\b(?!')", re.IGNORECASE),
+    re.compile(r"\b(?i:option|choice|letter|answer|caption)\s*(?i:is\s*)?:?\s*\(?([A-Z]{2})\b(?!')"),
+    re.compile(r"^\s*([A-Z]{1,2})\s*(?:[.:)\-]|$)"),
+    re.compile(r"(?<![\w'])([A-Z]{1,2})(?=\s*[.!]?\s*$)"),
+    re.compile(r"(?<![\w'])([A-Z]{1,2})(?=\s*(?:or|,|/)\s*\(?[A-Z]{1,2}\)?(?![\w']))"),
 ]
 
 
@@ -41,9 +54,9 @@ def _inside_longer(spans: list[tuple[int, int, str]], longest_end: list[int], k:
 
 def find_choice(span: str, ctx: ParseContext) -> list[Mention]:
     choices = ctx.choices or []
-    letters = [chr(65 + i) for i in range(len(choices))]
+    letters = option_labels(len(choices))
     found: dict[int, Mention] = {}
-    for pattern in _LETTER_PATTERNS:
+    for pattern in _LONG_PATTERNS if len(choices) > 26 else _LETTER_PATTERNS:
         for m in pattern.finditer(span):
             letter = m.group(1).upper()
             if letter in letters and not text.negated(span, m.start(1)):

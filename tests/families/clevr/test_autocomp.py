@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
+import yaml
+from clevr_legends import asked, ranked, unrendered_legends
 
 from byo.families.clevr.autocomp import (
     bindings_intact,
@@ -19,7 +23,10 @@ from byo.families.clevr.autocomp import (
     position_arrangements,
     sample_concept,
 )
+from byo.families.clevr.metrics import measure_distractors
 from byo.families.clevr.model import COLORS, SHAPES
+
+ROOT = Path(__file__).resolve().parents[3]
 
 VOCABULARY = {"colors": list(COLORS), "shapes": list(SHAPES)}
 
@@ -99,3 +106,60 @@ def test_captions_minimal_white_background_and_natural_ones_keep_every_binding()
 def test_the_same_concept_in_both_conditions():
     a, b = concept("color", 3, 7), concept("color", 3, 7)
     assert a == b and concept("color", 3, 8) != a
+
+
+# --- rankers wrong in the way each benchmark exists to catch -------------------------------------
+def described(caption: str, words) -> Counter:
+    """The vocabulary words a caption names, with their numbers."""
+    return Counter(w for w in re.findall(r"[a-z]+", caption) if w in words)
+
+
+def shape_only(legend: dict, caption: str) -> float:
+    """Names the image's shapes (with their numbers), whatever colours it binds to them."""
+    named, shown = described(caption, SHAPES), Counter(o["kind"] for o in legend["objects"])
+    return -sum(((named - shown) + (shown - named)).values())
+
+
+def low_entropy(legend: dict, caption: str) -> float:
+    """Prefers the caption naming the fewest different colours and shapes (the distractors of
+    repeated elements that Confusion adds)."""
+    return -len(described(caption, [*COLORS, *SHAPES]))
+
+
+@pytest.fixture(scope="module")
+def colour_concepts(tmp_path_factory) -> list[dict]:
+    """Colour concepts 0..19 at N = 2 and 3, Minimal and Contextual, as legends (no render)."""
+    data = yaml.safe_load((ROOT / "dataset_configs/autocomp/color.yaml").read_text())
+    data["variables"]["content.concept"]["max"] = 19
+    return unrendered_legends(tmp_path_factory.mktemp("colour"), data)
+
+
+def test_a_shape_only_ranker_scores_chance_on_colour_swap(colour_concepts):
+    """Swap permutes the N colours over the fixed objects, so every candidate names the image's
+    shapes: the shape-only ranker ties all N! of them, recall@1 1/N! = Table 4's Random Chance
+    (50.0 for N = 2, 16.7 for N = 3). A ranker that reads the bindings scores 1."""
+    pairs = asked(colour_concepts, "autocomp_swap")
+    assert len(pairs) == 80
+    rows = ranked(pairs, shape_only)
+    for n, chance in ((2, 1 / 2), (3, 1 / 6)):
+        group = [r for r in rows if r["params"]["n"] == n]
+        assert len(group) == 40
+        assert all(r["recall_at_1"] == pytest.approx(chance) == r["chance"] for r in group)
+    truth = {legend["name"]: q.retrieval.captions[q.retrieval.truth] for legend, q in pairs}
+    by_image = {legend["image"]: legend["name"] for legend, _ in pairs}
+    perfect = ranked(pairs, lambda legend, caption: float(caption == truth[by_image[legend["image"]]]))
+    assert all(r["recall_at_1"] == 1.0 for r in perfect)
+
+
+def test_error_breakdown_of_a_ranking_model_on_colour_confusion(colour_concepts):
+    """Table 6 from an image-text model's top captions: the low-entropy ranker's top is the N^2
+    captions of one colour on one shape repeated ('a red cube and a red cube'), tied, all of kind
+    Same Color Same Obj.: 100% of its errors and of its predictions."""
+    rows = ranked(asked(colour_concepts, "autocomp_confusion"), low_entropy)
+    assert len(rows) == 80 and all(r["recall_at_1"] == 0.0 for r in rows)
+    assert all(len(r["top"]) == r["params"]["n"] ** 2 for r in rows)
+    found = measure_distractors(rows, [])
+    assert {r["slice"] for r in found} == {"N=2 minimal", "N=2 contextual", "N=3 minimal", "N=3 contextual"}
+    for r in found:
+        assert r["distractor"] == "confusion:same_color_same_object" and r["count"] == 20
+        assert r["of_errors"] == pytest.approx(1.0) and r["of_predictions"] == pytest.approx(1.0)

@@ -4,6 +4,7 @@ position relations and the paired sheet, on a tiny render."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,8 @@ from conftest import write_config
 from PIL import Image
 
 from byo.cli import main
+from byo.core.dataset import RESOLVED_CONFIG
+from byo.families.api import option_index
 from byo.scene.measure import read_mask
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -56,13 +59,15 @@ def test_position_answers_pass_the_audit_and_the_oracle(position):
     totals = json.loads((position / "audit.json").read_text())["totals"]
     assert totals["wrong"] == 0 and totals["ill_posed"] == 0 and totals["ok"] >= 8
     rows = [json.loads(line) for line in (position / "questions.jsonl").read_text().splitlines()]
+    shown = 50  # Auto-Comp's blind LLM saw the truth and 49 negatives for N = 3 (Table 9: chance 2.0%)
     for r in rows:
         n = r["params"]["n"]
         expected = {("autocomp_swap", 2): 2, ("autocomp_swap", 3): 6,
                     ("autocomp_confusion", 2): 4, ("autocomp_confusion", 3): 108}[(r["key"], n)]
         assert len(r["retrieval"]["captions"]) == expected
-        assert r["chance"] == pytest.approx(1 / min(expected, 26))
-        assert r["params"]["presented"] == (f"all {expected} captions" if expected <= 26 else f"26 of {expected} captions")
+        assert r["chance"] == pytest.approx(1 / min(expected, shown))
+        assert r["params"]["presented"] == (f"all {expected} captions" if expected <= shown
+                                            else f"{shown} of {expected} captions")
     assert main(["eval", str(position), "--provider", "oracle", "--run", "oracle"]) == 0
     assert main(["score", str(position / "runs" / "oracle")]) == 0
     scores = json.loads((position / "runs" / "oracle" / "scores.json").read_text())
@@ -70,6 +75,49 @@ def test_position_answers_pass_the_audit_and_the_oracle(position):
     assert table and all(r["accuracy"] == 1.0 for r in table)
     assert {(r["n_objects"], r["condition"]) for r in table} == {(2, "minimal"), (2, "contextual"),
                                                                  (3, "minimal"), (3, "contextual")}
+
+
+def test_the_options_a_chat_model_is_shown_are_a_question_setting(position, tmp_path):
+    """--options N (or the config's questions.options) caps the lettered options; the candidate
+    set an image-text model ranks stays whole. N = 3 position Confusion, 108 candidates: 26
+    shown, chance 1/26; 108 shown, chance 1/108 (the letters run A to DD)."""
+    for given, shown in (("26", 26), ("200", 108)):
+        out = tmp_path / f"q{given}.jsonl"
+        assert main(["questions", str(position), "--keys", "autocomp_confusion", "--options", given, "-o", str(out)]) == 0
+        rows = [json.loads(line) for line in out.read_text().splitlines() if '"n": 3' in line]
+        assert rows and all(len(r["choices"]) == shown and r["chance"] == pytest.approx(1 / shown) for r in rows)
+        assert all(len(r["retrieval"]["captions"]) == 108 for r in rows)
+        assert all(r["params"]["presented"] == (f"{shown} of 108 captions" if shown < 108 else "all 108 captions")
+                   for r in rows)
+    assert max(option_index(r["answer"]) for r in rows) > 25 and "(DD) " in rows[0]["prompt"]
+    assert main(["questions", str(position), "--options", "1", "-o", str(tmp_path / "x.jsonl")]) == 2
+    copy = tmp_path / "copy"
+    shutil.copytree(position, copy)
+    resolved = json.loads((copy / RESOLVED_CONFIG).read_text())
+    (copy / RESOLVED_CONFIG).write_text(json.dumps({**resolved, "questions": {"options": 10}}))
+    assert main(["questions", str(copy), "--keys", "autocomp_confusion"]) == 0
+    rows = [json.loads(line) for line in (copy / "questions.jsonl").read_text().splitlines()]
+    assert {len(r["choices"]) for r in rows if r["params"]["n"] == 3} == {10}
+    (copy / RESOLVED_CONFIG).write_text(json.dumps({**resolved, "questions": {"options": "many"}}))
+    assert main(["questions", str(copy)]) == 2
+
+
+def test_a_ranking_models_errors_are_broken_down(position):
+    """byo eval with the blind ranker (every caption equally similar), then byo score: its
+    prediction is shared by all the candidates, so each kind of distractor takes its share of the
+    set (Table 6's breakdown from a ranking, not 100% 'unparsed'). Position Swap N = 2: the order
+    swap 1/2; N = 3: 5 of the 6 permutations; Confusion N = 2: 1 order swap and 2 repeated objects
+    of 4."""
+    assert main(["eval", str(position), "--provider", "rank-blind", "--run", "blind"]) == 0
+    assert main(["score", str(position / "runs" / "blind")]) == 0
+    table = json.loads((position / "runs" / "blind" / "scores.json").read_text())["tables"]["distractors"]
+    found = {(r["key"], r["slice"], r["distractor"]): r["of_predictions"] for r in table if r["variant"] == "all"}
+    assert "unparsed" not in {d for _, _, d in found}
+    for condition in ("minimal", "contextual"):
+        assert found[("autocomp_swap", f"N=2 {condition}", "swap:order")] == pytest.approx(1 / 2)
+        assert found[("autocomp_swap", f"N=3 {condition}", "swap:order")] == pytest.approx(5 / 6)
+        assert found[("autocomp_confusion", f"N=2 {condition}", "swap:order")] == pytest.approx(1 / 4)
+        assert found[("autocomp_confusion", f"N=2 {condition}", "confusion:same_object")] == pytest.approx(2 / 4)
 
 
 def test_the_paired_sheet_shows_both_conditions_of_each_concept(position):

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from conftest import clevr_config, write_config
 
+from byo.core.errors import ConfigError
 from byo.families import load_config
-from byo.families.clevr.model import COLORS, SHAPES, object_label_split, relation_label_split
+from byo.families.clevr.model import object_label_split, relation_label_split
 from byo.scene.camera import Projector, orbit_location
 from byo.scene.plan import jobs
 from byo.scene.spec import SceneSpec, sample_spec
@@ -92,35 +93,30 @@ def test_relational_label_matches_the_view(tmp_path):
         assert spec.extras["labels"][0] == f"{left} left {right}"
 
 
-def test_object_splits_hold_out_combinations_but_keep_every_factor_in_train():
-    n = len(COLORS)
-    labels = {(s, c): object_label_split(si, ci, n) for si, s in enumerate(SHAPES) for ci, c in enumerate(COLORS)}
-    train = [k for k, v in labels.items() if v == "train"]
-    assert {s for s, _ in train} == set(SHAPES) and {c for _, c in train} == set(COLORS)
-    assert sum(v == "ood_val" for v in labels.values()) == 4 and sum(v == "ood_test" for v in labels.values()) == 4
-
-
-def test_relation_splits_keep_every_shape_in_both_roles_in_train():
-    n = len(SHAPES)
-    pairs = {(a, b): relation_label_split(ai, bi, n)
-             for (ai, a), (bi, b) in itertools.permutations(enumerate(SHAPES), 2)}
-    train = [k for k, v in pairs.items() if v == "train"]
-    assert {a for a, _ in train} == set(SHAPES) and {b for _, b in train} == set(SHAPES)
-    assert {v for v in pairs.values()} == {"train", "ood_val", "ood_test"}
-
-
 @pytest.mark.parametrize("split", ["train", "ood_val", "ood_test"])
 def test_split_content_only_uses_that_splits_labels(tmp_path, split):
     found, _, _ = specs(tmp_path, n=25, content={"mode": "single_object", "split": split, "extent": 1.0})
     for spec in found:
         o = spec.objects[0]
-        si, ci = SHAPES.index(o.kind), list(COLORS).index(o.attributes["color"])
-        assert object_label_split(si, ci, len(COLORS)) == split == spec.extras["label_split"]
+        assert object_label_split(o.attributes["color"], o.kind) == split == spec.extras["label_split"]
     found, _, _ = specs(tmp_path, n=25, content={"mode": "two_object", "split": split, "extent": 1.5})
-    for spec in found:
+    for spec in found:  # both objects from the split: no OOD-val object in an OOD-test image
         a, b = spec.objects
         assert a.kind != b.kind and a.attributes["color"] != b.attributes["color"]
-        assert spec.extras["label_split"] == split
+        assert object_label_split(a.attributes["color"], a.kind) == object_label_split(b.attributes["color"], b.kind)
+        assert spec.extras["label_split"] == split == object_label_split(a.attributes["color"], a.kind)
+    found, _, _ = specs(tmp_path, n=25, content={"mode": "relational", "split": split, "extent": 1.5})
+    for spec in found:  # the arrangement of a label of the split; the split's phrasings of it
+        left, right = spec.extras["left_to_right"]
+        assert spec.extras["split_labels"] and spec.extras["label_split"] == split
+        assert set(spec.extras["split_labels"]) <= {f"{left} left {right}", f"{right} right {left}"}
+        assert all(relation_label_split(label) == split for label in spec.extras["split_labels"])
+
+
+def test_a_custom_colour_has_no_study_split(tmp_path):
+    content = {"mode": "single_object", "split": "ood_test", "colors": ["red", {"name": "orange", "rgb": [1, 0.5, 0]}]}
+    with pytest.raises(ConfigError, match="orange belong to no split"):
+        specs(tmp_path, n=1, content=content)
 
 
 def test_color_binding_uses_distinct_shapes_and_colours(tmp_path):

@@ -53,3 +53,25 @@ def test_relation_table_slices_n2_position_concepts():
     found = {r["relation"]: r for r in measure_relations(rows, [])}
     assert found["over"]["n"] == 2 and found["over"]["accuracy"] == 0.5 and found["under"]["accuracy"] == 1.0
     assert found["to the left of"]["accuracy"] == 0.0
+
+
+def ranked_row(top, status="ok"):
+    tags = ["truth", "swap:relation", "swap:order", "other", "other"]
+    return {"params": {"split": "ood_test", "option_tags": ["swap:order", "truth"]}, "ranked": True, "status": status,
+            "top": top, "retrieval": {"captions": list("abcde"), "truth": 0, "tags": tags},
+            "value": "abcde"[top[0]] if top else None, "correct": top == [0]}
+
+
+def test_a_rankings_top_caption_is_its_prediction_and_ties_share_it():
+    """Seed 004 Table 8 from an image-text model: the top caption's tag among all the candidates
+    (never the chat options' tags); a tie of the truth and the order swap gives each half the
+    prediction; a failed request is unparsed. 4 predictions: Left/Right 1, Shape 0.5, unparsed 1."""
+    rows = [ranked_row([1]), ranked_row([0, 2]), ranked_row([0]), ranked_row(None, status="error")]
+    found = {r["distractor"]: r for r in measure_distractors(rows, [])}
+    assert set(found) == {"swap:relation", "swap:order", "unparsed"}
+    assert found["swap:relation"]["count"] == 1 and found["swap:order"]["count"] == 0.5
+    assert found["swap:relation"]["of_predictions"] == pytest.approx(1 / 4)
+    assert found["swap:order"]["of_predictions"] == pytest.approx(0.5 / 4)
+    assert found["swap:order"]["of_errors"] == pytest.approx(0.5 / 2.5)
+    assert found["unparsed"]["of_errors"] == pytest.approx(1 / 2.5)
+    assert measure_distractors([ranked_row([0]), ranked_row([0])], []) == []  # a perfect ranker makes no error
