@@ -9,7 +9,8 @@
   "Accuracy (%)" and "MAE" per level and model), per numeric key, variable and level, all prompt
   variants pooled.
 
-The values are the metric table's (byo.score.tables.summarize), so they agree with metrics.csv.
+The values are computed as the metric table's (byo.score.tables.byoeval_columns and the same error
+means), so they agree with metrics.csv.
 """
 
 from __future__ import annotations
@@ -38,10 +39,18 @@ def paper_table(rows: list[dict], options: ScoringOptions) -> list[dict]:
     for key, group in _keys(rows):
         answer_type = group[0]["answer_type"]
         for variant, vrows in tables.variants(group):
-            s = tables.summarize(vrows, answer_type, n_boot=0, seed=options.seed, label=f"byo_eval|{key}|{variant}")
-            out.append({"key": key, "variant": variant, "task": group[0]["task"], "answer_type": answer_type,
-                        "images": s["clusters"], "n": s["n"],
-                        **{f: s.get(f) for pair in PAPER_FIELDS for f in pair if f}})
+            index = metrics.cluster_index([r["image"] for r in vrows])
+            row = {"key": key, "variant": variant, "task": group[0]["task"], "answer_type": answer_type,
+                   "images": index[1], "n": len(vrows), "accuracy": sum(r["correct"] for r in vrows) / len(vrows),
+                   **tables.byoeval_columns(vrows, answer_type, index)}
+            parsed = [r for r in vrows if r["error"] is not None]
+            if answer_type in NUMERIC and parsed:
+                row.update(mae=sum(abs(r["error"]) for r in parsed) / len(parsed),
+                           mse=sum(r["error"] ** 2 for r in parsed) / len(parsed))
+                if answer_type == "integer":
+                    row["nmae"] = sum(metrics.nmae_term(r["value"], r["answer"]) for r in parsed) / len(parsed)
+            out.append({f: row.get(f) for f in ("key", "variant", "task", "answer_type", "images", "n",
+                                                *(f for pair in PAPER_FIELDS for f in pair if f))})
     return out
 
 

@@ -67,12 +67,14 @@ DEFINITIONS = {
                                                        "the truth is '1', 'yes' or 'true', else a false positive; "
                                                        "F1 = 2 TP / (2 TP + FP + FN) = 2 acc / (1 + acc), a function of "
                                                        "accuracy; a ratio over 0 answers is not estimable (empty)",
-    "reliability": "BYO-Eval's Rel (Table 4): the mean over images of each image's accuracy",
+    "reliability": "BYO-Eval's Rel (Table 4): the mean over images of each image's accuracy; per key and prompt "
+                   "variant (the rows without a variable)",
     "consistency": "BYO-Eval's Cons (Table 4): per prompt text asked more than once, the share of its most common "
-                   "answer (parsed value, or parse status), averaged over the texts; a constant answer scores 1",
+                   "answer (parsed value, or parse status), averaged over the texts; a constant answer scores 1; per "
+                   "key and prompt variant",
     "image_sd": "accuracy_image_sd, f1_byoeval_image_sd, mae_image_sd, mse_image_sd, nmae_image_sd: the standard "
                 "deviation over images (population, as BYO-Eval's code) of each image's value (Table 2's "
-                "parentheses); empty with fewer than 2 images",
+                "parentheses); per key and prompt variant; empty with fewer than 2 images",
     "levels": "every level of a variable is its own level (a count of 1 to 21 is 21 levels); a variable drawn from "
               "a continuous range (more than 8 non-integer values) is cut into 5 quantile bins; byo score --bins "
               "VARIABLE=1-4,5-9,10-21 (or VARIABLE=byo-eval, Table 3's count ranges) adds those ranges of levels "

@@ -120,7 +120,10 @@ class Levels:
 
 
 # --- one group -------------------------------------------------------------------------------
-def summarize(rows: Sequence[dict], answer_type: str, *, n_boot: int, seed: int, label: str) -> dict:
+def summarize(rows: Sequence[dict], answer_type: str, *, n_boot: int, seed: int, label: str,
+              per_image: bool = False) -> dict:
+    """The metrics of one group of rows. `per_image`: also BYO-Eval's Rel, Cons and standard
+    deviations over images (a key's whole slices: Tables 2 and 4 give them per task)."""
     n = len(rows)
     counts = Counter(r["status"] for r in rows)
     out: dict = {"n": n, **{s: counts[s] for s in STATUSES}, "parse_rate": counts["ok"] / n if n else None}
@@ -150,21 +153,23 @@ def summarize(rows: Sequence[dict], answer_type: str, *, n_boot: int, seed: int,
         out.update(_prf(metrics.binary_prf([r["value"] for r in rows], [str(r["answer"]).lower() for r in rows]),
                         "yes"))
     if answer_type in BYOEVAL_TYPES:
-        out.update(byoeval_columns(rows, answer_type, index))
+        out.update(byoeval_columns(rows, answer_type, index, per_image=per_image))
     return out
 
 
-def byoeval_columns(rows: Sequence[dict], answer_type: str, index: tuple) -> dict:
-    """BYO-Eval's own columns (Tables 2, 4, 6): its F1 / precision / recall, Rel, Cons, and the
-    standard deviations over images of accuracy, F1, MAE, MSE and NMAE (Table 2)."""
+def byoeval_columns(rows: Sequence[dict], answer_type: str, index: tuple, *, per_image: bool = True) -> dict:
+    """BYO-Eval's own columns (Tables 2, 4, 6): its F1 / precision / recall and, with `per_image`,
+    Rel, Cons and the standard deviations over images of accuracy, F1, MAE, MSE and NMAE (Table 2)."""
     hits = [r["correct"] for r in rows]
     paper = metrics.byoeval_prf(hits, [r["answer"] for r in rows])
+    out = {"f1_byoeval": paper["f1"], "precision_byoeval": paper["precision"], "recall_byoeval": paper["recall"]}
+    if not per_image:
+        return out
     accuracy = metrics.image_means(hits, index)
-    out = {"f1_byoeval": paper["f1"], "precision_byoeval": paper["precision"], "recall_byoeval": paper["recall"],
-           "reliability": metrics.reliability(hits, index),
-           "consistency": metrics.consistency([r["prompt"] for r in rows], [_answer_token(r) for r in rows]),
-           "accuracy_image_sd": metrics.image_sd(accuracy),
-           "f1_byoeval_image_sd": metrics.image_sd(metrics.f1_from_accuracy(accuracy))}
+    out.update(reliability=metrics.reliability(hits, index),
+               consistency=metrics.consistency([r["prompt"] for r in rows], [_answer_token(r) for r in rows]),
+               accuracy_image_sd=metrics.image_sd(accuracy),
+               f1_byoeval_image_sd=metrics.image_sd(metrics.f1_from_accuracy(accuracy)))
     if answer_type in NUMERIC:
         parsed = np.fromiter((r["error"] is not None for r in rows), dtype=bool, count=len(rows))
         errors = [r["error"] for r in rows if r["error"] is not None]
@@ -241,7 +246,7 @@ def metric_table(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0, bin
         for variant, vrows in variants(key_rows):
             for var, level, var2, level2, group in _slices(vrows, levels, labels):
                 label = f"{key}|{variant}|{var}={level}|{var2}={level2}"
-                summary = summarize(group, answer_type, n_boot=n_boot, seed=seed, label=label)
+                summary = summarize(group, answer_type, n_boot=n_boot, seed=seed, label=label, per_image=not var)
                 out.append({"run": group[0]["run"], "model": group[0]["model"], "key": key, "task": task,
                             "answer_type": answer_type, "variant": variant, "variable": var, "level": level,
                             "variable2": var2, "level2": level2, **summary})

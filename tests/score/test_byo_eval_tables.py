@@ -156,6 +156,13 @@ def test_table_4_counting_every_cell_is_the_papers_formula(tmp_path):
     assert steady[9] == "0.65"
     # The drifting model answers "0" to every neutral question: their text's Cons is 1.
     assert rows[("drifting-vlm", "neutral/declarative")][10] == "1.00"
+    # The model comparison names both F1s with their precision and recall, and gives the MSE.
+    (models,) = tables_in(section(html, "models"))
+    cells = dict(zip(models[0], next(r for r in models if r[0] == "count_pieces"), strict=True))
+    assert "BYO-Eval F1 0.80 · P 0.71 · R 0.91" in cells["steady-vlm"]
+    errors = [1, 1, 1, 1]  # the steady model's parsed errors: 1 at counts 1, 2, 4 and 5 (one refusal left out)
+    assert f"MSE {np.mean(errors + [0] * 10):.2f}" in cells["steady-vlm"]
+    assert "macro F1" in cells["steady-vlm"]
 
 
 # --- Table 6: relative localization on a 4 x 4 board, truths 0 to 3 ----------------------------------
