@@ -7,6 +7,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from conftest import ROOT
 
 from byo.cli.demo import pick_provider
 
@@ -21,15 +22,15 @@ def clean_env(monkeypatch):
 
 def test_keys_in_the_environment_win(clean_env):
     clean_env.setenv("GROQ_API_KEY", "x")
-    assert pick_provider()[0][:2] == ["--provider", "groq"]
+    assert pick_provider()[0]["provider"] == "groq"
     clean_env.setenv("OPENAI_API_KEY", "x")
     clean_env.setenv("BYO_DEMO_MODEL", "gpt-4.1")
-    assert pick_provider()[0] == ["--provider", "openai", "--model", "gpt-4.1"]
+    assert pick_provider()[0] == {"provider": "openai", "model": "gpt-4.1"}
 
 
 def test_falls_back_to_blind_and_says_why(clean_env):
-    args, why = pick_provider()
-    assert args == ["--provider", "blind"] and "no Ollama at http://127.0.0.1:9" in why
+    chosen, why = pick_provider()
+    assert chosen == {"provider": "blind"} and "no Ollama at http://127.0.0.1:9" in why
 
 
 def test_local_ollama_with_a_vision_model(clean_env):
@@ -49,13 +50,12 @@ def test_local_ollama_with_a_vision_model(clean_env):
     try:
         clean_env.setenv("OLLAMA_HOST", f"127.0.0.1:{server.server_address[1]}")
         host = f"http://127.0.0.1:{server.server_address[1]}"
-        assert pick_provider()[0] == ["--provider", "ollama", "--model", "gemma3:4b", "--base-url", host]
+        assert pick_provider()[0] == {"provider": "ollama", "model": "gemma3:4b", "base_url": host}
     finally:
         server.shutdown()
 
 
-def test_the_demo_scores_the_run_byo_eval_writes():
-    from byo.cli.demo import default_run
-
-    assert default_run(["--provider", "blind"]) == "blind-blind"
-    assert default_run(["--provider", "ollama", "--model", "gemma3:4b", "--base-url", "http://x"]) == "ollama-gemma3_4b"
+def test_the_demo_calls_the_api_not_the_command_line():
+    source = (ROOT / "byo/cli/demo.py").read_text()
+    assert "byo.render_dataset(" in source and "byo.evaluate(" in source and "byo.write_report(" in source
+    assert "main(" not in source and '"--' not in source  # no argv strings

@@ -16,6 +16,7 @@ from byo.core.stops import Stopped, stoppable
 
 # command -> (its module in byo.cli, its one-line help), in the order of the work
 COMMANDS = {
+    "run": ("experiment", "render, ask, audit, evaluate every --model, score, compare and report; only what changed"),
     "plan": ("plan", "validate a config; print the image count and combinations"),
     "render": ("render", "render a dataset config"),
     "status": ("render", "planned, done, missing, failed and damaged images of a render directory (also while it "

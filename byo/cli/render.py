@@ -7,16 +7,15 @@ from pathlib import Path
 
 from rich.table import Table
 
+import byo
 from byo.cli import doctor
-from byo.cli.console import console, out, waiting
+from byo.cli.console import console, out, say, waiting
 from byo.cli.options import add_max_images, add_wait, positive, shard_spec, slurm_name, whole
 from byo.core.dataset import IMAGES, LEGENDS
-from byo.families import load_config
 from byo.render.executors import Executor
 from byo.render.executors.inprocess import InProcess
 from byo.render.executors.pool import LocalPool, default_workers
 from byo.render.merge import merge
-from byo.render.runner import render_dataset
 from byo.render.status import as_json, dataset_status, time_per_image
 
 
@@ -35,7 +34,7 @@ def executor_for(args) -> Executor:
 def cmd_render(args) -> int:
     if args.executor == "slurm":
         return render_slurm(args)
-    report = render_dataset(args.config, args.output, executor=executor_for(args), limit=args.limit,
+    report = byo.render_dataset(args.config, args.output, executor=executor_for(args), limit=args.limit,
                             resume=args.resume, shard=args.shard, max_images=args.max_images, wait=args.wait,
                             on_wait=waiting)
     root = report.out_dir
@@ -56,7 +55,7 @@ def render_slurm(args) -> int:
     from byo.render.slurm_farm import ShardWork, render_on_slurm
 
     require_submitit()
-    cfg = load_config(args.config)
+    cfg = byo.load_config(args.config)
     given = cfg.slurm
     settings = SlurmSettings(
         partition=args.partition or given.partition, time_minutes=args.job_time or given.time_minutes,
@@ -116,7 +115,7 @@ def cmd_status(args) -> int:
 
 
 def cmd_merge(args) -> int:
-    written = merge(args.dirs, args.output)
+    written = merge(args.dirs, args.output, say=say)
     console.print(f"merged {len(args.dirs)} directories into {args.output}")
     for name, path in written.items():
         console.print(f"{name.replace('_', ' ')}: {path}")

@@ -96,7 +96,7 @@ class RankingRun:
                 signal.signal(sig, handler)
             if self.cache is not None:
                 self.cache.close()
-        kept = [row for q in self.questions if (row := self.rows.get(q.id) or self.earlier.get(q.id))]
+        kept = [row for q in self.ev.all_questions if (row := self.rows.get(q.id) or self.earlier.get(q.id))]
         write_predictions(ev.run_dir, kept)
         report = EvalReport(
             run_dir=ev.run_dir, rows=kept, statuses=Counter(r["status"] for r in kept),

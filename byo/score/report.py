@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import io
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from PIL import Image
 from byo import __version__
 from byo.core.dataset import atomic_write_text
 from byo.core.inputs import read_json
-from byo.core.paths import inside
+from byo.core.paths import inside, relative_url
 from byo.questions.load import SUMMARY_FILE
 from byo.score import humans, plots
 from byo.score import psychometric as psy
@@ -520,7 +519,8 @@ def parsing_section(runs: Runs) -> dict:
             for r in rows[:3]:
                 examples.append({"label": label, "status": status, "key": r["key"], "note": r["note"],
                                  "response": _short(r["response"], 300), "candidates": r["candidates"]})
-    return {"table": table, "examples": examples}
+    judged = [{"label": label, **s.facts["judge"]} for label, s in runs.items() if s.facts.get("judge")]
+    return {"table": table, "examples": examples, "judged": judged}
 
 
 def _short(text, n: int) -> str:
@@ -760,6 +760,6 @@ def write_report(runs_scores: list[Scores], out: Path, title: str | None = None,
     """`viewer`: the sample viewer's page, linked from the report's navigation."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    link = os.path.relpath(viewer, out.parent) if viewer is not None else None
+    link = relative_url(viewer, out.parent) if viewer is not None else None
     atomic_write_text(out, build(runs_scores, title, link))
     return out

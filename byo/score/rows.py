@@ -185,7 +185,8 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str,
             "variant": variant_name(q.preprompt, q.instruction), "levels": q.levels, "params": q.params,
             "choices": q.choices, "prompt": q.prompt, "answer": q.answer, "response": p.get("response"),
             "request_status": p["status"], "request_error": p.get("error"),
-            "status": parsed.status, "value": value, "method": parsed.method, "candidates": parsed.candidates,
+            "status": parsed.status, "value": value, "method": parsed.method, "path": "rule",
+            "candidates": parsed.candidates,
             "note": parsed.note, "correct": is_correct(q.answer_type, value, q.answer),
             "error": None, "split": _split(q, splits or {}), "chance": q.chance,
         }
@@ -256,12 +257,26 @@ def partial_note(facts: dict) -> str | None:
     return f"partial: {facts['answered']} of {facts['asked']} answered"
 
 
+def check_one_type_per_key(questions, path: Path) -> None:
+    """A key's questions are scored together: they must share one answer type (a question file
+    edited or put together by hand can mix them). ConfigError naming the key and the types."""
+    types: dict[str, dict[str, str]] = {}
+    for q in questions:
+        types.setdefault(q.key, {}).setdefault(q.answer_type, q.id)
+    problems = [(f"key {key}", "answers of several types (" + "; ".join(f"{t}: {i} ..." for t, i in found.items())
+                 + "): expected one answer type per key, as byo questions writes them")
+                for key, found in types.items() if len(found) > 1]
+    if problems:
+        raise ConfigError(str(path), problems)
+
+
 def load_run(run_dir: Path) -> tuple[list[dict], dict]:
     """Scored rows of a run, in question order, and facts about it (name, model, dataset, how many
     questions were asked and answered). Every figure is over the `n_questions` scored rows."""
     run_dir = Path(run_dir)
     dataset, questions_path = run_paths(run_dir)
     questions = load_questions(questions_path, dataset)
+    check_one_type_per_key(questions, questions_path)
     order = {q.id: i for i, q in enumerate(questions)}
     predictions = sorted(load_predictions(run_dir), key=lambda p: order.get(p["id"], len(order)))
     rows = score_rows(questions, predictions, run_dir.name, legend_splits(questions, dataset))

@@ -15,8 +15,10 @@ from pathlib import Path
 from byo import __version__
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
+from byo.core.outputs import check_file_output
 from byo.families.base import ScoringOptions
 from byo.score import psychometric, registry, stability, tables
+from byo.score.judge import Judge, judge_rows
 from byo.score.metrics import rng_for
 from byo.score.parse import FAMILY_TYPES, STATUSES
 from byo.score.rows import PREDICTIONS, load_run, partial_note, run_paths
@@ -101,6 +103,7 @@ class Scores:
     rows: list[dict]
     tables: dict[str, list[dict]] = field(default_factory=dict)
     settings: dict = field(default_factory=dict)
+    written: dict[str, Path] = field(default_factory=dict)  # what score_run wrote, by table
 
     @property
     def overall(self) -> dict:
@@ -136,19 +139,22 @@ def cycle_collector_paused():
 
 def compute(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False,
             tolerance: float = 0, criterion: float = psychometric.CRITERION, bins: tables.Bins | None = None,
-            perplexity_model: str | None = None) -> Scores:
+            perplexity_model: str | None = None, judge: Judge | None = None) -> Scores:
     with cycle_collector_paused():
         return _compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
-                        criterion=criterion, bins=bins, perplexity_model=perplexity_model)
+                        criterion=criterion, bins=bins, perplexity_model=perplexity_model, judge=judge)
 
 
 def _compute(run_dir: Path, *, n_boot: int, seed: int, require_complete: bool, tolerance: float,
-             criterion: float, bins: tables.Bins | None = None, perplexity_model: str | None = None) -> Scores:
+             criterion: float, bins: tables.Bins | None = None, perplexity_model: str | None = None,
+             judge: Judge | None = None) -> Scores:
     rows, facts = load_run(Path(run_dir))
     if require_complete:
         check_complete(Scores(facts=facts, rows=rows), run_dir)
     if not rows:
         raise ConfigError(str(Path(run_dir) / PREDICTIONS), [("<file>", "no predictions to score")])
+    if judge is not None:  # the rows the rules could not read, read by a judge (byo.score.judge)
+        facts["judge"] = judge_rows(rows, Path(run_dir), judge).to_json()
     repeats = stability.repeat_runs(Path(run_dir))
     stable = []
     if len(repeats) > 1:
@@ -157,12 +163,19 @@ def _compute(run_dir: Path, *, n_boot: int, seed: int, require_complete: bool, t
     return Scores(facts=facts, rows=rows, settings={"bootstrap": n_boot, "seed": seed, "confidence": 0.95,
                                                     "clustering": "image", "tolerance": tolerance,
                                                     "criterion": criterion, "bins": _bins_setting(bins),
+                                                    **_judge_setting(facts),
                                                     **({"perplexity_model": perplexity_model} if perplexity_model
                                                        else {})},
                   tables={**all_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance, criterion=criterion,
                                        train=family_training(run_dir, rows), bins=bins,
                                        perplexity_model=perplexity_model),
                           "stability": stable})
+
+
+def _judge_setting(facts: dict) -> dict:
+    """The judge that read what the rules could not (its model and prompt template), if one did."""
+    judge = facts.get("judge")
+    return {"judge": {k: judge[k] for k in ("judge", "template", "template_sha256")}} if judge else {}
 
 
 def _bins_setting(bins: tables.Bins | None) -> dict[str, list[list[float]]]:
@@ -244,12 +257,17 @@ def write(scores: Scores, run_dir: Path) -> dict[str, Path]:
 
 def score_run(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False,
               tolerance: float = 0, criterion: float = psychometric.CRITERION,
-              bins: tables.Bins | None = None, perplexity_model: str | None = None) -> tuple[Scores, dict[str, Path]]:
-    """Nothing is written when `require_complete` and the run is partial."""
+              bins: tables.Bins | None = None, perplexity_model: str | None = None,
+              judge: Judge | None = None) -> tuple[Scores, dict[str, Path]]:
+    """Nothing is written when `require_complete` and the run is partial, nor over a link. `judge`:
+    the answers the rules leave unparsed or ambiguous are read by it (byo.score.judge)."""
+    for path in [Path(run_dir) / PARSED, Path(run_dir) / SCORES, *Path(run_dir).glob("*.csv")]:
+        check_file_output(path, force=False, flag="RUN", own_place=True)
     scores = compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
-                     criterion=criterion, bins=bins, perplexity_model=perplexity_model)
+                     criterion=criterion, bins=bins, perplexity_model=perplexity_model, judge=judge)
     with cycle_collector_paused():
-        return scores, write(scores, run_dir)
+        scores.written = write(scores, run_dir)
+    return scores, scores.written
 
 
 def load_scores(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_complete: bool = False,
