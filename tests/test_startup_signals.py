@@ -23,7 +23,7 @@ class Hook(importlib.abc.MetaPathFinder):
         return None
 sys.meta_path.insert(0, Hook())
 sys.argv = ["byo", *{argv!r}]
-from byo.entry import main
+from byo.__main__ import main
 sys.exit(main())
 """
 
@@ -55,5 +55,5 @@ def test_a_signal_while_starting_is_one_line_and_its_exit_code(trigger, moment, 
 
 def test_the_byo_script_starts_with_the_signal_handlers():
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["byo"] == "byo.entry:main"
-    assert "byo.entry" in (ROOT / "byo" / "__main__.py").read_text()
+    assert scripts["byo"] == "byo.__main__:main"
+    assert "def main" in (ROOT / "byo" / "__main__.py").read_text()

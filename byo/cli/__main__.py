@@ -2,6 +2,6 @@
 
 import sys
 
-from byo.entry import main
+from byo.__main__ import main
 
 sys.exit(main())
