@@ -299,6 +299,7 @@ def _written_scores(run_dir: Path, tolerance: float, criterion: float, bins: dic
         settings = doc.get("settings") or {}
         if (not isinstance(doc.get("run"), dict) or "partial" not in doc["run"]
                 or "breaking_points" not in doc.get("tables", {}) or "ranges" not in doc.get("tables", {})
+                or not set(registry.TABLES) <= set(doc.get("tables", {}))  # written before a table was declared
                 or (settings.get("tolerance"), settings.get("criterion"), settings.get("bins"))
                 != (tolerance, criterion, bins or {})):
             return None

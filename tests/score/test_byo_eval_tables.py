@@ -9,6 +9,8 @@ it (|error| / truth, |error| at truth 0)."""
 
 from __future__ import annotations
 
+import json
+import os
 from collections import Counter, defaultdict
 
 import numpy as np
@@ -16,6 +18,7 @@ from byo_eval_data import question, section, tables_after, tables_in, write_ques
 from count_data import make_count_dataset, slipping, write_run
 
 from byo.cli import main
+from byo.score.run import load_scores
 
 POSITIVE = ("1", "yes", "true")
 ALL_COLUMNS = ("Acc", "F1", "Prec", "Rec", "MAE", "MSE", "NMAE", "Rel", "Cons")
@@ -284,3 +287,16 @@ def test_table_3_count_ranges_mean_and_sd_across_levels(tmp_path):
     tired = rows[1][1:]
     assert [c.split(" levels")[0] for c in tired] == [f"0.19 ({np.sqrt(4 / 21 * 17 / 21):.2f}) 21", "1.00 (0.00) 4",
                                                      "0.00 (0.00) 5", "0.00 (0.00) 12"]
+
+
+def test_scores_written_before_these_tables_are_scored_again(tmp_path):
+    """A scores.json of an older byo (without BYO-Eval's tables) is not reused by the report."""
+    questions = write_questions(tmp_path, count_questions())
+    run = hand_set_run(tmp_path, questions, "steady-vlm", replies_of(questions, COUNT_REPLIES["steady-vlm"]))
+    assert main(["score", str(run), "--bootstrap", "0"]) == 0
+    written = json.loads((run / "scores.json").read_text())
+    assert written["tables"]["byo_eval"]
+    del written["tables"]["byo_eval"]
+    (run / "scores.json").write_text(json.dumps(written))
+    os.utime(run / "scores.json")  # newer than the predictions: only its tables make it stale
+    assert load_scores(run, n_boot=0).tables["byo_eval"]
