@@ -8,10 +8,9 @@ import json
 from pathlib import Path
 
 from rich.markup import escape
-from rich.table import Table
 
 import byo
-from byo.cli.console import console, fmt, out
+from byo.cli.console import console, fmt, new_table, out
 from byo.cli.options import (
     add_curve_arguments,
     add_force,
@@ -35,9 +34,9 @@ def cmd_score(args) -> int:
                               tolerance=args.tolerance, criterion=args.criterion,
                               perplexity_model=args.perplexity_model, bins=dict(args.bins or []),
                               judge=judge_from_args(args))
-    table = folded(Table("key", "type", "n", "parse rate", "accuracy", "F1 BYO-Eval", "F1 macro", "MAE", "NMAE",
-                         title=f"{args.run} ({scores.facts.get('model')}, all prompt variants"
-                               f"{', ' + scores.partial if scores.partial else ''})"))
+    table = new_table("key", "type", "n", "parse rate", "accuracy", "F1 BYO-Eval", "F1 macro", "MAE", "NMAE",
+                      title=f"{args.run} ({scores.facts.get('model')}, all prompt variants"
+                            f"{', ' + scores.partial if scores.partial else ''})")
     for r in scores.tables["metrics"]:
         if r["variant"] == "all" and not r["variable"]:
             table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["answer_type"], str(r["n"]),
@@ -82,7 +81,7 @@ def print_declared(scores) -> None:
         if not declared.terminal or not rows:
             continue
         keyed = any("key" in r for r in rows)
-        table = Table(*(["key"] if keyed else []), *(c.header for c in declared.columns), title=declared.title)
+        table = new_table(*(["key"] if keyed else []), *(c.header for c in declared.columns), title=declared.title)
         for r in rows:
             table.add_row(*([str(r.get("key", ""))] if keyed else []),
                           *(" ".join(filter(None, [FORMATS[c.format](r.get(c.field)), c.note(r) if c.note else ""]))
@@ -94,17 +93,13 @@ def print_breaking_points(scores) -> None:
     fits = [f for f in scores.tables.get("breaking_points", []) if f["link"] == "logistic"]
     if not fits:
         return
-    table = Table("key", "variable", "breaks at [95% CI]", "slope", "lapse", "fit p", "subitizing",
-                  title="Breaking points (logistic; criterion halfway from chance to the ceiling; intervals resample "
-                        "images within levels)")
+    table = new_table("key", "variable", "breaks at [95% CI]", "slope", "lapse", "fit p", "subitizing",
+                  title="Breaking points (logistic; criterion halfway from chance to the ceiling; profile-likelihood "
+                        "intervals)")
     for f in fits:
-        if f["verdict"] == "breaks":
-            ci = f" [{f['threshold_lo']:.3g}-{f['threshold_hi']:.3g}]" if f.get("threshold_lo") is not None else ""
-            shown = f"{f['threshold']:.3g}{ci}"
-        else:
-            shown = f"{f['verdict']}" + (f": {f['note']}" if f.get("note") else "")
-        table.add_row(f["key"], f["variable"], shown, fmt(f.get("slope")), fmt(f.get("lapse")),
-                      fmt(f.get("gof_p")), fmt(f.get("subitizing")))
+        prior = f" [yellow](the answer prior's curve: {f['answer_prior']})[/yellow]" if f.get("answer_prior") else ""
+        table.add_row(f["key"], f["variable"], escape(f["breaking_point"]) + prior, fmt(f.get("slope")),
+                      fmt(f.get("lapse")), fmt(f.get("gof_p")), fmt(f.get("subitizing")))
     out().print(table)
 
 
@@ -112,7 +107,7 @@ def print_stability(scores) -> None:
     rows = scores.tables.get("stability") or []
     if not rows:
         return
-    table = Table("key", "n", "agreement", "Fleiss' kappa", "accuracy mean", "sd", "min-max",
+    table = new_table("key", "n", "agreement", "Fleiss' kappa", "accuracy mean", "sd", "min-max",
                   title=f"Repeat stability over {rows[0]['repeats']} repeats ({rows[0]['runs']})")
     for r in rows:
         table.add_row(r["key"] if r["key"] != "*" else "all questions", str(r["n"]), f"{r['agreement']:.0%}",
@@ -151,21 +146,25 @@ def cmd_compare(args) -> int:
     result = byo.compare_runs(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
     shown = out()
     s = result["settings"]
-    table = Table("key", "variable", "level", "n", "images", "A", "B", "A - B [95% CI]", "McNemar p", "clustered p",
+    table = new_table("questions", "n / images", "A", "B", "A - B [95% CI]", "p", "adjusted interval", "adj. p",
                   "verdict", title=f"A = {a.facts['run']} ({a.facts.get('model')}), B = {b.facts['run']} "
-                  f"({b.facts.get('model')}): {result['paired']} paired questions; adjusted p: {s['correction']}; "
-                  "CI: paired bootstrap of images")
+                  f"({b.facts.get('model')}): {result['paired']} paired questions; t test on the cluster-robust "
+                  f"standard error (images as clusters); adjusted: {s['correction']}; the verdict is the adjusted "
+                  "interval's (McNemar's p, for reference: differences.csv)")
+    notes = []
     for r in result["differences"]:
         if r["variable"] and not args.levels:
             continue
-        ci = f" [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]" if r["difference_lo"] is not None else ""
-        table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["variable"], r["level"],
-                      str(r["n"]), str(r["images"]), f"{r['accuracy_a']:.1%}", f"{r['accuracy_b']:.1%}",
-                      f"{r['difference']:+.1%}{ci}", p_value(r["p_mcnemar"], r["p_mcnemar_adjusted"]),
-                      p_value(r["p_clustered"], r["p_clustered_adjusted"]), r["verdict"])
+        where = "all questions" if r["key"] == "*" else " ".join(x for x in (r["key"], r["variable"], r["level"]) if x)
+        table.add_row(f"[bold]{where}[/bold]" if r["key"] == "*" else escape(where), f"{r['n']} / {r['images']}",
+                      f"{r['accuracy_a']:.1%}", f"{r['accuracy_b']:.1%}", *compare_cells(r))
+        if r["interval_note"]:
+            notes.append(f"{where}: no interval, no test: {r['interval_note']}")
     shown.print(table)
+    for note in notes:
+        shown.print(escape(note), highlight=False)
     if result["thresholds"]:
-        thresholds = Table("key", "variable", "threshold A", "threshold B", "A - B [95% CI]", "note",
+        thresholds = new_table("key", "variable", "threshold A", "threshold B", "A - B [95% CI]", "note",
                            title="Breaking points (logistic), paired bootstrap of images")
         for r in result["thresholds"]:
             ci = (f" [{r['difference_lo']:+.2f}, {r['difference_hi']:+.2f}]" if r.get("difference_lo") is not None
@@ -179,8 +178,14 @@ def cmd_compare(args) -> int:
     return 0
 
 
-def p_value(raw: float, adjusted: float) -> str:
-    return f"{raw:.2g} (adj. {adjusted:.2g})"
+def compare_cells(r: dict) -> list[str]:
+    """A paired row's difference, test, adjusted interval and verdict; a row without a test points to
+    the note under the table."""
+    if r["p_clustered"] is None:
+        return [f"{r['difference']:+.1%} (no interval: below)", "–", "–", "–", r["verdict"]]
+    return [f"{r['difference']:+.1%} [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]", f"{r['p_clustered']:.2g}",
+            f"[{r['difference_adjusted_lo']:+.1%}, {r['difference_adjusted_hi']:+.1%}] at "
+            f"{r['confidence_adjusted']:.2%}", f"{r['p_clustered_adjusted']:.2g}", r["verdict"]]
 
 
 def cmd_view(args) -> int:
@@ -206,13 +211,6 @@ def cmd_correlate(args) -> int:
     return 0
 
 
-def folded(table: Table) -> Table:
-    """The table with its cells wrapped, never cut, in a narrow terminal."""
-    for column in table.columns:
-        column.overflow = "fold"
-    return table
-
-
 def coefficient(value) -> str:
     return "not estimable" if value is None else f"{value:.2f}"
 
@@ -220,9 +218,8 @@ def coefficient(value) -> str:
 def print_correlation(args, result: dict) -> None:
     """Figures 51, 52 and 53 of BYO-Eval's appendix E as tables; a coefficient the data cannot give
     is "not estimable"."""
-    table = folded(Table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
-                         title=f"Figure 51, per-level accuracy: {args.synthetic} (synthetic) against {args.real} "
-                               "(real)"))
+    table = new_table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
+                      title=f"Figure 51, per-level accuracy: {args.synthetic} (synthetic) against {args.real} (real)")
     for r in result["rows"]:
         table.add_row(r["key"], r["variable"], str(r["levels"]), coefficient(r["pearson"]),
                       coefficient(r["spearman"]), r["note"] or "")
@@ -231,15 +228,15 @@ def print_correlation(args, result: dict) -> None:
         console.print("Figures 52 and 53 compare each photo with the render it reproduces: no photo names its render "
                       "(labels.yaml: render: images/...).")
         return
-    table = folded(Table("key", "scene pairs", "with a coefficient", "mean Pearson r", "mean Spearman rho",
-                         title="Figure 52, per scene pair (right/wrong over the prompt variants), mean over the pairs"))
+    table = new_table("key", "scene pairs", "with a coefficient", "mean Pearson r", "mean Spearman rho",
+                      title="Figure 52, per scene pair (right/wrong over the prompt variants), mean over the pairs")
     for r in result["scene_pairs"]:
         table.add_row(r["key"], str(r["of"]), str(r["estimable"]), coefficient(r["pearson"]),
                       coefficient(r["spearman"]))
     out().print(table)
-    table = folded(Table("key", "variable", "prompt", "levels", "with a coefficient", "mean Pearson r",
-                         "mean Spearman rho",
-                         title="Figure 53, per prompt: per level over the scene pairs, mean over the levels"))
+    table = new_table("key", "variable", "prompt", "levels", "with a coefficient", "mean Pearson r",
+                      "mean Spearman rho", title="Figure 53, per prompt: per level over the scene pairs, mean over the "
+                                                 "levels")
     for r in result["prompts"]:
         table.add_row(r["key"], r["variable"], f"{r['grouping']} {r['prompt']}", str(r["of"]), str(r["estimable"]),
                       coefficient(r["pearson"]), coefficient(r["spearman"]))
