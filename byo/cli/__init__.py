@@ -43,8 +43,9 @@ COMMANDS = {
                        "human (one per annotator) for byo score and byo report"),
     "real-questions": ("ask", "ask real photographs with hand-written labels (FOLDER/labels.yaml) the questions of "
                               "a synthetic dataset, word for word"),
-    "correlate": ("score", "Pearson and Spearman correlation of per-level accuracy between a run on synthetic "
-                           "images and a run on real photos (BYO-Eval appendix E)"),
+    "correlate": ("score", "Pearson and Spearman correlation between a run on synthetic images and a run on real "
+                           "photos, per key: of per-level accuracy, per scene pair and per prompt (BYO-Eval appendix "
+                           "E, Figures 51-53)"),
     "import-config": ("plan", "a BYO-Eval config (appendix D) as a project config; keys without a counterpart "
                               "are named (exit 2)"),
 }

@@ -42,6 +42,8 @@ SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("skills",
             ("confusion", "Confusion matrices"), ("localization", "Localization"), ("parsing", "Parsing"),
             ("mistakes", "Worst mistakes"), ("cost", "Cost"), ("definitions", "Definitions")]
 MIN_SPOKES = 3  # a radar chart needs three skills
+# The precision / recall / F1 a key may have (byo.score.tables), each named for what it is.
+PRF_KINDS = (("byoeval", "BYO-Eval"), ("macro", "macro"), ("micro", "set (micro)"), ("yes", "yes"))
 CLUSTERED = "95% intervals clustered by image (design-effect Wilson: all questions of an image and its prompt variants " \
             "count as one cluster)"
 MISTAKES = 12
@@ -54,6 +56,11 @@ def pct(v) -> str:
 
 def num(v, digits: int = 2) -> str:
     return "–" if v is None else f"{v:.{digits}f}"
+
+
+def estimable(v, digits: int = 2) -> str:
+    """A statistic the data may not carry (a ratio over no answers): "not estimable" then."""
+    return "not estimable" if v is None else f"{v:.{digits}f}"
 
 
 def interval(lo, hi, percent: bool = True) -> str:
@@ -173,18 +180,19 @@ def models_section(runs: Runs) -> dict:
         for _, s in runs.items():
             r = runs.metric(s, key)
             if not r:  # a run of another dataset, without this key
-                cells.append({"text": "–", "extra": "", "parse": "", "n": 0})
+                cells.append({"text": "–", "extra": [], "parse": "", "n": 0})
                 continue
             extra = []
             if answer_type in NUMERIC and r.get("mae") is not None:
-                extra.append(f"MAE {num(r['mae'])} {interval(r['mae_lo'], r['mae_hi'], False)}")
+                errors = [f"MAE {num(r['mae'])} {interval(r['mae_lo'], r['mae_hi'], False)}",
+                          f"MSE {num(r['mse'])} {interval(r['mse_lo'], r['mse_hi'], False)}"]
                 if r.get("nmae") is not None:
-                    extra.append(f"NMAE {num(r['nmae'])}")
-                extra.append(f"±1 {pct(r['within_one'])}")
-            if r.get("f1") is not None:
-                extra.append(f"F1 {num(r['f1'])}")
+                    errors.append(f"NMAE {num(r['nmae'])}")
+                extra.append(" · ".join([*errors, f"±1 {pct(r['within_one'])}"]))
+            extra += [f"{name} F1 {estimable(r[f'f1_{kind}'])} · P {estimable(r[f'precision_{kind}'])} · "
+                      f"R {estimable(r[f'recall_{kind}'])}" for kind, name in PRF_KINDS if f"f1_{kind}" in r]
             cells.append({"text": f"{pct(r['accuracy'])} {interval(r['accuracy_lo'], r['accuracy_hi'])}",
-                          "extra": " · ".join(extra), "parse": pct(r["parse_rate"]), "n": r["n"]})
+                          "extra": extra, "parse": pct(r["parse_rate"]), "n": r["n"]})
         table.append({"key": key, "task": task, "answer_type": answer_type, "cells": cells})
     return {"figure": fig, "table": table}
 
@@ -362,7 +370,7 @@ def levels_section(runs: Runs) -> list[dict]:
             caption += (" Below: MAE, then the mean signed error (prediction - truth: above 0 overcounts), over parsed "
                         "answers, bootstrap 95% intervals resampling images.")
         if answer_type in SETS:
-            grid.append(("F1", panels("f1"), False, (-0.03, 1.05)))
+            grid.append(("set F1", panels("f1_micro"), False, (-0.03, 1.05)))
             caption += " Below: set F1 (micro-averaged over the items of the true and the predicted sets)."
         figures.append(figure(plots.metric_vs_levels(grid), f"{caption} {parse_caption(runs, key)}"))
         heatmaps = []
