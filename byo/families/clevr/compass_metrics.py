@@ -254,6 +254,7 @@ def skill_load_figure(series: list[tuple[str, str, list[dict]]]) -> list[tuple[b
                              else "global slope: not estimable")
                     ax.set_title(f"{NOUNS[target]} negatives: varying {NOUNS[varied]} count ({slope})", fontsize=9)
                     ax.set_xlabel(f"{NOUNS[varied]} count")
+                    ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))  # a count has no 2.5
                     ax.set_ylim(-0.02, 1.02)
                     ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.0, 0.5), title=f"{NOUNS[held]}s held",
                               title_fontsize=6)
