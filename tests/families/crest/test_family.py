@@ -28,10 +28,24 @@ def specs(tmp_path, data):
 
 @pytest.mark.parametrize("name, images", [("composite", 200), ("composite_3d", 60), ("motif_sensitivity", 144),
                                           ("recombination", 100), ("modifiers", 6), ("components_motif", 200),
-                                          ("components_container", 200)])
+                                          ("components_container", 200), ("llm_transcription", 20)])
 def test_dataset_configs_plan(name, images, capsys):
     assert main(["plan", str(CONFIGS / f"{name}.yaml"), "--max-rows", "1"]) == 0
     assert f"= {images} images" in capsys.readouterr().out
+
+
+def test_section_5_5_transcribes_the_first_20_crests_of_composite():
+    """KamonBench section 5.5 / Table 14: 20 crests to transcribe, here the first 20 of
+    composite.yaml, each with the split it has there, asked for its KDL description."""
+    def crests(name):
+        cfg = load_config(CONFIGS / f"{name}.yaml")
+        return cfg, [sample_spec(cfg, j).extras for j in jobs(cfg)]
+
+    cfg, twenty = crests("llm_transcription")
+    _, composite = crests("composite")
+    assert len(twenty) == 20
+    assert [(e["crest"], e["split"]) for e in twenty] == [(e["crest"], e["split"]) for e in composite[:20]]
+    assert cfg.questions.keys == ["describe_kdl"]
 
 
 def test_spec_objects_labels_and_determinism(tmp_path):
