@@ -32,7 +32,8 @@ tie policy); for a chat model's answer, 1 or 0.
   negative type (composed, skill O / A / R): the rank-biserial effect size r and its reading;
   it needs a language model, and without one the table says it was skipped.
 
-Deviation: Delta and the R@1s are proportions (the paper prints percentages).
+Deviation: Delta and the R@1s are stored as proportions; tables print R@1 in percent and Delta in
+percentage points, as the paper does.
 """
 
 from __future__ import annotations
@@ -117,7 +118,8 @@ def integration_table(rows: Sequence[dict], options: ScoringOptions | None = Non
                             "r1_composed": c["value"], "r1_composed_lo": c["lo"], "r1_composed_hi": c["hi"],
                             "r1_decomposed": d["value"], "r1_decomposed_lo": d["lo"], "r1_decomposed_hi": d["hi"],
                             "delta": mean_delta, "delta_sd_captions": float(np.std(delta, ddof=1)) if len(delta) > 1
-                            else None, "delta_mean_over_n": None, "delta_sd_over_n": None, "delta_over_n": ""})
+                            else None, "delta_mean_over_n": None, "delta_sd_over_n": None,
+                            "delta_points": _points(mean_delta), "delta_over_n": ""})
             units = [u for n in by_level[level] for u in by_level[level][n]]
             comp = [u["composed"] for u in units]
             decomp = [float(np.prod(list(u["parts"].values()))) for u in units]
@@ -128,7 +130,7 @@ def integration_table(rows: Sequence[dict], options: ScoringOptions | None = Non
                         "delta": float(np.mean(np.subtract(decomp, comp))), "delta_sd_captions": None,
                         "delta_mean_over_n": float(np.mean(deltas_by_n)),
                         "delta_sd_over_n": float(np.std(deltas_by_n, ddof=1)) if len(deltas_by_n) > 1 else None}
-            out.append({**overall, "delta_over_n": _spread(overall)})
+            out.append({**overall, "delta_points": _points(overall["delta"]), "delta_over_n": _spread(overall)})
     return out
 
 
@@ -384,11 +386,17 @@ def integration_figure(series: list[tuple[str, str, list[dict]]]) -> list[tuple[
                        "(dashed), against complexity N")]
 
 
+def _points(delta: float) -> str:
+    """Δ in percentage points, signed, as the paper prints it (beside R@1 in percent)."""
+    return f"{round(100 * delta, 1) + 0.0:+.1f}"
+
+
 def _spread(r: dict) -> str:
+    """Table 2's cell: Δ's mean ± standard deviation over the N levels, in percentage points."""
     if r.get("delta_mean_over_n") is None:
         return ""
     sd = r.get("delta_sd_over_n")
-    return f"{r['delta_mean_over_n']:.3f}" + (f" ± {sd:.3f}" if sd is not None else "")
+    return _points(r["delta_mean_over_n"]) + (f" ± {100 * sd:.1f}" if sd is not None else "")
 
 
 def _ci(r: dict) -> str:
@@ -407,7 +415,7 @@ INTEGRATION = ReportTable(
          "are folded below.",
     columns=(Column("level", "level", "text"), Column("N", "n", "text"), Column("captions", "captions", "int"),
              Column("R@1 composed", "r1_composed"), Column("R@1 decomposed", "r1_decomposed"),
-             Column("Δ", "delta", "num"), Column("Δ over N (mean ± sd)", "delta_over_n", "text")),
+             Column("Δ (points)", "delta_points", "text"), Column("Δ over N (mean ± sd, points)", "delta_over_n", "text")),
     measure=integration_table, scope="run", folded=lambda r: r["n"] != ALL, figures=integration_figure,
     terminal=True)
 

@@ -55,6 +55,8 @@ def test_integration_gap_per_level_and_n():
     overall = by_n["all"]
     assert overall["delta_mean_over_n"] == pytest.approx(0.25)
     assert overall["delta_sd_over_n"] == pytest.approx(np.std([-0.5, 1.0], ddof=1))
+    # printed in percentage points as the paper's Table 2: +25.0 ± 106.1 (sd of -50 and +100)
+    assert (by_n[2]["delta_points"], overall["delta_over_n"]) == ("-50.0", "+25.0 ± 106.1")
 
 
 def test_an_oracle_has_no_gap_at_any_level():
