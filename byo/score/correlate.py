@@ -1,5 +1,5 @@
 """`byo correlate SYNTHETIC_RUN REAL_RUN`: how well a model's accuracy on renders predicts its
-accuracy on real photographs (BYO-Eval, seed 002, appendix E and Figure 51: "For each number of
+accuracy on real photographs (BYO-Eval, appendix E and Figure 51: "For each number of
 pieces (1 to 8), we average the accuracy across all 10 samples and 6 preprompt-instruction pairs,
 then compute both Pearson and Spearman correlation coefficients over the 8 aggregated results").
 

@@ -1,6 +1,6 @@
 """Figures for the report (matplotlib, Agg), each returned as PNG bytes.
 
-Like BYO-Eval's (seed 002): a metric against the levels of a variable with intervals, the
+Like BYO-Eval's: a metric against the levels of a variable with intervals, the
 signed-error distribution, confusion matrices, localization heatmaps over the grid, a
 two-variable heatmap, prompt-variant bars and model comparison bars.
 """

@@ -1,4 +1,4 @@
-"""COMPASS (seed 003) on CLEVR-style scenes: structured captions at the paper's levels and
+"""COMPASS on CLEVR-style scenes: structured captions at the paper's levels and
 complexities, composed vs decomposed captions under matched perturbations, skill-targeted
 negatives.
 
@@ -64,7 +64,7 @@ from byo.families.api import Answer, Retrieval, Skip, retrieval_choice, unseen, 
 from byo.families.clevr.model import MATERIALS, SHAPES, SIZES
 
 LEVELS = {"oa": ("O", "A"), "or": ("O", "R"), "oar": ("O", "A", "R")}
-N_RANGE = {"oa": (2, 12), "or": (3, 12), "oar": (4, 12)}  # seed 003, section 3.1
+N_RANGE = {"oa": (2, 12), "or": (3, 12), "oar": (4, 12)}  # COMPASS, section 3.1
 MAX_N = 12
 K = 4  # skill-targeted negatives per caption
 ATTRIBUTES = ("size", "color", "material")  # in the order a caption names them

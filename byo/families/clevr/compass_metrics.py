@@ -196,7 +196,7 @@ PERPLEXITY_SKIPPED = ("skipped: the perplexity check of the negatives needs a la
 
 
 def perplexity_table(rows: Sequence[dict], options: ScoringOptions | None = None, device: str = "auto") -> list[dict]:
-    """The perplexity audit of seed 003 (appendix B): per level and negative type, each true
+    """The perplexity audit of COMPASS (appendix B): per level and negative type, each true
     caption's perplexity against its hardest negative's, "the candidate whose perplexity is closest
     to the ground-truth caption: n^ = argmin_n |PPL(n) - PPL(c)|" (Eq. 5), compared by the
     rank-biserial correlation "r = 1 - 2U / (n1 n2) where U is the Mann-Whitney statistic" (Eq. 6),

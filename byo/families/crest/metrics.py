@@ -1,4 +1,4 @@
-"""Crest answers (KamonBench, seed 000): parsing helpers and label metrics.
+"""Crest answers (KamonBench): parsing helpers and label metrics.
 
 Answer types: `crest_program` (program code), `crest_kdl` (kamon description in Japanese),
 `crest_english` (English translation).
@@ -377,7 +377,7 @@ def _interval(lo: str, hi: str, pct: bool = False):
 
 TABLE = ReportTable(
     name="crest", title="Crests (KamonBench metrics)",
-    definition="KamonBench (seed 000), normalisation 'kamonbench' (whitespace removed, katakana to hiragana; a "
+    definition="KamonBench, normalisation 'kamonbench' (whitespace removed, katakana to hiragana; a "
                "program parses with optional C tokens, exactly one X and one M): Acc = exact match; Acc NIT = "
                "accuracy over non-training rows whose target and prediction are both absent from the dataset's "
                "training labels; CER / TER = total Levenshtein edits / total target length (an unparsed answer "
@@ -388,7 +388,7 @@ TABLE = ReportTable(
                "split part and by combinations never seen among the training labels; exact_lenient: the project's "
                "lenient normalisation (English lowercased, article and final punctuation dropped; a missing X "
                "read as X:0)",
-    note="KamonBench (seed 000) as the paper measures it, normalisation kamonbench (whitespace removed, katakana to "
+    note="KamonBench as the paper measures it, normalisation kamonbench (whitespace removed, katakana to "
          "hiragana; a program needs exactly one X and one M). Acc with its 95% bootstrap interval (the paper's "
          "Table 1: resampling the test set with replacement); Acc NIT over rows whose target and prediction are "
          "both absent from the dataset's training labels (its train split, rendered or not); CER / TER = total "
