@@ -119,20 +119,21 @@ def write_questions(dataset: str | Path, *, keys: Sequence[str] | None = None,
     return Questions(path=path, summary=summary)
 
 
-def audit_dataset(dataset: str | Path, questions: str | Path | None = None) -> AuditReport:
+def audit_dataset(dataset: str | Path, questions: str | Path | None = None, *, progress: bool = True) -> AuditReport:
     """Every answer recomputed from the masks, the images and the camera (`.failed`: any wrong or
     ill-posed question, or a legend field disagreeing with the pixels)."""
-    return _audit(dataset, questions=questions)
+    return _audit(dataset, questions=questions, show_progress=progress)
 
 
 def evaluate(dataset: str | Path, provider: str, model: str | None = None, *,
              params: GenerationParams | None = None, on_wait: Callable[[str], None] | None = None,
-             **settings) -> EvalReport:
+             progress: bool = True, **settings) -> EvalReport:
     """Ask `provider` (openai, groq, ollama, openai-compatible, hf, clip, hf-clip, blind, oracle...)
     every question of `dataset`; cached and resumable. Settings as byo.eval.settings.EvalSettings
     (run, concurrency, limit, base_url, shots...). `.run_dir` is the run to score."""
     return _evaluate(EvalSettings(dataset=Path(dataset), provider=provider, model=model,
-                                  params=params or GenerationParams(), **settings), on_wait=on_wait)
+                                  params=params or GenerationParams(), **settings), on_wait=on_wait,
+                     show_progress=progress)
 
 
 def score_run(run: str | Path, **options) -> Scores:

@@ -23,6 +23,7 @@ from byo.core.progress import Bar
 from byo.eval.cache import RequestCache
 from byo.eval.layout import (
     PREDICTIONS,
+    RUN_FILE,
     check_run_folder,
     check_same_request,
     journal_row,
@@ -30,6 +31,7 @@ from byo.eval.layout import (
     open_journal,
     read_predictions,
     recorded_path,
+    remove_unanswered_run,
     run_name,
     write_predictions,
     write_run_file,
@@ -62,10 +64,21 @@ def run_locked(ev: Evaluation, *, show_progress: bool = True,
     check_run_folder(ev.run_dir, ev.dataset)
     with writer_lock(ev.run_dir, what="run", wait=ev.settings.wait, on_wait=on_wait, wait_flag="--wait"):
         check_same_request(ev.run_dir, ev.identity)  # again, now that no one else writes
-        lost_answers(earlier_rows(ev.run_dir / PREDICTIONS), ev.all_questions, ev.run_dir / PREDICTIONS)
-        if ev.provider.ranks:  # an image-text model ranks the candidate captions
-            return RankingRun(ev, earlier_rows(ev.run_dir / PREDICTIONS)).run(show_progress)
-        return asyncio.run(Run(ev).run(show_progress))
+        earlier = earlier_rows(ev.run_dir / PREDICTIONS)
+        lost_answers(earlier, ev.all_questions, ev.run_dir / PREDICTIONS)
+        new = not earlier and not (ev.run_dir / RUN_FILE).exists()
+        try:
+            if ev.provider.ranks:  # an image-text model ranks the candidate captions
+                report = RankingRun(ev, earlier).run(show_progress)
+            else:
+                report = asyncio.run(Run(ev).run(show_progress))
+        except BaseException:
+            if new:
+                remove_unanswered_run(ev.run_dir)
+            raise
+        if new and report.stopped is not None and not report.rows:
+            remove_unanswered_run(ev.run_dir)
+        return report
 
 
 def earlier_rows(path: Path) -> dict[str, dict]:
