@@ -38,7 +38,7 @@ from byo.render.runner import RenderReport
 from byo.render.runner import render_dataset as _render_dataset
 from byo.render.runner import render_images as _render_images
 from byo.scene.config import DatasetConfig
-from byo.scene.plan import combination, combination_count, image_count
+from byo.scene.plan import combination, combination_count, image_count, images_per_combination
 from byo.score.compare import compare
 from byo.score.report import write_report as _write_report
 from byo.score.run import Scores, load_scores
@@ -74,10 +74,8 @@ class Plan:
 def plan(config: Config) -> Plan:
     """The images a config renders, counted without enumerating them."""
     cfg = _config(config)
-    sizes = cfg.dataset.split_sizes() if cfg.dataset.splits else None
-    per = sum(n for _, n in sizes) if sizes else cfg.repetitions
     return Plan(name=cfg.dataset.name, family=cfg.family.name, combinations=combination_count(cfg),
-                images_per_combination=per, images=image_count(cfg))
+                images_per_combination=images_per_combination(cfg), images=image_count(cfg))
 
 
 def render_dataset(config: Config, output: str | Path | None = None, *, workers: int | None = None,

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from rich.console import Console
 
-import byo
 from byo.authoring.byo_eval_import import import_config
 from byo.cli.console import add_json, console, level_table, new_table, out, print_json
 from byo.cli.options import (
@@ -26,10 +25,10 @@ from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
 from byo.core.inputs import read_json
 from byo.core.outputs import check_file_output, writing_outputs
-from byo.families import family_names
+from byo.families import family_names, load_config
 from byo.questions.load import SUMMARY_FILE
 from byo.render.runner import sample_tasks
-from byo.scene.plan import combination, jobs
+from byo.scene.plan import combination, combination_count, image_count, images_per_combination, jobs
 from byo.scene.setup import level_label
 from byo.score.power import PowerSettings, plan_power
 
@@ -39,9 +38,9 @@ def cmd_plan(args) -> int:
         if not args.power:
             raise ConfigError("<command line>", [("-o", "writes the --power figures: add --power")])
         check_file_output(args.output, force=args.force)
-    cfg = byo.load_config(config_source(args), file=args.config)
-    counted = byo.plan(cfg)
-    n_combos, reps, n_images = counted.combinations, counted.images_per_combination, counted.images
+    # byo.families and byo.scene, not byo.api: planning loads none of the later stages
+    cfg = load_config(config_source(args), file=args.config)
+    n_combos, reps, n_images = combination_count(cfg), images_per_combination(cfg), image_count(cfg)
     sizes = cfg.dataset.split_sizes() if cfg.dataset.splits else None
     if n_images > args.max_images:
         console.print(f"[yellow]more than --max-images {args.max_images:,}: byo render refuses it unless "
@@ -50,10 +49,10 @@ def cmd_plan(args) -> int:
         sample_tasks(cfg, jobs(cfg), args.config)
     power = power_figures(args, cfg) if args.power else None
     if args.json:
-        print_json(plan_document(args, cfg, counted, sizes, power))
+        print_json(plan_document(args, cfg, sizes, power))
         return 0
     shown = out()
-    shown.print(f"[bold]{counted.name}[/bold] ({counted.family}): {n_combos:,} combinations x {reps:,} "
+    shown.print(f"[bold]{cfg.dataset.name}[/bold] ({cfg.family.name}): {n_combos:,} combinations x {reps:,} "
                 f"images = [bold]{n_images:,} images[/bold]")
     if sizes:
         shown.print("splits, one after another, each from its own seed stream (images per combination): "
@@ -81,18 +80,19 @@ def combination_rows(cfg, n_combos: int, reps: int, sizes, max_rows: int) -> lis
             for i in range(min(n_combos, max_rows))]
 
 
-def plan_document(args, cfg, counted, sizes, power: dict | None) -> dict:
+def plan_document(args, cfg, sizes, power: dict | None) -> dict:
     """byo plan --json: the counts, the combinations listed (levels as the config names them, and
     as people read them), the question policy and, with --power, the power figures."""
-    rows = combination_rows(cfg, counted.combinations, counted.images_per_combination, sizes, args.max_rows)
+    n_combos, reps = combination_count(cfg), images_per_combination(cfg)
+    rows = combination_rows(cfg, n_combos, reps, sizes, args.max_rows)
     summary = summary_file(cfg)
-    return {"config": str(args.config), "name": counted.name, "family": counted.family,
-            "combinations": counted.combinations, "images_per_combination": counted.images_per_combination,
-            "images": counted.images, "splits": dict(sizes) if sizes else None,
+    return {"config": str(args.config), "name": cfg.dataset.name, "family": cfg.family.name,
+            "combinations": n_combos, "images_per_combination": reps,
+            "images": image_count(cfg), "splits": dict(sizes) if sizes else None,
             "drawn_per_image": {k: v.type for k, v in cfg.random_variables().items()},
             "rows": [{**r, "labels": {k: level_label(k, v) for k, v in r["levels"].items()},
-                      "images": counted.images_per_combination} for r in rows],
-            "more_combinations": max(0, counted.combinations - len(rows)),
+                      "images": reps} for r in rows],
+            "more_combinations": max(0, n_combos - len(rows)),
             "unreadable": cfg.questions.unreadable,
             "questions_per_level": read_json(summary) if summary.is_file() else None, "power": power}
 

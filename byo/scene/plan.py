@@ -38,6 +38,11 @@ def image_count(cfg: DatasetConfig) -> int:
     return combination_count(cfg) * cfg.repetitions
 
 
+def images_per_combination(cfg: DatasetConfig) -> int:
+    """Images of each combination of levels: its repetitions, over every split when there are splits."""
+    return sum(n for _, n in cfg.dataset.split_sizes()) if cfg.dataset.splits is not None else cfg.repetitions
+
+
 def split_of(cfg: DatasetConfig, index: int) -> tuple[str, int, int]:
     """(split, index within the split, its images per combination) of image `index`: the splits
     of `dataset.splits` follow one another, each a block of combinations x its images."""
