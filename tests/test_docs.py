@@ -228,3 +228,17 @@ def test_the_commands_of_a_page_run(page, tmp_path):
             assert done.returncode == 0, f"{command.line}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
             if command.line.startswith("byo plan dataset_configs/chess/count_blur.yaml"):
                 assert "20 combinations x 10 images = 200 images" in done.stdout
+
+
+def test_papers_are_named_by_their_names_never_by_a_seed_number():
+    """A reader takes "seed 002" for a random seed: docs, help texts, config comments, code and
+    tests name BYO-Eval, Auto-Comp, COMPASS, KamonBench, the compositional-generalisation study."""
+    numbered = re.compile(r"\bseed[ _-]00\d\b", re.IGNORECASE)
+    places = [ROOT / "README.md", *(ROOT / d for d in ("docs", "byo", "dataset_configs", "questions", "tests", "bench"))]
+    found = []
+    for place in places:
+        for path in [place] if place.is_file() else sorted(place.rglob("*")):
+            if path.is_file() and path.suffix in (".md", ".py", ".yaml", ".yml", ".j2", ".txt"):
+                found += [f"{path.relative_to(ROOT)}:{i}" for i, line in enumerate(path.read_text().splitlines(), 1)
+                          if numbered.search(line) and path.name != "test_docs.py"]
+    assert not found, found

@@ -1,4 +1,4 @@
-"""KamonBench's metrics as the paper defines them (seed 000, section 4): hand-computed cases,
+"""KamonBench's metrics as the paper defines them (section 4): hand-computed cases,
 perfect and constant predictors on every shipped crest config, and training labels taken from
 the dataset (its train split, rendered or not)."""
 
