@@ -293,7 +293,7 @@ def integration_figure(series: list[tuple[str, str, list[dict]]]) -> list[tuple[
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("R@1")
     axes[0][-1].legend(fontsize=7, loc="upper right")
-    return [(png(fig), "R@1 of composed captions (solid) and of their decomposed primitives, all retrieved "
+    return [(png(fig, tight=True), "R@1 of composed captions (solid) and of their decomposed primitives, all retrieved "
                        "(dashed), against complexity N")]
 
 
