@@ -161,8 +161,12 @@ def install_example(tmp_path: Path) -> Path:
 
 def prepare(line: str, root: Path, fake: FakeVLM) -> str:
     """What a command needs that the page only describes: a few images, the answers file."""
-    if line.startswith("byo render") and "--limit" not in line:
+    if line.startswith("byo render") and "--limit" not in line and "--sample" not in line:
         line += " --limit 2"
+    if " counting.yaml" in line and not (root / "counting.yaml").exists():  # getting_started.md's own config
+        block = re.search(r"```yaml\n(# counting\.yaml.*?)```", (ROOT / "docs" / "getting_started.md").read_text(), re.S)
+        (root / "counting.yaml").write_text(block.group(1))
+        (root / "counting.yaml").write_text(yaml.safe_dump(tiny_config(root / "counting.yaml"), sort_keys=False))
     if line.startswith("byo render dataset_configs/compass/"):  # COMPASS names shapes: 8 px across at least
         config = root / line.split()[2]
         data = yaml.safe_load(config.read_text())
