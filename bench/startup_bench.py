@@ -8,8 +8,11 @@ doctor` with its Blender probes kept from an earlier call (the usual case) and o
 (probing Blender again), and `byo report` over the demo's runs: both demo datasets (CLEVR-style and
 poker) with the blind baseline and the oracle, in the demo's prompt variants (neutral and debiased
 preprompts), rendered tiny (64x48 px, 4 samples) by `byo run` once in this benchmark, or reused from
---work. Each command runs --repeats times; the median counts. The issue's targets: `byo --help`
-under 1 s, `byo doctor` under 3 s, the report under 5 s and under 1 MB. Run with `make bench`.
+--work. Each command runs --repeats times; the median counts. With --before DIR (a source tree
+of an earlier commit: `git archive COMMIT | tar -x -C DIR`) each command also runs on that code,
+in the same run (PYTHONPATH names the tree, `python -m byo` for both), and the ratio after/before
+is reported. The issue's targets: `byo --help` under 1 s, `byo doctor` under 3 s, the report
+under 5 s and under 1 MB. Run with `make bench`.
 """
 
 from __future__ import annotations
@@ -86,6 +89,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--work", type=Path, help="where the demo's runs are made, or already are (default: a "
                         "temporary folder)")
     parser.add_argument("--json", type=Path, help="write the section here (bench/results/startup.json)")
+    parser.add_argument("--before", type=Path, help="a source tree of an earlier commit, measured in the same run")
     args = parser.parse_args(argv)
 
     section = Section("startup", "byo start-up and report: CPU time against `python -c pass`",
@@ -100,42 +104,59 @@ def main(argv: list[str] | None = None) -> None:
         env = {**os.environ, "XDG_CACHE_HOME": str(tmp / "cache"), "COLUMNS": "100"}
         runs = demo_runs(args.work or tmp / "demo", env)
         report = tmp / "report.html"
-        byo = str(BIN / "byo")
+        trees = {"after": ROOT, **({"before": args.before.resolve()} if args.before else {})}
 
         def clear_report():
             for path in (report, report.with_name("report_samples.html")):
                 path.unlink(missing_ok=True)
             shutil.rmtree(report.with_name("report_samples_files"), ignore_errors=True)
 
+        byo = [sys.executable, "-P", "-m", "byo"]  # the tree's code: PYTHONPATH names it (-P: not the cwd)
         commands = {
             "python": ("python -c pass", [sys.executable, "-c", "pass"], None, None),
-            "help": ("byo --help", [byo, "--help"], 1.0, None),
+            "help": ("byo --help", [*byo, "--help"], 1.0, None),
             "plan": ("byo plan dataset_configs/demo.yaml --no-sample",
-                     [byo, "plan", str(DEMO["demo"]), "--no-sample"], None, None),
-            "doctor_refresh": ("byo doctor --refresh (probes Blender again)", [byo, "doctor", "--refresh"], None, None),
-            "doctor": ("byo doctor (Blender's probes kept from the call before)", [byo, "doctor"], 3.0, None),
-            "report": ("byo report of the demo's 4 runs", [byo, "report", *map(str, runs), "-o", str(report)], 5.0,
+                     [*byo, "plan", str(DEMO["demo"]), "--no-sample"], None, None),
+            "doctor_refresh": ("byo doctor --refresh (probes Blender again)", [*byo, "doctor", "--refresh"], None, None),
+            "doctor": ("byo doctor (Blender's probes kept from the call before)", [*byo, "doctor"], 3.0, None),
+            "report": ("byo report of the demo's 4 runs", [*byo, "report", *map(str, runs), "-o", str(report)], 5.0,
                        clear_report),
         }
-        measured = {}
-        for key, (label, command, _, before) in commands.items():
-            measured[key] = measure(command, env, ROOT, args.repeats, before)
-            print(f"{label}: {measured[key]['cpu']} s CPU, {measured[key]['wall']} s wall", flush=True)
-        report_bytes = report.stat().st_size
-        viewer_bytes = report.with_name("report_samples.html").stat().st_size
+        measured, sizes = {}, {}
+        for tree, source in trees.items():
+            tree_env = {**env, "PYTHONPATH": str(source)}
+            for key, (label, command, _, before) in commands.items():
+                if key == "doctor_refresh" and tree == "before":
+                    continue  # the code before may keep no probes: `doctor` is then the same work
+                found = measure(command, tree_env, ROOT, args.repeats, before)
+                measured[tree, key] = found
+                print(f"{tree}: {label}: {found['cpu']} s CPU, {found['wall']} s wall", flush=True)
+            sizes[tree] = (report.stat().st_size, report.with_name("report_samples.html").stat().st_size)
+        report_bytes, viewer_bytes = sizes["after"]
 
     for key, (label, _, at_most, _) in commands.items():
-        section.figure(f"{key}_cpu", measured[key]["cpu"], "s", f"{label}: CPU", at_most=at_most)
+        section.figure(f"{key}_cpu", measured["after", key]["cpu"], "s", f"{label}: CPU", at_most=at_most)
+        if ("before", key) in measured and key != "python":
+            section.figure(f"{key}_cpu_before", measured["before", key]["cpu"], "s", f"{label}: CPU, before")
     section.figure("report_size", round(report_bytes / MB, 3), "MB", "the demo's report.html", at_most=1.0)
+    if "before" in sizes:
+        section.figure("report_size_before", round(sizes["before"][0] / MB, 3), "MB", "the demo's report.html, before")
     for key, (label, _, _, _) in commands.items():
         if key != "python":
             section.ratio(f"{key}_ratio", f"{key}_cpu", "python_cpu", f"{label} / python -c pass (CPU)")
-    section.table("CPU and wall seconds per command", [("command", ""), ("CPU median", "s"), ("CPU min", "s"),
-                                                       ("CPU max", "s"), ("wall median", "s"), ("runs", "")],
-                  [[commands[k][0], m["cpu"], m["cpu_min"], m["cpu_max"], m["wall"], args.repeats]
-                   for k, m in measured.items()])
-    section.table("the report's files", [("file", ""), ("size", "MB")],
-                  [["report.html", round(report_bytes / MB, 3)], ["report_samples.html", round(viewer_bytes / MB, 3)]])
+            if f"{key}_cpu_before" in section.figures:
+                section.ratio(f"{key}_speedup", f"{key}_cpu_before", f"{key}_cpu", f"{label}: before / after (CPU)")
+    if "before" in sizes:
+        section.ratio("report_size_ratio", "report_size_before", "report_size", "report.html: before / after (size)")
+    section.table("CPU and wall seconds per command", [("code", ""), ("command", ""), ("CPU median", "s"),
+                                                       ("CPU min", "s"), ("CPU max", "s"), ("wall median", "s"),
+                                                       ("runs", "")],
+                  [[tree, commands[k][0], m["cpu"], m["cpu_min"], m["cpu_max"], m["wall"], args.repeats]
+                   for (tree, k), m in measured.items()])
+    section.table("the report's files", [("code", ""), ("file", ""), ("size", "MB")],
+                  [row for tree, (page, viewer) in sizes.items()
+                   for row in ([tree, "report.html", round(page / MB, 3)], [tree, "report_samples.html",
+                                                                             round(viewer / MB, 3)])])
     section.write(args.json)
 
 
