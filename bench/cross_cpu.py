@@ -6,7 +6,7 @@ processors without AVX stop on an illegal instruction in the bpy wheel). Cycles,
 OpenImageDenoise pick their kernels by instruction set at run time, which is what makes
 float results differ in the last bits from one processor to another.
 
-Two render settings: the goldens' (tests/golden_data.py: 64x48, 4 samples, no denoiser) over
+Two render settings: the goldens' (tests/support/golden_data.py: 64x48, 4 samples, no denoiser) over
 every shipped config, and a denoised one (128x96, 16 samples, OpenImageDenoise) over a subset.
 Each variant is compared with the native render: images (largest difference in grey levels,
 share of pixel values more than 0 / 1 / 2 levels apart, PSNR), masks (pixels whose instance
@@ -14,7 +14,7 @@ id differs) and legends (fields that differ). Native renders twice to show run-t
 and the native undenoised renders are compared with tests/golden/, recorded on another machine
 (bench/results.json names its processor). OpenImageDenoise crashes under QEMU's emulation, so
 denoised renders are compared natively only.
-The tolerances tests/test_golden.py applies, and the README states, come from this table.
+The tolerances tests/render/test_golden.py applies, and the README states, come from this table.
 
 Run with `python bench/cross_cpu.py --json bench/results/cross_cpu.json` (about an hour on
 2 cores; `--configs` picks a subset). Not part of `make bench`: it needs qemu-user."""
@@ -34,7 +34,7 @@ import numpy as np
 from figures import ROOT, Section
 from PIL import Image
 
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 from golden_data import CONFIGS, GOLDEN, comparable_legend, render_tiny  # noqa: E402
 
 from byo.scene.measure import read_mask  # noqa: E402

@@ -1,6 +1,6 @@
 """Requests per second of `byo eval` against a fake VLM on loopback that answers after a fixed
 latency (300 ms): one request at a time, then N at a time, in the same run. The fake server runs
-in a process of its own (tests/fake_vlm.py), a thread per request, so that it neither shares the
+in a process of its own (tests/support/fake_vlm.py), a thread per request, so that it neither shares the
 client's interpreter lock nor limits how many requests wait at once. Run with `make bench`."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from figures import QUICK, ROOT, Section
 
-sys.path.insert(0, str(ROOT / "tests"))  # the small datasets live with the tests
+sys.path.insert(0, str(ROOT / "tests" / "support"))  # the small datasets live with the tests
 from eval_data import make_dataset  # noqa: E402
 
 from byo.eval.run import EvalSettings, evaluate  # noqa: E402
@@ -25,8 +25,8 @@ from byo.eval.run import EvalSettings, evaluate  # noqa: E402
 
 @contextmanager
 def fake_server(latency: float):
-    """The fake VLM's URL, served by `python tests/fake_vlm.py` until the block ends."""
-    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fake_vlm.py"), "--latency", str(latency)],
+    """The fake VLM's URL, served by `python tests/support/fake_vlm.py` until the block ends."""
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "fake_vlm.py"), "--latency", str(latency)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         yield proc.stdout.readline().strip()
@@ -65,7 +65,7 @@ def main() -> None:
     latency, c = args.latency, args.concurrency
     section = Section(
         "eval", f"byo eval: requests per second against a loopback VLM with {latency * 1000:.0f} ms latency",
-        f"The OpenAI-compatible provider (the openai SDK) against tests/fake_vlm.py in a process of its own on "
+        f"The OpenAI-compatible provider (the openai SDK) against tests/support/fake_vlm.py in a process of its own on "
         f"127.0.0.1, which answers each request after {latency} s. In one run: a warm-up, {args.sequential} "
         f"requests one at a time, then {args.requests} requests {c} at a time; every request a distinct image, "
         f"each run with a cache of its own. Wall time of the whole `evaluate` call (questions read, "

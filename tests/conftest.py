@@ -89,7 +89,7 @@ def assert_same_dataset(expected: Path, actual: Path) -> None:
             assert a.read_bytes() == b.read_bytes(), name
 
 
-# --- the render farm's dataset (tests/test_executors.py, tests/test_merge.py) ------------------
+# --- the render farm's dataset (tests/render/executors/test_executors.py, tests/render/test_merge.py) ------------------
 FARM_IMAGES = 12  # room for the latest kill point (after 6) to land before the end, even when fast
 FARM_NAME = "farm"
 

@@ -125,7 +125,7 @@ def add_questions(questions: argparse.ArgumentParser) -> None:
                            "(default: the prompt set's; byo: neutral, byo-eval: neutral,helpful,cot)")
     questions.add_argument("--instructions", help="comma-separated: direct,declarative,fill_blank (default: the "
                            "prompt set's; byo: direct, byo-eval: declarative,fill_blank)")
-    questions.add_argument("--keys", help="comma-separated question keys or patterns ('compass_*'; default: all of "
+    questions.add_argument("--keys", help="comma-separated question keys or patterns ('count_*'; default: all of "
                            "the family)")
     questions.add_argument("--templates", type=Path, default=None, help="question templates folder")
     questions.add_argument("--prompts", default=DEFAULT_PROMPTS, choices=list(PROMPT_SETS),

@@ -337,7 +337,7 @@ def add_score(score: argparse.ArgumentParser) -> None:
     add_interval_arguments(score)
     add_curve_arguments(score)
     add_require_complete(score)
-    score.add_argument("--perplexity-model", help="COMPASS's perplexity check of the negatives: a transformers "
+    score.add_argument("--perplexity-model", help="the perplexity check of a family's negative captions: a transformers "
                        "causal language model (a Hub name such as gpt2, or a folder); without it the check is skipped")
     add_judge_arguments(score)
     add_json(score)

@@ -107,11 +107,6 @@ class Layout:
             path, what = self.legend(name), found[0]
         return InputError(path, f"{what} (a damaged image: byo render --resume renders it again)")
 
-    def is_complete(self, name: str, *, deep: bool = False) -> bool:
-        """The legend is written last and records the other files' sizes and hashes: an image is
-        complete when its legend reads and the files match it."""
-        return not self.problems(name, deep=deep)
-
     def remove_temporary_files(self) -> int:
         """Temporary files left by an interrupted write (see `temp_path_for`)."""
         stale = [p for sub in (IMAGES, MASKS, LEGENDS, PASSES) for p in (self.root / sub).glob(".*")]

@@ -85,12 +85,6 @@ def read_image(path: str | Path, mode: str | None = None) -> np.ndarray:
         raise InputError(path, f"not a readable image ({err})") from None
 
 
-def check_image(path: str | Path) -> bytes:
-    """The bytes of an image file that decodes whole (for writers that copy images as they are)."""
-    read_image(path)
-    return read_bytes(path)
-
-
 DATA_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError, ZeroDivisionError, OverflowError)
 
 

@@ -95,7 +95,7 @@ def grid_position(answer_type: str, value) -> list[int] | None:
 
 def ranked_credit(similarities: list[float], truth: int) -> float:
     """Recall@1 of one ranking: 1 when the true caption's similarity is strictly higher than every
-    other caption's, else 0, COMPASS's "1[s(I, c) > s(I, c~_i), for all i]" (Eq. 1) and the
+    other caption's, else 0, the retrieval papers' "1[s(I, c) > s(I, c~_i), for all i]" and the
     project's one tie policy (docs/scoring.md): a tie at the top is a miss, so a ranker that cannot
     tell the captions apart scores 0 in every table, never the chance."""
     return float(all(similarities[truth] > s for k, s in enumerate(similarities) if k != truth))

@@ -239,14 +239,6 @@ def cue_spans(text: str) -> list[str]:
     return out
 
 
-def conclusion_span(text: str) -> str | None:
-    """The sentence part after the last conclusion cue ("so", "in total", "therefore")."""
-    last = None
-    for m in CONCLUSION.finditer(text):
-        last = m
-    return to_sentence_end(text, last.end()) if last else None
-
-
 # --- the prompt -----------------------------------------------------------------------
 # What is read off a prompt is kept per prompt: a run asks the same prompts of every image.
 PROMPT_CACHE = 16384  # distinct prompts (and option lists) kept: a few kB each

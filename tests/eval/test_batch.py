@@ -1,5 +1,5 @@
 """`byo eval --batch` through the real openai client against a loopback Batch API
-(tests/fake_batch.py): a kill between submitting and collecting, or in the middle of an upload or
+(tests/support/fake_batch.py): a kill between submitting and collecting, or in the middle of an upload or
 a batch's creation, submits nothing twice; batches that fail, expire or are cancelled leave their
 requests as failures, sent again by the next run; what the cache has is not sent; the batch
 price is what a run spends; `byo status RUN` collects."""

@@ -1,4 +1,4 @@
-"""`byo eval --provider hf`: a tiny randomly initialised transformers VLM (tests/hf_tiny.py, built
+"""`byo eval --provider hf`: a tiny randomly initialised transformers VLM (tests/support/hf_tiny.py, built
 from configs, nothing downloaded) answers every question end to end, resumes after a kill without
 generating a cached answer again, is scored, batches the requests in flight, and says how to
 install torch and transformers when they are missing."""

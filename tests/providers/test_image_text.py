@@ -1,5 +1,5 @@
 """Image-text models (`byo eval --provider hf-clip / clip / rank-oracle / rank-blind`): a tiny
-randomly initialised CLIP and SigLIP (tests/clip_tiny.py, built from configs, nothing downloaded)
+randomly initialised CLIP and SigLIP (tests/support/clip_tiny.py, built from configs, nothing downloaded)
 rank every question's candidate captions end to end through byo eval and byo score; a second run
 reuses every cached embedding (0 model calls, shown by the counter); a run killed midway resumes
 without computing an embedding or a question twice; the reference rankers score 1 and the

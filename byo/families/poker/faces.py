@@ -337,11 +337,3 @@ def texture_path(name: str) -> Path:
         # Several workers may draw it at once: each writes whole files, the last rename wins.
         atomic_write_bytes(path, png_bytes(np.asarray(img)))
     return path
-
-
-def index_box_uv(corner: str) -> tuple[float, float, float, float]:
-    """An index box in texture coordinates (u right, v up from the bottom): (u0, v0, u1, v1)."""
-    u0, t0, u1, t1 = INDEX_BOX
-    if corner == "top_left":
-        return (u0, 1 - t1, u1, 1 - t0)
-    return (1 - u1, t0, 1 - u0, t1)  # bottom_right: the same box turned half a turn

@@ -90,11 +90,6 @@ def scale(g: BaseGeometry, fx: float, fy: float | None = None,
     return affinity.scale(g, fx, fx if fy is None else fy, origin=tuple(origin))
 
 
-def mirror_x(g: BaseGeometry) -> BaseGeometry:
-    """Mirror image across the vertical axis."""
-    return affinity.scale(g, -1.0, 1.0, origin=(0, 0))
-
-
 def union(*parts: BaseGeometry) -> Geom:
     return clean(unary_union([p for p in parts if p is not None and not p.is_empty]))
 

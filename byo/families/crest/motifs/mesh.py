@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 import shapely
-from shapely.geometry import MultiPolygon, Polygon
+from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
 from byo.families.crest.motifs.geometry import clean
@@ -67,7 +67,3 @@ def triangulate(g: BaseGeometry, cell: float | None = None) -> tuple[np.ndarray,
 def mesh_area(verts: np.ndarray, faces: np.ndarray) -> float:
     a, b, c = verts[faces[:, 0]], verts[faces[:, 1]], verts[faces[:, 2]]
     return float(0.5 * np.sum((b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])))
-
-
-def as_multipolygon(verts: np.ndarray, faces: np.ndarray) -> MultiPolygon:
-    return MultiPolygon([Polygon(verts[f]) for f in faces])

@@ -2,7 +2,7 @@
 of (command, event) cases. The events:
 
 - `kill`: SIGKILL in the middle of its writing (at the middle one of its durable-write steps,
-  tests/faults.py), then the same command again: it completes (exit 0) and every file it left
+  tests/support/faults.py), then the same command again: it completes (exit 0) and every file it left
   reads whole.
 - `term`: SIGTERM at that moment: exit 143, one line saying so, no traceback; then the same
   command completes.

@@ -1,6 +1,6 @@
 """Golden renders: every config under dataset_configs/, first images only, at a tiny size.
 
-`python tests/golden_data.py` records them into tests/golden/ (a change that alters pixels or
+`python tests/support/golden_data.py` records them into tests/golden/ (a change that alters pixels or
 legends on purpose re-records them in the same commit and says why); test_golden.py renders
 again and compares.
 """
@@ -18,9 +18,9 @@ from byo.families import family_names, load_config
 from byo.scene.config import validate_scene
 from byo.scene.setup import RESOLUTION
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "dataset_configs").rglob("*.yaml"))
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 LIMIT = 2
 TINY = {"resolution": [64, 48], "render": {"samples": 4, "denoise": "off"}}
 KEPT = ("images", "masks", "legends")
@@ -81,7 +81,7 @@ def render_tiny(config: Path, work: Path, resolution: list[int] | None = None,
 # an Intel Xeon (bench/results.md, "Cross-processor spread"): the worst image had 3 of its 9,216
 # values (0.033%) more than 2 grey levels apart, none more than 6, and a PSNR of 69 dB; masks and
 # legends were identical. The tolerance leaves room above that and fails a visible change
-# (tests/test_golden.py shows both):
+# (tests/render/test_golden.py shows both):
 MAX_GREY_LEVELS = 2  # a value further apart than this counts as an outlier ...
 MAX_OUTLIER_SHARE = 0.001  # ... and at most 0.1% of an image's values may be outliers
 MIN_PSNR_DB = 60.0  # and the image as a whole within 60 dB (a 1-level shift of every pixel is 48 dB)

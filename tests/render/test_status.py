@@ -1,7 +1,7 @@
 """`byo status DIR` against a render's plan: done, missing and damaged images (sizes, or every
 SHA-256 with --check), the state from the render log, a --limit's plan, and a directory that
 is no render. The render farm's scenarios (status while rendering, after kills and timeouts)
-are in tests/test_executors.py."""
+are in tests/render/executors/test_executors.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""A command line run with a fault at a chosen moment, for the safety table (tests/test_safety_table.py)
+"""A command line run with a fault at a chosen moment, for the safety table (tests/core/test_safety_table.py)
 and the human study's kill test: a fork of the test process (byo already imported: fast) or a
-process of its own (`python tests/faults.py KIND AT -- byo arguments`, for `byo human`).
+process of its own (`python tests/support/faults.py KIND AT -- byo arguments`, for `byo human`).
 
 The moments are the command's durable-write steps: each call of os.fsync and os.replace. A run
 counts them (`count`); a fault then strikes at the k-th one: `kill` (SIGKILL, before the step is
@@ -163,12 +163,12 @@ def _write(path: Path, text: str) -> Path:
 
 
 def main() -> None:
-    """`python tests/faults.py KIND AT -- ARGV`: byo ARGV in this process with the fault (KIND
+    """`python tests/support/faults.py KIND AT -- ARGV`: byo ARGV in this process with the fault (KIND
     none: counting only; the count is printed to stderr as `fault steps: N` at the end)."""
     kind, at = sys.argv[1], int(sys.argv[2])
     argv = sys.argv[sys.argv.index("--") + 1:]
     faults = Faults(None if kind == "none" else kind, at)
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from byo.cli import main as byo_main
 
     try:

@@ -1,7 +1,7 @@
 """The executors (the render farm): killed workers and killed runs resume to the same dataset,
 damaged files are rendered again, hung images time out, status reports it all, render.device
 falls back, and a two-node Ray cluster renders the same dataset. Shards and byo merge:
-tests/test_merge.py."""
+tests/render/test_merge.py."""
 
 from __future__ import annotations
 
@@ -251,7 +251,7 @@ def ray_cluster():
     from byo.render.executors.ray_cluster import LocalCluster
 
     with pytest.MonkeyPatch.context() as env:
-        env.setenv("PYTHONPATH", str(Path(__file__).parent))  # the workers import pool_jobs
+        env.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[2] / "support"))  # the workers import pool_jobs
         with LocalCluster(2, cpus_per_node=1) as address:
             yield address
 

@@ -14,7 +14,7 @@ models answer `max_tokens` and `temperature`. Faults come from `plan(seen, times
 the order in which concurrent requests arrive.
 
 Every request has a thread of its own, and the latency is a sleep in that thread, so any number
-of requests wait at once. `python tests/fake_vlm.py --latency 0.3` serves on its own (a process
+of requests wait at once. `python tests/support/fake_vlm.py --latency 0.3` serves on its own (a process
 of its own does not share the client's interpreter lock): it prints its URL, answers "3", tells
 its counts at GET /stats, and stops when its standard input closes.
 """

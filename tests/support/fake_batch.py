@@ -1,4 +1,4 @@
-"""A fake OpenAI Batch API on loopback, beside the fake VLM's live routes (tests/fake_vlm.py), for
+"""A fake OpenAI Batch API on loopback, beside the fake VLM's live routes (tests/support/fake_vlm.py), for
 the real openai client.
 
 - `POST /v1/files` (multipart: `purpose`, `file`) keeps a file; `GET /v1/files` lists them

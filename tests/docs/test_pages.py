@@ -32,26 +32,26 @@ SHELL = ("sh", "bash")
 # Commands shown but not run here, each with what runs it instead.
 SKIPPED = {
     r"^make (install|harness)\b": "installs this machine's environment (CI runs it first)",
-    r"^make demo\b": "tests/test_demo.py runs the demo",
+    r"^make demo\b": "tests/cli/test_demo.py runs the demo",
     r"^make test\b": "is this test suite",
     r"^make lint\b": "CI runs it; tests/lint/test_family_contract.py tests the family contract",
     r"^make docs\b": "test_the_site_builds_in_strict_mode below builds the site",
-    r"^make screenshot\b": "needs Xvfb and Debian's Blender; tests/test_blender_addon.py tests the add-on",
+    r"^make screenshot\b": "needs Xvfb and Debian's Blender; tests/addon/test_blender_addon.py tests the add-on",
     r"^make bench\b": "takes an hour; tests/bench/test_report.py runs make bench-quick's benchmarks",
     r"^make bench-quick\b": "tests/bench/test_report.py runs it",
-    r"^blender -b -P render\.py": "tests/test_blender_binary.py runs render.py in Debian's Blender",
-    r"^ray start": "starts a Ray cluster; tests/test_executors.py starts one on loopback",
-    r"--executor ray --address HEAD": "needs a Ray cluster; tests/test_executors.py renders on a two-node one",
+    r"^blender -b -P render\.py": "tests/render/test_blender_binary.py runs render.py in Debian's Blender",
+    r"^ray start": "starts a Ray cluster; tests/render/executors/test_executors.py starts one on loopback",
+    r"--executor ray --address HEAD": "needs a Ray cluster; tests/render/executors/test_executors.py renders on a two-node one",
     r"^sbatch|SLURM_ARRAY_TASK_ID|shard-\*": "needs Slurm; the two shards by hand on the same page are run",
-    r"--executor slurm(?!.*--slurm-local)": "needs Slurm; tests/executors/test_slurm.py runs the job array here "
+    r"--executor slurm(?!.*--slurm-local)": "needs Slurm; tests/render/executors/test_slurm.py runs the job array here "
                                            "(--slurm-local)",
     r"--provider hf --model": "downloads the model's weights; tests/providers/test_hf_local.py runs the provider "
                               "with a tiny random model",
     r"^lmms-eval ": "lmms-eval runs in its own virtualenv in tests/export/test_harnesses.py",
     r"inspect eval task\.py|^cd output/demo-inspect$": "Inspect runs in its own virtualenv in tests/export/test_harnesses.py",
-    r"python run\.py --data|^cp output/demo-vlmevalkit/": "VLMEvalKit is not installed here; tests/test_export.py checks "
+    r"python run\.py --data|^cp output/demo-vlmevalkit/": "VLMEvalKit is not installed here; tests/export/test_export.py checks "
                                                        "the TSV layout",
-    r"^pip install": "would install into this environment; tests/test_families.py installs the copy",
+    r"^pip install": "would install into this environment; tests/families/test_entry_points.py installs the copy",
     r"--provider (clip|hf-clip) |runs/(clip|hf-clip)-": "loads a real image-text model's weights; "
                                                        "tests/providers/test_image_text.py runs tiny ones end to end",
     r"--text-only|runs/\S*-text-only": "the sandbox's fake server wants an image; tests/eval/test_text_only.py runs "

@@ -1,5 +1,5 @@
 """Small datasets in the question-file format of the question step, for evaluation tests, and
-how the tests evaluate them against the fake VLM server (tests/fake_vlm.py)."""
+how the tests evaluate them against the fake VLM server (tests/support/fake_vlm.py)."""
 
 from __future__ import annotations
 

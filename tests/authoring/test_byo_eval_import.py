@@ -15,7 +15,7 @@ from byo.families import load_config
 from byo.scene.plan import image_count, jobs
 from byo.scene.spec import sample_spec
 
-DATA = Path(__file__).parent / "data" / "byo_eval"
+DATA = Path(__file__).resolve().parents[1] / "data" / "byo_eval"
 
 
 def test_the_papers_default_config_fails_naming_what_has_no_counterpart(capsys):

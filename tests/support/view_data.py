@@ -11,7 +11,7 @@ import numpy as np
 
 from byo.questions.generate import INSTRUCTIONS, PREPROMPTS, generate
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 WORDS = ["upper left", "upper middle", "upper right", "middle left", "center", "middle right", "lower left",
          "lower middle", "lower right"]
 

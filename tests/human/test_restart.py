@@ -12,7 +12,7 @@ import httpx
 from conftest import ROOT
 from human_server import Server, golden_dataset, questions
 
-FAULTS = ROOT / "tests" / "faults.py"
+FAULTS = ROOT / "tests" / "support" / "faults.py"
 CUT_AT = 3  # the third answer is cut in half, then the server is killed (SIGKILL)
 
 

@@ -1,4 +1,4 @@
-"""A fake VLM (tests/fake_vlm.py) with a provider's rate limits: at most `per_second` requests,
+"""A fake VLM (tests/support/fake_vlm.py) with a provider's rate limits: at most `per_second` requests,
 and at most `tokens_per_second` input tokens, per wall-clock second, counted as requests arrive
 (the input tokens as the fake bills them: the prompt's words and 85 per image). Every reply states
 the window as OpenAI does, in `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` (the reset:

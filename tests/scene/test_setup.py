@@ -15,7 +15,7 @@ from byo.render.runner import sample_tasks
 from byo.scene.plan import jobs
 from byo.scene.setup import QUALITY, RenderConfig
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("preset", sorted(QUALITY))

@@ -1,7 +1,7 @@
 """Outputs stay what they were: every config renders (tiny, first images) to the recorded
 legends, masks and images. Goldens may come from another processor: images agree within the
 tolerance golden_data.py states (measured by bench/cross_cpu.py), masks and legends exactly.
-That two renders on one machine are bit-identical is tests/test_runner.py's promise."""
+That two renders on one machine are bit-identical is tests/render/test_runner.py's promise."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hypothesis fuzzing of every file a command reads (tests/test_bad_inputs.py fuzzes configs):
+"""Hypothesis fuzzing of every file a command reads (tests/cli/test_cli.py fuzzes configs):
 legends, questions.jsonl, predictions, run.json, and the logs of other harnesses (lmms-eval
 samples, Inspect .json and .eval, plain jsonl). Each file is damaged at random: values replaced
 by any JSON value (NaN, huge numbers, deep lists, text), keys deleted or added, the file cut

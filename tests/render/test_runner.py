@@ -1,7 +1,7 @@
 """Determinism on one machine, as measured and stated in the README: without the denoiser, the
 same config and seed render to bit-identical images, instance masks and legends, whatever the
 run or the thread count; with OpenImageDenoise, images within one grey level. (Across
-processors the promise is a tolerance: tests/test_golden.py.)"""
+processors the promise is a tolerance: tests/render/test_golden.py.)"""
 
 from __future__ import annotations
 
