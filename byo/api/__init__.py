@@ -38,7 +38,7 @@ from byo.render.runner import RenderReport
 from byo.render.runner import render_dataset as _render_dataset
 from byo.render.runner import render_images as _render_images
 from byo.scene.config import DatasetConfig
-from byo.scene.plan import combination, combination_count, image_count
+from byo.scene.plan import combination, combination_count, image_count, images_per_combination
 from byo.score.compare import compare
 from byo.score.report import write_report as _write_report
 from byo.score.run import Scores, load_scores
@@ -74,10 +74,8 @@ class Plan:
 def plan(config: Config) -> Plan:
     """The images a config renders, counted without enumerating them."""
     cfg = _config(config)
-    sizes = cfg.dataset.split_sizes() if cfg.dataset.splits else None
-    per = sum(n for _, n in sizes) if sizes else cfg.repetitions
     return Plan(name=cfg.dataset.name, family=cfg.family.name, combinations=combination_count(cfg),
-                images_per_combination=per, images=image_count(cfg))
+                images_per_combination=images_per_combination(cfg), images=image_count(cfg))
 
 
 def render_dataset(config: Config, output: str | Path | None = None, *, workers: int | None = None,
@@ -123,20 +121,21 @@ def write_questions(dataset: str | Path, *, keys: Sequence[str] | None = None,
     return Questions(path=path, summary=summary)
 
 
-def audit_dataset(dataset: str | Path, questions: str | Path | None = None) -> AuditReport:
+def audit_dataset(dataset: str | Path, questions: str | Path | None = None, *, progress: bool = True) -> AuditReport:
     """Every answer recomputed from the masks, the images and the camera (`.failed`: any wrong or
     ill-posed question, or a legend field disagreeing with the pixels)."""
-    return _audit(dataset, questions=questions)
+    return _audit(dataset, questions=questions, show_progress=progress)
 
 
 def evaluate(dataset: str | Path, provider: str, model: str | None = None, *,
              params: GenerationParams | None = None, on_wait: Callable[[str], None] | None = None,
-             **settings) -> EvalReport:
+             progress: bool = True, **settings) -> EvalReport:
     """Ask `provider` (openai, groq, ollama, openai-compatible, hf, clip, hf-clip, blind, oracle...)
     every question of `dataset`; cached and resumable. Settings as byo.eval.settings.EvalSettings
     (run, concurrency, limit, base_url, shots...). `.run_dir` is the run to score."""
     return _evaluate(EvalSettings(dataset=Path(dataset), provider=provider, model=model,
-                                  params=params or GenerationParams(), **settings), on_wait=on_wait)
+                                  params=params or GenerationParams(), **settings), on_wait=on_wait,
+                     show_progress=progress)
 
 
 def score_run(run: str | Path, **options) -> Scores:

@@ -1,4 +1,4 @@
-"""`byo import-config`: a config of BYO-Eval (seed 002, appendix D; the public byoeval/BYO-EVAL
+"""`byo import-config`: a config of BYO-Eval (appendix D; the public byoeval/BYO-EVAL
 configs) as a project config, or a ConfigError naming every key without a counterpart.
 
 BYO-Eval writes a dataset config (`dataset`, and `variables`: dotted keys, each with a

@@ -3,34 +3,58 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from rich.markup import escape
 
 import byo
 from byo.audit.run import AUDIT_FILE
-from byo.cli.console import add_verbosity, console, level_table, new_table, out, waiting
-from byo.cli.options import add_force, add_wait
+from byo.cli.console import (
+    add_json,
+    add_quiet,
+    add_verbosity,
+    console,
+    level_table,
+    new_table,
+    out,
+    print_json,
+    quiet,
+    waiting,
+)
+from byo.cli.options import add_force, add_wait, whole
 from byo.questions.generate import DEFAULT_PROMPTS, PROMPT_SETS
 from byo.questions.load import SUMMARY_FILE
 from byo.questions.real import real_questions
 from byo.questions.sheet import SHEET_FILE, unreadable_sheet
+from byo.scene.setup import level_label
 
 
 def cmd_questions(args) -> int:
     def listed(value):
         return [v for v in value.split(",") if v] if value else None
 
-    asked = byo.write_questions(args.dataset, preprompts=listed(args.preprompts),
-                                instructions=listed(args.instructions), keys=listed(args.keys),
-                                templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting,
-                                unreadable=args.unreadable, prompts=args.prompts, options=args.options,
-                                force=args.force)
+    with quiet(args.quiet):
+        asked = byo.write_questions(args.dataset, preprompts=listed(args.preprompts),
+                                    instructions=listed(args.instructions), keys=listed(args.keys),
+                                    templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting,
+                                    unreadable=args.unreadable, prompts=args.prompts, options=args.options,
+                                    force=args.force)
     path, summary = asked.path, asked.summary
+    sheet = (unreadable_sheet(args.dataset, out=path.with_name(SHEET_FILE), summary_file=path.with_name(SUMMARY_FILE))
+             if args.sheet else None)
     if args.json:
-        print(json.dumps({"questions": str(path), **summary.to_json()}, indent=1, ensure_ascii=False))
-        return 0
+        print_json({"questions": path, **summary.to_json(), **({"sheet": sheet} if args.sheet else {})})
+    elif args.quiet:
+        print(path)
+    else:
+        print_question_summary(args, path, summary)
+        if args.sheet:
+            console.print(f"unreadable cases: {sheet}" if sheet else "no skipped or flagged unreadable case to draw",
+                          highlight=False)
+    return 0
+
+
+def print_question_summary(args, path: Path, summary) -> None:
     shown = new_table("key", "questions", "skipped", "flagged", "why skipped", title=f"{summary.images} images x "
                   f"{summary.variants} prompt variants (unreadable questions: {summary.policy})")
     for key in sorted(set(summary.questions) | set(summary.skipped)):
@@ -38,7 +62,7 @@ def cmd_questions(args) -> int:
         shown.add_row(key, str(summary.questions[key]), str(summary.skipped[key]), str(summary.flagged[key]), reasons)
     out().print(shown)
     if args.verbose and summary.levels:
-        out().print(level_table(summary.levels, summary.why, "Questions per level"))
+        out().print(level_table(summary.levels, summary.why, "Questions per level", level_label))
     if args.verbose and summary.not_applicable:
         console.print("keys of other designs, left out: " + ", ".join(summary.not_applicable), highlight=False)
     other = (f"; {len(summary.not_applicable)} keys of other designs left out" if summary.not_applicable
@@ -46,14 +70,14 @@ def cmd_questions(args) -> int:
     per_level = "" if args.verbose or not summary.levels else " (-v: per level, and why)"
     console.print(f"{sum(summary.questions.values())} questions ({sum(summary.flagged.values())} flagged as "
                   f"unreadable), {sum(summary.skipped.values())} skipped{per_level}{other}: {path}", highlight=False)
-    if args.sheet:
-        sheet = unreadable_sheet(args.dataset, out=path.with_name(SHEET_FILE), summary_file=path.with_name(SUMMARY_FILE))
-        console.print(f"unreadable cases: {sheet}" if sheet else "no skipped or flagged unreadable case to draw")
-    return 0
 
 
 def cmd_audit(args) -> int:
-    report = byo.audit_dataset(args.dataset, questions=args.questions)
+    with quiet(args.quiet):
+        report = byo.audit_dataset(args.dataset, questions=args.questions, progress=not args.quiet)
+    if args.json:
+        print_json({**report.to_json(), "audit_file": Path(report.dataset) / AUDIT_FILE})
+        return 1 if report.failed else 0
     shown = ("ok", "wrong", "ill_posed", "flagged", "unchecked")
     table = new_table("key", "questions", "ok", "wrong", "ill-posed", "flagged", "unchecked",
                   title=f"{report.family}: {report.images} images, {len(report.questions)} distinct questions")
@@ -63,26 +87,35 @@ def cmd_audit(args) -> int:
     shown = out()
     shown.print(table)
     findings = [q for q in report.questions if q.status in ("wrong", "ill_posed")]
-    for q in findings[: args.show]:
-        shown.print(f"[red]{q.status}[/red] {q.id}: {q.reason}", highlight=False)
-    for p in report.legend_problems[: args.show]:
-        shown.print(f"[red]legend[/red] {p.image}: {p.field}: {p.problem}", highlight=False)
-    for d in report.damaged[: args.show]:
-        console.print(f"[red]damaged[/red] {escape(d.file)}: {escape(d.problem)}", highlight=False)
-    more = sum(max(0, len(x) - args.show) for x in (findings, report.legend_problems, report.damaged))
+    limit = None if args.verbose else args.show
+    for q in findings[:limit]:
+        shown.print(f"[red]{q.status}[/red] {escape(q.id)}: {escape(q.reason)}", highlight=False)
+    for p in report.legend_problems[:limit]:
+        shown.print(f"[red]legend[/red] {escape(p.image)}: {escape(p.field)}: {escape(p.problem)}", highlight=False)
+    for d in report.damaged[:limit]:
+        shown.print(f"[red]damaged[/red] {escape(d.file)}: {escape(d.problem)}", highlight=False)
+    more = 0 if args.verbose else sum(max(0, len(x) - args.show)
+                                      for x in (findings, report.legend_problems, report.damaged))
     if more:
-        shown.print(f"... {more} more in the audit file")
+        shown.print(f"... {more} more in the audit file (-v lists them)")
     damaged = f", {len(report.damaged)} damaged images (not audited)" if report.damaged else ""
     flagged = f", {report.count('flagged')} asked flagged as unreadable" if report.count("flagged") else ""
-    console.print(f"{report.count('wrong')} wrong, {report.count('ill_posed')} ill-posed{flagged}, "
-                  f"{len(report.legend_problems)} legend fields disagreeing with the pixels{damaged}: "
-                  f"{Path(report.dataset) / AUDIT_FILE}")
+    with quiet(args.quiet):
+        console.print(f"{report.count('wrong')} wrong, {report.count('ill_posed')} ill-posed{flagged}, "
+                      f"{len(report.legend_problems)} legend fields disagreeing with the pixels{damaged}: "
+                      f"{Path(report.dataset) / AUDIT_FILE}", highlight=False)
     return 1 if report.failed else 0
 
 
 def cmd_real_questions(args) -> int:
     path, n = real_questions(args.folder, args.like, labels=args.labels, out=args.output, force=args.force)
-    console.print(f"{n} questions of {args.like} asked of the photos: {path}\nnext: byo eval {args.folder} ...")
+    if args.json:
+        print_json({"questions": path, "count": n, "like": args.like})
+    elif args.quiet:
+        print(path)
+    else:
+        console.print(f"{n} questions of {args.like} asked of the photos: {path}\nnext: byo eval {args.folder} ...",
+                      highlight=False)
     return 0
 
 
@@ -113,6 +146,7 @@ def add_questions(questions: argparse.ArgumentParser) -> None:
                                 "object outlined and the reason written under it")
     add_wait(questions, "dataset (a render)")
     add_verbosity(questions)
+    add_quiet(questions, "the question file's path")
     add_force(questions)
     questions.set_defaults(func=cmd_questions)
 
@@ -120,7 +154,9 @@ def add_questions(questions: argparse.ArgumentParser) -> None:
 def add_audit(audit: argparse.ArgumentParser) -> None:
     audit.add_argument("dataset", type=Path)
     audit.add_argument("--questions", type=Path, help="question file (default DATASET/questions.jsonl)")
-    audit.add_argument("--show", type=int, default=20, help="print at most this many findings of each kind")
+    audit.add_argument("--show", type=whole(0), default=20, help="print at most this many findings of each kind")
+    add_verbosity(audit, "every finding (no --show limit)")
+    add_quiet(audit, "the table and the findings")
     audit.set_defaults(func=cmd_audit)
 
 
@@ -130,6 +166,8 @@ def add_real_questions(rq: argparse.ArgumentParser) -> None:
     rq.add_argument("--labels", type=Path, help="the labels file (default FOLDER/labels.yaml)")
     rq.add_argument("-o", "--output", type=Path, help="default: FOLDER/questions.jsonl")
     add_force(rq)
+    add_json(rq)
+    add_quiet(rq, "the question file's path")
     rq.set_defaults(func=cmd_real_questions)
 
 

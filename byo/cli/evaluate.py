@@ -8,10 +8,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 from rich.markup import escape
-from rich.table import Table
 
 import byo
-from byo.cli.console import console, out, waiting
+from byo.cli.console import add_json, add_quiet, console, new_table, out, print_json, quiet, waiting
 from byo.cli.options import add_max_answer_chars, add_wait, device_name, positive, whole
 from byo.core.errors import ConfigError
 from byo.core.locks import Busy
@@ -40,15 +39,47 @@ def cmd_eval(args) -> int:
         device=args.device, dtype=args.dtype, batch_size=args.batch_size, structured=args.structured,
         shots=args.shots, shots_from=args.shots_from, shots_seed=args.shots_seed,
         text_only=args.text_only, **eval_run_options(args))
-    if args.repeats == 1:  # a signal outside the run's own handlers ends in run()'s Stopped
-        return eval_summary(byo.evaluate(on_wait=waiting, **fields), args)
+    with quiet(args.quiet):
+        if args.repeats == 1:  # a signal outside the run's own handlers ends in run()'s Stopped
+            reports = [byo.evaluate(on_wait=waiting, progress=not args.quiet, **fields)]
+        else:
+            reports = []
+            for i, report in enumerate(evaluate_repeats(EvalSettings(**fields), on_wait=waiting,
+                                                        show_progress=not args.quiet), start=1):
+                console.print(f"[bold]repeat {i} of {args.repeats}[/bold]: {report.run_dir}")
+                reports.append(report)
+            if args.temperature == 0:
+                console.print("[yellow]--temperature 0: the repeats differ only where the model is not "
+                              "deterministic[/yellow]")
+    if args.json:
+        documents = [eval_document(report) for report in reports]
+        print_json(documents[0] if args.repeats == 1 else {"repeats": documents})
+        return max(exit_code(report) for report in reports)
     codes = []
-    for i, report in enumerate(evaluate_repeats(EvalSettings(**fields), on_wait=waiting), start=1):
-        console.print(f"[bold]repeat {i} of {args.repeats}[/bold]: {report.run_dir}")
-        codes.append(eval_summary(report, args))
-    if args.temperature == 0:
-        console.print("[yellow]--temperature 0: the repeats differ only where the model is not deterministic[/yellow]")
+    for report in reports:
+        with quiet(args.quiet and not report.stopped):
+            codes.append(eval_summary(report, args))
+        if args.quiet and (Path(report.run_dir) / PREDICTIONS).is_file():
+            print(report.run_dir)
     return max(codes)
+
+
+def exit_code(report) -> int:
+    return report.stopped.exit_code if report.stopped else 1 if report.failed else 0
+
+
+def eval_document(report) -> dict:
+    """byo eval --json: what the run holds and what this invocation did."""
+    info = read_run_info(report.run_dir)
+    return {"run": report.run_dir, "predictions": report.run_dir / PREDICTIONS, "questions": report.n_questions,
+            "answered": len(report.rows), "unanswered": report.unanswered,
+            "statuses": dict(sorted(report.statuses.items())), "from_cache": report.cached,
+            "requests_sent": report.requests_sent, "reference": report.reference,
+            "tokens_this_run": report.tokens_new, "tokens": report.tokens, "cost_this_run_usd": report.cost_new_usd,
+            "cost_usd": report.cost_usd, "elapsed_s": round(report.elapsed_s, 3),
+            "stopped": report.stopped.message if report.stopped else None,
+            **({"model_calls": info.get("model_calls"), "without_candidates": info.get("without_candidates")}
+               if info.get("ranks") else {})}
 
 
 def eval_run_options(args) -> dict:
@@ -128,9 +159,10 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=whole(1), help="only the first N questions")
     p.add_argument("--timeout", type=positive, help="seconds per request (default 60)")
     p.add_argument("--retries", type=whole(0), default=4, help="retries of a failed request (429, 5xx, timeouts)")
-    p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--max-tokens", type=whole(1), help="maximum output tokens")
-    p.add_argument("--seed", type=int)
+    p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature")
+    p.add_argument("--max-tokens", type=whole(1), help="maximum output tokens (default: the provider's own)")
+    p.add_argument("--seed", type=int, help="sampling seed sent with each request, where the API takes one "
+                   "(default: none sent)")
     p.add_argument("--detail", choices=["auto", "low", "high"], help="OpenAI image detail")
     p.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"],
                    help="a reasoning model's effort (OpenAI's reasoning_effort); its reasoning is stored apart")
@@ -160,6 +192,8 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     shots.add_argument("--shots-seed", type=whole(0), default=0, help="which examples are drawn (per question)")
     add_max_answer_chars(p)
     add_wait(p, "run")
+    add_json(p)
+    add_quiet(p, "the run's folder")
     add_cost_arguments(p)
 
 
@@ -192,7 +226,7 @@ def cmd_run_status(args) -> int:
             busy = str(err)
     summary = run_summary(args.dataset)
     if args.json:
-        print(json.dumps(summary, indent=1))
+        print_json(summary)
         return 0
     shown = out()
     cost = f", spent ${summary['spent_usd']:.4f}" if summary.get("spent_usd") is not None else ""
@@ -204,7 +238,7 @@ def cmd_run_status(args) -> int:
     if busy:
         shown.print(f"[yellow]not polled[/yellow]: {escape(busy)}", highlight=False)
     if summary.get("batches"):
-        table = Table("batch", "state", "status", "requests", "completed", "failed", title="batches")
+        table = new_table("batch", "state", "status", "requests", "completed", "failed", title="batches")
         for b in summary["batches"]:
             counts = b["counts"] or {}
             table.add_row(b["batch_id"] or "(not created)", b["state"], b["status"] or "", str(b["requests"]),

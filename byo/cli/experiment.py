@@ -4,11 +4,10 @@ score, compare and report in one command, redoing only what changed (byo.api.exp
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import byo
-from byo.cli.console import console, new_table, out
+from byo.cli.console import add_json, add_quiet, console, new_table, out, print_json, quiet
 from byo.cli.options import whole
 
 
@@ -45,13 +44,14 @@ def cmd_run(args) -> int:
                                  progress=not args.quiet)
     rows = results(outcome)
     if args.json:
-        print(json.dumps({"experiment": experiment.name, "report": str(outcome.report), "work": outcome.work,
-                          "comparisons": [str(p) for p in outcome.comparisons], "results": rows}, indent=1))
+        print_json({"experiment": experiment.name, "report": outcome.report, "work": outcome.work,
+                    "comparisons": outcome.comparisons, "results": rows})
         return 0
     print_results(outcome, rows)
-    if not outcome.work:
-        console.print("nothing to do: every stage is up to date")
-    console.print(f"report: {outcome.report}")
+    with quiet(args.quiet):
+        if not outcome.work:
+            console.print("nothing to do: every stage is up to date")
+        console.print(f"report: {outcome.report}", highlight=False)
     return 0
 
 
@@ -64,8 +64,8 @@ def add_run(p: argparse.ArgumentParser) -> None:
                    "first model)")
     p.add_argument("--report", type=Path, help="the report (default output/EXPERIMENT/report.html)")
     p.add_argument("--workers", type=whole(1), help="render processes (default: one per CPU)")
-    p.add_argument("-q", "--quiet", action="store_true", help="print only the results table")
-    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    add_quiet(p, "the results table")
+    add_json(p)
     p.set_defaults(func=cmd_run)
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-import byo
 from byo.authoring.byo_eval_import import import_config
-from byo.cli.console import console, level_table, new_table, out
+from byo.cli.console import add_json, console, level_table, new_table, out, print_json
 from byo.cli.options import (
+    add_force,
     add_max_images,
     add_quick_run,
     config_source,
@@ -22,67 +22,115 @@ from byo.cli.options import (
     whole,
 )
 from byo.core.dataset import atomic_write_text
+from byo.core.errors import ConfigError
 from byo.core.inputs import read_json
-from byo.families import family_names
+from byo.core.outputs import check_file_output, writing_outputs
+from byo.families import family_names, load_config
 from byo.questions.load import SUMMARY_FILE
 from byo.render.runner import sample_tasks
-from byo.scene.plan import combination, jobs
+from byo.scene.plan import combination, combination_count, image_count, images_per_combination, jobs
 from byo.scene.setup import level_label
 from byo.score.power import PowerSettings, plan_power
 
 
 def cmd_plan(args) -> int:
-    cfg = byo.load_config(config_source(args), file=args.config)
-    counted = byo.plan(cfg)
-    n_combos, reps, n_images = counted.combinations, counted.images_per_combination, counted.images
+    if args.output is not None:
+        if not args.power:
+            raise ConfigError("<command line>", [("-o", "writes the --power figures: add --power")])
+        check_file_output(args.output, force=args.force)
+    # byo.families and byo.scene, not byo.api: planning loads none of the later stages
+    cfg = load_config(config_source(args), file=args.config)
+    n_combos, reps, n_images = combination_count(cfg), images_per_combination(cfg), image_count(cfg)
     sizes = cfg.dataset.split_sizes() if cfg.dataset.splits else None
-    shown = out()
-    shown.print(f"[bold]{counted.name}[/bold] ({counted.family}): {n_combos:,} combinations x {reps:,} "
-                f"images = [bold]{n_images:,} images[/bold]")
-    if sizes:
-        shown.print("splits, one after another, each from its own seed stream (images per combination): "
-                  + ", ".join(f"{name} {n:,}" for name, n in sizes))
     if n_images > args.max_images:
         console.print(f"[yellow]more than --max-images {args.max_images:,}: byo render refuses it unless "
                       "--max-images is raised; scenes not sampled[/yellow]")
     elif not args.no_sample:
         sample_tasks(cfg, jobs(cfg), args.config)
+    power = power_figures(args, cfg) if args.power else None
+    if args.json:
+        print_json(plan_document(args, cfg, sizes, power))
+        return 0
+    shown = out()
+    shown.print(f"[bold]{cfg.dataset.name}[/bold] ({cfg.family.name}): {n_combos:,} combinations x {reps:,} "
+                f"images = [bold]{n_images:,} images[/bold]")
+    if sizes:
+        shown.print("splits, one after another, each from its own seed stream (images per combination): "
+                  + ", ".join(f"{name} {n:,}" for name, n in sizes))
     randoms = cfg.random_variables()
     if randoms:
         shown.print("drawn per image: " + ", ".join(f"{k} ({v.type})" for k, v in randoms.items()))
     table = new_table("#", *[k for k in cfg.enumerated()], "images", "first index")
-    for i in range(min(n_combos, args.max_rows)):
-        first = str(i * sizes[0][1]) if sizes else str(i * reps)  # with splits: in the first split
-        table.add_row(str(i), *[level_label(k, v) for k, v in combination(cfg, i).items()], str(reps), first)
+    for row in combination_rows(cfg, n_combos, reps, sizes, args.max_rows):
+        table.add_row(str(row["index"]), *[level_label(k, v) for k, v in row["levels"].items()], str(reps),
+                      str(row["first_index"]))
     shown.print(table)
     if n_combos > args.max_rows:
         shown.print(f"... {n_combos - args.max_rows:,} more combinations")
     print_readability(cfg, shown)
-    if args.power:
-        print_power(args, cfg, shown)
+    if power:
+        print_power(args, cfg, power, shown)
     return 0
+
+
+def combination_rows(cfg, n_combos: int, reps: int, sizes, max_rows: int) -> list[dict]:
+    """The first `max_rows` combinations: their levels and the index of their first image (with
+    splits: in the first split)."""
+    return [{"index": i, "levels": combination(cfg, i), "first_index": i * (sizes[0][1] if sizes else reps)}
+            for i in range(min(n_combos, max_rows))]
+
+
+def plan_document(args, cfg, sizes, power: dict | None) -> dict:
+    """byo plan --json: the counts, the combinations listed (levels as the config names them, and
+    as people read them), the question policy and, with --power, the power figures."""
+    n_combos, reps = combination_count(cfg), images_per_combination(cfg)
+    rows = combination_rows(cfg, n_combos, reps, sizes, args.max_rows)
+    summary = summary_file(cfg)
+    return {"config": str(args.config), "name": cfg.dataset.name, "family": cfg.family.name,
+            "combinations": n_combos, "images_per_combination": reps,
+            "images": image_count(cfg), "splits": dict(sizes) if sizes else None,
+            "drawn_per_image": {k: v.type for k, v in cfg.random_variables().items()},
+            "rows": [{**r, "labels": {k: level_label(k, v) for k, v in r["levels"].items()},
+                      "images": reps} for r in rows],
+            "more_combinations": max(0, n_combos - len(rows)),
+            "unreadable": cfg.questions.unreadable,
+            "questions_per_level": read_json(summary) if summary.is_file() else None, "power": power}
+
+
+def summary_file(cfg) -> Path:
+    return Path(cfg.dataset.output_dir or Path("output") / cfg.dataset.name) / SUMMARY_FILE
 
 
 def print_readability(cfg, shown: Console) -> None:
     """The question policy for unreadable questions and, once the dataset is rendered and asked
     (its questions_summary.json), how many questions each level had skipped or flagged and why."""
     shown.print(f"unreadable questions: {cfg.questions.unreadable} (questions.unreadable; docs/readability.md)")
-    summary = Path(cfg.dataset.output_dir or Path("output") / cfg.dataset.name) / SUMMARY_FILE
+    summary = summary_file(cfg)
     if not summary.is_file():
         shown.print("questions per level: known once rendered (byo questions counts them per level)")
         return
     data = read_json(summary)
     levels = {v: {lv: Counter(c) for lv, c in by.items()} for v, by in data.get("levels", {}).items()}
     why = {v: {lv: Counter(c) for lv, c in by.items()} for v, by in data.get("why", {}).items()}
-    shown.print(level_table(levels, why, f"Questions per level ({summary}, policy {data.get('policy', 'skip')})"))
+    shown.print(level_table(levels, why, f"Questions per level ({summary}, policy {data.get('policy', 'skip')})",
+                            level_label))
 
 
-def print_power(args, cfg, shown: Console) -> None:
+def power_figures(args, cfg) -> dict:
     s = PowerSettings(difference=args.difference, baseline=args.baseline, alpha=args.alpha, power=args.target_power,
                       icc=args.icc, keys_per_image=args.keys_per_image, variants=args.variants,
                       threshold_difference=args.threshold_difference)
     levels = {name: [var.level(i) for i in range(var.count())] for name, var in cfg.enumerated().items()}
     result = plan_power(levels, cfg.repetitions, s)
+    if args.output:  # written only when asked for
+        with writing_outputs([args.output], "byo plan --power"):
+            atomic_write_text(args.output, json.dumps({"config": str(args.config), **result}, indent=1) + "\n")
+        console.print(f"power: {args.output}")
+    return result
+
+
+def print_power(args, cfg, result: dict, shown: Console) -> None:
+    s = PowerSettings(**result["settings"])
     table = new_table("scope", "combinations", "images per group", "n_images needed", f"power at n_images {cfg.repetitions}",
                   title=f"Power: a {s.difference:.0%} accuracy difference (from {s.baseline:.0%}), alpha {s.alpha:g}, "
                         f"power {s.power:.0%}, {result['questions_per_image']} questions per image, intra-image "
@@ -95,13 +143,16 @@ def print_power(args, cfg, shown: Console) -> None:
         shown.print(f"threshold of {r['variable']} {s.threshold_difference:g} apart: {r['images_per_level']} images per "
                   f"level, n_images {r['n_images']} (assumed logistic curve: threshold {r['assumed_threshold']:.3g}, "
                   f"steepness {r['assumed_steepness']:.3g}, lapse {s.lapse:g}, chance {s.chance:g})")
-    path = Path(args.config).with_suffix(".power.json")
-    atomic_write_text(path, json.dumps({"config": str(args.config), **result}, indent=1) + "\n")
-    console.print(f"power: {path}")
 
 
 def cmd_import_config(args) -> int:
     config, text, skipped, missing = import_config(args.config, family=args.family, skip_unmapped=args.skip_unmapped)
+    if args.json:
+        if args.output:
+            atomic_write_text(args.output, text)
+        print_json({"config": config, "left_out": [{"key": key, "why": why} for key, why in skipped],
+                    "missing": [{"key": key, "why": why} for key, why in missing], "output": args.output})
+        return 0
     for key, why in skipped:
         console.print(f"[yellow]left out[/yellow] {key}: {why}")
     for key, why in missing:
@@ -122,8 +173,11 @@ def add_plan(plan: argparse.ArgumentParser) -> None:
     add_max_images(plan)
     plan.add_argument("--no-sample", action="store_true",
                       help="skip sampling every scene (which catches placements that cannot be met)")
-    plan.add_argument("--power", action="store_true", help="images needed to tell two models apart; written to "
-                      "CONFIG.power.json beside the config")
+    plan.add_argument("--power", action="store_true", help="images needed to tell two models apart (printed; "
+                      "-o writes them as JSON)")
+    plan.add_argument("-o", "--output", type=Path, help="--power: write the figures to this JSON file")
+    add_force(plan)
+    add_json(plan)
     plan.add_argument("--difference", type=fraction, default=0.10, help="--power: accuracy difference to detect")
     plan.add_argument("--baseline", type=fraction, default=0.5, help="--power: accuracy of the weaker model")
     plan.add_argument("--alpha", type=fraction, default=0.05, help="--power: significance level (two-sided)")
@@ -142,6 +196,7 @@ def add_import_config(imp: argparse.ArgumentParser) -> None:
     imp.add_argument("--family", choices=family_names(), help="the family, when the config does not say")
     imp.add_argument("--skip-unmapped", action="store_true",
                      help="leave out keys without a counterpart (listed, and as comments in the output)")
+    add_json(imp)
     imp.set_defaults(func=cmd_import_config)
 
 

@@ -6,7 +6,17 @@ import argparse
 from pathlib import Path
 
 import byo
-from byo.cli.console import console, new_table, out, say, waiting
+from byo.cli.console import (
+    add_json,
+    add_quiet,
+    console,
+    new_table,
+    out,
+    print_json,
+    quiet,
+    say,
+    waiting,
+)
 from byo.cli.options import (
     add_max_images,
     add_quick_run,
@@ -45,18 +55,30 @@ def cmd_render(args) -> int:
             raise ConfigError("<command line>", [("--quality / --resolution", "not with --executor slurm (its tasks "
                                                   "read the config file): write them into a copy of the config")])
         return render_slurm(args)
-    report = byo.render_dataset(config_source(args), args.output, file=args.config, executor=executor_for(args),
-                                limit=args.limit, resume=args.resume, shard=args.shard, max_images=args.max_images,
-                                wait=args.wait, on_wait=waiting)
+    with quiet(args.quiet):
+        report = byo.render_dataset(config_source(args), args.output, file=args.config, executor=executor_for(args),
+                                    limit=args.limit, sample=args.sample, resume=args.resume, shard=args.shard,
+                                    max_images=args.max_images, wait=args.wait, on_wait=waiting,
+                                    progress=not args.quiet)
     root = report.out_dir
-    for name, found in report.repaired:
-        console.print(f"[yellow]rendered again[/yellow] {name}: {'; '.join(found)}", highlight=False)
-    shard = f", shard {args.shard}" if args.shard else ""
-    console.print(f"rendered {len(report.rendered)}, already complete {report.skipped}, "
-                  f"failed {len(report.failed)} (of {report.planned} planned{shard})")
-    console.print(f"images: {root / IMAGES}\nlegends: {root / LEGENDS}")
-    for name, path in report.written.items():
-        console.print(f"{name.replace('_', ' ')}: {path}")
+    if args.json:
+        print_json({"directory": root, "planned": report.planned, "rendered": [r.name for r in report.rendered],
+                    "already_complete": report.skipped, "rendered_again": dict(report.repaired),
+                    "failed": dict(report.failed), "images": root / IMAGES, "legends": root / LEGENDS,
+                    "written": report.written})
+        return 1 if report.failed else 0
+    with quiet(args.quiet and not report.failed):
+        for name, found in report.repaired:
+            console.print(f"[yellow]rendered again[/yellow] {name}: {'; '.join(found)}", highlight=False)
+        shard = f", shard {args.shard}" if args.shard else ""
+        sample = f", a stratified sample of {args.sample}" if args.sample else ""
+        console.print(f"rendered {len(report.rendered)}, already complete {report.skipped}, "
+                      f"failed {len(report.failed)} (of {report.planned} planned{sample}{shard})")
+        console.print(f"images: {root / IMAGES}\nlegends: {root / LEGENDS}")
+        for name, path in report.written.items():
+            console.print(f"{name.replace('_', ' ')}: {path}")
+    if args.quiet:
+        print(root)
     return 1 if report.failed else 0
 
 
@@ -65,6 +87,9 @@ def render_slurm(args) -> int:
     from byo.render.executors.slurm import SlurmSettings, require_submitit
     from byo.render.slurm_farm import ShardWork, render_on_slurm
 
+    if args.sample:
+        raise ConfigError("<command line>", [("--sample", "not with --executor slurm (its shards split the plan by "
+                                              "index): use --limit, or render the sample with the pool")])
     require_submitit()
     cfg = byo.load_config(args.config)
     given = cfg.slurm
@@ -112,7 +137,9 @@ def cmd_status(args) -> int:
     shown = out()
     where = f", shard {status.shard}" if status.shard else ""
     limit = f", first {status.limit} images" if status.limit is not None else ""
-    table = new_table("planned", "done", "missing", "failed", "damaged", title=f"{status.root} ({status.state}{where}{limit})")
+    sample = f", a stratified sample of {status.sample} images" if status.sample is not None else ""
+    table = new_table("planned", "done", "missing", "failed", "damaged",
+                      title=f"{status.root} ({status.state}{where}{limit}{sample})")
     table.add_row(*(str(len(x)) for x in (status.planned, status.done, status.missing, status.failed,
                                           status.damaged)))
     shown.print(table)
@@ -130,10 +157,15 @@ def cmd_status(args) -> int:
 
 
 def cmd_merge(args) -> int:
-    written = merge(args.dirs, args.output, say=say)
-    console.print(f"merged {len(args.dirs)} directories into {args.output}")
-    for name, path in written.items():
-        console.print(f"{name.replace('_', ' ')}: {path}")
+    with quiet(args.quiet):
+        written = merge(args.dirs, args.output, say=say)
+        console.print(f"merged {len(args.dirs)} directories into {args.output}")
+        for name, path in written.items():
+            console.print(f"{name.replace('_', ' ')}: {path}")
+    if args.json:
+        print_json({"directory": args.output, "merged": args.dirs, "written": written})
+    elif args.quiet:
+        print(args.output)
     return 0
 
 
@@ -141,7 +173,11 @@ def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config")
     add_quick_run(p)
     p.add_argument("-o", "--output", help="output directory (default: dataset.output_dir or output/NAME)")
-    p.add_argument("--limit", type=whole(1), help="only the first N images of the plan")
+    chosen = p.add_mutually_exclusive_group()
+    chosen.add_argument("--limit", type=whole(1), help="only the first N images of the plan")
+    chosen.add_argument("--sample", type=whole(1), metavar="N", help="a smoke run of N images that covers every "
+                        "combination of levels before repeating one (the first image of each, then the second...); "
+                        "the same N images every time")
     p.add_argument("--resume", action="store_true", help="continue: skip complete images, redo incomplete ones")
     p.add_argument("--workers", type=whole(1), help="render processes (threads are shared among them; default: one "
                    "per CPU, as many as memory holds at 1 GB each; slurm: per array task, slurm.workers)")
@@ -162,6 +198,8 @@ def add_render_arguments(p: argparse.ArgumentParser) -> None:
                    "modulo N; `byo merge` combines the shards' directories")
     add_max_images(p)
     add_wait(p, "output directory")
+    add_json(p)
+    add_quiet(p, "the output directory's path")
     slurm = p.add_argument_group("--executor slurm (submitit; each also from the config's `slurm:` section)")
     slurm.add_argument("--shards", type=whole(1), help="array tasks, one shard each (slurm.shards)")
     slurm.add_argument("--partition", type=slurm_name, help="Slurm partition (slurm.partition)")
@@ -186,13 +224,15 @@ def add_status(status: argparse.ArgumentParser) -> None:
     status.add_argument("dataset", type=Path)
     status.add_argument("--check", action="store_true", help="compare every file with the SHA-256 its legend "
                         "records (default: sizes only)")
-    status.add_argument("--json", action="store_true", help="print the status as JSON")
+    add_json(status)
     status.set_defaults(func=cmd_status)
 
 
 def add_merge(merge_: argparse.ArgumentParser) -> None:
     merge_.add_argument("dirs", type=Path, nargs="+", help="render directories of the same config")
     merge_.add_argument("-o", "--output", type=Path, required=True, help="new or empty directory")
+    add_json(merge_)
+    add_quiet(merge_, "the merged directory's path")
     merge_.set_defaults(func=cmd_merge)
 
 

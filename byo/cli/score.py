@@ -8,9 +8,20 @@ import json
 from pathlib import Path
 
 from rich.markup import escape
+from rich.table import Table
 
 import byo
-from byo.cli.console import console, fmt, new_table, out
+from byo.cli.console import (
+    add_json,
+    add_quiet,
+    add_verbose,
+    console,
+    fmt,
+    new_table,
+    out,
+    print_json,
+    quiet,
+)
 from byo.cli.options import (
     add_curve_arguments,
     add_force,
@@ -22,6 +33,7 @@ from byo.core.outputs import check_file_output, writing_outputs
 from byo.score.compare import CORRECTIONS, default_output, write_comparison
 from byo.score.correlate import correlation_table, prompt_table, scene_pair_table
 from byo.score.judge import Judge, JudgeSettings
+from byo.score.psychometric import ESTIMATED
 from byo.score.registry import TABLES as DECLARED
 from byo.score.report import FORMATS
 from byo.score.rows import load_run
@@ -30,26 +42,61 @@ from byo.view.build import check_view_output, write_view
 
 
 def cmd_score(args) -> int:
-    scores = byo.score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
-                              tolerance=args.tolerance, criterion=args.criterion,
-                              perplexity_model=args.perplexity_model, bins=dict(args.bins or []),
-                              judge=judge_from_args(args))
+    with quiet(args.quiet):
+        scores = byo.score_run(args.run, n_boot=args.bootstrap, seed=args.seed,
+                               require_complete=args.require_complete, tolerance=args.tolerance,
+                               criterion=args.criterion, perplexity_model=args.perplexity_model,
+                               bins=dict(args.bins or []), judge=judge_from_args(args))
+    if args.json:
+        print_json(score_document(args.run, scores))
+        return 0
     table = new_table("key", "type", "n", "parse rate", "accuracy", "F1 BYO-Eval", "F1 macro", "MAE", "NMAE",
                       title=f"{args.run} ({scores.facts.get('model')}, all prompt variants"
                             f"{', ' + scores.partial if scores.partial else ''})")
-    for r in scores.tables["metrics"]:
-        if r["variant"] == "all" and not r["variable"]:
-            table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["answer_type"], str(r["n"]),
-                          f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
-                          fmt(r.get("f1_byoeval")), fmt(r.get("f1_macro")), fmt(r.get("mae")), fmt(r.get("nmae")))
+    for r in overall_rows(scores):
+        table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["answer_type"], str(r["n"]),
+                      f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
+                      fmt(r.get("f1_byoeval")), fmt(r.get("f1_macro")), fmt(r.get("mae")), fmt(r.get("nmae")))
     out().print(table)
-    print_judge(scores)
+    with quiet(args.quiet):
+        print_judge(scores)
     print_declared(scores)
-    print_breaking_points(scores)
+    print_breaking_points(scores, verbose=args.verbose)
     print_stability(scores)
-    warn_partial(args.run, scores)
-    console.print("wrote " + ", ".join(str(p) for p in scores.written.values()))
+    with quiet(args.quiet):
+        warn_partial(args.run, scores)
+        console.print("wrote " + ", ".join(str(p) for p in scores.written.values()), highlight=False)
     return 0
+
+
+def overall_rows(scores) -> list[dict]:
+    """Each key's row over every prompt variant and level (the key "*": all questions)."""
+    return [r for r in scores.tables["metrics"] if r["variant"] == "all" and not r["variable"]]
+
+
+def declared_rows(scores) -> dict[str, list[dict]]:
+    """The declared tables that ask to be printed (byo.score.registry), their rows over every prompt
+    variant, not folded; only those with rows."""
+    found = {}
+    for name, declared in DECLARED.items():
+        rows = [r for r in scores.tables.get(name, []) if r.get("variant", "all") == "all"
+                and not (declared.folded and declared.folded(r))]
+        if declared.terminal and rows:
+            found[name] = rows
+    return found
+
+
+def logistic_fits(scores) -> list[dict]:
+    return [f for f in scores.tables.get("breaking_points", []) if f["link"] == "logistic"]
+
+
+def score_document(run: Path, scores) -> dict:
+    """byo score --json: what the terminal shows, as data (every logistic breaking-point row with its
+    verdict), and the files written."""
+    return {"run": run, "model": scores.facts.get("model"), "partial": scores.partial, "answered":
+            scores.facts.get("answered"), "metrics": overall_rows(scores), "tables": declared_rows(scores),
+            "breaking_points": logistic_fits(scores), "stability": scores.tables.get("stability") or [],
+            "judge": scores.facts.get("judge"), "written": scores.written}
 
 
 def judge_from_args(args) -> Judge | None:
@@ -73,13 +120,9 @@ def print_judge(scores) -> None:
 
 
 def print_declared(scores) -> None:
-    """The declared tables that ask to be printed (byo.score.registry): their rows over every prompt
-    variant, not folded, in their own columns."""
-    for name, declared in DECLARED.items():
-        rows = [r for r in scores.tables.get(name, []) if r.get("variant", "all") == "all"
-                and not (declared.folded and declared.folded(r))]
-        if not declared.terminal or not rows:
-            continue
+    """The declared tables that ask to be printed (byo.score.registry), in their own columns."""
+    for name, rows in declared_rows(scores).items():
+        declared = DECLARED[name]
         keyed = any("key" in r for r in rows)
         table = new_table(*(["key"] if keyed else []), *(c.header for c in declared.columns), title=declared.title)
         for r in rows:
@@ -89,10 +132,20 @@ def print_declared(scores) -> None:
         out().print(table)
 
 
-def print_breaking_points(scores) -> None:
-    fits = [f for f in scores.tables.get("breaking_points", []) if f["link"] == "logistic"]
-    if not fits:
-        return
+def print_breaking_points(scores, verbose: bool = False) -> None:
+    """The keys whose accuracy has a breaking point along a variable (an estimate, or "between
+    levels"), and in one line how many have none; `verbose`: every row, with the reason."""
+    every = logistic_fits(scores)
+    fits = every if verbose else [f for f in every if f["verdict"] in ESTIMATED]
+    if fits:
+        out().print(breaking_point_table(fits))
+    none = sum(f["verdict"] not in ESTIMATED for f in every)
+    if none and not verbose:
+        out().print(f"{none} of {len(every)} key and variable pairs have no breaking point the data can carry "
+                    "(-v lists them, with the reason)", highlight=False)
+
+
+def breaking_point_table(fits: list[dict]) -> Table:
     table = new_table("key", "variable", "breaks at [95% CI]", "slope", "lapse", "fit p", "subitizing",
                   title="Breaking points (logistic; criterion halfway from chance to the ceiling; profile-likelihood "
                         "intervals)")
@@ -100,7 +153,7 @@ def print_breaking_points(scores) -> None:
         prior = f" [yellow](the answer prior's curve: {f['answer_prior']})[/yellow]" if f.get("answer_prior") else ""
         table.add_row(f["key"], f["variable"], escape(f["breaking_point"]) + prior, fmt(f.get("slope")),
                       fmt(f.get("lapse")), fmt(f.get("gof_p")), fmt(f.get("subitizing")))
-    out().print(table)
+    return table
 
 
 def print_stability(scores) -> None:
@@ -128,22 +181,45 @@ def cmd_report(args) -> int:
     check_file_output(args.output, force=args.force)
     if viewer is not None:
         check_view_output(viewer, force=args.force)
-    runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
-                        tolerance=args.tolerance, criterion=args.criterion, bins=dict(args.bins or []))
-            for run in args.runs]
-    for run, scores in zip(args.runs, runs, strict=True):
-        warn_partial(run, scores)
-    path = byo.write_report(runs, args.output, title=args.title, viewer=not args.no_viewer,
-                            force=args.force)
+    with quiet(args.quiet):
+        runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
+                            tolerance=args.tolerance, criterion=args.criterion, bins=dict(args.bins or []))
+                for run in args.runs]
+        for run, scores in zip(args.runs, runs, strict=True):
+            warn_partial(run, scores)
+        path = byo.write_report(runs, args.output, title=args.title, viewer=not args.no_viewer,
+                                force=args.force)
     viewer = None if args.no_viewer else byo.sample_viewer_of(path)
-    console.print(f"[bold]report: {path.resolve()}[/bold]" + (f"\nsample viewer: {viewer.resolve()}" if viewer else ""))
+    if args.json:
+        print_json({"report": path.resolve(), "sample_viewer": viewer.resolve() if viewer else None,
+                    "runs": args.runs})
+    elif args.quiet:
+        print(path.resolve())
+    else:
+        console.print(f"[bold]report: {escape(str(path.resolve()))}[/bold]"
+                      + (f"\nsample viewer: {escape(str(viewer.resolve()))}" if viewer else ""), highlight=False)
     return 0
 
 
 def cmd_compare(args) -> int:
-    a, b = (load_scores(run, n_boot=args.bootstrap, seed=args.seed, tolerance=args.tolerance,
-                        criterion=args.criterion, bins=dict(args.bins or [])) for run in (args.run_a, args.run_b))
-    result = byo.compare_runs(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
+    with quiet(args.quiet):
+        a, b = (load_scores(run, n_boot=args.bootstrap, seed=args.seed, tolerance=args.tolerance,
+                            criterion=args.criterion, bins=dict(args.bins or [])) for run in (args.run_a, args.run_b))
+        result = byo.compare_runs(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
+        paths = write_comparison(result, args.output or default_output(a, b))
+    if args.json:
+        print_json({**result, "written": paths})
+        return 0
+    print_comparison(args, a, b, result)
+    with quiet(args.quiet):
+        console.print("wrote " + ", ".join(str(p) for p in paths.values()), highlight=False)
+    return 0
+
+
+def print_comparison(args, a, b, result: dict) -> None:
+    """The paired differences per key (-v or --levels: per level too), and the breaking points that
+    either run has (-v: every pair)."""
+    levels = args.levels or args.verbose
     shown = out()
     s = result["settings"]
     table = new_table("questions", "n / images", "A", "B", "A - B [95% CI]", "p", "adjusted interval", "adj. p",
@@ -153,7 +229,7 @@ def cmd_compare(args) -> int:
                   "interval's (McNemar's p, for reference: differences.csv)")
     notes = []
     for r in result["differences"]:
-        if r["variable"] and not args.levels:
+        if r["variable"] and not levels:
             continue
         where = "all questions" if r["key"] == "*" else " ".join(x for x in (r["key"], r["variable"], r["level"]) if x)
         table.add_row(f"[bold]{where}[/bold]" if r["key"] == "*" else escape(where), f"{r['n']} / {r['images']}",
@@ -163,19 +239,21 @@ def cmd_compare(args) -> int:
     shown.print(table)
     for note in notes:
         shown.print(escape(note), highlight=False)
-    if result["thresholds"]:
+    either = [r for r in result["thresholds"] if args.verbose or {r["verdict_a"], r["verdict_b"]} & set(ESTIMATED)]
+    if either:
         thresholds = new_table("key", "variable", "threshold A", "threshold B", "A - B [95% CI]", "note",
                            title="Breaking points (logistic), paired bootstrap of images")
-        for r in result["thresholds"]:
+        for r in either:
             ci = (f" [{r['difference_lo']:+.2f}, {r['difference_hi']:+.2f}]" if r.get("difference_lo") is not None
                   else "")
             each = [fmt(r[f"threshold_{x}"]) if r[f"verdict_{x}"] == "breaks" else r[f"verdict_{x}"] for x in "ab"]
             thresholds.add_row(r["key"], r["variable"], *each,
                                f"{r['difference']:+.2f}{ci}" if r["difference"] is not None else "–", r.get("note") or "")
         shown.print(thresholds)
-    paths = write_comparison(result, args.output or default_output(a, b))
-    console.print("wrote " + ", ".join(str(p) for p in paths.values()))
-    return 0
+    none = len(result["thresholds"]) - len(either)
+    if none:
+        shown.print(f"{none} of {len(result['thresholds'])} key and variable pairs have a breaking point in neither run "
+                    "(-v lists them)", highlight=False)
 
 
 def compare_cells(r: dict) -> list[str]:
@@ -191,9 +269,16 @@ def compare_cells(r: dict) -> list[str]:
 def cmd_view(args) -> int:
     page = args.output or Path(args.runs[0]) / "view.html"
     check_view_output(page, force=args.force, own_place=args.output is None)
-    runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed) for run in args.runs]
-    path = write_view(runs, page, title=args.title, force=args.force, own_place=args.output is None)
-    console.print(f"[bold]viewer: {path.resolve()}[/bold] ({sum(len(s.rows) for s in runs):,} answers)")
+    with quiet(args.quiet):
+        runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed) for run in args.runs]
+        path = write_view(runs, page, title=args.title, force=args.force, own_place=args.output is None)
+    answers = sum(len(s.rows) for s in runs)
+    if args.json:
+        print_json({"view": path.resolve(), "answers": answers, "runs": args.runs})
+    elif args.quiet:
+        print(path.resolve())
+    else:
+        console.print(f"[bold]viewer: {escape(str(path.resolve()))}[/bold] ({answers:,} answers)", highlight=False)
     return 0
 
 
@@ -204,10 +289,14 @@ def cmd_correlate(args) -> int:
     result = {"synthetic": str(args.synthetic), "real": str(args.real),
               "rows": correlation_table(synthetic, real), "scene_pairs": scene_pair_table(synthetic, real),
               "prompts": prompt_table(synthetic, real)}
-    print_correlation(args, result)
     with writing_outputs([path] if args.output else [], "byo correlate"):
         atomic_write_text(path, json.dumps(result, indent=1) + "\n")
-    console.print(f"wrote {path}")
+    if args.json:
+        print_json({**result, "written": path})
+        return 0
+    with quiet(args.quiet):  # the tables are printed (out()), the notes not
+        print_correlation(args, result)
+        console.print(f"wrote {path}", highlight=False)
     return 0
 
 
@@ -251,6 +340,9 @@ def add_score(score: argparse.ArgumentParser) -> None:
     score.add_argument("--perplexity-model", help="the perplexity check of a family's negative captions: a transformers "
                        "causal language model (a Hub name such as gpt2, or a folder); without it the check is skipped")
     add_judge_arguments(score)
+    add_json(score)
+    add_quiet(score, "the tables")
+    add_verbose(score, "every key's breaking-point row, with the reason where there is none")
     score.set_defaults(func=cmd_score)
 
 
@@ -274,6 +366,8 @@ def add_report(report: argparse.ArgumentParser) -> None:
     add_curve_arguments(report)
     add_require_complete(report)
     add_force(report)
+    add_json(report)
+    add_quiet(report, "the report's path")
     report.set_defaults(func=cmd_report)
 
 
@@ -286,6 +380,9 @@ def add_compare(cmp: argparse.ArgumentParser) -> None:
     cmp.add_argument("--levels", action="store_true", help="print every level's row, not only each key's")
     add_interval_arguments(cmp)
     add_curve_arguments(cmp)
+    add_json(cmp)
+    add_quiet(cmp, "the tables")
+    add_verbose(cmp, "every level's row (as --levels) and every breaking-point pair")
     cmp.set_defaults(func=cmd_compare)
 
 
@@ -296,6 +393,8 @@ def add_view(view: argparse.ArgumentParser) -> None:
     view.add_argument("--title", help="page title")
     add_interval_arguments(view)
     add_force(view)
+    add_json(view)
+    add_quiet(view, "the page's path")
     view.set_defaults(func=cmd_view)
 
 
@@ -304,6 +403,8 @@ def add_correlate(co: argparse.ArgumentParser) -> None:
     co.add_argument("real", type=Path, help="run directory on the photos")
     co.add_argument("-o", "--output", type=Path, help="default: REAL/correlation.json")
     add_force(co)
+    add_json(co)
+    add_quiet(co, "the table")
     co.set_defaults(func=cmd_correlate)
 
 

@@ -8,12 +8,22 @@ from pathlib import Path
 
 from PIL import Image
 
-from byo.cli.console import DefaultsParser, console, say, waiting
+from byo.cli.console import (
+    DefaultsParser,
+    add_json,
+    add_quiet,
+    console,
+    print_json,
+    quiet,
+    say,
+    waiting,
+)
 from byo.cli.options import add_max_answer_chars, add_wait, byte_size, whole
 from byo.core.dataset import Layout
 from byo.core.errors import ConfigError
 from byo.core.inputs import reading
-from byo.core.sheets import contact_sheet
+from byo.core.sheets import SHEET, contact_sheet
+from byo.eval.layout import PREDICTIONS
 from byo.export import FORMATS, export
 from byo.export.predictions import FORMATS as PREDICTION_FORMATS
 from byo.export.predictions import import_predictions
@@ -35,7 +45,16 @@ def cmd_contact_sheet(args) -> int:
     path = contact_sheet(args.dataset, caption=caption, columns=args.columns, thumb_width=args.thumb_width,
                          keys=args.keys.split(",") if args.keys else None, out=args.output, legends=legends,
                          level_text=level_label)
-    console.print(f"contact sheet: {path}")
+    return wrote_sheet(args, CONTACT, path)
+
+
+def wrote_sheet(args, kind: str, path: Path) -> int:
+    if args.json:
+        print_json({"sheet": kind, "path": path})
+    elif args.quiet:
+        print(path)
+    else:
+        console.print(f"{kind} sheet: {path}", highlight=False)
     return 0
 
 
@@ -48,8 +67,7 @@ def cmd_sheet(args) -> int:
                     for result in render_images(config)]
     target = args.dataset if sheet.target == "dataset" else args.output
     output = args.output if sheet.target == "dataset" else None
-    console.print(f"{sheet.kind} sheet: {sheet.draw(SheetRequest(target, output, options, rendered))}")
-    return 0
+    return wrote_sheet(args, sheet.kind, sheet.draw(SheetRequest(target, output, options, rendered)))
 
 
 def add_sheet(sheet: argparse.ArgumentParser) -> None:
@@ -57,10 +75,12 @@ def add_sheet(sheet: argparse.ArgumentParser) -> None:
     kinds = sheet.add_subparsers(dest="kind", required=True, parser_class=DefaultsParser)
     contact = kinds.add_parser(CONTACT, help="thumbnail grid of a rendered dataset")
     contact.add_argument("dataset", type=Path)
-    contact.add_argument("-o", "--output", type=Path)
-    contact.add_argument("--columns", type=whole(1))
-    contact.add_argument("--thumb-width", type=whole(16), default=200)
-    contact.add_argument("--keys", help="comma-separated level variables to print under each image")
+    contact.add_argument("-o", "--output", type=Path, help=f"the sheet (default: DATASET/{SHEET})")
+    contact.add_argument("--columns", type=whole(1), help="images per row (default: as square as it fits, at most 8)")
+    contact.add_argument("--thumb-width", type=whole(16), default=200, help="width of each thumbnail, pixels")
+    contact.add_argument("--keys", help="comma-separated level variables to print under each image (default: "
+                         "every level)")
+    add_sheet_output(contact)
     contact.set_defaults(func=cmd_contact_sheet)
     for s in sheets():
         add_sheet_arguments(kinds.add_parser(s.kind, help=s.help), s)
@@ -76,24 +96,43 @@ def add_sheet_arguments(p: argparse.ArgumentParser, sheet: Sheet) -> None:
         p.add_argument(option.flag, type=whole(option.minimum), default=option.default, help=option.help)
     if sheet.configs is not None:
         p.add_argument("--preview", action="store_true", help=sheet.preview_help)
+    add_sheet_output(p)
     p.set_defaults(func=cmd_sheet, sheet=sheet)
 
 
+def add_sheet_output(p: argparse.ArgumentParser) -> None:
+    add_json(p)
+    add_quiet(p, "the sheet's path")
+
+
 def cmd_export(args) -> int:
-    paths = export(args.dataset, args.format, args.output, force=args.force, license=args.license, task=args.task,
-                   shard_size=args.shard_size, wait=args.wait, on_wait=waiting, say=say)
-    console.print(f"exported {args.dataset} as {args.format}: {args.output}\n"
-                  + "\n".join(f"{k}: {p}" for k, p in paths.items() if not k.startswith("shard ")))
+    with quiet(args.quiet):
+        paths = export(args.dataset, args.format, args.output, force=args.force, license=args.license,
+                       task=args.task, shard_size=args.shard_size, wait=args.wait, on_wait=waiting, say=say)
+    if args.json:
+        print_json({"dataset": args.dataset, "format": args.format, "directory": args.output, "files": paths})
+    elif args.quiet:
+        print(args.output)
+    else:
+        console.print(f"exported {args.dataset} as {args.format}: {args.output}\n"
+                      + "\n".join(f"{k}: {p}" for k, p in paths.items() if not k.startswith("shard ")))
     return 0
 
 
 def cmd_import_predictions(args) -> int:
     report = import_predictions(args.file, args.format, args.dataset, run=args.run, model=args.model,
                                 force=args.force, max_answer_chars=args.max_answer_chars or None, wait=args.wait,
-                                on_wait=waiting)
-    statuses = ", ".join(f"{k} {n}" for k, n in sorted(report.statuses.items()))
-    console.print(f"{len(report.rows)} answers ({statuses}), {report.unanswered} questions unanswered\n"
-                  f"predictions: {report.run_dir / 'predictions.jsonl'}\nnext: byo score {report.run_dir}")
+                                on_wait=None if args.quiet else waiting)
+    predictions = report.run_dir / PREDICTIONS
+    if args.json:
+        print_json({"run": report.run_dir, "predictions": predictions, "answers": len(report.rows),
+                    "statuses": dict(sorted(report.statuses.items())), "unanswered": report.unanswered})
+    elif args.quiet:
+        print(report.run_dir)
+    else:
+        statuses = ", ".join(f"{k} {n}" for k, n in sorted(report.statuses.items()))
+        console.print(f"{len(report.rows)} answers ({statuses}), {report.unanswered} questions unanswered\n"
+                      f"predictions: {predictions}\nnext: byo score {report.run_dir}", highlight=False)
     return 0
 
 
@@ -118,8 +157,9 @@ def add_export(ex: argparse.ArgumentParser) -> None:
     ex.add_argument("--force", action="store_true", help="replace an earlier export in the output directory (only "
                     "the files it wrote: a directory holding anyone else's files is refused)")
     add_wait(ex, "output directory")
+    add_json(ex)
+    add_quiet(ex, "the output directory's path")
     ex.set_defaults(func=cmd_export)
-
 
 
 def add_import_predictions(im: argparse.ArgumentParser) -> None:
@@ -131,6 +171,8 @@ def add_import_predictions(im: argparse.ArgumentParser) -> None:
     im.add_argument("--force", action="store_true", help="replace the run's predictions")
     add_max_answer_chars(im)
     add_wait(im, "run")
+    add_json(im)
+    add_quiet(im, "the run's folder")
     im.set_defaults(func=cmd_import_predictions)
 
 

@@ -168,6 +168,19 @@ def lost_answers(earlier: dict[str, dict], questions: list, path: Path) -> None:
                                        f"new questions, or move this run away")])
 
 
+def remove_unanswered_run(run_dir: Path) -> None:
+    """A new run that failed or was stopped before any answer leaves nothing behind: its run file
+    and its (empty) predictions are removed, and the run folder with them once empty (the writer
+    lock removes the folders it created). A predictions file holding any row is kept, as is every
+    other file."""
+    predictions = run_dir / PREDICTIONS
+    rows, problems = read_predictions(predictions) if predictions.is_file() else ({}, [])
+    if rows or problems:
+        return
+    for name in (PREDICTIONS, RUN_FILE):
+        (run_dir / name).unlink(missing_ok=True)
+
+
 def check_run_folder(run_dir: Path, dataset: Path) -> None:
     """A run folder must be a folder inside the dataset, its files no links leading out of it
     (byo.core.paths: nothing read or written outside a dataset through a link)."""

@@ -24,12 +24,14 @@ from byo.eval.budget import Budget, request_tokens, run_id
 from byo.eval.cache import Charge, RequestCache
 from byo.eval.layout import (
     PREDICTIONS,
+    RUN_FILE,
     check_run_folder,
     check_same_request,
     journal_row,
     lost_answers,
     open_journal,
     read_predictions,
+    remove_unanswered_run,
     run_name,
     write_predictions,
     write_run_file,
@@ -63,12 +65,24 @@ def run_locked(ev: Evaluation, *, show_progress: bool = True,
     check_run_folder(ev.run_dir, ev.dataset)
     with writer_lock(ev.run_dir, what="run", wait=ev.settings.wait, on_wait=on_wait, wait_flag="--wait"):
         check_same_request(ev.run_dir, ev.identity)  # again, now that no one else writes
-        lost_answers(earlier_rows(ev.run_dir / PREDICTIONS), ev.all_questions, ev.run_dir / PREDICTIONS)
-        if ev.provider.ranks:  # an image-text model ranks the candidate captions
-            return RankingRun(ev, earlier_rows(ev.run_dir / PREDICTIONS)).run(show_progress)
-        if ev.settings.batch:  # through the provider's Batch API
-            return run_batches(ev, show_progress)
-        return asyncio.run(Run(ev).run(show_progress))
+        earlier = earlier_rows(ev.run_dir / PREDICTIONS)
+        lost_answers(earlier, ev.all_questions, ev.run_dir / PREDICTIONS)
+        # a new run that ends with no answer leaves no folder; a batch run keeps its submitted batches
+        new = not earlier and not (ev.run_dir / RUN_FILE).exists() and not ev.settings.batch
+        try:
+            if ev.provider.ranks:  # an image-text model ranks the candidate captions
+                report = RankingRun(ev, earlier).run(show_progress)
+            elif ev.settings.batch:  # through the provider's Batch API
+                report = run_batches(ev, show_progress)
+            else:
+                report = asyncio.run(Run(ev).run(show_progress))
+        except BaseException:
+            if new:
+                remove_unanswered_run(ev.run_dir)
+            raise
+        if new and report.stopped is not None and not report.rows:
+            remove_unanswered_run(ev.run_dir)
+        return report
 
 
 def earlier_rows(path: Path) -> dict[str, dict]:

@@ -6,8 +6,9 @@ OUT/
   questions.jsonl   the dataset's questions, read by the scorer (answers and vocabularies)
   hf/               the `hf` export (Parquet with the images, and its dataset card)
 
-Run it with `lmms-eval --include_path OUT --tasks <task> ...`. The YAML names the dataset by
-its absolute path: export again after moving the folder.
+Run it with `lmms-eval --include_path OUT --tasks <task> ...`. The YAML names the dataset's
+Parquet files relative to itself (lmms-eval reads `dataset_kwargs.data_files` of its local
+`parquet` builder from the YAML's folder), so the folder can be moved or copied as it is.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from byo.export.hf import export_hf
+from byo.export.hf import DATA, export_hf
 from byo.export.source import Source, task_name
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -39,7 +40,8 @@ class _Dumper(yaml.SafeDumper):
 _Dumper.add_representer(_Function, _function)
 
 
-def task_config(source: Source, name: str, dataset_path: Path) -> dict:
+def task_config(source: Source, name: str, data_files: list[str]) -> dict:
+    """The task's YAML. `data_files`: the `hf` export's Parquet files, relative to the YAML."""
     metrics = [{"metric": "byo_accuracy", "aggregation": _Function("utils.byo_accuracy"), "higher_is_better": True},
                {"metric": "byo_parse_rate", "aggregation": _Function("utils.byo_parse_rate"),
                 "higher_is_better": True}]
@@ -47,7 +49,8 @@ def task_config(source: Source, name: str, dataset_path: Path) -> dict:
         metrics.append({"metric": "byo_nmae", "aggregation": _Function("utils.byo_nmae"), "higher_is_better": False})
     return {
         "task": name,
-        "dataset_path": str(dataset_path),
+        "dataset_path": "parquet",
+        "dataset_kwargs": {"data_files": {source.split: data_files}},
         "test_split": source.split,
         "output_type": "generate_until",
         "doc_to_visual": _Function("utils.doc_to_visual"),
@@ -63,7 +66,7 @@ def task_config(source: Source, name: str, dataset_path: Path) -> dict:
 
 
 def export_lmms(source: Source, out: Path, *, final: Path | None = None, **options) -> dict[str, Path]:
-    """The task folder in `out`, naming its dataset where it will be: `final` (default `out`)."""
+    """The task folder in `out` (moved to `final` afterwards: its paths are relative, so either)."""
     name = options.get("task") or task_name(source.name)
     hf = out / "hf"
     hf.mkdir(exist_ok=True)
@@ -71,6 +74,7 @@ def export_lmms(source: Source, out: Path, *, final: Path | None = None, **optio
     shutil.copyfile(source.questions_path, out / "questions.jsonl")
     shutil.copyfile(TEMPLATES / "lmms_utils.py", out / "utils.py")
     config = out / f"{name}.yaml"
-    config.write_text(yaml.dump(task_config(source, name, (Path(final or out) / "hf").resolve()), Dumper=_Dumper,
+    shards = sorted(p.relative_to(out).as_posix() for p in (hf / DATA).glob("*.parquet"))
+    config.write_text(yaml.dump(task_config(source, name, shards), Dumper=_Dumper,
                                 sort_keys=False, allow_unicode=True, width=120))
     return {"task": config, "utils": out / "utils.py", "dataset": hf}

@@ -2,9 +2,9 @@
 
 These models (CLIP, OpenCLIP, SigLIP, NegCLIP...) do not write answers: they embed an image and
 each caption, and rank the captions by the cosine similarity of the embeddings, as the
-retrieval protocols of seeds 001 (Auto-Comp) and 003 (COMPASS) score them ("Given an image I and
+retrieval protocols of Auto-Comp and COMPASS score them ("Given an image I and
 a set of candidate captions, we compute image and text embeddings and rank candidates using
-similarity scores s(I, c)", seed 003, section 4). They answer the questions that carry a
+similarity scores s(I, c)", COMPASS, section 4). They answer the questions that carry a
 candidate set (`retrieval` in questions.jsonl); byo eval's ranking path (byo.eval.ranking)
 batches them, caches every image and text embedding, and records the ranking and the
 similarities of every caption.

@@ -44,12 +44,13 @@ def read(root: Path) -> list[dict]:
     return events
 
 
-def run_settings(root: Path, event: dict) -> tuple[int | None, str | None]:
-    """The --limit and --shard a start (or merge) event records, checked: (limit, shard text).
-    Raises ValueError saying what is wrong."""
-    limit, shard = event.get("limit"), event.get("shard")
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
-        raise ValueError(f"limit: expected a whole number >= 1 or null, got {str(limit)[:40]!r}")
+def run_settings(root: Path, event: dict) -> tuple[int | None, str | None, int | None]:
+    """The --limit, --shard and --sample a start (or merge) event records, checked: (limit, shard
+    text, sample). Raises ValueError saying what is wrong."""
+    limit, shard, sample = event.get("limit"), event.get("shard"), event.get("sample")
+    for name, value in (("limit", limit), ("sample", sample)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise ValueError(f"{name}: expected a whole number >= 1 or null, got {str(value)[:40]!r}")
     if shard is not None and not isinstance(shard, str):
         raise ValueError(f"shard: expected I/N, got {str(shard)[:40]!r}")
-    return limit, shard
+    return limit, shard, sample

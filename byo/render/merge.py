@@ -32,20 +32,23 @@ def _listed(names: list[str]) -> str:
     return ", ".join(names[:SHOWN]) + more
 
 
-def _limit(dirs: list[Path]) -> int | None:
-    """The --limit the shards were rendered with (they must agree); None: the whole plan."""
-    limits = set()
+def _selection(dirs: list[Path]) -> tuple[int | None, int | None]:
+    """The --limit and --sample the shards were rendered with (they must agree); None: the whole plan."""
+    found = set()
     for d in dirs:
         for e in runlog.read(d):
             if e.get("event") in ("start", "merge"):
                 try:
-                    limits.add(runlog.run_settings(d, e)[0])
+                    limit, _, sample = runlog.run_settings(d, e)
                 except ValueError as err:
                     raise InputError(d / runlog.RENDER_LOG, str(err)) from None
-    if len(limits) > 1:
-        raise ConfigError("<merge>", [("--limit", f"the directories were rendered with different limits "
-                                       f"({', '.join(str(x) for x in sorted(limits, key=str))})")])
-    return limits.pop() if limits else None
+                found.add((limit, sample))
+    for i, flag in enumerate(("--limit", "--sample")):
+        values = {s[i] for s in found}
+        if len(values) > 1:
+            raise ConfigError("<merge>", [(flag, f"the directories were rendered with different values of {flag} "
+                                          f"({', '.join(str(x) for x in sorted(values, key=str))})")])
+    return found.pop() if found else (None, None)
 
 
 def interrupted_merge(out: Path) -> list[str] | None:
@@ -109,8 +112,8 @@ def merge(dirs: list[str | Path], out: str | Path, say=None) -> dict[str, Path]:
                 duplicated.append(f"{name} (in {owner[name]} and {d})")
             else:
                 owner[name] = d
-    limit = _limit(dirs)
-    planned = [j.name for j in selected_jobs(cfg, limit=limit)]
+    limit, sample = _selection(dirs)
+    planned = [j.name for j in selected_jobs(cfg, limit=limit, sample=sample)]
     missing = [n for n in planned if n not in owner]
     unplanned = sorted(set(owner) - set(planned))
     for what, names in (("damaged images (render them again with --resume)", damaged),
@@ -125,13 +128,13 @@ def merge(dirs: list[str | Path], out: str | Path, say=None) -> dict[str, Path]:
         if check_output(out, dirs) and say is not None:
             say(f"{out}: finishing the merge that was interrupted")
         atomic_write_bytes(out / MERGING, json.dumps({"sources": [str(d.resolve()) for d in dirs]}).encode())
-        written = _copy(dirs, out, owner, planned, limit, family)
+        written = _copy(dirs, out, owner, planned, (limit, sample), family)
         (out / MERGING).unlink()
         return written
 
 
-def _copy(dirs: list[Path], out: Path, owner: dict[str, Path], planned: list[str], limit: int | None,
-          family) -> dict[str, Path]:
+def _copy(dirs: list[Path], out: Path, owner: dict[str, Path], planned: list[str],
+          selection: tuple[int | None, int | None], family) -> dict[str, Path]:
     target = Layout(out)
     target.make_dirs()
     target.remove_temporary_files()  # of an interrupted merge
@@ -146,6 +149,6 @@ def _copy(dirs: list[Path], out: Path, owner: dict[str, Path], planned: list[str
             atomic_write_bytes(destination, path.read_bytes())  # the legend last, as the writer does
     for file in (SOURCE_CONFIG, RESOLVED_CONFIG):
         atomic_write_bytes(out / file, (dirs[0] / file).read_bytes())
-    runlog.append(out, {"event": "merge", "limit": limit, "sources": [str(d) for d in dirs],
+    runlog.append(out, {"event": "merge", "limit": selection[0], "sample": selection[1], "sources": [str(d) for d in dirs],
                         "images": len(planned)})
     return finalize(target, family)

@@ -132,18 +132,19 @@ def _output(out: Path, resolved: dict, resume: bool, file: str) -> Layout:
 def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Path | None = None, *,
                    executor: Executor | None = None, limit: int | None = None, resume: bool = False,
                    shard: Shard | None = None, file: str | None = None, show_progress: bool = True,
-                   max_images: int | None = None,
+                   max_images: int | None = None, sample: int | None = None,
                    on_result: Callable[[RenderResult], None] | None = None, wait: bool = False,
                    on_wait: Callable[[str], None] | None = None) -> RenderReport:
     """Render `config` (a validated config, data, or a YAML file) into `out_dir`: the first
-    `limit` images of the plan, only those of `shard` when given. One process writes a dataset:
+    `limit` images of the plan (or a stratified `sample` of it, every combination of levels before
+    any is repeated: byo.scene.plan.stratified_indices), only those of `shard` when given. One process writes a dataset:
     another one rendering into the same directory is refused (or waited for, `wait`)."""
     if isinstance(config, DatasetConfig):
         cfg, file = config, file or "<config>"
     else:
         file = file or (str(config) if not isinstance(config, dict) else "<config>")
         cfg = load_config(config, file)
-    selected = selected_jobs(cfg, limit=limit, shard=shard)
+    selected = selected_jobs(cfg, limit=limit, shard=shard, sample=sample)
     if max_images is not None and len(selected) > max_images:
         raise ConfigError(file, [("<dataset>", f"{len(selected):,} images to render, more than the limit of "
                                   f"{max_images:,}; raise it with --max-images, or render a part with --limit")])
@@ -151,12 +152,13 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
     out = _output_dir(cfg, out_dir, file)
     with writer_lock(out, what="dataset", wait=wait, on_wait=on_wait, wait_flag="--wait"):
         return _render_locked(cfg, config, file, out, resolved, selected, executor=executor, limit=limit,
-                              resume=resume, shard=shard, show_progress=show_progress, on_result=on_result)
+                              resume=resume, shard=shard, sample=sample, show_progress=show_progress,
+                              on_result=on_result)
 
 
 def _render_locked(cfg: DatasetConfig, config, file: str, out: Path, resolved: dict,
                    selected: list[ImageJob], *, executor: Executor | None, limit: int | None, resume: bool,
-                   shard: Shard | None, show_progress: bool,
+                   shard: Shard | None, sample: int | None, show_progress: bool,
                    on_result: Callable[[RenderResult], None] | None) -> RenderReport:
     """`render_dataset`, in the output directory whose lock this process holds."""
     layout = _output(out, resolved, resume, file)
@@ -176,7 +178,7 @@ def _render_locked(cfg: DatasetConfig, config, file: str, out: Path, resolved: d
                           repaired=repaired)
     executor = executor or LocalPool(1)
     runlog.recover(layout.root)
-    runlog.append(layout.root, {"event": "start", "images": image_count(cfg), "limit": limit,
+    runlog.append(layout.root, {"event": "start", "images": image_count(cfg), "limit": limit, "sample": sample,
                                 "shard": str(shard) if shard else None, "planned": len(selected),
                                 "to_render": len(tasks), "executor": type(executor).__name__,
                                 "repaired": dict(repaired)})
@@ -190,7 +192,8 @@ def _render_locked(cfg: DatasetConfig, config, file: str, out: Path, resolved: d
         layout.remove_temporary_files()
         runlog.append(layout.root, {"event": "stopped", "signal": stop.name, "rendered": len(report.rendered)})
         stop.detail = (f"{len(report.rendered)} of {len(tasks)} images rendered; continue with: "
-                       f"byo render {file} -o {layout.root} --resume")
+                       f"byo render {file} -o {layout.root} --resume"
+                       + "".join(f" --{flag} {value}" for flag, value in (("limit", limit), ("sample", sample)) if value))
         raise
     report.written = finalize(layout, cfg.family)
     runlog.append(layout.root, {"event": "end", "rendered": len(report.rendered), "failed": len(report.failed)})

@@ -25,6 +25,7 @@ class Status:
     planned: list[str]
     shard: str | None
     limit: int | None
+    sample: int | None = None  # --sample N: a stratified subset of the plan
     done: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)  # name -> error of its last attempt
@@ -75,12 +76,12 @@ def dataset_status(root: str | Path, *, check: bool = False) -> Status:
     starts = [e for e in events if e.get("event") in ("start", "merge")]
     last = starts[-1] if starts else {}
     try:
-        limit, shard_text = runlog.run_settings(root, last)
+        limit, shard_text, sample = runlog.run_settings(root, last)
         shard = Shard.parse(shard_text) if shard_text else None
     except ValueError as err:
         raise InputError(root / runlog.RENDER_LOG, f"its last start: {err}") from None
-    planned = [j.name for j in selected_jobs(cfg, limit=limit, shard=shard)]
-    status = Status(root=root, planned=planned, shard=shard_text, limit=limit)
+    planned = [j.name for j in selected_jobs(cfg, limit=limit, shard=shard, sample=sample)]
+    status = Status(root=root, planned=planned, shard=shard_text, limit=limit, sample=sample)
     outcome: dict[str, dict] = {}
     for e in events:
         if e.get("event") == "image" and isinstance(e.get("name"), str):
@@ -117,6 +118,7 @@ def time_per_image(seconds: list[float]) -> dict[str, float]:
 def as_json(status: Status) -> str:
     return json.dumps({
         "directory": str(status.root), "state": status.state, "shard": status.shard, "limit": status.limit,
+        "sample": status.sample,
         "planned": len(status.planned), "done": len(status.done), "missing": len(status.missing),
         "failed": len(status.failed), "damaged": len(status.damaged), "failures": status.failed,
         "damage": status.damaged, "seconds_per_image": time_per_image(status.seconds)}, indent=1)

@@ -5,7 +5,7 @@ Cartesian product of their levels; each combination is rendered `n_images` times
 variables (`varying_random`, `varying_among`, `varying_among_range`) add no combinations: they are
 drawn per image from that image's seed.
 
-BYO-Eval's per-variable randomization (seed 002, appendix D.1.5: `randomize: bool = False`,
+BYO-Eval's per-variable randomization (appendix D.1.5: `randomize: bool = False`,
 `randomize_percentage: float = 0.2`, "Whether to randomize around the value"): a numeric
 variable with `randomize: true` puts each image's value uniformly within +-randomize_percentage of
 its level (relative), drawn from the image's seed; the image keeps its nominal level in `levels`

@@ -7,6 +7,7 @@ order, the last variable changing fastest; each is rendered `repetitions` times 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,11 @@ def image_count(cfg: DatasetConfig) -> int:
     if cfg.dataset.splits is not None:
         return combination_count(cfg) * sum(n for _, n in cfg.dataset.split_sizes())
     return combination_count(cfg) * cfg.repetitions
+
+
+def images_per_combination(cfg: DatasetConfig) -> int:
+    """Images of each combination of levels: its repetitions, over every split when there are splits."""
+    return sum(n for _, n in cfg.dataset.split_sizes()) if cfg.dataset.splits is not None else cfg.repetitions
 
 
 def split_of(cfg: DatasetConfig, index: int) -> tuple[str, int, int]:
@@ -106,7 +112,7 @@ def make_job(cfg: DatasetConfig, index: int) -> ImageJob:
 class Plan(Sequence[ImageJob]):
     """The images of a config (or a slice of them), made on demand."""
 
-    def __init__(self, cfg: DatasetConfig, indices: range | None = None):
+    def __init__(self, cfg: DatasetConfig, indices: Sequence[int] | None = None):
         self.cfg = cfg
         self.indices = indices if indices is not None else range(image_count(cfg))
 
@@ -157,7 +163,27 @@ class Shard:
         return image_index % self.count == self.index
 
 
-def selected_jobs(cfg: DatasetConfig, *, limit: int | None = None, shard: Shard | None = None) -> Plan:
-    """The images a run renders: the first `limit` of the plan, then those of `shard`."""
-    planned = jobs(cfg)[:limit]
+def stratified_indices(cfg: DatasetConfig, n: int) -> list[int]:
+    """`n` images that cover every combination of levels (of every split) before any is repeated:
+    the first image of each combination, then the second of each, and so on; in plan order."""
+    combos = combination_count(cfg)
+    blocks, offset = [], 0  # (first index, images per combination) of each split
+    for _, per in cfg.dataset.split_sizes() if cfg.dataset.splits else [(None, cfg.repetitions)]:
+        blocks.append((offset, per))
+        offset += combos * per
+
+    def rounds() -> Iterator[int]:
+        for repetition in range(max(per for _, per in blocks)):
+            for first, per in blocks:
+                if repetition < per:
+                    yield from (first + c * per + repetition for c in range(combos))
+
+    return sorted(itertools.islice(rounds(), n))
+
+
+def selected_jobs(cfg: DatasetConfig, *, limit: int | None = None, shard: Shard | None = None,
+                  sample: int | None = None) -> Plan:
+    """The images a run renders: the first `limit` of the plan (or a stratified `sample` of it:
+    `stratified_indices`), then those of `shard`."""
+    planned = Plan(cfg, stratified_indices(cfg, sample)) if sample is not None else jobs(cfg)[:limit]
     return planned if shard is None else Plan(cfg, planned.indices[shard.index::shard.count])

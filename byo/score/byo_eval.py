@@ -1,4 +1,4 @@
-"""BYO-Eval's tables (seed 002) as shared metric tables, registered once in byo.score.registry:
+"""BYO-Eval's tables as shared metric tables, registered once in byo.score.registry:
 
 - `byo_eval` (Tables 2, 4 and 6), per question key of its answer types and prompt variant: Acc,
   F1, Prec and Rec as its code computes them (byo.score.metrics.byoeval_prf: F1 = 2 acc / (1 +

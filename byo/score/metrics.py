@@ -249,7 +249,7 @@ def _order(x):
 
 
 def localization_error(pred: Sequence[int], truth: Sequence[int]) -> int:
-    """|dx| + |dy| on the grid (seed 002)."""
+    """|dx| + |dy| on the grid (BYO-Eval)."""
     return abs(pred[0] - truth[0]) + abs(pred[1] - truth[1])
 
 

@@ -1,6 +1,6 @@
 """Figures for the report (matplotlib, Agg), each returned as PNG bytes.
 
-Like BYO-Eval's (seed 002): a metric against the levels of a variable with intervals, the
+Like BYO-Eval's: a metric against the levels of a variable with intervals, the
 signed-error distribution, confusion matrices, localization heatmaps over the grid, a
 two-variable heatmap, prompt-variant bars and model comparison bars.
 """
@@ -167,7 +167,7 @@ def grouped_bars(groups: list[str], series: dict[str, list[dict | None]], *, yla
         ax.set_title(title)
     ax.legend(ncol=min(4, len(series)), loc="upper center", bbox_to_anchor=(0.5, 1.18))
     fig.tight_layout()
-    return png(fig)
+    return png(fig, tight=True)  # the legend above the axes
 
 
 def psychometric(series: list[dict], *, xlabel: str, ylabel: str, title: str,
@@ -244,7 +244,7 @@ def radar(axes_labels: list[str], series: dict[str, list[float | None]], *, titl
     ax.set_title(title, pad=18)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=min(3, len(series)))
     fig.tight_layout()
-    return png(fig)
+    return png(fig, tight=True)  # the legend below the axes
 
 
 def textwrap_label(text: str, width: int = 18) -> str:

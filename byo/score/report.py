@@ -42,6 +42,9 @@ SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("skills",
             ("confusion", "Confusion matrices"), ("localization", "Localization"), ("parsing", "Parsing"),
             ("mistakes", "Worst mistakes"), ("cost", "Cost"), ("definitions", "Definitions")]
 MIN_SPOKES = 3  # a radar chart needs three skills
+# A cell of a level x level heatmap with fewer questions is greyed, with its n: its 95% interval
+# spans more than +-25 points at any accuracy; a heatmap without a larger cell is not drawn.
+MIN_CELL_QUESTIONS = 10
 # The precision / recall / F1 a key may have (byo.score.tables), each named for what it is.
 PRF_KINDS = (("byoeval", "BYO-Eval"), ("macro", "macro"), ("micro", "set (micro)"), ("yes", "yes"))
 CLUSTERED = "95% intervals clustered by image (design-effect Wilson: all questions of an image and its prompt variants " \
@@ -388,7 +391,9 @@ def levels_section(runs: Runs) -> list[dict]:
                 for i, la in enumerate(levels[a]):
                     for j, lb in enumerate(levels[b]):
                         r = runs.metric(s, key, ALL, a, la, b, lb)
-                        if r:
+                        if r and r["n"] < MIN_CELL_QUESTIONS:
+                            notes[i, j] = f"n={r['n']}"  # greyed: too few questions to colour
+                        elif r:
                             m[i, j] = r[metric] if r.get(metric) is not None else np.nan
                             notes[i, j] = f"n={r['n']} p={pct(r['parse_rate'])}"
                 if np.isfinite(m).any():
@@ -396,7 +401,11 @@ def levels_section(runs: Runs) -> list[dict]:
                         m, levels[b], levels[a], title=f"{label}: {metric.upper()} ({name})", xlabel=b, ylabel=a,
                         cbar=metric.upper(), cmap="viridis" if good_high else "viridis_r",
                         vmin=0, vmax=vmax, annotations=notes),
-                        f"{label}: {metric.upper()} over {a} x {b}; each cell shows n and the parse rate p."))
+                        f"{label}: {metric.upper()} over {a} x {b}; each cell shows n and the parse rate p; a "
+                        f"cell of fewer than {MIN_CELL_QUESTIONS} questions is grey, with its n."))
+            if not heatmaps:
+                figures[-1]["caption"] += (f" No {a} x {b} heatmap: no cell of it has {MIN_CELL_QUESTIONS} questions "
+                                           "or more.")
         out.append({"key": name, "task": task, "answer_type": answer_type, "figures": figures, "heatmaps": heatmaps})
     return out
 

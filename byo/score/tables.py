@@ -28,7 +28,7 @@ BYOEVAL_TYPES = (*CLASSES, *SETS, "yes_no")
 MAX_LEVELS = 8  # a variable drawn from a continuous range (non-integer values) with more levels is binned
 BINS = 5
 ALL = "all"
-# Table 3 of BYO-Eval (seed 002): "Low (1-4 pcs), Medium (5-9 pcs), High (10-21 pcs)".
+# Table 3 of BYO-Eval: "Low (1-4 pcs), Medium (5-9 pcs), High (10-21 pcs)".
 NAMED_BINS = {"byo-eval": ((1, 4), (5, 9), (10, 21))}
 Bins = dict[str, list[tuple[float, float]]]  # variable -> its ranges [lo, hi], both ends included
 

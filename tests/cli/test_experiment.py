@@ -21,6 +21,11 @@ def run_json(capsys, *argv: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+def rendered_images(render_log) -> int:
+    """Images the render log records as rendered, over every invocation."""
+    return sum(json.loads(line).get("event") == "image" for line in render_log.read_text().splitlines())
+
+
 @pytest.mark.render
 def test_the_demo_in_one_command_then_nothing_to_do_then_only_the_new_model(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -34,8 +39,12 @@ def test_the_demo_in_one_command_then_nothing_to_do_then_only_the_new_model(tmp_
     assert results[("oracle", "*")]["accuracy"] == 1.0 and results[("blind", "*")]["accuracy"] < 1.0
     assert all(r["accuracy_lo"] <= r["accuracy"] <= r["accuracy_hi"] for r in first["results"])
 
+    render_log = tmp_path / "output" / "demo" / "render_log.jsonl"
+    rendered = rendered_images(render_log)
+    assert rendered == 8
     again = run_json(capsys, str(config), "--model", "blind", "--model", "oracle")
     assert again["work"] == [] and again["results"] == first["results"]  # nothing rendered, asked or written
+    assert rendered_images(render_log) == rendered
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with FakeVLM(lambda seen: "3") as fake:
@@ -43,9 +52,12 @@ def test_the_demo_in_one_command_then_nothing_to_do_then_only_the_new_model(tmp_
         third = run_json(capsys, str(config), "--model", "blind", "--model", "oracle", "--model", "openai:fake-vlm")
         questions = len((tmp_path / "output" / "demo" / "questions.jsonl").read_text().splitlines())
         assert len(fake.log) == questions  # the new model's questions, each asked once
-    assert [w for w in third["work"] if w.startswith(("rendered", "asked", "audited", "evaluated"))] == [
-        f"evaluated openai-fake-vlm on demo ({questions} requests)"]
-    assert {r["model"] for r in third["results"]} == {"blind", "oracle", "openai-fake-vlm"}
+        assert [w for w in third["work"] if w.startswith(("rendered", "asked", "audited", "evaluated"))] == [
+            f"evaluated openai-fake-vlm on demo ({questions} requests)"]
+        assert {r["model"] for r in third["results"]} == {"blind", "oracle", "openai-fake-vlm"}
+        fourth = run_json(capsys, str(config), "--model", "blind", "--model", "oracle", "--model", "openai:fake-vlm")
+        assert len(fake.log) == questions and fourth["work"] == []  # no request, no render the second time
+    assert rendered_images(render_log) == rendered
 
 
 def test_a_bad_model_or_experiment_is_one_line_before_any_work(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""dataset_configs/byo_eval/: one config per task of BYO-Eval's Table 1 (seed 002) at the paper's
+"""dataset_configs/byo_eval/: one config per task of BYO-Eval's Table 1 at the paper's
 levels, sample sizes and resolution (1920x1080), each asking its task's question keys. Each plans
 at full size, renders tiny (its first images), gets its questions in the paper's prompt set and
 scores 100% with the oracle; its README maps every config to the paper's figures and tables and

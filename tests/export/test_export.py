@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -140,10 +141,19 @@ def test_lmms_eval_and_inspect_folders(dataset, tmp_path):
     assert main(["export", str(root), "--format", "lmms-eval", "-o", str(lmms), "--task", "byo_fake"]) == 0
     config = yaml.load((lmms / "byo_fake.yaml").read_text(), Loader=function_loader())
     assert config["task"] == "byo_fake" and config["process_results"] == ("function", "utils.process_results")
-    assert config["dataset_path"] == str((lmms / "hf").resolve()) and (lmms / "hf" / "README.md").is_file()
+    # the Parquet files named relative to the YAML, as lmms-eval resolves a local builder's data_files
+    files = config["dataset_kwargs"]["data_files"]["test"]
+    assert config["dataset_path"] == "parquet" and files and not any(Path(f).is_absolute() for f in files)
+    assert all((lmms / f).is_file() for f in files) and (lmms / "hf" / "README.md").is_file()
     assert config["generation_kwargs"]["until"] == []
     assert [m["metric"] for m in config["metric_list"]] == ["byo_accuracy", "byo_parse_rate", "byo_nmae"]
     assert (lmms / "questions.jsonl").read_text() == (root / "questions.jsonl").read_text()
+    moved = tmp_path / "elsewhere" / "task"  # a moved task folder still holds its dataset
+    moved.parent.mkdir()
+    lmms.rename(moved)
+    datasets = pytest.importorskip("datasets")
+    docs = datasets.load_dataset("parquet", data_files={"test": [str(moved / f) for f in files]}, split="test")
+    assert docs["id"] == [q["id"] for q in questions] and isinstance(docs.features["image"], datasets.Image)
     assert main(["export", str(root), "--format", "inspect", "-o", str(inspect), "--task", "byo_fake"]) == 0
     task = (inspect / "task.py").read_text()
     assert "@task\ndef byo_fake() -> Task:" in task and 'NAME = \'byo_fake\'' in task

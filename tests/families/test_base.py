@@ -224,7 +224,7 @@ def test_hidden_objects_enter_no_answer_option_scene_or_caption(tmp_path):
 
 @pytest.mark.render
 def test_clevr_engine_semantics_agree_with_every_answer(tmp_path):
-    """Random scenes with objects kept under the threshold (flag), and every seed-004 and seed-001 mode."""
+    """Random scenes with objects kept under the threshold (flag), and every mode of the compositional-generalisation study and of Auto-Comp."""
     base = {"resolution": [160, 120], "render": small_render("clevr", [160, 120], samples=1, denoise="off",
                                                              on_hidden="flag")}
     contents = {"random": {"mode": "random", "count": [4, 9]}, "binding": {"mode": "color_binding", "count": 3,
@@ -237,7 +237,7 @@ def test_clevr_engine_semantics_agree_with_every_answer(tmp_path):
         out = tmp_path / name
         assert not render_dataset(str(write_config(tmp_path, cfg, f"{name}.yaml")), str(out),
                                   show_progress=False).failed
-        # every key but COMPASS's, the opt-in relation_zsl_split (seed 004's paper sampling) included
+        # every key but COMPASS's, the opt-in relation_zsl_split (the compositional-generalisation study's sampling) included
         path, _ = generate(out, keys=[k for k in get_family("clevr").answers if not k.startswith("compass_")])
         scenes = {s["image_filename"]: s for s in json.loads((out / "clevr_scenes.json").read_text())["scenes"]}
         for q in (json.loads(line) for line in path.read_text().splitlines()):

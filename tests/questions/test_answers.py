@@ -312,7 +312,7 @@ def test_a_retrieval_set_is_checked():
 
 def test_opt_in_keys_are_asked_only_when_named_by_the_command_or_the_config(tmp_path):
     """COMPASS's caption keys are CLEVR's opt-in set (every other CLEVR dataset would only skip
-    them), with seed 004's relational ZSL as the paper samples it (relation_zsl_split). Without
+    them), with the compositional-generalisation study's relational ZSL as the paper samples it (relation_zsl_split). Without
     --keys, `byo questions` asks the config's questions.keys, else every key but the opt-in ones."""
     known = list(get_family("clevr").answers)
     opt_in = get_family("clevr").opt_in_keys

@@ -17,7 +17,7 @@ from byo.core.errors import ConfigError
 from byo.questions.generate import INSTRUCTIONS, PREPROMPTS, generate
 from byo.score.vocab import domain_for
 
-# Appendix B.2 and B.3 of seed 002, word for word (debiased preprompt, declarative instruction).
+# Appendix B.2 and B.3 of BYO-Eval, word for word (debiased preprompt, declarative instruction).
 PAPER_CHESS_COUNT = (
     "This is not a real chess game. The number of each piece and their position can vary arbitrarily. Just focus "
     "on answering the following question based on the visual content. How many pieces are there in the image? "

@@ -1,4 +1,5 @@
-"""Answers to the CLEVR-style questions, from legends (seeds 001 and 004 for the choices)."""
+"""Answers to the CLEVR-style questions, from legends (the choices as Auto-Comp and the
+compositional-generalisation study draw them)."""
 
 from __future__ import annotations
 
@@ -255,7 +256,7 @@ def tagged(legend: dict, retrieval: Retrieval, rng, params: dict) -> Answer:
                   choices, answer.retrieval, answer.chance)
 
 
-# --- the compositional-generalisation study (seed 004) ---------------------------------------
+# --- the compositional-generalisation study ---------------------------------------
 def photo(label: str) -> str:
     """A class label as the study's code prompts every model with it: "a photo of a red cube";
     a relational label "cube left sphere" as "a photo of a cube to the left of a sphere"."""
@@ -276,7 +277,8 @@ def _image_split(legend) -> str:
 
 
 def _object_labels(legend) -> list[tuple[str, str, str | None]]:
-    """Every (colour, shape) label of the content with its split (seed 004's label set Y)."""
+    """Every (colour, shape) label of the content with its split (the compositional-generalisation
+    study's label set Y)."""
     return [(c, s, object_label_split(c, s)) for s in legend["content"]["shapes"] for c in _colors(legend)]
 
 
@@ -306,10 +308,11 @@ def _label_answer(legend, rng) -> tuple[dict, list[dict], set] | Skip:
 @coloured
 @readable
 def label_choice(legend, rng):
-    """Seed 004, GZSL: "models must pick the correct label for an image from a set of both seen and
-    unseen labels". Single object: every label of Y (32); two objects: "the true label, two standard
-    distractors, and two hard negatives created by swapping attributes and shapes". The other
-    object's label is never offered. Each label as the study prompts it ("a photo of a red cube")."""
+    """The compositional-generalisation study, GZSL: "models must pick the correct label for an image from a
+    set of both seen and unseen labels". Single object: every label of Y (32); two objects: "the true
+    label, two standard distractors, and two hard negatives created by swapping attributes and shapes".
+    The other object's label is never offered. Each label as the study prompts it ("a photo of a red
+    cube")."""
     found = _label_answer(legend, rng)
     if isinstance(found, Skip):
         return found
@@ -332,9 +335,10 @@ def label_choice(legend, rng):
 @coloured
 @readable
 def label_zsl(legend, rng):
-    """Seed 004, ZSL (two objects): "one correct label and two distractors from the same (unseen)
-    split"; in-distribution images draw them from the training labels. Neither object's label is a
-    distractor (in OOD val, whose 4 labels are two per image, the other two are the distractors)."""
+    """The compositional-generalisation study, ZSL (two objects): "one correct label and two distractors from
+    the same (unseen) split"; in-distribution images draw them from the training labels. Neither
+    object's label is a distractor (in OOD val, whose 4 labels are two per image, the other two are the
+    distractors)."""
     if "labels" not in legend["extras"] or "left_to_right" in legend["extras"]:
         return Skip("not a two-object scene")
     found = _label_answer(legend, rng)
@@ -395,8 +399,9 @@ def _hard_negatives(label: str) -> list[str]:
 @coloured
 @readable
 def relation_choice(legend, rng):
-    """Seed 004, relational GZSL: "the true label, two randomly selected labels, and two hard
-    negatives. One hard negative alters the spatial relation ..., while the other swaps object order"."""
+    """The compositional-generalisation study, relational GZSL: "the true label, two randomly selected labels,
+    and two hard negatives. One hard negative alters the spatial relation ..., while the other swaps
+    object order"."""
     found = _relation_truth(legend)
     if isinstance(found, Skip):
         return found
@@ -415,12 +420,12 @@ def relation_choice(legend, rng):
 @coloured
 @readable
 def relation_zsl(legend, rng):
-    """Seed 004, relational ZSL (Table 6), so that only the relation decides: the true label and the
-    two false labels that name its two shapes (the relation swapped, the order swapped). A ranker
-    that reads which shapes are named, not where they stand, scores the chance 1/3. The paper draws
-    "two distractors from the same (unseen) split" instead (`relation_zsl_split`): with its
-    splits, OOD test's five arrangements name five different pairs of shapes, so that reading
-    alone answers every OOD-test question."""
+    """The compositional-generalisation study, relational ZSL (Table 6), so that only the relation decides: the
+    true label and the two false labels that name its two shapes (the relation swapped, the order
+    swapped). A ranker that reads which shapes are named, not where they stand, scores the chance 1/3.
+    The paper draws "two distractors from the same (unseen) split" instead (`relation_zsl_split`): with
+    its splits, OOD test's five arrangements name five different pairs of shapes, so that reading alone
+    answers every OOD-test question."""
     found = _relation_truth(legend)
     if isinstance(found, Skip):
         return found
@@ -435,9 +440,9 @@ def relation_zsl(legend, rng):
 @coloured
 @readable
 def relation_zsl_split(legend, rng):
-    """Seed 004, relational ZSL as the paper samples it: the true label and two distractors from
-    the same split's labels (the training labels in distribution), never a label true of the
-    image. Opt-in: a ranker blind to the relation answers most of it (see `relation_zsl`)."""
+    """The compositional-generalisation study, relational ZSL as the paper samples it: the true label and two
+    distractors from the same split's labels (the training labels in distribution), never a label true
+    of the image. Opt-in: a ranker blind to the relation answers most of it (see `relation_zsl`)."""
     found = _relation_truth(legend)
     if isinstance(found, Skip):
         return found
@@ -474,7 +479,7 @@ def _binding(legend) -> list[tuple[str, str]] | Skip:
 @coloured
 @readable
 def binding_swap(legend, rng):
-    """Seed 001, Swap: the N colours permuted among the N objects (N! - 1 negatives)."""
+    """Auto-Comp, Swap: the N colours permuted among the N objects (N! - 1 negatives)."""
     truth = _binding(legend)
     if isinstance(truth, Skip):
         return truth
@@ -488,7 +493,7 @@ def binding_swap(legend, rng):
 @coloured
 @readable
 def binding_confusion(legend, rng):
-    """Seed 001, Confusion with captions read left to right: colours and objects drawn with
+    """Auto-Comp, Confusion with captions read left to right: colours and objects drawn with
     replacement, all N^(2N) captions recorded (N^(2N) - 1 negatives); a chat model sees all of
     them or the truth and PAPER_OPTIONS - 1 (tagged)."""
     truth = _binding(legend)
@@ -502,7 +507,7 @@ def binding_confusion(legend, rng):
     return tagged(legend, Retrieval(captions, 0, tags), rng, {"n": len(truth)})
 
 
-# --- Auto-Comp (seed 001) --------------------------------------------------------------------
+# --- Auto-Comp --------------------------------------------------------------------
 def box_relation(a: dict, b: dict, margin: float) -> str | None | Skip:
     """The relation of a to b in the image from their visible boxes: "over" when a lies wholly
     above b and they overlap in x, "left" when wholly left of b and overlapping in y (and "under",
@@ -565,7 +570,7 @@ def _autocomp_set(legend, rng, benchmark: str, task: str | None, ns: tuple[int, 
 @coloured
 @readable
 def autocomp_swap(legend, rng):
-    """Seed 001, Swap: colours permuted among the fixed objects (colour), or the objects permuted
+    """Auto-Comp, Swap: colours permuted among the fixed objects (colour), or the objects permuted
     (position): the truth and N! - 1 negatives."""
     return _autocomp_set(legend, rng, "swap", None, (2, 3))
 
@@ -575,7 +580,7 @@ def autocomp_swap(legend, rng):
 @coloured
 @readable
 def autocomp_confusion(legend, rng):
-    """Seed 001, Confusion: every arrangement of the concept's objects and colours (relations),
+    """Auto-Comp, Confusion: every arrangement of the concept's objects and colours (relations),
     with replacement; all candidates are recorded, a chat model sees all or PAPER_OPTIONS of them."""
     return _autocomp_set(legend, rng, "confusion", None, (2, 3))
 
@@ -585,7 +590,7 @@ def autocomp_confusion(legend, rng):
 @coloured
 @readable
 def autocomp_vary_color(legend, rng):
-    """Seed 001, N = 1 sanity set: the object in every colour of the vocabulary."""
+    """Auto-Comp, N = 1 sanity set: the object in every colour of the vocabulary."""
     return _autocomp_set(legend, rng, "vary_color", "color", (1,))
 
 
@@ -594,5 +599,5 @@ def autocomp_vary_color(legend, rng):
 @coloured
 @readable
 def autocomp_vary_object(legend, rng):
-    """Seed 001, N = 1 sanity set: every object of the vocabulary in the true colour."""
+    """Auto-Comp, N = 1 sanity set: every object of the vocabulary in the true colour."""
     return _autocomp_set(legend, rng, "vary_object", "color", (1,))

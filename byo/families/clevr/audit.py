@@ -134,8 +134,8 @@ def relate_left(q, image, seen):
 
 
 def _study_label(option: str) -> str:
-    """The class label in one of seed 004's prompts: "a photo of a red cube" -> "red cube", "a photo
-    of a cube to the left of a sphere" -> "cube left sphere"."""
+    """The class label in one of the compositional-generalisation study's prompts: "a photo of a red cube" -> "red
+    cube", "a photo of a cube to the left of a sphere" -> "cube left sphere"."""
     text = option.removeprefix("a photo of a ")
     relation = re.fullmatch(r"(\w+) to the (left|right) of a (\w+)", text)
     return " ".join(relation.groups()) if relation else text
@@ -200,7 +200,7 @@ def binding(q, image, seen):
     return letter_of(q, [caption == truth for caption in captions])
 
 
-# --- Auto-Comp (seed 001): captions re-read and checked against the mask's boxes ----------------
+# --- Auto-Comp: captions re-read and checked against the mask's boxes ----------------
 PHRASES = {"to the left of": "left", "to the right of": "right", "over": "over", "under": "under"}
 
 
@@ -294,7 +294,7 @@ def check_relationships(image: MeasuredImage) -> list[tuple[str, str]]:
     return problems
 
 
-AUDITS.update(COMPASS_AUDITS)  # COMPASS (seed 003): compass_audit.py
+AUDITS.update(COMPASS_AUDITS)  # COMPASS: compass_audit.py
 
 LEGEND_CHECKS = [check_relationships]
 

@@ -1,4 +1,4 @@
-"""Auto-Comp (seed 001) on CLEVR-style objects: concepts, captions and hard-negative sets. Pure Python.
+"""Auto-Comp on CLEVR-style objects: concepts, captions and hard-negative sets. Pure Python.
 
 The paper's definitions, quoted:
 

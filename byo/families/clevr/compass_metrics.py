@@ -285,7 +285,7 @@ PERPLEXITY_SKIPPED = ("skipped: the perplexity check of the negatives needs a la
 
 
 def perplexity_table(rows: Sequence[dict], options: ScoringOptions | None = None, device: str = "auto") -> list[dict]:
-    """The perplexity audit of seed 003 (appendix B): per level and negative type, each true
+    """The perplexity audit of COMPASS (appendix B): per level and negative type, each true
     caption's perplexity against its hardest negative's, "the candidate whose perplexity is closest
     to the ground-truth caption: n^ = argmin_n |PPL(n) - PPL(c)|" (Eq. 5), compared by the
     rank-biserial correlation "r = 1 - 2U / (n1 n2) where U is the Mann-Whitney statistic" (Eq. 6),
@@ -382,7 +382,7 @@ def integration_figure(series: list[tuple[str, str, list[dict]]]) -> list[tuple[
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("R@1")
     axes[0][-1].legend(fontsize=7, loc="upper right")
-    return [(png(fig), "R@1 of composed captions (solid) and of their decomposed primitives, all retrieved "
+    return [(png(fig, tight=True), "R@1 of composed captions (solid) and of their decomposed primitives, all retrieved "
                        "(dashed), against complexity N")]
 
 

@@ -48,7 +48,7 @@ class ClevrFamily(Family):
     name = "clevr"
     content_model = ClevrContent
     template_file = "clevr.yaml"
-    # COMPASS (seed 003): compass.py; its captions name colours, and every object must stand out
+    # COMPASS: compass.py; its captions name colours, and every object must stand out
     answers = {**ANSWERS, **{key: shown(coloured(fn)) for key, fn in compass_answers(readable).items()}}
     design_keys = ("mode", "count", "shapes", "colors", "materials", "sizes", "split", "scale", "extent")
     audit = "audit"
@@ -119,7 +119,7 @@ class ClevrFamily(Family):
                     {"labels": list(both), "label_split": relation_label_split(drawn),
                      "split_labels": [lab for lab in both if _in_split(relation_label_split(lab), c.split)],
                      "left_to_right": [left, right]})
-        # color_binding (seed 001): N objects, N distinct shapes, one distinct colour each.
+        # color_binding (Auto-Comp): N objects, N distinct shapes, one distinct colour each.
         lo, hi = c.count_range
         n = int(draw.integers(lo, hi, endpoint=True))
         shapes = [c.shapes[i] for i in draw.choice(len(c.shapes), size=n, replace=False)]
@@ -165,7 +165,7 @@ class ClevrFamily(Family):
         return objects, extras
 
     def _autocomp(self, c: ClevrContent, setup: ResolvedSetup) -> tuple[list[SceneObject], dict[str, Any]]:
-        """Seed 001: a concept's objects on a grid in the camera's view plane (so over / under /
+        """Auto-Comp: a concept's objects on a grid in the camera's view plane (so over / under /
         left / right hold in the image), drawn from the concept's own generator: the Minimal and
         Contextual images of one concept show the same objects in the same layout."""
         lo, hi = c.count_range

@@ -1,10 +1,10 @@
 """The CLEVR family's own report tables (`Family.tables`): binding accuracy beside chance per N and
 condition, the Minimal vs Contextual paired table, which distractor a wrong answer took, and
-accuracy per split of seed 004's label sets.
+accuracy per split of the compositional-generalisation study's label sets.
 
 Definitions quoted from the papers:
 
-- Auto-Comp (seed 001), Table 4: accuracy on the Swap and Confusion benchmarks beside "Random
+- Auto-Comp, Table 4: accuracy on the Swap and Confusion benchmarks beside "Random
   Chance" (1 / candidates: 50.0 / 6.3 for N = 2, 16.7 / 0.1 for N = 3, position Confusion 25.0 / 0.9).
   Here chance is 1 / options as the question presented them (a chat model sees at most 50 by
   default, the paper's count for its blind LLM: chance 2.0% for N = 3 Confusion, Table 9).
@@ -12,8 +12,8 @@ Definitions quoted from the papers:
   the percentage point change", over "the Paired Comparison Set ... concepts for which both the
   minimal and contextual versions" were kept: here, concepts whose two images were both asked.
 - Table 6: the Confusion error types "Swapped Colors, Same Color Diff. Obj., Same Color Same Obj.,
-  Same Obj. Diff. Colors" (share of errors); seed 004 Tables 5 and 8: "the percentage of total
-  predictions made by the models which fall into each error category" (Colour / Shape / Other;
+  Same Obj. Diff. Colors" (share of errors); the compositional-generalisation study's Tables 5 and 8: "the
+  percentage of total predictions made by the models which fall into each error category" (Colour / Shape / Other;
   Left/Right / Shape order / Other). Both come from the distractor tag of the option chosen: a chat
   model's letter, or an image-text model's top caption (captions tied for the top: their one kind,
   or "tie at the top" when they are of several, the truth among them, a miss as recall@1 counts it:
@@ -128,7 +128,7 @@ def measure_distractors(rows: list[dict], train: list) -> list[dict]:
 
 
 def measure_splits(rows: list[dict], train: list) -> list[dict]:
-    """Seed 004's accuracy per split (Tables 2, 3, 4, 6 and 7)."""
+    """The compositional-generalisation study's accuracy per split (Tables 2, 3, 4, 6 and 7)."""
     return [{"split": split or "all", **_accuracy(group)} for (split,), group in _group(rows, "split").items()]
 
 
@@ -139,9 +139,9 @@ def _acc_note(r: dict) -> str:
 
 BINDING = ReportTable(
     name="autocomp", title="Binding (Auto-Comp) beside chance",
-    definition="Auto-Comp (seed 001) Swap, Confusion and N = 1 caption choices: accuracy with its Wilson interval, "
+    definition="Auto-Comp Swap, Confusion and N = 1 caption choices: accuracy with its Wilson interval, "
                "and chance = mean 1 / options as presented, per task, N and condition",
-    note="Auto-Comp (seed 001), Table 4 and Table 8. Chance is 1 / options as each question presented them: a "
+    note="Auto-Comp, Table 4 and Table 8. Chance is 1 / options as each question presented them: a "
          "chat model sees every caption when there are at most 50 (the paper's count; byo questions --options "
          "N sets another), else the truth and 49 drawn from the question's seed (the question says which); an "
          "image-text model ranks all of them.",
@@ -153,7 +153,7 @@ PAIRED = ReportTable(
     name="autocomp_paired", title="Minimal vs Contextual (Auto-Comp paired set)",
     definition="accuracy on the Minimal and the Contextual image of the concepts asked in both, and the "
                "difference in percentage points (Auto-Comp Table 5)",
-    note="Auto-Comp (seed 001), Table 5: the same concepts rendered on a white background with a template "
+    note="Auto-Comp, Table 5: the same concepts rendered on a white background with a template "
          "caption (Minimal) and in a lit set with furniture and distractor objects with a natural caption "
          "(Contextual). Delta = Contextual - Minimal, in percentage points.",
     columns=(Column("task", "task", "text"), Column("N", "n_objects", "int"), Column("concepts", "concepts", "int"),
@@ -163,8 +163,10 @@ PAIRED = ReportTable(
 DISTRACTORS = ReportTable(
     name="distractors", title="Which distractor a wrong answer took",
     definition="per slice, the share of predictions (and of errors) that chose each kind of distractor, from the "
-               "tag recorded with every option (Auto-Comp Table 6; seed 004 Tables 5 and 8)",
-    note="The tags: swap:color / swap:shape (seed 004 Table 5: the other object's colour or shape), swap:relation "
+               "tag recorded with every option (Auto-Comp Table 6; the compositional-generalisation study's "
+               "Tables 5 and 8)",
+    note="The tags: swap:color / swap:shape (the compositional-generalisation study's Table 5: the other "
+         "object's colour or shape), swap:relation "
          "/ swap:order (Table 8: left/right, the shapes' order), other (a random label), and Auto-Comp's Table 6 "
          "kinds swap:color, confusion:same_color_diff_object, confusion:same_color_same_object, "
          "confusion:same_object_diff_color (position: swap:order, swap:relation, confusion:same_object). "
@@ -178,9 +180,10 @@ DISTRACTORS = ReportTable(
 
 SPLITS = ReportTable(
     name="compgen_splits", title="Accuracy per split (compositional generalisation)",
-    definition="seed 004: accuracy with its Wilson interval and chance per split (train, id_val, id_test, ood_val, "
-               "ood_test) of the ZSL and GZSL label sets",
-    note="Seed 004, Tables 2-4, 6 and 7. ZSL keys (label_zsl, relation_zsl_split) offer the truth and two labels of the "
+    definition="The compositional-generalisation study: accuracy with its Wilson interval and chance per split "
+               "(train, id_val, id_test, ood_val, ood_test) of the ZSL and GZSL label sets",
+    note="The compositional-generalisation study, Tables 2-4, 6 and 7. ZSL keys (label_zsl, relation_zsl_split) "
+         "offer the truth and two labels of the "
          "same split; GZSL keys (label_choice, relation_choice) the truth, two hard negatives and two random "
          "labels (single objects: every label). In an OOD split the answer names the held-out object.",
     columns=(Column("split", "split", "text"), Column("n", "n", "int"), Column("accuracy", "accuracy", note=_acc_note),
@@ -191,7 +194,7 @@ RELATIONS = ReportTable(
     name="autocomp_relations", title="Position binding per relation (Auto-Comp, N = 2)",
     definition="accuracy with its Wilson interval and chance per relation of the N = 2 position concepts, per "
                "condition (Auto-Comp Table 13)",
-    note="Auto-Comp (seed 001), Table 13: over, under, to the left of, to the right of, measured in the image plane.",
+    note="Auto-Comp, Table 13: over, under, to the left of, to the right of, measured in the image plane.",
     columns=(Column("relation", "relation", "text"), Column("condition", "condition", "text"), Column("n", "n", "int"),
              Column("accuracy", "accuracy", note=_acc_note), Column("chance", "chance")),
     measure=measure_relations, keys=AUTOCOMP_KEYS[:2])

@@ -69,7 +69,7 @@ class ClevrContent(Strict):
     frame_margin: float = Field(0.03, ge=0, lt=0.5)  # centres kept this fraction inside the frame
     max_tries: int = Field(500, ge=1, le=100_000)  # candidates per object (drawn at once) before the layout restarts
     max_restarts: int = Field(200, ge=1, le=10_000)
-    # autocomp (seed 001): the binding task, the condition and which concept (autocomp.py)
+    # autocomp: the binding task, the condition and which concept (autocomp.py)
     task: Literal["color", "position"] = "color"
     condition: Literal["minimal", "contextual"] = "minimal"
     concept: int = Field(0, ge=0, lt=10**9)  # the same index draws the same concept in both conditions
@@ -181,7 +181,7 @@ def _color_names(colors) -> list[str]:
     return [color_name(c) for c in colors]
 
 
-# --- label splits of the compositional-generalisation study (seed 004), as its authors' code lists them ---
+# --- label splits of the compositional-generalisation study, as its authors' code lists them ---
 # Single-object labels (Table 1: 17 train, 4 OOD-val, 11 OOD-test; 80 / 100 / 100 images each).
 # The authors' loader names them by class id, the row of a prompt file in alphabetical order
 # (colour, then shape): tests/families/clevr/test_compgen.py maps those ids onto these names.

@@ -1,4 +1,4 @@
-"""BYO-Eval's poker config keys (seed 002, appendix D.1.6; the public byoeval/BYO-EVAL configs)
+"""BYO-Eval's poker config keys (appendix D.1.6; the public byoeval/BYO-EVAL configs)
 and what they are here, for `byo import-config`."""
 
 from __future__ import annotations

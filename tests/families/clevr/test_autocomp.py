@@ -1,4 +1,4 @@
-"""Auto-Comp (seed 001) concepts, captions and candidate sets: pure Python."""
+"""Auto-Comp concepts, captions and candidate sets: pure Python."""
 
 from __future__ import annotations
 

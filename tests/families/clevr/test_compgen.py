@@ -1,4 +1,4 @@
-"""Seed 004's splits on CLEVR-style scenes: the authors' label memberships, no scene shared between
+"""The compositional-generalisation study's splits on CLEVR-style scenes: the authors' label memberships, no scene shared between
 splits, OOD answers on the held-out objects, ZSL and GZSL label sets, their distractor tags, and
 rankers wrong in the ways the study's questions exist to catch."""
 

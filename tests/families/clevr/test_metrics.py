@@ -63,7 +63,7 @@ def ranked_row(top, status="ok"):
 
 
 def test_a_rankings_top_caption_is_its_prediction_and_a_tie_chose_none():
-    """Seed 004 Table 8 from an image-text model: the top caption's tag among all the candidates
+    """The compositional-generalisation study's Table 8 from an image-text model: the top caption's tag among all the candidates
     (never the chat options' tags); a tie of the truth and the order swap is a miss that took no
     distractor ("tie at the top", docs/scoring.md's tie policy, as the scorer marks it ambiguous); a
     tie of two random labels took that kind; a failed request is unparsed. 5 predictions, 4 errors:
