@@ -8,13 +8,19 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from byo.audit.run import AUDIT_FILE, audit_dataset
+from byo.audit.run import AUDIT_FILE, audit_dataset, unmeasured
 from byo.cli.console import console, level_table, out, waiting
 from byo.cli.options import add_wait
+from byo.core.dataset import Layout
+from byo.core.progress import Bar
 from byo.questions.generate import DEFAULT_PROMPTS, PROMPT_SETS, generate
 from byo.questions.load import SUMMARY_FILE
 from byo.questions.real import real_questions
 from byo.questions.sheet import SHEET_FILE, unreadable_sheet
+from byo.render.executors import load_handler
+
+# Named, not imported: it imports bpy, which only an audit that renders needs (executors.RENDER's way).
+ALTERNATIVES = "byo.render.alternatives:render_alternatives"
 
 
 def cmd_questions(args) -> int:
@@ -41,7 +47,24 @@ def cmd_questions(args) -> int:
     return 0
 
 
+def render_alternatives(args) -> None:
+    """The counterfactual renders the audit needs (byo/scene/counterfactual.py): of the images whose
+    legend records none (--alternatives missing, a dataset rendered before the check), of every
+    image (all), or none."""
+    if args.alternatives == "none" or not args.dataset.is_dir():
+        return
+    names = unmeasured(args.dataset) if args.alternatives == "missing" else \
+        [lg["name"] for lg in Layout(args.dataset).legends(damaged="skip")]
+    if not names:
+        return
+    console.print(f"rendering the counterfactual alternatives of {len(names)} images (their legends record none)"
+                  if args.alternatives == "missing" else f"rendering the counterfactual alternatives of {len(names)} images")
+    with Bar("[bold]alternatives", len(names), unit="img") as bar:
+        load_handler(ALTERNATIVES)(args.dataset, names, on_image=lambda _name: bar.advance())
+
+
 def cmd_audit(args) -> int:
+    render_alternatives(args)
     report = audit_dataset(args.dataset, questions=args.questions)
     shown = ("ok", "wrong", "ill_posed", "flagged", "unchecked")
     table = Table("key", "questions", "ok", "wrong", "ill-posed", "flagged", "unchecked",
@@ -51,6 +74,9 @@ def cmd_audit(args) -> int:
     table.add_row("[bold]all[/bold]", str(len(report.questions)), *(str(report.count(s)) for s in shown))
     shown = out()
     shown.print(table)
+    levels = report.level_table()
+    if levels:
+        shown.print(audit_level_table(levels))
     findings = [q for q in report.questions if q.status in ("wrong", "ill_posed")]
     for q in findings[: args.show]:
         shown.print(f"[red]{q.status}[/red] {q.id}: {q.reason}", highlight=False)
@@ -67,6 +93,18 @@ def cmd_audit(args) -> int:
                   f"{len(report.legend_problems)} legend fields disagreeing with the pixels{damaged}: "
                   f"{Path(report.dataset) / AUDIT_FILE}")
     return 1 if report.failed else 0
+
+
+def audit_level_table(levels: list[dict]) -> Table:
+    """Per variable and level: the distinct questions asked and how they audit, the questions
+    `byo questions` skipped, and why (skipped and ill-posed reasons, most frequent first)."""
+    table = Table("variable", "level", "asked", "ok", "ill-posed", "flagged", "skipped", "why",
+                  title="Per level: asked (distinct questions), skipped (questions x prompt variants) and why")
+    for c in levels:
+        why = "; ".join(f"{r} ({n})" for r, n in list(c["why"].items())[:4])
+        table.add_row(c["variable"], c["level"], str(sum(c["asked"].values())), str(c["asked"].get("ok", 0)),
+                      str(c["asked"].get("ill_posed", 0)), str(c["asked"].get("flagged", 0)), str(c["skipped"]), why)
+    return table
 
 
 def cmd_real_questions(args) -> int:
@@ -105,6 +143,10 @@ def add_audit(audit: argparse.ArgumentParser) -> None:
     audit.add_argument("dataset", type=Path)
     audit.add_argument("--questions", type=Path, help="question file (default DATASET/questions.jsonl)")
     audit.add_argument("--show", type=int, default=20, help="print at most this many findings of each kind")
+    audit.add_argument("--alternatives", choices=("missing", "all", "none"), default="missing",
+                       help="render the counterfactual check's alternatives of the images whose legend records none "
+                            "(missing: a dataset rendered before the check), of every image (all: an independent "
+                            "check of the legends' measurements), or none")
     audit.set_defaults(func=cmd_audit)
 
 

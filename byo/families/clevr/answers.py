@@ -13,9 +13,11 @@ from byo.families.api import (
     Problem,
     Retrieval,
     Skip,
+    attribute_unreadable,
     blur_px,
     box_size,
     colour_unreadable,
+    measured_attribute,
     multiple_choice,
     not_shown,
     option_index,
@@ -83,13 +85,36 @@ def _colours_unreadable(legend: dict) -> Problem | None:
     return colour_unreadable(visible(legend), palette(legend))
 
 
-def readable(fn):
-    """Decorate an answer function whose question names shapes, materials or sizes."""
-    def checked(legend, rng):
-        return unless(_shapes_unreadable(legend), fn(legend, rng))
+def attributes_unreadable(legend: dict, attributes: tuple[str, ...]) -> Problem | None:
+    """Every visible object's `attributes` read: told apart from each other value in the image as
+    rendered (the counterfactual check, where the render measured it), else by the size and blur
+    rule (model.ATTRIBUTE_READABLE_*)."""
+    objects = visible(legend)
+    for attribute in attributes:
+        if not measured_attribute(objects, attribute):
+            return _shapes_unreadable(legend)
+    for attribute in attributes:
+        problem = attribute_unreadable(objects, attribute)
+        if problem:
+            return problem
+    return None
 
-    checked.__doc__ = fn.__doc__
-    return checked
+
+def reads(*attributes: str):
+    """Decorate an answer function whose question names or asks these attributes of the objects
+    (shape, material, size): the question is asked only if each reads (attributes_unreadable)."""
+    def decorate(fn):
+        def checked(legend, rng):
+            return unless(attributes_unreadable(legend, attributes), fn(legend, rng))
+
+        checked.__doc__ = fn.__doc__
+        return checked
+
+    return decorate
+
+
+# A question naming shapes, materials and sizes (COMPASS's captions).
+readable = reads("shape", "material", "size")
 
 
 def coloured(fn):
@@ -126,7 +151,7 @@ def count_color(legend, rng):
 
 @ANSWERS.key("count_shape")
 @shown
-@readable
+@reads("shape")
 def count_shape(legend, rng):
     shape = _pick(rng, SHAPES)
     return Answer(sum(o["kind"] == shape for o in visible(legend)), {"shape": shape, "shape_plural": plural(shape)})
@@ -139,7 +164,7 @@ def _label(o: dict) -> tuple[str, str]:
 @ANSWERS.key("exist_color_shape")
 @shown
 @coloured
-@readable
+@reads("shape")
 def exist_color_shape(legend, rng):
     objects = visible(legend)
     if objects and rng.random() < 0.5:  # half the time ask about something that is there
@@ -163,7 +188,7 @@ def _query(legend, rng, by: str, asked: str) -> Answer | Skip:
 @ANSWERS.key("query_color_unique_shape")
 @shown
 @coloured
-@readable
+@reads("shape")
 def query_color(legend, rng):
     return _query(legend, rng, "shape", "color")
 
@@ -171,21 +196,21 @@ def query_color(legend, rng):
 @ANSWERS.key("query_shape_unique_color")
 @shown
 @coloured
-@readable
+@reads("shape")
 def query_shape(legend, rng):
     return _query(legend, rng, "color", "shape")
 
 
 @ANSWERS.key("query_material_unique_shape")
 @shown
-@readable
+@reads("shape", "material")
 def query_material(legend, rng):
     return _query(legend, rng, "shape", "material")
 
 
 @ANSWERS.key("query_size_unique_shape")
 @shown
-@readable
+@reads("shape", "size")
 def query_size(legend, rng):
     return _query(legend, rng, "shape", "size")
 
@@ -215,7 +240,7 @@ def _left_to_right(legend: dict, objects: list[dict]) -> list[dict] | Skip:
 
 @ANSWERS.key("relate_left")
 @shown
-@readable
+@reads("shape")
 def relate_left(legend, rng):
     objects = visible(legend)
     named = _described(objects)
@@ -304,7 +329,7 @@ def _label_answer(legend, rng) -> tuple[dict, list[dict], set] | Skip:
 @ANSWERS.key("label_choice")
 @shown
 @coloured
-@readable
+@reads("shape")
 def label_choice(legend, rng):
     """Seed 004, GZSL: "models must pick the correct label for an image from a set of both seen and
     unseen labels". Single object: every label of Y (32); two objects: "the true label, two standard
@@ -330,7 +355,7 @@ def label_choice(legend, rng):
 @ANSWERS.key("label_zsl")
 @shown
 @coloured
-@readable
+@reads("shape")
 def label_zsl(legend, rng):
     """Seed 004, ZSL (two objects): "one correct label and two distractors from the same (unseen)
     split"; in-distribution images draw them from the training labels. Neither object's label is a
@@ -393,7 +418,7 @@ def _hard_negatives(label: str) -> list[str]:
 @ANSWERS.key("relation_choice")
 @shown
 @coloured
-@readable
+@reads("shape")
 def relation_choice(legend, rng):
     """Seed 004, relational GZSL: "the true label, two randomly selected labels, and two hard
     negatives. One hard negative alters the spatial relation ..., while the other swaps object order"."""
@@ -413,7 +438,7 @@ def relation_choice(legend, rng):
 @ANSWERS.key("relation_zsl")
 @shown
 @coloured
-@readable
+@reads("shape")
 def relation_zsl(legend, rng):
     """Seed 004, relational ZSL (Table 6), so that only the relation decides: the true label and the
     two false labels that name its two shapes (the relation swapped, the order swapped). A ranker
@@ -433,7 +458,7 @@ def relation_zsl(legend, rng):
 @ANSWERS.key("relation_zsl_split")
 @shown
 @coloured
-@readable
+@reads("shape")
 def relation_zsl_split(legend, rng):
     """Seed 004, relational ZSL as the paper samples it: the true label and two distractors from
     the same split's labels (the training labels in distribution), never a label true of the
@@ -472,7 +497,7 @@ def _binding(legend) -> list[tuple[str, str]] | Skip:
 @ANSWERS.key("binding_swap")
 @shown
 @coloured
-@readable
+@reads("shape")
 def binding_swap(legend, rng):
     """Seed 001, Swap: the N colours permuted among the N objects (N! - 1 negatives)."""
     truth = _binding(legend)
@@ -486,7 +511,7 @@ def binding_swap(legend, rng):
 @ANSWERS.key("binding_confusion")
 @shown
 @coloured
-@readable
+@reads("shape")
 def binding_confusion(legend, rng):
     """Seed 001, Confusion with captions read left to right: colours and objects drawn with
     replacement, all N^(2N) captions recorded (N^(2N) - 1 negatives); a chat model sees all of
@@ -563,7 +588,7 @@ def _autocomp_set(legend, rng, benchmark: str, task: str | None, ns: tuple[int, 
 @ANSWERS.key("autocomp_swap")
 @shown
 @coloured
-@readable
+@reads("shape")
 def autocomp_swap(legend, rng):
     """Seed 001, Swap: colours permuted among the fixed objects (colour), or the objects permuted
     (position): the truth and N! - 1 negatives."""
@@ -573,7 +598,7 @@ def autocomp_swap(legend, rng):
 @ANSWERS.key("autocomp_confusion")
 @shown
 @coloured
-@readable
+@reads("shape")
 def autocomp_confusion(legend, rng):
     """Seed 001, Confusion: every arrangement of the concept's objects and colours (relations),
     with replacement; all candidates are recorded, a chat model sees all or PAPER_OPTIONS of them."""
@@ -583,7 +608,7 @@ def autocomp_confusion(legend, rng):
 @ANSWERS.key("autocomp_vary_color")
 @shown
 @coloured
-@readable
+@reads("shape")
 def autocomp_vary_color(legend, rng):
     """Seed 001, N = 1 sanity set: the object in every colour of the vocabulary."""
     return _autocomp_set(legend, rng, "vary_color", "color", (1,))
@@ -592,7 +617,7 @@ def autocomp_vary_color(legend, rng):
 @ANSWERS.key("autocomp_vary_object")
 @shown
 @coloured
-@readable
+@reads("shape")
 def autocomp_vary_object(legend, rng):
     """Seed 001, N = 1 sanity set: every object of the vocabulary in the true colour."""
     return _autocomp_set(legend, rng, "vary_object", "color", (1,))

@@ -64,11 +64,27 @@ def _names_unseen(image: MeasuredImage, seen: list[Seen], descriptions: list[str
     return None
 
 
-def _readable(fn):
-    def checked(q, image, seen):
-        return _unreadable(image, seen) or fn(q, image, seen)
+def _attributes_off(image: MeasuredImage, seen: list[Seen], attributes: tuple[str, ...]) -> IllPosed | None:
+    """The counterfactual renders of every attribute the question names, where each was rendered
+    for every seen object; else the size and blur rule."""
+    if not all(image.measured(seen, a) for a in attributes):
+        return _unreadable(image, seen)
+    for a in attributes:
+        found = image.attribute_off(seen, a)
+        if found:
+            return found
+    return None
 
-    return checked
+
+def _reads(*attributes: str):
+    def decorate(fn):
+        def checked(q, image, seen):
+            return _attributes_off(image, seen, attributes) or fn(q, image, seen)
+
+        return checked
+
+    return decorate
+
 
 
 @AUDITS.key("count_objects")
@@ -82,13 +98,13 @@ def count_color(q, image, seen):
 
 
 @AUDITS.key("count_shape")
-@_readable
+@_reads("shape")
 def count_shape(q, image, seen):
     return Expected(sum(o.kind == q["params"]["shape"] for o in seen))
 
 
 @AUDITS.key("exist_color_shape")
-@_readable
+@_reads("shape")
 def exist_color_shape(q, image, seen):
     d = f"{q['params']['color']} {q['params']['shape']}"
     return _names_unseen(image, seen, [d]) or Expected("yes" if any(_is(o, d) for o in seen) else "no")
@@ -100,15 +116,15 @@ def _the(seen: list[Seen], test, what: str) -> Seen | IllPosed:
 
 
 @AUDITS.key("query_color_unique_shape", "query_material_unique_shape", "query_size_unique_shape")
-@_readable
 def query_by_shape(q, image, seen):
     o = _the(seen, lambda o: o.kind == q["params"]["shape"], f"a {q['params']['shape']}")
     asked = q["key"].split("_")[1]  # query_<attribute>_unique_shape
-    return o if isinstance(o, IllPosed) else Expected(o.attributes[asked])
+    off = _attributes_off(image, seen, ("shape",) if asked == "color" else ("shape", asked))
+    return off or (o if isinstance(o, IllPosed) else Expected(o.attributes[asked]))
 
 
 @AUDITS.key("query_shape_unique_color")
-@_readable
+@_reads("shape")
 def query_by_colour(q, image, seen):
     o = _the(seen, lambda o: _colour(o) == q["params"]["color"], q["params"]["color"])
     return o if isinstance(o, IllPosed) else Expected(o.kind)
@@ -122,7 +138,7 @@ def _left_of(image: MeasuredImage, a: Seen, b: Seen) -> bool | IllPosed:
 
 
 @AUDITS.key("relate_left")
-@_readable
+@_reads("shape")
 def relate_left(q, image, seen):
     a = _the(seen, lambda o: _is(o, q["params"]["a"]), q["params"]["a"])
     b = _the(seen, lambda o: _is(o, q["params"]["b"]), q["params"]["b"])
@@ -142,14 +158,14 @@ def _study_label(option: str) -> str:
 
 
 @AUDITS.key("label_choice", "label_zsl")
-@_readable
+@_reads("shape")
 def label_choice(q, image, seen):
     labels = [_study_label(option) for option in q["choices"]]
     return _names_unseen(image, seen, labels) or letter_of(q, [any(_is(o, label) for o in seen) for label in labels])
 
 
 @AUDITS.key("relation_choice", "relation_zsl", "relation_zsl_split")
-@_readable
+@_reads("shape")
 def relation_choice(q, image, seen):
     """Options "a photo of a <shape> to the left|right of a <shape>"; true when such a pair of seen
     objects stands so."""
@@ -183,7 +199,7 @@ def _caption(text: str) -> list[tuple[str, str]]:
 
 
 @AUDITS.key("binding_swap", "binding_confusion")
-@_readable
+@_reads("shape")
 def binding(q, image, seen):
     """Captions "a red cube, a blue sphere and a green cone", left to right."""
     ordered = sorted(seen, key=lambda o: o.centre[0])
@@ -248,7 +264,7 @@ def _chain_true(image: MeasuredImage, seen: list[Seen], shapes: list[str], relat
 
 
 @AUDITS.key("autocomp_swap", "autocomp_confusion", "autocomp_vary_color", "autocomp_vary_object")
-@_readable
+@_reads("shape")
 def autocomp(q, image, seen):
     """Each caption re-read: colour captions are true when they describe exactly the seen objects
     (colour and shape, with their numbers); position chains when distinct seen objects of the named
