@@ -72,6 +72,7 @@ from byo.families.base import (
     Column,
     Family,
     ForeignKey,
+    MissingAsset,
     Problem,
     ReportTable,
     Retrieval,
@@ -107,7 +108,7 @@ from byo.scene.setup import ResolvedSetup
 from byo.scene.spec import PlacementError, SceneObject, SceneSpec
 
 __all__ = [
-    "ForeignKey",
+    "ForeignKey", "MissingAsset",
     "CATALOG", "EDGE", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
     "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "InputError", "Layout",
     "MeasuredImage", "PackError", "PlacementError", "Problem", "ReportTable", "ResolvedSetup", "Retrieval", "SceneObject", "SceneSpec",

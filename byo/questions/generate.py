@@ -75,6 +75,13 @@ class PromptSetFamily(Strict):
     questions: dict[str, Wording] = {}
 
 
+class Grid(Strict):
+    """The prompt variants a set asks when none are named (--preprompts, --instructions)."""
+
+    preprompts: list[str] = ["neutral"]
+    instructions: list[str] = ["direct"]
+
+
 class Common(Strict):
     preprompts: dict[str, Preprompt]
     # How each instruction style makes the text asked from a question's three forms (jinja2 with
@@ -89,6 +96,9 @@ class Common(Strict):
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return {name: "{{ " + name + " }}" for name in value}
         return value
+
+    # The variants asked by default (a paper's set: the grid its experiments asked).
+    grid: Grid = Grid()
 
 
 def _load(path, model):
@@ -273,7 +283,7 @@ def with_evidence(layout: Layout, legend: dict) -> dict:
                                                    else o for o in legend["objects"]]})
 
 
-def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("direct",), keys=None,
+def generate(dataset: str | Path, *, preprompts=None, instructions=None, keys=None,
              templates: str | Path | None = None, out: str | Path | None = None, wait: bool = False,
              on_wait: Callable[[str], None] | None = None, unreadable: str | None = None,
              prompts: str = DEFAULT_PROMPTS, options: int | None = None) -> tuple[Path, Summary]:
@@ -281,9 +291,10 @@ def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("dir
     skipped and flagged, per key and per level). The dataset is locked meanwhile: a render still
     writing it is named (or waited for, `wait`) instead of giving the questions of part of it.
     `unreadable`: skip, flag or ask questions a readability rule finds unreadable (default: the
-    config's questions.unreadable, else skip); `prompts`: the prompt set (PROMPT_SETS); `options`:
-    the most options a chat model is shown for a question with a candidate set (default: the
-    config's questions.options, else the family's own count)."""
+    config's questions.unreadable, else skip); `prompts`: the prompt set (PROMPT_SETS), whose grid
+    gives the preprompts and instructions not named (`None`); `options`: the most options a chat
+    model is shown for a question with a candidate set (default: the config's questions.options,
+    else the family's own count)."""
     if not Path(dataset).is_dir():
         raise ConfigError(str(dataset), [("<dataset>", "not a directory: render the dataset first")])
     with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait):
@@ -302,6 +313,8 @@ def _generate(layout: Layout, preprompts, instructions, keys, templates, out, un
     # The family's templates and the shared preprompts, from the installed catalogue unless a
     # folder of one's own is given, in the prompt set asked for.
     where, family_t, common = load_templates(plugin, prompts, templates)
+    preprompts = list(preprompts or common.grid.preprompts)
+    instructions = list(instructions or common.grid.instructions)
     problems = [("--preprompts", f"unknown preprompt {p!r}; expected {', '.join(PREPROMPTS)}")
                 for p in preprompts if p not in PREPROMPTS]
     problems += [("--instructions", f"unknown instruction {i!r}; expected {', '.join(common.instructions)}")

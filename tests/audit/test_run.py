@@ -7,7 +7,7 @@ import json
 import shutil
 
 import pytest
-from conftest import clevr_config, write_config
+from conftest import clevr_config, small_render, write_config
 from golden_data import CONFIGS, golden_name, render_tiny
 
 from byo.audit.run import AUDIT_FILE, audit_dataset
@@ -58,7 +58,7 @@ def datasets(tmp_path_factory):
                               render={"samples": 4, "denoise": "off", "on_hidden": "flag"},
                               content={"mode": "random", "count": [5, 8]}),
         "chess": {"dataset": {"name": "achess", "family": "chess", "seed": 4, "n_images": 1},
-                  "scene": {"resolution": [192, 108], "render": {"engine": "workbench"},
+                  "scene": {"resolution": [192, 108], "render": small_render("chess", [192, 108], engine="workbench"),
                             "content": {"board": {"rows": 4, "columns": 4, "square_size": 0.08}, "count": 1}},
                   "variables": {"camera.azimuth": {"type": "varying_all", "levels": [0.0, 45.0]}}},
         # Three bellflowers stacked, then heads together: the same picture for a motif without an up.
@@ -68,12 +68,12 @@ def datasets(tmp_path_factory):
                   "variables": {"content.modifier": {"type": "varying_all",
                                                      "levels": ["three_stacked", "heads_together"]}}},
         "poker": {"dataset": {"name": "apoker", "family": "poker", "seed": 6, "n_images": 1},
-                  "scene": {"resolution": [320, 240], "render": {"samples": 4, "denoise": "off"},
+                  "scene": {"resolution": [320, 240], "render": small_render("poker", [320, 240], samples=4, denoise="off"),
                             "camera": {"distance": 0.45, "elevation": 70},
                             "content": {"n_players": 0, "river": {"count": 7, "face_down": 1},
                                         "chips": {"table_piles": 0}}}},
         "grid": {"dataset": {"name": "agrid", "family": "poker", "seed": 7, "n_images": 1},
-                 "scene": {"resolution": [400, 300], "render": {"samples": 4, "denoise": "off"},
+                 "scene": {"resolution": [400, 300], "render": small_render("poker", [400, 300], samples=4, denoise="off"),
                            "camera": {"distance": 0.8, "elevation": 75},
                            "content": {"mode": "grid", "grid": {"count": 3, "face_down": 1}}}},
     }
