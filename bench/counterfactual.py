@@ -29,6 +29,7 @@ import argparse
 import itertools
 import json
 import math
+import pickle
 import time
 from pathlib import Path
 
@@ -44,8 +45,9 @@ from byo.families import load_config
 from byo.families.chess.answers import _types_unreadable
 from byo.families.chess.model import PIECE_HEIGHT, PIECE_TYPES
 from byo.families.clevr.answers import _shapes_unreadable
-from byo.families.clevr.model import SHAPES
+from byo.families.clevr.model import COLORS, SHAPES
 from byo.scene import counterfactual as cf
+from byo.scene import evidence
 from byo.scene.plan import make_job
 from byo.scene.spec import sample_spec
 
@@ -55,27 +57,27 @@ import matplotlib.pyplot as plt  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "readability_calibration.md"
 BEGIN, END = "<!-- counterfactual: begin -->", "<!-- counterfactual: end -->"
-RESOLUTION = (256, 192)
+RESOLUTION = (320, 176)
 FOCAL_PX = 50 / 36 * RESOLUTION[0]  # 50 mm lens, 36 mm sensor
 SQUARE = 0.06
 ELEVATIONS = [20, 35, 50, 65, 80, 90]
 KING_PX = [12, 20, 36]
 BLURS = [0.0, 0.3, 0.8]  # disc diameter / king height
-# The silhouette rule's own domain: every piece's outline against a surround it contrasts with
-# (grey squares and backdrop between the white and the black pieces), as the silhouettes of its
-# bench are; and the project's default board (cream and brown squares, a dark backdrop).
+# The silhouette rule's own domain, as its bench's silhouettes are: the twelve pieces side by side
+# on one row (none hides another), each outline against a surround it contrasts with (grey
+# squares, table and backdrop, between the white and the black pieces). And the project's
+# default look (cream and brown squares, a wooden table, a dark backdrop) with the pieces on
+# every other cell of a 5 x 7 board, nearer ones hiding farther ones at low elevations.
+GREY = [0.5, 0.5, 0.5]
 BOARDS = {
-    "contrast": {"board": {"light_color": [0.5, 0.5, 0.5], "dark_color": [0.36, 0.36, 0.36],
-                           "frame_color": [0.42, 0.42, 0.42]},
-                 "background": {"color": [0.5, 0.5, 0.5], "strength": 1.0}},
-    "default": {"board": {}, "background": None},
+    "contrast": {"board": {"rows": 1, "columns": 12, "light_color": GREY, "dark_color": [0.4, 0.4, 0.4],
+                           "frame_color": GREY},
+                 "scene": {"background": {"color": GREY, "strength": 1.0}, "table": {"color": GREY},
+                           "floor": {"color": GREY}}},
+    "default": {"board": {"rows": 5, "columns": 7}, "scene": {}},
 }
-STYLES = ["staunton", "stylised"]
 CLEVR_ELEVATIONS = [20, 30, 45, 60, 75, 90]
 CLEVR_SIZES = {"large": 1.6, "small": 1.6}  # camera distance (m) per object size
-DELTAS = [10.0, 15.0, 20.0, 25.0, 30.0]  # candidate PIXEL_DELTA
-MIN_PIXELS = [4, 8, 12, 16, 24, 32, 48]
-MIN_SHARES = [0.0, 0.05, 0.1, 0.15, 0.2, 0.3]
 
 
 # --- scenes ----------------------------------------------------------------------------------
@@ -88,19 +90,18 @@ def fstop_for(disc_px: float, distance: float) -> float:
 
 def chess_config(style: str, elevation: float, king_px: float, blur: float, seed: int, board: str = "contrast") -> dict:
     order = np.random.default_rng(seed).permutation(12)
-    cells = [(i, j) for i in (0, 2, 4) for j in (0, 2, 4, 6)]
+    cells = [(0, j) for j in range(12)] if board == "contrast" else [(i, j) for i in (0, 2, 4) for j in (0, 2, 4, 6)]
     pieces = [{"type": PIECE_TYPES[k % 6], "color": "white" if k < 6 else "black", "cell": list(cells[n])}
               for n, k in enumerate(order)]
     distance = PIECE_HEIGHT["king"] * SQUARE * FOCAL_PX / king_px
     look = BOARDS[board]
     return {"dataset": {"name": "cf_chess", "family": "chess", "seed": seed, "n_images": 1},
-            "scene": {"resolution": list(RESOLUTION),
-                      **({"background": look["background"]} if look["background"] else {}),
+            "scene": {"resolution": list(RESOLUTION), **look["scene"],
                       "camera": {"elevation": elevation, "distance": round(distance, 4), "azimuth": 0.0,
                                  "target": [0.0, 0.0, 0.04]},
                       "blur": {"fstop": round(fstop_for(blur * king_px, distance), 4) if blur else "none"},
                       "render": {"on_hidden": "flag", "min_visible_pixels": 1},
-                      "content": {"board": {"rows": 5, "columns": 7, "square_size": SQUARE, **look["board"]},
+                      "content": {"board": {"square_size": SQUARE, **look["board"]},
                                   "pieces": pieces, "style": style}}}
 
 
@@ -126,14 +127,17 @@ def grid(quick: bool) -> list[tuple[str, dict, dict]]:
                                                                      "elevation": e, "king_px": 24, "blur": 0.0})
                 for e in (20, 90)] + \
                [("clevr", clevr_config(e, "large", 3), {"elevation": e, "size": "large"}) for e in (30, 90)]
-    for n, (style, e, px, blur) in enumerate(itertools.product(STYLES, ELEVATIONS, KING_PX, BLURS)):
-        scenes.append(("chess", chess_config(style, e, px, blur, 100 + n),
-                       {"board": "contrast", "style": style, "elevation": e, "king_px": px, "blur": blur}))
+    for n, (e, px, blur) in enumerate(itertools.product(ELEVATIONS, KING_PX, BLURS)):
+        scenes.append(("chess", chess_config("staunton", e, px, blur, 100 + n),
+                       {"board": "contrast", "style": "staunton", "elevation": e, "king_px": px, "blur": blur}))
+    for n, (e, size, seed) in enumerate(itertools.product(CLEVR_ELEVATIONS, ("large", "small"), (1, 2))):
+        scenes.append(("clevr", clevr_config(e, size, 10 * seed + n), {"elevation": e, "size": size, "seed": seed}))
     for n, (e, px) in enumerate(itertools.product(ELEVATIONS, KING_PX)):
         scenes.append(("chess", chess_config("staunton", e, px, 0.0, 500 + n, "default"),
                        {"board": "default", "style": "staunton", "elevation": e, "king_px": px, "blur": 0.0}))
-    for n, (e, size, seed) in enumerate(itertools.product(CLEVR_ELEVATIONS, ("large", "small"), (1, 2))):
-        scenes.append(("clevr", clevr_config(e, size, 10 * seed + n), {"elevation": e, "size": size}))
+    for n, (e, px, blur) in enumerate(itertools.product(ELEVATIONS, KING_PX, BLURS[:2])):
+        scenes.append(("chess", chess_config("stylised", e, px, blur, 300 + n),
+                       {"board": "contrast", "style": "stylised", "elevation": e, "king_px": px, "blur": blur}))
     return scenes
 
 
@@ -153,23 +157,60 @@ def render_scene(config: dict, attributes: list[str]) -> tuple[dict, dict[str, n
         crops.setdefault(f"{oid}/truth", truth)
         crops[f"{oid}/{attribute}/{value}"] = other
 
+    reads = {}
     with engine.own_scene("cf_bench") as scene:
         _, built = build_scene(spec, cfg.family, scene, 2)
         ids = engine.render_instance_ids(scene, built)
         measured, _, _ = _measured(spec, cfg.family, ids)
+        if "color" in attributes:  # the colour rule reads the image as rendered
+            found = evidence.measure_objects(engine.render_image(scene), ids, {o.id: [o.id] for o in spec.objects})
+            palette = {name: tuple(c / 255 for c in rgb) for name, rgb in COLORS.items()}
+            reads = {i: evidence.colour_margin(e.lab, spec.objects[i - 1].attributes["color"], palette)[0]
+                     >= evidence.COLOUR_MARGIN for i, e in found.items()}
         counterfactuals.measure(spec, cfg.family, scene, built, measured, attributes, keep)
         pixels = engine.project_points(scene, [o.location for o in spec.objects])
     legend = {"setup": spec.setup.model_dump(mode="json"), "content": spec.content,
-              "objects": [{**o.model_dump(mode="json"), "pixel_coords": list(p), **measured[o.id]}
+              "objects": [{**o.model_dump(mode="json"), "pixel_coords": list(p), **measured[o.id],
+                           **({"colour_reads": reads[o.id]} if o.id in reads else {})}
                           for o, p in zip(spec.objects, pixels, strict=True)]}
     return legend, crops
+
+
+def render_noise(config: dict) -> dict[str, np.ndarray]:
+    """Each visible object's region rendered twice as the check renders it, with two seeds: the
+    sampling grain the check's threshold must stay above ("<id>/truth" and "<id>/noise/None")."""
+    from byo.blender import engine, regions
+    from byo.render.counterfactuals import blur_diameter_px
+    from byo.render.job import _measured, build_scene
+
+    cfg = load_config(config)
+    spec = sample_spec(cfg, make_job(cfg, 0))
+    crops: dict[str, np.ndarray] = {}
+    with engine.own_scene("cf_noise") as scene:
+        _, built = build_scene(spec, cfg.family, scene, 2)
+        measured, _, _ = _measured(spec, cfg.family, engine.render_instance_ids(scene, built))
+        with regions.region_renders(scene, spec.setup.render.counterfactual.samples, False):
+            for o in spec.objects:
+                if not measured[o.id]["visible_pixels"]:
+                    continue
+                box = cf.region([tuple(measured[o.id]["bbox"]), regions.projected_box(scene, built[o.id])],
+                                blur_diameter_px(spec, o), spec.setup.resolution)
+                crops[f"{o.id}/truth"] = regions.render_region(scene, box)
+                scene.cycles.seed += 1
+                crops[f"{o.id}/noise/None"] = regions.render_region(scene, box)
+                scene.cycles.seed -= 1
+    return crops
+
+
+def _name(family: str, levels: dict) -> str:
+    return "_".join([family, *(f"{k}{v}" for k, v in levels.items())])
 
 
 def render_all(out: Path, quick: bool) -> None:
     scenes = grid(quick)
     with Bar("[bold]counterfactual renders", len(scenes), unit="scene") as bar:
-        for n, (family, config, levels) in enumerate(scenes):
-            path = out / f"scene_{n:04d}.npz"
+        for family, config, levels in scenes:
+            path = out / f"scene_{_name(family, levels)}.npz"
             if not path.exists():
                 started = time.perf_counter()
                 attributes = ["type"] if family == "chess" else ["shape", "material", "size", "color"]
@@ -177,46 +218,79 @@ def render_all(out: Path, quick: bool) -> None:
                 meta = {"family": family, "levels": levels, "legend": legend, "seconds": time.perf_counter() - started}
                 np.savez_compressed(path, meta=np.array(json.dumps(meta)), **{k.replace("/", "|"): v for k, v in crops.items()})
             bar.advance()
+    noise = scenes[::6]  # the grain of every sixth scene
+    with Bar("[bold]sampling grain", len(noise), unit="scene") as bar:
+        for family, config, levels in noise:
+            path = out / f"noise_{_name(family, levels)}.npz"
+            if not path.exists():
+                crops = render_noise(config)
+                np.savez_compressed(path, meta=np.array(json.dumps({"family": family, "levels": levels})),
+                                    **{k.replace("/", "|"): v for k, v in crops.items()})
+            bar.advance()
+
 
 
 # --- analysis (no bpy) -------------------------------------------------------------------------
-def smoothed_delta(truth: np.ndarray, other: np.ndarray) -> np.ndarray:
-    a, b = (ndimage.gaussian_filter(rgb2lab(x.astype(np.float64) / 255.0), (cf.SMOOTH_PX, cf.SMOOTH_PX, 0))
-            for x in (truth, other))
-    return deltaE_ciede2000(a, b)
+SIGMAS = [0.5, 0.7, 1.0]  # candidate SMOOTH_PX
+TOPS = [4, 8, 16, 32]  # candidate TOP_PIXELS
+LEVELS = np.arange(4.0, 40.5, 1.0)  # candidate MIN_DIFFERENCE (ΔE00)
+KEEP = 64  # the most changed pixels kept per pair and smoothing
+
+
+def _most_changed(truth: np.ndarray, other: np.ndarray) -> dict[float, np.ndarray]:
+    """Per candidate smoothing, the CIEDE2000 of the KEEP most changed pixels, largest first."""
+    a, b = (rgb2lab(x.astype(np.float64) / 255.0) for x in (truth, other))
+    out = {}
+    for sigma in SIGMAS:
+        d = deltaE_ciede2000(ndimage.gaussian_filter(a, (sigma, sigma, 0)), ndimage.gaussian_filter(b, (sigma, sigma, 0)))
+        top = np.sort(d.ravel())[::-1][:KEEP]
+        out[sigma] = np.pad(top, (0, KEEP - top.size)).astype(np.float32)
+    return out
 
 
 def load(out: Path) -> list[dict]:
-    """Every compared pair: scene levels, object, attribute, value, differing pixels at each
-    candidate PIXEL_DELTA, the object's area."""
+    """Every compared pair (the noise pairs too, attribute "noise"): scene levels, object,
+    attribute, value, the most changed pixels per smoothing, the object's mask pixels. Cached in
+    the output folder per scene."""
     rows = []
-    for path in sorted(out.glob("scene_*.npz")):
+    for path in sorted([*out.glob("scene_*.npz"), *out.glob("noise_*.npz")]):
+        cache = path.with_suffix(".pairs.pkl")
+        if cache.exists() and cache.stat().st_mtime >= path.stat().st_mtime:
+            rows += pickle.loads(cache.read_bytes())
+            continue
         data = np.load(path)
         meta = json.loads(str(data["meta"]))
-        objects = {o["id"]: o for o in meta["legend"]["objects"]}
+        legend = meta.get("legend") or {"objects": []}
+        objects = {o["id"]: o for o in legend["objects"]}
+        found = []
         for key in data.files:
             if key == "meta" or key.endswith("|truth"):
                 continue
             oid, attribute, value = key.split("|")
-            d = smoothed_delta(data[f"{oid}|truth"], data[key])
-            o = objects[int(oid)]
-            rows.append({"scene": path.stem, "family": meta["family"], "levels": meta["levels"], "object": int(oid),
-                         "kind": o["kind"], "attributes": o["attributes"], "attribute": attribute, "value": value,
-                         "area": o["visible_pixels"], "counts": {str(t): int((d >= t).sum()) for t in DELTAS},
-                         "peak": float(d.max()), "legend": meta["legend"]})
+            o = objects.get(int(oid), {"kind": "?", "attributes": {}, "visible_pixels": 1})
+            found.append({"scene": path.stem, "family": meta["family"], "levels": meta["levels"], "object": int(oid),
+                          "kind": o["kind"], "attributes": o["attributes"], "attribute": attribute, "value": value,
+                          "area": o["visible_pixels"], "top": _most_changed(data[f"{oid}|truth"], data[key]),
+                          "legend": legend})
+        cache.write_bytes(pickle.dumps(found))
+        rows += found
     return rows
 
 
-def visible(row: dict, delta: float, min_px: int, share: float) -> bool:
-    n = row["counts"][str(delta)]
-    return n >= min_px and n >= share * row["area"]
+def difference(row: dict, p: dict) -> float:
+    return float(row["top"][p["sigma"]][p["k"] - 1])
 
 
-def questions(rows: list[dict], family: str, attribute: str) -> dict[tuple, list[dict]]:
+def visible(row: dict, p: dict) -> bool:
+    return difference(row, p) >= p["level"]
+
+
+def questions(rows: list[dict], family: str, attribute: str, board: str | None = None) -> dict[tuple, list[dict]]:
     """(scene, object) -> its pairs of `attribute` (one question about the object's attribute)."""
     out: dict[tuple, list[dict]] = {}
     for r in rows:
-        if r["family"] == family and r["attribute"] == attribute and r["area"] > 0:
+        if (r["family"] == family and r["attribute"] == attribute and r["area"] > 0
+                and (board is None or r["levels"].get("board") == board)):
             out.setdefault((r["scene"], r["object"]), []).append(r)
     return out
 
@@ -228,25 +302,29 @@ def chess_rule(pairs: list[dict]) -> bool:
 
 
 def calibrate(rows: list[dict]) -> dict:
-    qs = questions(rows, "chess", "type")
+    """The smoothing, the pixel rank and the level at which the check agrees most with the
+    silhouette rule on the contrast board's piece-type questions (ties: the least smoothing, the
+    most pixels, the lowest level)."""
+    qs = questions(rows, "chess", "type", "contrast")
     rule = {k: chess_rule(v) for k, v in qs.items()}
     best = None
-    for delta, min_px, share in itertools.product(DELTAS, MIN_PIXELS, MIN_SHARES):
-        check = {k: all(visible(r, delta, min_px, share) for r in v) for k, v in qs.items()}
-        agree = sum(check[k] == rule[k] for k in qs)
-        key = (agree, -delta, -min_px, -share)
-        if best is None or key > best[0]:
-            best = (key, {"delta": delta, "min_px": min_px, "share": share, "agree": agree, "n": len(qs)})
+    for sigma, k in itertools.product(SIGMAS, TOPS):
+        least = {q: min(float(r["top"][sigma][k - 1]) for r in v) for q, v in qs.items()}
+        for level in LEVELS:
+            agree = sum((least[q] >= level) == rule[q] for q in qs)
+            key = (agree, -sigma, k, -level)
+            if best is None or key > best[0]:
+                best = (key, {"sigma": sigma, "k": k, "level": float(level), "agree": agree, "n": len(qs)})
     return best[1]
 
 
-def confusion(rows: list[dict], params: dict) -> dict:
-    qs = questions(rows, "chess", "type")
+def confusion(rows: list[dict], p: dict, board: str = "contrast") -> dict:
+    qs = questions(rows, "chess", "type", board)
     table = {(a, b): 0 for a in (True, False) for b in (True, False)}
     by_level: dict[str, dict] = {}
     for v in qs.values():
         rule = chess_rule(v)
-        check = all(visible(r, params["delta"], params["min_px"], params["share"]) for r in v)
+        check = all(visible(r, p) for r in v)
         table[(rule, check)] += 1
         for name in ("elevation", "king_px", "blur", "style"):
             level = f"{name} {v[0]['levels'][name]}"
@@ -255,13 +333,24 @@ def confusion(rows: list[dict], params: dict) -> dict:
             cell["agree"] += rule == check
             cell["rule"] += rule
             cell["check"] += check
-    return {"table": {f"{a}/{b}": n for (a, b), n in table.items()}, "by_level": by_level}
+    return {"table": {f"{a}/{b}": n for (a, b), n in table.items()}, "by_level": by_level,
+            "agree": sum(n for (a, b), n in table.items() if a == b), "n": sum(table.values())}
 
 
-def clevr_shapes(rows: list[dict], params: dict) -> dict:
-    """Per elevation and shape pair (truth -> alternative): the differing pixels and the share
-    of objects whose alternative shows; and per elevation the shape questions the check asks."""
-    pairs: dict[tuple, list[int]] = {}
+def noise(rows: list[dict], p: dict) -> dict:
+    """The difference of two renders of one region with two seeds (sampling grain alone)."""
+    values = [difference(r, p) for r in rows if r["attribute"] == "noise"]
+    if not values:
+        return {"n": 0}
+    return {"n": len(values), "median": float(np.median(values)), "max": float(max(values)),
+            "over": sum(v >= p["level"] for v in values)}
+
+
+def clevr_shapes(rows: list[dict], p: dict) -> dict:
+    """Per elevation and shape pair (truth -> alternative): the differences and the objects whose
+    alternative shows; per elevation the shape questions the check asks ("what shape is it?":
+    every other shape shows) and those the size and blur rule asks."""
+    pairs: dict[tuple, list[float]] = {}
     shown: dict[tuple, list[bool]] = {}
     asked: dict[int, list[bool]] = {}
     old: dict[int, list[bool]] = {}
@@ -269,86 +358,99 @@ def clevr_shapes(rows: list[dict], params: dict) -> dict:
         e = v[0]["levels"]["elevation"]
         for r in v:
             pair = (e, r["kind"], r["value"])
-            pairs.setdefault(pair, []).append(r["counts"][str(params["delta"])])
-            shown.setdefault(pair, []).append(visible(r, params["delta"], params["min_px"], params["share"]))
-        asked.setdefault(e, []).append(all(visible(r, params["delta"], params["min_px"], params["share"]) for r in v))
+            pairs.setdefault(pair, []).append(difference(r, p))
+            shown.setdefault(pair, []).append(visible(r, p))
+        asked.setdefault(e, []).append(all(visible(r, p) for r in v))
         o = next(o for o in v[0]["legend"]["objects"] if o["id"] == v[0]["object"])
         legend = {**v[0]["legend"], "objects": [{**o, "visible": True}]}
         old.setdefault(e, []).append(_shapes_unreadable(legend) is None)
-    return {"pairs": {f"{e}|{a}|{b}": {"median": float(np.median(n)), "min": int(min(n)),
+    return {"pairs": {f"{e}|{a}|{b}": {"median": float(np.median(n)), "min": float(min(n)),
                                         "shown": f"{sum(shown[(e, a, b)])}/{len(n)}"}
                       for (e, a, b), n in sorted(pairs.items())},
             "asked": {e: f"{sum(v)}/{len(v)}" for e, v in sorted(asked.items())},
             "old_rule": {e: f"{sum(v)}/{len(v)}" for e, v in sorted(old.items())}}
 
 
-def attribute_table(rows: list[dict], params: dict) -> dict:
-    """CLEVR: per attribute, the share of (object, alternative) pairs that show, by elevation."""
+def attribute_table(rows: list[dict], p: dict) -> dict:
+    """CLEVR: per attribute, the (object, alternative) pairs that show, by elevation."""
     out: dict[str, dict] = {}
     for attribute in ("material", "size", "color", "presence"):
         for r in rows:
             if r["family"] != "clevr" or r["attribute"] != attribute or not r["area"]:
                 continue
             cell = out.setdefault(attribute, {}).setdefault(r["levels"]["elevation"], [0, 0])
-            cell[0] += visible(r, params["delta"], params["min_px"], params["share"])
+            cell[0] += visible(r, p)
             cell[1] += 1
     return {a: {e: f"{n}/{t}" for e, (n, t) in sorted(v.items())} for a, v in out.items()}
 
 
+def colour_rule_agreement(rows: list[dict], p: dict) -> dict:
+    """CLEVR's colour rule (evidence.colour_margin on the truth's render) against the rendered
+    colours: per object, whether every other colour shows, and whether the rule reads it."""
+    table = {(a, b): 0 for a in (True, False) for b in (True, False)}
+    for v in questions(rows, "clevr", "color").values():
+        check = all(visible(r, p) for r in v)
+        o = next(o for o in v[0]["legend"]["objects"] if o["id"] == v[0]["object"])
+        rule = o.get("colour_reads")
+        if rule is None:
+            continue
+        table[(rule, check)] += 1
+    return {f"{a}/{b}": n for (a, b), n in table.items()}
+
+
 # --- figures and the doc ------------------------------------------------------------------
-def figure(rows: list[dict], params: dict, path: Path) -> None:
+def figure(rows: list[dict], p: dict, path: Path) -> None:
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-    qs = questions(rows, "chess", "type")
+    qs = questions(rows, "chess", "type", "contrast")
+    bins = np.linspace(0, 60, 41)
     for rule_says, colour in ((True, "tab:green"), (False, "tab:red")):
-        xs = [min(r["counts"][str(params["delta"])] / max(1, r["area"]) for r in v) for v in qs.values()
-              if chess_rule(v) == rule_says]
-        axes[0].hist(xs, bins=np.linspace(0, 1, 41), alpha=0.6, color=colour,
-                     label=f"silhouette rule: {'readable' if rule_says else 'not readable'}")
-    axes[0].axvline(params["share"], color="k", lw=1)
-    axes[0].set_xlabel("least differing share of the piece over its 5 alternatives")
+        xs = [min(difference(r, p) for r in v) for v in qs.values() if chess_rule(v) == rule_says]
+        axes[0].hist(xs, bins=bins, alpha=0.6, color=colour,
+                     label=f"silhouette rule: {'asked' if rule_says else 'not asked'} ({len(xs)})")
+    axes[0].axvline(p["level"], color="k", lw=1)
+    axes[0].set_xlabel("least difference over the 5 other types (ΔE00)")
     axes[0].set_ylabel("piece-type questions")
+    axes[0].set_title("chess, one row on grey", fontsize=9)
     axes[0].legend(fontsize=8)
-    shapes = clevr_shapes(rows, params)["pairs"]
+    shapes = clevr_shapes(rows, p)["pairs"]
     for a in SHAPES:
         for b in SHAPES:
-            if a == b or a == "cube" or b == "cube":
+            if a == b or "cube" in (a, b):
                 continue
             es = sorted({int(k.split("|")[0]) for k in shapes if k.endswith(f"|{a}|{b}")})
-            axes[1].plot(es, [shapes[f"{e}|{a}|{b}"]["median"] for e in es], marker="o", label=f"{a} as {b}")
-    axes[1].axhline(params["min_px"], color="k", lw=1)
+            axes[1].plot(es, [shapes[f"{e}|{a}|{b}"]["min"] for e in es], marker="o", label=f"{a} as {b}")
+    axes[1].axhline(p["level"], color="k", lw=1)
     axes[1].set_xlabel("camera elevation (degrees)")
-    axes[1].set_ylabel(f"differing pixels (median, ΔE00 ≥ {params['delta']:g})")
+    axes[1].set_ylabel("least difference over the objects (ΔE00)")
+    axes[1].set_title("CLEVR, round shapes rendered as one another", fontsize=9)
     axes[1].legend(fontsize=7, ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
-def sheet(out: Path, rows: list[dict], params: dict, path: Path, limit: int = 24) -> None:
-    """Borderline cases: each tile the truth and the alternative nearest to it, with its numbers."""
+def sheet(out: Path, rows: list[dict], p: dict, path: Path, limit: int = 24) -> None:
+    """Borderline cases: each tile the truth and the alternative nearest to it, with its numbers;
+    half of them just shown, half just not."""
     qs = questions(rows, "chess", "type") | questions(rows, "clevr", "shape")
-    cases = []
-    for v in qs.values():
-        worst = min(v, key=lambda r: r["counts"][str(params["delta"])])
-        margin = worst["counts"][str(params["delta"])] - max(params["min_px"], params["share"] * worst["area"])
-        cases.append((abs(margin), worst))
-    cases.sort(key=lambda c: c[0])
+    worst = [min(v, key=lambda r: difference(r, p)) for v in qs.values()]
+    above = sorted((r for r in worst if visible(r, p)), key=lambda r: difference(r, p))[: limit // 2]
+    below = sorted((r for r in worst if not visible(r, p)), key=lambda r: -difference(r, p))[: limit // 2]
     tiles = []
-    for _, r in cases[:limit]:
+    for r in [*below, *above]:
         data = np.load(out / f"{r['scene']}.npz")
         a, b = data[f"{r['object']}|truth"], data[f"{r['object']}|{r['attribute']}|{r['value']}"]
         pair = np.concatenate([a, np.zeros((a.shape[0], 2, 3), np.uint8), b], axis=1)
         scale = max(1, 120 // max(pair.shape[:2]))
         im = Image.fromarray(pair).resize((pair.shape[1] * scale, pair.shape[0] * scale), Image.NEAREST)
-        tile = Image.new("RGB", (max(im.width, 240), im.height + 44), "white")
+        tile = Image.new("RGB", (max(im.width, 260), im.height + 30), "white")
         tile.paste(im, (0, 0))
-        n = r["counts"][str(params["delta"])]
-        verdict = "shows" if visible(r, params["delta"], params["min_px"], params["share"]) else "does not show"
         lv = r["levels"]
-        ImageDraw.Draw(tile).text((2, im.height + 2), f"{r['kind']} as {r['value']}: {n} of {r['area']} px\n"
-                                  f"{verdict}; elev {lv['elevation']}"
-                                  + (f", king {lv['king_px']} px, blur {lv['blur']}" if "king_px" in lv else ""),
-                                  fill="black", font=font(11)[0])
+        where = (f"{lv['board']}, {lv['style']}, king {lv['king_px']} px, blur {lv['blur']}" if "king_px" in lv
+                 else f"{lv['size']} {r['attributes'].get('material', '')}")
+        ImageDraw.Draw(tile).text((2, im.height + 2), f"{r['kind']} as {r['value']}: {difference(r, p):.1f} "
+                                  f"({'shows' if visible(r, p) else 'does not show'})\nelevation {lv['elevation']}, "
+                                  f"{where}", fill="black", font=font(11)[0])
         tiles.append(tile)
     if not tiles:
         return
@@ -360,54 +462,72 @@ def sheet(out: Path, rows: list[dict], params: dict, path: Path, limit: int = 24
     board.save(path)
 
 
-def markdown(result: dict) -> str:
-    p, c = result["params"], result["confusion"]
+def _confusion_lines(c: dict) -> list[str]:
     t = c["table"]
-    n = sum(t.values())
+    return ["| | check: asked | check: not asked |", "|---|---|---|",
+            f"| rule: asked | {t['True/True']} | {t['True/False']} |",
+            f"| rule: not asked | {t['False/True']} | {t['False/False']} |"]
+
+
+def markdown(result: dict) -> str:
+    p, c, d = result["params"], result["confusion"], result["default"]
     lines = [
         BEGIN,
         "## Counterfactual check: thresholds",
         "",
         f"Measured by `bench/counterfactual.py` ({result['renders']} region renders of {result['scenes']} scenes at "
         f"{RESOLUTION[0]}x{RESOLUTION[1]}, {result['samples']} samples each; its docstring gives the grids). "
-        f"A pixel differs when the two renders, smoothed by a Gaussian of {cf.SMOOTH_PX:g} px, are at least "
-        f"**{p['delta']:g} ΔE00** apart; a change shows with at least **{p['min_px']} such pixels and "
-        f"{p['share']:.0%} of the object's mask pixels**: the thresholds that agree most with the chess silhouette "
-        "rule on the grid's piece-type questions (ties to the lowest).",
+        f"Each render is smoothed by a Gaussian of **{p['sigma']:g} px**; the difference of a change is the "
+        f"CIEDE2000 of its **{p['k']}th** most changed pixel, and a change shows from **{p['level']:g} ΔE00**: "
+        "the setting at which the check agrees most with the chess silhouette rule on the contrast board's "
+        "piece-type questions (ties to the least smoothing, the most pixels, the lowest level).",
         "",
         "![calibration](counterfactual_calibration.png)",
         "",
-        f"### Chess: the silhouette rule against the counterfactual check ({p['agree']}/{n} piece-type questions "
-        f"agree, {p['agree'] / n:.1%})",
+        "### Chess: the silhouette rule against the counterfactual check",
         "",
-        "| | check: asked | check: not asked |",
-        "|---|---|---|",
-        f"| rule: asked | {t['True/True']} | {t['True/False']} |",
-        f"| rule: not asked | {t['False/True']} | {t['False/False']} |",
+        f"The twelve pieces side by side on grey (the rule's own domain): **{c['agree']}/{c['n']} piece-type "
+        f"questions agree ({c['agree'] / c['n']:.1%})**.",
+        "",
+        *_confusion_lines(c),
         "",
         "| level | questions | agree | rule asks | check asks |",
         "|---|---|---|---|---|",
     ]
     for level, cell in sorted(c["by_level"].items(), key=lambda kv: (kv[0].split()[0], _num(kv[0].split()[1]))):
         lines.append(f"| {level} | {cell['n']} | {cell['agree'] / cell['n']:.0%} | {cell['rule']} | {cell['check']} |")
+    lines += ["", f"The project's default board (cream and brown squares, pieces on every other cell of a 5 x 7 board, "
+              f"nearer pieces hiding farther ones): {d['agree']}/{d['n']} agree ({d['agree'] / max(1, d['n']):.1%}).",
+              "", *_confusion_lines(d)]
+    nz = result["noise"]
+    if nz.get("n"):
+        lines += ["", f"Sampling grain (each region rendered twice with two seeds, {nz['n']} regions): difference median "
+                  f"{nz['median']:.1f}, largest {nz['max']:.1f} ΔE00; {nz['over']} at or above the threshold."]
     s = result["clevr"]
     lines += ["", "### CLEVR shapes by elevation (the same thresholds)", "",
-              "Shape questions the check asks (every other shape shows) and the size and blur rule's count, "
-              "per object:", "", "| elevation | check asks | size and blur rule asks |", "|---|---|---|"]
+              "Objects whose shape the check reads (every other shape shows) and those the size and blur rule reads:",
+              "", "| elevation | check reads | size and blur rule reads |", "|---|---|---|"]
     lines += [f"| {e} | {s['asked'][e]} | {s['old_rule'][e]} |" for e in s["asked"]]
-    lines += ["", "Differing pixels of each shape rendered as another (median and least over the objects; "
+    lines += ["", "The difference of each shape rendered as another (median and least over the objects, ΔE00; "
               "shown: objects whose alternative shows):", "",
-              "| elevation | shape | as | median px | least px | shown |", "|---|---|---|---|---|---|"]
+              "| elevation | shape | as | median | least | shown |", "|---|---|---|---|---|---|"]
     for key, v in s["pairs"].items():
         e, a, b = key.split("|")
-        lines.append(f"| {e} | {a} | {b} | {v['median']:.0f} | {v['min']} | {v['shown']} |")
+        lines.append(f"| {e} | {a} | {b} | {v['median']:.1f} | {v['min']:.1f} | {v['shown']} |")
     lines += ["", "### CLEVR: other attributes (alternatives that show, of all)", "",
               "| attribute | " + " | ".join(str(e) for e in CLEVR_ELEVATIONS) + " |",
               "|---|" + "---|" * len(CLEVR_ELEVATIONS)]
     for a, v in result["attributes"].items():
         lines.append(f"| {a} | " + " | ".join(v.get(e, v.get(str(e), "-")) for e in CLEVR_ELEVATIONS) + " |")
-    lines += ["", "Borderline cases (truth left, the nearest alternative right): "
-              "[counterfactual_borderline.png](counterfactual_borderline.png).", "", END]
+    col = result["colour"]
+    lines += ["", "The colour rule (ΔE00 margin of the rendered median colour, docs/readability.md) against rendering "
+              "each other palette colour, per CLEVR object:", "",
+              "| | every other colour shows | some colour does not |", "|---|---|---|",
+              f"| colour rule reads | {col['True/True']} | {col['True/False']} |",
+              f"| colour rule refuses | {col['False/True']} | {col['False/False']} |"]
+    lines += ["", "Borderline cases (truth left, the nearest alternative right; the first half just below the "
+              "threshold, the rest just above): [counterfactual_borderline.png](counterfactual_borderline.png).",
+              "", END]
     return "\n".join(lines) + "\n"
 
 
@@ -432,9 +552,10 @@ def analyse(out: Path, write: bool) -> dict:
     rows = load(out)
     params = calibrate(rows)
     scenes = len(list(out.glob("scene_*.npz")))
-    result = {"params": params, "confusion": confusion(rows, params), "clevr": clevr_shapes(rows, params),
-              "attributes": attribute_table(rows, params), "scenes": scenes,
-              "renders": len(rows) + len({(r["scene"], r["object"]) for r in rows}),
+    result = {"params": params, "confusion": confusion(rows, params), "default": confusion(rows, params, "default"),
+              "noise": noise(rows, params), "clevr": clevr_shapes(rows, params),
+              "attributes": attribute_table(rows, params), "colour": colour_rule_agreement(rows, params),
+              "scenes": scenes, "renders": len(rows) + len({(r["scene"], r["object"]) for r in rows}),
               "samples": 4}
     (out / "calibration.json").write_text(json.dumps(result, indent=1, default=str))
     docs = ROOT / "docs" if write else out

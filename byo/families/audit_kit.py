@@ -178,8 +178,8 @@ class MeasuredImage:
             if bad:
                 own = o.attributes.get(attribute, o.kind)
                 return IllPosed(f"unreadable ({attribute}): {o.kind} {o.id} rendered with {attribute} {bad[0]} instead "
-                                f"of {own} differs in {o.alternatives.alternatives[attribute][bad[0]]} of its "
-                                f"{o.alternatives.area} px")
+                                f"of {own} differs by {o.alternatives.alternatives[attribute][bad[0]]:g} < "
+                                f"{counterfactual.MIN_DIFFERENCE:g} ΔE00")
         return None
 
     def elevation_to(self, point) -> float:

@@ -260,18 +260,16 @@ def measured_attribute(objects: list[dict], attribute: str) -> bool:
 
 def attribute_unreadable(objects: list[dict], attribute: str, values: Sequence[str] | None = None) -> Problem | None:
     """The first object whose `attribute` the image does not tell from another value (of `values`,
-    or any the render measured): the render with that value differs in too few pixels. Objects
+    or any the render measured): the render with that value differs too little. Objects
     whose `attribute` was not measured are not judged here (the family's own rule is)."""
     for o in objects:
         m = counterfactual.measured(o)
         bad = counterfactual.unreadable_values(m, attribute, values) if m is not None else None
         if bad:
-            n = m.alternatives[attribute][bad[0]]
+            d = m.alternatives[attribute][bad[0]]
             own = o["attributes"].get(attribute, o["kind"])
-            return (attribute, f"{_where(o)}, {attribute} {own}, would look the same as {bad[0]}: {n} px differ "
-                               f"(a change shows "
-                               f"from {counterfactual.MIN_PIXELS} px and {counterfactual.MIN_SHARE:.0%} of its "
-                               f"{m.area} px)", (o["id"],))
+            return (attribute, f"{_where(o)}, {attribute} {own}, would look the same as {bad[0]}: difference "
+                               f"{d:g} < {counterfactual.MIN_DIFFERENCE:g} ΔE00", (o["id"],))
     return None
 
 

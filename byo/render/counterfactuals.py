@@ -78,13 +78,13 @@ def _one_object(spec: SceneSpec, scene, o: SceneObject, own: list, variants: dic
                                 blur_diameter_px(spec, o), spec.setup.resolution)
     truth = regions.render_region(scene, box)
 
-    def compared(attribute: str, value: str | None) -> int:
+    def compared(attribute: str, value: str | None) -> float:
         other = regions.render_region(scene, box)
         if keep is not None:
             keep(o.id, attribute, value, truth, other)
-        return counterfactual.differing_pixels(truth, other)
+        return counterfactual.difference(truth, other)
 
-    found: dict[str, dict[str, int]] = {}
+    found: dict[str, dict[str, float]] = {}
     with regions.hidden(own):
         presence = compared(counterfactual.PRESENCE, None)
         for attribute, values in variants.items():

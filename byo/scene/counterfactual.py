@@ -10,11 +10,12 @@ Blender side in byo/blender/regions.py and the family builder's `build_objects`)
 
 Both images are renders of the object's region (its box in the mask and every alternative's
 projected box, widened by the blur disc) at the image's resolution with the same seed, so that
-they differ only where the change reaches. A pixel *differs* when the two renders, each smoothed
-by a Gaussian of SMOOTH_PX (pooling the few samples' grain, as the eye pools it), are at least
-PIXEL_DELTA apart in CIEDE2000. The legend records, per object, its mask pixels (`area`) and the
-differing pixels of each change; a change is **visible** when it makes at least MIN_PIXELS
-differing pixels and at least MIN_SHARE of the object's area (`visible`).
+they differ only where the change reaches. The *difference* of a change is how far apart
+(CIEDE2000) the two renders are at their TOP_PIXELS-th most changed pixel, each render smoothed
+by a Gaussian of SMOOTH_PX first (pooling the few samples' grain, as the eye pools it): a change
+shows when that many pixels of the image as rendered change by at least MIN_DIFFERENCE, a
+colour difference plain at a glance (`visible`). The legend records, per object, its mask pixels
+(`area`) and the difference of each change.
 
 The rules built on it, for the question generator and `byo audit` alike:
 
@@ -40,29 +41,37 @@ from byo.scene.measure import AMBIGUOUS, HIDDEN, VISIBLE
 PRESENCE = "presence"
 LEGEND_FIELD = "counterfactual"  # the legend object's field holding what the render measured
 # Calibrated in bench/counterfactual.py (docs/readability_calibration.md).
-SMOOTH_PX = 1.0
-PIXEL_DELTA = 15.0
-MIN_PIXELS = 8
-MIN_SHARE = 0.2
+SMOOTH_PX = 0.5
+TOP_PIXELS = 16
+MIN_DIFFERENCE = 20.0  # ΔE00
+# Presence: an object whose removal differs by less than this share of MIN_DIFFERENCE is not seen
+# at all; between that and MIN_DIFFERENCE, a person may or may not make it out (ambiguous).
+HIDDEN_SHARE = 0.5
 
 
 def _lab(rgb: np.ndarray) -> np.ndarray:
     return rgb2lab(np.asarray(rgb)[..., :3].astype(np.float64) / 255.0)
 
 
-def differing_pixels(truth: np.ndarray, other: np.ndarray) -> int:
-    """Pixels at which two renders of one region (H x W x 3, 8-bit sRGB), each smoothed by
-    SMOOTH_PX, are at least PIXEL_DELTA apart (CIEDE2000)."""
+def pixel_differences(truth: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """CIEDE2000 between two renders of one region (H x W x 3, 8-bit sRGB), each smoothed by
+    SMOOTH_PX, per pixel."""
     if truth.shape != other.shape:
         raise ValueError(f"renders of one region differ in size: {truth.shape} and {other.shape}")
     a, b = (ndimage.gaussian_filter(_lab(x), (SMOOTH_PX, SMOOTH_PX, 0)) for x in (truth, other))
-    return int((deltaE_ciede2000(a, b) >= PIXEL_DELTA).sum())
+    return deltaE_ciede2000(a, b)
 
 
-def visible(differing: int, area: int) -> bool:
-    """Whether a change that makes `differing` pixels differ shows, for an object of `area` mask
-    pixels."""
-    return differing >= MIN_PIXELS and differing >= MIN_SHARE * area
+def difference(truth: np.ndarray, other: np.ndarray) -> float:
+    """The difference of a change: the CIEDE2000 of the TOP_PIXELS-th most changed pixel (0 for a
+    region smaller than that), rounded to 0.1."""
+    d = np.sort(pixel_differences(truth, other).ravel())
+    return round(float(d[-TOP_PIXELS]), 1) if d.size >= TOP_PIXELS else 0.0
+
+
+def visible(difference: float) -> bool:
+    """Whether a change of this difference shows in the image."""
+    return difference >= MIN_DIFFERENCE
 
 
 Box = tuple[int, int, int, int]
@@ -87,8 +96,8 @@ class Measured:
     it, and for each attribute the differing pixels of each other value."""
 
     area: int
-    presence: int
-    alternatives: Mapping[str, Mapping[str, int]]
+    presence: float
+    alternatives: Mapping[str, Mapping[str, float]]
 
     def to_json(self) -> dict:
         return {"area": self.area, PRESENCE: self.presence,
@@ -96,8 +105,8 @@ class Measured:
 
     @classmethod
     def from_json(cls, data: Mapping) -> Measured:
-        return cls(int(data["area"]), int(data[PRESENCE]),
-                   {k: {str(v): int(n) for v, n in values.items()} for k, values in data.items()
+        return cls(int(data["area"]), float(data[PRESENCE]),
+                   {k: {str(v): float(n) for v, n in values.items()} for k, values in data.items()
                     if k not in ("area", PRESENCE)})
 
 
@@ -109,11 +118,11 @@ def measured(o: Mapping) -> Measured | None:
 
 def presence(m: Measured) -> str:
     """The object's band by its presence: visible when removing it is a visible change, hidden
-    when even twice its difference would not be (a person does not make it out), ambiguous
-    between (a person may or may not: questions that depend on it are not asked)."""
-    if visible(m.presence, m.area):
+    below HIDDEN_SHARE of that difference (a person does not make it out), ambiguous between (a
+    person may or may not: questions that depend on it are not asked)."""
+    if visible(m.presence):
         return VISIBLE
-    return AMBIGUOUS if visible(2 * m.presence, m.area) else HIDDEN
+    return AMBIGUOUS if m.presence >= HIDDEN_SHARE * MIN_DIFFERENCE else HIDDEN
 
 
 BANDS = (HIDDEN, AMBIGUOUS, VISIBLE)
@@ -131,4 +140,4 @@ def unreadable_values(m: Measured, attribute: str, values: Iterable[str] | None 
         return None
     found = m.alternatives[attribute]
     wanted = found if values is None else [v for v in values if v in found]
-    return [v for v in wanted if not visible(found[v], m.area)]
+    return [v for v in wanted if not visible(found[v])]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Callable
 
 import numpy as np
 
@@ -46,7 +47,7 @@ ANSWERS = AnswerTable()
 
 
 def _attr(o: dict, name: str) -> str:
-    return o["attributes"][name]
+    return o["kind"] if name == "shape" else o["attributes"][name]
 
 
 def _colors(legend: dict) -> list[str]:
@@ -85,27 +86,44 @@ def _colours_unreadable(legend: dict) -> Problem | None:
     return colour_unreadable(visible(legend), palette(legend))
 
 
-def attributes_unreadable(legend: dict, attributes: tuple[str, ...]) -> Problem | None:
-    """Every visible object's `attributes` read: told apart from each other value in the image as
-    rendered (the counterfactual check, where the render measured it), else by the size and blur
-    rule (model.ATTRIBUTE_READABLE_*)."""
+# (object, the other values that would change the answer; None: every other value), per attribute
+Decisive = dict[str, list[tuple[dict, list[str] | None]]]
+
+
+def attributes_unreadable(legend: dict, attributes: tuple[str, ...], decisive: Decisive | None = None) -> Problem | None:
+    """The question's `attributes` read: each object the answer rests on, told apart in the image as
+    rendered from each other value that would change the answer (`decisive`; default: every
+    visible object against every other value), by the counterfactual check where the render
+    measured it for every visible object, else by the size and blur rule (model.ATTRIBUTE_READABLE_*)."""
     objects = visible(legend)
+    if not all(measured_attribute(objects, a) for a in attributes):
+        return _shapes_unreadable(legend)
     for attribute in attributes:
-        if not measured_attribute(objects, attribute):
-            return _shapes_unreadable(legend)
-    for attribute in attributes:
-        problem = attribute_unreadable(objects, attribute)
-        if problem:
-            return problem
+        pairs = (decisive or {}).get(attribute, [(o, None) for o in objects])
+        for o, values in pairs:
+            problem = attribute_unreadable([o], attribute, values)
+            if problem:
+                return problem
     return None
 
 
-def reads(*attributes: str):
+def membership(objects: list[dict], attribute: str, value: str) -> list[tuple[dict, list[str] | None]]:
+    """What decides which of `objects` have `value`: one that has it against every other value,
+    any other against `value` alone ("how many cones?" needs no cylinder told from a sphere)."""
+    return [(o, None if _attr(o, attribute) == value else [value]) for o in objects]
+
+
+def reads(*attributes: str, decisive: Callable[[dict, Answer], Decisive] | None = None):
     """Decorate an answer function whose question names or asks these attributes of the objects
-    (shape, material, size): the question is asked only if each reads (attributes_unreadable)."""
+    (shape, material, size): the answer is unreadable unless each reads (attributes_unreadable);
+    `decisive` gives, from the legend and the answer, the objects and values that decide it."""
     def decorate(fn):
         def checked(legend, rng):
-            return unless(attributes_unreadable(legend, attributes), fn(legend, rng))
+            result = fn(legend, rng)
+            if not isinstance(result, Answer):
+                return result
+            return unless(attributes_unreadable(legend, attributes, decisive(legend, result) if decisive else None),
+                          result)
 
         checked.__doc__ = fn.__doc__
         return checked
@@ -149,9 +167,13 @@ def count_color(legend, rng):
     return Answer(sum(_attr(o, "color") == color for o in visible(legend)), {"color": color})
 
 
+def _of(legend: dict, **attributes) -> list[dict]:
+    return [o for o in visible(legend) if all(_attr(o, k) == v for k, v in attributes.items())]
+
+
 @ANSWERS.key("count_shape")
 @shown
-@reads("shape")
+@reads("shape", decisive=lambda legend, a: {"shape": membership(visible(legend), "shape", a.params["shape"])})
 def count_shape(legend, rng):
     shape = _pick(rng, SHAPES)
     return Answer(sum(o["kind"] == shape for o in visible(legend)), {"shape": shape, "shape_plural": plural(shape)})
@@ -164,7 +186,8 @@ def _label(o: dict) -> tuple[str, str]:
 @ANSWERS.key("exist_color_shape")
 @shown
 @coloured
-@reads("shape")
+@reads("shape", decisive=lambda legend, a: {"shape": membership(_of(legend, color=a.params["color"]), "shape",
+                                                                 a.params["shape"])})
 def exist_color_shape(legend, rng):
     objects = visible(legend)
     if objects and rng.random() < 0.5:  # half the time ask about something that is there
@@ -185,10 +208,20 @@ def _query(legend, rng, by: str, asked: str) -> Answer | Skip:
     return Answer(_attr(o, asked), {by: _attr(o, by)})
 
 
+def _unique_by_shape(*asked: str):
+    """What decides "what <asked> is the <shape>?": which object is the shape, and its `asked`."""
+    def decisive(legend: dict, a: Answer) -> Decisive:
+        the = _of(legend, shape=a.params["shape"])
+        return {"shape": membership(visible(legend), "shape", a.params["shape"]),
+                **{attribute: [(o, None) for o in the] for attribute in asked}}
+
+    return decisive
+
+
 @ANSWERS.key("query_color_unique_shape")
 @shown
 @coloured
-@reads("shape")
+@reads("shape", decisive=_unique_by_shape())
 def query_color(legend, rng):
     return _query(legend, rng, "shape", "color")
 
@@ -196,21 +229,21 @@ def query_color(legend, rng):
 @ANSWERS.key("query_shape_unique_color")
 @shown
 @coloured
-@reads("shape")
+@reads("shape", decisive=lambda legend, a: {"shape": [(o, None) for o in _of(legend, color=a.params["color"])]})
 def query_shape(legend, rng):
     return _query(legend, rng, "color", "shape")
 
 
 @ANSWERS.key("query_material_unique_shape")
 @shown
-@reads("shape", "material")
+@reads("shape", "material", decisive=_unique_by_shape("material"))
 def query_material(legend, rng):
     return _query(legend, rng, "shape", "material")
 
 
 @ANSWERS.key("query_size_unique_shape")
 @shown
-@reads("shape", "size")
+@reads("shape", "size", decisive=_unique_by_shape("size"))
 def query_size(legend, rng):
     return _query(legend, rng, "shape", "size")
 
@@ -238,9 +271,18 @@ def _left_to_right(legend: dict, objects: list[dict]) -> list[dict] | Skip:
     return ordered
 
 
+def _described_pair(legend: dict, a: Answer) -> Decisive:
+    """What decides which objects "the <colour> <shape>" of a relation question are."""
+    pairs = []
+    for description in (a.params["a"], a.params["b"]):
+        color, shape = description.rsplit(" ", 1)
+        pairs += membership(_of(legend, color=color), "shape", shape)
+    return {"shape": pairs}
+
+
 @ANSWERS.key("relate_left")
 @shown
-@reads("shape")
+@reads("shape", decisive=_described_pair)
 def relate_left(legend, rng):
     objects = visible(legend)
     named = _described(objects)
