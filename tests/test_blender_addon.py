@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import ROOT, TINY_RENDER, write_config
+from conftest import ROOT, TINY_RENDER, small_render, write_config
 from PIL import Image
 
 pytestmark = pytest.mark.render
@@ -24,7 +24,8 @@ ADDON = ROOT / "blender_addon"
 
 def tiny_chess(name: str = "panel", **content) -> dict:
     return {"dataset": {"name": name, "family": "chess", "seed": 12, "n_images": 2},
-            "scene": {**TINY_RENDER, "camera": {"distance": 0.8, "elevation": "high"},
+            "scene": {**TINY_RENDER, "render": small_render("chess", TINY_RENDER["resolution"], samples=4, denoise="off"),
+                      "camera": {"distance": 0.8, "elevation": "high"},
                       "content": {"board": {"rows": 4, "columns": 4}, "count": [2, 4], **content}},
             "variables": {"lighting.intensity": {"type": "varying_all", "levels": ["low", "high"]}}}
 

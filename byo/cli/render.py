@@ -9,8 +9,18 @@ from rich.table import Table
 
 from byo.cli import doctor
 from byo.cli.console import console, out, waiting
-from byo.cli.options import add_max_images, add_wait, positive, shard_spec, slurm_name, whole
+from byo.cli.options import (
+    add_max_images,
+    add_quick_run,
+    add_wait,
+    config_source,
+    positive,
+    shard_spec,
+    slurm_name,
+    whole,
+)
 from byo.core.dataset import IMAGES, LEGENDS
+from byo.core.errors import ConfigError
 from byo.families import load_config
 from byo.render.executors import Executor
 from byo.render.executors.inprocess import InProcess
@@ -34,10 +44,13 @@ def executor_for(args) -> Executor:
 
 def cmd_render(args) -> int:
     if args.executor == "slurm":
+        if args.quality is not None or args.resolution is not None:
+            raise ConfigError("<command line>", [("--quality / --resolution", "not with --executor slurm (its tasks "
+                                                  "read the config file): write them into a copy of the config")])
         return render_slurm(args)
-    report = render_dataset(args.config, args.output, executor=executor_for(args), limit=args.limit,
-                            resume=args.resume, shard=args.shard, max_images=args.max_images, wait=args.wait,
-                            on_wait=waiting)
+    report = render_dataset(config_source(args), args.output, file=args.config, executor=executor_for(args),
+                            limit=args.limit, resume=args.resume, shard=args.shard, max_images=args.max_images,
+                            wait=args.wait, on_wait=waiting)
     root = report.out_dir
     for name, found in report.repaired:
         console.print(f"[yellow]rendered again[/yellow] {name}: {'; '.join(found)}", highlight=False)
@@ -133,6 +146,7 @@ def cmd_doctor(args) -> int:
 
 def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config")
+    add_quick_run(p)
     p.add_argument("-o", "--output", help="output directory (default: dataset.output_dir or output/NAME)")
     p.add_argument("--limit", type=whole(1), help="only the first N images of the plan")
     p.add_argument("--resume", action="store_true", help="continue: skip complete images, redo incomplete ones")
