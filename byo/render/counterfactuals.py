@@ -78,15 +78,15 @@ def _one_object(spec: SceneSpec, scene, o: SceneObject, own: list, variants: dic
                                 blur_diameter_px(spec, o), spec.setup.resolution)
     truth = regions.render_region(scene, box)
 
-    def compared(attribute: str, value: str | None) -> float:
+    def compared(attribute: str, value: str | None, top: int = counterfactual.TOP_PIXELS) -> float:
         other = regions.render_region(scene, box)
         if keep is not None:
             keep(o.id, attribute, value, truth, other)
-        return counterfactual.difference(truth, other)
+        return counterfactual.difference(truth, other, top)
 
     found: dict[str, dict[str, float]] = {}
     with regions.hidden(own):
-        presence = compared(counterfactual.PRESENCE, None)
+        presence = compared(counterfactual.PRESENCE, None, counterfactual.presence_rank(seen["visible_pixels"]))
         for attribute, values in variants.items():
             for value, objs in values.items():
                 for b in objs:

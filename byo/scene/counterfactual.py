@@ -3,7 +3,8 @@ when every other answer would have produced a visibly different image, and a ren
 that directly. For each object the render measures (byo/render/counterfactuals.py, with the
 Blender side in byo/blender/regions.py and the family builder's `build_objects`):
 
-- `presence`: the image without the object, against the image with it;
+- `presence`: the image without the object, against the image with it (at the rank of half its
+  mask pixels when it has fewer than 2 x TOP_PIXELS: `presence_rank`);
 - for each attribute its family declares (`Family.alternatives`: CLEVR's shape, material and
   size, a chess piece's type...), the image with each other value of it, same pose, light,
   camera, blur and samples.
@@ -42,8 +43,8 @@ PRESENCE = "presence"
 LEGEND_FIELD = "counterfactual"  # the legend object's field holding what the render measured
 # Calibrated in bench/counterfactual.py (docs/readability_calibration.md).
 SMOOTH_PX = 0.5
-TOP_PIXELS = 16
-MIN_DIFFERENCE = 20.0  # ΔE00
+TOP_PIXELS = 32
+MIN_DIFFERENCE = 14.0  # ΔE00
 # Presence: an object whose removal differs by less than this share of MIN_DIFFERENCE is not seen
 # at all; between that and MIN_DIFFERENCE, a person may or may not make it out (ambiguous).
 HIDDEN_SHARE = 0.5
@@ -62,11 +63,18 @@ def pixel_differences(truth: np.ndarray, other: np.ndarray) -> np.ndarray:
     return deltaE_ciede2000(a, b)
 
 
-def difference(truth: np.ndarray, other: np.ndarray) -> float:
-    """The difference of a change: the CIEDE2000 of the TOP_PIXELS-th most changed pixel (0 for a
+def difference(truth: np.ndarray, other: np.ndarray, top: int = TOP_PIXELS) -> float:
+    """The difference of a change: the CIEDE2000 of the `top`-th most changed pixel (0 for a
     region smaller than that), rounded to 0.1."""
     d = np.sort(pixel_differences(truth, other).ravel())
-    return round(float(d[-TOP_PIXELS]), 1) if d.size >= TOP_PIXELS else 0.0
+    return round(float(d[-top]), 1) if d.size >= top else 0.0
+
+
+def presence_rank(area: int) -> int:
+    """The rank at which an object's removal is measured: TOP_PIXELS, or half its mask pixels for
+    an object smaller than twice that (a 20 px object cannot change 32 pixels: it shows when half
+    of it changes by MIN_DIFFERENCE)."""
+    return max(1, min(TOP_PIXELS, -(-area // 2)))
 
 
 def visible(difference: float) -> bool:
