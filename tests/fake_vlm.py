@@ -2,7 +2,11 @@
 `/v1/responses`, Groq's `/openai/v1/chat/completions`, Ollama's `/api/chat`.
 
 Each request is logged (route, model, prompt, image hash, body, outcome, tokens billed).
-Replies come from `answer(seen)`. Faults come from `plan(seen, times_seen_before)`, or at
+Replies come from `answer(seen)`: a text, or a reasoning model's reply as a dict {"content": text,
+and any of "reasoning_content", "reasoning" (fields of the message beside its content, as vLLM,
+SGLang, DeepSeek and OpenRouter send them), "reasoning_tokens" (in the usage details)}. A request
+carrying a parameter named in `refuse` is answered 400 with that message, as OpenAI's reasoning
+models answer `max_tokens` and `temperature`. Faults come from `plan(seen, times_seen_before)`, or at
 `fault_rate`: drawn from a hash of (seed, request, attempt), so the same requests fail whatever
 the order in which concurrent requests arrive.
 
@@ -84,7 +88,10 @@ def parse_request(route: str, body: dict) -> tuple[str, str, bytes | None, list[
     return model, prompt, image, every
 
 
-def reply_body(route: str, model: str, text: str, tokens: dict) -> dict:
+def reply_body(route: str, model: str, text: str | dict, tokens: dict) -> dict:
+    reply = text if isinstance(text, dict) else {"content": text}
+    text = reply["content"]
+    extra = {k: reply[k] for k in ("reasoning_content", "reasoning") if k in reply}  # beside the content
     if route == "/api/chat":
         return {"model": model, "created_at": "2025-01-01T00:00:00Z", "done": True, "done_reason": "stop",
                 "message": {"role": "assistant", "content": text},
@@ -98,17 +105,22 @@ def reply_body(route: str, model: str, text: str, tokens: dict) -> dict:
                           "input_tokens_details": {"cached_tokens": 0},
                           "output_tokens_details": {"reasoning_tokens": 0}},
                 "parallel_tool_calls": False, "tool_choice": "auto", "tools": []}
+    usage = {"prompt_tokens": tokens["input"], "completion_tokens": tokens["output"],
+             "total_tokens": tokens["input"] + tokens["output"]}
+    if "reasoning_tokens" in reply:
+        usage["completion_tokens_details"] = {"reasoning_tokens": reply["reasoning_tokens"]}
     return {"id": "chatcmpl_fake", "object": "chat.completion", "created": 0, "model": model,
             "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
-                         "message": {"role": "assistant", "content": text, "refusal": None}}],
-            "usage": {"prompt_tokens": tokens["input"], "completion_tokens": tokens["output"],
-                      "total_tokens": tokens["input"] + tokens["output"]}}
+                         "message": {"role": "assistant", "content": text, "refusal": None, **extra}}],
+            "usage": usage}
 
 
 class FakeVLM:
     def __init__(self, answer=None, *, latency: float = 0.0, fault_rate: float = 0.0, faults=FAULTS,
-                 seed: int = 0, hang: float = 1.0, retry_after: str = "0", plan=None, text_only: bool = False):
+                 seed: int = 0, hang: float = 1.0, retry_after: str = "0", plan=None, text_only: bool = False,
+                 refuse: dict[str, str] | None = None):
         self.answer = answer or (lambda seen: "3")
+        self.refuse = refuse or {}  # request parameter -> the 400 error's message
         self.text_only = text_only  # a language model: it answers prompts without an image, and refuses one
         self.latency = latency
         self.fault_rate = fault_rate
@@ -220,7 +232,12 @@ class _Handler(BaseHTTPRequestHandler):
                     time.monotonic(), images=[hashlib.sha256(i).hexdigest() for i in every])
         fault = fake.choose_fault(seen)
         seen.outcome = fault or "pending"
-        if fake.text_only and image is not None:
+        refused = next((p for p in fake.refuse if p in body), None)
+        if refused is not None:
+            seen.outcome = f"refused {refused}"
+            self.send(400, json.dumps({"error": {"message": fake.refuse[refused], "type": "invalid_request_error",
+                                                 "param": refused, "code": "unsupported_parameter"}}).encode())
+        elif fake.text_only and image is not None:
             seen.outcome = "image_to_text_model"
             self.error(400, "this model does not take images")
         elif fake.text_only:
@@ -253,8 +270,10 @@ class _Handler(BaseHTTPRequestHandler):
             if fake.latency:
                 time.sleep(fake.latency)
             text = fake.answer(seen)
+            said = text["content"] + " " + text.get("reasoning_content", text.get("reasoning", "")) \
+                if isinstance(text, dict) else text
             tokens = {"input": len(prompt.split()) + IMAGE_TOKENS * max(1, len(seen.images)),
-                      "output": max(1, len(text.split()))}
+                      "output": max(1, len(said.split()))}
             self.send(200, json.dumps(reply_body(route, model, text, tokens)).encode())
             with fake.lock:
                 seen.tokens, seen.outcome = tokens, "ok"

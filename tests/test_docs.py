@@ -189,6 +189,25 @@ def run(command: Command, root: Path, env: dict, fake: FakeVLM) -> subprocess.Co
                           capture_output=True, text=True)
 
 
+def python_blocks(page: Path) -> list[str]:
+    """The page's ```python blocks, in order."""
+    return re.findall(r"^```python\n(.*?)^```", page.read_text(), re.S | re.M)
+
+
+@pytest.mark.render
+def test_the_python_api_page_runs_as_a_notebook_would(tmp_path):
+    """docs/api.md's example, as one script in the sandbox: it renders, asks, audits, evaluates
+    (the oracle and the blind baseline), scores, compares and reports through `import byo` alone."""
+    root = sandbox(tmp_path)
+    script = "\n".join(python_blocks(ROOT / "docs" / "api.md"))
+    assert "import byo" in script and "from byo." not in script
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "{'oracle': 1.0, 'blind':" in done.stdout
+    assert (root / "output" / "demo" / "report.html").is_file()
+    assert (root / "output" / "demo" / "report_samples.html").is_file()
+
+
 RUNNABLE = [page for page in PAGES if any(not c.skip_reason for c in commands(page))]
 
 

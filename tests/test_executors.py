@@ -18,10 +18,10 @@ import pytest
 from conftest import FARM_IMAGES as N_IMAGES
 from conftest import FARM_NAME as NAME
 from conftest import assert_same_dataset, farm_config, status_of, write_config
+from hanging_render import environment as hanging
 
 from byo.cli import main
 from byo.core.errors import FatalRenderError
-from byo.render.job import TEST_HANG_IMAGE
 from byo.scene.plan import Shard, selected_jobs
 
 pytestmark = pytest.mark.render
@@ -162,7 +162,7 @@ def test_a_hung_image_times_out_is_retried_then_failed_while_the_rest_completes(
     hung = f"{NAME}_000003"
     started = time.monotonic()
     proc = cli("render", str(config), "-o", str(out), "--workers", "2", "--timeout", "8", "--retries", "1",
-               env={TEST_HANG_IMAGE: hung})
+               env=hanging(hung))
     wait_for(lambda: legends_in(out) >= 2)
     running = status_of(out)  # status works while the render runs
     assert running["state"] == "running" and running["planned"] == N_IMAGES and running["done"] >= 2

@@ -24,12 +24,37 @@ EXAMPLE = ROOT / "examples" / "toy_family"
 ENTRY_POINT = 'toy = "toy:FAMILY"'  # the example's one entry-point line
 
 
-def install_copy(tmp_path: Path, name: str) -> Path:
+# A metric added to the copy alone: a module of its own and one line on the family's class.
+NEW_METRIC = '''"""Off by one: the share of count answers within one of the truth."""
+
+from byo.families.api import Column, ReportTable
+
+
+def measure(rows, train):
+    near = [r for r in rows if r["status"] == "ok" and abs(int(r["value"]) - int(r["answer"])) <= 1]
+    return [{"n": len(rows), "within_one": len(near) / len(rows)}]
+
+
+TABLE = ReportTable(name="off_by_one", title="Off by one", definition="counts within one of the truth",
+                    note="A metric added to a copy of the example family.",
+                    columns=(Column("n", "n", "int"), Column("within one", "within_one")),
+                    measure=measure, keys=("count_cubes",))
+'''
+
+
+def install_copy(tmp_path: Path, name: str, new_metric: bool = False) -> Path:
     """examples/toy_family copied, its package folder named `name`, its entry-point line naming
-    it, installed by pip into a folder of its own; returns that folder (for PYTHONPATH)."""
+    it, installed by pip into a folder of its own; returns that folder (for PYTHONPATH). With
+    `new_metric`, the copy declares one more metric table, and nothing outside it is edited."""
     source = tmp_path / f"{name}_family"
     shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
     (source / "toy").rename(source / name)
+    if new_metric:
+        (source / name / "off_by_one.py").write_text(NEW_METRIC)
+        family = source / name / "family.py"
+        text = family.read_text().replace("from .metrics import ANSWER_TYPES\n",
+                                          "from .metrics import ANSWER_TYPES\nfrom .off_by_one import TABLE\n")
+        family.write_text(text.replace("    answer_types = ANSWER_TYPES", "    tables = (TABLE,)\n    answer_types = ANSWER_TYPES"))
     project = source / "pyproject.toml"
     assert project.read_text().count(ENTRY_POINT) == 1
     project.write_text(project.read_text().replace(ENTRY_POINT, f'{name} = "{name}:FAMILY"'))
@@ -55,7 +80,7 @@ def test_an_unknown_family_is_a_config_error():
 
 @pytest.mark.render
 def test_a_copy_of_the_example_under_a_new_name_renders_asks_evaluates_and_scores(tmp_path):
-    site = install_copy(tmp_path, "cubes")
+    site = install_copy(tmp_path, "cubes", new_metric=True)
     config = tmp_path / "cubes.yaml"
     config.write_text(yaml.safe_dump({
         "dataset": {"name": "cubes", "family": "cubes", "seed": 3, "n_images": 1},
@@ -92,6 +117,12 @@ def test_a_copy_of_the_example_under_a_new_name_renders_asks_evaluates_and_score
     byo(site, "report", out / "runs" / "oracle", "-o", tmp_path / "report.html", "--bootstrap", "0")
     html = (tmp_path / "report.html").read_text()
     assert '<section id="cubes">' in html and "Toy cubes" in html and 'href="#cubes"' in html
+    # The metric added to the copy alone: measured, defined, written and shown like any other.
+    (added,) = [r for r in scores["tables"]["off_by_one"] if r["variant"] == "all"]
+    assert (added["key"], added["n"], added["within_one"]) == ("count_cubes", 3, 1.0)
+    assert scores["definitions"]["off_by_one"] == "counts within one of the truth"
+    assert (out / "runs" / "oracle" / "off_by_one.csv").is_file()
+    assert '<section id="off_by_one">' in html and 'href="#off_by_one"' in html
 
     assert "cubes sheet" in byo(site, "sheet", "cubes", out)  # its sheet, under the family's name
     assert (out / "toy_sheet.png").is_file()

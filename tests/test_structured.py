@@ -144,7 +144,7 @@ def test_ollama_gets_the_schema_as_format_and_oracle_replies_in_it(tmp_path):
     assert main(["score", str(run), "--bootstrap", "0"]) == 0
     assert all(json.loads(line)["correct"] for line in (run / "parsed.jsonl").read_text().splitlines())
     assert main(["eval", str(ds), "--provider", "oracle", "--structured"]) == 0
-    oracle = ds / "runs/oracle-oracle-structured"
+    oracle = ds / "runs/oracle-structured"
     assert main(["score", str(oracle), "--bootstrap", "0"]) == 0
     scores = json.loads((oracle / "scores.json").read_text())
     overall = next(r for r in scores["tables"]["metrics"] if r["key"] == "*" and r["variant"] == "all"

@@ -78,6 +78,7 @@ def test_filter_to_wrong_answers_of_one_key_shows_the_overlay_of_the_first_row(v
         assert row.locator(".answer").count() == 1  # the chosen model's column only
         assert row.locator(".truth").inner_text() == str(wrong[0]["answer"])
         assert row.locator(".raw").inner_text() == wrong[0]["response"]
+        assert wrong[0]["method"] and row.locator(".rule").inner_text().strip() == f"· rule: {wrong[0]['method']}"
         image = row.locator("img.overlay")
         assert image.get_attribute("src") == overlay
         page.wait_for_function("() => { const i = document.querySelector('article.row img.overlay');"

@@ -113,6 +113,30 @@ def quiet():
         os.close(devnull)
 
 
+@contextlib.contextmanager
+def captured():
+    """What Blender and Cycles print on either stream (Cycles' device probe: "CUEW initialization
+    failed" on a machine without CUDA), kept off the terminal and handed back as lines for the
+    render log: `with captured() as lines: ...`."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
+    lines: list[str] = []
+    with tempfile.TemporaryFile() as sink:
+        for fd in saved:
+            os.dup2(sink.fileno(), fd)
+        try:
+            yield lines
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            for fd, copy in saved.items():
+                os.dup2(copy, fd)
+                os.close(copy)
+            sink.seek(0)
+            lines += [line for line in sink.read().decode(errors="replace").splitlines() if line.strip()][:50]
+
+
 # Seconds spent inside Cycles or Workbench (bpy.ops.render.render) by this process, so that a
 # job can tell the engine's own time from its overhead.
 _engine_seconds = [0.0]

@@ -8,12 +8,13 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from byo.audit.run import AUDIT_FILE, audit_dataset, unmeasured
+import byo
+from byo.audit.run import AUDIT_FILE, unmeasured
 from byo.cli.console import console, level_table, out, waiting
-from byo.cli.options import add_wait
+from byo.cli.options import add_force, add_wait
 from byo.core.dataset import Layout
 from byo.core.progress import Bar
-from byo.questions.generate import DEFAULT_PROMPTS, PROMPT_SETS, generate
+from byo.questions.generate import DEFAULT_PROMPTS, PROMPT_SETS
 from byo.questions.load import SUMMARY_FILE
 from byo.questions.real import real_questions
 from byo.questions.sheet import SHEET_FILE, unreadable_sheet
@@ -27,10 +28,12 @@ def cmd_questions(args) -> int:
     def listed(value):
         return [v for v in value.split(",") if v] if value else None
 
-    path, summary = generate(args.dataset, preprompts=listed(args.preprompts),
-                             instructions=listed(args.instructions), keys=listed(args.keys),
-                             templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting,
-                             unreadable=args.unreadable, prompts=args.prompts, options=args.options)
+    asked = byo.write_questions(args.dataset, preprompts=listed(args.preprompts),
+                                instructions=listed(args.instructions), keys=listed(args.keys),
+                                templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting,
+                                unreadable=args.unreadable, prompts=args.prompts, options=args.options,
+                                force=args.force)
+    path, summary = asked.path, asked.summary
     table = Table("key", "questions", "skipped", "flagged", "why skipped", title=f"{summary.images} images x "
                   f"{summary.variants} prompt variants (unreadable questions: {summary.policy})")
     for key in sorted(set(summary.questions) | set(summary.skipped)):
@@ -65,7 +68,7 @@ def render_alternatives(args) -> None:
 
 def cmd_audit(args) -> int:
     render_alternatives(args)
-    report = audit_dataset(args.dataset, questions=args.questions)
+    report = byo.audit_dataset(args.dataset, questions=args.questions)
     shown = ("ok", "wrong", "ill_posed", "flagged", "unchecked")
     table = Table("key", "questions", "ok", "wrong", "ill-posed", "flagged", "unchecked",
                   title=f"{report.family}: {report.images} images, {len(report.questions)} distinct questions")
@@ -108,7 +111,7 @@ def audit_level_table(levels: list[dict]) -> Table:
 
 
 def cmd_real_questions(args) -> int:
-    path, n = real_questions(args.folder, args.like, labels=args.labels, out=args.output)
+    path, n = real_questions(args.folder, args.like, labels=args.labels, out=args.output, force=args.force)
     console.print(f"{n} questions of {args.like} asked of the photos: {path}\nnext: byo eval {args.folder} ...")
     return 0
 
@@ -139,6 +142,7 @@ def add_questions(questions: argparse.ArgumentParser) -> None:
                            help=f"also draw DATASET/{SHEET_FILE}: the skipped and flagged unreadable cases, each "
                                 "object outlined and the reason written under it")
     add_wait(questions, "dataset (a render)")
+    add_force(questions)
     questions.set_defaults(func=cmd_questions)
 
 
@@ -158,6 +162,7 @@ def add_real_questions(rq: argparse.ArgumentParser) -> None:
     rq.add_argument("--like", type=Path, required=True, help="the synthetic dataset whose questions are asked")
     rq.add_argument("--labels", type=Path, help="the labels file (default FOLDER/labels.yaml)")
     rq.add_argument("-o", "--output", type=Path, help="default: FOLDER/questions.jsonl")
+    add_force(rq)
     rq.set_defaults(func=cmd_real_questions)
 
 

@@ -4,6 +4,7 @@ shows defaults."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections import Counter
 from functools import partial
 
@@ -11,11 +12,21 @@ from rich.console import Console
 from rich.table import Table
 
 console = Console(stderr=True, soft_wrap=True)  # messages: progress, what was written, errors
+WIDE = 400  # columns of a table printed to a pipe or a file
 
 
 def out() -> Console:
-    """Results (tables) on stdout."""
-    return Console()
+    """Results (tables) on stdout: at the terminal's width on a terminal; elsewhere (a pipe, a
+    file) as wide as the table needs, so that no name is cut."""
+    return Console() if sys.stdout.isatty() else Console(width=WIDE, soft_wrap=True)
+
+
+def table(*headers: str, title: str | None = None) -> Table:
+    """A results table whose cells fold long names onto a second line rather than cutting them."""
+    shown = Table(title=title)
+    for header in headers:
+        shown.add_column(header, overflow="fold")
+    return shown
 
 
 class Defaults(argparse.ArgumentDefaultsHelpFormatter):
@@ -23,6 +34,11 @@ class Defaults(argparse.ArgumentDefaultsHelpFormatter):
 
 
 DefaultsParser = partial(argparse.ArgumentParser, formatter_class=Defaults)
+
+
+def say(line: str) -> None:
+    """A line as it is (a path may hold brackets)."""
+    console.print(line, highlight=False, markup=False)
 
 
 def waiting(holder: str) -> None:

@@ -9,24 +9,25 @@ from pathlib import Path
 from pydantic import ValidationError
 from rich.markup import escape
 
+import byo
 from byo.cli.console import console, waiting
 from byo.cli.options import add_max_answer_chars, add_wait, device_name, positive, whole
 from byo.core.errors import ConfigError
 from byo.core.schema import validation_problems
 from byo.eval.layout import PREDICTIONS, RUN_FILE
 from byo.eval.repeats import evaluate_repeats
-from byo.eval.run import EvalSettings, evaluate
+from byo.eval.run import EvalSettings
 from byo.providers import GenerationParams
 
 
 def cmd_eval(args) -> int:
     try:
         params = GenerationParams(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,
-                                  detail=args.detail)
+                                  detail=args.detail, reasoning_effort=args.reasoning_effort)
     except ValidationError as err:
         raise ConfigError("<command line>", [("--" + key.replace("_", "-"), msg)
                                              for key, msg in validation_problems(err)]) from None
-    settings = EvalSettings(
+    fields = dict(
         dataset=args.dataset, provider=args.provider, model=args.model, params=params, questions=args.questions,
         providers_file=args.providers, run=args.run, base_url=args.base_url, api=args.api, key_env=args.key_env,
         key_file=args.key_file, concurrency=args.concurrency, rpm=args.rpm, limit=args.limit,
@@ -36,9 +37,9 @@ def cmd_eval(args) -> int:
         shots=args.shots, shots_from=args.shots_from, shots_seed=args.shots_seed,
         text_only=args.text_only)
     if args.repeats == 1:  # a signal outside the run's own handlers ends in run()'s Stopped
-        return eval_summary(evaluate(settings, on_wait=waiting), args)
+        return eval_summary(byo.evaluate(on_wait=waiting, **fields), args)
     codes = []
-    for i, report in enumerate(evaluate_repeats(settings, on_wait=waiting), start=1):
+    for i, report in enumerate(evaluate_repeats(EvalSettings(**fields), on_wait=waiting), start=1):
         console.print(f"[bold]repeat {i} of {args.repeats}[/bold]: {report.run_dir}")
         codes.append(eval_summary(report, args))
     if args.temperature == 0:
@@ -56,7 +57,7 @@ def eval_summary(report, args) -> int:
         stop = report.stopped
         done = (f"{len(report.rows)} of {report.n_questions} questions answered, {report.unanswered} left "
                 f"({report.requests_sent} requests sent, {report.cached} answers from the cache)")
-        if stop.reason == "endpoint":
+        if stop.reason in ("endpoint", "disk"):
             kept = f"; predictions so far: {report.run_dir / PREDICTIONS}" if report.rows else ""
             console.print(f"[red]error:[/red] {escape(stop.message)}. {done}{kept}; rerun the same command to resume",
                           highlight=False)
@@ -112,6 +113,8 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-tokens", type=whole(1), help="maximum output tokens")
     p.add_argument("--seed", type=int)
     p.add_argument("--detail", choices=["auto", "low", "high"], help="OpenAI image detail")
+    p.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"],
+                   help="a reasoning model's effort (OpenAI's reasoning_effort); its reasoning is stored apart")
     p.add_argument("--max-side", type=whole(16), help="downscale images whose longest side exceeds this (pixels)")
     p.add_argument("--cache", type=Path, help="request cache (default DATASET/runs/cache.sqlite)")
     p.add_argument("--structured", action="store_true", help="ask for the answer as JSON of a schema built from its "
@@ -142,6 +145,8 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_eval(p: argparse.ArgumentParser) -> None:
     add_eval_arguments(p)
+    # its options are many: the usage line an error repeats names the required ones (byo eval -h: all)
+    p.usage = "%(prog)s DATASET --provider PROVIDER [--model MODEL] [options]"
     p.set_defaults(func=cmd_eval)
 
 

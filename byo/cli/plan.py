@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+import byo
 from byo.authoring.byo_eval_import import import_config
 from byo.cli.console import console, level_table, out
 from byo.cli.options import (
@@ -23,23 +24,22 @@ from byo.cli.options import (
 )
 from byo.core.dataset import atomic_write_text
 from byo.core.inputs import read_json
-from byo.families import family_names, load_config
+from byo.families import family_names
 from byo.questions.load import SUMMARY_FILE
 from byo.render.runner import sample_tasks
-from byo.scene.plan import combination, combination_count, image_count, jobs
+from byo.scene.plan import combination, jobs
+from byo.scene.setup import level_label
 from byo.score.power import PowerSettings, plan_power
 
 
 def cmd_plan(args) -> int:
-    cfg = load_config(config_source(args), file=args.config)
-    family = cfg.family
-    n_combos, reps, n_images = combination_count(cfg), cfg.repetitions, image_count(cfg)
+    cfg = byo.load_config(config_source(args), file=args.config)
+    counted = byo.plan(cfg)
+    n_combos, reps, n_images = counted.combinations, counted.images_per_combination, counted.images
     sizes = cfg.dataset.split_sizes() if cfg.dataset.splits else None
-    if sizes:
-        reps = sum(n for _, n in sizes)
     shown = out()
-    shown.print(f"[bold]{cfg.dataset.name}[/bold] ({family.name}): {n_combos:,} combinations x {reps:,} "
-              f"images = [bold]{n_images:,} images[/bold]")
+    shown.print(f"[bold]{counted.name}[/bold] ({counted.family}): {n_combos:,} combinations x {reps:,} "
+                f"images = [bold]{n_images:,} images[/bold]")
     if sizes:
         shown.print("splits, one after another, each from its own seed stream (images per combination): "
                   + ", ".join(f"{name} {n:,}" for name, n in sizes))
@@ -54,7 +54,7 @@ def cmd_plan(args) -> int:
     table = Table("#", *[k for k in cfg.enumerated()], "images", "first index")
     for i in range(min(n_combos, args.max_rows)):
         first = str(i * sizes[0][1]) if sizes else str(i * reps)  # with splits: in the first split
-        table.add_row(str(i), *[str(v) for v in combination(cfg, i).values()], str(reps), first)
+        table.add_row(str(i), *[level_label(k, v) for k, v in combination(cfg, i).items()], str(reps), first)
     shown.print(table)
     if n_combos > args.max_rows:
         shown.print(f"... {n_combos - args.max_rows:,} more combinations")

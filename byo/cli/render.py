@@ -7,8 +7,9 @@ from pathlib import Path
 
 from rich.table import Table
 
+import byo
 from byo.cli import doctor
-from byo.cli.console import console, out, waiting
+from byo.cli.console import console, out, say, waiting
 from byo.cli.options import (
     add_max_images,
     add_quick_run,
@@ -21,12 +22,10 @@ from byo.cli.options import (
 )
 from byo.core.dataset import IMAGES, LEGENDS
 from byo.core.errors import ConfigError
-from byo.families import load_config
 from byo.render.executors import Executor
 from byo.render.executors.inprocess import InProcess
 from byo.render.executors.pool import LocalPool, default_workers
 from byo.render.merge import merge
-from byo.render.runner import render_dataset
 from byo.render.status import as_json, dataset_status, time_per_image
 
 
@@ -48,9 +47,9 @@ def cmd_render(args) -> int:
             raise ConfigError("<command line>", [("--quality / --resolution", "not with --executor slurm (its tasks "
                                                   "read the config file): write them into a copy of the config")])
         return render_slurm(args)
-    report = render_dataset(config_source(args), args.output, file=args.config, executor=executor_for(args),
-                            limit=args.limit, resume=args.resume, shard=args.shard, max_images=args.max_images,
-                            wait=args.wait, on_wait=waiting)
+    report = byo.render_dataset(config_source(args), args.output, file=args.config, executor=executor_for(args),
+                                limit=args.limit, resume=args.resume, shard=args.shard, max_images=args.max_images,
+                                wait=args.wait, on_wait=waiting)
     root = report.out_dir
     for name, found in report.repaired:
         console.print(f"[yellow]rendered again[/yellow] {name}: {'; '.join(found)}", highlight=False)
@@ -69,7 +68,7 @@ def render_slurm(args) -> int:
     from byo.render.slurm_farm import ShardWork, render_on_slurm
 
     require_submitit()
-    cfg = load_config(args.config)
+    cfg = byo.load_config(args.config)
     given = cfg.slurm
     settings = SlurmSettings(
         partition=args.partition or given.partition, time_minutes=args.job_time or given.time_minutes,
@@ -129,7 +128,7 @@ def cmd_status(args) -> int:
 
 
 def cmd_merge(args) -> int:
-    written = merge(args.dirs, args.output)
+    written = merge(args.dirs, args.output, say=say)
     console.print(f"merged {len(args.dirs)} directories into {args.output}")
     for name, path in written.items():
         console.print(f"{name.replace('_', ' ')}: {path}")

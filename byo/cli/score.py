@@ -10,22 +10,31 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
+import byo
 from byo.cli.console import console, fmt, out
-from byo.cli.options import add_curve_arguments, add_interval_arguments, add_require_complete
+from byo.cli.options import (
+    add_curve_arguments,
+    add_force,
+    add_interval_arguments,
+    add_require_complete,
+)
 from byo.core.dataset import atomic_write_text
-from byo.score.compare import CORRECTIONS, compare, default_output, write_comparison
+from byo.core.outputs import check_file_output, writing_outputs
+from byo.score.compare import CORRECTIONS, default_output, write_comparison
 from byo.score.correlate import correlation_table
+from byo.score.judge import Judge, JudgeSettings
 from byo.score.registry import TABLES as DECLARED
-from byo.score.report import FORMATS, write_report
+from byo.score.report import FORMATS
 from byo.score.rows import load_run
-from byo.score.run import load_scores, score_run
-from byo.view.build import write_view
+from byo.score.run import load_scores
+from byo.view.build import check_view_output, write_view
 
 
 def cmd_score(args) -> int:
-    scores, paths = score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
+    scores = byo.score_run(args.run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
                               tolerance=args.tolerance, criterion=args.criterion,
-                              perplexity_model=args.perplexity_model, bins=dict(args.bins or []))
+                              perplexity_model=args.perplexity_model, bins=dict(args.bins or []),
+                              judge=judge_from_args(args))
     table = Table("key", "type", "n", "parse rate", "accuracy", "F1", "MAE", "NMAE", title=f"{args.run} "
                   f"({scores.facts.get('model')}, all prompt variants{', ' + scores.partial if scores.partial else ''})")
     for r in scores.tables["metrics"]:
@@ -34,12 +43,33 @@ def cmd_score(args) -> int:
                           f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
                           fmt(r.get("f1")), fmt(r.get("mae")), fmt(r.get("nmae")))
     out().print(table)
+    print_judge(scores)
     print_declared(scores)
     print_breaking_points(scores)
     print_stability(scores)
     warn_partial(args.run, scores)
-    console.print("wrote " + ", ".join(str(p) for p in paths.values()))
+    console.print("wrote " + ", ".join(str(p) for p in scores.written.values()))
     return 0
+
+
+def judge_from_args(args) -> Judge | None:
+    """byo score --judge PROVIDER:MODEL: resolved (its key and endpoint) before anything is scored."""
+    if not args.judge:
+        return None
+    return Judge(JudgeSettings(args.judge, providers_file=args.judge_providers, base_url=args.judge_base_url,
+                               key_env=args.judge_key_env, key_file=args.judge_key_file))
+
+
+def print_judge(scores) -> None:
+    j = scores.facts.get("judge")
+    if j is None:
+        return
+    asked = " + ".join(f"{n} {status}" for status, n in j["asked_by_status"].items() if n) or "none"
+    left = f", {j['left']} named no answer (left as the rules left them)" if j["left"] else ""
+    failed = f", {j['failed']} requests failed" if j["failed"] else ""
+    console.print(f"judge {j['judge']} ({j['template']}, sha256 {j['template_sha256'][:12]}): {j['asked']} answers "
+                  f"the rules could not read were asked ({asked}), {j['read']} judged{left}{failed}; "
+                  f"{j['cached']} replies from the cache, {j['requests']} requests sent", highlight=False)
 
 
 def print_declared(scores) -> None:
@@ -64,16 +94,12 @@ def print_breaking_points(scores) -> None:
     if not fits:
         return
     table = Table("key", "variable", "breaks at [95% CI]", "slope", "lapse", "fit p", "subitizing",
-                  title="Breaking points (logistic; criterion halfway from chance to the ceiling; intervals resample "
-                        "images within levels)")
+                  title="Breaking points (logistic; criterion halfway from chance to the ceiling; profile-likelihood "
+                        "intervals)")
     for f in fits:
-        if f["verdict"] == "breaks":
-            ci = f" [{f['threshold_lo']:.3g}-{f['threshold_hi']:.3g}]" if f.get("threshold_lo") is not None else ""
-            shown = f"{f['threshold']:.3g}{ci}"
-        else:
-            shown = f"{f['verdict']}" + (f": {f['note']}" if f.get("note") else "")
-        table.add_row(f["key"], f["variable"], shown, fmt(f.get("slope")), fmt(f.get("lapse")),
-                      fmt(f.get("gof_p")), fmt(f.get("subitizing")))
+        prior = f" [yellow](the answer prior's curve: {f['answer_prior']})[/yellow]" if f.get("answer_prior") else ""
+        table.add_row(f["key"], f["variable"], escape(f["breaking_point"]) + prior, fmt(f.get("slope")),
+                      fmt(f.get("lapse")), fmt(f.get("gof_p")), fmt(f.get("subitizing")))
     out().print(table)
 
 
@@ -98,15 +124,18 @@ def warn_partial(run: Path, scores) -> None:
 
 
 def cmd_report(args) -> int:
+    viewer = None if args.no_viewer else Path(args.output).with_name(Path(args.output).stem + "_samples.html")
+    check_file_output(args.output, force=args.force)
+    if viewer is not None:
+        check_view_output(viewer, force=args.force)
     runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
                         tolerance=args.tolerance, criterion=args.criterion, bins=dict(args.bins or []))
             for run in args.runs]
     for run, scores in zip(args.runs, runs, strict=True):
         warn_partial(run, scores)
-    viewer = None
-    if not args.no_viewer:
-        viewer = write_view(runs, Path(args.output).with_name(Path(args.output).stem + "_samples.html"))
-    path = write_report(runs, args.output, title=args.title, viewer=viewer)
+    path = byo.write_report(runs, args.output, title=args.title, viewer=not args.no_viewer,
+                            force=args.force)
+    viewer = None if args.no_viewer else byo.sample_viewer_of(path)
     console.print(f"[bold]report: {path.resolve()}[/bold]" + (f"\nsample viewer: {viewer.resolve()}" if viewer else ""))
     return 0
 
@@ -114,22 +143,26 @@ def cmd_report(args) -> int:
 def cmd_compare(args) -> int:
     a, b = (load_scores(run, n_boot=args.bootstrap, seed=args.seed, tolerance=args.tolerance,
                         criterion=args.criterion, bins=dict(args.bins or [])) for run in (args.run_a, args.run_b))
-    result = compare(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
+    result = byo.compare_runs(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
     shown = out()
     s = result["settings"]
-    table = Table("key", "variable", "level", "n", "images", "A", "B", "A - B [95% CI]", "McNemar p", "clustered p",
+    table = Table("questions", "n / images", "A", "B", "A - B [95% CI]", "p", "adjusted interval", "adj. p",
                   "verdict", title=f"A = {a.facts['run']} ({a.facts.get('model')}), B = {b.facts['run']} "
-                  f"({b.facts.get('model')}): {result['paired']} paired questions; adjusted p: {s['correction']}; "
-                  "CI: paired bootstrap of images")
+                  f"({b.facts.get('model')}): {result['paired']} paired questions; t test on the cluster-robust "
+                  f"standard error (images as clusters); adjusted: {s['correction']}; the verdict is the adjusted "
+                  "interval's (McNemar's p, for reference: differences.csv)")
+    notes = []
     for r in result["differences"]:
         if r["variable"] and not args.levels:
             continue
-        ci = f" [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]" if r["difference_lo"] is not None else ""
-        table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["variable"], r["level"],
-                      str(r["n"]), str(r["images"]), f"{r['accuracy_a']:.1%}", f"{r['accuracy_b']:.1%}",
-                      f"{r['difference']:+.1%}{ci}", p_value(r["p_mcnemar"], r["p_mcnemar_adjusted"]),
-                      p_value(r["p_clustered"], r["p_clustered_adjusted"]), r["verdict"])
+        where = "all questions" if r["key"] == "*" else " ".join(x for x in (r["key"], r["variable"], r["level"]) if x)
+        table.add_row(f"[bold]{where}[/bold]" if r["key"] == "*" else escape(where), f"{r['n']} / {r['images']}",
+                      f"{r['accuracy_a']:.1%}", f"{r['accuracy_b']:.1%}", *compare_cells(r))
+        if r["interval_note"]:
+            notes.append(f"{where}: no interval, no test: {r['interval_note']}")
     shown.print(table)
+    for note in notes:
+        shown.print(escape(note), highlight=False)
     if result["thresholds"]:
         thresholds = Table("key", "variable", "threshold A", "threshold B", "A - B [95% CI]", "note",
                            title="Breaking points (logistic), paired bootstrap of images")
@@ -145,18 +178,28 @@ def cmd_compare(args) -> int:
     return 0
 
 
-def p_value(raw: float, adjusted: float) -> str:
-    return f"{raw:.2g} (adj. {adjusted:.2g})"
+def compare_cells(r: dict) -> list[str]:
+    """A paired row's difference, test, adjusted interval and verdict; a row without a test points to
+    the note under the table."""
+    if r["p_clustered"] is None:
+        return [f"{r['difference']:+.1%} (no interval: below)", "–", "–", "–", r["verdict"]]
+    return [f"{r['difference']:+.1%} [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]", f"{r['p_clustered']:.2g}",
+            f"[{r['difference_adjusted_lo']:+.1%}, {r['difference_adjusted_hi']:+.1%}] at "
+            f"{r['confidence_adjusted']:.2%}", f"{r['p_clustered_adjusted']:.2g}", r["verdict"]]
 
 
 def cmd_view(args) -> int:
+    page = args.output or Path(args.runs[0]) / "view.html"
+    check_view_output(page, force=args.force, own_place=args.output is None)
     runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed) for run in args.runs]
-    path = write_view(runs, args.output or Path(args.runs[0]) / "view.html", title=args.title)
+    path = write_view(runs, page, title=args.title, force=args.force, own_place=args.output is None)
     console.print(f"[bold]viewer: {path.resolve()}[/bold] ({sum(len(s.rows) for s in runs):,} answers)")
     return 0
 
 
 def cmd_correlate(args) -> int:
+    path = args.output or Path(args.real) / "correlation.json"
+    check_file_output(path, force=args.force, own_place=args.output is None)
     synthetic, real = (load_run(run)[0] for run in (args.synthetic, args.real))
     rows = correlation_table(synthetic, real)
     table = Table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
@@ -165,9 +208,9 @@ def cmd_correlate(args) -> int:
         table.add_row("all questions" if r["key"] == "*" else r["key"], r["variable"], str(r["levels"]),
                       fmt(r["pearson"]), fmt(r["spearman"]), r["note"] or "")
     out().print(table)
-    path = args.output or Path(args.real) / "correlation.json"
-    atomic_write_text(path, json.dumps({"synthetic": str(args.synthetic), "real": str(args.real), "rows": rows},
-                                       indent=1) + "\n")
+    with writing_outputs([path] if args.output else [], "byo correlate"):
+        atomic_write_text(path, json.dumps({"synthetic": str(args.synthetic), "real": str(args.real), "rows": rows},
+                                           indent=1) + "\n")
     console.print(f"wrote {path}")
     return 0
 
@@ -179,7 +222,18 @@ def add_score(score: argparse.ArgumentParser) -> None:
     add_require_complete(score)
     score.add_argument("--perplexity-model", help="COMPASS's perplexity check of the negatives: a transformers "
                        "causal language model (a Hub name such as gpt2, or a folder); without it the check is skipped")
+    add_judge_arguments(score)
     score.set_defaults(func=cmd_score)
+
+
+def add_judge_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--judge", metavar="PROVIDER:MODEL", help="a language model reads the answers the rules leave "
+                   "unparsed or ambiguous, and only those, with one fixed extraction prompt (cached like eval "
+                   "answers; parsed.jsonl names the path, rule or judge, of every row)")
+    p.add_argument("--judge-base-url", help="the judge's endpoint (openai-compatible, a proxy)")
+    p.add_argument("--judge-providers", type=Path, help="providers file naming the judge's provider")
+    p.add_argument("--judge-key-env", help="environment variable holding the judge's API key")
+    p.add_argument("--judge-key-file", type=Path, help="file holding the judge's API key")
 
 
 def add_report(report: argparse.ArgumentParser) -> None:
@@ -191,6 +245,7 @@ def add_report(report: argparse.ArgumentParser) -> None:
     add_interval_arguments(report)
     add_curve_arguments(report)
     add_require_complete(report)
+    add_force(report)
     report.set_defaults(func=cmd_report)
 
 
@@ -212,6 +267,7 @@ def add_view(view: argparse.ArgumentParser) -> None:
                       "to FILE_files/ beside it")
     view.add_argument("--title", help="page title")
     add_interval_arguments(view)
+    add_force(view)
     view.set_defaults(func=cmd_view)
 
 
@@ -219,6 +275,7 @@ def add_correlate(co: argparse.ArgumentParser) -> None:
     co.add_argument("synthetic", type=Path, help="run directory on the synthetic dataset")
     co.add_argument("real", type=Path, help="run directory on the photos")
     co.add_argument("-o", "--output", type=Path, help="default: REAL/correlation.json")
+    add_force(co)
     co.set_defaults(func=cmd_correlate)
 
 

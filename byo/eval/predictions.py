@@ -7,17 +7,24 @@ from byo.eval.layout import MAX_ANSWER_CHARS, cap_answer
 from byo.eval.resolve import Evaluation
 from byo.providers import Response
 from byo.providers.keys import redact_all
+from byo.providers.reasoning import join_reasoning, split_reasoning
 from byo.questions.load import Question
 
 
 def answer_record(response: Response, latency_s: float, attempts: int, secrets: list[str | None],
                   max_chars: int | None = MAX_ANSWER_CHARS) -> dict:
     """What the cache keeps of an answer: enough to write its row again without a request. An
-    answer longer than `max_chars` is kept cut (see `cap_answer`), and the cut recorded."""
-    text, cut = cap_answer(response.text, max_chars)
-    return redact_all({"text": text, "tokens": response.tokens(), "finish_reason": response.finish_reason,
-                       "refusal": response.refusal, "latency_s": round(latency_s, 4), "attempts": attempts,
-                       "response_cut": cut}, secrets)
+    answer longer than `max_chars` is kept cut (see `cap_answer`), and the cut recorded. A
+    reasoning model's thinking (a field of the reply, or `<think>` blocks in its text) is kept
+    apart, as `reasoning`, cut the same way: the answer is what is left."""
+    answer, thought = split_reasoning(response.text)
+    text, cut = cap_answer(answer, max_chars)
+    record = {"text": text, "tokens": response.tokens(), "finish_reason": response.finish_reason,
+              "refusal": response.refusal, "latency_s": round(latency_s, 4), "attempts": attempts,
+              "response_cut": cut}
+    if reasoning := join_reasoning(response.reasoning, thought):
+        record["reasoning"], record["reasoning_cut"] = cap_answer(reasoning, max_chars)
+    return redact_all(record, secrets)
 
 
 def prediction_row(ev: Evaluation, q: Question, image: dict | None, *, status: str, attempts: int,
@@ -33,6 +40,9 @@ def prediction_row(ev: Evaluation, q: Question, image: dict | None, *, status: s
         "prompt": q.prompt,
         "response": record["text"] if record else None,
         "response_cut": record.get("response_cut") if record else None,
+        # a reasoning model's thinking, apart from its answer: stored, never parsed
+        **({"reasoning": record["reasoning"], "reasoning_cut": record.get("reasoning_cut")}
+           if record and record.get("reasoning") else {}),
         "status": status,
         "error": error or None,
         "finish_reason": record["finish_reason"] if record else None,

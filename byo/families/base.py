@@ -331,7 +331,9 @@ def retrieval_choice(retrieval: Retrieval, rng: np.random.Generator, params: dic
     return Answer(answer.value, answer.params, answer.choices, retrieval, 1 / len(answer.choices))
 
 
-IRREGULAR_PLURALS = {"knife": "knives", "leaf": "leaves"}
+IRREGULAR_PLURALS = {"knife": "knives", "leaf": "leaves", "person": "people", "man": "men", "woman": "women",
+                     "child": "children", "foot": "feet", "tooth": "teeth", "mouse": "mice"}
+_SINGULARS = {v: k for k, v in IRREGULAR_PLURALS.items()}
 
 
 def plural(word: str) -> str:
@@ -342,6 +344,20 @@ def plural(word: str) -> str:
     if word.endswith("y") and word[-2:-1] not in "aeiou":
         return word[:-1] + "ies"
     return word + "s"
+
+
+def singular(word: str) -> str:
+    """The singular of a plural noun ("boxes" -> "box", "cherries" -> "cherry"); a word that is
+    not a plural comes back as it is ("glass", "bus")."""
+    if word in _SINGULARS:
+        return _SINGULARS[word]
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "shes", "ches", "xes")) and len(word) > 4:
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
 
 
 # --- vocabulary ---------------------------------------------------------------------------

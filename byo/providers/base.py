@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from byo.core.urls import redact_url
 
@@ -50,6 +50,16 @@ class GenerationParams(BaseModel):
     max_tokens: int | None = Field(None, ge=1)
     seed: int | None = None
     detail: Literal["auto", "low", "high"] | None = None  # OpenAI image detail; None: not sent
+    # a reasoning model's effort (OpenAI's reasoning_effort); None: not sent, and not written, so
+    # that the cache keys of runs that never set it stay what they were
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_unset_effort(self, handler):
+        out = handler(self)
+        if out.get("reasoning_effort") is None:
+            out.pop("reasoning_effort", None)
+        return out
 
 
 @dataclass(frozen=True)
@@ -85,6 +95,7 @@ class Response:
     cached_input_tokens: int | None = None
     finish_reason: str | None = None
     refusal: bool = False  # the API flagged a refusal (OpenAI's `message.refusal`)
+    reasoning: str | None = None  # a reasoning model's thinking, apart from the answer (byo.providers.reasoning)
 
     def tokens(self) -> dict:
         out = {"input": self.input_tokens, "output": self.output_tokens,

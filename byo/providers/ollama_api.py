@@ -21,6 +21,7 @@ from byo.providers.base import (
     http_timeout,
     pool_limits,
 )
+from byo.providers.reasoning import message_reasoning
 
 LOCAL_OLLAMA = "http://127.0.0.1:11434"  # unless OLLAMA_HOST says otherwise
 
@@ -98,7 +99,8 @@ class Ollama(Provider):
         if not isinstance(text, str):
             raise ProviderFailure("malformed", "response has no message content")
         return Response(text=text, input_tokens=reply.prompt_eval_count or 0,
-                        output_tokens=reply.eval_count or 0, finish_reason=reply.done_reason)
+                        output_tokens=reply.eval_count or 0, finish_reason=reply.done_reason,
+                        reasoning=message_reasoning(reply.message))  # a thinking model's `thinking`
 
     async def close(self) -> None:
         await self.client.close()

@@ -27,6 +27,13 @@ from byo.providers.base import (
     is_connect_timeout,
     pool_limits,
 )
+from byo.providers.reasoning import (
+    is_reasoning_model,
+    message_reasoning,
+    reasoning_arguments,
+    refuses_sampling_parameters,
+    responses_reasoning_arguments,
+)
 
 SCHEMA_NAME = "answer"  # the name a json_schema response format carries
 
@@ -97,6 +104,8 @@ class ChatCompletions(Provider):
         super().__init__(model, params, base_url=base_url, limits=limits or self.default_limits())
         self.client = self.make_client(api_key=api_key, base_url=base_url, timeout=timeout,
                                        connections=connections)
+        # a reasoning model's parameters (byo.providers.reasoning): known by name, or learnt from a 400
+        self.reasoning_api = is_reasoning_model(model)
 
     def default_limits(self) -> ImageLimits:
         return OPENAI_LIMITS
@@ -138,10 +147,30 @@ class ChatCompletions(Provider):
         if request.schema is not None:
             args["response_format"] = {"type": "json_schema",
                                        "json_schema": {"name": SCHEMA_NAME, "schema": request.schema, "strict": True}}
+        return self.for_reasoning(args)
+
+    def for_reasoning(self, args: dict) -> dict:
+        """The arguments a reasoning model takes (when this is one), and the run's reasoning effort."""
+        if self.reasoning_api:
+            return reasoning_arguments(args, self.params)
+        if self.params.reasoning_effort is not None:
+            return {**args, "reasoning_effort": self.params.reasoning_effort}
         return args
 
     async def answer(self, request: Request) -> Response:
-        return await ask(lambda: self.client.chat.completions.create(**self.arguments(request)), self.read, self.sdk)
+        return await self.answer_learning_parameters(
+            lambda: ask(lambda: self.client.chat.completions.create(**self.arguments(request)), self.read, self.sdk))
+
+    async def answer_learning_parameters(self, send) -> Response:
+        """`send()`; a 400 refusing `max_tokens` or the temperature makes this a reasoning model's
+        provider, and the request is sent once more with the parameters such models take."""
+        try:
+            return await send()
+        except ProviderFailure as failure:
+            if self.reasoning_api or not refuses_sampling_parameters(failure):
+                raise
+            self.reasoning_api = True
+        return await send()
 
     @staticmethod
     def read(completion) -> Response:
@@ -164,6 +193,7 @@ class ChatCompletions(Provider):
             cached_input_tokens=getattr(prompt_details, "cached_tokens", None),
             finish_reason=choice.finish_reason,
             refusal=bool(refusal),
+            reasoning=message_reasoning(message),
         )
 
     async def close(self) -> None:
@@ -232,10 +262,17 @@ class OpenAIResponses(ChatCompletions):
         if request.schema is not None:
             args["text"] = {"format": {"type": "json_schema", "name": SCHEMA_NAME, "schema": request.schema,
                                        "strict": True}}
+        return self.for_reasoning(args)
+
+    def for_reasoning(self, args: dict) -> dict:
+        if self.reasoning_api or self.params.reasoning_effort is not None:
+            return responses_reasoning_arguments(args, self.params) if self.reasoning_api else \
+                {**args, "reasoning": {"effort": self.params.reasoning_effort}}
         return args
 
     async def answer(self, request: Request) -> Response:
-        return await ask(lambda: self.client.responses.create(**self.arguments(request)), self.read_response, self.sdk)
+        return await self.answer_learning_parameters(
+            lambda: ask(lambda: self.client.responses.create(**self.arguments(request)), self.read_response, self.sdk))
 
     @staticmethod
     def read_response(response) -> Response:
@@ -244,6 +281,8 @@ class OpenAIResponses(ChatCompletions):
         refusals = [part.refusal for item in response.output if item.type == "message"
                     for part in item.content if part.type == "refusal"]
         text = response.output_text or "".join(refusals)
+        summaries = [part.text for item in response.output if item.type == "reasoning"
+                     for part in (getattr(item, "summary", None) or []) if getattr(part, "text", None)]
         usage = response.usage
         return Response(
             text=text,
@@ -253,4 +292,5 @@ class OpenAIResponses(ChatCompletions):
             cached_input_tokens=getattr(getattr(usage, "input_tokens_details", None), "cached_tokens", None),
             finish_reason=response.status,
             refusal=bool(refusals) and not response.output_text,
+            reasoning="\n\n".join(summaries) or None,
         )

@@ -19,6 +19,7 @@ from byo.core.dataset import RESOLVED_CONFIG, Layout, atomic_write_text
 from byo.core.errors import ConfigError, InputError
 from byo.core.inputs import read_image, read_json, reading
 from byo.core.locks import writer_lock
+from byo.core.outputs import check_file_output, writing_outputs
 from byo.core.schema import Strict, validation_problems
 from byo.families import get_family
 from byo.families.base import ASKING, CATALOG, Answer, Skip, Unreadable, ask, seen_as_rendered
@@ -286,7 +287,7 @@ def with_evidence(layout: Layout, legend: dict) -> dict:
 def generate(dataset: str | Path, *, preprompts=None, instructions=None, keys=None,
              templates: str | Path | None = None, out: str | Path | None = None, wait: bool = False,
              on_wait: Callable[[str], None] | None = None, unreadable: str | None = None,
-             prompts: str = DEFAULT_PROMPTS, options: int | None = None) -> tuple[Path, Summary]:
+             prompts: str = DEFAULT_PROMPTS, options: int | None = None, force: bool = False) -> tuple[Path, Summary]:
     """Write the questions of a rendered dataset (and beside them SUMMARY_FILE: what was asked,
     skipped and flagged, per key and per level). The dataset is locked meanwhile: a render still
     writing it is named (or waited for, `wait`) instead of giving the questions of part of it.
@@ -297,7 +298,11 @@ def generate(dataset: str | Path, *, preprompts=None, instructions=None, keys=No
     else the family's own count)."""
     if not Path(dataset).is_dir():
         raise ConfigError(str(dataset), [("<dataset>", "not a directory: render the dataset first")])
-    with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait):
+    # Elsewhere than the dataset's own files (-o), a file byo did not write is not replaced; no link anywhere.
+    target = Path(out) if out is not None else Path(dataset) / QUESTIONS
+    for path in (target, target.with_name(SUMMARY_FILE)):
+        check_file_output(path, force=force, own_place=out is None)
+    with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait, wait_flag="--wait"):
         return _generate(Layout(dataset), preprompts, instructions, keys, templates, out, unreadable, prompts,
                          options)
 
@@ -335,9 +340,10 @@ def _generate(layout: Layout, preprompts, instructions, keys, templates, out, un
             seen = {**with_evidence(layout, legend), **asking}
             rows += _questions(seen, plugin, keys, family_t, common, preprompts, instructions, where, summary)
     path = Path(out) if out else layout.root / QUESTIONS
-    atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    atomic_write_text(path.with_name(SUMMARY_FILE) if out else layout.root / SUMMARY_FILE,
-                      json.dumps(summary.to_json(), indent=1, ensure_ascii=False) + "\n")
+    with writing_outputs([path, path.with_name(SUMMARY_FILE)] if out else [], "byo questions"):
+        atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        atomic_write_text(path.with_name(SUMMARY_FILE) if out else layout.root / SUMMARY_FILE,
+                          json.dumps(summary.to_json(), indent=1, ensure_ascii=False) + "\n")
     return path, summary
 
 

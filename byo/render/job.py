@@ -5,6 +5,7 @@ the Blender add-on."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import time
@@ -104,27 +105,6 @@ def render_job(spec: SceneSpec, family: Family, *, threads: int) -> RenderResult
                         worker=f"{socket.gethostname()}:{os.getpid()}", phases=phases, passes=arrays)
 
 
-# Test hooks: a render of this image name hangs (sleeps) as a stuck Cycles render would, so the
-# executors' --timeout can be tested; with TEST_HANG_ONCE (a file path) it hangs only while that
-# file does not exist, and first writes into it the pid of the process that started the render
-# worker (a Slurm array task, which a test then preempts). Never set outside tests.
-TEST_HANG_IMAGE = "BYO_TEST_HANG_IMAGE"
-TEST_HANG_ONCE = "BYO_TEST_HANG_ONCE"
-
-
-def _hang_if_asked(name: str) -> None:
-    if os.environ.get(TEST_HANG_IMAGE) != name:
-        return
-    once = os.environ.get(TEST_HANG_ONCE)
-    if once:
-        if os.path.exists(once):
-            return
-        with open(once + ".tmp", "w") as f:
-            f.write(str(os.getppid()))
-        os.replace(once + ".tmp", once)
-    time.sleep(3600)
-
-
 def _next_placement(task: RenderTask, spec: SceneSpec, hidden: list[str]) -> SceneSpec:
     attempts = spec.setup.render.max_visibility_attempts
     if spec.attempt + 1 >= attempts:
@@ -140,14 +120,15 @@ def _next_placement(task: RenderTask, spec: SceneSpec, hidden: list[str]) -> Sce
 
 def render_task(task: RenderTask, threads: int = os.cpu_count() or 1) -> RenderResult:
     """Render a task's spec, placing the scene anew (bounded) while objects stay hidden."""
-    _hang_if_asked(task.name)
     family = task.config.family
     spec = task.spec
-    while True:
-        outcome = render_job(spec, family, threads=threads)
-        if isinstance(outcome, RenderResult):
-            return outcome
-        spec = _next_placement(task, spec, outcome)
+    with engine.captured() as printed:
+        while True:
+            outcome = render_job(spec, family, threads=threads)
+            if isinstance(outcome, RenderResult):
+                break
+            spec = _next_placement(task, spec, outcome)
+    return dataclasses.replace(outcome, engine_log=printed)
 
 
 def build_kept(task: RenderTask, name: str, threads: int = os.cpu_count() or 1):

@@ -38,3 +38,4 @@ class RenderResult:
     # legend), cleanup; engine: the part of render spent inside the engine itself.
     phases: dict[str, float] = field(default_factory=dict)
     passes: dict[str, np.ndarray] = field(default_factory=dict)  # render.passes: kind -> array
+    engine_log: list[str] = field(default_factory=list)  # what Blender printed meanwhile: for the render log

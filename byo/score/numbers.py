@@ -2,7 +2,8 @@
 
 Never substring matching: "1" is not found in "10", "8x8" or "1st". Words: "zero" to
 "ninety-nine", "a hundred" / "one hundred and five", "a dozen", "half a dozen", "a single",
-and "no" / "none" meaning 0 ("no black pieces"; not "No, ...").
+"no" / "none" meaning 0 ("no black pieces"; not "No, ..."), and the multiplicatives "once",
+"twice", "thrice" ("the lines cross twice"; not "once again", "once you look", "twice as many").
 """
 
 from __future__ import annotations
@@ -23,6 +24,14 @@ PRONOUN_ONE = re.compile(r"\b(?:the|this|that|which|each|every|any|no|a|another)
 # "no" not followed by something it counts.
 NO_NOT_COUNT = {"doubt", "more", "less", "longer", "way", "matter", "idea", "problem", "clear", "visible", "image",
                 "one", "answer", "other"}
+
+MULTIPLICATIVES = {"once": 1, "twice": 2, "thrice": 3}
+# What follows "once" when it counts ("they meet once in the middle", "once."): a preposition, a
+# conjunction or punctuation; "once you look", "once again", "once the lines..." are conjunctions.
+_ONCE_COUNTS = re.compile(r"\s*(?:$|[^\w\s]|(?:in|at|on|near|within|along|per|and|or|but|only|where|here|inside|over|"
+                          r"across|around|between|before|after|throughout|exactly|each|overall|total|in total)\b)",
+                          re.IGNORECASE)
+_NOT_A_COUNT_BEFORE = re.compile(r"\b(?:at|all at|for|more than|than)\s+$", re.IGNORECASE)
 
 _DIGITS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w]|\.\d|,\d)")
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
@@ -64,6 +73,16 @@ def _below_hundred(words, i: int, text: str) -> tuple[int, int] | None:
     return value, i
 
 
+def _multiplicative(text: str, word: str, start: int, end: int) -> bool:
+    """Whether "once" / "twice" / "thrice" at text[start:end] counts: not "at once", "more than
+    once" (no count), "twice as many" (a ratio), "once you look" (a conjunction)."""
+    if _NOT_A_COUNT_BEFORE.search(text[max(0, start - 12): start]):
+        return False
+    if word == "once":
+        return bool(_ONCE_COUNTS.match(text, end))
+    return not re.match(r"\s+as\b", text[end:], re.IGNORECASE)
+
+
 def word_numbers(text: str) -> list[NumberMention]:
     """Number words, each phrase once: "twenty one" -> 21, "one hundred and five" -> 105."""
     pronoun_spans = [(m.start(), m.end()) for m in PRONOUN_ONE.finditer(text)]
@@ -101,6 +120,11 @@ def word_numbers(text: str) -> list[NumberMention]:
                 i += 2
                 continue
             value, j = 1, i
+        elif w in MULTIPLICATIVES:
+            if _multiplicative(text, w, start, end):
+                out.append(NumberMention(MULTIPLICATIVES[w], start, end))
+            i += 1
+            continue
         elif w in ("none", "zero"):
             out.append(NumberMention(0, start, end))
             i += 1

@@ -1,8 +1,9 @@
 """Text helpers for parsing answers: cleaning, answer spans, echoed prompts, refusals.
 
 A span is the part of an answer that holds the answer: a structured form (`{answer: 5}`,
-`<answer>5</answer>`, `\\boxed{5}`, JSON), the text after a cue ("the answer is"), the blank of
-an echoed fill-in-the-blank sentence, or the text after an echoed declarative lead.
+`<answer>5</answer>`, `\\boxed{5}`, JSON), a value alone in braces ("{5}"), the text after a
+cue ("the answer is"), the blank of an echoed fill-in-the-blank sentence, or the text after an
+echoed declarative lead.
 """
 
 from __future__ import annotations
@@ -162,9 +163,20 @@ def structured_spans(text: str) -> list[str]:
     return [s for _, s in sorted(found, key=lambda f: f[0])]
 
 
+# A value alone in braces, as prompts ask ("answer in curly brackets, e.g. {2}"): "{3}", "rows={4}",
+# "{Yes}". Not a set, JSON or LaTeX: nothing but a short value, no brace or word right before.
+_BARE_BRACES = re.compile(r"(?<![\w}\\$])\{\s*([^{}:\"\n]{1,24}?)\s*\}")
+
+
+def brace_spans(text: str) -> list[str]:
+    """The values the answer wrote alone in braces, in order ("my count is {3}")."""
+    return [m.group(1) for m in _BARE_BRACES.finditer(text)]
+
+
 # --- cues -----------------------------------------------------------------------------
 _CUE = re.compile(
-    r"(?:(?:\bfinal answer\b|\bthe (?:correct |right |best )?(?:answer|option|choice|caption)\b|\banswer\b|"
+    r"(?:(?:\bfinal answer\b|\bthe (?:correct |right |best )?(?:answer|option|choice|caption)\b"
+    r"(?:\s+(?:to|for)\s+[^\n]{0,160}?(?=\s+is\b))?|\banswer\b|"
     r"\bmy answer\b)\s*(?:is|would be|will be|should be|=|:|-)|\bfinal(?: code| program| label)?\s*:)\s*:?\s*"
     r"|(?:答え|回答)\s*(?:は|:)\s*",
     re.IGNORECASE)
@@ -198,13 +210,14 @@ def to_sentence_end(text: str, start: int, stop: int | None = None) -> str:
 
 
 def _bullets(text: str, start: int, stop: int) -> str | None:
-    """A bulleted list starting at `start` (after "The answer is"), as one span."""
+    """A bulleted list starting at `start` (after "The answer is"), as one span. A number right
+    after the cue is the answer, not a list's first number ("The answer is 4. Two are red")."""
     items = []
     pos = start
     while pos <= stop:
         end = text.find("\n", pos, stop)
         line = text[pos: stop if end == -1 else end]
-        if not _BULLET.match(line):
+        if not _BULLET.match(line) or (pos == start and line.lstrip()[:1].isdigit()):
             break
         items.append(_BULLET.sub("", line))
         if end == -1:
@@ -319,27 +332,44 @@ _REFUSAL = re.compile(
     r"|\bno image\b|\b(?:don't|do not|cannot|can't) see (?:an?|any|the) (?:image|picture|attachment)\b"
     r"|\bimage (?:is not|isn't|was not|wasn't) (?:visible|available|provided|attached|loaded|included)\b"
     r"|\bas an ai\b|\bi'm sorry, but\b|\bi apologi[sz]e, but\b|\bi (?:must|have to) decline\b"
-    r"|\bnot enough (?:information|detail)\b|\binsufficient (?:information|detail)\b",
+    r"|\bnot enough (?:information|detail|context)\b|\binsufficient (?:information|detail)\b"
+    r"|\b(?:do not|don't|does not|doesn't) have (?:enough|sufficient) (?:information|detail|context)\b"
+    r"|\b(?:can ?not|can't|unable to)\s+(?:\w+\s+){0,2}?(?:confirm|verify)\b",
     re.IGNORECASE)
 
 
+_IDIOM = re.compile(r"\b(?:can ?not|can't) help but\b", re.IGNORECASE)  # "you can't help but notice": no refusal
+
+
 def is_refusal(text: str) -> bool:
-    return bool(_REFUSAL.search(text))
+    return bool(_REFUSAL.search(_IDIOM.sub(" ", text) if "help" in text else text))
 
 
 _NEGATORS = {"not", "no", "never", "neither", "nor", "without", "except", "excluding", "isn't", "aren't", "wasn't",
              "weren't", "doesn't", "don't", "didn't", "nothing", "lacks", "absent"}
 _SCOPE_BREAK = re.compile(r"[,.;:!?()\n]|\bbut\b|\bhowever\b|\band\b|\bwhile\b|\bwhereas\b", re.IGNORECASE)
 _LOWER_WORD = re.compile(r"[a-z']+")
-_CONTRAST = re.compile(r"\b(?:rather than|instead of|other than|as opposed to)\s+(?:\w+\s+)?$")
+# "rather than bolts", "distinct from both screws and nuts": the items a contrast sets apart
+_CONTRAST = re.compile(r"\b(?:rather than|instead of|other than|as opposed to|distinct from|different from|unlike)"
+                       r"\s+(?:both\s+|either\s+|the\s+)?(?:[\w-]+\s+)?(?:[\w-]+(?:,\s+|\s+(?:and|or)\s+)){0,3}$")
+
+
+# A negated list: "no screws or nuts", "neither bolts nor nuts", "not red, green or blue": the
+# negator's scope runs over the items joined by "or" / "nor" (a comma only inside such a list).
+_NEGATED_LIST = re.compile(
+    r"(?:\b(?:no|not|neither|never|without|none of the)|n't)\s+(?:[\w-]+\s+)?[\w-]+"
+    r"(?:\s*,\s*(?:[\w-]+\s+){0,2}?[\w-]+)*\s*,?\s+(?:or|nor)\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)
 
 
 def negated(text: str, start: int) -> bool:
-    """Whether the mention at `start` is negated: a negator among the 3 words before it, same clause."""
+    """Whether the mention at `start` is negated: a negator among the 3 words before it, same clause,
+    or the negator of a list the mention ends ("no screws or nuts")."""
     before = text[max(0, start - 60): start]
+    wider = text[max(0, start - 100): start]
+    if _NEGATED_LIST.search(wider) or _CONTRAST.search(wider.lower()):
+        return True
     breaks = list(_SCOPE_BREAK.finditer(before))
     if breaks:
         before = before[breaks[-1].end():]
-    lowered = before.lower()
-    words = _LOWER_WORD.findall(lowered)[-3:]
-    return any(w in _NEGATORS or w.endswith("n't") for w in words) or bool(_CONTRAST.search(lowered))
+    words = _LOWER_WORD.findall(before.lower())[-3:]
+    return any(w in _NEGATORS or w.endswith("n't") for w in words)

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from byo.families import family_names, get_family
-from byo.families.base import POSITION_WORDS, Domain, domain, plural
+from byo.families.base import POSITION_WORDS, Domain, domain, plural, singular
 
 YES_NO = domain("yes_no", yes="yes|yeah|yep|yup|true|correct|affirmative",
                 no="no|nope|false|incorrect|negative")
@@ -44,9 +44,10 @@ class LabelMention:
 
 
 def _forms(term: str) -> list[str]:
+    """A term, its plural, and the singular of a plural term ("bolts" names "a bolt" too)."""
     forms = {term}
     if " " not in term and "-" not in term and len(term) > 3:
-        forms.add(plural(term))
+        forms |= {plural(term), singular(term)}
     return sorted(forms, key=len, reverse=True)
 
 

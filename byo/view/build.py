@@ -1,7 +1,8 @@
 """`byo view RUN [RUN...] -o FILE`: a static page listing every answered question of one or more runs.
 
 Each question shows its image beside an overlay of the objects it is about, the prompt as sent, the
-truth, and per run the raw answer, the parsed value, the parse status and the verdict; runs over the
+truth, and per run the raw answer, the parsed value with the rule (or judge) that decided it, the
+parse status and the verdict; runs over the
 same questions stand side by side. Filters: key, level, model, verdict and parse status. The page
 needs no server: FILE loads its data from FILE_files/data.js (a script, since browsers refuse to
 read a JSON file from a file:// page) and shows one page of rows at a time, its images loaded
@@ -21,7 +22,6 @@ import hashlib
 import io
 import json
 import math
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -31,6 +31,8 @@ from PIL import Image, ImageDraw
 
 from byo import __version__
 from byo.core.dataset import LEGENDS, Layout, atomic_write_bytes, atomic_write_text
+from byo.core.outputs import check_file_output, check_folder_output, writing_outputs
+from byo.core.paths import relative_url
 from byo.core.progress import Bar
 from byo.score.run import Scores
 
@@ -196,6 +198,13 @@ def shown(value) -> str:
     return str(value)
 
 
+def decided_by(row: dict) -> str | None:
+    """What decided a row's parse: the parser's rule ("rule: total"), or the judge that read it."""
+    if row.get("path") == "judge":
+        return f"judge: {row.get('judge')}"
+    return f"rule: {row['method']}" if row.get("method") else None
+
+
 def level_text(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
@@ -219,7 +228,7 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
     answers = []
     for s in runs:
         dataset = Path(s.facts.get("dataset") or ".")
-        a = {"response": {}, "value": {}, "status": {}, "verdict": {}, "note": {}, "error": {}}
+        a = {"response": {}, "value": {}, "status": {}, "verdict": {}, "note": {}, "error": {}, "rule": {}}
         for r in s.rows:
             ident = (str(dataset.resolve()), r["id"])
             i = order.get(ident)
@@ -235,8 +244,8 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
                         values.append(v)
                 text = json.dumps(levels, sort_keys=True)
                 q["id"].append(r["id"])
-                q["image"].append(strings(os.path.relpath(dataset / r["image"], page.parent)))
-                q["overlay"].append(strings(os.path.relpath(overlay, page.parent)) if overlay else -1)
+                q["image"].append(strings(relative_url(dataset / r["image"], page.parent)))
+                q["overlay"].append(strings(relative_url(overlay, page.parent)) if overlay else -1)
                 q["subjects"].append(-1 if n_subjects is None else n_subjects)
                 q["key"].append(keys.index(r["key"]))
                 q["levels"].append(levelsets.setdefault(text, len(levelsets)))
@@ -249,6 +258,7 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
             a["status"][i] = r["status"]
             a["verdict"][i] = 1 if r["correct"] else 0
             a["note"][i] = strings(r.get("note"))
+            a["rule"][i] = strings(decided_by(r))
             a["error"][i] = r["error"]
         answers.append(a)
     n = len(q["id"])
@@ -261,6 +271,7 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
             "status": [statuses.index(a["status"][i]) if i in a["status"] else -1 for i in range(n)],
             "verdict": [a["verdict"].get(i, -1) for i in range(n)],
             "note": [a["note"].get(i, -1) for i in range(n)],
+            "rule": [a["rule"].get(i, -1) for i in range(n)],
             "error": [a["error"].get(i) for i in range(n)],
         })
     for k, values in variables.items():
@@ -276,20 +287,32 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
     }
 
 
-def write_view(runs: Sequence[Scores], out: Path, *, title: str | None = None, show_progress: bool = True) -> Path:
-    """FILE and FILE_files/ (data.js, overlays/); overlays already drawn are kept."""
+def check_view_output(out: Path, *, force: bool = False, own_place: bool = False) -> None:
+    """Refuse, before any work, a page or FILE_files/ in the way (byo.core.outputs): a directory,
+    a link, or files byo did not write (unless `force`)."""
+    check_file_output(out, force=force, own_place=own_place)
+    check_folder_output(files_dir(out), force=force or own_place)
+
+
+def write_view(runs: Sequence[Scores], out: Path, *, title: str | None = None, show_progress: bool = True,
+               force: bool = False, own_place: bool = False) -> Path:
+    """FILE and FILE_files/ (data.js, overlays/); overlays already drawn are kept. What is in the
+    way is refused first (`check_view_output`); what was written is recorded as byo's."""
     out = Path(out)
+    check_view_output(out, force=force, own_place=own_place)
     out.parent.mkdir(parents=True, exist_ok=True)
-    folder = files_dir(out)
-    overlays = Overlays(folder / "overlays")
-    labels = run_labels(runs)
-    title = title or "BYO Render samples: " + ", ".join(labels)
-    data = page_data(runs, out, overlays, title)
-    overlays.draw(show_progress)
-    atomic_write_text(folder / "data.js", "window.BYO_VIEW = " + json.dumps(data, ensure_ascii=False,
-                                                                              separators=(",", ":")) + ";\n")
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE.parent), autoescape=True,
-                             undefined=jinja2.StrictUndefined)
-    html = env.get_template(TEMPLATE.name).render(title=title, data_src=f"{folder.name}/data.js")
-    atomic_write_text(out, html)
-    return out
+    with writing_outputs([out], "byo view", folders=[files_dir(out)]):
+        folder = files_dir(out)
+        overlays = Overlays(folder / "overlays")
+        labels = run_labels(runs)
+        title = title or "BYO Render samples: " + ", ".join(labels)
+        data = page_data(runs, out, overlays, title)
+        overlays.draw(show_progress)
+        atomic_write_text(folder / "data.js", "window.BYO_VIEW = " + json.dumps(data, ensure_ascii=False,
+                                                                                  separators=(",", ":")) + ";\n")
+        env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE.parent), autoescape=True,
+                                 undefined=jinja2.StrictUndefined)
+        html = env.get_template(TEMPLATE.name).render(title=title, data_src=relative_url(folder / "data.js", out.parent))
+        atomic_write_text(out, html)
+        return out
+

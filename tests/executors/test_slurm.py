@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import assert_same_dataset, clevr_config, write_config
+from hanging_render import environment as hanging
 
 from byo.cli import main
 
@@ -50,8 +51,8 @@ def test_a_preempted_task_is_requeued_and_resumes(tmp_path, monkeypatch):
     path = config(tmp_path, n_images=3)
     assert main(["render", str(path), "-o", str(tmp_path / "single"), "--in-process"]) == 0
     marker = tmp_path / "hanging"
-    monkeypatch.setenv("BYO_TEST_HANG_IMAGE", "farm_000001")
-    monkeypatch.setenv("BYO_TEST_HANG_ONCE", str(marker))
+    for name, value in hanging("farm_000001", once=marker).items():
+        monkeypatch.setenv(name, value)
     out, codes = tmp_path / "farm", []
     driver = threading.Thread(target=lambda: codes.append(main(
         ["render", str(path), "-o", str(out), "--executor", "slurm", "--shards", "1", "--slurm-local"])))
@@ -70,14 +71,15 @@ def test_a_preempted_task_is_requeued_and_resumes(tmp_path, monkeypatch):
 
 def test_failed_images_are_collected_and_nothing_is_merged(tmp_path, monkeypatch, capsys):
     path = config(tmp_path, n_images=4)
-    monkeypatch.setenv("BYO_TEST_HANG_IMAGE", "farm_000003")
+    for name, value in hanging("farm_000003").items():
+        monkeypatch.setenv(name, value)
     code = main(["render", str(path), "-o", str(tmp_path / "farm"), "--executor", "slurm", "--shards", "2",
                  "--slurm-local", "--timeout", "20", "--retries", "0"])
     printed = capsys.readouterr()
     assert code == 1 and not (tmp_path / "farm").exists()
     assert "failed farm_000003: timed out after 20 s" in printed.out + printed.err  # above the progress bar
     assert "not merged" in printed.err
-    monkeypatch.delenv("BYO_TEST_HANG_IMAGE")
+    monkeypatch.delenv("BYO_TEST_HANG_IMAGE")  # the handler then renders every image as usual
     # the same command again renders what is missing and merges
     assert main(["render", str(path), "-o", str(tmp_path / "farm"), "--executor", "slurm", "--shards", "2",
                  "--slurm-local"]) == 0

@@ -17,8 +17,16 @@ from typing import Protocol
 from byo.render.messages import RenderResult, RenderTask
 
 # The function that renders a task, named rather than imported: it imports bpy, which only the
-# processes that render need.
+# processes that render need. BYO_RENDER_HANDLER names another ("module:function", called as
+# function(task, threads) -> RenderResult): a wrapper that instruments or fakes the render, as the
+# tests' hanging render does.
 RENDER = "byo.render.job:render_task"
+HANDLER_VARIABLE = "BYO_RENDER_HANDLER"
+
+
+def render_handler() -> str:
+    """The render function executors load by default."""
+    return os.environ.get(HANDLER_VARIABLE) or RENDER
 
 Outcome = tuple[RenderTask, RenderResult | None, str | None]
 

@@ -7,14 +7,14 @@ import os
 from collections.abc import Iterable, Iterator
 
 from byo.core.errors import FatalRenderError
-from byo.render.executors import RENDER, Outcome, claim_cpus, describe, load_handler
+from byo.render.executors import RENDER, Outcome, claim_cpus, describe, load_handler, render_handler
 from byo.render.messages import RenderTask
 
 
 class InProcess:
-    def __init__(self, threads: int | None = None, handler: str = RENDER):
+    def __init__(self, threads: int | None = None, handler: str | None = None):
         self.threads = threads or len(os.sched_getaffinity(0))
-        self.handler = handler
+        self.handler = handler or render_handler()
 
     def run(self, tasks: Iterable[RenderTask]) -> Iterator[Outcome]:
         if self.handler == RENDER:  # fewer Cycles threads than CPUs: no idle TBB thread spinning beside them

@@ -21,13 +21,13 @@ from typing import Any
 from byo.core.errors import FatalRenderError
 from byo.core.stops import ignore_interrupts
 from byo.render.executors import (
-    RENDER,
     STARTUP_SECONDS,
     Outcome,
     cpu_sets,
     describe,
     keep_to_cpus,
     load_handler,
+    render_handler,
     retry_or_fail,
     signal_when_parent_dies,
     timed_out,
@@ -133,14 +133,14 @@ def default_workers() -> int:
 
 class LocalPool:
     def __init__(self, workers: int = 1, *, recycle_after: int = 50, threads: int | None = None,
-                 timeout: float | None = None, retries: int = 2, handler: str = RENDER):
+                 timeout: float | None = None, retries: int = 2, handler: str | None = None):
         self.workers = workers
         self.recycle_after = recycle_after
         # Cycles threads are shared among the workers.
         self.threads = threads or max(1, len(os.sched_getaffinity(0)) // max(1, workers))  # the CPUs this process may use
         self.timeout = timeout  # seconds per image; None: no limit
         self.retries = retries  # further attempts after a crash or a timeout
-        self.handler = handler
+        self.handler = handler or render_handler()
 
     def run(self, tasks: Iterable[RenderTask]) -> Iterator[Outcome]:
         """Run the tasks in worker processes; a crash or a timeout is retried, then a failed task,

@@ -26,12 +26,12 @@ from pathlib import Path
 
 from byo.core.errors import ConfigError, FatalRenderError
 from byo.render.executors import (
-    RENDER,
     STARTUP_SECONDS,
     Outcome,
     claim_cpus,
     describe,
     load_handler,
+    render_handler,
     retry_or_fail,
     signal_when_parent_dies,
     timed_out,
@@ -86,14 +86,14 @@ class _Slot:
 
 class RayExecutor:
     def __init__(self, address: str | None = None, *, threads: int = 1, workers: int | None = None,
-                 timeout: float | None = None, retries: int = 2, handler: str = RENDER):
+                 timeout: float | None = None, retries: int = 2, handler: str | None = None):
         require_ray()
         self.address = address  # None: RAY_ADDRESS, else a Ray started here for the run
         self.threads = threads  # CPUs (Cycles threads) per worker
         self.workers = workers  # None: as many as the cluster's CPUs (or GPUs) hold
         self.timeout = timeout
         self.retries = retries
-        self.handler = handler
+        self.handler = handler or render_handler()
 
     def run(self, tasks: Iterable[RenderTask]) -> Iterator[Outcome]:
         queue = deque((task, 0) for task in tasks)

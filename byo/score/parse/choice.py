@@ -1,6 +1,7 @@
-"""Multiple-choice answers: the letter of a choice, "(B)", "option C", or a choice's own text.
-Past 26 options the labels go on AA, AB, ... (byo.families.base.option_label); two-letter labels
-are then read in capitals, or in parentheses."""
+"""Multiple-choice answers: the letter of a choice, "(B)", "option C", or a choice's own text; a
+choice that is a number also as said in words ("four people" for "(A) 4"). Past 26 options the
+labels go on AA, AB, ... (byo.families.base.option_label); two-letter labels are then read in
+capitals, or in parentheses."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import functools
 import itertools
 import re
 
-from byo.families.base import option_labels
+from byo.families.base import option_label, option_labels
 from byo.score import text
+from byo.score.numbers import numbers
 from byo.score.parse.model import Mention, ParseContext
 
 _LETTER_PATTERNS = [
@@ -52,6 +54,17 @@ def _inside_longer(spans: list[tuple[int, int, str]], longest_end: list[int], k:
     return before >= 0 and longest_end[before] >= end
 
 
+@functools.lru_cache(maxsize=text.PROMPT_CACHE)
+def _numeric_choices(choices: tuple[str, ...]) -> dict[int | float, str]:
+    """value -> letter of the choices that are a number alone ("4", "four"), each value once."""
+    out: dict = {}
+    for i, choice in enumerate(choices):
+        found = numbers(choice)
+        if len(found) == 1 and not text.clean(choice[: found[0].start] + choice[found[0].end:]).strip(" .()"):
+            out.setdefault(found[0].value, option_label(i))
+    return out
+
+
 def find_choice(span: str, ctx: ParseContext) -> list[Mention]:
     choices = ctx.choices or []
     letters = option_labels(len(choices))
@@ -72,6 +85,15 @@ def find_choice(span: str, ctx: ParseContext) -> list[Mention]:
         overlaps_letter = (j := bisect.bisect_left(letter_at, start)) < len(letter_at) and letter_at[j] < end
         if not overlaps_letter and not _inside_longer(spans, longest_end, k) and not text.negated(span, start):
             found.setdefault(start, Mention(letter, start, end))
+    by_number = _numeric_choices(tuple(choices))
+    if by_number and not found:  # a value in words only where no choice is named otherwise
+        for n in numbers(span):
+            said = span[n.start: n.end]
+            letter = by_number.get(n.value)
+            if letter is None or (said[0].isdigit() and said != str(n.value)):  # not "001"
+                continue
+            if not text.negated(span, n.start):
+                found.setdefault(n.start, Mention(letter, n.start, n.end))
     mentions = sorted(found.values(), key=lambda x: x.start)
     # "(B) a blue cube": a letter and its own text are one mention
     out: list[Mention] = []

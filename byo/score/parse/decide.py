@@ -10,6 +10,8 @@ import itertools
 import re
 from typing import Any
 
+from byo.families.base import option_index
+from byo.providers.reasoning import split_reasoning
 from byo.score import text
 from byo.score.parse.kinds import KINDS
 from byo.score.parse.model import Kind, Mention, Parse, ParseContext
@@ -40,6 +42,8 @@ def _decide_marked(span: str, mentions: list[Mention], kind: Kind, method: str) 
         return _ok(values[0], method)
     if _alternatives(span, mentions, last_only=False):
         return Parse(status="ambiguous", method=method, candidates=values, note=f"the {method} span hedges")
+    if method == "cue" and not _NOT_WORD.sub("", span[: mentions[0].start]):
+        return _ok(mentions[0].value, f"{method}+first")  # "the answer is (B) 2. There are two..."
     anchored = _distinct([m for m in mentions if m.anchored])
     if len(anchored) == 1:
         return _ok(anchored[0], f"{method}+anchored")
@@ -49,6 +53,7 @@ def _decide_marked(span: str, mentions: list[Mention], kind: Kind, method: str) 
 _FIRST_SENTENCE_END = re.compile(r"(?<=[.!?;])\s|\n")
 _NOT_WORD = re.compile(r"[\W_]+")
 _CLAUSE_BREAK = re.compile(r"[.!?](?:\s|$)|[,;:\n]")
+_CLAUSE_END = re.compile(r"[.!?](?:\s|$)|[,;:\n]|\s-\s")
 _AND = re.compile(r"\band\b", re.IGNORECASE)
 _BETWEEN = re.compile(r"\bbetween\s+(?:\w+\s+)?$", re.IGNORECASE)
 
@@ -81,6 +86,14 @@ def _leading(body: str, mentions: list[Mention], kind: Kind) -> Mention | None:
     return first if (kind.leading or alone) else None
 
 
+def _first_sentence(body: str, mentions: list[Mention]) -> Mention | None:
+    """A direct answer that states its one value in its first sentence, then explains ("The box
+    holds bolts. Screws would have pointed tips...")."""
+    end = text.sentence_end(body, 0)
+    first = [m for m in mentions if m.start < end]
+    return first[0] if first and len(_distinct(first)) == 1 else None
+
+
 def _after_cue(body: str, cues, kind: Kind, ctx: ParseContext, whole: bool = False):
     """The value after the last cue that is followed by one (all of its values if `whole`). Each
     cue's span stops where the next cue's begins: the text after that was looked at already (so
@@ -92,15 +105,24 @@ def _after_cue(body: str, cues, kind: Kind, ctx: ParseContext, whole: bool = Fal
         start = _clause_start(breaks, cue.start())  # "..., 5 in all": the number may come before the cue
         if marks.between(start, cue.start()):  # another cue earlier in the clause: start at this one
             start = cue.start()
-        end = text.sentence_end(body, start)
-        found = kind.find(body[start: min(end, max(stop, cue.end()))], ctx)
-        if found:
-            values = _distinct(found)
-            if whole:
-                return values
-            return found[-1] if len(values) == 1 else None
+        end = min(text.sentence_end(body, start), max(stop, cue.end()))
+        found = [m for m in kind.find(body[start: end], ctx) if not m.elsewhere]
+        if found and whole:
+            return _distinct(found)
+        if found:  # "4 squares in total - the outer one and 3 inside it": the cue's own clause first
+            clause_end = _CLAUSE_END.search(body, cue.end(), end)
+            own = [m for m in found if start + m.start < (clause_end.start() if clause_end else end)]
+            return (_one(own) if own else None) or _one(found)
         stop = min(stop, start)
     return None
+
+
+def _one(found: list[Mention]) -> Mention | None:
+    """The one value of a span: its only value, else its only anchored value."""
+    if len(_distinct(found)) == 1:
+        return found[-1]
+    anchored = [m for m in found if m.anchored]
+    return anchored[-1] if anchored and len(_distinct(anchored)) == 1 else None
 
 
 class _Marks:
@@ -133,10 +155,12 @@ def _revision(body: str, kind: Kind, ctx: ParseContext):
 
 
 _ALTERNATIVE = re.compile(r"^[\s,?.)]*(?:or|or perhaps|or maybe|or possibly|to|-|and|/)[\s(]*(?:\w+\s+)?$", re.IGNORECASE)
+_STEP = re.compile(r"[\n:;]|[.!?]\s")  # a range ("3-4", "3 to 4") does not run over a line or a sentence end
 
 
 def _alternatives(body: str, mentions: list[Mention], last_only: bool) -> bool:
-    """"3 or 4", "row 2 or 3", "between 3 and 5", "A or B": the answer hedges between values."""
+    """"3 or 4", "row 2 or 3", "between 3 and 5", "A or B": the answer hedges between values. Not a
+    list ("- 1 square\n- 2 squares") nor a sum ("5 - 1 = 4")."""
     pairs = list(zip(mentions, mentions[1:], strict=False))
     if last_only:
         pairs = pairs[-1:]
@@ -146,9 +170,72 @@ def _alternatives(body: str, mentions: list[Mention], last_only: bool) -> bool:
         gap = body[a.end: b.start]
         if _AND.search(gap) and not _BETWEEN.search(body[max(0, a.start - 20): a.start]):
             continue  # "3 white and 2 black": not a hedge
-        if _ALTERNATIVE.match(gap):
-            return True
+        if not _ALTERNATIVE.match(gap):
+            continue
+        if re.search(r"-|\bto\b|/", gap) and not re.search(r"\bor\b", gap, re.IGNORECASE):
+            if _STEP.search(gap) or re.match(r"\s*=", body[b.end: b.end + 3]):
+                continue  # a list item's dash, a sum
+        return True
     return False
+
+
+# --- degenerate answers ----------------------------------------------------------------------
+LOOP_NGRAM = 6  # words in the sequences compared
+LOOP_SHARE = 0.5  # a text whose word sequences are mostly repeats of earlier ones loops
+_TOKEN = re.compile(r"\w+")
+
+
+def loops(body: str) -> bool:
+    """Whether the answer is degenerate: most of its 6-word sequences repeat earlier ones ("A. 6
+    B. 5 C. 4 D. 3 A. 6 B. 5 ..."), as when a model's decoding falls into a loop."""
+    words = _TOKEN.findall(body.lower())
+    grams = list(zip(*(words[k:] for k in range(LOOP_NGRAM)), strict=False))
+    if len(grams) < 3 * LOOP_NGRAM:
+        return False
+    seen: set = set()
+    repeats = 0
+    for g in grams:
+        repeats += g in seen
+        seen.add(g)
+    return repeats >= LOOP_SHARE * len(grams)
+
+
+# --- the whole answer ------------------------------------------------------------------------
+_LAST_LINE = re.compile(r"\n\s*([^\n]{1,60}?)\s*$")
+
+
+def _final_line(body: str, kind: Kind, ctx: ParseContext, *, anchored: bool = False) -> Mention | None:
+    """The value alone on the answer's last line ("...\n\n5"): a direct answer after its working;
+    with `anchored`, also the one value of a last line that ties it to what is asked ("= 42
+    containers")."""
+    m = _LAST_LINE.search(body)
+    if not m:
+        return None
+    line = m.group(1)
+    found = kind.find(line, ctx)
+    if len(found) != 1:
+        return None
+    if anchored:
+        return found[0] if found[0].anchored else None
+    rest = line[: found[0].start] + " " + line[found[0].end:]
+    k = option_index(found[0].value) if ctx.choices and isinstance(found[0].value, str) else None
+    if k is not None and k < len(ctx.choices):  # "(C) 0": the choice's own text
+        rest = rest.replace(ctx.choices[k], " ", 1)
+    return None if _NOT_WORD.sub("", rest) else found[0]
+
+
+def _total(body: str, mentions: list[Mention]) -> Mention | None:
+    """A stated total before its breakdown ("2 squares: one inside a larger square", "28 containers.
+    14 in the top row and 14 below"): the first anchored value, when no anchored value after it
+    is larger."""
+    anchored = [m for m in mentions if m.anchored and isinstance(m.value, int | float)]
+    if not anchored or any(m.value > anchored[0].value for m in anchored[1:]):
+        return None
+    return anchored[0]
+
+
+def _hedge(values) -> Parse:
+    return Parse(status="ambiguous", method="hedge", candidates=values, note="the answer hedges between values")
 
 
 def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok", refusal: bool = False) -> Parse:
@@ -157,17 +244,18 @@ def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok",
     kind = KINDS.get(ctx.answer_type)
     if kind is None:
         return Parse(status="unparsed", note=f"no parser for answer type {ctx.answer_type!r}")
-    raw = text.clean(response)
+    raw = text.clean(split_reasoning(response)[0])  # a reasoning model's <think> block is never read
     if refusal:
         return Parse(status="refusal", note="the provider flagged a refusal")
     if not raw:
         return Parse(status="unparsed", note="empty answer")
-    unechoed = ""
-    for method in ("structured", "cue", "template"):  # each looked for only when the ones before found nothing
+    unechoed = text.strip_echo(raw, ctx.prompt, ctx.choices)
+    for method in MARKED:  # each looked for only when the ones before found nothing
         if method == "structured":
             spans = text.structured_spans(raw)
+        elif method == "braces":
+            spans = text.brace_spans(unechoed)
         elif method == "cue":
-            unechoed = text.strip_echo(raw, ctx.prompt, ctx.choices)
             spans = text.cue_spans(unechoed)
         else:
             spans = text.template_spans(raw, ctx.prompt)
@@ -178,8 +266,40 @@ def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok",
             if mentions:
                 return _decide_marked(span, mentions, kind, method)
     if text.is_refusal(raw):
-        return Parse(status="refusal", note="the answer declines")
-    body = unechoed
+        return Parse(status="refusal", method="refusal", note="the answer declines")
+    return _whole(unechoed, kind, ctx)
+
+
+MARKED = ("structured", "braces", "cue", "template")
+# The rules that decide a parse (Parse.method); "structured+anchored", "cue+first" and the like:
+# a marked span with several values, decided by its one anchored value or the value right after
+# its cue. The order they are tried in: the package's docstring.
+RULES = {
+    "structured": "a structured answer: {answer: 5}, <answer>5</answer>, \\boxed{5}, JSON",
+    "braces": "a value alone in braces, as the prompt asked: {5}, rows={4}",
+    "cue": "after a cue: \"the answer is\", \"Answer:\" (cue+first: the value right after it)",
+    "template": "the blank of an echoed fill-in-the-blank sentence, or after an echoed declarative lead",
+    "refusal": "the answer declines",
+    "only": "the only value the answer gives",
+    "loop": "degenerate text that repeats itself: unparsed",
+    "hedge": "the answer hedges between values (\"3 or 4\", \"10-12\"): ambiguous",
+    "revision": "a corrected value (\"after checking again, 7\")",
+    "final line": "the value alone on the last line of the answer (after the conclusion: its one value tied to "
+                  "what is asked, \"= 42 containers\")",
+    "conclusion": "after the last conclusion cue (\"therefore\", \"in total\", \"so\")",
+    "leading": "the value the answer starts with",
+    "first sentence": "a label, yes/no, choice or card: the one value of the first sentence that names one",
+    "anchored": "the only value tied to what is asked (\"5 pieces\", \"they cross twice\", \"do not intersect\")",
+    "total": "a stated total before its breakdown",
+    "outside parentheses": "the only value outside parentheses",
+    "last": "chain of thought: the last value",
+    "set": "every value of a set answer",
+    "judge": "byo score --judge: a language model read what the rules left unparsed or ambiguous (byo.score.judge)",
+}
+
+
+def _whole(body: str, kind: Kind, ctx: ParseContext) -> Parse:
+    """The answer as a whole, without sentences echoed from the prompt (the rules of RULES from "only" on)."""
     mentions = kind.find(body, ctx)
     if not mentions and kind.fallback:
         mentions = kind.fallback(body, ctx)
@@ -194,26 +314,43 @@ def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok",
         return _ok(sorted(concluded), "conclusion") if concluded else _ok(sorted(values), "set")
     if len(values) == 1:
         return _ok(values[0], "only")
+    if loops(body):
+        return Parse(status="unparsed", method="loop", candidates=values, note="the answer loops")
     anchored = _distinct([m for m in mentions if m.anchored])
     if ctx.cot:  # the reasoning ends with the answer
         if _alternatives(body, mentions, last_only=True):
-            return Parse(status="ambiguous", candidates=values, note="the answer hedges between values")
-        if found := (_revision(body, kind, ctx) or _conclusion(body, kind, ctx)):
+            return _hedge(values)
+        if found := _revision(body, kind, ctx):
+            return _ok(found.value, "revision", candidates=values)
+        if found := _final_line(body, kind, ctx):
+            return _ok(found.value, "final line", candidates=values)
+        if found := _conclusion(body, kind, ctx):
             return _ok(found.value, "conclusion", candidates=values)
         if len(anchored) == 1:
             return _ok(anchored[0], "anchored", candidates=values)
         return _ok(mentions[-1].value, "last", candidates=values)
+    if kind.leading:  # a label, yes/no, choice or card: said first, then explained
+        if found := _leading(body, mentions, kind):
+            return _ok(found.value, "leading", candidates=values)
+        if found := _first_sentence(body, mentions):
+            return _ok(found.value, "first sentence", candidates=values)
     if _alternatives(body, mentions, last_only=False):
-        return Parse(status="ambiguous", candidates=values, note="the answer hedges between values")
-    if lead := _leading(body, mentions, kind):
-        return _ok(lead.value, "leading", candidates=values)
+        return _hedge(values)
+    if found := _revision(body, kind, ctx):
+        return _ok(found.value, "revision", candidates=values)
+    if found := _final_line(body, kind, ctx):
+        return _ok(found.value, "final line", candidates=values)
+    if found := _conclusion(body, kind, ctx):
+        return _ok(found.value, "conclusion", candidates=values)
+    if found := _final_line(body, kind, ctx, anchored=True):
+        return _ok(found.value, "final line", candidates=values)
+    if found := _leading(body, mentions, kind):
+        return _ok(found.value, "leading", candidates=values)
+    if len(anchored) == 1:
+        return _ok(anchored[0], "anchored", candidates=values)
+    if found := _total(body, mentions):
+        return _ok(found.value, "total", candidates=values)
     inside = _Parentheses(body)
     if len(main := _distinct([m for m in mentions if m.start not in inside])) == 1:
         return _ok(main[0], "outside parentheses", candidates=values)
-    if revised := _revision(body, kind, ctx):
-        return _ok(revised.value, "revision", candidates=values)
-    if len(anchored) == 1:
-        return _ok(anchored[0], "anchored", candidates=values)
-    if concluded := _conclusion(body, kind, ctx):
-        return _ok(concluded.value, "conclusion", candidates=values)
     return Parse(status="ambiguous", candidates=values, note="several different answers")

@@ -1,4 +1,5 @@
-"""Row, column and cell answers: "row 2", "the leftmost column", "(2, 3)", "row 2, column 3"."""
+"""Row, column and cell answers: "row 2", "the leftmost column", "(2, 3)", "row 2, column 3",
+"rows={4} columns={5}"."""
 
 from __future__ import annotations
 
@@ -43,8 +44,8 @@ def ordinal_note(span: str) -> str | None:
 
 # --- cells (row, column) --------------------------------------------------------------------
 _PAIR = re.compile(r"[(\[]\s*(\d+)\s*[,;]\s*(\d+)\s*[)\]]|(?<![\w.,])(\d+)\s*,\s*(\d+)(?![\w.,]|,\s*\d)")
-_ROW = re.compile(r"\brows?\s*(?:number|no\.|index|#)?\s*[:=]?\s*", re.IGNORECASE)
-_COL = re.compile(r"\b(?:columns?|cols?)\s*(?:number|no\.|index|#)?\s*[:=]?\s*", re.IGNORECASE)
+_ROW = re.compile(r"\brows?\s*(?:number|no\.|index|#)?\s*[:=]?\s*\{?\s*", re.IGNORECASE)  # "row 2", "rows={4}"
+_COL = re.compile(r"\b(?:columns?|cols?)\s*(?:number|no\.|index|#)?\s*[:=]?\s*\{?\s*", re.IGNORECASE)
 
 
 def _after(span: str, cue: re.Pattern, echoes: set) -> list[tuple[int, int]]:

@@ -17,7 +17,7 @@ STATUSES = ("ok", "ambiguous", "refusal", "unparsed", "error")
 class Parse(BaseModel):
     status: Status
     value: Any = None  # int | float | str | list[str] (sorted set) | [row, column]
-    method: str | None = None  # which stage found it
+    method: str | None = None  # the rule that decided it (byo.score.parse.decide.RULES)
     candidates: list[Any] = Field(default_factory=list)  # the distinct values seen, when ambiguous
     note: str | None = None
 
@@ -41,6 +41,7 @@ class Mention:
     start: int
     end: int = 0
     anchored: bool = False  # tied to the question: "5 pieces" for a count of pieces, "row 2" for a row
+    elsewhere: bool = False  # about something else: "two separate segments" for a count of intersections
 
 
 @dataclass

@@ -146,8 +146,8 @@ def test_score_of_a_test_only_recombination_run_reports_acc_nit_and_novel_slices
     assert main(["render", str(config), "-o", str(ds), "--limit", "4", "--in-process"]) == 0
     assert main(["questions", str(ds), "--keys", "describe_program"]) == 0
     assert main(["eval", str(ds), "--provider", "oracle"]) == 0
-    assert main(["score", str(ds / "runs" / "oracle-oracle")]) == 0
-    table = json.loads((ds / "runs" / "oracle-oracle" / "scores.json").read_text())["tables"]["crest"]
+    assert main(["score", str(ds / "runs" / "oracle")]) == 0
+    table = json.loads((ds / "runs" / "oracle" / "scores.json").read_text())["tables"]["crest"]
     rows = {r["slice"]: r for r in table if r["variant"] == "all"}
     assert rows["all"]["acc_nit"] == 1.0 and rows["all"]["train_labels"] == 800
     assert rows["novel C,M"]["n"] == 4 and "novel C,X,M" in rows

@@ -1,0 +1,290 @@
+"""`byo run EXPERIMENT --model PROVIDER:MODEL ...`: a whole experiment in one call. For each dataset
+config it renders, asks, audits, evaluates every model and scores; then it compares each model with
+the baseline and writes one report over everything. Rerun, it redoes only what changed: each stage
+records the content hash of what it was made from (`.byo-run.json` beside its output), so a second
+invocation renders nothing and sends no request, and a model added later is the only one asked.
+
+EXPERIMENT is a dataset config, a folder of them (a paper's suite: `dataset_configs/byo_eval/`), or
+an experiment file:
+
+    experiment:
+      name: counting_by_elevation           # the report goes to output/NAME/report.html
+      configs: [count.yaml, ../clevr/count.yaml]   # relative to this file; folders allowed
+      models: [blind, oracle, "openai:gpt-4.1-mini"]
+      baseline: blind                        # default: the first model
+      questions: {preprompts: [neutral, cot], instructions: [direct], keys: ["count_*"], prompts: byo}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from pydantic import Field, ValidationError
+
+from byo.audit.run import AuditReport, audit_dataset
+from byo.core.dataset import atomic_write_text
+from byo.core.errors import ConfigError
+from byo.core.inputs import reading
+from byo.core.schema import Strict, validation_problems
+from byo.eval.layout import PREDICTIONS, run_name
+from byo.eval.run import EvalSettings, evaluate
+from byo.families import load_config
+from byo.providers import GenerationParams
+from byo.questions.generate import DEFAULT_PROMPTS, generate
+from byo.render.executors import Executor
+from byo.render.executors.pool import LocalPool, default_workers
+from byo.render.runner import render_dataset
+from byo.scene.config import DatasetConfig
+from byo.score.compare import compare, default_output, write_comparison
+from byo.score.report import write_report
+from byo.score.run import Scores, load_scores
+from byo.view.build import write_view
+
+STAMP = ".byo-run.json"  # what a stage's output was made from, beside it
+
+
+class QuestionSettings(Strict):
+    preprompts: list[str] = Field(default_factory=lambda: ["neutral"], min_length=1)
+    instructions: list[str] = Field(default_factory=lambda: ["direct"], min_length=1)
+    keys: list[str] | None = None
+    prompts: str = DEFAULT_PROMPTS
+    unreadable: str | None = None
+
+
+class ModelSpec(Strict):
+    provider: str
+    model: str | None = None
+    run: str | None = None
+    base_url: str | None = None
+    key_env: str | None = None
+    concurrency: int = Field(8, ge=1)
+
+
+class ExperimentFile(Strict):
+    name: str | None = None
+    configs: list[str] = Field(min_length=1)
+    models: list[str | ModelSpec] = Field(default_factory=list)
+    baseline: str | None = None
+    questions: QuestionSettings = Field(default_factory=QuestionSettings)
+
+
+def model_spec(text: str) -> ModelSpec:
+    """`PROVIDER:MODEL`, or `PROVIDER` alone (blind, oracle, rank-blind...)."""
+    provider, _, model = text.partition(":")
+    if not provider or (":" in text and not model):
+        raise ValueError(f"expected PROVIDER:MODEL (openai:gpt-4.1-mini) or a reference provider (blind), got {text!r}")
+    return ModelSpec(provider=provider, model=model or None)
+
+
+@dataclass
+class Experiment:
+    name: str
+    configs: list[Path]
+    models: list[ModelSpec]
+    baseline: str | None = None
+    questions: QuestionSettings = field(default_factory=QuestionSettings)
+
+
+def _configs_in(path: Path) -> list[Path]:
+    found = sorted(p for p in path.glob("*.yaml") if p.is_file())
+    configs = [p for p in found if "dataset" in (_yaml(p) or {})]
+    if not configs:
+        raise ConfigError(str(path), [(None, "expected a folder holding dataset configs (YAML with a dataset "
+                                             "section); found none")])
+    return configs
+
+
+def _yaml(path: Path):
+    with reading(path, "a YAML file"):
+        return yaml.safe_load(path.read_text())
+
+
+def load_experiment(path: str | Path, models: Sequence[str] = (), baseline: str | None = None) -> Experiment:
+    """An experiment from a dataset config, a folder of them or an experiment file; `models`
+    (PROVIDER:MODEL) are added to the file's."""
+    path = Path(path)
+    try:
+        extra = [model_spec(m) for m in models]
+    except ValueError as err:
+        raise ConfigError("<command line>", [("--model", str(err))]) from None
+    if path.is_dir():
+        exp = Experiment(name=path.name, configs=_configs_in(path), models=extra)
+    elif not path.is_file():
+        raise ConfigError(str(path), [(None, "no such file or folder: expected a dataset config, a folder of "
+                                             "them or an experiment file")])
+    elif "experiment" in (data := _yaml(path) or {}):
+        try:
+            spec = ExperimentFile.model_validate(data["experiment"])
+        except ValidationError as err:
+            raise ConfigError(str(path), [(f"experiment.{k}", m) for k, m in validation_problems(err)]) from None
+        configs: list[Path] = []
+        for entry in spec.configs:
+            target = (path.parent / entry).resolve()
+            configs += _configs_in(target) if target.is_dir() else [target]
+        listed = [m if isinstance(m, ModelSpec) else model_spec(m) for m in spec.models]
+        exp = Experiment(name=spec.name or path.stem, configs=configs, models=listed + extra,
+                         baseline=spec.baseline, questions=spec.questions)
+    else:
+        exp = Experiment(name=path.stem, configs=[path], models=extra)
+    exp.baseline = baseline or exp.baseline
+    if not exp.models:
+        raise ConfigError(str(path), [("--model", "no model to evaluate: pass --model PROVIDER:MODEL (or blind, "
+                                                  "oracle), or list models in the experiment file")])
+    names = [run_of(m) for m in exp.models]
+    if exp.baseline is not None and exp.baseline not in names:
+        raise ConfigError(str(path), [("--baseline", f"{exp.baseline!r} is none of the models' runs: "
+                                                     + ", ".join(names))])
+    return exp
+
+
+def run_of(model: ModelSpec) -> str:
+    """The run a model's answers go to: its own name, else PROVIDER-MODEL (PROVIDER alone for the
+    references)."""
+    return model.run or run_name(model.provider, model.model or model.provider)
+
+
+# --- content hashes ----------------------------------------------------------------------------
+def digest(*parts) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part if isinstance(part, bytes) else json.dumps(part, sort_keys=True, default=str).encode())
+    return h.hexdigest()[:16]
+
+
+def files_digest(paths: Sequence[Path]) -> str:
+    return digest(*(p.read_bytes() for p in sorted(paths) if p.is_file()))
+
+
+def _stamp(folder: Path) -> dict:
+    path = folder / STAMP
+    try:
+        return json.loads(path.read_text()) if path.is_file() else {}
+    except ValueError:
+        return {}  # a stamp cut short: the stage is simply done again
+
+
+def _fresh(folder: Path, stage: str, made_from: str) -> bool:
+    return _stamp(folder).get(stage) == made_from
+
+
+def _mark(folder: Path, stage: str, made_from: str) -> None:
+    atomic_write_text(folder / STAMP, json.dumps({**_stamp(folder), stage: made_from}, indent=1) + "\n")
+
+
+# --- the run -----------------------------------------------------------------------------------
+@dataclass
+class DatasetOutcome:
+    config: Path
+    dataset: Path
+    rendered: int = 0
+    questions: int = 0
+    audit: AuditReport | None = None
+    scores: dict[str, Scores] = field(default_factory=dict)  # run name -> scores
+    requests: dict[str, int] = field(default_factory=dict)  # run name -> requests sent this invocation
+
+
+@dataclass
+class ExperimentOutcome:
+    experiment: Experiment
+    datasets: list[DatasetOutcome]
+    report: Path | None
+    comparisons: list[Path]
+    work: list[str]  # what was done this invocation, in order (empty: everything was up to date)
+
+
+def run_experiment(experiment: Experiment, *, workers: int | None = None, executor: Executor | None = None,
+                   report: str | Path | None = None, on_step: Callable[[str], None] | None = None,
+                   progress: bool = True) -> ExperimentOutcome:
+    """Every stage of `experiment`, each done only when what it is made from changed."""
+    say = on_step or (lambda _: None)
+    work: list[str] = []
+    configs = [(path, load_config(path)) for path in experiment.configs]  # every config checked first
+    outcomes = [_one_dataset(path, cfg, experiment, executor or LocalPool(workers or default_workers()),
+                             work, say, progress) for path, cfg in configs]
+    names = [run_of(m) for m in experiment.models]
+    baseline = experiment.baseline or names[0]
+    comparisons = []
+    for outcome in outcomes:
+        for name in names:
+            if name == baseline:
+                continue
+            a, b = outcome.scores[name], outcome.scores[baseline]
+            out = default_output(a, b)
+            made_from = digest(a.facts, b.facts, files_digest([outcome.dataset / "runs" / n / "scores.json"
+                                                                 for n in (name, baseline)]))
+            if not _fresh(out, "compare", made_from):
+                write_comparison(compare(a, b), out)
+                _mark(out, "compare", made_from)
+                work.append(f"compared {name} with {baseline} on {outcome.dataset.name}")
+            comparisons.append(out)
+    page = Path(report or Path("output") / experiment.name / "report.html")
+    scores = [s for outcome in outcomes for s in outcome.scores.values()]
+    made_from = files_digest([o.dataset / "runs" / n / "scores.json" for o in outcomes for n in o.scores])
+    if not (page.is_file() and _fresh(page.parent, f"report {page.name}", made_from)):
+        viewer = write_view(scores, page.with_name(page.stem + "_samples.html"))
+        write_report(scores, page, title=f"{experiment.name}: " + ", ".join(names), viewer=viewer)
+        _mark(page.parent, f"report {page.name}", made_from)
+        work.append(f"wrote {page}")
+    return ExperimentOutcome(experiment, outcomes, page, comparisons, work)
+
+
+def _one_dataset(path: Path, cfg: DatasetConfig, experiment: Experiment, executor: Executor, work: list[str],
+                 say: Callable[[str], None], progress: bool) -> DatasetOutcome:
+    rendered = render_dataset(cfg, None, executor=executor, resume=True, file=str(path), show_progress=progress)
+    dataset = rendered.out_dir
+    outcome = DatasetOutcome(config=path, dataset=dataset, rendered=len(rendered.rendered))
+    if rendered.failed:
+        raise ConfigError(str(path), [(None, f"{len(rendered.failed)} images failed to render (byo status "
+                                             f"{dataset}); rerun the same command to render them")])
+    if rendered.rendered:
+        work.append(f"rendered {len(rendered.rendered)} images of {dataset.name}")
+        say(f"{dataset.name}: rendered {len(rendered.rendered)} images ({rendered.skipped} already complete)")
+
+    q = experiment.questions
+    legends = sorted((dataset / "legends").glob("*.json"))
+    made_from = digest(q.model_dump(mode="json"), files_digest(legends))
+    questions_file = dataset / "questions.jsonl"
+    if not (questions_file.is_file() and _fresh(dataset, "questions", made_from)):
+        _, summary = generate(dataset, preprompts=q.preprompts, instructions=q.instructions, keys=q.keys,
+                              prompts=q.prompts, unreadable=q.unreadable)
+        _mark(dataset, "questions", made_from)
+        work.append(f"asked {dataset.name}")
+        say(f"{dataset.name}: {sum(summary.questions.values())} questions")
+    outcome.questions = sum(1 for _ in questions_file.open())
+
+    asked = files_digest([questions_file, *legends])
+    if not _fresh(dataset, "audit", asked):
+        outcome.audit = audit_dataset(dataset)
+        if outcome.audit.failed:
+            raise ConfigError(str(dataset / "audit.json"), [(None, (
+                f"the audit found {outcome.audit.count('wrong')} wrong and {outcome.audit.count('ill_posed')} "
+                f"ill-posed questions, {len(outcome.audit.legend_problems)} legend fields disagreeing with the "
+                "pixels: no model is asked until they are fixed (byo audit shows them)"))])
+        _mark(dataset, "audit", asked)
+        work.append(f"audited {dataset.name}")
+
+    for model in experiment.models:
+        name = run_of(model)
+        run_dir = dataset / "runs" / name
+        made_from = digest(model.model_dump(mode="json"), files_digest([questions_file]))
+        if not ((run_dir / PREDICTIONS).is_file() and _fresh(run_dir, "eval", made_from)):
+            report = evaluate(EvalSettings(dataset=dataset, provider=model.provider, model=model.model, run=name,
+                                           base_url=model.base_url, key_env=model.key_env,
+                                           concurrency=model.concurrency, params=GenerationParams()),
+                              show_progress=progress)
+            outcome.requests[name] = report.requests_sent
+            if report.stopped or report.unanswered:
+                raise ConfigError(str(run_dir), [(None, f"{report.unanswered} questions unanswered "
+                                                        f"({report.stopped.message if report.stopped else 'failed'}); "
+                                                        "rerun the same command to resume")])
+            _mark(run_dir, "eval", made_from)
+            work.append(f"evaluated {name} on {dataset.name} ({report.requests_sent} requests)")
+            say(f"{dataset.name}: {name} answered {len(report.rows)} questions "
+                f"({report.requests_sent} requests, {report.cached} from the cache)")
+        outcome.scores[name] = load_scores(run_dir)
+    return outcome
