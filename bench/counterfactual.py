@@ -108,7 +108,7 @@ def chess_config(style: str, elevation: float, king_px: float, blur: float, seed
 def clevr_config(elevation: float, size: str, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     colours = list(rng.choice(["gray", "red", "blue", "green", "brown", "purple", "cyan", "yellow"], size=8))
-    at = [(x, y) for y in (-1.2, 1.2) for x in (-2.7, -0.9, 0.9, 2.7)]
+    at = [(x, y) for y in (-1.4, 1.4) for x in (-3.3, -1.1, 1.1, 3.3)]
     kinds = [(s, m) for m in ("rubber", "metal") for s in SHAPES]
     objects = [{"shape": s, "material": m, "size": size, "color": str(c), "position": list(p)}
                for (s, m), c, p in zip((kinds[k] for k in rng.permutation(8)), colours, at, strict=True)]
@@ -116,7 +116,7 @@ def clevr_config(elevation: float, size: str, seed: int) -> dict:
             "scene": {"resolution": list(RESOLUTION),
                       "camera": {"elevation": elevation, "distance": CLEVR_SIZES[size] * (1 if size == "large" else 0.8)},
                       "render": {"on_hidden": "flag", "min_visible_pixels": 1},
-                      "content": {"mode": "objects", "objects": objects, "extent": 3.5}}}
+                      "content": {"mode": "objects", "objects": objects, "extent": 4.0}}}
 
 
 def grid(quick: bool) -> list[tuple[str, dict, dict]]:
