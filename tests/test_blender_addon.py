@@ -18,6 +18,8 @@ import yaml
 from conftest import ROOT, TINY_RENDER, small_render, write_config
 from PIL import Image
 
+from byo.render.legend import legend_text
+
 pytestmark = pytest.mark.render
 ADDON = ROOT / "blender_addon"
 
@@ -146,7 +148,7 @@ def test_every_operator(addon, tmp_path):
     with bpy.context.temp_override(scene=scene):
         assert bpy.ops.byo.show_legend() == {"FINISHED"}
     text = bpy.data.texts["BYO legend"].as_string()
-    assert text == __import__("byo.render.legend").legend.legend_text(legend, get_family("chess"))
+    assert text == legend_text(legend, get_family("chess"))
     assert f"objects ({len(legend['objects'])}):" in text
 
     assert bpy.ops.byo.render_preview() == {"FINISHED"}

@@ -21,9 +21,10 @@ COMMANDS = {
     "plan": ("plan", "validate a config; print the image count and combinations"),
     "render": ("render", "render a dataset config"),
     "status": ("render", "planned, done, missing, failed and damaged images of a render directory (also while it "
-                         "renders)"),
+                         "renders); of a run (DATASET/runs/RUN), its answers, spend and batches, collecting those "
+                         "that ended"),
     "merge": ("render", "combine shard outputs into one dataset"),
-    "doctor": ("render", "what this machine offers: Blender, devices, cores, Ray, keys, Ollama"),
+    "doctor": ("doctor", "what this machine offers: Blender, devices, cores, Ray, keys, Ollama"),
     "questions": ("ask", "write questions.jsonl for a rendered dataset"),
     "audit": ("ask", "recompute every answer from the masks and the camera; exit 1 on any wrong or ill-posed "
                      "question or legend field disagreeing with the pixels"),
@@ -42,8 +43,9 @@ COMMANDS = {
                        "human (one per annotator) for byo score and byo report"),
     "real-questions": ("ask", "ask real photographs with hand-written labels (FOLDER/labels.yaml) the questions of "
                               "a synthetic dataset, word for word"),
-    "correlate": ("score", "Pearson and Spearman correlation of per-level accuracy between a run on synthetic "
-                           "images and a run on real photos (BYO-Eval appendix E)"),
+    "correlate": ("score", "Pearson and Spearman correlation between a run on synthetic images and a run on real "
+                           "photos, per key: of per-level accuracy, per scene pair and per prompt (BYO-Eval appendix "
+                           "E, Figures 51-53)"),
     "import-config": ("plan", "a BYO-Eval config (appendix D) as a project config; keys without a counterpart "
                               "are named (exit 2)"),
 }

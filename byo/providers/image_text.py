@@ -77,6 +77,7 @@ class ImageText(Provider):
     and return one row per item (normalized later); every call is counted in `calls`."""
 
     ranks = True  # answered by byo.eval.ranking, not by `answer`
+    local = True
     needs_image = True
     cacheable = True  # its embeddings are cached (byo.eval.embeddings)
     default_timeout = 900.0

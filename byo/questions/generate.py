@@ -198,6 +198,7 @@ class Summary:
     # levels where most of a key's questions were skipped, next to its accuracy curve)
     key_levels: dict[str, dict[str, dict[str, Counter]]] = field(default_factory=dict)
     examples: list[dict] = field(default_factory=list)  # skipped / flagged cases: image, key, rule, reason
+    not_applicable: list[str] = field(default_factory=list)  # keys of other designs (Family.key_modes), left out
 
     def count(self, levels: dict, outcome: str, n: int, reason: str | None = None, key: str | None = None) -> None:
         for variable, level in levels.items():
@@ -217,7 +218,7 @@ class Summary:
                 "why": {v: {lv: dict(c) for lv, c in levels.items()} for v, levels in self.why.items()},
                 "key_levels": {k: {v: {lv: dict(c) for lv, c in levels.items()} for v, levels in variables.items()}
                                for k, variables in sorted(self.key_levels.items())},
-                "unreadable": self.examples}
+                "unreadable": self.examples, "not_applicable": self.not_applicable}
 
 
 def unreadable_policy(layout: Layout, given: str | None) -> str:
@@ -300,8 +301,9 @@ def generate(dataset: str | Path, *, preprompts=None, instructions=None, keys=No
         raise ConfigError(str(dataset), [("<dataset>", "not a directory: render the dataset first")])
     # Elsewhere than the dataset's own files (-o), a file byo did not write is not replaced; no link anywhere.
     target = Path(out) if out is not None else Path(dataset) / QUESTIONS
+    own = {(Path(dataset) / name).resolve() for name in (QUESTIONS, SUMMARY_FILE)}
     for path in (target, target.with_name(SUMMARY_FILE)):
-        check_file_output(path, force=force, own_place=out is None)
+        check_file_output(path, force=force, own_place=out is None or path.resolve() in own)
     with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait, wait_flag="--wait"):
         return _generate(Layout(dataset), preprompts, instructions, keys, templates, out, unreadable, prompts,
                          options)
@@ -324,7 +326,8 @@ def _generate(layout: Layout, preprompts, instructions, keys, templates, out, un
                 for p in preprompts if p not in PREPROMPTS]
     problems += [("--instructions", f"unknown instruction {i!r}; expected {', '.join(common.instructions)}")
                  for i in instructions if i not in common.instructions]
-    keys = expand_keys(keys or default_keys(layout), list(family_t.questions), plugin.opt_in_keys)
+    asked = keys or default_keys(layout)
+    keys = expand_keys(asked, list(family_t.questions), plugin.opt_in_keys)
     problems += [("--keys", f"unknown question key {k!r} for {family}") for k in keys if k not in family_t.questions]
     problems += [(f"questions.{k}", "no answer function for this key") for k in keys
                  if k in family_t.questions and k not in plugin.answers]
@@ -333,6 +336,9 @@ def _generate(layout: Layout, preprompts, instructions, keys, templates, out, un
 
     summary = Summary(images=len(legends), variants=len(preprompts) * len(instructions),
                       policy=unreadable_policy(layout, unreadable))
+    if not asked:  # every key of the family: those of another design are left out, not skipped
+        summary.not_applicable = [k for k in keys if not any(plugin.applies(k, lg) for lg in legends)]
+        keys = [k for k in keys if k not in summary.not_applicable]
     asking = {ASKING: {"options": cap}} if (cap := options_cap(layout, options)) is not None else {}
     rows = []
     for legend in legends:

@@ -291,7 +291,7 @@ def test_oracle_scores_all_and_the_blind_baseline_far_less(tmp_path, config):
     accuracy = {}
     for provider in ("oracle", "blind"):
         assert main(["eval", str(root), "--provider", provider]) == 0
-        run = root / "runs" / f"{provider}-{provider}"
+        run = root / "runs" / provider
         assert main(["score", str(run)]) == 0
         accuracy[provider] = _accuracy(run), _accuracy(run, varying)
     assert accuracy["oracle"] == (1.0, 1.0)
