@@ -81,8 +81,8 @@ def tile(layout: Layout, legend: dict, asked: list[dict], skipped: list[dict], s
     face = font(12)[0]
     lines = [f"#{o['id']} {o['attributes'].get('color', '')} {o['kind']}: {m.presence}/{m.area} px -> {band}"
              for o, m, band in notes]
-    lines += ["asked:"] + [f"  {q['key']} = {q['answer']}" for q in asked] or ["  none"]
-    lines += ["skipped:"] + [f"  {s['key']}: {s['reason']}"[:110] for s in skipped]
+    lines += ["asked:", *([f"  {q['key']} = {q['answer']}" for q in asked] or ["  none"])]
+    lines += ["skipped:", *([f"  {s['key']}: {s['reason']}"[:110] for s in skipped] or ["  none"])]
     width = max(big.width, 620)
     canvas = Image.new("RGB", (width, big.height + 16 * len(lines) + 8), "white")
     canvas.paste(big, (0, 0))
