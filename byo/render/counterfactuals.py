@@ -2,7 +2,7 @@
 and decide): for every object the mask shows, its region rendered as the image shows it, without
 it, and with each other value of the attributes its family checks by rendering (the family's
 `alternatives`, built by its builder module's `build_objects`). Called by the render job on the
-scene it has just rendered, and by `byo audit --render-alternatives` on a scene rebuilt from a
+scene it has just rendered, and by `byo audit` (`--alternatives`) on a scene rebuilt from a
 dataset's legend (`spec_of`)."""
 
 from __future__ import annotations
