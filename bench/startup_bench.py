@@ -31,7 +31,7 @@ from pathlib import Path
 import yaml
 from figures import QUICK, ROOT, Section
 
-sys.path.insert(0, str(ROOT / "tests"))  # the tiny render settings live with the tests
+sys.path.insert(0, str(ROOT / "tests" / "support"))  # the tiny render settings live with the tests
 from golden_data import tiny_config  # noqa: E402
 
 BIN = Path(sys.executable).parent

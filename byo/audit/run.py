@@ -32,7 +32,7 @@ from pydantic import ValidationError
 
 from byo.core.dataset import Layout, atomic_write_text
 from byo.core.errors import ConfigError, InputError
-from byo.core.inputs import DATA_ERRORS, read_image, reading
+from byo.core.inputs import DATA_ERRORS, read_image, read_json, reading
 from byo.core.progress import Bar
 from byo.families import get_family
 from byo.families.audit_kit import (
@@ -45,7 +45,8 @@ from byo.families.audit_kit import (
     MeasuredImage,
     Seen,
 )
-from byo.questions.load import QUESTIONS, load_questions
+from byo.questions.load import QUESTIONS, SUMMARY_FILE, load_questions
+from byo.scene.counterfactual import LEGEND_FIELD
 
 AUDIT_FILE = "audit.json"
 STATUSES = ("ok", "wrong", "ill_posed", "flagged", "unchecked")
@@ -63,6 +64,7 @@ class QuestionVerdict:
     expected: Any = None
     reason: str = ""
     variants: int = 1
+    levels: dict = field(default_factory=dict)  # the image's level of each varying variable
 
 
 @dataclass
@@ -89,6 +91,33 @@ class AuditReport:
     questions: list[QuestionVerdict] = field(default_factory=list)
     legend_problems: list[LegendProblem] = field(default_factory=list)
     damaged: list[DamagedFile] = field(default_factory=list)
+    # what `byo questions` left out (its summary): variable -> level -> questions skipped, and why
+    skipped: dict[str, dict[str, int]] = field(default_factory=dict)
+    skipped_why: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+
+    def level_table(self) -> list[dict]:
+        """Per variable and level: the questions asked (distinct, audited) by status, the questions
+        `byo questions` skipped (images x prompt variants, as its summary counts them) and why, and
+        the reasons of the ill-posed ones."""
+        cells: dict[tuple[str, str], dict] = {}
+
+        def cell(variable: str, level: str) -> dict:
+            return cells.setdefault((variable, level), {"variable": variable, "level": level, "asked": Counter(),
+                                                        "skipped": 0, "why": Counter()})
+        for q in self.questions:
+            for variable, level in q.levels.items():
+                c = cell(variable, level if isinstance(level, str) else json.dumps(level))
+                c["asked"][q.status] += 1
+                if q.status in ("ill_posed", "flagged"):
+                    c["why"][f"{q.status}: {_short(q.reason)}"] += 1
+        for variable, levels in self.skipped.items():
+            for level, n in levels.items():
+                c = cell(variable, level)
+                c["skipped"] += n
+                for reason, k in self.skipped_why.get(variable, {}).get(level, {}).items():
+                    if reason.startswith("skipped: "):
+                        c["why"][reason] += k
+        return [{**c, "asked": dict(c["asked"]), "why": dict(c["why"].most_common())} for c in cells.values()]
 
     def table(self) -> dict[str, Counter]:
         """key -> Counter of statuses."""
@@ -109,6 +138,7 @@ class AuditReport:
                 "totals": {s: self.count(s) for s in STATUSES} | {"legend_problems": len(self.legend_problems),
                                                                    "damaged_files": len(self.damaged)},
                 "table": {k: dict(v) for k, v in self.table().items()},
+                "levels": self.level_table(),
                 "findings": [asdict(q) for q in self.questions if q.status != "ok"],
                 "legend_problems": [asdict(p) for p in self.legend_problems],
                 "damaged_files": [asdict(d) for d in self.damaged]}
@@ -120,6 +150,11 @@ def family_audit(family) -> tuple[AuditTable, list[LegendCheck]]:
         return AuditTable(), []
     module = family.module(family.audit)
     return module.AUDITS, list(getattr(module, "LEGEND_CHECKS", []))
+
+
+def _short(reason: str) -> str:
+    """A finding's reason without its particulars: "unreadable (shape): cone 3 ..." -> "unreadable (shape)"."""
+    return reason.split(":", 1)[0]
 
 
 # --- legend fields every family shares ------------------------------------------------------
@@ -141,9 +176,9 @@ def generic_checks(image: MeasuredImage) -> list[tuple[str, str]]:
             problems.append((f"{where}.visible_pixels", f"{o['visible_pixels']}, the mask shows {seen.pixels}"))
         if (tuple(o["bbox"]) if o["bbox"] else None) != seen.box:
             problems.append((f"{where}.bbox", f"{o['bbox']}, the mask gives {list(seen.box) if seen.box else None}"))
-        if o.get("visibility") != seen.status or o.get("visible") != (seen.status == SHOWN):
+        if o.get("visibility") != seen.band or o.get("visible") != (seen.band == SHOWN):
             problems.append((f"{where}.visibility", f"{o.get('visibility')} (visible: {o.get('visible')}), the mask "
-                                                    f"band gives {seen.status} for {seen.pixels} px"))
+                                                    f"band gives {seen.band} for {seen.pixels} px"))
         px, py, depth = o["pixel_coords"]
         cx, cy, cd = seen.centre
         if abs(px - cx) > PIXEL_TOLERANCE or abs(py - cy) > PIXEL_TOLERANCE or abs(depth - cd) > 1e-3 * max(1, cd):
@@ -223,6 +258,13 @@ def audit_dataset(dataset: str | Path, *, questions: str | Path | None = None,
 
     report = AuditReport(str(layout.root), family.name if family else "?", len(legends) + len(broken),
                          damaged=damaged)
+    summary = path.with_name(SUMMARY_FILE)
+    if summary.is_file():  # what `byo questions` left out, per variable and level
+        with reading(summary, "a questions summary"):
+            data = read_json(summary)
+            report.skipped = {v: {lv: int(c.get("skipped", 0)) for lv, c in levels.items() if c.get("skipped")}
+                              for v, levels in data.get("levels", {}).items()}
+            report.skipped_why = data.get("why", {})
     with Bar("[bold]auditing", len(legends), unit="img", enabled=show_progress) as bar:
         for legend in legends:
             audit_image(layout, legend, report, by_image.pop(legend["image"], []), audits, legend_checks,
@@ -232,10 +274,28 @@ def audit_dataset(dataset: str | Path, *, questions: str | Path | None = None,
         for rows in groups:
             report.questions.append(QuestionVerdict(rows[0]["id"], image, rows[0]["key"], "unchecked",
                                                     rows[0]["answer"], reason="no complete legend for this image",
-                                                    variants=len(rows)))
+                                                    variants=len(rows), levels=rows[0].get("levels") or {}))
     if write:
         atomic_write_text(layout.root / AUDIT_FILE, json.dumps(report.to_json(), indent=1, default=str) + "\n")
     return report
+
+
+def own_alternatives(layout: Layout, name: str) -> dict[int, dict] | None:
+    """The counterfactual measurements `byo audit` rendered for this image (object id -> record),
+    None when it rendered none."""
+    path = layout.counterfactuals(name)
+    if not path.is_file():
+        return None
+    with reading(path, "counterfactual measurements"):
+        return {int(k): v for k, v in read_json(path).items()}
+
+
+def unmeasured(dataset: str | Path) -> list[str]:
+    """Images of the dataset whose legend records no counterfactual measurement and for which the
+    audit rendered none: a dataset rendered before the check (or with it off)."""
+    layout = Layout(dataset)
+    return [lg["name"] for lg in layout.legends(damaged="skip")
+            if not any(LEGEND_FIELD in o for o in lg["objects"]) and not layout.counterfactuals(lg["name"]).is_file()]
 
 
 def audit_image(layout: Layout, legend: dict, report: AuditReport, groups: list[list[dict]], audits: AuditTable,
@@ -250,7 +310,8 @@ def audit_image(layout: Layout, legend: dict, report: AuditReport, groups: list[
     try:
         with reading(file, "a legend"):
             image = MeasuredImage.measure(legend, read_image(layout.mask(legend["name"]), "L"),
-                                          read_image(layout.image(legend["name"]), "RGB"))
+                                          read_image(layout.image(legend["name"]), "RGB"),
+                                          own_alternatives(layout, legend["name"]))
     except ValidationError as err:
         raise ConfigError(str(file), [("setup", f"not a legend this version can audit ({err.error_count()} problems; "
                                                 "render the dataset again)")]) from None
@@ -278,4 +339,4 @@ def audit_image(layout: Layout, legend: dict, report: AuditReport, groups: list[
         if status == "ill_posed" and q.get("unreadable"):  # asked flagged as unreadable (questions.unreadable)
             status = "flagged"
         report.questions.append(QuestionVerdict(q["id"], q["image"], q["key"], status, q["answer"],
-                                                expected, reason, len(rows)))
+                                                expected, reason, len(rows), q.get("levels") or {}))

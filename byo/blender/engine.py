@@ -230,6 +230,14 @@ def _rendered(scene, mode: str) -> np.ndarray:
         return _png_pixels(path, mode)
 
 
+def render_into(scene, path: Path) -> np.ndarray:
+    """Render `scene`, save the result to `path` in the scene's own output format (e.g. BMP, the
+    cheapest to write for many small renders) and return its pixels, (height, width, 3) sRGB."""
+    _render(scene)
+    bpy.data.images["Render Result"].save_render(str(path), scene=scene)
+    return _png_pixels(path, "RGB")
+
+
 def render_image(scene) -> np.ndarray:
     """The image, (height, width, 3) sRGB."""
     return _rendered(scene, "RGB")

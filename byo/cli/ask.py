@@ -6,9 +6,10 @@ import argparse
 from pathlib import Path
 
 from rich.markup import escape
+from rich.table import Table
 
 import byo
-from byo.audit.run import AUDIT_FILE
+from byo.audit.run import AUDIT_FILE, unmeasured
 from byo.cli.console import (
     add_json,
     add_quiet,
@@ -22,11 +23,17 @@ from byo.cli.console import (
     waiting,
 )
 from byo.cli.options import add_force, add_wait, whole
+from byo.core.dataset import Layout
+from byo.core.progress import Bar
 from byo.questions.generate import DEFAULT_PROMPTS, PROMPT_SETS
 from byo.questions.load import SUMMARY_FILE
 from byo.questions.real import real_questions
 from byo.questions.sheet import SHEET_FILE, unreadable_sheet
+from byo.render.executors import load_handler
 from byo.scene.setup import level_label
+
+# Named, not imported: it imports bpy, which only an audit that renders needs (executors.RENDER's way).
+ALTERNATIVES = "byo.render.alternatives:render_alternatives"
 
 
 def cmd_questions(args) -> int:
@@ -72,8 +79,25 @@ def print_question_summary(args, path: Path, summary) -> None:
                   f"unreadable), {sum(summary.skipped.values())} skipped{per_level}{other}: {path}", highlight=False)
 
 
+def render_alternatives(args) -> None:
+    """The counterfactual renders the audit needs (byo/scene/counterfactual.py): of the images whose
+    legend records none (--alternatives missing, a dataset rendered before the check), of every
+    image (all), or none."""
+    if args.alternatives == "none" or not args.dataset.is_dir():
+        return
+    names = unmeasured(args.dataset) if args.alternatives == "missing" else \
+        [lg["name"] for lg in Layout(args.dataset).legends(damaged="skip")]
+    if not names:
+        return
+    console.print(f"rendering the counterfactual alternatives of {len(names)} images (their legends record none)"
+                  if args.alternatives == "missing" else f"rendering the counterfactual alternatives of {len(names)} images")
+    with Bar("[bold]alternatives", len(names), unit="img") as bar:
+        load_handler(ALTERNATIVES)(args.dataset, names, on_image=lambda _name: bar.advance())
+
+
 def cmd_audit(args) -> int:
     with quiet(args.quiet):
+        render_alternatives(args)
         report = byo.audit_dataset(args.dataset, questions=args.questions, progress=not args.quiet)
     if args.json:
         print_json({**report.to_json(), "audit_file": Path(report.dataset) / AUDIT_FILE})
@@ -86,6 +110,9 @@ def cmd_audit(args) -> int:
     table.add_row("[bold]all[/bold]", str(len(report.questions)), *(str(report.count(s)) for s in shown))
     shown = out()
     shown.print(table)
+    levels = report.level_table()
+    if levels:
+        shown.print(audit_level_table(levels))
     findings = [q for q in report.questions if q.status in ("wrong", "ill_posed")]
     limit = None if args.verbose else args.show
     for q in findings[:limit]:
@@ -105,6 +132,18 @@ def cmd_audit(args) -> int:
                       f"{len(report.legend_problems)} legend fields disagreeing with the pixels{damaged}: "
                       f"{Path(report.dataset) / AUDIT_FILE}", highlight=False)
     return 1 if report.failed else 0
+
+
+def audit_level_table(levels: list[dict]) -> Table:
+    """Per variable and level: the distinct questions asked and how they audit, the questions
+    `byo questions` skipped, and why (skipped and ill-posed reasons, most frequent first)."""
+    table = new_table("variable", "level", "asked", "ok", "ill-posed", "flagged", "skipped", "why",
+                      title="Per level: asked (distinct questions), skipped (questions x prompt variants) and why")
+    for c in levels:
+        why = "; ".join(f"{r} ({n})" for r, n in list(c["why"].items())[:4])
+        table.add_row(c["variable"], c["level"], str(sum(c["asked"].values())), str(c["asked"].get("ok", 0)),
+                      str(c["asked"].get("ill_posed", 0)), str(c["asked"].get("flagged", 0)), str(c["skipped"]), why)
+    return table
 
 
 def cmd_real_questions(args) -> int:
@@ -155,6 +194,10 @@ def add_audit(audit: argparse.ArgumentParser) -> None:
     audit.add_argument("dataset", type=Path)
     audit.add_argument("--questions", type=Path, help="question file (default DATASET/questions.jsonl)")
     audit.add_argument("--show", type=whole(0), default=20, help="print at most this many findings of each kind")
+    audit.add_argument("--alternatives", choices=("missing", "all", "none"), default="missing",
+                       help="render the counterfactual check's alternatives of the images whose legend records none "
+                            "(missing: a dataset rendered before the check), of every image (all: an independent "
+                            "check of the legends' measurements), or none")
     add_verbosity(audit, "every finding (no --show limit)")
     add_quiet(audit, "the table and the findings")
     audit.set_defaults(func=cmd_audit)

@@ -19,6 +19,9 @@ from byo.core.errors import InputError, format_key_path
 IMAGES, MASKS, LEGENDS = "images", "masks", "legends"
 PASSES = "passes"  # render.passes: passes/NAME.KIND.npy beside each image
 PASS_KINDS = ("depth", "normal", "albedo", "object_ids")
+# What `byo audit` rendered itself of the counterfactual check (byo/scene/counterfactual.py):
+# counterfactuals/NAME.json per image, for a dataset whose legends record none.
+COUNTERFACTUALS = "counterfactuals"
 METADATA = "metadata.jsonl"
 RESOLVED_CONFIG = "config.resolved.json"
 SOURCE_CONFIG = "config.yaml"
@@ -36,6 +39,9 @@ class Layout:
 
     def legend(self, name: str) -> Path:
         return self.root / LEGENDS / f"{name}.json"
+
+    def counterfactuals(self, name: str) -> Path:
+        return self.root / COUNTERFACTUALS / f"{name}.json"
 
     def legend_text(self, name: str) -> Path:
         return self.root / LEGENDS / f"{name}.txt"

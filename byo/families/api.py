@@ -7,14 +7,16 @@ docs/write_a_family.md walks through a family written this way (examples/toy_fam
 
 What is here, by the part of a family that uses it:
 
-- the family itself: `Family` and the parts it declares (`Sheet`, `SheetOption`,
+- the family itself: `Family` and the parts it declares (with `alternatives` and
+  `rendered_attributes` for the counterfactual check: byo/scene/counterfactual.py) (`Sheet`, `SheetOption`,
   `SheetRequest`; `ReportTable` and `Column` for its answer types' metrics), `SceneObject` and
   `PlacementError` for `sample`, `SceneSpec` for the builder, `ResolvedSetup` (the camera,
   lights, table... as applied), `CATALOG`;
 - content models: `Strict`, `SRGB`, `ColorDef` (a user's own colour) with `color_name` and
   `custom_rgb`, `keyed_error`, `left_out_when_none`, asset packs (`find_pack`, `PackError`);
 - answers: `Answer`, `Skip`, `Unreadable` and the readability rules (`unless`, `not_shown`,
-  `not_separable`, `colour_unreadable`: docs/readability.md), `AnswerTable`, `AnswerType`, `Retrieval` (candidate captions) and the
+  `not_separable`, `colour_unreadable`: docs/readability.md; the counterfactual check's
+  `attribute_unreadable`, `measured_attribute`, `seen_as_rendered`), `AnswerTable`, `AnswerType`, `Retrieval` (candidate captions) and the
   helpers answer functions share (`multiple_choice`, `retrieval_choice`...);
 - vocabulary: `domain`;
 - the audit kit: `MeasuredImage`, `Seen`, `AuditTable`, `Expected`, `IllPosed`, `letter_of`
@@ -80,10 +82,12 @@ from byo.families.base import (
     SheetRequest,
     Skip,
     Unreadable,
+    attribute_unreadable,
     blur_px,
     box_size,
     colour_unreadable,
     domain,
+    measured_attribute,
     multiple_choice,
     not_separable,
     not_shown,
@@ -93,6 +97,7 @@ from byo.families.base import (
     options_shown,
     plural,
     retrieval_choice,
+    seen_as_rendered,
     unless,
     unseen,
     view_elevation,
@@ -108,8 +113,8 @@ __all__ = [
     "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "InputError", "Layout",
     "MeasuredImage", "PackError", "PlacementError", "Problem", "ReportTable", "ResolvedSetup", "Retrieval", "SceneObject", "SceneSpec",
     "ConfigError", "ScoringOptions", "cluster_index", "clustered_mean", "color", "png", "pyplot",
-    "Seen", "Sheet", "SheetOption", "SheetRequest", "Skip", "Unreadable", "Strict", "atomic_write_bytes", "atomic_write_text", "blur_px", "box_size", "color_name", "colour_unreadable", "custom_rgb", "domain",
-    "find_pack", "font", "grid", "guarded", "keyed_error", "left_out_when_none", "letter_of", "multiple_choice", "not_separable", "not_shown",
+    "Seen", "Sheet", "SheetOption", "SheetRequest", "Skip", "Unreadable", "Strict", "atomic_write_bytes", "atomic_write_text", "attribute_unreadable", "blur_px", "box_size", "color_name", "colour_unreadable", "custom_rgb", "domain",
+    "find_pack", "font", "grid", "guarded", "keyed_error", "left_out_when_none", "letter_of", "measured_attribute", "multiple_choice", "not_separable", "not_shown",
     "option_index", "option_label", "option_labels", "options_shown", "plural",
-    "png_bytes", "proportion", "read_json", "reading", "retrieval_choice", "thumbnail", "unless", "unseen", "view_elevation", "visible", "wrap",
+    "png_bytes", "proportion", "read_json", "reading", "retrieval_choice", "seen_as_rendered", "thumbnail", "unless", "unseen", "view_elevation", "visible", "wrap",
 ]

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from byo.families.base import option_label
-from byo.scene import evidence
+from byo.scene import counterfactual, evidence
 from byo.scene.camera import Projector, defocus_diameter_px
 from byo.scene.setup import ResolvedSetup
 
@@ -38,7 +38,10 @@ class Seen:
     pixels: int  # mask pixels carrying its id
     box: tuple[int, int, int, int] | None  # [x0, y0, x1, y1), from the mask
     centre: tuple[float, float, float]  # projected centre: pixel x, pixel y, depth (m)
-    status: str  # SHOWN, EDGE or UNSEEN, from `pixels` and the band
+    status: str  # SHOWN, EDGE or UNSEEN, from `pixels` and the band, lowered by its presence
+    # what the counterfactual renders measured (byo/scene/counterfactual.py); None: not measured
+    alternatives: counterfactual.Measured | None = None
+    band: str = ""  # the band of `pixels` alone, as the legend's `visibility` states it
 
     @property
     def height_px(self) -> int:
@@ -58,7 +61,10 @@ class MeasuredImage:
     rgb: np.ndarray | None = None  # the rendered image (H x W x 3, 8-bit); None: no readability evidence
 
     @classmethod
-    def measure(cls, legend: dict, mask: np.ndarray, rgb: np.ndarray | None = None) -> MeasuredImage:
+    def measure(cls, legend: dict, mask: np.ndarray, rgb: np.ndarray | None = None,
+                alternatives: dict[int, dict] | None = None) -> MeasuredImage:
+        """`alternatives`: object id -> counterfactual measurements rendered for the audit itself
+        (`byo audit` renders them for images whose legend has none); else the legend's."""
         setup = ResolvedSetup.model_validate(legend["setup"])
         image = cls(legend, mask, setup, rgb=rgb)
         for o in legend["objects"]:
@@ -69,8 +75,11 @@ class MeasuredImage:
                 ys, xs = np.nonzero(np.isin(mask, ids))
                 box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
             centre = tuple(float(v) for v in image.projector.project([o["location"]])[0])
+            found = (alternatives or {}).get(o["id"]) or o.get(counterfactual.LEGEND_FIELD)
+            cf = counterfactual.Measured.from_json(found) if found else None
+            status = image.status(n) if cf is None else counterfactual.lower(image.status(n), counterfactual.presence(cf))
             image.objects.append(Seen(o["id"], o["kind"], o["attributes"], tuple(o["location"]), o["rotation"], n,
-                                      box, centre, image.status(n)))
+                                      box, centre, status, cf, image.status(n)))
         return image
 
     def part_ids(self, owner: int) -> list[int]:
@@ -152,6 +161,25 @@ class MeasuredImage:
             if margin < evidence.COLOUR_MARGIN:
                 return IllPosed(f"unreadable (colour): {own} {o.kind} {o.id} renders as {nearest} "
                                 f"(ΔE00 margin {margin:.1f})")
+        return None
+
+    # --- the counterfactual check (byo/scene/counterfactual.py) ----------------------------------------
+    @staticmethod
+    def measured(objects: list[Seen], attribute: str) -> bool:
+        """Whether `attribute`'s alternatives were rendered for every one of `objects`."""
+        return all(o.alternatives is not None and attribute in o.alternatives.alternatives for o in objects)
+
+    @staticmethod
+    def attribute_off(objects: list[Seen], attribute: str, values=None) -> IllPosed | None:
+        """Ill-posed when an object rendered with another value of `attribute` (of `values`, or any
+        rendered) does not differ visibly: the image does not tell which it is."""
+        for o in objects:
+            bad = counterfactual.unreadable_values(o.alternatives, attribute, values) if o.alternatives else None
+            if bad:
+                own = o.attributes.get(attribute, o.kind)
+                return IllPosed(f"unreadable ({attribute}): {o.kind} {o.id} rendered with {attribute} {bad[0]} instead "
+                                f"of {own} differs by {o.alternatives.alternatives[attribute][bad[0]]:g} < "
+                                f"{counterfactual.MIN_DIFFERENCE:g} ΔE00")
         return None
 
     def elevation_to(self, point) -> float:

@@ -34,7 +34,7 @@ import numpy as np
 from PIL import Image
 from pydantic import BaseModel
 
-from byo.scene import evidence
+from byo.scene import counterfactual, evidence
 from byo.scene.camera import defocus_diameter_px
 from byo.scene.setup import ResolvedSetup
 from byo.scene.spec import SceneObject, SceneSpec
@@ -197,10 +197,11 @@ def _where(o: dict) -> str:
 
 def not_shown(objects: list[dict]) -> Problem | None:
     """The first object that does not stand out from its surroundings in the rendered image (its
-    `rendered` evidence fails evidence.shows): blur or a background like it hides it."""
+    `rendered` evidence fails evidence.shows): blur or a background like it hides it. An object
+    whose presence the render measured (counterfactual) is judged by that instead (seen_as_rendered)."""
     for o in objects:
         e = o.get("rendered")
-        if e and not (e["contrast"] >= evidence.SHOW_CONTRAST or e["edge"] >= evidence.SHOW_EDGE):
+        if e and counterfactual.measured(o) is None and not (e["contrast"] >= evidence.SHOW_CONTRAST or e["edge"] >= evidence.SHOW_EDGE):
             return ("contrast", f"{_where(o)} does not stand out: contrast {e['contrast']:.2f} < "
                                 f"{evidence.SHOW_CONTRAST:g} and edge {e['edge']:.2f} < {evidence.SHOW_EDGE:g} grey levels",
                     (o["id"],))
@@ -232,6 +233,44 @@ def colour_unreadable(objects: list[dict], palette: Mapping[str, Sequence[float]
         if margin < evidence.COLOUR_MARGIN:
             return ("colour", f"{_where(o)} renders as {nearest}: ΔE00 margin {margin:.1f} < {evidence.COLOUR_MARGIN:g}",
                     (o["id"],))
+    return None
+
+
+# --- counterfactual readability (byo/scene/counterfactual.py measures, at render time) -----------
+def seen_as_rendered(legend: dict) -> dict:
+    """The legend with each object's presence folded into its visibility band: an object the
+    render measured counts as visible only if the image without it differs visibly where it
+    stood (counterfactual.presence); hidden if not even nearly, ambiguous between. Its band is the
+    lower of that and the mask's; `presence` records the presence band itself."""
+    objects = []
+    for o in legend["objects"]:
+        m = counterfactual.measured(o)
+        if m is None:
+            objects.append(o)
+            continue
+        band = counterfactual.presence(m)
+        seen = counterfactual.lower(o.get("visibility", "visible"), band)
+        objects.append({**o, "presence": band, "visibility": seen, "visible": seen == "visible"})
+    return {**legend, "objects": objects}
+
+
+def measured_attribute(objects: list[dict], attribute: str) -> bool:
+    """Whether the render measured `attribute`'s alternatives for every one of `objects`."""
+    return all((m := counterfactual.measured(o)) is not None and attribute in m.alternatives for o in objects)
+
+
+def attribute_unreadable(objects: list[dict], attribute: str, values: Sequence[str] | None = None) -> Problem | None:
+    """The first object whose `attribute` the image does not tell from another value (of `values`,
+    or any the render measured): the render with that value differs too little. Objects
+    whose `attribute` was not measured are not judged here (the family's own rule is)."""
+    for o in objects:
+        m = counterfactual.measured(o)
+        bad = counterfactual.unreadable_values(m, attribute, values) if m is not None else None
+        if bad:
+            d = m.alternatives[attribute][bad[0]]
+            own = o["attributes"].get(attribute, o["kind"])
+            return (attribute, f"{_where(o)}, {attribute} {own}, would look the same as {bad[0]}: difference "
+                               f"{d:g} < {counterfactual.MIN_DIFFERENCE:g} ΔE00", (o["id"],))
     return None
 
 
@@ -518,6 +557,17 @@ class Family:
                place: np.random.Generator) -> tuple[list[SceneObject], dict[str, Any]]:
         """Objects and family ground truth. `draw` picks what is in the scene, `place` where."""
         raise NotImplementedError
+
+    # Attributes whose every other value the render draws and compares (byo/scene/counterfactual.py)
+    # unless the config names its own (render.counterfactual.attributes): those no cheaper measured
+    # rule decides. Presence is checked for every object.
+    rendered_attributes: tuple[str, ...] = ()
+
+    def alternatives(self, spec: SceneSpec, obj: SceneObject) -> dict[str, dict[str, SceneObject]]:
+        """For the counterfactual check: attribute -> {each other value: `obj` with that value},
+        same pose (the builder module's `build_objects(spec, objects, scene)` builds them).
+        Only attributes the family can vary; none by default."""
+        return {}
 
     def landmarks(self, spec: SceneSpec) -> dict[str, list[tuple[float, float, float]]]:
         """Named 3D points whose projection the legend records (e.g. board corners)."""

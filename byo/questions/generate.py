@@ -23,7 +23,7 @@ from byo.core.locks import writer_lock
 from byo.core.outputs import check_file_output, writing_outputs
 from byo.core.schema import Strict, validation_problems
 from byo.families import get_family
-from byo.families.base import ASKING, CATALOG, Answer, Skip, Unreadable, ask
+from byo.families.base import ASKING, CATALOG, Answer, Skip, Unreadable, ask, seen_as_rendered
 from byo.questions.load import QUESTIONS, SUMMARY_FILE
 from byo.scene.config import MAX_OPTIONS, UNREADABLE_POLICIES
 from byo.scene.evidence import measure_objects
@@ -201,13 +201,18 @@ class Summary:
     # per variable and level: "asked" / "skipped" / "flagged" -> questions, and why skipped or flagged
     levels: dict[str, dict[str, Counter]] = field(default_factory=dict)
     why: dict[str, dict[str, Counter]] = field(default_factory=dict)
+    # per key, variable and level: "asked" / "skipped" / "flagged" -> questions (the report marks the
+    # levels where most of a key's questions were skipped, next to its accuracy curve)
+    key_levels: dict[str, dict[str, dict[str, Counter]]] = field(default_factory=dict)
     examples: list[dict] = field(default_factory=list)  # skipped / flagged cases: image, key, rule, reason
     not_applicable: list[str] = field(default_factory=list)  # keys of other designs (Family.key_modes), left out
 
-    def count(self, levels: dict, outcome: str, n: int, reason: str | None = None) -> None:
+    def count(self, levels: dict, outcome: str, n: int, reason: str | None = None, key: str | None = None) -> None:
         for variable, level in levels.items():
             shown = json.dumps(level) if not isinstance(level, str) else level
             self.levels.setdefault(variable, {}).setdefault(shown, Counter())[outcome] += n
+            if key is not None:
+                self.key_levels.setdefault(key, {}).setdefault(variable, {}).setdefault(shown, Counter())[outcome] += n
             if reason:
                 self.why.setdefault(variable, {}).setdefault(shown, Counter())[f"{outcome}: {reason}"] += n
 
@@ -218,6 +223,8 @@ class Summary:
                          for k in sorted(set(self.questions) | set(self.skipped))},
                 "levels": {v: {lv: dict(c) for lv, c in levels.items()} for v, levels in self.levels.items()},
                 "why": {v: {lv: dict(c) for lv, c in levels.items()} for v, levels in self.why.items()},
+                "key_levels": {k: {v: {lv: dict(c) for lv, c in levels.items()} for v, levels in variables.items()}
+                               for k, variables in sorted(self.key_levels.items())},
                 "unreadable": self.examples, "not_applicable": self.not_applicable}
 
 
@@ -270,7 +277,8 @@ def default_keys(layout: Layout) -> list[str] | None:
 
 def with_evidence(layout: Layout, legend: dict) -> dict:
     """The legend with each object's readability evidence in the rendered image (`rendered`,
-    byo.scene.evidence), measured from the dataset's image and mask files."""
+    byo.scene.evidence), measured from the dataset's image and mask files, and each object's
+    presence, where the render measured it, folded into its visibility (seen_as_rendered)."""
     rgb = read_image(layout.image(legend["name"]), "RGB")
     mask = read_image(layout.mask(legend["name"]), "L")
     parts: dict[int, list[int]] = {}
@@ -280,8 +288,8 @@ def with_evidence(layout: Layout, legend: dict) -> dict:
         found = measure_objects(rgb, mask, {o["id"]: [o["id"], *parts.get(o["id"], [])] for o in legend["objects"]})
     except ValueError as err:
         raise InputError(layout.mask(legend["name"]), str(err)) from None
-    return {**legend, "objects": [{**o, "rendered": found[o["id"]].to_json()} if o["id"] in found else o
-                                  for o in legend["objects"]]}
+    return seen_as_rendered({**legend, "objects": [{**o, "rendered": found[o["id"]].to_json()} if o["id"] in found
+                                                   else o for o in legend["objects"]]})
 
 
 def generate(dataset: str | Path, *, preprompts=None, instructions=None, keys=None,
@@ -408,18 +416,18 @@ def _questions(legend: dict, plugin, keys: list[str], family_t: FamilyTemplates,
             elif summary.policy == "flag":
                 flag = {"rule": result.rule, "reason": result.reason}
                 summary.flagged[key] += summary.variants
-                summary.count(legend["levels"], "flagged", summary.variants, why)
+                summary.count(legend["levels"], "flagged", summary.variants, why, key)
                 result = result.answer
             else:
                 result = result.answer
         if isinstance(result, Skip):
             summary.skipped[key] += summary.variants
             summary.reasons.setdefault(key, Counter())[result.reason] += 1
-            summary.count(legend["levels"], "skipped", summary.variants, result.reason)
+            summary.count(legend["levels"], "skipped", summary.variants, result.reason, key)
             continue
         assert isinstance(result, Answer)
         if flag is None:
-            summary.count(legend["levels"], "asked", summary.variants)
+            summary.count(legend["levels"], "asked", summary.variants, key=key)
         for pp in preprompts:
             before, after = preprompt_parts(pp, family_t, common, t)
             for ins in instructions:

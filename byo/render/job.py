@@ -17,6 +17,7 @@ from byo.blender.setup_builder import build_setup
 from byo.core.dataset import IMAGES, MASKS, Layout
 from byo.core.errors import RenderError
 from byo.families.base import Family
+from byo.render import counterfactuals
 from byo.render import legend as legends
 from byo.render.messages import RenderResult, RenderTask
 from byo.scene.measure import measure
@@ -41,13 +42,13 @@ def _measured(spec: SceneSpec, family: Family, ids: np.ndarray) -> tuple[dict, l
 
 
 def _legend(spec: SceneSpec, family: Family, scene, measured: dict, applied: dict, parts: dict[int, int],
-            dense: tuple[str, ...] = ()) -> dict:
+            dense: tuple[str, ...] = (), checked: dict | None = None) -> dict:
     pixel_coords = engine.project_points(scene, [o.location for o in spec.objects])
     landmarks = {name: engine.project_points(scene, points) for name, points in family.landmarks(spec).items()}
     legend = legends.build_legend(
         spec, image=f"{IMAGES}/{spec.name}.png", mask=f"{MASKS}/{spec.name}.png",
         blender_version=compat.version_string(), pixel_coords=pixel_coords, measured=measured,
-        render_applied=applied, landmarks=landmarks, parts=parts)
+        render_applied=applied, landmarks=landmarks, parts=parts, counterfactuals=checked)
     if dense:  # render.passes: the files beside the image, and the camera that makes them 3D
         legend["camera"] = passes.camera_record(scene)
         legend["passes"] = {kind: Layout.pass_path(spec.name, kind) for kind in dense}
@@ -88,8 +89,13 @@ def render_job(spec: SceneSpec, family: Family, *, threads: int) -> RenderResult
         phases["render"] = time.perf_counter() - started - phases["build"]
         # the image's own pass is measured; the separate id render was measured above
         measured, _, parts = _measured(spec, family, ids) if one_pass else checked
-        legend = _legend(spec, family, scene, measured, applied, parts, dense)
-        phases["measure"] = time.perf_counter() - started - phases["build"] - phases["render"]
+        alternatives = None
+        if spec.setup.render.counterfactual.enabled:  # the readability check (byo/scene/counterfactual.py)
+            alternatives, phases["counterfactual"], _ = counterfactuals.timed_measure(spec, family, scene, built,
+                                                                                       measured)
+        legend = _legend(spec, family, scene, measured, applied, parts, dense, alternatives)
+        phases["measure"] = (time.perf_counter() - started - phases["build"] - phases["render"]
+                             - phases.get("counterfactual", 0.0))
     seconds = time.perf_counter() - started
     phases["cleanup"] = seconds - sum(phases.values())
     phases["engine"] = engine.engine_seconds() - engine_before

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from byo.scene.counterfactual import LEGEND_FIELD, Measured
 from byo.scene.measure import VISIBLE, visibility
 from byo.scene.spec import SceneSpec
 
@@ -15,7 +16,8 @@ def _pixel(p) -> list[float]:
 
 def build_legend(spec: SceneSpec, *, image: str, mask: str, blender_version: str,
                  pixel_coords: list, measured: dict[int, dict], render_applied: dict,
-                 landmarks: dict[str, list] | None = None, parts: dict[int, int] | None = None) -> dict[str, Any]:
+                 landmarks: dict[str, list] | None = None, parts: dict[int, int] | None = None,
+                 counterfactuals: dict[int, Measured] | None = None) -> dict[str, Any]:
     data = spec.model_dump(mode="json")
     objects = []
     band = spec.setup.min_visible_pixels, spec.setup.hidden_below_pixels
@@ -24,6 +26,8 @@ def build_legend(spec: SceneSpec, *, image: str, mask: str, blender_version: str
         seen = visibility(m["visible_pixels"], *band)
         objects.append({**obj, "pixel_coords": _pixel(px), "bbox": m["bbox"],
                         "visible_pixels": m["visible_pixels"], "visibility": seen, "visible": seen == VISIBLE})
+        if counterfactuals and obj["id"] in counterfactuals:  # byo/scene/counterfactual.py
+            objects[-1][LEGEND_FIELD] = counterfactuals[obj["id"]].to_json()
     w, h = spec.setup.resolution
     # Parts of objects with mask ids of their own (see Family.mask_parts), only when there are any.
     measured_parts = {"parts": [{"id": p, "object": owner, **measured[p]} for p, owner in parts.items()]} \

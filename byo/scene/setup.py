@@ -262,6 +262,17 @@ QUALITY = {
 }
 
 
+class CounterfactualConfig(Strict):
+    """The counterfactual readability check (byo/scene/counterfactual.py): renders of each object's
+    region without it and with each other value of the attributes its family checks by rendering."""
+
+    enabled: bool = True
+    samples: int = Field(4, ge=1, le=4096)  # per pixel of a region render (Cycles; Workbench takes its own)
+    denoise: bool = False  # the image's denoiser on the region renders too (slower; see docs/readability.md)
+    # The attributes rendered with each other value; None: the family's choice (Family.rendered_attributes).
+    attributes: list[str] | None = None
+
+
 class RenderConfig(Strict):
     engine: Literal["cycles", "workbench"] = "cycles"
     # Cycles' device: gpu takes the first backend with a device (OptiX, CUDA, HIP, Metal, oneAPI)
@@ -305,6 +316,7 @@ class RenderConfig(Strict):
     # Dense ground truth written next to each image (passes/NAME.KIND.npy), and the camera's
     # intrinsics and extrinsics in the legend; off (None) by default. Cycles only.
     passes: list[Literal["depth", "normal", "albedo", "object_ids"]] | None = None
+    counterfactual: CounterfactualConfig = CounterfactualConfig()
 
     _serialize = left_out_when_none("passes")  # legends without passes stay as they were
 

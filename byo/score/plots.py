@@ -23,12 +23,14 @@ def _yerr(points: list[dict]) -> np.ndarray | None:
     return np.array([lows, highs]).clip(min=0)
 
 
-def metric_vs_levels(rows: list[tuple[str, list[tuple[str, list[str], dict[str, list[dict]]]], bool, tuple | None]]) -> bytes:
+def metric_vs_levels(rows: list[tuple[str, list[tuple[str, list[str], dict[str, list[dict]]]], bool, tuple | None]],
+                     marks: dict[str, set[str]] | None = None) -> bytes:
     """A grid of panels: one row per metric, one column per variable; x = the variable's levels, one line
     per model with interval bars.
 
     `rows` holds (metric, panels, show_parse_rate, ylim); a panel is (variable, levels,
-    {model: [{"level", "value", "lo", "hi", "parse_rate"}]}).
+    {model: [{"level", "value", "lo", "hi", "parse_rate"}]}). `marks`: levels of a variable shaded grey
+    (where most questions were not asked).
     """
     n_cols = max(len(panels) for _, panels, _, _ in rows)
     fig, axes = plt.subplots(len(rows), n_cols, figsize=(min(4.4 * n_cols, 12.5), 2.9 * len(rows)), squeeze=False)
@@ -41,6 +43,8 @@ def metric_vs_levels(rows: list[tuple[str, list[tuple[str, list[str], dict[str, 
                 continue
             variable, levels, series = panels[c]
             x = {level: i for i, level in enumerate(levels)}
+            for level in sorted((marks or {}).get(variable, set()) & set(x)):
+                ax.axvspan(x[level] - 0.5, x[level] + 0.5, color="#bbb", alpha=0.45, lw=0)
             offset = 0.06 * (len(series) - 1)
             for i, (model, points) in enumerate(series.items()):
                 points = [p for p in points if p["value"] is not None]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import io
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -50,6 +51,10 @@ PRF_KINDS = (("byoeval", "BYO-Eval"), ("macro", "macro"), ("micro", "set (micro)
 CLUSTERED = "95% intervals clustered by image (design-effect Wilson: all questions of an image and its prompt variants " \
             "count as one cluster)"
 MISTAKES = 12
+# A level where more than this share of a key's questions were not asked (skipped by `byo questions`:
+# the image as rendered does not decide them) is marked next to the key's accuracy curve: the curve
+# over such a level is not a finding.
+SKIPPED_SHARE = 0.5
 
 
 # --- formatting ---------------------------------------------------------------------------
@@ -353,6 +358,42 @@ def _cell(r: dict | None) -> dict:
             "parse": pct(r["parse_rate"]), "n": r["n"]}
 
 
+def _level_label(text: str) -> str:
+    """A level as the summary writes it (JSON) in the metrics tables' form (tables.Levels)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return f"{value:g}" if isinstance(value, float) else value if isinstance(value, str) else json.dumps(value)
+
+
+def skipped_levels(runs: Runs, key: str) -> list[dict]:
+    """The levels where more than SKIPPED_SHARE of `key`'s questions (every key's, for "*") were
+    skipped, over the datasets of the runs (their questions summaries): variable, level, skipped,
+    questions."""
+    counts: dict[tuple[str, str], Counter] = {}
+    seen = set()
+    for s in runs.runs:
+        dataset = s.facts.get("dataset")
+        path = Path(dataset) / SUMMARY_FILE if dataset else None
+        if path is None or dataset in seen or not path.is_file():
+            continue
+        seen.add(dataset)
+        by_key = read_json(path).get("key_levels", {})
+        for k, variables in by_key.items():
+            if key not in ("*", k):
+                continue
+            for variable, levels in variables.items():
+                for level, c in levels.items():
+                    counts.setdefault((variable, _level_label(level)), Counter()).update(c)
+    out = []
+    for (variable, level), c in counts.items():
+        total = sum(c.values())
+        if total and c.get("skipped", 0) > SKIPPED_SHARE * total:
+            out.append({"variable": variable, "level": level, "skipped": c["skipped"], "questions": total})
+    return out
+
+
 def levels_section(runs: Runs) -> list[dict]:
     out = []
     for key, task, answer_type in [("*", "all", "*"), *runs.keys()]:
@@ -361,6 +402,10 @@ def levels_section(runs: Runs) -> list[dict]:
             continue
         name = "all questions" if key == "*" else key
         figures = []
+        skipped = skipped_levels(runs, key)
+        marks: dict[str, set[str]] = {}
+        for m in skipped:
+            marks.setdefault(m["variable"], set()).add(m["level"])
 
         def panels(metric: str, key=key, levels=levels):
             return [(var, lv, {label: [p for lvl in lv if (p := point(runs.metric(s, key, ALL, var, lvl), metric))]
@@ -375,7 +420,10 @@ def levels_section(runs: Runs) -> list[dict]:
         if answer_type in SETS:
             grid.append(("set F1", panels("f1_micro"), False, (-0.03, 1.05)))
             caption += " Below: set F1 (micro-averaged over the items of the true and the predicted sets)."
-        figures.append(figure(plots.metric_vs_levels(grid), f"{caption} {parse_caption(runs, key)}"))
+        if marks:
+            caption += (f" Grey: levels where more than {SKIPPED_SHARE:.0%} of the questions were not asked (the image "
+                        "as rendered does not decide them).")
+        figures.append(figure(plots.metric_vs_levels(grid, marks), f"{caption} {parse_caption(runs, key)}"))
         heatmaps = []
         variables = list(levels)
         if len(variables) >= 2:
@@ -406,7 +454,8 @@ def levels_section(runs: Runs) -> list[dict]:
             if not heatmaps:
                 figures[-1]["caption"] += (f" No {a} x {b} heatmap: no cell of it has {MIN_CELL_QUESTIONS} questions "
                                            "or more.")
-        out.append({"key": name, "task": task, "answer_type": answer_type, "figures": figures, "heatmaps": heatmaps})
+        out.append({"key": name, "task": task, "answer_type": answer_type, "figures": figures, "heatmaps": heatmaps,
+                    "skipped": skipped})
     return out
 
 

@@ -18,7 +18,7 @@ from PIL import Image
 from score_fixtures import VARIANTS, make_dataset, make_fake_runs, make_run
 
 from byo.cli import main
-from byo.score.report import SECTIONS, Runs
+from byo.score.report import SECTIONS, Runs, skipped_levels
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -273,3 +273,30 @@ def test_the_report_shows_per_level_what_was_asked_skipped_and_flagged(tmp_path)
     assert "Questions asked, skipped and flagged: data" in html and "unreadable questions: flag" in html
     assert re.search(r"<td>blur</td><td>0.5</td><td>3</td><td>4</td><td>5</td><td>flagged: unreadable \(contrast\) \(5\)",
                      html)
+
+
+def test_the_report_marks_levels_where_most_of_a_keys_questions_were_skipped(tmp_path):
+    """Next to a key's accuracy curve, the levels where more than SKIPPED_SHARE of its questions were
+    not asked (the image as rendered does not decide them), from the summary's per-key counts; a
+    level where the key was mostly asked, or another key mostly skipped, is not marked."""
+    root = tmp_path / "data"
+    run, _ = make_fake_runs(root)
+    summary = {"policy": "skip", "levels": {}, "why": {},
+               "key_levels": {"identify_type_one_piece": {"blur.fstop": {"\"high\"": {"asked": 2, "skipped": 7},
+                                                                         "\"low\"": {"asked": 8, "skipped": 1}}},
+                              "count_pieces": {"blur.fstop": {"\"low\"": {"asked": 1, "skipped": 1}}}}}
+    (root / "questions_summary.json").write_text(json.dumps(summary))
+    assert main(["score", str(run), "--bootstrap", "0"]) == 0
+    runs = Runs([SimpleNamespace(facts={"dataset": str(root), "model": "m", "run": "r"}, tables={"metrics": []})])
+    assert skipped_levels(runs, "identify_type_one_piece") == [
+        {"variable": "blur.fstop", "level": "high", "skipped": 7, "questions": 9}]
+    assert skipped_levels(runs, "count_pieces") == []  # half skipped is not more than half
+    assert skipped_levels(runs, "*") == [{"variable": "blur.fstop", "level": "high", "skipped": 7, "questions": 9}]
+    out = tmp_path / "report.html"
+    assert main(["report", str(run), "-o", str(out), "--bootstrap", "0"]) == 0
+    html = out.read_text()
+    block = html.split("<h3>identify_type_one_piece", 1)[1].split("<h3>", 1)[0]
+    assert "Mostly not asked" in block and "blur.fstop = high (7 of 9 questions skipped)" in block
+    assert "Grey: levels where more than 50% of the questions were not asked" in block
+    count_block = html.split("<h3>count_pieces", 1)[1].split("<h3>", 1)[0]
+    assert "Mostly not asked" not in count_block

@@ -11,8 +11,10 @@ from byo.families.api import (
     Problem,
     Skip,
     Unreadable,
+    attribute_unreadable,
     blur_px,
     box_size,
+    measured_attribute,
     not_shown,
     plural,
     unless,
@@ -52,7 +54,11 @@ def _grid(legend: dict) -> Skip | None:
 
 
 def _types_unreadable(legend: dict, pieces: list[dict]) -> Problem | None:
-    """The type rule: a piece whose type cannot be read off its silhouette (model.TYPE_READABLE_*)."""
+    """The type rule: a piece whose type cannot be read off its silhouette (model.TYPE_READABLE_*);
+    where the render drew each piece as every other type (render.counterfactual.attributes: [type]),
+    a piece whose render as another type does not differ visibly (the counterfactual check)."""
+    if pieces and measured_attribute(pieces, "type"):
+        return attribute_unreadable(pieces, "type")
     for o in pieces:
         x, y, z = o["location"]
         if view_elevation(legend, (x, y, z + o["attributes"]["height"] / 2)) > TYPE_READABLE_MAX_ELEVATION:

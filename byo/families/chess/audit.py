@@ -106,6 +106,9 @@ def _grid(fn):
 
 
 def _type_problem(image: MeasuredImage, pieces: list[Seen]) -> IllPosed | None:
+    """The silhouette rule, or, where each piece was rendered as every other type, those renders."""
+    if pieces and image.measured(pieces, "type"):
+        return image.attribute_off(pieces, "type")
     for o in pieces:
         x, y, z = o.location
         elevation = image.elevation_to((x, y, z + o.attributes["height"] / 2))

@@ -161,15 +161,15 @@ def pack_meshes(piece_set: str, wanted: set[tuple[str, str]]) -> dict[tuple[str,
     return meshes
 
 
-def build(spec: SceneSpec, scene) -> dict[int, list]:
-    """Create the board and the pieces; returns mask index -> Blender objects."""
+def build_objects(spec: SceneSpec, objects, scene) -> dict[int, list]:
+    """Create the pieces `objects` (of `spec`, or variants of them) and nothing else; returns mask
+    index -> Blender objects."""
     content = ChessContent.model_validate(spec.content)
-    _board(scene, content, spec.extras["board"]["dark_squares"])
-    from_pack = pack_meshes(content.piece_set, {(o.attributes["color"], o.kind) for o in spec.objects}) \
+    from_pack = pack_meshes(content.piece_set, {(o.attributes["color"], o.kind) for o in objects}) \
         if content.piece_set else None
     materials: dict[str, object] = {}
     built = {}
-    for o in spec.objects:
+    for o in objects:
         if from_pack is None:
             obj = _procedural_piece(scene, o.name, o.kind, o.attributes, materials)
         else:
@@ -179,3 +179,10 @@ def build(spec: SceneSpec, scene) -> dict[int, list]:
         obj.scale = (o.scale, o.scale, o.scale)
         built[o.id] = [obj]
     return built
+
+
+def build(spec: SceneSpec, scene) -> dict[int, list]:
+    """Create the board and the pieces; returns mask index -> Blender objects."""
+    content = ChessContent.model_validate(spec.content)
+    _board(scene, content, spec.extras["board"]["dark_squares"])
+    return build_objects(spec, spec.objects, scene)

@@ -225,6 +225,19 @@ class ChessFamily(Family):
         }
         return objects, extras
 
+    # -- the counterfactual check (byo/scene/counterfactual.py) ------------------------------------
+    # A piece's type is told by the silhouette rule (model.TYPE_READABLE_*), which agrees with
+    # rendering each other type (docs/readability_calibration.md); render.counterfactual.attributes
+    # [type] renders them instead.
+    rendered_attributes = ()
+
+    def alternatives(self, spec, obj: SceneObject) -> dict[str, dict[str, SceneObject]]:
+        square = obj.scale
+        return {"type": {t: obj.model_copy(update={
+            "kind": t, "name": f"{obj.name}_as_{t}",
+            "attributes": {**obj.attributes, "type": t, "height": round(PIECE_HEIGHT[t] * square, 6)}})
+            for t in PIECE_TYPES if t != obj.kind}}
+
     def landmarks(self, spec) -> dict:
         board = ChessContent.model_validate(spec.content).board
         return {"board_corners": BoardGeometry(board).corners()}

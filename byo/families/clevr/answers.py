@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Callable
 
 import numpy as np
 
@@ -14,9 +15,11 @@ from byo.families.api import (
     Problem,
     Retrieval,
     Skip,
+    attribute_unreadable,
     blur_px,
     box_size,
     colour_unreadable,
+    measured_attribute,
     multiple_choice,
     not_shown,
     option_index,
@@ -45,7 +48,7 @@ ANSWERS = AnswerTable()
 
 
 def _attr(o: dict, name: str) -> str:
-    return o["attributes"][name]
+    return o["kind"] if name == "shape" else o["attributes"][name]
 
 
 def _colors(legend: dict) -> list[str]:
@@ -84,13 +87,53 @@ def _colours_unreadable(legend: dict) -> Problem | None:
     return colour_unreadable(visible(legend), palette(legend))
 
 
-def readable(fn):
-    """Decorate an answer function whose question names shapes, materials or sizes."""
-    def checked(legend, rng):
-        return unless(_shapes_unreadable(legend), fn(legend, rng))
+# (object, the other values that would change the answer; None: every other value), per attribute
+Decisive = dict[str, list[tuple[dict, list[str] | None]]]
 
-    checked.__doc__ = fn.__doc__
-    return checked
+
+def attributes_unreadable(legend: dict, attributes: tuple[str, ...], decisive: Decisive | None = None) -> Problem | None:
+    """The question's `attributes` read: each object the answer rests on, told apart in the image as
+    rendered from each other value that would change the answer (`decisive`; default: every
+    visible object against every other value), by the counterfactual check where the render
+    measured it for every visible object, else by the size and blur rule (model.ATTRIBUTE_READABLE_*)."""
+    objects = visible(legend)
+    if not all(measured_attribute(objects, a) for a in attributes):
+        return _shapes_unreadable(legend)
+    for attribute in attributes:
+        pairs = (decisive or {}).get(attribute, [(o, None) for o in objects])
+        for o, values in pairs:
+            problem = attribute_unreadable([o], attribute, values)
+            if problem:
+                return problem
+    return None
+
+
+def membership(objects: list[dict], attribute: str, value: str) -> list[tuple[dict, list[str] | None]]:
+    """What decides which of `objects` have `value`: one that has it against every other value,
+    any other against `value` alone ("how many cones?" needs no cylinder told from a sphere)."""
+    return [(o, None if _attr(o, attribute) == value else [value]) for o in objects]
+
+
+def reads(*attributes: str, decisive: Callable[[dict, Answer], Decisive] | None = None):
+    """Decorate an answer function whose question names or asks these attributes of the objects
+    (shape, material, size): the answer is unreadable unless each reads (attributes_unreadable);
+    `decisive` gives, from the legend and the answer, the objects and values that decide it."""
+    def decorate(fn):
+        def checked(legend, rng):
+            result = fn(legend, rng)
+            if not isinstance(result, Answer):
+                return result
+            return unless(attributes_unreadable(legend, attributes, decisive(legend, result) if decisive else None),
+                          result)
+
+        checked.__doc__ = fn.__doc__
+        return checked
+
+    return decorate
+
+
+# A question naming shapes, materials and sizes (COMPASS's captions).
+readable = reads("shape", "material", "size")
 
 
 def coloured(fn):
@@ -125,9 +168,13 @@ def count_color(legend, rng):
     return Answer(sum(_attr(o, "color") == color for o in visible(legend)), {"color": color})
 
 
+def _of(legend: dict, **attributes) -> list[dict]:
+    return [o for o in visible(legend) if all(_attr(o, k) == v for k, v in attributes.items())]
+
+
 @ANSWERS.key("count_shape")
 @shown
-@readable
+@reads("shape", decisive=lambda legend, a: {"shape": membership(visible(legend), "shape", a.params["shape"])})
 def count_shape(legend, rng):
     shape = _pick(rng, SHAPES)
     return Answer(sum(o["kind"] == shape for o in visible(legend)), {"shape": shape, "shape_plural": plural(shape)})
@@ -140,7 +187,8 @@ def _label(o: dict) -> tuple[str, str]:
 @ANSWERS.key("exist_color_shape")
 @shown
 @coloured
-@readable
+@reads("shape", decisive=lambda legend, a: {"shape": membership(_of(legend, color=a.params["color"]), "shape",
+                                                                 a.params["shape"])})
 def exist_color_shape(legend, rng):
     objects = visible(legend)
     if objects and rng.random() < 0.5:  # half the time ask about something that is there
@@ -161,10 +209,20 @@ def _query(legend, rng, by: str, asked: str) -> Answer | Skip:
     return Answer(_attr(o, asked), {by: _attr(o, by)})
 
 
+def _unique_by_shape(*asked: str):
+    """What decides "what <asked> is the <shape>?": which object is the shape, and its `asked`."""
+    def decisive(legend: dict, a: Answer) -> Decisive:
+        the = _of(legend, shape=a.params["shape"])
+        return {"shape": membership(visible(legend), "shape", a.params["shape"]),
+                **{attribute: [(o, None) for o in the] for attribute in asked}}
+
+    return decisive
+
+
 @ANSWERS.key("query_color_unique_shape")
 @shown
 @coloured
-@readable
+@reads("shape", decisive=_unique_by_shape())
 def query_color(legend, rng):
     return _query(legend, rng, "shape", "color")
 
@@ -172,21 +230,21 @@ def query_color(legend, rng):
 @ANSWERS.key("query_shape_unique_color")
 @shown
 @coloured
-@readable
+@reads("shape", decisive=lambda legend, a: {"shape": [(o, None) for o in _of(legend, color=a.params["color"])]})
 def query_shape(legend, rng):
     return _query(legend, rng, "color", "shape")
 
 
 @ANSWERS.key("query_material_unique_shape")
 @shown
-@readable
+@reads("shape", "material", decisive=_unique_by_shape("material"))
 def query_material(legend, rng):
     return _query(legend, rng, "shape", "material")
 
 
 @ANSWERS.key("query_size_unique_shape")
 @shown
-@readable
+@reads("shape", "size", decisive=_unique_by_shape("size"))
 def query_size(legend, rng):
     return _query(legend, rng, "shape", "size")
 
@@ -214,9 +272,18 @@ def _left_to_right(legend: dict, objects: list[dict]) -> list[dict] | Skip:
     return ordered
 
 
+def _described_pair(legend: dict, a: Answer) -> Decisive:
+    """What decides which objects "the <colour> <shape>" of a relation question are."""
+    pairs = []
+    for description in (a.params["a"], a.params["b"]):
+        color, shape = description.rsplit(" ", 1)
+        pairs += membership(_of(legend, color=color), "shape", shape)
+    return {"shape": pairs}
+
+
 @ANSWERS.key("relate_left")
 @shown
-@readable
+@reads("shape", decisive=_described_pair)
 def relate_left(legend, rng):
     objects = visible(legend)
     named = _described(objects)
@@ -306,7 +373,7 @@ def _label_answer(legend, rng) -> tuple[dict, list[dict], set] | Skip:
 @ANSWERS.key("label_choice")
 @shown
 @coloured
-@readable
+@reads("shape")
 def label_choice(legend, rng):
     """The compositional-generalisation study, GZSL: "models must pick the correct label for an image from a
     set of both seen and unseen labels". Single object: every label of Y (32); two objects: "the true
@@ -333,7 +400,7 @@ def label_choice(legend, rng):
 @ANSWERS.key("label_zsl")
 @shown
 @coloured
-@readable
+@reads("shape")
 def label_zsl(legend, rng):
     """The compositional-generalisation study, ZSL (two objects): "one correct label and two distractors from
     the same (unseen) split"; in-distribution images draw them from the training labels. Neither
@@ -397,7 +464,7 @@ def _hard_negatives(label: str) -> list[str]:
 @ANSWERS.key("relation_choice")
 @shown
 @coloured
-@readable
+@reads("shape")
 def relation_choice(legend, rng):
     """The compositional-generalisation study, relational GZSL: "the true label, two randomly selected labels,
     and two hard negatives. One hard negative alters the spatial relation ..., while the other swaps
@@ -418,7 +485,7 @@ def relation_choice(legend, rng):
 @ANSWERS.key("relation_zsl")
 @shown
 @coloured
-@readable
+@reads("shape")
 def relation_zsl(legend, rng):
     """The compositional-generalisation study, relational ZSL (Table 6), so that only the relation decides: the
     true label and the two false labels that name its two shapes (the relation swapped, the order
@@ -438,7 +505,7 @@ def relation_zsl(legend, rng):
 @ANSWERS.key("relation_zsl_split")
 @shown
 @coloured
-@readable
+@reads("shape")
 def relation_zsl_split(legend, rng):
     """The compositional-generalisation study, relational ZSL as the paper samples it: the true label and two
     distractors from the same split's labels (the training labels in distribution), never a label true
@@ -477,7 +544,7 @@ def _binding(legend) -> list[tuple[str, str]] | Skip:
 @ANSWERS.key("binding_swap")
 @shown
 @coloured
-@readable
+@reads("shape")
 def binding_swap(legend, rng):
     """Auto-Comp, Swap: the N colours permuted among the N objects (N! - 1 negatives)."""
     truth = _binding(legend)
@@ -491,7 +558,7 @@ def binding_swap(legend, rng):
 @ANSWERS.key("binding_confusion")
 @shown
 @coloured
-@readable
+@reads("shape")
 def binding_confusion(legend, rng):
     """Auto-Comp, Confusion with captions read left to right: colours and objects drawn with
     replacement, all N^(2N) captions recorded (N^(2N) - 1 negatives); a chat model sees all of
@@ -568,7 +635,7 @@ def _autocomp_set(legend, rng, benchmark: str, task: str | None, ns: tuple[int, 
 @ANSWERS.key("autocomp_swap")
 @shown
 @coloured
-@readable
+@reads("shape")
 def autocomp_swap(legend, rng):
     """Auto-Comp, Swap: colours permuted among the fixed objects (colour), or the objects permuted
     (position): the truth and N! - 1 negatives."""
@@ -578,7 +645,7 @@ def autocomp_swap(legend, rng):
 @ANSWERS.key("autocomp_confusion")
 @shown
 @coloured
-@readable
+@reads("shape")
 def autocomp_confusion(legend, rng):
     """Auto-Comp, Confusion: every arrangement of the concept's objects and colours (relations),
     with replacement; all candidates are recorded, a chat model sees all or PAPER_OPTIONS of them."""
@@ -588,7 +655,7 @@ def autocomp_confusion(legend, rng):
 @ANSWERS.key("autocomp_vary_color")
 @shown
 @coloured
-@readable
+@reads("shape")
 def autocomp_vary_color(legend, rng):
     """Auto-Comp, N = 1 sanity set: the object in every colour of the vocabulary."""
     return _autocomp_set(legend, rng, "vary_color", "color", (1,))
@@ -597,7 +664,7 @@ def autocomp_vary_color(legend, rng):
 @ANSWERS.key("autocomp_vary_object")
 @shown
 @coloured
-@readable
+@reads("shape")
 def autocomp_vary_object(legend, rng):
     """Auto-Comp, N = 1 sanity set: every object of the vocabulary in the true colour."""
     return _autocomp_set(legend, rng, "vary_object", "color", (1,))

@@ -64,11 +64,37 @@ def _names_unseen(image: MeasuredImage, seen: list[Seen], descriptions: list[str
     return None
 
 
-def _readable(fn):
-    def checked(q, image, seen):
-        return _unreadable(image, seen) or fn(q, image, seen)
+Decisive = dict[str, list[tuple[Seen, list[str] | None]]]
 
-    return checked
+
+def _attributes_off(image: MeasuredImage, seen: list[Seen], attributes: tuple[str, ...],
+                    decisive: Decisive | None = None) -> IllPosed | None:
+    """The counterfactual renders of every attribute the question names, where each was rendered
+    for every seen object: each object that decides the answer (`decisive`; default every seen
+    object) against each other value that would change it; else the size and blur rule."""
+    if not all(image.measured(seen, a) for a in attributes):
+        return _unreadable(image, seen)
+    for a in attributes:
+        for o, values in (decisive or {}).get(a, [(o, None) for o in seen]):
+            found = image.attribute_off([o], a, values)
+            if found:
+                return found
+    return None
+
+
+def _member(objects: list[Seen], shape: str) -> list[tuple[Seen, list[str] | None]]:
+    """Which objects are `shape`: one that is against every other shape, the others against it."""
+    return [(o, None if o.kind == shape else [shape]) for o in objects]
+
+
+def _reads(*attributes: str, decisive=None):
+    def decorate(fn):
+        def checked(q, image, seen):
+            return _attributes_off(image, seen, attributes, decisive(q, seen) if decisive else None) or fn(q, image, seen)
+
+        return checked
+
+    return decorate
 
 
 @AUDITS.key("count_objects")
@@ -82,13 +108,14 @@ def count_color(q, image, seen):
 
 
 @AUDITS.key("count_shape")
-@_readable
+@_reads("shape", decisive=lambda q, seen: {"shape": _member(seen, q["params"]["shape"])})
 def count_shape(q, image, seen):
     return Expected(sum(o.kind == q["params"]["shape"] for o in seen))
 
 
 @AUDITS.key("exist_color_shape")
-@_readable
+@_reads("shape", decisive=lambda q, seen: {"shape": _member([o for o in seen if _colour(o) == q["params"]["color"]],
+                                                            q["params"]["shape"])})
 def exist_color_shape(q, image, seen):
     d = f"{q['params']['color']} {q['params']['shape']}"
     return _names_unseen(image, seen, [d]) or Expected("yes" if any(_is(o, d) for o in seen) else "no")
@@ -100,15 +127,17 @@ def _the(seen: list[Seen], test, what: str) -> Seen | IllPosed:
 
 
 @AUDITS.key("query_color_unique_shape", "query_material_unique_shape", "query_size_unique_shape")
-@_readable
 def query_by_shape(q, image, seen):
     o = _the(seen, lambda o: o.kind == q["params"]["shape"], f"a {q['params']['shape']}")
     asked = q["key"].split("_")[1]  # query_<attribute>_unique_shape
-    return o if isinstance(o, IllPosed) else Expected(o.attributes[asked])
+    the = [x for x in seen if x.kind == q["params"]["shape"]]
+    off = _attributes_off(image, seen, ("shape",) if asked == "color" else ("shape", asked),
+                          {"shape": _member(seen, q["params"]["shape"]), asked: [(x, None) for x in the]})
+    return off or (o if isinstance(o, IllPosed) else Expected(o.attributes[asked]))
 
 
 @AUDITS.key("query_shape_unique_color")
-@_readable
+@_reads("shape", decisive=lambda q, seen: {"shape": [(o, None) for o in seen if _colour(o) == q["params"]["color"]]})
 def query_by_colour(q, image, seen):
     o = _the(seen, lambda o: _colour(o) == q["params"]["color"], q["params"]["color"])
     return o if isinstance(o, IllPosed) else Expected(o.kind)
@@ -121,8 +150,16 @@ def _left_of(image: MeasuredImage, a: Seen, b: Seen) -> bool | IllPosed:
     return dx > 0
 
 
+def _described(q, seen: list[Seen]) -> Decisive:
+    pairs = []
+    for description in (q["params"]["a"], q["params"]["b"]):
+        colour, shape = description.rsplit(" ", 1)
+        pairs += _member([o for o in seen if _colour(o) == colour], shape)
+    return {"shape": pairs}
+
+
 @AUDITS.key("relate_left")
-@_readable
+@_reads("shape", decisive=_described)
 def relate_left(q, image, seen):
     a = _the(seen, lambda o: _is(o, q["params"]["a"]), q["params"]["a"])
     b = _the(seen, lambda o: _is(o, q["params"]["b"]), q["params"]["b"])
@@ -142,14 +179,14 @@ def _study_label(option: str) -> str:
 
 
 @AUDITS.key("label_choice", "label_zsl")
-@_readable
+@_reads("shape")
 def label_choice(q, image, seen):
     labels = [_study_label(option) for option in q["choices"]]
     return _names_unseen(image, seen, labels) or letter_of(q, [any(_is(o, label) for o in seen) for label in labels])
 
 
 @AUDITS.key("relation_choice", "relation_zsl", "relation_zsl_split")
-@_readable
+@_reads("shape")
 def relation_choice(q, image, seen):
     """Options "a photo of a <shape> to the left|right of a <shape>"; true when such a pair of seen
     objects stands so."""
@@ -183,7 +220,7 @@ def _caption(text: str) -> list[tuple[str, str]]:
 
 
 @AUDITS.key("binding_swap", "binding_confusion")
-@_readable
+@_reads("shape")
 def binding(q, image, seen):
     """Captions "a red cube, a blue sphere and a green cone", left to right."""
     ordered = sorted(seen, key=lambda o: o.centre[0])
@@ -248,7 +285,7 @@ def _chain_true(image: MeasuredImage, seen: list[Seen], shapes: list[str], relat
 
 
 @AUDITS.key("autocomp_swap", "autocomp_confusion", "autocomp_vary_color", "autocomp_vary_object")
-@_readable
+@_reads("shape")
 def autocomp(q, image, seen):
     """Each caption re-read: colour captions are true when they describe exactly the seen objects
     (colour and shape, with their numbers); position chains when distinct seen objects of the named

@@ -91,11 +91,12 @@ def build_set(spec: SceneSpec, scene) -> None:
             obj.rotation_euler = (0.0, 0.0, math.radians(p["rotation"]))
 
 
-def build(spec: SceneSpec, scene) -> dict[int, list]:
-    """Create the objects; returns mask index -> Blender objects."""
+def build_objects(spec: SceneSpec, objects, scene) -> dict[int, list]:
+    """Create `objects` (of `spec`, or variants of them) and nothing else; returns mask index ->
+    Blender objects."""
     materials: dict[tuple, object] = {}
     built = {}
-    for o in spec.objects:
+    for o in objects:
         a = o.attributes
         key = (a["color"], a["material"])
         if key not in materials:
@@ -109,5 +110,11 @@ def build(spec: SceneSpec, scene) -> dict[int, list]:
         obj.rotation_euler = (0.0, 0.0, math.radians(o.rotation))
         obj.scale = (o.scale, o.scale, o.scale)
         built[o.id] = [obj]
+    return built
+
+
+def build(spec: SceneSpec, scene) -> dict[int, list]:
+    """Create the objects; returns mask index -> Blender objects."""
+    built = build_objects(spec, spec.objects, scene)
     build_set(spec, scene)
     return built

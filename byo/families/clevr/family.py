@@ -24,6 +24,7 @@ from byo.families.clevr.compass import compass_answers
 from byo.families.clevr.compass_scene import compass_identities
 from byo.families.clevr.export import export_scenes
 from byo.families.clevr.model import (
+    MATERIALS,
     RELATIONS,
     SHAPES,
     SIZES,
@@ -280,6 +281,32 @@ class ClevrFamily(Family):
             f"could not place {len(idents)} objects in [-{c.extent}, {c.extent}]^2 with min_gap {c.min_gap}, "
             f"direction_margin {c.direction_margin} and x_margin {c.x_margin} inside the camera's view "
             f"after {c.max_restarts} restarts; lower `count`, use smaller `sizes` or raise `extent`")
+
+    # -- the counterfactual check (byo/scene/counterfactual.py) ------------------------------------
+    # Shape, material and size are told by rendering each other value; colour by the colour rule
+    # (docs/readability.md), which docs/readability_calibration.md compares with rendered colours.
+    rendered_attributes = ("shape", "material", "size")
+
+    def alternatives(self, spec, obj: SceneObject) -> dict[str, dict[str, SceneObject]]:
+        a = obj.attributes
+        table = _color_table(ClevrContent.model_validate(spec.content))
+
+        def changed(**kw) -> SceneObject:
+            return obj.model_copy(update={"attributes": {**a, **kw}, "name": f"{obj.name}_as_{next(iter(kw.values()))}"})
+
+        out: dict[str, dict[str, SceneObject]] = {
+            "shape": {s: changed(shape=s).model_copy(update={"kind": s}) for s in SHAPES if s != obj.kind},
+            "material": {m: changed(material=m) for m in MATERIALS if m != a["material"]},
+            "color": {c: changed(color=c, rgb=list(rgb)) for c, rgb in table.items() if c != a["color"]},
+        }
+        sizes = {}
+        for size, half in SIZES.items():
+            if size != a["size"]:
+                scale = obj.scale * half / SIZES[a["size"]]
+                x, y, z = obj.location
+                sizes[size] = changed(size=size).model_copy(update={"scale": scale, "location": (x, y, z - obj.scale + scale)})
+        out["size"] = sizes
+        return out
 
     def export(self, layout, legends: list[dict]) -> dict:
         return export_scenes(layout, legends)

@@ -409,7 +409,7 @@ def check_cards(image: MeasuredImage) -> list[tuple[str, str]]:
                                                            f"the mask shows {pixels}"))
             if pixels and not _within(image, r["id"], index_quad(image, o, r["corner"])):
                 problems.append(("parts", f"index region {r['id']} shows outside card {o.id}'s {r['corner']} index"))
-        identity = o.status == SHOWN and readable(image, o)
+        identity = o.band == SHOWN and readable(image, o)
         if a.get("identity_visible") != identity:
             problems.append((f"{where}.identity_visible", f"{a.get('identity_visible')}, its corner indices "
                                                           f"in the mask give {identity}"))
