@@ -26,10 +26,10 @@ COMMANDS = {
                      "question or legend field disagreeing with the pixels"),
     "eval": ("evaluate", "ask a VLM provider every question of a dataset"),
     "score": ("score", "parse a run's answers; write scores.json, CSV tables and parsed.jsonl"),
-    "report": ("score", "one self-contained HTML report comparing runs and prompt variants"),
-    "compare": ("score", "two runs over the same questions, paired: accuracy differences with a t test clustered by "
+    "report": ("runs", "one self-contained HTML report comparing runs and prompt variants"),
+    "compare": ("runs", "two runs over the same questions, paired: accuracy differences with a t test clustered by "
                          "image and its interval, adjusted for the many rows, and threshold differences"),
-    "view": ("score", "a static page of every answered question: image, overlay of the objects asked about, "
+    "view": ("runs", "a static page of every answered question: image, overlay of the objects asked about, "
                       "prompt, answer, parse, truth, verdict; runs side by side"),
     "sheet": ("share", "a labelled sheet: a dataset's contact sheet, or one a family draws (byo sheet -h lists them)"),
     "export": ("share", "write a dataset for another harness (hf, lmms-eval, inspect, vlmevalkit) or for training "
@@ -39,7 +39,7 @@ COMMANDS = {
                        "human (one per annotator) for byo score and byo report"),
     "real-questions": ("ask", "ask real photographs with hand-written labels (FOLDER/labels.yaml) the questions of "
                               "a synthetic dataset, word for word"),
-    "correlate": ("score", "Pearson and Spearman correlation between a run on synthetic images and a run on real "
+    "correlate": ("runs", "Pearson and Spearman correlation between a run on synthetic images and a run on real "
                            "photos, per key: of per-level accuracy, per scene pair and per prompt (BYO-Eval appendix "
                            "E, Figures 51-53)"),
     "import-config": ("plan", "a BYO-Eval config (appendix D) as a project config; keys without a counterpart "
