@@ -107,11 +107,11 @@ def chess_config(style: str, elevation: float, king_px: float, blur: float, seed
 
 def clevr_config(elevation: float, size: str, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    colours = list(rng.choice(["gray", "red", "blue", "green", "brown", "purple", "cyan", "yellow"], size=8))
+    colors = list(rng.choice(["gray", "red", "blue", "green", "brown", "purple", "cyan", "yellow"], size=8))
     at = [(x, y) for y in (-1.4, 1.4) for x in (-3.3, -1.1, 1.1, 3.3)]
     kinds = [(s, m) for m in ("rubber", "metal") for s in SHAPES]
     objects = [{"shape": s, "material": m, "size": size, "color": str(c), "position": list(p)}
-               for (s, m), c, p in zip((kinds[k] for k in rng.permutation(8)), colours, at, strict=True)]
+               for (s, m), c, p in zip((kinds[k] for k in rng.permutation(8)), colors, at, strict=True)]
     return {"dataset": {"name": "cf_clevr", "family": "clevr", "seed": seed, "n_images": 1},
             "scene": {"resolution": list(RESOLUTION),
                       "camera": {"elevation": elevation, "distance": CLEVR_SIZES[size] * (1 if size == "large" else 0.8)},
@@ -165,8 +165,8 @@ def render_scene(config: dict, attributes: list[str]) -> tuple[dict, dict[str, n
         if "color" in attributes:  # the colour rule reads the image as rendered
             found = evidence.measure_objects(engine.render_image(scene), ids, {o.id: [o.id] for o in spec.objects})
             palette = {name: tuple(c / 255 for c in rgb) for name, rgb in COLORS.items()}
-            reads = {i: evidence.colour_margin(e.lab, spec.objects[i - 1].attributes["color"], palette)[0]
-                     >= evidence.COLOUR_MARGIN for i, e in found.items()}
+            reads = {i: evidence.color_margin(e.lab, spec.objects[i - 1].attributes["color"], palette)[0]
+                     >= evidence.COLOR_MARGIN for i, e in found.items()}
         counterfactuals.measure(spec, cfg.family, scene, built, measured, attributes, keep)
         pixels = engine.project_points(scene, [o.location for o in spec.objects])
     legend = {"setup": spec.setup.model_dump(mode="json"), "content": spec.content,
@@ -397,7 +397,7 @@ def attribute_table(rows: list[dict], p: dict) -> dict:
     return {a: {e: f"{n}/{t}" for e, (n, t) in sorted(v.items())} for a, v in out.items()}
 
 
-def colour_rule_agreement(rows: list[dict], p: dict) -> dict:
+def color_rule_agreement(rows: list[dict], p: dict) -> dict:
     """CLEVR's colour rule (evidence.colour_margin on the truth's render) against the rendered
     colours: per object, whether every other colour shows, and whether the rule reads it."""
     table = {(a, b): 0 for a in (True, False) for b in (True, False)}
@@ -416,9 +416,9 @@ def figure(rows: list[dict], p: dict, path: Path) -> None:
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     qs = questions(rows, "chess", "type", "contrast")
     bins = np.linspace(0, 60, 41)
-    for rule_says, colour in ((True, "tab:green"), (False, "tab:red")):
+    for rule_says, color in ((True, "tab:green"), (False, "tab:red")):
         xs = [min(difference(r, p) for r in v) for v in qs.values() if chess_rule(v) == rule_says]
-        axes[0].hist(xs, bins=bins, alpha=0.6, color=colour,
+        axes[0].hist(xs, bins=bins, alpha=0.6, color=color,
                      label=f"silhouette rule: {'asked' if rule_says else 'not asked'} ({len(xs)})")
     axes[0].axvline(p["level"], color="k", lw=1)
     axes[0].set_xlabel("least difference over the 5 other types (ΔE00)")
@@ -577,7 +577,7 @@ def analyse(out: Path, write: bool) -> dict:
     result = {"params": params, "confusion": confusion(rows, params), "default": confusion(rows, params, "default"),
               "held_out": held_out(rows),
               "noise": noise(rows, params), "clevr": clevr_shapes(rows, params),
-              "attributes": attribute_table(rows, params), "colour": colour_rule_agreement(rows, params),
+              "attributes": attribute_table(rows, params), "colour": color_rule_agreement(rows, params),
               "scenes": scenes, "renders": len(rows) + len({(r["scene"], r["object"]) for r in rows}),
               "samples": 4}
     (out / "calibration.json").write_text(json.dumps(result, indent=1, default=str))

@@ -30,7 +30,7 @@ from byo.questions.load import SUMMARY_FILE
 from byo.scene import counterfactual as cf
 
 ROOT = Path(__file__).resolve().parent.parent
-BAND_COLOUR = {"visible": (40, 200, 60), "ambiguous": (255, 170, 0), "hidden": (230, 30, 30)}
+BAND_COLOR = {"visible": (40, 200, 60), "ambiguous": (255, 170, 0), "hidden": (230, 30, 30)}
 COUNT_KEYS = {"chess": ["count_pieces", "count_identification_white_pieces", "count_identification_piece_type"],
               "poker": ["count_total_cards", "count_community_cards", "count_players", "count_table_chip_piles",
                         "count_identify_face_up_cards", "count_identify_face_down_cards"]}
@@ -75,7 +75,7 @@ def tile(layout: Layout, legend: dict, asked: list[dict], skipped: list[dict], s
             continue
         region = mask == o["id"]
         band = seen[o["id"]]["visibility"]
-        out[ndimage.binary_dilation(region) & ~region] = BAND_COLOUR[band]
+        out[ndimage.binary_dilation(region) & ~region] = BAND_COLOR[band]
         notes.append((o, m, band))
     big = Image.fromarray(out).resize((out.shape[1] * scale, out.shape[0] * scale), Image.NEAREST)
     face = font(12)[0]

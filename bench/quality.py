@@ -242,9 +242,9 @@ def workbench_flat() -> dict:
             before = engine.engine_seconds()
             image = engine.render_image(bl_scene)
             seconds = engine.engine_seconds() - before
-        colours, counts = np.unique(image.reshape(-1, 3), axis=0, return_counts=True)
+        colors, counts = np.unique(image.reshape(-1, 3), axis=0, return_counts=True)
         out[label] = {"seconds": round(seconds, 3), "two_colour_share": round(float(np.sort(counts)[-2:].sum() / counts.sum()), 4),
-                      "distinct_colours": len(colours)}
+                      "distinct_colours": len(colors)}
     return out
 
 
@@ -301,8 +301,8 @@ def write_doc(found: dict, flat: dict, path: Path) -> None:
               "A flat crest is two-colour 2D art seen from above. Workbench with flat lighting and no",
               "anti-aliasing draws it in exactly its two colours; Cycles shades, samples and denoises it:",
               "", "| engine | seconds | pixels in the two main colours | distinct colours |", "|---|---|---|---|",
-              f"| Workbench (flat, AA off) | {wb['seconds']} | {100 * wb['two_colour_share']:.1f}% | {wb['distinct_colours']} |",
-              f"| Cycles, standard | {cy['seconds']} | {100 * cy['two_colour_share']:.1f}% | {cy['distinct_colours']} |", "",
+              f"| Workbench (flat, AA off) | {wb['seconds']} | {100 * wb['two_color_share']:.1f}% | {wb['distinct_colors']} |",
+              f"| Cycles, standard | {cy['seconds']} | {100 * cy['two_color_share']:.1f}% | {cy['distinct_colors']} |", "",
               f"Workbench is {cy['seconds'] / max(wb['seconds'], 1e-6):.0f}x faster here and exact, so flat crests default to it;",
               "3D crests (on a plaque, banner or lantern) use Cycles and the presets above."]
     path.write_text("\n".join(lines) + "\n")

@@ -134,12 +134,12 @@ def overlap_examples(dirs) -> list[dict]:
     return rows
 
 
-def colour_examples(dirs) -> list[dict]:
+def color_examples(dirs) -> list[dict]:
     palette = {name: tuple(v / 255 for v in rgb) for name, rgb in COLORS.items()}
     rows = []
     for _legend, o, e in measured(dirs["clevr"]):
         own = o["attributes"]["color"]
-        margin, nearest = evidence.colour_margin(e.lab, own, palette)
+        margin, nearest = evidence.color_margin(e.lab, own, palette)
         material = o["attributes"]["material"]
         label = "readable" if material == "rubber" else "unreadable" if nearest != own else "grey"
         rows.append({"set": material, "label": label, "color": own, "margin": margin, "nearest": nearest,
@@ -175,14 +175,14 @@ def pct(k: int, n: int) -> str:
     return f"{k}/{n} ({k / n:.0%})" if n else "-"
 
 
-def write_docs(contrast, overlap, colour, chosen, path_md: Path, path_png: Path) -> None:
+def write_docs(contrast, overlap, color, chosen, path_md: Path, path_png: Path) -> None:
     shows = lambda r: r["contrast"] >= evidence.SHOW_CONTRAST or r["edge"] >= evidence.SHOW_EDGE  # noqa: E731
     separable = lambda r: r["ink"] >= evidence.SEPARATE_INK or r["seam"] >= evidence.SEPARATE_SEAM  # noqa: E731
     c_ok, c_fu, c_bad, c_fr = rates(contrast, shows)
     o_ok, o_fu, o_bad, o_fr = rates(overlap, separable)
-    rubber = [r for r in colour if r["set"] == "rubber"]
-    metal = [r for r in colour if r["set"] == "metal"]
-    off = [r for r in colour if r["label"] == "unreadable"]
+    rubber = [r for r in color if r["set"] == "rubber"]
+    metal = [r for r in color if r["set"] == "metal"]
+    off = [r for r in color if r["label"] == "unreadable"]
     grey_c = [r for r in contrast if r["label"] == "grey"]
     grey_o = [r for r in overlap if r["label"] == "grey"]
     lines = [
@@ -206,10 +206,10 @@ def write_docs(contrast, overlap, colour, chosen, path_md: Path, path_png: Path)
         f"ink >= {chosen['overlap']['ink']:g} or seam >= {chosen['overlap']['seam']:g} | "
         f"{pct(o_fu, o_ok)} | {pct(o_fr, o_bad)} |",
         f"| colour (CLEVR objects) | {len(rubber)}: rubber | {len(off)}: metal nearer another colour | "
-        f"ΔE00 margin >= {evidence.COLOUR_MARGIN:g} | any margin from 0 to {chosen['colour']:.1f} | "
-        f"{pct(sum(r['margin'] < evidence.COLOUR_MARGIN for r in rubber), len(rubber))} | "
-        f"{pct(sum(r['margin'] >= evidence.COLOUR_MARGIN for r in off), len(off))} (all metal refused: "
-        f"{pct(sum(r['margin'] < evidence.COLOUR_MARGIN for r in metal), len(metal))}) |",
+        f"ΔE00 margin >= {evidence.COLOR_MARGIN:g} | any margin from 0 to {chosen['color']:.1f} | "
+        f"{pct(sum(r['margin'] < evidence.COLOR_MARGIN for r in rubber), len(rubber))} | "
+        f"{pct(sum(r['margin'] >= evidence.COLOR_MARGIN for r in off), len(off))} (all metal refused: "
+        f"{pct(sum(r['margin'] < evidence.COLOR_MARGIN for r in metal), len(metal))}) |",
         "",
         f"Grey zones (not used to choose): contrast, {len(grey_c)} pieces with a disc between 0.5 and 1 x their "
         f"height, {sum(shows(r) for r in grey_c)} judged to show; overlap 0.95, {len(grey_o)} cards, "
@@ -230,21 +230,21 @@ def write_docs(contrast, overlap, colour, chosen, path_md: Path, path_png: Path)
         band = [r for r in overlap if r["factor"] == f]
         lines.append(f"| {f:g} | {len(band)} | {pct(sum(map(separable, band)), len(band))} |")
     lines += ["", "## Colour: by material", "", "| material | objects | colour reads (margin >= "
-              f"{evidence.COLOUR_MARGIN:g}) | median margin |", "|---|---|---|---|"]
+              f"{evidence.COLOR_MARGIN:g}) | median margin |", "|---|---|---|---|"]
     for name, group in (("rubber", rubber), ("metal", metal)):
         if group:
-            lines.append(f"| {name} | {len(group)} | {pct(sum(r['margin'] >= evidence.COLOUR_MARGIN for r in group), len(group))} "
+            lines.append(f"| {name} | {len(group)} | {pct(sum(r['margin'] >= evidence.COLOR_MARGIN for r in group), len(group))} "
                          f"| {np.median([r['margin'] for r in group]):.1f} |")
     path_md.write_text("\n".join(lines) + "\n")
 
     fig, axes = plt.subplots(1, 3, figsize=(13, 4))
-    colours = {"readable": "tab:green", "unreadable": "tab:red", "grey": "tab:gray"}
-    for label in colours:
+    colors = {"readable": "tab:green", "unreadable": "tab:red", "grey": "tab:gray"}
+    for label in colors:
         band = [r for r in contrast if r["label"] == label]
-        axes[0].scatter([r["contrast"] + 0.5 for r in band], [r["edge"] + 0.5 for r in band], s=12, c=colours[label],
+        axes[0].scatter([r["contrast"] + 0.5 for r in band], [r["edge"] + 0.5 for r in band], s=12, c=colors[label],
                         label=label)
         band = [r for r in overlap if r["label"] == label]
-        axes[1].scatter([r["ink"] + 0.5 for r in band], [r["seam"] for r in band], s=12, c=colours[label], label=label)
+        axes[1].scatter([r["ink"] + 0.5 for r in band], [r["seam"] for r in band], s=12, c=colors[label], label=label)
     axes[0].axvline(evidence.SHOW_CONTRAST + 0.5, ls="--", c="k")
     axes[0].axhline(evidence.SHOW_EDGE + 0.5, ls="--", c="k")
     axes[0].set(xlabel="contrast + 0.5 (grey levels)", ylabel="edge + 0.5 (grey levels / px)",
@@ -254,7 +254,7 @@ def write_docs(contrast, overlap, colour, chosen, path_md: Path, path_png: Path)
     axes[1].set(xlabel="ink pixels + 0.5", ylabel="seam (grey levels)", title="overlap: cards", xscale="log")
     axes[2].hist([[r["margin"] for r in rubber], [r["margin"] for r in metal]], bins=20, label=["rubber", "metal"],
                  color=["tab:green", "tab:orange"])
-    axes[2].axvline(evidence.COLOUR_MARGIN, ls="--", c="k")
+    axes[2].axvline(evidence.COLOR_MARGIN, ls="--", c="k")
     axes[2].set(xlabel="ΔE00 margin (nearest other - own)", ylabel="objects", title="colour: CLEVR objects")
     for ax in axes:
         ax.legend(fontsize=8)
@@ -270,16 +270,16 @@ def main() -> None:
     args = parser.parse_args()
     args.json = args.json or args.out / "readability.json"
     dirs = render(args.out)
-    contrast, overlap, colour = contrast_examples(dirs), overlap_examples(dirs), colour_examples(dirs)
-    rubber = sorted(r["margin"] for r in colour if r["set"] == "rubber")
+    contrast, overlap, color = contrast_examples(dirs), overlap_examples(dirs), color_examples(dirs)
+    rubber = sorted(r["margin"] for r in color if r["set"] == "rubber")
     chosen = {
         "contrast": best_pair(contrast, "contrast", "edge", np.arange(2, 41, 1.0), np.arange(2, 31, 1.0)),
         "overlap": best_pair(overlap, "ink", "seam", range(1, 30), np.arange(2, 31, 1.0)),
         "colour": float(rubber[0]) if rubber else 0.0,  # the smallest rubber margin: the zero-error range's top
     }
-    write_docs(contrast, overlap, colour, chosen, args.docs / "readability_calibration.md", args.docs / "readability.png")
+    write_docs(contrast, overlap, color, chosen, args.docs / "readability_calibration.md", args.docs / "readability.png")
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({"chosen": chosen, "contrast": contrast, "overlap": overlap, "colour": colour},
+    args.json.write_text(json.dumps({"chosen": chosen, "contrast": contrast, "overlap": overlap, "colour": color},
                                     indent=1, default=float) + "\n")
     print(json.dumps(chosen, indent=1, default=float))
 

@@ -150,15 +150,15 @@ class MeasuredImage:
                                 f"(ink {e.ink} px, seam {e.seam:.1f} grey levels)")
         return None
 
-    def colour_off(self, objects: list[Seen], palette: dict[str, tuple[float, ...]]) -> IllPosed | None:
+    def color_off(self, objects: list[Seen], palette: dict[str, tuple[float, ...]]) -> IllPosed | None:
         """Ill-posed when an object's rendered colour is not nearer its own palette colour than any
         other by evidence.COLOUR_MARGIN (CIEDE2000)."""
         for o in objects:
             e, own = self.evidence.get(o.id), o.attributes.get("color")
             if e is None or not isinstance(own, str) or own not in palette:
                 continue
-            margin, nearest = evidence.colour_margin(e.lab, own, palette)
-            if margin < evidence.COLOUR_MARGIN:
+            margin, nearest = evidence.color_margin(e.lab, own, palette)
+            if margin < evidence.COLOR_MARGIN:
                 return IllPosed(f"unreadable (colour): {own} {o.kind} {o.id} renders as {nearest} "
                                 f"(ΔE00 margin {margin:.1f})")
         return None

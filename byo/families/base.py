@@ -117,7 +117,7 @@ class Skip:
 @dataclass(frozen=True)
 class Unreadable:
     """An answer the image does not show: a readability rule (`rule`: "contrast", "overlap",
-    "colour", "type", "identity"...) finds an object the question depends on unreadable in the
+    "color", "type", "identity"...) finds an object the question depends on unreadable in the
     rendered image. The question policy (`questions.unreadable` in the config) skips it (the
     default), asks it flagged as unreadable, or asks it."""
 
@@ -221,7 +221,7 @@ def not_separable(objects: list[dict]) -> Problem | None:
     return None
 
 
-def colour_unreadable(objects: list[dict], palette: Mapping[str, Sequence[float]]) -> Problem | None:
+def color_unreadable(objects: list[dict], palette: Mapping[str, Sequence[float]]) -> Problem | None:
     """The first object whose rendered colour (median CIELAB) is not nearer its own palette colour
     than any other by evidence.COLOUR_MARGIN (CIEDE2000); `palette`: name -> sRGB 0-1. Objects of a
     colour outside the palette are not judged."""
@@ -229,9 +229,9 @@ def colour_unreadable(objects: list[dict], palette: Mapping[str, Sequence[float]
         e, own = o.get("rendered"), o["attributes"].get("color")
         if not e or not isinstance(own, str) or own not in palette:
             continue
-        margin, nearest = evidence.colour_margin(e["lab"], own, palette)
-        if margin < evidence.COLOUR_MARGIN:
-            return ("colour", f"{_where(o)} renders as {nearest}: ΔE00 margin {margin:.1f} < {evidence.COLOUR_MARGIN:g}",
+        margin, nearest = evidence.color_margin(e["lab"], own, palette)
+        if margin < evidence.COLOR_MARGIN:
+            return ("color", f"{_where(o)} renders as {nearest}: ΔE00 margin {margin:.1f} < {evidence.COLOR_MARGIN:g}",
                     (o["id"],))
     return None
 

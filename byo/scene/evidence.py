@@ -41,14 +41,14 @@ SHOW_CONTRAST = 24.0
 SHOW_EDGE = 5.0
 SEPARATE_INK = 7
 SEPARATE_SEAM = 9.0
-COLOUR_MARGIN = 1.0  # one just-noticeable difference (ΔE00)
+COLOR_MARGIN = 1.0  # one just-noticeable difference (ΔE00)
 # CIEDE2000's lightness weight kL: shading and reflections change a surface's lightness far more
 # than its hue, and a person names the hue (a shaded yellow sphere is yellow); 4 keeps every
 # matte example its own colour by a margin and refuses issue 25's green-rendered yellow cube.
 LIGHTNESS_WEIGHT = 4.0
 # Colours a person may name any object by, whatever the palette: a gray metal cube that renders
 # near black is called black.
-PLAIN_COLOURS = {"black": (0.02, 0.02, 0.02), "white": (0.95, 0.95, 0.95)}
+PLAIN_COLORS = {"black": (0.02, 0.02, 0.02), "white": (0.95, 0.95, 0.95)}
 
 
 @dataclass(frozen=True)
@@ -156,31 +156,31 @@ def srgb_lab(srgb: Sequence[float]) -> np.ndarray:
     return rgb2lab(np.asarray(srgb, dtype=np.float64).reshape(1, 1, 3)).reshape(3)
 
 
-def colour_margin(lab: Sequence[float], own: str, palette: Mapping[str, Sequence[float]]) -> tuple[float, str]:
+def color_margin(lab: Sequence[float], own: str, palette: Mapping[str, Sequence[float]]) -> tuple[float, str]:
     """(margin, nearest name): CIEDE2000 (kL = LIGHTNESS_WEIGHT) from the rendered `lab` to the
     nearest colour other than `own` (the palette, name -> sRGB 0-1, and PLAIN_COLOURS), minus the
     distance to `own`. Positive: nearer its own. Kept per (lab, own, palette): a question key asks
     it of every object of an image, and an image has hundreds of keys (COMPASS's 323)."""
-    return _colour_margin(tuple(float(v) for v in lab), own,
+    return _color_margin(tuple(float(v) for v in lab), own,
                           tuple((name, tuple(float(v) for v in c)) for name, c in palette.items()))
 
 
 @functools.lru_cache(maxsize=65536)
-def _colour_margin(lab: tuple[float, ...], own: str, palette: tuple) -> tuple[float, str]:
-    colours = {**PLAIN_COLOURS, **dict(palette)}
-    labs = _palette_lab(tuple(colours.items()))
+def _color_margin(lab: tuple[float, ...], own: str, palette: tuple) -> tuple[float, str]:
+    colors = {**PLAIN_COLORS, **dict(palette)}
+    labs = _palette_lab(tuple(colors.items()))
     d = deltaE_ciede2000(np.broadcast_to(np.asarray(lab, dtype=np.float64), labs.shape), labs, kL=LIGHTNESS_WEIGHT)
-    distance = {name: float(v) for name, v in zip(colours, d, strict=True)}
+    distance = {name: float(v) for name, v in zip(colors, d, strict=True)}
     nearest = min(distance, key=distance.__getitem__)
     rivals = [d for name, d in distance.items() if name != own]
     return (min(rivals) if rivals else float("inf")) - distance[own], nearest
 
 
 @functools.lru_cache(maxsize=256)
-def _palette_lab(colours: tuple) -> np.ndarray:
+def _palette_lab(colors: tuple) -> np.ndarray:
     """CIELAB of each (name, sRGB 0-1) colour, in order, one row each."""
-    return np.stack([srgb_lab(c) for _, c in colours])
+    return np.stack([srgb_lab(c) for _, c in colors])
 
 
-def colour_reads(lab: Sequence[float], own: str, palette: Mapping[str, Sequence[float]]) -> bool:
-    return colour_margin(lab, own, palette)[0] >= COLOUR_MARGIN
+def color_reads(lab: Sequence[float], own: str, palette: Mapping[str, Sequence[float]]) -> bool:
+    return color_margin(lab, own, palette)[0] >= COLOR_MARGIN

@@ -125,7 +125,7 @@ def test_the_public_default_config_imports_naming_its_piece_set_as_missing(tmp_p
     assert board["square_size"] == pytest.approx((0.7 - 2 * 0.025) / 8)
 
 
-def test_noise_lighting_and_board_colours_map(tmp_path):
+def test_noise_lighting_and_board_colors_map(tmp_path):
     path = tmp_path / "c.yml"
     path.write_text("chess:\n  board_config:\n    rows: 4\n    columns: 4\n    border_width: 0.05\n"
                     "    length: 0.7\n    white_material: {color: [0.9, 0.9, 0.8, 1.0], roughness: 0.3}\n"

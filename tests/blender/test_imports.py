@@ -80,7 +80,7 @@ def test_a_pack_piece_stands_where_a_procedural_one_does_at_its_height(tmp_path,
         assert abs((a["bbox"][0] + a["bbox"][2]) - (b["bbox"][0] + b["bbox"][2])) <= 6, (kind, a["bbox"], b["bbox"])
 
 
-def test_boxwood_pieces_show_their_wood_colour(tmp_path):
+def test_boxwood_pieces_show_their_wood_color(tmp_path):
     legends, out = render(tmp_path, "wood", {"pieces": [{"type": "queen", "color": "white", "cell": [1, 1]},
                                                         {"type": "rook", "color": "black", "cell": [1, 2]}],
                                              "piece_set": "boxwood_blend"}, n_images=1,

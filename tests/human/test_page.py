@@ -498,8 +498,8 @@ def test_orders_and_samples_are_seeded(tmp_path):
     assert one.ids == select(qs, variant=None, per_level=1, dataset_name="d", run="human", where="q").ids
     assert len(one.ids) == len({q.key for q in qs})  # every key has one level in this dataset
     # the label options are the family's whole domain, not the answers seen
-    colour = next(i for i in s.items.values() if i.answer_type == "label")
-    assert colour.input == {"kind": "choice", "options": ["white", "black"]}
+    color = next(i for i in s.items.values() if i.answer_type == "label")
+    assert color.input == {"kind": "choice", "options": ["white", "black"]}
     assert all("answer" not in i.public() for i in s.items.values())
 
 

@@ -30,7 +30,7 @@ SHAPE_KEYS = ("count_shape", "exist_color_shape", "query_color_unique_shape", "q
               "query_material_unique_shape", "query_size_unique_shape")
 SETS = {"a": {"cone": "metal", "cylinder": "rubber", "sphere": "rubber", "cube": "metal"},
         "b": {"cone": "rubber", "cylinder": "metal", "sphere": "metal", "cube": "rubber"}}
-COLOURS = {"cone": "red", "cylinder": "blue", "sphere": "yellow", "cube": "green"}
+COLORS = {"cone": "red", "cylinder": "blue", "sphere": "yellow", "cube": "green"}
 AT = {"cone": [-1.4, -1.1], "cylinder": [1.4, -1.1], "sphere": [-1.4, 1.1], "cube": [1.4, 1.1]}
 # camera distance (m) and elevations: objects about 15 to 20 px across, or about 10 (far)
 VIEWS = {"near": (1.25, ELEVATIONS), "far": (2.0, [45, 90])}
@@ -38,7 +38,7 @@ VIEWS = {"near": (1.25, ELEVATIONS), "far": (2.0, [45, 90])}
 
 def _config(materials: str, view: str = "near") -> dict:
     distance, elevations = VIEWS[view]
-    objects = [{"shape": s, "color": COLOURS[s], "material": m, "position": AT[s]} for s, m in SETS[materials].items()]
+    objects = [{"shape": s, "color": COLORS[s], "material": m, "position": AT[s]} for s, m in SETS[materials].items()]
     return {"dataset": {"name": f"shapes_{materials}", "family": "clevr", "seed": 11, "n_images": 1},
             "scene": {"resolution": [128, 96], "render": {"samples": 8, "denoise": "off", "min_visible_pixels": 40},
                       "camera": {"distance": distance}, "content": {"mode": "objects", "objects": objects}},
@@ -123,10 +123,10 @@ def test_from_above_small_round_shapes_look_alike_and_no_question_tells_them_apa
                   for s in ROUND if s != o["kind"] and not _shows(cf.measured(o), s)]
     # every round shape is taken for another round shape from above
     assert {kind for kind, _ in confusable} == set(ROUND), confusable
-    round_colours = {COLOURS[s] for s in ROUND}
+    round_colors = {COLORS[s] for s in ROUND}
     for q in _questions(shapes["far"], top["image"]):
         if q["key"] in SHAPE_KEYS and q["key"] != "exist_color_shape":  # "is there a cyan sphere?" may read
-            assert q["params"].get("shape") not in ROUND and q["params"].get("color") not in round_colours, q
+            assert q["params"].get("shape") not in ROUND and q["params"].get("color") not in round_colors, q
 
 
 def test_from_30_to_60_degrees_every_shape_shows_and_the_same_questions_are_asked(shapes, tmp_path):

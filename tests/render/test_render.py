@@ -231,8 +231,8 @@ def test_orthographic_camera_and_flat_workbench(tmp_path):
     assert not render_dataset(str(write_config(tmp_path, cfg)), str(out), executor=InProcess(),
                               show_progress=False).failed
     legend = json.loads((out / "legends" / "flat_000000.json").read_text())
-    colours = {tuple(c) for c in pixels(out / legend["image"]).reshape(-1, 3)}
-    assert colours == {(255, 255, 255), (173, 35, 35), (42, 75, 215)}
+    colors = {tuple(c) for c in pixels(out / legend["image"]).reshape(-1, 3)}
+    assert colors == {(255, 255, 255), (173, 35, 35), (42, 75, 215)}
     from byo.scene.setup import ResolvedSetup
 
     ours = ResolvedSetup.model_validate(legend["setup"]).projector().project([o["location"] for o in legend["objects"]])

@@ -137,7 +137,7 @@ def test_a_table_image_names_a_texture_of_a_table_texture_pack():
         load_config({**base, "scene": {"table": {"texture": "high", "image": {"pack": "table_textures"}}}})
 
 
-def test_pieces_of_a_pack_record_the_pack_colours():
+def test_pieces_of_a_pack_record_the_pack_colors():
     from byo.scene.plan import jobs
     from byo.scene.spec import sample_spec
 

@@ -124,7 +124,7 @@ def test_plan_samples_every_scene_and_reports_impossible_placements(tmp_path, ca
     ("poker", {"chips": {"colors": ["red", {"name": "gold", "rgb": [1, 0.8, -0.1]}]}},
      "scene.content.chips.colors[1].rgb"),
 ])
-def test_a_colour_of_ones_own_is_checked_alike_in_every_family(family, content, key):
+def test_a_color_of_ones_own_is_checked_alike_in_every_family(family, content, key):
     """One ColorDef (byo.core.schema) for every family: an sRGB value of 3 numbers in [0, 1]."""
     with pytest.raises(ConfigError) as err:
         load_config({"dataset": {"name": "c", "family": family}, "scene": {"content": content}})

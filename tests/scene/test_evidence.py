@@ -67,13 +67,13 @@ def test_a_strip_is_separable_by_ink_or_a_seam(seam_line, ink, separable):
     assert evidence.separable(e) is separable, e
 
 
-def test_the_colour_margin_names_the_colour_it_renders():
+def test_the_color_margin_names_the_color_it_renders():
     palette = {"yellow": (1.0, 0.93, 0.2), "green": (0.11, 0.41, 0.08), "cyan": (0.16, 0.82, 0.82)}
     own = evidence.srgb_lab(palette["yellow"])
-    assert evidence.colour_reads(own, "yellow", palette)
+    assert evidence.color_reads(own, "yellow", palette)
     greenish = evidence.srgb_lab((84 / 255, 158 / 255, 33 / 255))  # issue 25's yellow metal cube reflecting cyan
-    margin, nearest = evidence.colour_margin(greenish, "yellow", palette)
-    assert nearest == "green" and margin < 0 and not evidence.colour_reads(greenish, "yellow", palette)
+    margin, nearest = evidence.color_margin(greenish, "yellow", palette)
+    assert nearest == "green" and margin < 0 and not evidence.color_reads(greenish, "yellow", palette)
 
 
 def test_an_image_and_a_mask_of_different_sizes_are_refused():
@@ -125,7 +125,7 @@ def _audit(dataset, policy: str) -> tuple[object, object]:
 
 @pytest.mark.render
 @pytest.mark.parametrize(("case", "rule"), [("chess_f05", "contrast"), ("poker_097", "overlap"),
-                                            ("clevr_metal", "colour")])
+                                            ("clevr_metal", "color")])
 def test_unreadable_questions_are_skipped_flagged_or_caught(rendered, case, rule):
     dataset = rendered[case]
     # asked regardless: the audit, from the image files, calls every question the rule finds
@@ -182,8 +182,8 @@ def test_the_measured_numbers_of_the_cases(rendered):
     assert top["ink"] > 50  # the top card's face shows
     assert all(separable(e) for e in by_image[0.6] if e["seam"] is not None)
     metal = [(o, e) for o, e in evidences("clevr_metal") if e]
-    margins = [evidence.colour_margin(e["lab"], o["attributes"]["color"], CLEVR_PALETTE)[0] for o, e in metal]
-    assert min(margins) < evidence.COLOUR_MARGIN  # some metal renders off its colour
+    margins = [evidence.color_margin(e["lab"], o["attributes"]["color"], CLEVR_PALETTE)[0] for o, e in metal]
+    assert min(margins) < evidence.COLOR_MARGIN  # some metal renders off its colour
 
 
 CLEVR_PALETTE = {name: tuple(c / 255 for c in rgb) for name, rgb in COLORS.items()}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PIL import Image
 
-COLOURS = {"red": (200, 30, 30), "blue": (30, 30, 200), "green": (30, 180, 30), "yellow": (220, 210, 40)}
+COLORS = {"red": (200, 30, 30), "blue": (30, 30, 200), "green": (30, 180, 30), "yellow": (220, 210, 40)}
 SHAPES = ("cube", "sphere", "cylinder", "cone")
 
 
@@ -18,15 +18,15 @@ def make_retrieval_dataset(root: Path, n: int = 12, *, variants: tuple[str, ...]
     caption and 2 to 4 others (the size varies with the image), asked in each prompt variant."""
     (root / "images").mkdir(parents=True, exist_ok=True)
     lines = []
-    colours = list(COLOURS)
+    colors = list(COLORS)
     for i in range(n):
-        colour, shape = colours[i % 4], SHAPES[i // 4 % 4]
+        color, shape = colors[i % 4], SHAPES[i // 4 % 4]
         image = f"images/ret_{i:06d}.png"
-        Image.new("RGB", size, tuple((c + 7 * i) % 256 for c in COLOURS[colour])).save(root / image)
-        others = [f"a {c} {s}" for c in colours for s in SHAPES if (c, s) != (colour, shape)]
+        Image.new("RGB", size, tuple((c + 7 * i) % 256 for c in COLORS[color])).save(root / image)
+        others = [f"a {c} {s}" for c in colors for s in SHAPES if (c, s) != (color, shape)]
         k = 2 + i % 3
         negatives = [others[(i * 5 + 3 * j) % len(others)] for j in range(k)]
-        captions = list(dict.fromkeys([f"a {colour} {shape}", *negatives]))
+        captions = list(dict.fromkeys([f"a {color} {shape}", *negatives]))
         truth = i % len(captions)
         captions[0], captions[truth] = captions[truth], captions[0]
         letters = "ABCDEFGH"

@@ -140,9 +140,9 @@ def count_squares(q, image, seen):
 
 
 @AUDITS.key("count_identification_white_pieces", "count_identification_black_pieces")
-def count_colour(q, image, seen):
-    colour = "white" if "white" in q["key"] else "black"
-    return Expected(sum(o.attributes["color"] == colour for o in seen))
+def count_color(q, image, seen):
+    color = "white" if "white" in q["key"] else "black"
+    return Expected(sum(o.attributes["color"] == color for o in seen))
 
 
 @AUDITS.key("count_identification_piece_type", "count_identification_any_piece_type")
@@ -161,7 +161,7 @@ def identify_type(q, image, seen):
 
 
 @AUDITS.key("identify_color_one_piece")
-def identify_colour(q, image, seen):
+def identify_color(q, image, seen):
     one = _one(seen, 1)
     return one if isinstance(one, IllPosed) else Expected(one[0].attributes["color"])
 
@@ -203,9 +203,9 @@ def between(q, image, seen):
     return Expected(abs(_view(image, two[0])[axis] - _view(image, two[1])[axis]))
 
 
-def _on_line(q, image, seen, colour=None):
+def _on_line(q, image, seen, color=None):
     axis, line = (0, q["params"]["row"]) if "row" in q["params"] else (1, q["params"]["column"])
-    return Expected(sum(_view(image, o)[axis] == line and colour in (None, o.attributes["color"]) for o in seen))
+    return Expected(sum(_view(image, o)[axis] == line and color in (None, o.attributes["color"]) for o in seen))
 
 
 @AUDITS.key("count_localization_pieces_on_row", "count_localization_pieces_on_column")

@@ -18,7 +18,7 @@ from byo.families.api import (
     attribute_unreadable,
     blur_px,
     box_size,
-    colour_unreadable,
+    color_unreadable,
     measured_attribute,
     multiple_choice,
     not_shown,
@@ -82,9 +82,9 @@ def palette(legend: dict) -> dict[str, tuple[float, ...]]:
     return {name: tuple(v / 255 for v in rgb) for name, rgb in COLORS.items()} | own
 
 
-def _colours_unreadable(legend: dict) -> Problem | None:
+def _colors_unreadable(legend: dict) -> Problem | None:
     """The colour rule: every visible object's rendered colour reads as its own (docs/readability.md)."""
-    return colour_unreadable(visible(legend), palette(legend))
+    return color_unreadable(visible(legend), palette(legend))
 
 
 # (object, the other values that would change the answer; None: every other value), per attribute
@@ -136,10 +136,10 @@ def reads(*attributes: str, decisive: Callable[[dict, Answer], Decisive] | None 
 readable = reads("shape", "material", "size")
 
 
-def coloured(fn):
+def colored(fn):
     """Decorate an answer function whose question names or asks colours: the colour rule."""
     def checked(legend, rng):
-        return unless(_colours_unreadable(legend), fn(legend, rng))
+        return unless(_colors_unreadable(legend), fn(legend, rng))
 
     checked.__doc__ = fn.__doc__
     return checked
@@ -162,7 +162,7 @@ def count_objects(legend, rng):
 
 @ANSWERS.key("count_color")
 @shown
-@coloured
+@colored
 def count_color(legend, rng):
     color = _pick(rng, _colors(legend))
     return Answer(sum(_attr(o, "color") == color for o in visible(legend)), {"color": color})
@@ -186,7 +186,7 @@ def _label(o: dict) -> tuple[str, str]:
 
 @ANSWERS.key("exist_color_shape")
 @shown
-@coloured
+@colored
 @reads("shape", decisive=lambda legend, a: {"shape": membership(_of(legend, color=a.params["color"]), "shape",
                                                                  a.params["shape"])})
 def exist_color_shape(legend, rng):
@@ -221,7 +221,7 @@ def _unique_by_shape(*asked: str):
 
 @ANSWERS.key("query_color_unique_shape")
 @shown
-@coloured
+@colored
 @reads("shape", decisive=_unique_by_shape())
 def query_color(legend, rng):
     return _query(legend, rng, "shape", "color")
@@ -229,7 +229,7 @@ def query_color(legend, rng):
 
 @ANSWERS.key("query_shape_unique_color")
 @shown
-@coloured
+@colored
 @reads("shape", decisive=lambda legend, a: {"shape": [(o, None) for o in _of(legend, color=a.params["color"])]})
 def query_shape(legend, rng):
     return _query(legend, rng, "color", "shape")
@@ -372,7 +372,7 @@ def _label_answer(legend, rng) -> tuple[dict, list[dict], set] | Skip:
 
 @ANSWERS.key("label_choice")
 @shown
-@coloured
+@colored
 @reads("shape")
 def label_choice(legend, rng):
     """The compositional-generalisation study, GZSL: "models must pick the correct label for an image from a
@@ -399,7 +399,7 @@ def label_choice(legend, rng):
 
 @ANSWERS.key("label_zsl")
 @shown
-@coloured
+@colored
 @reads("shape")
 def label_zsl(legend, rng):
     """The compositional-generalisation study, ZSL (two objects): "one correct label and two distractors from
@@ -463,7 +463,7 @@ def _hard_negatives(label: str) -> list[str]:
 
 @ANSWERS.key("relation_choice")
 @shown
-@coloured
+@colored
 @reads("shape")
 def relation_choice(legend, rng):
     """The compositional-generalisation study, relational GZSL: "the true label, two randomly selected labels,
@@ -484,7 +484,7 @@ def relation_choice(legend, rng):
 
 @ANSWERS.key("relation_zsl")
 @shown
-@coloured
+@colored
 @reads("shape")
 def relation_zsl(legend, rng):
     """The compositional-generalisation study, relational ZSL (Table 6), so that only the relation decides: the
@@ -504,7 +504,7 @@ def relation_zsl(legend, rng):
 
 @ANSWERS.key("relation_zsl_split")
 @shown
-@coloured
+@colored
 @reads("shape")
 def relation_zsl_split(legend, rng):
     """The compositional-generalisation study, relational ZSL as the paper samples it: the true label and two
@@ -543,7 +543,7 @@ def _binding(legend) -> list[tuple[str, str]] | Skip:
 
 @ANSWERS.key("binding_swap")
 @shown
-@coloured
+@colored
 @reads("shape")
 def binding_swap(legend, rng):
     """Auto-Comp, Swap: the N colours permuted among the N objects (N! - 1 negatives)."""
@@ -557,7 +557,7 @@ def binding_swap(legend, rng):
 
 @ANSWERS.key("binding_confusion")
 @shown
-@coloured
+@colored
 @reads("shape")
 def binding_confusion(legend, rng):
     """Auto-Comp, Confusion with captions read left to right: colours and objects drawn with
@@ -634,7 +634,7 @@ def _autocomp_set(legend, rng, benchmark: str, task: str | None, ns: tuple[int, 
 
 @ANSWERS.key("autocomp_swap")
 @shown
-@coloured
+@colored
 @reads("shape")
 def autocomp_swap(legend, rng):
     """Auto-Comp, Swap: colours permuted among the fixed objects (colour), or the objects permuted
@@ -644,7 +644,7 @@ def autocomp_swap(legend, rng):
 
 @ANSWERS.key("autocomp_confusion")
 @shown
-@coloured
+@colored
 @reads("shape")
 def autocomp_confusion(legend, rng):
     """Auto-Comp, Confusion: every arrangement of the concept's objects and colours (relations),
@@ -654,7 +654,7 @@ def autocomp_confusion(legend, rng):
 
 @ANSWERS.key("autocomp_vary_color")
 @shown
-@coloured
+@colored
 @reads("shape")
 def autocomp_vary_color(legend, rng):
     """Auto-Comp, N = 1 sanity set: the object in every colour of the vocabulary."""
@@ -663,7 +663,7 @@ def autocomp_vary_color(legend, rng):
 
 @ANSWERS.key("autocomp_vary_object")
 @shown
-@coloured
+@colored
 @reads("shape")
 def autocomp_vary_object(legend, rng):
     """Auto-Comp, N = 1 sanity set: every object of the vocabulary in the true colour."""

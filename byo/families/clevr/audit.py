@@ -33,13 +33,13 @@ from byo.families.clevr.model import (
 AUDITS = AuditTable()
 
 
-def _colour(o: Seen) -> str:
+def _color(o: Seen) -> str:
     return o.attributes["color"]
 
 
 def _is(o: Seen, description: str) -> bool:
     """`description` is "<colour> <shape>"."""
-    return f"{_colour(o)} {o.kind}" == description
+    return f"{_color(o)} {o.kind}" == description
 
 
 def _margin(image: MeasuredImage) -> float:
@@ -104,7 +104,7 @@ def count_objects(q, image, seen):
 
 @AUDITS.key("count_color")
 def count_color(q, image, seen):
-    return Expected(sum(_colour(o) == q["params"]["color"] for o in seen))
+    return Expected(sum(_color(o) == q["params"]["color"] for o in seen))
 
 
 @AUDITS.key("count_shape")
@@ -114,7 +114,7 @@ def count_shape(q, image, seen):
 
 
 @AUDITS.key("exist_color_shape")
-@_reads("shape", decisive=lambda q, seen: {"shape": _member([o for o in seen if _colour(o) == q["params"]["color"]],
+@_reads("shape", decisive=lambda q, seen: {"shape": _member([o for o in seen if _color(o) == q["params"]["color"]],
                                                             q["params"]["shape"])})
 def exist_color_shape(q, image, seen):
     d = f"{q['params']['color']} {q['params']['shape']}"
@@ -137,9 +137,9 @@ def query_by_shape(q, image, seen):
 
 
 @AUDITS.key("query_shape_unique_color")
-@_reads("shape", decisive=lambda q, seen: {"shape": [(o, None) for o in seen if _colour(o) == q["params"]["color"]]})
-def query_by_colour(q, image, seen):
-    o = _the(seen, lambda o: _colour(o) == q["params"]["color"], q["params"]["color"])
+@_reads("shape", decisive=lambda q, seen: {"shape": [(o, None) for o in seen if _color(o) == q["params"]["color"]]})
+def query_by_color(q, image, seen):
+    o = _the(seen, lambda o: _color(o) == q["params"]["color"], q["params"]["color"])
     return o if isinstance(o, IllPosed) else Expected(o.kind)
 
 
@@ -153,8 +153,8 @@ def _left_of(image: MeasuredImage, a: Seen, b: Seen) -> bool | IllPosed:
 def _described(q, seen: list[Seen]) -> Decisive:
     pairs = []
     for description in (q["params"]["a"], q["params"]["b"]):
-        colour, shape = description.rsplit(" ", 1)
-        pairs += _member([o for o in seen if _colour(o) == colour], shape)
+        color, shape = description.rsplit(" ", 1)
+        pairs += _member([o for o in seen if _color(o) == color], shape)
     return {"shape": pairs}
 
 
@@ -213,8 +213,8 @@ def _caption(text: str) -> list[tuple[str, str]]:
     """ "a red cube, a blue sphere and a green cone" -> [(red, cube), (blue, sphere), (green, cone)]"""
     out = []
     for part in re.split(r", | and ", text):
-        colour, _, shape = part.split(" ", 1)[1].rpartition(" ")
-        out.append((colour, shape))
+        color, _, shape = part.split(" ", 1)[1].rpartition(" ")
+        out.append((color, shape))
     return out
 
 
@@ -228,8 +228,8 @@ def binding(q, image, seen):
         left = _left_of(image, a, b)
         if isinstance(left, IllPosed):
             return left
-    truth = [(_colour(o), o.kind) for o in ordered]
-    hidden = {(_colour(o), o.kind) for o in image.with_status(UNSEEN)}
+    truth = [(_color(o), o.kind) for o in ordered]
+    hidden = {(_color(o), o.kind) for o in image.with_status(UNSEEN)}
     captions = [_caption(option) for option in q["choices"]]
     named = {pair for caption in captions for pair in caption}
     if not (named & hidden) <= set(truth):
@@ -241,8 +241,8 @@ def binding(q, image, seen):
 PHRASES = {"to the left of": "left", "to the right of": "right", "over": "over", "under": "under"}
 
 
-def _described_pairs(text: str, colours: list[str], shapes: list[str]) -> list[tuple[str, str]]:
-    pattern = rf"\b({'|'.join(map(re.escape, colours))}) ({'|'.join(map(re.escape, shapes))})\b"
+def _described_pairs(text: str, colors: list[str], shapes: list[str]) -> list[tuple[str, str]]:
+    pattern = rf"\b({'|'.join(map(re.escape, colors))}) ({'|'.join(map(re.escape, shapes))})\b"
     return re.findall(pattern, text.lower())
 
 
@@ -293,12 +293,12 @@ def autocomp(q, image, seen):
     if image.with_status(UNSEEN):
         return IllPosed("an object is not visible")
     content = image.legend["content"]
-    colours = [c if isinstance(c, str) else c["name"] for c in content["colors"]]
+    colors = [c if isinstance(c, str) else c["name"] for c in content["colors"]]
     truths = []
     for option in q["choices"]:
         if q["params"]["task"] == "color":
-            truths.append(Counter(_described_pairs(option, colours, content["shapes"]))
-                          == Counter((_colour(o), o.kind) for o in seen))
+            truths.append(Counter(_described_pairs(option, colors, content["shapes"]))
+                          == Counter((_color(o), o.kind) for o in seen))
         else:
             shapes, relations = _chain(option, content["shapes"])
             if len(shapes) != len(relations) + 1:
@@ -343,9 +343,9 @@ def _palette(image: MeasuredImage) -> dict[str, tuple[float, ...]]:
 
 # The readability rules (docs/readability.md), from the image file: each seen object stands out
 # (every key); each seen object's rendered colour reads as its own (keys naming colours).
-COLOUR_KEYS = ("count_color", "exist_color_shape", "query_color_unique_shape", "query_shape_unique_color",
+COLOR_KEYS = ("count_color", "exist_color_shape", "query_color_unique_shape", "query_shape_unique_color",
                "label_choice", "label_zsl", "relation_choice", "relation_zsl", "relation_zsl_split", "binding_swap",
                "binding_confusion",
                "autocomp_swap", "autocomp_confusion", "autocomp_vary_color", "autocomp_vary_object")
-guarded(AUDITS, (*COLOUR_KEYS, *COMPASS_AUDITS), lambda q, image, seen: image.colour_off(seen, _palette(image)))
+guarded(AUDITS, (*COLOR_KEYS, *COMPASS_AUDITS), lambda q, image, seen: image.color_off(seen, _palette(image)))
 guarded(AUDITS, list(AUDITS), lambda q, image, seen: image.unshown(seen))

@@ -169,7 +169,7 @@ class Scene:
     def __init__(self, legend: dict):
         self.objects = legend["objects"]
         self.rel = legend["extras"]["relationships"]  # rel[name][i]: the j that are `name` of i
-        self.colours = _colours(legend)
+        self.colors = _colors(legend)
         self._absent: bool | None = None
         self._attributes: dict[tuple[int, str], bool] = {}
         self._relations: dict[tuple[int, int], list[str]] = {}
@@ -233,7 +233,7 @@ class Scene:
         key = (i, attr)
         if key not in self._attributes:
             o = self.objects[i]
-            vocab = {"size": list(SIZES), "color": self.colours, "material": list(MATERIALS)}[attr]
+            vocab = {"size": list(SIZES), "color": self.colors, "material": list(MATERIALS)}[attr]
             self._attributes[key] = any(
                 self.false(Caption([Entity(i, o["kind"], {attr: v})], [[0]], {}, "attribute"))
                 for v in vocab if v != o["attributes"][attr])
@@ -325,14 +325,14 @@ def build_caption(scene: Scene, level: str, n: int, rng: np.random.Generator) ->
     return c
 
 
-def replacements(c: Caption, primitive: tuple, colours: list[str]) -> list[str]:
+def replacements(c: Caption, primitive: tuple, colors: list[str]) -> list[str]:
     """Other primitives of the same type (the CLEVR vocabularies)."""
     if primitive[0] == "O":
         current, vocab = c.entities[primitive[1]].shape, list(SHAPES)
     elif primitive[0] == "A":
         attr = primitive[2]
         current = c.entities[primitive[1]].attrs[attr]
-        vocab = {"size": list(SIZES), "color": colours, "material": list(MATERIALS)}[attr]
+        vocab = {"size": list(SIZES), "color": colors, "material": list(MATERIALS)}[attr]
     else:
         current, vocab = c.relations[(primitive[1], primitive[2])], list(RELATION_WORDS)
     return [v for v in vocab if v != current]
@@ -357,12 +357,12 @@ class Instance:
     skills: dict[str, list[tuple[tuple, str]] | None]  # type -> K (primitive, replacement), None: not found
 
 
-def _matched(scene: Scene, c: Caption, colours: list[str], rng: np.random.Generator) -> list | None:
+def _matched(scene: Scene, c: Caption, colors: list[str], rng: np.random.Generator) -> list | None:
     """One replacement per primitive whose composed and decomposed negatives are both false."""
     out = []
     texts = {c.text()}
     for p in c.primitives():
-        options = replacements(c, p, colours)
+        options = replacements(c, p, colors)
         for k in rng.permutation(len(options)).tolist():
             v = options[k]
             negative = c.replaced(p, v)
@@ -381,10 +381,10 @@ def _local(p: tuple) -> tuple:
     return ("O", 0) if p[0] == "O" else ("A", 0, p[2]) if p[0] == "A" else ("R", 0, 1)
 
 
-def _skill(scene: Scene, c: Caption, t: str, colours: list[str], rng: np.random.Generator) -> list | None:
+def _skill(scene: Scene, c: Caption, t: str, colors: list[str], rng: np.random.Generator) -> list | None:
     """K distinct false negatives that each replace one primitive of type t; primitives drawn by
     weight, halved once drawn."""
-    candidates = {p: [v for v in replacements(c, p, colours) if scene.false(c.replaced(p, v))]
+    candidates = {p: [v for v in replacements(c, p, colors) if scene.false(c.replaced(p, v))]
                   for p in c.primitives() if p[0] == t}
     candidates = {p: vs for p, vs in candidates.items() if vs}
     if sum(len(vs) for vs in candidates.values()) < K:
@@ -404,7 +404,7 @@ def _skill(scene: Scene, c: Caption, t: str, colours: list[str], rng: np.random.
 _CACHE: dict[str, Instance | Skip] = {}
 
 
-def _colours(legend: dict) -> list[str]:
+def _colors(legend: dict) -> list[str]:
     return [c if isinstance(c, str) else c["name"] for c in legend["content"]["colors"]]
 
 
@@ -438,15 +438,15 @@ def _instance(legend: dict, level: str, n: int) -> Instance | Skip:
     if n > most_primitives(level, n_objects):
         return Skip(f"{n_objects} objects give fewer than {n} primitives at level {level.upper()}")
     rng = np.random.default_rng([legend["seed"], zlib.crc32(f"compass/{level}/{n}".encode())])
-    colours = scene.colours
+    colors = scene.colors
     for _ in range(CAPTION_TRIES):
         c = build_caption(scene, level, n, rng)
         if c is None:
             continue
-        matched = _matched(scene, c, colours, rng)
+        matched = _matched(scene, c, colors, rng)
         if matched is None:
             continue
-        skills = {t: _skill(scene, c, t, colours, rng) for t in LEVELS[level]}
+        skills = {t: _skill(scene, c, t, colors, rng) for t in LEVELS[level]}
         return Instance(level, c, matched, skills)
     return Skip(f"no caption of {n} primitives at level {level.upper()} whose every primitive has a false "
                 f"replacement in {CAPTION_TRIES} tries")

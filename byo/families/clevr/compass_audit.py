@@ -29,7 +29,7 @@ _REL = "|".join(re.escape(w) for w in RELATIONS)
 _NOUN = r"an? ((?:[a-z]+ )*?)(cube|sphere|cylinder|cone)"
 
 
-def parse(caption: str, colours: set[str]) -> tuple[list[dict], list[tuple[int, str, int]]] | None:
+def parse(caption: str, colors: set[str]) -> tuple[list[dict], list[tuple[int, str, int]]] | None:
     """A composed caption, "There is a large red cube to the left of a sphere that is behind a cone.
     There is a cone.", or a decomposed one, "There is a cube in the image." (an object), "There is
     a red cube." (an attribute), "The cube is to the left of the sphere." (a relation) -> entities
@@ -51,7 +51,7 @@ def parse(caption: str, colours: set[str]) -> tuple[list[dict], list[tuple[int, 
         for k, (rel, words, shape) in enumerate(parts):
             attrs = {}
             for w in words.split():
-                kind = next((a for a, ws in WORDS.items() if w in ws), "color" if w in colours else None)
+                kind = next((a for a, ws in WORDS.items() if w in ws), "color" if w in colors else None)
                 if kind is None or kind in attrs:
                     return None
                 attrs[kind] = w
@@ -137,8 +137,8 @@ def audit_compass(q: dict, image: MeasuredImage, seen: list[Seen]):
     retrieval = q.get("retrieval")
     if not retrieval:
         return IllPosed("a COMPASS question without its candidate captions")
-    colours = {c if isinstance(c, str) else c["name"] for c in image.legend["content"]["colors"]}
-    parsed = [parse(c, colours) for c in retrieval["captions"]]
+    colors = {c if isinstance(c, str) else c["name"] for c in image.legend["content"]["colors"]}
+    parsed = [parse(c, colors) for c in retrieval["captions"]]
     for caption, p in zip(retrieval["captions"], parsed, strict=True):
         if p is None:
             return IllPosed(f"{caption!r} does not read as a COMPASS caption")

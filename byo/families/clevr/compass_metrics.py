@@ -368,14 +368,14 @@ def integration_figure(series: list[tuple[str, str, list[dict]]]) -> list[tuple[
     plt = pyplot()
     fig, axes = plt.subplots(1, len(levels), figsize=(4.2 * len(levels), 3.2), squeeze=False, sharey=True)
     for ax, level in zip(axes[0], levels, strict=True):
-        for label, colour, rows in series:
+        for label, color, rows in series:
             pts = sorted((r for r in rows if r["level"] == level and r["n"] != ALL and r["variant"] == ALL),
                          key=lambda r: r["n"])
             if not pts:
                 continue
             n = [r["n"] for r in pts]
-            ax.plot(n, [r["r1_composed"] for r in pts], "-o", color=colour, label=f"{label} composed")
-            ax.plot(n, [r["r1_decomposed"] for r in pts], "--s", color=colour, label=f"{label} decomposed")
+            ax.plot(n, [r["r1_composed"] for r in pts], "-o", color=color, label=f"{label} composed")
+            ax.plot(n, [r["r1_decomposed"] for r in pts], "--s", color=color, label=f"{label} decomposed")
         ax.set_title(f"{level}")
         ax.set_xlabel("complexity N (primitives)")
         ax.set_ylim(-0.02, 1.02)

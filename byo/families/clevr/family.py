@@ -18,7 +18,7 @@ from byo.families.api import (
     visible,
 )
 from byo.families.clevr import compass_metrics, metrics
-from byo.families.clevr.answers import ANSWERS, coloured, readable, shown
+from byo.families.clevr.answers import ANSWERS, colored, readable, shown
 from byo.families.clevr.autocomp import cells, concept_caption, concept_rng, sample_concept
 from byo.families.clevr.compass import compass_answers
 from byo.families.clevr.compass_scene import compass_identities
@@ -50,7 +50,7 @@ class ClevrFamily(Family):
     content_model = ClevrContent
     template_file = "clevr.yaml"
     # COMPASS: compass.py; its captions name colours, and every object must stand out
-    answers = {**ANSWERS, **{key: shown(coloured(fn)) for key, fn in compass_answers(readable).items()}}
+    answers = {**ANSWERS, **{key: shown(colored(fn)) for key, fn in compass_answers(readable).items()}}
     design_keys = ("mode", "count", "shapes", "colors", "materials", "sizes", "split", "scale", "extent")
     audit = "audit"
     # COMPASS's caption sets (dataset_configs/compass/ asks them) and the compositional-generalisation

@@ -33,7 +33,7 @@ from byo.families.api import (
 )
 from byo.families.crest.answers import ANSWERS
 from byo.families.crest.metrics import SCORING
-from byo.families.crest.model import CrestContent, colours, layer_offset, record
+from byo.families.crest.model import CrestContent, colors, layer_offset, record
 from byo.families.crest.motifs import carriers, library
 from byo.families.crest.motifs.grammar import Crest, Layer, component_layers, layers
 from byo.families.crest.motifs.labels import component_labels
@@ -129,7 +129,7 @@ class CrestFamily(Family):
                                  "dataset_configs/crest/composite_3d.yaml does")
         rec, parts, labels, part = self.draw(content, draw)
         kind = "flat" if content.presentation == "flat" else content.carrier.kind
-        surface_rgb, ink = colours(content)
+        surface_rgb, ink = colors(content)
         s = content.size
         objects = []
         for i, layer in enumerate(parts):

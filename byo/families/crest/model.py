@@ -150,7 +150,7 @@ def layer_offset(level: float, kind: str, size: float) -> float:
     return size * (LAYER_GAP * level + (0.0 if kind == "flat" else SURFACE_GAP))
 
 
-def colours(content: CrestContent) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+def colors(content: CrestContent) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
     """(surface, ink) sRGB; the flat surface is the background."""
     if content.presentation == "flat":
         return (1.0, 1.0, 1.0), content.ink or (0.0, 0.0, 0.0)

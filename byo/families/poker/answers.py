@@ -171,7 +171,7 @@ def _rank_words(rank: str) -> dict:
 
 @ANSWERS.key("count_identification_color_cards")
 @shown
-def count_colour(legend, rng):
+def count_color(legend, rng):
     return _count_attribute(legend, rng, "color", COLORS, lambda c: {"color": c})
 
 

@@ -61,7 +61,7 @@ def _code(o: Seen) -> str:
     return o.attributes["card"]
 
 
-def _colour(code: str) -> str:
+def _color(code: str) -> str:
     return "red" if code[-1] in RED_SUITS else "black"
 
 
@@ -83,11 +83,11 @@ def _holder(image: MeasuredImage, o: Seen) -> Seen | None:
 
 def _named_player(q: dict, image: MeasuredImage, seen: list[Seen]) -> Seen | IllPosed:
     """The player a question names by their mat's colour, if that mat shows."""
-    colour = q["params"]["mat_color"]
-    if colour not in q["params"]["player"].split():
-        return IllPosed(f"the question names {q['params']['player']!r}, not the {colour} mat")
-    mats = [o for o in seen if o.kind == "player" and o.attributes["color"] == colour]
-    return mats[0] if len(mats) == 1 else IllPosed(f"{len(mats)} {colour} mats show")
+    color = q["params"]["mat_color"]
+    if color not in q["params"]["player"].split():
+        return IllPosed(f"the question names {q['params']['player']!r}, not the {color} mat")
+    mats = [o for o in seen if o.kind == "player" and o.attributes["color"] == color]
+    return mats[0] if len(mats) == 1 else IllPosed(f"{len(mats)} {color} mats show")
 
 
 # --- reading a card's corner index -----------------------------------------------------------
@@ -216,8 +216,8 @@ def _count_read(q, image, seen, test) -> Expected | IllPosed:
 
 
 @AUDITS.key("count_identification_color_cards")
-def count_colour(q, image, seen):
-    return _count_read(q, image, seen, lambda code: _colour(code) == q["params"]["color"])
+def count_color(q, image, seen):
+    return _count_read(q, image, seen, lambda code: _color(code) == q["params"]["color"])
 
 
 @AUDITS.key("count_identification_rank_cards")
@@ -392,7 +392,7 @@ def check_cards(image: MeasuredImage) -> list[tuple[str, str]]:
     for o in _cards(image.objects):
         where, a, code = f"objects[{o.id}].attributes", o.attributes, _code(o)
         said = (a["rank"] + a["suit"], a["color"], a["name"])
-        if said != (code, _colour(code), card_name(code)):
+        if said != (code, _color(code), card_name(code)):
             problems.append((f"{where}.rank/suit/color/name", f"{said} for the card {code}"))
         regions = _regions(image, o)
         corners = sorted(r["corner"] for r in regions)

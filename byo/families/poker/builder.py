@@ -78,20 +78,20 @@ def _chips(scene, name: str, attrs: dict, location, materials: dict, stripe):
     bm = bmesh.new()
     r, t = attrs["radius"], attrs["thickness"]
     order = list(dict.fromkeys(attrs["colors"]))
-    for k, (colour, (dx, dy)) in enumerate(zip(attrs["colors"], attrs["offsets"], strict=True)):
+    for k, (color, (dx, dy)) in enumerate(zip(attrs["colors"], attrs["offsets"], strict=True)):
         made = bmesh.ops.create_cone(bm, cap_ends=True, segments=CHIP_SEGMENTS, radius1=r, radius2=r, depth=0.9 * t)
         centre = (location[0] + dx, location[1] + dy, attrs["base"] + (k + 0.5) * t)
         bmesh.ops.translate(bm, vec=centre, verts=made["verts"])
         for f in {f for v in made["verts"] for f in v.link_faces}:
-            f.material_index = order.index(colour)
+            f.material_index = order.index(color)
             if abs(f.normal.z) < 0.5:  # rim: every fourth pair of segments is white
                 c = f.calc_center_median()
                 sector = int((math.atan2(c.y - centre[1], c.x - centre[0]) + math.pi) / (2 * math.pi) * CHIP_SEGMENTS)
                 if (sector // 2) % 4 == 0:
                     f.material_index = len(order)
     obj = mesh_object(scene, name, bm)
-    for colour in order:
-        obj.data.materials.append(materials[colour])
+    for color in order:
+        obj.data.materials.append(materials[color])
     obj.data.materials.append(stripe)
     return obj
 

@@ -190,7 +190,7 @@ COURT = {"J": {"robe": (40, 110, 60), "trim": (230, 180, 40)},
 SKIN = (240, 205, 170)
 
 
-def _headdress(draw: ImageDraw.ImageDraw, rank: str, cx: float, top: float, r: float, colour) -> None:
+def _headdress(draw: ImageDraw.ImageDraw, rank: str, cx: float, top: float, r: float, color) -> None:
     """King: a five-point crown; queen: a rounded tiara with a jewel; jack: a cap with a feather."""
     if rank == "K":
         base, peak = top, top - 1.3 * r
@@ -199,16 +199,16 @@ def _headdress(draw: ImageDraw.ImageDraw, rank: str, cx: float, top: float, r: f
             x = cx - r + (k + 0.5) * 2 * r / 5
             pts += [(x - 0.2 * r, base - 0.55 * r), (x, peak), (x + 0.2 * r, base - 0.55 * r)]
         pts.append((cx + r, base))
-        draw.polygon(pts, fill=colour, outline=(90, 60, 10))
+        draw.polygon(pts, fill=color, outline=(90, 60, 10))
         for k in range(5):
             _circle(draw, cx - r + (k + 0.5) * 2 * r / 5, peak, 0.13 * r, (200, 30, 40))
     elif rank == "Q":
-        draw.chord([cx - r, top - 1.1 * r, cx + r, top + 0.9 * r], 180, 360, fill=colour, outline=(90, 60, 10))
+        draw.chord([cx - r, top - 1.1 * r, cx + r, top + 0.9 * r], 180, 360, fill=color, outline=(90, 60, 10))
         _circle(draw, cx, top - 0.55 * r, 0.22 * r, (60, 120, 210))
         for k in (-1, 1):
             _circle(draw, cx + k * 0.6 * r, top - 0.3 * r, 0.14 * r, (255, 255, 255))
     else:
-        draw.rectangle([cx - 1.05 * r, top - 0.45 * r, cx + 1.05 * r, top + 0.05 * r], fill=colour,
+        draw.rectangle([cx - 1.05 * r, top - 0.45 * r, cx + 1.05 * r, top + 0.05 * r], fill=color,
                        outline=(90, 60, 10))
         draw.polygon([(cx + 0.4 * r, top - 0.4 * r), (cx + 1.6 * r, top - 1.6 * r), (cx + 0.9 * r, top - 0.3 * r)],
                      fill=(230, 60, 60))
@@ -279,13 +279,13 @@ def back(design: str, width: int = WIDTH, height: int = HEIGHT) -> Image.Image:
     if design not in BACKS:
         raise ValueError(f"unknown card back {design!r}; expected one of {', '.join(BACKS)}")
     W, H = width * SUPERSAMPLE, height * SUPERSAMPLE
-    colour = tuple(round(255 * c) for c in BACKS[design])
-    light = tuple(min(255, round(c + 0.55 * (255 - c))) for c in colour)
+    color = tuple(round(255 * c) for c in BACKS[design])
+    light = tuple(min(255, round(c + 0.55 * (255 - c))) for c in color)
     img = Image.new("RGB", (W, H), PAPER)
     d = ImageDraw.Draw(img)
     m = round(0.06 * W)
-    d.rounded_rectangle([m, m, W - m, H - m], radius=round(0.04 * W), fill=colour)
-    field = Image.new("RGB", (W - 2 * m, H - 2 * m), colour)
+    d.rounded_rectangle([m, m, W - m, H - m], radius=round(0.04 * W), fill=color)
+    field = Image.new("RGB", (W - 2 * m, H - 2 * m), color)
     fd = ImageDraw.Draw(field)
     step, lw = round(0.07 * W), max(2, W // 160)
     for k in range(-H, W + H, step):
@@ -297,7 +297,7 @@ def back(design: str, width: int = WIDTH, height: int = HEIGHT) -> Image.Image:
     img.paste(field, (m, m), mask)
     cx, cy, r = W / 2, H / 2, 0.2 * W
     d.ellipse([cx - r, cy - 1.2 * r, cx + r, cy + 1.2 * r], fill=PAPER)
-    d.ellipse([cx - 0.8 * r, cy - r, cx + 0.8 * r, cy + r], fill=colour)
+    d.ellipse([cx - 0.8 * r, cy - r, cx + 0.8 * r, cy + r], fill=color)
     for k, suit in enumerate(SUITS):
         s = 0.5 * r
         ox, oy = (-0.3 * r, -0.35 * r) if k % 2 == 0 else (0.3 * r, -0.35 * r)

@@ -271,13 +271,13 @@ class PokerFamily(Family):
             pile_specs += [("table", x, y, 0.0) for x, y in spots]
 
         piles = [self._pile(c, owner, x, y, base, draw, place) for owner, x, y, base in pile_specs]
-        colours = list(MAT_COLORS)
+        colors = list(MAT_COLORS)
         players = []
         for seat, mat in mats:
-            colour = colours[seat.player - 1]
+            color = colors[seat.player - 1]
             x0, y0, x1, y1 = mat.bounds
-            players.append({"attributes": {"player": seat.player, "color": colour,
-                                           "rgb": list(MAT_COLORS[colour]), "seat_angle": seat.angle,
+            players.append({"attributes": {"player": seat.player, "color": color,
+                                           "rgb": list(MAT_COLORS[color]), "seat_angle": seat.angle,
                                            "layout": seat.layout, "mat": [_r(x0), _r(y0), _r(x1), _r(y1)],
                                            "thickness": lay.MAT_THICKNESS},
                             "location": (_r((x0 + x1) / 2), _r((y0 + y1) / 2), lay.MAT_THICKNESS / 2),
@@ -302,16 +302,16 @@ class PokerFamily(Family):
         n = _draw_count(ch.per_pile, draw)
         names = [color_name(col) for col in ch.colors]
         if ch.mixed:
-            colours = [names[int(k)] for k in draw.integers(len(names), size=n)]
+            colors = [names[int(k)] for k in draw.integers(len(names), size=n)]
         else:
-            colours = [names[int(draw.integers(len(names)))]] * n
+            colors = [names[int(draw.integers(len(names)))]] * n
         offsets = []
         for _ in range(n):
             r, a = ch.spread * ch.radius * math.sqrt(place.uniform()), place.uniform(0, 2 * math.pi)
             offsets.append([_r(r * math.cos(a)), _r(r * math.sin(a))])
         height = n * ch.thickness
-        return {"attributes": {"owner": owner, "chips": n, "colors": colours,
-                               "rgb": {k: [_r(v) for v in chip_rgb(c, k)] for k in dict.fromkeys(colours)},
+        return {"attributes": {"owner": owner, "chips": n, "colors": colors,
+                               "rgb": {k: [_r(v) for v in chip_rgb(c, k)] for k in dict.fromkeys(colors)},
                                "offsets": offsets, "radius": ch.radius, "thickness": ch.thickness, "base": base},
                 "location": (_r(x), _r(y), _r(base + height / 2)), "rotation": 0.0, "scale": ch.radius}
 

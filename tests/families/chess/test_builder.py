@@ -74,7 +74,7 @@ def test_many_pieces_flagged_or_avoided_per_config(tmp_path):
     assert all(o["visible"] and o["visible_pixels"] >= 20 for lg in avoided for o in lg["objects"])
 
 
-def test_piece_and_board_colours_match_the_render(tmp_path):
+def test_piece_and_board_colors_match_the_render(tmp_path):
     content = {"board": {"light_color": [0.2, 0.75, 0.2], "dark_color": [0.75, 0.15, 0.15], "rows": 4, "columns": 4},
                "pieces": [{"type": "queen", "color": "white", "cell": [1, 1]},
                           {"type": "queen", "color": "black", "cell": [1, 2]}]}

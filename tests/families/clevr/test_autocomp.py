@@ -55,7 +55,7 @@ def test_swap_and_confusion_counts_are_the_papers(n):
 
 
 @pytest.mark.parametrize("n", [2, 3])
-def test_colour_confusion_offers_every_arrangement_but_the_truth_reordered(n):
+def test_color_confusion_offers_every_arrangement_but_the_truth_reordered(n):
     """Captions carry no order, so the N! - 1 reorderings of the truth are true of the image: they
     are the only arrangements left out (N^(2N) - N! negatives: 14 for N = 2, 723 for N = 3)."""
     c = concept("color", n)
@@ -80,10 +80,10 @@ def test_chance_per_n_matches_table_4():
 
 def test_n1_sets_vary_over_the_whole_vocabulary():
     c = concept("color", 1)
-    colours, tags = candidates(c, "vary_color", "minimal", VOCABULARY)
+    colors, tags = candidates(c, "vary_color", "minimal", VOCABULARY)
     objects, _ = candidates(c, "vary_object", "minimal", VOCABULARY)
-    assert len(colours) == len(COLORS) and len(objects) == len(SHAPES)
-    assert colours[0] == concept_caption(c, "minimal") == objects[0] and tags[1:] == ["swap:color"] * 7
+    assert len(colors) == len(COLORS) and len(objects) == len(SHAPES)
+    assert colors[0] == concept_caption(c, "minimal") == objects[0] and tags[1:] == ["swap:color"] * 7
 
 
 def test_position_chains_never_revisit_a_cell_and_n3_mixes_axes():
@@ -127,19 +127,19 @@ def low_entropy(legend: dict, caption: str) -> float:
 
 
 @pytest.fixture(scope="module")
-def colour_concepts(tmp_path_factory) -> list[dict]:
+def color_concepts(tmp_path_factory) -> list[dict]:
     """Colour concepts 0..19 at N = 2 and 3, Minimal and Contextual, as legends (no render)."""
     data = yaml.safe_load((ROOT / "dataset_configs/autocomp/color.yaml").read_text())
     data["variables"]["content.concept"]["max"] = 19
     return unrendered_legends(tmp_path_factory.mktemp("colour"), data)
 
 
-def test_a_shape_only_ranker_scores_chance_on_colour_swap(colour_concepts):
+def test_a_shape_only_ranker_scores_chance_on_color_swap(color_concepts):
     """Swap permutes the N colours over the fixed objects, so every candidate names the image's
     shapes: the shape-only ranker ties all N! of them, a tie at the top, a miss (docs/scoring.md's
     tie policy): recall@1 0 beside Table 4's Random Chance 1/N! (50.0 for N = 2, 16.7 for N = 3).
     A ranker that reads the bindings scores 1."""
-    pairs = asked(colour_concepts, "autocomp_swap")
+    pairs = asked(color_concepts, "autocomp_swap")
     assert len(pairs) == 80
     rows = ranked(pairs, shape_only)
     for n, chance in ((2, 1 / 2), (3, 1 / 6)):
@@ -153,12 +153,12 @@ def test_a_shape_only_ranker_scores_chance_on_colour_swap(colour_concepts):
     assert all(r["recall_at_1"] == 1.0 for r in perfect)
 
 
-def test_error_breakdown_of_a_ranking_model_on_colour_confusion(colour_concepts):
+def test_error_breakdown_of_a_ranking_model_on_color_confusion(color_concepts):
     """Table 6 from an image-text model's top captions: the low-entropy ranker's top is the N^2
     captions of one colour on one shape repeated ('a red cube and a red cube'), tied, all of kind
     Same Color Same Obj. (a tie of captions of one kind took that kind): 100% of its errors and of its
     predictions."""
-    rows = ranked(asked(colour_concepts, "autocomp_confusion"), low_entropy)
+    rows = ranked(asked(color_concepts, "autocomp_confusion"), low_entropy)
     assert len(rows) == 80 and all(r["recall_at_1"] == 0.0 for r in rows)
     assert all(len(r["top"]) == r["params"]["n"] ** 2 for r in rows)
     found = measure_distractors(rows, [])

@@ -30,7 +30,7 @@ from byo.families.clevr.compass_audit import one_primitive_apart, parse
 from byo.scene.plan import jobs
 from byo.scene.spec import sample_spec
 
-COLOURS = ["gray", "red", "blue", "green", "brown", "purple", "cyan", "yellow"]
+COLORS = ["gray", "red", "blue", "green", "brown", "purple", "cyan", "yellow"]
 COMPASS = ROOT / "dataset_configs" / "compass" / "compass.yaml"
 
 
@@ -43,7 +43,7 @@ def legend(seed: int, n: int = 4, shapes=("cube", "sphere", "cylinder")) -> dict
     objects = []
     for i in range(n):
         objects.append({"id": i + 1, "kind": kinds[i], "visible": True, "visibility": "visible",
-                        "attributes": {"color": COLOURS[int(rng.integers(8))], "material": ["rubber", "metal"][i % 2],
+                        "attributes": {"color": COLORS[int(rng.integers(8))], "material": ["rubber", "metal"][i % 2],
                                        "size": ["small", "large"][int(rng.integers(2))]}})
     rel = {r: [[] for _ in range(n)] for r in ("left", "right", "front", "behind")}
     depth = [i % 2 for i in range(n)]  # 1: farther
@@ -54,7 +54,7 @@ def legend(seed: int, n: int = 4, shapes=("cube", "sphere", "cylinder")) -> dict
                 if depth[i] != depth[j]:
                     rel["behind" if depth[j] > depth[i] else "front"][i].append(j)
     return {"name": f"img{seed}", "seed": seed, "objects": objects, "extras": {"relationships": rel},
-            "content": {"colors": COLOURS}}
+            "content": {"colors": COLORS}}
 
 
 def _check(lg: dict, level: str, n: int) -> bool:
@@ -62,22 +62,22 @@ def _check(lg: dict, level: str, n: int) -> bool:
     inst = instance(lg, level, n)
     if not hasattr(inst, "caption"):
         return False
-    scene, colours = Scene(lg), set(COLOURS)
+    scene, colors = Scene(lg), set(COLORS)
     c = inst.caption
     counts = c.counts()
     assert sum(counts.values()) == n
     assert all(counts[t] > 0 for t in LEVELS[level]) and all(counts[t] == 0 for t in "OAR" if t not in LEVELS[level])
     assert scene.holds(c)
-    truth = parse(c.text(), colours)
+    truth = parse(c.text(), colors)
     assert truth is not None
     assert [p for p, _ in inst.matched] == c.primitives()  # one negative per primitive, in order
     for p, v in inst.matched:
         negative = c.replaced(p, v)
-        assert one_primitive_apart(truth, parse(negative.text(), colours)) is None
+        assert one_primitive_apart(truth, parse(negative.text(), colors)) is None
         assert scene.false(negative)
         d, d_neg = c.decomposed(p), c.decomposed(p).replaced(_local(p), v)  # the same perturbation
         assert scene.holds(d) and scene.false(d_neg)
-        assert one_primitive_apart(parse(d.text(), colours), parse(d_neg.text(), colours)) is None
+        assert one_primitive_apart(parse(d.text(), colors), parse(d_neg.text(), colors)) is None
     for t, chosen in inst.skills.items():
         if chosen is None:
             continue
@@ -108,7 +108,7 @@ def test_the_decomposed_captions_use_the_papers_words():
     assert texts["R"] == f"The {a} is {({'left': 'to the left of', 'right': 'to the right of', 'front': 'in front of', 'behind': 'behind'})[c.relations[first[1:]]]} the {b}."
     assert c.decomposed(("O", 0)).text() == f"There is {'an' if shape[0] in 'aeiou' else 'a'} {shape} in the image."
     for p in c.primitives():  # the audit reads every decomposed form back
-        assert parse(c.decomposed(p).text(), set(COLOURS)) is not None
+        assert parse(c.decomposed(p).text(), set(COLORS)) is not None
 
 
 def test_an_image_of_one_shape_every_shape_shown_gets_no_caption():

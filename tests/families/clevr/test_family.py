@@ -113,13 +113,13 @@ def test_split_content_only_uses_that_splits_labels(tmp_path, split):
         assert all(relation_label_split(label) == split for label in spec.extras["split_labels"])
 
 
-def test_a_custom_colour_has_no_study_split(tmp_path):
+def test_a_custom_color_has_no_study_split(tmp_path):
     content = {"mode": "single_object", "split": "ood_test", "colors": ["red", {"name": "orange", "rgb": [1, 0.5, 0]}]}
     with pytest.raises(ConfigError, match="orange belong to no split"):
         specs(tmp_path, n=1, content=content)
 
 
-def test_color_binding_uses_distinct_shapes_and_colours(tmp_path):
+def test_color_binding_uses_distinct_shapes_and_colors(tmp_path):
     found, _, _ = specs(tmp_path, n=10, content={"mode": "color_binding", "count": 3, "extent": 2.0})
     for spec in found:
         assert len({o.kind for o in spec.objects}) == 3 == len({o.attributes["color"] for o in spec.objects})

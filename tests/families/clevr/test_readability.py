@@ -62,7 +62,7 @@ def test_how_many_cubes_is_asked_and_how_many_cones_is_not(legend):
         assert "would look the same as" in found[shape].reason
 
 
-def test_what_colour_is_the_cube_is_asked_and_the_cone_not(legend):
+def test_what_color_is_the_cube_is_asked_and_the_cone_not(legend):
     found = _by_shape(legend, "query_color_unique_shape")
     assert isinstance(found["cube"], Answer) and found["cube"].value == "green"
     assert isinstance(found["cone"], Unreadable)

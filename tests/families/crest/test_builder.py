@@ -52,7 +52,7 @@ def test_flat_crests_are_deterministic_to_the_pixel(flat_pair):
     assert [lg["objects"] for lg in legends(a)] == [lg["objects"] for lg in legends(b)]
 
 
-def test_flat_crests_are_two_colours_matching_geometry_mask_and_labels(flat_pair):
+def test_flat_crests_are_two_colors_matching_geometry_mask_and_labels(flat_pair):
     out = flat_pair[0]
     images = []
     for legend in legends(out):

@@ -213,7 +213,7 @@ def test_table_answers_match_an_independent_reading_of_the_mask(tmp_path):
         shown = [o for o in legend["objects"] if card_pixels(mask, legend, o).sum() >= threshold]
         cards = [o for o in shown if o["kind"] == "card"]
         up = [o for o in cards if o["attributes"]["face_up"]]
-        colour_of = {f"player_{o['attributes']['player']}": o["attributes"]["color"]
+        color_of = {f"player_{o['attributes']['player']}": o["attributes"]["color"]
                      for o in shown if o["kind"] == "player"}
         key, answer, params = q["key"], q["answer"], q["params"]
         if key == "count_total_cards":
@@ -221,11 +221,11 @@ def test_table_answers_match_an_independent_reading_of_the_mask(tmp_path):
         elif key == "count_community_cards":
             assert answer == sum(o["attributes"]["owner"] == "river" for o in cards)
         elif key == "count_players":
-            assert answer == len(colour_of)
+            assert answer == len(color_of)
         elif key == "count_table_chip_piles":
             assert answer == sum(o["kind"] == "chip_pile" and o["attributes"]["owner"] == "table" for o in shown)
         elif key in ("count_cards_per_player", "count_chip_piles_per_player"):
-            (owner,) = [p for p, c in colour_of.items() if c == params["mat_color"]]
+            (owner,) = [p for p, c in color_of.items() if c == params["mat_color"]]
             kind = "card" if key == "count_cards_per_player" else "chip_pile"
             assert answer == sum(o["kind"] == kind and o["attributes"]["owner"] == owner for o in shown)
         elif key in ("count_identify_face_up_cards", "count_identify_face_down_cards"):
@@ -234,9 +234,9 @@ def test_table_answers_match_an_independent_reading_of_the_mask(tmp_path):
             assert answer == sorted(o["attributes"]["card"] for o in up)
             assert all(o["attributes"]["identity_visible"] for o in up)
         elif key == "identify_most_cards_player":
-            held = {p: sum(o["attributes"]["owner"] == p for o in cards) for p in colour_of}
+            held = {p: sum(o["attributes"]["owner"] == p for o in cards) for p in color_of}
             most = max(held.values())
-            assert [colour_of[p] for p, n in held.items() if n == most] == [answer]
+            assert [color_of[p] for p, n in held.items() if n == most] == [answer]
         elif key == "identify_card_multiple_choice":
             names = {o["attributes"]["name"]: o for o in legend["objects"] if o["kind"] == "card"}
             chosen = q["choices"]["ABCD".index(answer)]

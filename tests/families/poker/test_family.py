@@ -45,7 +45,7 @@ def _ink(img: Image.Image, box) -> np.ndarray:
     return a[np.abs(a - np.array(faces.PAPER)).sum(axis=2) > 90]
 
 
-def test_every_face_is_its_own_and_carries_its_index_in_its_colour():
+def test_every_face_is_its_own_and_carries_its_index_in_its_color():
     drawn = {c: faces.face(c, 100, 140) for c in faces.DECK}
     arrays = {c: np.asarray(im, int) for c, im in drawn.items()}
     for a, b in itertools.combinations(faces.DECK, 2):  # JS and JC, the closest pair, differ in 140 px
@@ -63,7 +63,7 @@ def test_every_face_is_its_own_and_carries_its_index_in_its_colour():
         assert all(np.abs(a - b).mean() > 3 for a, b in itertools.combinations(tops, 2)), suit
 
 
-def test_backs_are_coloured_and_unlike_any_face():
+def test_backs_are_colored_and_unlike_any_face():
     blue, red = (np.asarray(faces.back(d, 100, 140), int) for d in ("blue", "red"))
     assert blue[..., 2].mean() > blue[..., 0].mean() + 60 and red[..., 0].mean() > red[..., 2].mean() + 60
     for code in faces.DECK:
