@@ -108,7 +108,7 @@ class Evaluation:
             self.secrets.append(self.api_key)
         self.provider: Provider = create_provider(
             self.ptype, self.model, s.params, api=self.api, base_url=self.base_url, api_key=self.api_key,
-            timeout=self.timeout, questions=all_questions, connections=s.concurrency,
+            timeout=self.timeout, questions=all_questions, connections=s.concurrency, dataset=self.dataset,
             local={"device": s.device, "dtype": s.dtype, "batch_size": s.batch_size})
         if entry.max_image_bytes:
             self.provider.limits = replace(self.provider.limits, max_bytes=entry.max_image_bytes)

@@ -11,6 +11,8 @@ captions instead of answering (byo.providers.image_text; their class says `ranks
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from byo.core.errors import ConfigError
 from byo.providers.base import (
     GenerationParams,
@@ -25,6 +27,7 @@ from byo.providers.image_text import HFClip, ImageText, OpenClip, RankBlind, Ran
 from byo.providers.ollama_api import Ollama
 from byo.providers.openai_api import ChatCompletions, Groq, OpenAICompatible, OpenAIResponses
 from byo.providers.reference import Blind, Oracle
+from byo.providers.simulated import Simulated
 
 __all__ = ["PROVIDERS", "GenerationParams", "ImageLimits", "Provider", "ProviderFailure", "Request", "Response",
            "create_provider"]
@@ -37,6 +40,7 @@ PROVIDERS: dict[str, type[Provider]] = {
     "openai-compatible": OpenAICompatible,
     "blind": Blind,
     "oracle": Oracle,
+    "simulated": Simulated,  # a planted psychometric function of a legend quantity (tests, benchmarks)
     "hf": HuggingFace,  # transformers in this process
     # image-text models: rank a question's candidate captions (byo.eval.ranking)
     "clip": OpenClip,  # open_clip
@@ -49,9 +53,11 @@ PROVIDERS: dict[str, type[Provider]] = {
 def create_provider(ptype: str, model: str, params: GenerationParams, *, api: str = "chat",
                     base_url: str | None = None, api_key: str | None = None, timeout: float = 60.0,
                     limits: ImageLimits | None = None, questions: list | None = None,
-                    connections: int | None = None, local: dict | None = None) -> Provider:
+                    connections: int | None = None, local: dict | None = None,
+                    dataset: Path | None = None) -> Provider:
     """A provider of type `ptype` (a key of `PROVIDERS`); `local`: the in-process model's
-    options (hf: device, dtype, batch_size)."""
+    options (hf: device, dtype, batch_size); `dataset`: for a provider that reads the legends
+    (the simulated observer)."""
     where = "<command line>"
     if api == "responses" and ptype != "openai":
         raise ConfigError(where, [("--api", f"the Responses API is OpenAI's; {ptype} uses chat")])
@@ -64,7 +70,7 @@ def create_provider(ptype: str, model: str, params: GenerationParams, *, api: st
         raise ConfigError(where, [("--seed", "the Responses API takes no seed; use --api chat")])
     cls = OpenAIResponses if api == "responses" else PROVIDERS[ptype]
     if cls.reference:
-        return cls(model, params, questions=questions or [])
+        return cls(model, params, questions=questions or [], **({"dataset": dataset} if cls.reads_legends else {}))
     extra = (local or {}) if issubclass(cls, HuggingFace | ImageText) else {}
     return cls(model, params, api_key=api_key, base_url=base_url, timeout=timeout, limits=limits,
                connections=connections, **extra)
