@@ -22,7 +22,7 @@ from byo.eval.shots import MAX_SHOTS, Shots
 from byo.providers import PROVIDERS, Provider, create_provider
 from byo.providers.catalog import ModelEntry, load_catalog, provider_entry
 from byo.providers.keys import redact_all, resolve_key
-from byo.questions.load import QUESTIONS, load_questions
+from byo.questions.load import QUESTIONS, Question, load_questions
 
 TEXT_ONLY = ("openai", "groq", "ollama", "openai-compatible")  # --text-only: language models behind an API
 BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "groq": "GROQ_BASE_URL", "ollama": "OLLAMA_HOST"}
@@ -46,9 +46,11 @@ def check_numbers(s: EvalSettings) -> None:
 
 
 class Evaluation:
-    """Everything resolved and validated, before any request or file is written."""
+    """Everything resolved and validated, before any request or file is written. `questions`: the
+    questions to ask, instead of the question file's (a run asked as its questions are made: byo
+    adapt, which starts with none)."""
 
-    def __init__(self, settings: EvalSettings):
+    def __init__(self, settings: EvalSettings, questions: list[Question] | None = None):
         s = self.settings = settings
         self.dataset = Path(s.dataset)
         if not self.dataset.is_dir():
@@ -69,7 +71,7 @@ class Evaluation:
             raise ConfigError(file, [(f'providers.{s.provider}.models', f"has no model {self.model!r}; "
                                       "expected one of " + ", ".join(entry.models))])
         questions_path = Path(s.questions) if s.questions else self.dataset / QUESTIONS
-        all_questions = load_questions(questions_path, self.dataset)
+        all_questions = load_questions(questions_path, self.dataset) if questions is None else list(questions)
         self.questions_path = questions_path
         self.questions = all_questions[: s.limit] if s.limit is not None else all_questions
         check_numbers(s)
