@@ -43,6 +43,8 @@ COMMANDS = {
                               "a synthetic dataset, word for word"),
     "correlate": ("score", "Pearson and Spearman correlation of per-level accuracy between a run on synthetic "
                            "images and a run on real photos (BYO-Eval appendix E)"),
+    "adapt": ("diagnose", "find a breaking point adaptively: each trial's level chosen from the answers so far, "
+                          "rendered, asked and scored; stops at a target interval width or a budget"),
     "import-config": ("plan", "a BYO-Eval config (appendix D) as a project config; keys without a counterpart "
                               "are named (exit 2)"),
 }

@@ -181,8 +181,8 @@ def variable_range(cfg: DatasetConfig, path: str, given: tuple[float, float] | N
             raise ConfigError(file, [(where, f"path does not lead into the scene (stuck at {err})")]) from None
         return [p for p in validate_scene(scene, cfg.family)[2] if p not in known]
 
-    fractional = lo + 0.37 * (hi - lo)
-    ordered = bool(problems(fractional)) and not problems(round(fractional))
+    whole = math.floor(lo)  # a whole number the scene takes, and half past it that it refuses: an ordered variable
+    ordered = bool(problems(whole + 0.5)) and not problems(whole)
     for end in (lo, hi):
         value = int(round(end)) if ordered else float(end)
         if new := problems(value):
@@ -297,6 +297,10 @@ class Adaptive:
         ev_settings = EvalSettings(dataset=layout.root, provider=settings.provider, model=settings.model,
                                    run=settings.run, **settings.eval)
         self.session = Session(Evaluation(ev_settings, questions=[]))
+        self.maker = QuestionMaker(layout, cfg.family, keys=[settings.key], preprompts=settings.preprompts,
+                                   instructions=settings.instructions,
+                                   unreadable=settings.unreadable or cfg.questions.unreadable,
+                                   options=cfg.questions.options)
 
     def new_method(self, chance: float) -> PsiMethod:
         return PsiMethod(self.levels, chance=chance, direction=self.s.direction, link=self.s.link,
@@ -305,10 +309,6 @@ class Adaptive:
     def run(self, executor: Executor, on_trial: Callable[[Trial], None] | None) -> AdaptResult:
         layout = self.layout
         layout.make_dirs()
-        self.maker = QuestionMaker(layout, self.cfg.family, keys=[self.s.key], preprompts=self.s.preprompts,
-                                   instructions=self.s.instructions,
-                                   unreadable=self.s.unreadable or self.cfg.questions.unreadable,
-                                   options=self.cfg.questions.options)
         loop = asyncio.new_event_loop()
         runlog.append(layout.root, {"event": "start", "images": None, "limit": None, "shard": None, "planned": None,
                                     "to_render": None, "executor": type(executor).__name__, "adaptive": True})
@@ -408,7 +408,7 @@ class Adaptive:
             if reason:
                 return reason
         if b.images is not None and len(self.trials) >= b.images:
-            return f"{len(self.trials)} images (the budget)"
+            return f"{len(self.trials)} image{'s' if len(self.trials) > 1 else ''} (the budget)"
         if b.cost is not None and (spent := self.session.cost()) is not None and spent >= b.cost:
             return f"${spent:.4f} spent (the budget: ${b.cost:g})"
         silent = list(itertools.takewhile(lambda t: not t.hits, reversed(self.trials)))
