@@ -90,6 +90,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/passes_bench.py --json $(BENCH_RESULTS)/passes.json
 	$(BIN)/python bench/eval_bench.py --json $(BENCH_RESULTS)/eval.json
 	$(BIN)/python bench/score_bench.py --json $(BENCH_RESULTS)/score.json
+	$(BIN)/python bench/adaptive_bench.py --json $(BENCH_RESULTS)/adaptive.json   # byo adapt against a simulated observer
 	$(BIN)/python bench/real_answers.py --json $(BENCH_RESULTS)/real_answers.json   # skipped without ../shared/real-answers
 	$(BIN)/python bench/report.py $(BENCH_RESULTS) --json bench/results.json --md bench/results.md
 

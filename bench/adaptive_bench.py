@@ -1,0 +1,159 @@
+"""byo adapt's psi method against a simulated observer, no rendering: how often its interval covers
+the planted threshold, and how many trials it needs for an interval as narrow as a fixed grid's.
+
+The observer answers right with probability chance + (1 - chance - lapse) * logistic(b * (x - t))
+(chance 0, as for counts; lapse 0.02; falling with x), on a variable tested from 0 to 10. Settings:
+3 planted thresholds t (a quarter, half and three quarters of the range) x 2 steepnesses, given as
+the width of the curve's rise from 25% to 75% of its span: 5% and 10% of the range (b = 2 ln 3 /
+width); a third, 20%, is measured beside them and named as what it is (outside the requirement).
+
+Per setting, in one run:
+- the fixed grid: 10 levels evenly from 0 to 10 x 20 trials, 200 simulated data sets; its interval
+  (a) from the same posterior byo adapt uses (the psi method's grid, prior and 95% credible
+  interval, fed the grid's 200 answers), and (b) from byo score's fit of the same data
+  (byo.score.psychometric);
+- the adaptive method (byo.diagnose.adaptive with the settings byo adapt uses: 41 candidate levels,
+  direction unknown), 200 runs, each stopped when its interval is as narrow as the grid's median
+  (a), or at 200 trials: the trials it took, and whether its interval then covers the planted
+  threshold. The same runs give the trials to reach the median width of (b).
+
+Requirements: coverage at least 90% in every setting, and a median of at most 200 / 3 trials to reach
+the grid's width (a). Run with `make bench`; BENCH_QUICK=1 runs 20 of each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+from figures import QUICK, Section
+
+from byo.diagnose.adaptive import PsiMethod, candidate_levels
+from byo.score import psychometric
+
+LO, HI = 0.0, 10.0
+GRID_LEVELS, GRID_TRIALS = 10, 20
+THRESHOLDS = (2.5, 5.0, 7.5)
+WIDTHS = (0.05, 0.10)  # the curve's 25-75% rise, as a share of the range: the requirement's two slopes
+SHALLOW = 0.20  # measured beside them
+LAPSE, CHANCE = 0.02, 0.0
+MAX_TRIALS = 200
+
+
+def steepness(width_share: float) -> float:
+    return 2 * math.log(3) / (width_share * (HI - LO))
+
+
+def p_right(x, threshold: float, b: float):
+    return CHANCE + (1 - CHANCE - LAPSE) / (1 + np.exp(b * (np.asarray(x, float) - threshold)))
+
+
+def grid_fit(levels: np.ndarray, k: np.ndarray, n: np.ndarray) -> tuple[float, float] | None:
+    """byo score's interval of one grid data set (byo.score.psychometric.analyse: one image per
+    trial), or None where it reports none."""
+    x = np.repeat(levels, n.astype(int))
+    hits = np.concatenate([[1] * int(ki) + [0] * int(ni - ki) for ki, ni in zip(k, n, strict=True)])
+    trials = psychometric.Trials.from_observations(x, hits.astype(bool), range(len(x)))
+    found = psychometric.analyse(trials, CHANCE, n_boot=400, rng=np.random.default_rng(int(k.sum())))
+    row = found[0] if isinstance(found, tuple) else found  # (row, curve) before the profile intervals
+    lo, hi = row.get("threshold_lo"), row.get("threshold_hi")
+    return (lo, hi) if lo is not None and hi is not None else None
+
+
+def setting(threshold: float, width_share: float, runs: int, rng: np.random.Generator) -> dict:
+    b = steepness(width_share)
+    levels = np.linspace(LO, HI, GRID_LEVELS)
+    candidates = candidate_levels(LO, HI)
+    bayes, fits = [], []
+    for _ in range(runs):
+        k = rng.binomial(GRID_TRIALS, p_right(levels, threshold, b))
+        method = PsiMethod(candidates, lo=LO, hi=HI)
+        for level, hits in zip(levels, k, strict=True):
+            for j in range(GRID_TRIALS):
+                method.update(level, j < hits)
+        est = method.estimate()
+        bayes.append((est.lo, est.hi))
+        fits.append(grid_fit(levels, k.astype(float), np.full(GRID_LEVELS, float(GRID_TRIALS))))
+    bayes_width = float(np.median([hi - lo for lo, hi in bayes]))
+    fitted = [f for f in fits if f is not None]
+    fit_width = float(np.median([hi - lo for lo, hi in fitted]))
+    targets = {"bayes": bayes_width, "fit": fit_width}
+    needed = {name: [] for name in targets}
+    covered = {name: 0 for name in targets}
+    started = time.perf_counter()
+    answers = 0
+    for _ in range(runs):
+        method = PsiMethod(candidates, lo=LO, hi=HI)
+        todo = dict(targets)
+        while todo and len(method.history) < MAX_TRIALS:
+            level = method.next_level()
+            method.update(level, rng.random() < p_right(level, threshold, b))
+            est = method.estimate()
+            for name, width in list(todo.items()):
+                if est.closed and est.width <= width:
+                    needed[name].append(est.trials)
+                    covered[name] += est.lo <= threshold <= est.hi
+                    del todo[name]
+        for name in todo:  # the budget ran out first
+            est = method.estimate()
+            needed[name].append(MAX_TRIALS)
+            covered[name] += est.lo <= threshold <= est.hi
+        answers += len(method.history)
+    seconds = time.perf_counter() - started
+    return {
+        "threshold": threshold, "width_share": width_share, "steepness": b,
+        "grid_bayes_width": bayes_width, "grid_bayes_coverage": float(np.mean([lo <= threshold <= hi for lo, hi in bayes])),
+        "grid_fit_width": fit_width, "grid_fit_coverage": float(np.mean([lo <= threshold <= hi for lo, hi in fitted])),
+        "grid_fit_reported": len(fitted) / runs,
+        **{f"adaptive_{name}_{stat}": value for name in targets for stat, value in (
+            ("median", float(np.median(needed[name]))), ("mean", float(np.mean(needed[name]))),
+            ("p90", float(np.percentile(needed[name], 90))),
+            ("capped", float(np.mean(np.array(needed[name]) >= MAX_TRIALS))),
+            ("coverage", covered[name] / runs))},
+        "ms_per_trial": 1000 * seconds / answers,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=20 if QUICK else 200, help="simulated runs per setting")
+    parser.add_argument("--seed", type=int, default=47)
+    parser.add_argument("--json", type=Path, help="write the section here (bench/results/adaptive.json)")
+    args = parser.parse_args()
+    section = Section(
+        "adaptive", "byo adapt: the psi method against a simulated observer, next to a fixed grid of 10 levels x 20",
+        __doc__.split("\n\n", 1)[1].strip())
+    rng = np.random.default_rng(args.seed)
+    rows = []
+    for width in (*WIDTHS, SHALLOW):
+        for threshold in THRESHOLDS:
+            r = setting(threshold, width, args.runs, rng)
+            rows.append(r)
+            name = f"t{threshold:g}_w{width * 100:g}"
+            required = width in WIDTHS
+            label = f"threshold {threshold:g}, 25-75% rise over {width:.0%} of the range"
+            section.figure(f"coverage_{name}", round(r["adaptive_bayes_coverage"], 3), "",
+                           f"adaptive interval covers the threshold ({label})",
+                           at_least=0.90 if required else None)
+            section.figure(f"trials_{name}", r["adaptive_bayes_median"], "trials",
+                           f"median trials to the grid's width ({label})",
+                           at_most=round(GRID_LEVELS * GRID_TRIALS / 3, 1) if required else None)
+            print(name, {k: round(v, 3) for k, v in r.items()}, flush=True)
+    section.table("per setting", [
+        ("threshold", ""), ("rise 25-75%", "of range"), ("grid width (posterior)", ""), ("grid coverage", ""),
+        ("grid width (byo score fit)", ""), ("fit coverage", ""), ("adaptive: median trials", "trials"),
+        ("mean", "trials"), ("90th percentile", "trials"), ("coverage at stop", ""),
+        ("median trials to the fit's width", "trials"), ("coverage there", ""), ("ms per trial", "ms")],
+        [[r["threshold"], r["width_share"], round(r["grid_bayes_width"], 3), round(r["grid_bayes_coverage"], 3),
+          round(r["grid_fit_width"], 3), round(r["grid_fit_coverage"], 3), r["adaptive_bayes_median"],
+          round(r["adaptive_bayes_mean"], 1), r["adaptive_bayes_p90"], round(r["adaptive_bayes_coverage"], 3),
+          r["adaptive_fit_median"], round(r["adaptive_fit_coverage"], 3), round(r["ms_per_trial"], 2)]
+         for r in rows])
+    section.write(args.json)
+
+
+if __name__ == "__main__":
+    main()
