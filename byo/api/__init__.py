@@ -24,7 +24,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from byo.api.diagnose import AdaptResult, Budget, adapt_threshold
+from byo.api.diagnose import (
+    AdaptResult,
+    Budget,
+    ExplainPlan,
+    ExplainResult,
+    adapt_threshold,
+    explain_failures,
+)
 from byo.api.experiment import Experiment, ExperimentOutcome, load_experiment, run_experiment
 from byo.audit.run import AuditReport
 from byo.audit.run import audit_dataset as _audit
@@ -47,7 +54,7 @@ from byo.score.run import Scores, load_scores
 from byo.score.run import score_run as _score_run
 from byo.view.build import write_view
 
-__all__ = ["AdaptResult", "AuditReport", "Budget", "adapt_threshold", "DatasetConfig", "EvalReport", "Experiment", "ExperimentOutcome", "Plan", "Questions", "RenderReport", "RenderResult",
+__all__ = ["AdaptResult", "AuditReport", "Budget", "ExplainPlan", "ExplainResult", "adapt_threshold", "explain_failures", "DatasetConfig", "EvalReport", "Experiment", "ExperimentOutcome", "Plan", "Questions", "RenderReport", "RenderResult",
            "Scores", "audit_dataset", "compare_runs", "evaluate", "load_config", "plan", "render_dataset",
            "load_experiment", "render_images", "run_experiment", "sample_viewer_of", "score_run", "write_questions", "write_report"]
 

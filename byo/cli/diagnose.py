@@ -29,15 +29,18 @@ def provider_and_model(text: str) -> tuple[str, str | None]:
 
 
 def eval_options(args) -> dict:
-    """The EvalSettings fields the model's options give."""
-    try:
-        params = GenerationParams(temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed)
-    except ValidationError as err:
-        raise ConfigError("<command line>", [("--" + key.replace("_", "-"), msg)
-                                             for key, msg in validation_problems(err)]) from None
-    return {k: v for k, v in dict(params=params, providers_file=args.providers, base_url=args.base_url,
-                                  key_env=args.key_env, key_file=args.key_file, concurrency=args.concurrency).items()
-            if v is not None}
+    """The EvalSettings fields the endpoint's options give (and the generation's, where the command
+    has them: byo explain asks with the run's own)."""
+    options = dict(providers_file=args.providers, base_url=args.base_url, key_env=args.key_env,
+                   key_file=args.key_file, concurrency=args.concurrency)
+    if hasattr(args, "temperature"):
+        try:
+            options["params"] = GenerationParams(temperature=args.temperature, max_tokens=args.max_tokens,
+                                                 seed=args.seed)
+        except ValidationError as err:
+            raise ConfigError("<command line>", [("--" + key.replace("_", "-"), msg)
+                                                 for key, msg in validation_problems(err)]) from None
+    return {k: v for k, v in options.items() if v is not None}
 
 
 def interval(estimate) -> str:
@@ -87,12 +90,16 @@ def cmd_adapt(args) -> int:
     return 0
 
 
-def add_model_options(p: argparse.ArgumentParser) -> None:
+def add_endpoint_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--providers", type=Path, help="providers YAML: endpoints, models, prices")
     p.add_argument("--base-url", help="API base URL (openai-compatible: required)")
     p.add_argument("--key-env", help="environment variable holding the API key")
     p.add_argument("--key-file", type=Path, help="file holding the API key")
     p.add_argument("--concurrency", type=whole(1), help="requests in flight at once")
+
+
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    add_endpoint_options(p)
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--max-tokens", type=whole(1), help="maximum output tokens")
     p.add_argument("--seed", type=int, help="the generation seed (the simulated observer's draws)")
@@ -133,4 +140,48 @@ def add_adapt(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=cmd_adapt)
 
 
-PARSERS = {"adapt": add_adapt}
+def cmd_explain(args) -> int:
+    def told(plan) -> bool:
+        console.print(f"byo explain: {plan.describe()}", highlight=False)
+        if args.dry_run:
+            return False
+        if not plan.questions:
+            console.print("nothing to render or ask")
+        return True
+
+    result = byo.explain_failures(args.run, tolerance=args.tolerance, max_failures=args.max_failures,
+                                  max_questions=args.max_questions, max_cost=args.max_cost, seed=args.sample_seed,
+                                  eval=eval_options(args), on_plan=told)
+    if result is None:
+        return 0
+    if args.json:
+        print(json.dumps({"record": str(result.record), "table": result.rows, "cost_usd": result.cost_usd}, indent=1))
+        return 0
+    for key in dict.fromkeys(r["key"] for r in result.rows):
+        rows = [r for r in result.rows if r["key"] == key]
+        shown = table("factor", "change", "changed", "asked", "turned right", "share of failures",
+                      title=f"{key}: {rows[0]['failures']} failures, which change turns the answer right")
+        for r in rows:
+            shown.add_row(r["factor"], r["changes"] or "", "" if r["changed"] is None else str(r["changed"]),
+                          "" if r["asked"] is None else str(r["asked"]), str(r["flipped"]), f"{r['share']:.0%}")
+        out().print(shown)
+    cost = f" (${result.cost_usd:.4f})" if result.cost_usd is not None else ""
+    console.print(f"record: {result.record}{cost}\ntable: {result.table}\nthe twins beside each failure: byo view "
+                  f"{args.run}", highlight=False)
+    return 0
+
+
+def add_explain(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run", type=Path, help="a run DATASET/runs/NAME (scored or not)")
+    p.add_argument("--max-failures", type=whole(1), help="explain a seeded sample of at most this many failures")
+    p.add_argument("--max-questions", type=whole(1), help="at most this many questions asked of twins")
+    p.add_argument("--max-cost", type=positive, help="at most this many USD, at the run's own cost per answer")
+    p.add_argument("--sample-seed", type=whole(0), default=0, help="which failures a sample keeps")
+    p.add_argument("--tolerance", type=whole(0), default=0, help="counts: |error| <= this is no failure")
+    p.add_argument("--dry-run", action="store_true", help="state the cost and stop")
+    add_endpoint_options(p)  # the run's own model, asked with its own generation parameters
+    p.add_argument("--json", action="store_true", help="print the table as JSON")
+    p.set_defaults(func=cmd_explain)
+
+
+PARSERS = {"adapt": add_adapt, "explain": add_explain}

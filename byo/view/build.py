@@ -33,6 +33,7 @@ from PIL import Image, ImageDraw
 from byo import __version__
 from byo.core.dataset import LEGENDS, Layout, atomic_write_bytes, atomic_write_text
 from byo.core.progress import Bar
+from byo.diagnose.twins import load_twins
 from byo.score.run import Scores
 
 TEMPLATE = Path(__file__).with_name("templates") / "view.html.j2"
@@ -227,7 +228,8 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
     answers = []
     for s in runs:
         dataset = Path(s.facts.get("dataset") or ".")
-        a = {"response": {}, "value": {}, "status": {}, "verdict": {}, "note": {}, "error": {}, "rule": {}}
+        a = {"response": {}, "value": {}, "status": {}, "verdict": {}, "note": {}, "error": {}, "rule": {}, "twins": {}}
+        twins = load_twins(s.facts["run_dir"]) if s.facts.get("run_dir") else {}  # byo explain's, beside each failure
         for r in s.rows:
             ident = (str(dataset.resolve()), r["id"])
             i = order.get(ident)
@@ -259,6 +261,10 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
             a["note"][i] = strings(r.get("note"))
             a["rule"][i] = strings(decided_by(r))
             a["error"][i] = r["error"]
+            if r["id"] in twins:
+                a["twins"][i] = [[strings(os.path.relpath(dataset / t["image"], page.parent)) if t.get("image") else -1,
+                                  strings(t["factor"]), strings(t["outcome"]), strings(t.get("response"))]
+                                 for t in twins[r["id"]]]
         answers.append(a)
     n = len(q["id"])
     statuses = ["ok", "ambiguous", "refusal", "unparsed", "error"]
@@ -272,6 +278,7 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
             "note": [a["note"].get(i, -1) for i in range(n)],
             "rule": [a["rule"].get(i, -1) for i in range(n)],
             "error": [a["error"].get(i) for i in range(n)],
+            "twins": {str(i): t for i, t in a["twins"].items()},
         })
     for k, values in variables.items():
         numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
