@@ -11,7 +11,7 @@ Per setting, in one run:
 - the fixed grid: 10 levels evenly from 0 to 10 x 20 trials, 200 simulated data sets; its interval
   (a) from the same posterior byo adapt uses (the psi method's grid, prior and 95% credible
   interval, fed the grid's 200 answers), and (b) from byo score's fit of the same data
-  (byo.score.psychometric);
+  (byo.score.psychometric.estimate: its 95% profile-likelihood interval, where it reports one);
 - the adaptive method (byo.diagnose.adaptive with the settings byo adapt uses: 41 candidate levels,
   direction unknown), 200 runs, each stopped when its interval is as narrow as the grid's median
   (a), or at 200 trials: the trials it took, and whether its interval then covers the planted
@@ -51,32 +51,27 @@ def p_right(x, threshold: float, b: float):
     return CHANCE + (1 - CHANCE - LAPSE) / (1 + np.exp(b * (np.asarray(x, float) - threshold)))
 
 
-def grid_fit(levels: np.ndarray, k: np.ndarray, n: np.ndarray) -> tuple[float, float] | None:
-    """byo score's interval of one grid data set (byo.score.psychometric.analyse: one image per
-    trial), or None where it reports none."""
-    x = np.repeat(levels, n.astype(int))
-    hits = np.concatenate([[1] * int(ki) + [0] * int(ni - ki) for ki, ni in zip(k, n, strict=True)])
-    trials = psychometric.Trials.from_observations(x, hits.astype(bool), range(len(x)))
-    found = psychometric.analyse(trials, CHANCE, n_boot=400, rng=np.random.default_rng(int(k.sum())))
-    row = found[0] if isinstance(found, tuple) else found  # (row, curve) before the profile intervals
-    lo, hi = row.get("threshold_lo"), row.get("threshold_hi")
-    return (lo, hi) if lo is not None and hi is not None else None
+def grid_fits(levels: np.ndarray, k: np.ndarray) -> list[tuple[float, float] | None]:
+    """byo score's interval of each grid data set (rows of k): byo.score.psychometric.estimate, its
+    profile-likelihood interval; None where it reports none (not estimable)."""
+    found = psychometric.estimate(levels, k.astype(float), np.full(k.shape, float(GRID_TRIALS)), CHANCE)
+    return [(b.lo, b.hi) if b.verdict in psychometric.ESTIMATED else None for b in found]
 
 
 def setting(threshold: float, width_share: float, runs: int, rng: np.random.Generator) -> dict:
     b = steepness(width_share)
     levels = np.linspace(LO, HI, GRID_LEVELS)
     candidates = candidate_levels(LO, HI)
-    bayes, fits = [], []
-    for _ in range(runs):
-        k = rng.binomial(GRID_TRIALS, p_right(levels, threshold, b))
+    bayes = []
+    grids = rng.binomial(GRID_TRIALS, p_right(levels, threshold, b), size=(runs, GRID_LEVELS))
+    for k in grids:
         method = PsiMethod(candidates, lo=LO, hi=HI)
         for level, hits in zip(levels, k, strict=True):
             for j in range(GRID_TRIALS):
                 method.update(level, j < hits)
         est = method.estimate()
         bayes.append((est.lo, est.hi))
-        fits.append(grid_fit(levels, k.astype(float), np.full(GRID_LEVELS, float(GRID_TRIALS))))
+    fits = grid_fits(levels, grids)
     bayes_width = float(np.median([hi - lo for lo, hi in bayes]))
     fitted = [f for f in fits if f is not None]
     fit_width = float(np.median([hi - lo for lo, hi in fitted]))

@@ -67,8 +67,8 @@ def snapshot(root: Path) -> dict[str, tuple]:
 class Server:
     """`byo human DATASET --port 0 ...` until stopped; `url` is where it listens."""
 
-    def __init__(self, dataset: Path, *args: str, host: str = "127.0.0.1"):
-        self.command = [sys.executable, "-m", "byo.cli", "human", str(dataset), "--host", host, "--port", "0", *args]
+    def __init__(self, dataset: Path, *args: str, host: str = "127.0.0.1", launcher: tuple[str, ...] = ("-m", "byo.cli")):
+        self.command = [sys.executable, *launcher, "human", str(dataset), "--host", host, "--port", "0", *args]
         self.proc = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                      env={**os.environ, "PYTHONUNBUFFERED": "1"})
         self.lines: list[str] = []

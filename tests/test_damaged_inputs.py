@@ -167,7 +167,7 @@ class Case:
 
 QUESTIONS = ["questions", "DS"]
 AUDIT = ["audit", "DS"]
-SHEET = ["contact-sheet", "DS"]
+SHEET = ["sheet", "contact", "DS"]
 EVAL = ["eval", "DS", "--provider", "oracle", "--run", "oracle"]
 SCORE = ["score", "R", "--bootstrap", "0"]
 REPORT = ["report", "R", "-o", "OUT/report.html", "--bootstrap", "0"]
@@ -224,7 +224,7 @@ CASES: dict[str, Case] = {
         edit_json(legend, lambda lg: lg["objects"].append({**lg["objects"][0], "id": 77})), RESUME, 2, ".json",
         "not a clevr legend this version can read",
         {"ds/render_log.jsonl", "ds/metadata.jsonl", "ds/clevr_scenes.json", "ds/contact_sheet.png"}),
-    "not a crest dataset x crest-sheet": Case(nothing, ["crest-sheet", "DS"], 2, ".json", "expected a crest dataset"),
+    "not a crest dataset x crest-sheet": Case(nothing, ["sheet", "crest", "DS"], 2, ".json", "expected a crest dataset"),
     # masks and images
     "mask cut short x audit": Case(cut(mask, 100), AUDIT, 1, ".png", "bytes, the legend records", AUDIT_WRITES),
     "mask cut short x questions": Case(cut(mask, 100), QUESTIONS, 2, ".png", "bytes, the legend records"),
@@ -340,7 +340,7 @@ CASES: dict[str, Case] = {
     "output locked x merge": Case(nothing, ["merge", "DS", "-o", "OUT"], 2, "out", "the dataset is being written by pid",
                                   locked="out"),
     # what a command writes, where it cannot
-    "output under a file x card-sheet": Case(write(lambda r: r / "afile", "x"), ["card-sheet", "W/afile/cards.png",
+    "output under a file x card-sheet": Case(write(lambda r: r / "afile", "x"), ["sheet", "cards", "W/afile/cards.png",
                                                                                  "--preview"], 1, "afile",
                                              "File exists"),
 }

@@ -214,7 +214,7 @@ def test_bad_input_exits_2_naming_the_problem_before_writing(dataset, tmp_path, 
     busy.mkdir()
     (busy / "keep.txt").write_text("mine")
     assert main(["export", str(root), "--format", "hf", "-o", str(busy)]) == 2
-    assert "busy: -o: exists and is not an empty directory" in capsys.readouterr().err
+    assert "busy: -o: holds files byo did not write (or changed since): keep.txt" in capsys.readouterr().err
     assert [p.name for p in busy.iterdir()] == ["keep.txt"]
     # a predictions file whose ids are not the dataset's
     answers = tmp_path / "answers.jsonl"

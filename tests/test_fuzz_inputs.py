@@ -156,8 +156,8 @@ def test_fuzzed_legends(data):
     with Copy() as root:
         (root / "ds" / "legends" / name).write_bytes(content)
         ds = str(root / "ds")
-        for argv in (["questions", ds, "-o", str(root / "q.jsonl")], ["audit", ds], ["contact-sheet", ds],
-                     ["status", ds], ["crest-sheet", ds]):
+        for argv in (["questions", ds, "-o", str(root / "q.jsonl")], ["audit", ds], ["sheet", "contact", ds],
+                     ["status", ds], ["sheet", "crest", ds]):
             exits_cleanly(*argv)
 
 

@@ -685,7 +685,7 @@ def test_every_response_is_the_same_whatever_the_truth(tmp_path):
 
 
 # --- in-process: a failing disk, an image outside the dataset ---------------------------------------
-def test_a_failing_write_is_a_500_with_a_message_and_the_answer_is_not_taken(tmp_path, monkeypatch):
+def test_a_failing_write_is_a_507_with_a_message_and_the_answer_is_not_taken(tmp_path, monkeypatch):
     from starlette.testclient import TestClient
 
     from byo.human import store
@@ -703,7 +703,7 @@ def test_a_failing_write_is_a_500_with_a_message_and_the_answer_is_not_taken(tmp
 
     monkeypatch.setattr(store, "append_line", full)
     r = client.post("/api/answer", json=body)
-    assert r.status_code == 500 and "safe on disk" in r.json()["error"] and "Traceback" not in r.text
+    assert r.status_code == 507 and "not recorded" in r.json()["error"] and "Traceback" not in r.text
     assert client.get("/api/state", params={"annotator": "ann"}).json()["answered"] == 0
     monkeypatch.undo()
     assert client.post("/api/answer", json=body).json()["state"]["answered"] == 1  # the same answer, again

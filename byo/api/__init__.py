@@ -35,6 +35,7 @@ from byo.api.diagnose import (
 from byo.api.experiment import Experiment, ExperimentOutcome, load_experiment, run_experiment
 from byo.audit.run import AuditReport
 from byo.audit.run import audit_dataset as _audit
+from byo.core.outputs import check_file_output, writing_outputs
 from byo.eval.run import EvalReport, EvalSettings
 from byo.eval.run import evaluate as _evaluate
 from byo.families import load_config
@@ -52,7 +53,7 @@ from byo.score.compare import compare
 from byo.score.report import write_report as _write_report
 from byo.score.run import Scores, load_scores
 from byo.score.run import score_run as _score_run
-from byo.view.build import write_view
+from byo.view.build import check_view_output, write_view
 
 __all__ = ["AdaptResult", "AuditReport", "Budget", "ExplainPlan", "ExplainResult", "adapt_threshold", "explain_failures", "DatasetConfig", "EvalReport", "Experiment", "ExperimentOutcome", "Plan", "Questions", "RenderReport", "RenderResult",
            "Scores", "audit_dataset", "compare_runs", "evaluate", "load_config", "plan", "render_dataset",
@@ -152,12 +153,17 @@ def score_run(run: str | Path, **options) -> Scores:
 
 
 def write_report(runs: Sequence[str | Path | Scores], output: str | Path, *, title: str | None = None,
-                 viewer: bool = True) -> Path:
+                 viewer: bool = True, force: bool = False) -> Path:
     """One self-contained HTML page over the runs (paths are scored if needed), and beside it the
-    sample viewer of every answer (`sample_viewer_of(output)`), linked from the page."""
+    sample viewer of every answer (`sample_viewer_of(output)`), linked from the page. A file in
+    the way that byo did not write is refused, naming it, unless `force` (byo.core.outputs)."""
+    check_file_output(Path(output), force=force)
+    if viewer:
+        check_view_output(sample_viewer_of(output), force=force)
     scores = [r if isinstance(r, Scores) else load_scores(Path(r)) for r in runs]
-    page = write_view(scores, sample_viewer_of(output)) if viewer else None
-    return _write_report(scores, Path(output), title=title, viewer=page)
+    page = write_view(scores, sample_viewer_of(output), force=force) if viewer else None
+    with writing_outputs([Path(output)], "byo report"):
+        return _write_report(scores, Path(output), title=title, viewer=page)
 
 
 def sample_viewer_of(report: str | Path) -> Path:

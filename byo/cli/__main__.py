@@ -2,6 +2,6 @@
 
 import sys
 
-from byo.cli import main
+from byo.__main__ import main
 
 sys.exit(main())

@@ -57,7 +57,7 @@ def eval_summary(report, args) -> int:
         stop = report.stopped
         done = (f"{len(report.rows)} of {report.n_questions} questions answered, {report.unanswered} left "
                 f"({report.requests_sent} requests sent, {report.cached} answers from the cache)")
-        if stop.reason == "endpoint":
+        if stop.reason in ("endpoint", "disk"):
             kept = f"; predictions so far: {report.run_dir / PREDICTIONS}" if report.rows else ""
             console.print(f"[red]error:[/red] {escape(stop.message)}. {done}{kept}; rerun the same command to resume",
                           highlight=False)

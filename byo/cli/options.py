@@ -138,6 +138,11 @@ def add_max_answer_chars(p: argparse.ArgumentParser) -> None:
                         "recorded in the prediction); 0: keep every answer whole")
 
 
+def add_force(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--force", action="store_true", help="replace an output file byo did not write (or one changed "
+                   "since it did); without it such a file is refused, naming it")
+
+
 def add_wait(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--wait", action="store_true", help=f"when another process writes the {what}, wait for it to end "
                    "(default: exit 2 naming it)")

@@ -8,11 +8,10 @@ from collections import Counter
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
 import byo
 from byo.authoring.byo_eval_import import import_config
-from byo.cli.console import console, level_table, out
+from byo.cli.console import console, level_table, new_table, out
 from byo.cli.options import add_max_images, fraction, positive, unit, whole
 from byo.core.dataset import atomic_write_text
 from byo.core.inputs import read_json
@@ -20,6 +19,7 @@ from byo.families import family_names
 from byo.questions.load import SUMMARY_FILE
 from byo.render.runner import sample_tasks
 from byo.scene.plan import combination, jobs
+from byo.scene.setup import level_label
 from byo.score.power import PowerSettings, plan_power
 
 
@@ -42,10 +42,10 @@ def cmd_plan(args) -> int:
     randoms = cfg.random_variables()
     if randoms:
         shown.print("drawn per image: " + ", ".join(f"{k} ({v.type})" for k, v in randoms.items()))
-    table = Table("#", *[k for k in cfg.enumerated()], "images", "first index")
+    table = new_table("#", *[k for k in cfg.enumerated()], "images", "first index")
     for i in range(min(n_combos, args.max_rows)):
         first = str(i * sizes[0][1]) if sizes else str(i * reps)  # with splits: in the first split
-        table.add_row(str(i), *[str(v) for v in combination(cfg, i).values()], str(reps), first)
+        table.add_row(str(i), *[level_label(k, v) for k, v in combination(cfg, i).items()], str(reps), first)
     shown.print(table)
     if n_combos > args.max_rows:
         shown.print(f"... {n_combos - args.max_rows:,} more combinations")
@@ -75,7 +75,7 @@ def print_power(args, cfg, shown: Console) -> None:
                       threshold_difference=args.threshold_difference)
     levels = {name: [var.level(i) for i in range(var.count())] for name, var in cfg.enumerated().items()}
     result = plan_power(levels, cfg.repetitions, s)
-    table = Table("scope", "combinations", "images per group", "n_images needed", f"power at n_images {cfg.repetitions}",
+    table = new_table("scope", "combinations", "images per group", "n_images needed", f"power at n_images {cfg.repetitions}",
                   title=f"Power: a {s.difference:.0%} accuracy difference (from {s.baseline:.0%}), alpha {s.alpha:g}, "
                         f"power {s.power:.0%}, {result['questions_per_image']} questions per image, intra-image "
                         f"correlation {s.icc:g} (design effect {result['design_effect']:.2f})")

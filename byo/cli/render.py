@@ -1,15 +1,12 @@
-"""`byo render` (here, on a local pool, Ray or Slurm), `byo status`, `byo merge`, `byo doctor`."""
+"""`byo render` (here, on a local pool, Ray or Slurm), `byo status`, `byo merge`."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from rich.table import Table
-
 import byo
-from byo.cli import doctor
-from byo.cli.console import console, out, waiting
+from byo.cli.console import console, new_table, out, say, waiting
 from byo.cli.options import add_max_images, add_wait, positive, shard_spec, slurm_name, whole
 from byo.core.dataset import IMAGES, LEGENDS
 from byo.render.executors import Executor
@@ -97,7 +94,7 @@ def cmd_status(args) -> int:
     shown = out()
     where = f", shard {status.shard}" if status.shard else ""
     limit = f", first {status.limit} images" if status.limit is not None else ""
-    table = Table("planned", "done", "missing", "failed", "damaged", title=f"{status.root} ({status.state}{where}{limit})")
+    table = new_table("planned", "done", "missing", "failed", "damaged", title=f"{status.root} ({status.state}{where}{limit})")
     table.add_row(*(str(len(x)) for x in (status.planned, status.done, status.missing, status.failed,
                                           status.damaged)))
     shown.print(table)
@@ -115,18 +112,10 @@ def cmd_status(args) -> int:
 
 
 def cmd_merge(args) -> int:
-    written = merge(args.dirs, args.output)
+    written = merge(args.dirs, args.output, say=say)
     console.print(f"merged {len(args.dirs)} directories into {args.output}")
     for name, path in written.items():
         console.print(f"{name.replace('_', ' ')}: {path}")
-    return 0
-
-
-def cmd_doctor(args) -> int:
-    table = Table("", "", title="byo doctor: what this machine offers", show_header=False)
-    for name, value in doctor.facts():
-        table.add_row(f"[bold]{name}[/bold]", value)
-    out().print(table)
     return 0
 
 
@@ -188,8 +177,4 @@ def add_merge(merge_: argparse.ArgumentParser) -> None:
     merge_.set_defaults(func=cmd_merge)
 
 
-def add_doctor(doc: argparse.ArgumentParser) -> None:
-    doc.set_defaults(func=cmd_doctor)
-
-
-PARSERS = {"render": add_render, "status": add_status, "merge": add_merge, "doctor": add_doctor}
+PARSERS = {"render": add_render, "status": add_status, "merge": add_merge}

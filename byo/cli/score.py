@@ -8,12 +8,17 @@ import json
 from pathlib import Path
 
 from rich.markup import escape
-from rich.table import Table
 
 import byo
-from byo.cli.console import console, fmt, out
-from byo.cli.options import add_curve_arguments, add_interval_arguments, add_require_complete
+from byo.cli.console import console, fmt, new_table, out
+from byo.cli.options import (
+    add_curve_arguments,
+    add_force,
+    add_interval_arguments,
+    add_require_complete,
+)
 from byo.core.dataset import atomic_write_text
+from byo.core.outputs import check_file_output, writing_outputs
 from byo.score.compare import CORRECTIONS, default_output, write_comparison
 from byo.score.correlate import correlation_table
 from byo.score.judge import Judge, JudgeSettings
@@ -21,7 +26,7 @@ from byo.score.registry import TABLES as DECLARED
 from byo.score.report import FORMATS
 from byo.score.rows import load_run
 from byo.score.run import load_scores
-from byo.view.build import write_view
+from byo.view.build import check_view_output, write_view
 
 
 def cmd_score(args) -> int:
@@ -29,7 +34,7 @@ def cmd_score(args) -> int:
                               tolerance=args.tolerance, criterion=args.criterion,
                               perplexity_model=args.perplexity_model, bins=dict(args.bins or []),
                               judge=judge_from_args(args))
-    table = Table("key", "type", "n", "parse rate", "accuracy", "F1", "MAE", "NMAE", title=f"{args.run} "
+    table = new_table("key", "type", "n", "parse rate", "accuracy", "F1", "MAE", "NMAE", title=f"{args.run} "
                   f"({scores.facts.get('model')}, all prompt variants{', ' + scores.partial if scores.partial else ''})")
     for r in scores.tables["metrics"]:
         if r["variant"] == "all" and not r["variable"]:
@@ -75,7 +80,7 @@ def print_declared(scores) -> None:
         if not declared.terminal or not rows:
             continue
         keyed = any("key" in r for r in rows)
-        table = Table(*(["key"] if keyed else []), *(c.header for c in declared.columns), title=declared.title)
+        table = new_table(*(["key"] if keyed else []), *(c.header for c in declared.columns), title=declared.title)
         for r in rows:
             table.add_row(*([str(r.get("key", ""))] if keyed else []),
                           *(" ".join(filter(None, [FORMATS[c.format](r.get(c.field)), c.note(r) if c.note else ""]))
@@ -87,17 +92,13 @@ def print_breaking_points(scores) -> None:
     fits = [f for f in scores.tables.get("breaking_points", []) if f["link"] == "logistic"]
     if not fits:
         return
-    table = Table("key", "variable", "breaks at [95% CI]", "slope", "lapse", "fit p", "subitizing",
-                  title="Breaking points (logistic; criterion halfway from chance to the ceiling; intervals resample "
-                        "images within levels)")
+    table = new_table("key", "variable", "breaks at [95% CI]", "slope", "lapse", "fit p", "subitizing",
+                  title="Breaking points (logistic; criterion halfway from chance to the ceiling; profile-likelihood "
+                        "intervals)")
     for f in fits:
-        if f["verdict"] == "breaks":
-            ci = f" [{f['threshold_lo']:.3g}-{f['threshold_hi']:.3g}]" if f.get("threshold_lo") is not None else ""
-            shown = f"{f['threshold']:.3g}{ci}"
-        else:
-            shown = f"{f['verdict']}" + (f": {f['note']}" if f.get("note") else "")
-        table.add_row(f["key"], f["variable"], shown, fmt(f.get("slope")), fmt(f.get("lapse")),
-                      fmt(f.get("gof_p")), fmt(f.get("subitizing")))
+        prior = f" [yellow](the answer prior's curve: {f['answer_prior']})[/yellow]" if f.get("answer_prior") else ""
+        table.add_row(f["key"], f["variable"], escape(f["breaking_point"]) + prior, fmt(f.get("slope")),
+                      fmt(f.get("lapse")), fmt(f.get("gof_p")), fmt(f.get("subitizing")))
     out().print(table)
 
 
@@ -105,7 +106,7 @@ def print_stability(scores) -> None:
     rows = scores.tables.get("stability") or []
     if not rows:
         return
-    table = Table("key", "n", "agreement", "Fleiss' kappa", "accuracy mean", "sd", "min-max",
+    table = new_table("key", "n", "agreement", "Fleiss' kappa", "accuracy mean", "sd", "min-max",
                   title=f"Repeat stability over {rows[0]['repeats']} repeats ({rows[0]['runs']})")
     for r in rows:
         table.add_row(r["key"] if r["key"] != "*" else "all questions", str(r["n"]), f"{r['agreement']:.0%}",
@@ -122,12 +123,17 @@ def warn_partial(run: Path, scores) -> None:
 
 
 def cmd_report(args) -> int:
+    viewer = None if args.no_viewer else Path(args.output).with_name(Path(args.output).stem + "_samples.html")
+    check_file_output(args.output, force=args.force)
+    if viewer is not None:
+        check_view_output(viewer, force=args.force)
     runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed, require_complete=args.require_complete,
                         tolerance=args.tolerance, criterion=args.criterion, bins=dict(args.bins or []))
             for run in args.runs]
     for run, scores in zip(args.runs, runs, strict=True):
         warn_partial(run, scores)
-    path = byo.write_report(runs, args.output, title=args.title, viewer=not args.no_viewer)
+    path = byo.write_report(runs, args.output, title=args.title, viewer=not args.no_viewer,
+                            force=args.force)
     viewer = None if args.no_viewer else byo.sample_viewer_of(path)
     console.print(f"[bold]report: {path.resolve()}[/bold]" + (f"\nsample viewer: {viewer.resolve()}" if viewer else ""))
     return 0
@@ -139,21 +145,25 @@ def cmd_compare(args) -> int:
     result = byo.compare_runs(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
     shown = out()
     s = result["settings"]
-    table = Table("key", "variable", "level", "n", "images", "A", "B", "A - B [95% CI]", "McNemar p", "clustered p",
+    table = new_table("questions", "n / images", "A", "B", "A - B [95% CI]", "p", "adjusted interval", "adj. p",
                   "verdict", title=f"A = {a.facts['run']} ({a.facts.get('model')}), B = {b.facts['run']} "
-                  f"({b.facts.get('model')}): {result['paired']} paired questions; adjusted p: {s['correction']}; "
-                  "CI: paired bootstrap of images")
+                  f"({b.facts.get('model')}): {result['paired']} paired questions; t test on the cluster-robust "
+                  f"standard error (images as clusters); adjusted: {s['correction']}; the verdict is the adjusted "
+                  "interval's (McNemar's p, for reference: differences.csv)")
+    notes = []
     for r in result["differences"]:
         if r["variable"] and not args.levels:
             continue
-        ci = f" [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]" if r["difference_lo"] is not None else ""
-        table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["variable"], r["level"],
-                      str(r["n"]), str(r["images"]), f"{r['accuracy_a']:.1%}", f"{r['accuracy_b']:.1%}",
-                      f"{r['difference']:+.1%}{ci}", p_value(r["p_mcnemar"], r["p_mcnemar_adjusted"]),
-                      p_value(r["p_clustered"], r["p_clustered_adjusted"]), r["verdict"])
+        where = "all questions" if r["key"] == "*" else " ".join(x for x in (r["key"], r["variable"], r["level"]) if x)
+        table.add_row(f"[bold]{where}[/bold]" if r["key"] == "*" else escape(where), f"{r['n']} / {r['images']}",
+                      f"{r['accuracy_a']:.1%}", f"{r['accuracy_b']:.1%}", *compare_cells(r))
+        if r["interval_note"]:
+            notes.append(f"{where}: no interval, no test: {r['interval_note']}")
     shown.print(table)
+    for note in notes:
+        shown.print(escape(note), highlight=False)
     if result["thresholds"]:
-        thresholds = Table("key", "variable", "threshold A", "threshold B", "A - B [95% CI]", "note",
+        thresholds = new_table("key", "variable", "threshold A", "threshold B", "A - B [95% CI]", "note",
                            title="Breaking points (logistic), paired bootstrap of images")
         for r in result["thresholds"]:
             ci = (f" [{r['difference_lo']:+.2f}, {r['difference_hi']:+.2f}]" if r.get("difference_lo") is not None
@@ -167,29 +177,39 @@ def cmd_compare(args) -> int:
     return 0
 
 
-def p_value(raw: float, adjusted: float) -> str:
-    return f"{raw:.2g} (adj. {adjusted:.2g})"
+def compare_cells(r: dict) -> list[str]:
+    """A paired row's difference, test, adjusted interval and verdict; a row without a test points to
+    the note under the table."""
+    if r["p_clustered"] is None:
+        return [f"{r['difference']:+.1%} (no interval: below)", "–", "–", "–", r["verdict"]]
+    return [f"{r['difference']:+.1%} [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]", f"{r['p_clustered']:.2g}",
+            f"[{r['difference_adjusted_lo']:+.1%}, {r['difference_adjusted_hi']:+.1%}] at "
+            f"{r['confidence_adjusted']:.2%}", f"{r['p_clustered_adjusted']:.2g}", r["verdict"]]
 
 
 def cmd_view(args) -> int:
+    page = args.output or Path(args.runs[0]) / "view.html"
+    check_view_output(page, force=args.force, own_place=args.output is None)
     runs = [load_scores(run, n_boot=args.bootstrap, seed=args.seed) for run in args.runs]
-    path = write_view(runs, args.output or Path(args.runs[0]) / "view.html", title=args.title)
+    path = write_view(runs, page, title=args.title, force=args.force, own_place=args.output is None)
     console.print(f"[bold]viewer: {path.resolve()}[/bold] ({sum(len(s.rows) for s in runs):,} answers)")
     return 0
 
 
 def cmd_correlate(args) -> int:
+    path = args.output or Path(args.real) / "correlation.json"
+    check_file_output(path, force=args.force, own_place=args.output is None)
     synthetic, real = (load_run(run)[0] for run in (args.synthetic, args.real))
     rows = correlation_table(synthetic, real)
-    table = Table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
+    table = new_table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
                   title=f"Per-level accuracy: {args.synthetic} (synthetic) against {args.real} (real)")
     for r in rows:
         table.add_row("all questions" if r["key"] == "*" else r["key"], r["variable"], str(r["levels"]),
                       fmt(r["pearson"]), fmt(r["spearman"]), r["note"] or "")
     out().print(table)
-    path = args.output or Path(args.real) / "correlation.json"
-    atomic_write_text(path, json.dumps({"synthetic": str(args.synthetic), "real": str(args.real), "rows": rows},
-                                       indent=1) + "\n")
+    with writing_outputs([path] if args.output else [], "byo correlate"):
+        atomic_write_text(path, json.dumps({"synthetic": str(args.synthetic), "real": str(args.real), "rows": rows},
+                                           indent=1) + "\n")
     console.print(f"wrote {path}")
     return 0
 
@@ -224,6 +244,7 @@ def add_report(report: argparse.ArgumentParser) -> None:
     add_interval_arguments(report)
     add_curve_arguments(report)
     add_require_complete(report)
+    add_force(report)
     report.set_defaults(func=cmd_report)
 
 
@@ -245,6 +266,7 @@ def add_view(view: argparse.ArgumentParser) -> None:
                       "to FILE_files/ beside it")
     view.add_argument("--title", help="page title")
     add_interval_arguments(view)
+    add_force(view)
     view.set_defaults(func=cmd_view)
 
 
@@ -252,6 +274,7 @@ def add_correlate(co: argparse.ArgumentParser) -> None:
     co.add_argument("synthetic", type=Path, help="run directory on the synthetic dataset")
     co.add_argument("real", type=Path, help="run directory on the photos")
     co.add_argument("-o", "--output", type=Path, help="default: REAL/correlation.json")
+    add_force(co)
     co.set_defaults(func=cmd_correlate)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from byo.cli.console import DefaultsParser, console, waiting
+from byo.cli.console import DefaultsParser, console, say, waiting
 from byo.cli.options import add_max_answer_chars, add_wait, byte_size, whole
 from byo.core.dataset import Layout
 from byo.core.errors import ConfigError
@@ -20,6 +20,7 @@ from byo.export.predictions import import_predictions
 from byo.families import get_family, sheets
 from byo.families.base import Sheet, SheetRequest
 from byo.render.runner import render_images
+from byo.scene.setup import level_label
 
 CONTACT = "contact"  # byo sheet contact: the dataset's thumbnails, one per image
 
@@ -32,7 +33,8 @@ def cmd_contact_sheet(args) -> int:
         with reading(layout.legend(legends[0]["name"]), "a legend"):
             caption = get_family(legends[0]["family"]).caption
     path = contact_sheet(args.dataset, caption=caption, columns=args.columns, thumb_width=args.thumb_width,
-                         keys=args.keys.split(",") if args.keys else None, out=args.output, legends=legends)
+                         keys=args.keys.split(",") if args.keys else None, out=args.output, legends=legends,
+                         level_text=level_label)
     console.print(f"contact sheet: {path}")
     return 0
 
@@ -79,7 +81,7 @@ def add_sheet_arguments(p: argparse.ArgumentParser, sheet: Sheet) -> None:
 
 def cmd_export(args) -> int:
     paths = export(args.dataset, args.format, args.output, force=args.force, license=args.license, task=args.task,
-                   shard_size=args.shard_size, wait=args.wait, on_wait=waiting)
+                   shard_size=args.shard_size, wait=args.wait, on_wait=waiting, say=say)
     console.print(f"exported {args.dataset} as {args.format}: {args.output}\n"
                   + "\n".join(f"{k}: {p}" for k, p in paths.items() if not k.startswith("shard ")))
     return 0
@@ -113,7 +115,8 @@ def add_export(ex: argparse.ArgumentParser) -> None:
     ex.add_argument("--task", help="task name (lmms-eval, inspect; default byo_<dataset name>)")
     ex.add_argument("--shard-size", type=byte_size, help="webdataset: close a shard once it holds this much "
                     "(bytes, or with a unit: 500MB, 2GB; default 256MB)")
-    ex.add_argument("--force", action="store_true", help="write into a non-empty output directory")
+    ex.add_argument("--force", action="store_true", help="replace an earlier export in the output directory (only "
+                    "the files it wrote: a directory holding anyone else's files is refused)")
     add_wait(ex, "output directory")
     ex.set_defaults(func=cmd_export)
 

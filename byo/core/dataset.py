@@ -69,14 +69,25 @@ class Layout:
 
     def checked(self, name: str, *, deep: bool = True) -> tuple[dict | None, list[str]]:
         """(legend, problems) of an image: see `problems`."""
+        path = self.legend(name)
+        if path.is_symlink() and not path.resolve().is_relative_to(self.root.resolve()):
+            return None, [f"legend: a symbolic link leading outside the dataset (to {os.readlink(path)})"]
         legend, found = self.read_legend(name)
         if found:
             return legend, found
         records = legend.get("files")
+        # One rule for links (byo.core.paths): nothing is read from outside the dataset through one.
+        root = self.root.resolve()
+        files = self.files(name, [k for k in (records or {}) if k in PASS_KINDS])
+        outside = [f"{key}: a symbolic link leading outside the dataset (to {os.readlink(p)})"
+                   for key, p in {**files, "legend": self.legend(name)}.items()
+                   if p.is_symlink() and not p.resolve().is_relative_to(root)]
+        if outside:
+            return legend, outside
         if records is None:  # a legend from before the integrity records
             return legend, [f"{key}: missing" for key, p in self.files(name).items()
                             if key != "legend_text" and not (p.is_file() and p.stat().st_size)]
-        for key, path in self.files(name, [k for k in records if k in PASS_KINDS]).items():
+        for key, path in files.items():
             record = records.get(key)
             if not path.is_file():
                 found.append(f"{key}: missing")
@@ -224,7 +235,10 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write a temporary sibling, flush it to disk, rename it over `path` and flush the
     directory: a crash leaves the old file or the new one, never a part."""
     path = Path(path)
-    tmp = temp_path_for(path)
+    try:
+        tmp = temp_path_for(path)
+    except OSError as err:  # named by the file wanted, not the temporary one
+        raise OSError(err.errno, err.strerror, str(path)) from None
     try:
         with open(tmp, "wb") as f:
             f.write(data)
@@ -237,6 +251,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             os.fsync(directory)
         finally:
             os.close(directory)
+    except OSError as err:  # a full disk, a directory in the way: named by the file wanted
+        raise OSError(err.errno, err.strerror, str(path)) from None
     finally:
         tmp.unlink(missing_ok=True)
 

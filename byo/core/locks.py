@@ -55,6 +55,25 @@ def holder(path: Path) -> str:
         return "another process (which has not said who it is yet)"
 
 
+def busy(directory: Path) -> bool:
+    """Whether the process its lock file names is alive on this host (a look only: the lock itself
+    is not touched, so that a writer starting meanwhile is never refused because of it)."""
+    try:
+        info = json.loads((Path(directory) / LOCK_FILE).read_text())
+        pid, host = info["pid"], info["host"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    if host != socket.gethostname() or not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def entries(directory: Path) -> list[Path]:
     """What a directory holds apart from its lock file."""
     return [p for p in directory.iterdir() if p.name != LOCK_FILE] if directory.is_dir() else []
@@ -72,9 +91,10 @@ def _created(directory: Path) -> list[Path]:
 
 @contextlib.contextmanager
 def writer_lock(directory: str | Path, *, what: str = "directory", wait: bool = False,
-                on_wait: Callable[[str], None] | None = None) -> Iterator[Path]:
+                on_wait: Callable[[str], None] | None = None, wait_flag: str | None = None) -> Iterator[Path]:
     """Hold the lock of `directory` (created if need be) for the block. Held by another process:
-    Busy, or with `wait` block until it is free (`on_wait(holder)` is told once). Directories
+    Busy, or with `wait` block until it is free (`on_wait(holder)` is told once). `wait_flag`:
+    the command's option that waits (named in the refusal; a command without one names none). Directories
     created here are removed again when the block leaves them empty (a command that failed before
     writing anything leaves nothing behind)."""
     directory = Path(directory)
@@ -99,8 +119,9 @@ def writer_lock(directory: str | Path, *, what: str = "directory", wait: bool = 
                 except BlockingIOError:
                     who = holder(path)
                     if not wait:
-                        raise Busy(directory, f"the {what} is being written by {who}; wait until it ends, or "
-                                              "pass --wait to wait for it") from None
+                        hint = f", or pass {wait_flag} to wait for it" if wait_flag else ""
+                        raise Busy(directory, f"the {what} is being written by {who}; wait until it "
+                                              f"ends{hint}") from None
                     if on_wait is not None and not told:
                         on_wait(who)
                         told = True

@@ -4,8 +4,10 @@ lead a command to a file outside its dataset."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path, PurePosixPath
+from urllib.parse import quote
 
 from byo.core.errors import InputError
 
@@ -42,3 +44,9 @@ def inside(root: Path, relative: str) -> Path | None:
     except (OSError, RuntimeError):  # a loop of links
         return None
     return full if resolved == base or base in resolved.parents else None
+
+
+def relative_url(target: Path, page_dir: Path) -> str:
+    """The address of `target` relative to a page in `page_dir`, percent-encoded, so that a page
+    works whatever its file names hold ('#', '?', '%', spaces, non-ASCII)."""
+    return quote(Path(os.path.relpath(target, page_dir)).as_posix(), safe="/")

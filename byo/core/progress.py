@@ -1,7 +1,9 @@
-"""The one progress bar: counts, failures, rate, elapsed time, time left and a note of the caller's."""
+"""The one progress bar: counts, failures, rate, elapsed time, time left and a note of the caller's,
+on stderr (stdout is for results: a table, or JSON for machines)."""
 
 from __future__ import annotations
 
+from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -20,7 +22,7 @@ class Bar:
         self._progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
                                   TextColumn("{task.fields[failed]}"), TextColumn("{task.fields[rate]}"),
                                   TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[note]}"),
-                                  disable=not enabled or total == 0)
+                                  console=Console(stderr=True), disable=not enabled or total == 0)
         self._task = self._progress.add_task(label, total=total, rate="", failed="", note="")
         self.done = 0
         self.failed = 0

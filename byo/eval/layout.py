@@ -4,16 +4,15 @@ DATASET/runs/cache.sqlite is the request cache shared by all runs of the dataset
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
-from typing import TextIO
 
 import pydantic_core
 
+from byo.core import journal
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError, InputError
 from byo.core.inputs import json_kind, read_bytes, read_json
-from byo.core.paths import as_name, safe_name
+from byo.core.paths import as_name, inside, safe_name
 
 RUNS = "runs"
 MAX_ANSWER_CHARS = 200_000  # characters of an answer kept (a long chain of thought is ~50k tokens)
@@ -153,24 +152,48 @@ def read_predictions(path: Path) -> tuple[dict[str, dict], list[tuple[str | None
     return rows, problems
 
 
-def open_journal(run_dir: Path) -> TextIO:
+def lost_answers(earlier: dict[str, dict], questions: list, path: Path) -> None:
+    """Refuse (naming how many) when rewriting the run would lose answers of an earlier invocation:
+    rows of questions the question file no longer holds, or asks in other words (`byo questions`
+    was run again since)."""
+    prompts = {q.id: q.prompt for q in questions}
+    gone = [i for i, row in earlier.items() if i not in prompts]
+    reworded = [i for i, row in earlier.items() if i in prompts and row.get("prompt") not in (None, prompts[i])]
+    if gone or reworded:
+        what = " and ".join(part for part in (f"{len(gone)} to questions the question file no longer holds" if gone
+                                              else "", f"{len(reworded)} to questions it now words otherwise"
+                                              if reworded else "") if part)
+        raise ConfigError(str(path), [("<run>", f"{len(gone) + len(reworded)} answers of this run would be lost: "
+                                       f"{what} (was byo questions run again?); choose another --run NAME for the "
+                                       f"new questions, or move this run away")])
+
+
+def check_run_folder(run_dir: Path, dataset: Path) -> None:
+    """A run folder must be a folder inside the dataset, its files no links leading out of it
+    (byo.core.paths: nothing read or written outside a dataset through a link)."""
+    if run_dir.name == CACHE or (run_dir.exists() and not run_dir.is_dir()):
+        raise ConfigError(str(run_dir), [("--run", "is a file (the request cache?), not a run folder: choose "
+                                          "another --run NAME")])
+    relative = f"{RUNS}/{run_dir.name}"
+    for name in ("", PREDICTIONS, RUN_FILE):
+        if inside(dataset, f"{relative}/{name}".rstrip("/")) is None:
+            raise ConfigError(str(run_dir / name), [("--run", "leads outside the dataset through a symbolic link; "
+                                                     "byo reads and writes nothing through such a link")])
+
+
+def open_journal(run_dir: Path, say=None) -> journal.Appender:
     """The predictions file, appended to in completion order while the run goes on: rows of an
-    earlier, interrupted invocation stay until the run rewrites the file in question order."""
+    earlier, interrupted invocation stay until the run rewrites the file in question order. A
+    last line cut short by a kill is cut off first (`say` is told)."""
     path = run_dir / PREDICTIONS
-    cut = False
-    if path.is_file() and path.stat().st_size:
-        with path.open("rb") as f:
-            f.seek(-1, os.SEEK_END)
-            cut = f.read(1) != b"\n"
-    journal = path.open("a")
-    if cut:
-        journal.write("\n")  # after a line cut short by a crash
-    return journal
+    cut = journal.recover(path)
+    if cut is not None and say is not None:
+        say(f"{cut}; that question is asked again")
+    return journal.Appender(path)
 
 
-def journal_row(journal: TextIO, row: dict) -> None:
-    journal.write(json.dumps(row) + "\n")
-    journal.flush()
+def journal_row(appender: journal.Appender, row: dict) -> None:
+    appender.write(json.dumps(row) + "\n")
 
 
 def write_predictions(run_dir: Path, rows: list[dict]) -> None:

@@ -73,6 +73,7 @@ class Evaluation:
         questions_path = Path(s.questions) if s.questions else self.dataset / QUESTIONS
         all_questions = load_questions(questions_path, self.dataset) if questions is None else list(questions)
         self.questions_path = questions_path
+        self.all_questions = all_questions  # the run keeps its earlier answers beyond --limit
         self.questions = all_questions[: s.limit] if s.limit is not None else all_questions
         check_numbers(s)
         if s.shots and not PROVIDERS[self.ptype].few_shot:

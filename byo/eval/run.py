@@ -10,6 +10,7 @@ What the rest of byo uses of byo.eval is imported from here: `evaluate`, `EvalSe
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -22,8 +23,10 @@ from byo.core.progress import Bar
 from byo.eval.cache import RequestCache
 from byo.eval.layout import (
     PREDICTIONS,
+    check_run_folder,
     check_same_request,
     journal_row,
+    lost_answers,
     open_journal,
     read_predictions,
     recorded_path,
@@ -38,7 +41,7 @@ from byo.eval.requests import prepare
 from byo.eval.resolve import Evaluation
 from byo.eval.schedule import EndpointDown, Scheduler
 from byo.eval.settings import EvalReport, EvalSettings
-from byo.eval.stop import Stopped, endpoint_down, on_signals
+from byo.eval.stop import Stopped, endpoint_down, on_signals, write_failed
 from byo.providers import ProviderFailure
 from byo.providers.keys import redact, redact_all
 from byo.questions.load import Question
@@ -56,8 +59,10 @@ def evaluate(settings: EvalSettings, *, show_progress: bool = True,
 def run_locked(ev: Evaluation, *, show_progress: bool = True,
                on_wait: Callable[[str], None] | None = None) -> EvalReport:
     """Run a resolved evaluation while holding its run's lock (see `evaluate`)."""
-    with writer_lock(ev.run_dir, what="run", wait=ev.settings.wait, on_wait=on_wait):
+    check_run_folder(ev.run_dir, ev.dataset)
+    with writer_lock(ev.run_dir, what="run", wait=ev.settings.wait, on_wait=on_wait, wait_flag="--wait"):
         check_same_request(ev.run_dir, ev.identity)  # again, now that no one else writes
+        lost_answers(earlier_rows(ev.run_dir / PREDICTIONS), ev.all_questions, ev.run_dir / PREDICTIONS)
         if ev.provider.ranks:  # an image-text model ranks the candidate captions
             return RankingRun(ev, earlier_rows(ev.run_dir / PREDICTIONS)).run(show_progress)
         return asyncio.run(Run(ev).run(show_progress))
@@ -133,7 +138,7 @@ class Run:
         started = time.perf_counter()
         bar = Bar(f"[bold]eval[/bold] {ev.settings.provider}/{ev.model}", len(ev.questions), unit="q",
                   enabled=show_progress)
-        journal = open_journal(ev.run_dir)  # completion order; rewritten in order at the end
+        journal = open_journal(ev.run_dir, say=lambda line: print(line, file=sys.stderr, flush=True))
 
         def describe() -> str:
             return figures(sent=self.scheduler.sent, elapsed_s=time.perf_counter() - started,
@@ -150,7 +155,11 @@ class Run:
             # answer, whose commit finishes before the cache closes.
             self.rows[q.id] = row
             self.statuses[row["status"]] += 1
-            journal_row(journal, row)
+            try:
+                journal_row(journal, row)
+            except OSError as err:  # a full disk: the answer is in the cache; stop and write what fits
+                self.stop(write_failed(err))
+                return
             bar.advance(note=describe())
             if committed is not None:
                 await committed  # the next question waits until this answer is durable
@@ -172,7 +181,7 @@ class Run:
                 if self.cache is not None:
                     await self.cache.close()
 
-            kept = [row for q in ev.questions if (row := self.rows.get(q.id) or earlier.get(q.id))]
+            kept = [row for q in ev.all_questions if (row := self.rows.get(q.id) or earlier.get(q.id))]
             write_predictions(ev.run_dir, kept)
             report = self.report(kept, time.perf_counter() - started)
             write_run_file(ev.run_dir, self.run_info(report))

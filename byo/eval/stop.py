@@ -30,6 +30,12 @@ def endpoint_down(message: str) -> Stopped:
     return Stopped("endpoint", f"stopped: {message}", 1)
 
 
+def write_failed(err: OSError) -> Stopped:
+    """The run's files cannot be written (a full disk): the answers received are in the cache."""
+    where = f"{err.filename}: " if err.filename else ""
+    return Stopped("disk", f"stopped: {where}{err.strerror or err}", 1)
+
+
 @contextmanager
 def on_signals(stop: Callable[[Stopped], None]) -> Iterator[None]:
     """While inside, the first SIGINT or SIGTERM calls `stop`; a second one exits at once (the cache

@@ -21,7 +21,8 @@ from importlib import import_module
 from pathlib import Path
 
 from byo.core.errors import ConfigError
-from byo.core.locks import entries, writer_lock
+from byo.core.locks import command_line, writer_lock
+from byo.core.outputs import Manifest, foreign_files, link_problem, listed, sha256_of
 
 
 @dataclass(frozen=True)
@@ -56,11 +57,15 @@ TASK = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 
 
 def export(dataset: str | Path, fmt: str, out: str | Path, *, force: bool = False, wait: bool = False,
-           on_wait: Callable[[str], None] | None = None, **options) -> dict[str, Path]:
+           on_wait: Callable[[str], None] | None = None, say: Callable[[str], None] | None = None,
+           **options) -> dict[str, Path]:
     """Check everything, then write the export; returns the main files written. The files are
-    written into a hidden directory inside `out` and moved into place once all are there: an
-    export that fails (or is killed) leaves no part of itself. One process writes an output
-    directory at a time (another one is refused, or waited for with `wait`)."""
+    written into a hidden directory inside `out`, recorded as pending in OUT/.byo-outputs.json,
+    moved into place, then recorded as written: an export that fails leaves no part of itself, and
+    one that is killed is cleaned up by the next export into `out`. `force` replaces an earlier
+    export's files (those the manifest records) and nothing else: a directory holding a file byo
+    did not write is refused, naming it. One process writes an output directory at a time
+    (another one is refused, or waited for with `wait`)."""
     from byo.export.rendered import check_rendered, load_rendered
     from byo.export.source import check_images, load_source
 
@@ -73,9 +78,7 @@ def export(dataset: str | Path, fmt: str, out: str | Path, *, force: bool = Fals
                                               "digits and '_', not starting with a digit (it names files and a "
                                               "Python function)")])
     out = Path(out)
-    if out.exists() and not out.is_dir() or (entries(out) and not force):
-        raise ConfigError(str(out), [("-o", "exists and is not an empty directory; choose another "
-                                      "output or pass --force to write into it")])
+    check_output(out, force)
     if FORMATS[fmt].images:
         if FORMATS[fmt].library:
             _named(FORMATS[fmt].library)()  # an optional extra: said before anything is read
@@ -84,24 +87,120 @@ def export(dataset: str | Path, fmt: str, out: str | Path, *, force: bool = Fals
     else:
         source = load_source(dataset)
         check_images(source)
-    with writer_lock(out, what="export", wait=wait, on_wait=on_wait):
+    with writer_lock(out, what="export", wait=wait, on_wait=on_wait, wait_flag="--wait"):
         for stale in out.glob(PARTIAL + "*"):  # left by an export that was killed
             shutil.rmtree(stale, ignore_errors=True)
-        if entries(out) and not force:
-            raise ConfigError(str(out), [("-o", "exists and is not an empty directory; choose another "
-                                          "output or pass --force to write into it")])
+        manifest = check_output(out, force)
+        if manifest.pending:
+            removed = _remove(out, [*manifest.files, *manifest.pending])
+            manifest.files, manifest.pending = {}, []
+            manifest.save()
+            if say is not None:
+                say(f"{out}: removed what an interrupted export had moved into place ({removed} files)")
         work = Path(tempfile.mkdtemp(prefix=PARTIAL, dir=out))
         try:
-            written = _named(FORMATS[fmt].writer)(source, work, final=out, **options)
-            for entry in sorted(work.iterdir()):
-                _move(entry, out / entry.name)
+            try:
+                written = _named(FORMATS[fmt].writer)(source, work, final=out, **options)
+            except OSError as err:  # a full disk: named by the output, not the hidden folder it was written in
+                raise OSError(err.errno, f"{err.strerror or err} while writing the {fmt} export; none of it is "
+                                         "left", str(out)) from None
+            _move_into_place(work, out, manifest)
         finally:
             shutil.rmtree(work, ignore_errors=True)
     return {name: out / path.relative_to(work) for name, path in written.items()}
 
 
-def _move(entry: Path, target: Path) -> None:
-    """`entry` renamed to `target`, replacing what is there (with --force)."""
-    if target.is_dir() and not target.is_symlink() and entry.is_dir():
-        shutil.rmtree(target)
-    os.replace(entry, target)
+def check_output(out: Path, force: bool) -> Manifest:
+    """The output directory's manifest, when `out` may be written: new, empty, holding an export
+    that was interrupted, or (with `force`) an earlier export. Else a ConfigError naming what is
+    in the way: a file, a link, files byo did not write."""
+    problem = link_problem(out)
+    if problem:
+        raise ConfigError(str(out), [("-o", problem)])
+    if out.exists() and not out.is_dir():
+        raise ConfigError(str(out), [("-o", "exists and is not a directory; expected a new or empty directory")])
+    if not out.is_dir():
+        return Manifest(out)
+    manifest = Manifest(out)
+    foreign = foreign_files(out, manifest)
+    if foreign:
+        raise ConfigError(str(out), [("-o", f"holds files byo did not write (or changed since): {listed(foreign)}; "
+                                      "an export replaces only its own files (--force too): move them away or "
+                                      "choose another output")])
+    if manifest.files and not manifest.pending and not force:
+        raise ConfigError(str(out), [("-o", f"holds an earlier export ({len(manifest.files)} files, by "
+                                      f"{manifest.command or 'byo export'}); pass --force to replace it, or choose "
+                                      "another output")])
+    return manifest
+
+
+def _remove(out: Path, names: list[str]) -> int:
+    """Remove byo's files `names` under `out`, and the folders they leave empty."""
+    removed = 0
+    for name in sorted(set(names)):
+        path = out / name
+        if path.is_file() and not path.is_symlink():
+            path.unlink()
+            removed += 1
+        for parent in path.parents:
+            if parent == out or not parent.is_relative_to(out):
+                break
+            try:
+                parent.rmdir()
+            except OSError:
+                break
+    return removed
+
+
+def _move_into_place(work: Path, out: Path, manifest: Manifest) -> None:
+    """Record the new files as pending, remove the earlier export's, move the new ones in, then
+    record them as written."""
+    new = {p.relative_to(work).as_posix(): sha256_of(p) for p in sorted(work.rglob("*")) if p.is_file()}
+    manifest.command = command_line()
+    manifest.pending = list(new)
+    manifest.save()
+    _remove(out, [name for name in manifest.files if name not in new])
+    for name in new:
+        target = out / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(work / name, target)
+    manifest.files, manifest.pending = new, []
+    manifest.save()
+
+
+def _library(fmt: str) -> None:
+    if fmt == "coco":
+        from byo.export.coco import mask_api
+
+        mask_api()
+    else:
+        from byo.export.webdataset import shard_writer
+
+        shard_writer()
+
+
+def _write(fmt: str, source, work: Path, out: Path, **options) -> dict[str, Path]:
+    """The export in `work`; `out` is where it will be (for the paths an export records)."""
+    if fmt == "hf":
+        from byo.export.hf import export_hf
+
+        return export_hf(source, work, **options)
+    if fmt == "lmms-eval":
+        from byo.export.lmms import export_lmms
+
+        return export_lmms(source, work, final=out, **options)
+    if fmt == "coco":
+        from byo.export.coco import export_coco
+
+        return export_coco(source, work, **options)
+    if fmt == "webdataset":
+        from byo.export.webdataset import export_webdataset
+
+        return export_webdataset(source, work, **options)
+    if fmt == "inspect":
+        from byo.export.inspect_task import export_inspect
+
+        return export_inspect(source, work, **options)
+    from byo.export.vlmevalkit import export_vlmevalkit
+
+    return export_vlmevalkit(source, work, **options)

@@ -24,7 +24,7 @@ import struct
 import zipfile
 import zlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +39,7 @@ from byo.eval.layout import (
     PREDICTIONS,
     RUN_FILE,
     cap_answer,
+    check_run_folder,
     recorded_path,
     run_path,
 )
@@ -199,20 +200,84 @@ def _zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
     return data
 
 
-def _inspect_log(path: Path) -> tuple[dict, list[dict]]:
-    """(header, samples) of an Inspect log in either format."""
+def _inspect_log(path: Path) -> tuple[dict, Iterator[dict]]:
+    """(header, samples) of an Inspect log in either format. The samples come one at a time, and
+    only the fields byo keeps stay in memory: a log whose samples hold megabytes of images (their
+    messages and events) is read in the memory of one sample."""
     if zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as archive:
-            infos = {i.filename: i for i in archive.infolist()}
-            if "header.json" in infos:
-                header = json.loads(_zip_member(archive, infos["header.json"]))
-            else:  # a log still being written: the journal's start record
-                header = json.loads(_zip_member(archive, infos["_journal/start.json"]))
-            samples = [json.loads(_zip_member(archive, i)) for name, i in infos.items()
-                       if name.startswith("samples/") and name.endswith(".json")]
-        return header, samples
-    doc = json.loads(path.read_text())
-    return doc, doc.get("samples") or []
+        archive = zipfile.ZipFile(path)
+        infos = {i.filename: i for i in archive.infolist()}
+        if "header.json" in infos:
+            header = json.loads(_zip_member(archive, infos["header.json"]))
+        else:  # a log still being written: the journal's start record
+            header = json.loads(_zip_member(archive, infos["_journal/start.json"]))
+
+        def samples() -> Iterator[dict]:
+            with archive:
+                for name, info in infos.items():
+                    if name.startswith("samples/") and name.endswith(".json"):
+                        yield _kept(json.loads(_zip_member(archive, info)))
+
+        return header, samples()
+    return _json_log(path.read_text())
+
+
+SAMPLE_FIELDS = ("id", "epoch", "output", "error", "total_time")  # what byo reads of a sample
+
+
+def _kept(sample) -> dict:
+    """The fields of a sample byo reads (its messages, events and attachments dropped at once)."""
+    if not isinstance(sample, dict):
+        raise TypeError(f"a sample is {type(sample).__name__}, expected an object")
+    output = sample.get("output")
+    if isinstance(output, dict):
+        choices = output.get("choices")
+        output = {k: output.get(k) for k in ("completion", "model", "usage") if k in output} | (
+            {"choices": choices[:1]} if isinstance(choices, list) else {})
+    return {k: sample[k] for k in SAMPLE_FIELDS if k in sample and k != "output"} | (
+        {"output": output} if "output" in sample else {})
+
+
+def _json_log(text: str) -> tuple[dict, Iterator[dict]]:
+    """An Inspect .json log: the top-level object decoded key by key, its `samples` one at a time."""
+    decoder = json.JSONDecoder()
+    header: dict = {}
+    samples: list[dict] = []
+    i = _space(text, 0)
+    if text[i:i + 1] != "{":
+        raise ValueError("expected a JSON object")
+    i = _space(text, i + 1)
+    while text[i:i + 1] != "}":
+        key, i = decoder.raw_decode(text, i)
+        i = _space(text, i)
+        if text[i:i + 1] != ":" or not isinstance(key, str):
+            raise ValueError(f"expected ':' after a key at character {i}")
+        i = _space(text, i + 1)
+        if key == "samples" and text[i:i + 1] == "[":
+            i = _space(text, i + 1)
+            while text[i:i + 1] != "]":
+                sample, i = decoder.raw_decode(text, i)
+                samples.append(_kept(sample))
+                i = _space(text, i)
+                if text[i:i + 1] == ",":
+                    i = _space(text, i + 1)
+                elif text[i:i + 1] != "]":
+                    raise ValueError(f"expected ',' or ']' at character {i}")
+            i += 1
+        else:
+            header[key], i = decoder.raw_decode(text, i)
+        i = _space(text, i)
+        if text[i:i + 1] == ",":
+            i = _space(text, i + 1)
+        elif text[i:i + 1] != "}":
+            raise ValueError(f"expected ',' or '}}' at character {i}")
+    return header, iter(samples)
+
+
+def _space(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\r\n":
+        i += 1
+    return i
 
 
 def _message_text(message: dict) -> str | None:
@@ -225,47 +290,51 @@ def _message_text(message: dict) -> str | None:
 def read_inspect(path: Path) -> Imported:
     try:
         header, samples = _inspect_log(path)
+        if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
+            raise ConfigError(str(path), [("eval", "required key is missing: expected an Inspect log")])
+        with reading(path, "an Inspect log"):
+            return _inspect_answers(header, samples)
     except ImportError as err:
         raise ConfigError(str(path), [("<file>", f"reading this Inspect log needs {err.name} (pip install "
                                        "'byo-render[export]')")]) from None
     except (KeyError, ValueError, TypeError, AttributeError, OSError, EOFError, RecursionError, zlib.error,
             zipfile.BadZipFile, zipfile.LargeZipFile) as err:
+        if isinstance(err, ConfigError):
+            raise
         raise ConfigError(str(path), [("<file>", f"not an Inspect log (.eval or .json): {str(err)[:200]}")]) from None
-    if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
-        raise ConfigError(str(path), [("eval", "required key is missing: expected an Inspect log")])
-    if not isinstance(samples, list) or not all(isinstance(s, dict) for s in samples):
-        raise ConfigError(str(path), [("samples", "expected a list of objects: expected an Inspect log")])
-    with reading(path, "an Inspect log"):
-        return _inspect_answers(header, samples)
 
 
-def _inspect_answers(header: dict, samples: list[dict]) -> Imported:
-    epochs = sorted({s.get("epoch", 1) for s in samples})
-    answers = []
-    for s in sorted((s for s in samples if s.get("epoch", 1) == (epochs[0] if epochs else 1)),
-                    key=lambda s: str(s.get("id"))):
-        output = s.get("output") or {}
-        choices = output.get("choices") or []
-        response = output.get("completion") or (_message_text(choices[0]["message"]) if choices else None)
-        stop = choices[0].get("stop_reason") if choices else None
-        usage = output.get("usage") or {}
-        error = s.get("error")
-        latency = s.get("total_time")
-        answers.append(Answer(
-            where=f"sample {_text(s.get('id'))!r}", id=str(s.get("id")), response=_text(response),
-            status="error" if error else "ok",
-            error=_text(error.get("message") if isinstance(error, dict) else error) if error else None,
-            model=_text(output.get("model")), finish_reason=_text(stop), refusal=stop == "content_filter",
-            tokens={"input": _count(usage.get("input_tokens")), "output": _count(usage.get("output_tokens")),
-                    "total": _count(usage.get("total_tokens"))} if usage else None,
-            latency_s=latency if isinstance(latency, int | float) and not isinstance(latency, bool)
-            and math.isfinite(latency) else None))
+def _inspect_answers(header: dict, samples: Iterator[dict]) -> Imported:
+    by_epoch: dict = {}
+    for s in samples:
+        by_epoch.setdefault(s.get("epoch", 1), []).append(_inspect_answer(s))
+    epochs = sorted(by_epoch)
+    answers = sorted(by_epoch[epochs[0]], key=lambda a: a.id) if epochs else []
     info = {"task": header["eval"].get("task"), "log_status": header.get("status"), "epochs": len(epochs),
             "epoch": epochs[0] if epochs else None}
     scores = (header.get("results") or {}).get("scores") or []
     if scores:
         info["metrics"] = {s["name"]: {k: m.get("value") for k, m in s.get("metrics", {}).items()} for s in scores}
     return Imported(answers, model=_text(header["eval"].get("model")), provider="inspect", info=info)
+
+
+def _inspect_answer(s: dict) -> Answer:
+    output = s.get("output") or {}
+    choices = output.get("choices") or []
+    response = output.get("completion") or (_message_text(choices[0]["message"]) if choices else None)
+    stop = choices[0].get("stop_reason") if choices else None
+    usage = output.get("usage") or {}
+    error = s.get("error")
+    latency = s.get("total_time")
+    return Answer(
+        where=f"sample {_text(s.get('id'))!r}", id=str(s.get("id")), response=_text(response),
+        status="error" if error else "ok",
+        error=_text(error.get("message") if isinstance(error, dict) else error) if error else None,
+        model=_text(output.get("model")), finish_reason=_text(stop), refusal=stop == "content_filter",
+        tokens={"input": _count(usage.get("input_tokens")), "output": _count(usage.get("output_tokens")),
+                "total": _count(usage.get("total_tokens"))} if usage else None,
+        latency_s=latency if isinstance(latency, int | float) and not isinstance(latency, bool)
+        and math.isfinite(latency) else None)
 
 
 READERS = {"jsonl": read_jsonl, "lmms-eval": read_lmms, "inspect": read_inspect}
@@ -321,6 +390,15 @@ def prediction_row(q: Question, a: Answer, provider: str, model: str,
             "parameters": {}, "image": {"path": q.image}}
 
 
+def interrupted_import(run_dir: Path, request: dict) -> bool:
+    """Whether the run is an import of the same kind that was stopped before it finished."""
+    try:
+        info = json.loads((run_dir / RUN_FILE).read_bytes())
+    except (OSError, ValueError):
+        return False
+    return isinstance(info, dict) and info.get("request") == request and info.get("finished") is False
+
+
 def run_name(fmt: str, model: str) -> str:
     return as_name(f"{fmt}-{model}")
 
@@ -367,10 +445,14 @@ def import_predictions(file: str | Path, fmt: str, dataset: str | Path, *, run: 
             "n_questions": len(questions), "imported": {"format": fmt, "file": str(file.resolve()), **imported.info},
             "max_answer_chars": max_answer_chars, "finished": True, "statuses": dict(sorted(statuses.items())),
             "tokens": tokens}
-    with writer_lock(run_dir, what="run", wait=wait, on_wait=on_wait):
-        if (run_dir / PREDICTIONS).exists() and not force:
+    check_run_folder(run_dir, dataset)
+    with writer_lock(run_dir, what="run", wait=wait, on_wait=on_wait, wait_flag="--wait"):
+        if (run_dir / PREDICTIONS).exists() and not force and not interrupted_import(run_dir, info["request"]):
             raise ConfigError(str(run_dir), [("--run", f"already holds {PREDICTIONS}; choose another --run NAME or "
                                               "pass --force to replace it")])
+        # run.json first, unfinished: an import killed before the end is then replaced by the next
+        atomic_write_text(run_dir / RUN_FILE, json.dumps({**info, "finished": False}, indent=1,
+                                                         ensure_ascii=False) + "\n")
         atomic_write_text(run_dir / PREDICTIONS, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
         atomic_write_text(run_dir / RUN_FILE, json.dumps(info, indent=1, ensure_ascii=False) + "\n")
     return ImportReport(run_dir=run_dir, rows=rows, statuses=statuses, unanswered=len(questions) - len(rows))

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
@@ -76,16 +76,18 @@ def request_host(request: Request) -> str:
 class Guard:
     """Host check (loopback), access token (elsewhere) and security headers on every response."""
 
-    def __init__(self, app, *, token: str | None, loopback: bool):
+    def __init__(self, app, *, token: str | None, loopback: bool, host: str | None = None):
         self.app = app
         self.token = token
         self.loopback = loopback
+        # the names a loopback server answers to: the usual ones and the address it is bound to
+        self.hosts = LOOPBACK_NAMES | ({host.strip("[]")} if host else set())
 
     def problem(self, request: Request) -> tuple[Response | None, bool]:
         """(the refusal, or None; whether to set the token cookie)."""
-        if self.loopback and request_host(request) not in LOOPBACK_NAMES:
+        if self.loopback and request_host(request) not in self.hosts:
             return error(400, f"unexpected Host header {request.headers.get('host', '')[:80]!r}: this server "
-                              "answers requests to 127.0.0.1 or localhost only"), False
+                              f"answers requests to {' or '.join(sorted(self.hosts))} only"), False
         if self.token is None:
             return None, False
         given = request.headers.get(TOKEN_HEADER) or request.cookies.get(TOKEN_COOKIE)
@@ -152,7 +154,7 @@ def page_html(study: Study) -> str:
     return env.get_template("index.html.j2").render(study=f"{study.name} / {study.run}")
 
 
-def create_app(study: Study, *, token: str | None = None, loopback: bool = True) -> Callable:
+def create_app(study: Study, *, token: str | None = None, loopback: bool = True, host: str | None = None) -> Callable:
     images = resolved_images(study)
     page = page_html(study)
     static = {name: (files("byo.human") / "static" / name).read_bytes() for name in STATIC}
@@ -173,10 +175,13 @@ def create_app(study: Study, *, token: str | None = None, loopback: bool = True)
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
             raise HTTPException(413, f"expected a body of at most {MAX_BODY} bytes")
         data = b""
-        async for chunk in request.stream():  # read no more than the limit, whatever the headers say
-            data += chunk
-            if len(data) > MAX_BODY:
-                raise HTTPException(413, f"expected a body of at most {MAX_BODY} bytes")
+        try:
+            async for chunk in request.stream():  # read no more than the limit, whatever the headers say
+                data += chunk
+                if len(data) > MAX_BODY:
+                    raise HTTPException(413, f"expected a body of at most {MAX_BODY} bytes")
+        except ClientDisconnect:  # the client went away before sending its whole answer: nothing recorded
+            raise HTTPException(400, "the client disconnected before its request was whole") from None
         try:
             return model.model_validate_json(data)
         except ValidationError as err:
@@ -257,5 +262,5 @@ def create_app(study: Study, *, token: str | None = None, loopback: bool = True)
         Route("/api/pause", post_pause, methods=["POST"]),
         Route("/images/{path:path}", get_image, methods=["GET"]),
     ], exception_handlers={HTTPException: http_error, StoreError: store_error, Exception: server_error})
-    return Guard(app, token=token, loopback=loopback)
+    return Guard(app, token=token, loopback=loopback, host=host)
 

@@ -89,13 +89,20 @@ def serve(settings: HumanSettings, *, say: Callable[[str], None] | None = None) 
     study = prepare(settings)
     loopback = is_loopback(settings.host)
     token = None if loopback else secrets.token_urlsafe(18)
-    app = create_app(study, token=token, loopback=loopback)  # checks every image first
+    app = create_app(study, token=token, loopback=loopback, host=settings.host)  # checks every image first
     with writer_lock(lock_dir(study.runs_dir, study.run), what="human run"):
-        return _serve(study, settings, app, token, say)
+        try:
+            return _serve(study, settings, app, token, say)
+        finally:
+            study.close()
 
 
 def _serve(study: Study, settings: HumanSettings, app, token: str | None, say: Callable[[str], None]) -> int:
-    study.existing()
+    _, problems = study.existing()
+    for note in study.notes:
+        say(note)
+    for problem in problems:
+        say(f"not resumed (its annotator is refused until it is moved away): {problem}")
     sock = bind(settings.host, settings.port)
     port = sock.getsockname()[1]
     address = url(settings.host, port)

@@ -3,14 +3,20 @@
 - `predictions.jsonl`: one row per answer, the keys `byo eval` writes (provider `human`, model =
   the annotator, `latency_s` = the seconds the question was on screen), plus `human` (the input,
   when it was answered, the request's nonce). Each row is appended and fsynced before the next
-  question is served; a line cut short by a crash is read as unanswered.
+  question is served (byo.core.journal): a write that fails (a full disk) is undone and the
+  answer refused; a line cut short by a kill is read as unanswered, and the next server cut it
+  off when it starts (and says so), so that question is asked again.
 - `questions.jsonl`: the questions of the run, in the annotator's order (with their truth, for
   `byo score`: run.json's `questions` names this file). Never served.
 - `run.json`: the settings (`request`), the counts, `finished`, and whether the annotator paused.
 
-One server per run: it holds the writer lock (byo.core.locks) of DATASET/runs/.RUN.human while it serves. An answer
-is keyed by annotator and question id: the first one written wins, and a second one (another
-tab) is refused, unless it is the same request sent again (same nonce).
+One server per run: it holds the writer lock (byo.core.locks) of DATASET/runs/.RUN.human while it
+serves, and the lock of each annotator's run folder from that annotator's first request on, so
+that no other study (whose RUN-ANNOTATOR spells the same folder) and no `byo eval` writes it
+meanwhile; a folder that holds another study's or another command's run is refused, naming it.
+Nothing is read or written through a link leading out of the dataset. An answer is keyed by
+annotator and question id: the first one written wins, and a second one (another tab) is
+refused, unless it is the same request sent again (same nonce).
 """
 
 from __future__ import annotations
@@ -18,20 +24,24 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-import os
+import logging
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from byo import __version__
-from byo.core.dataset import FILE_MODE, atomic_write_text
+from byo.core import journal
+from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
+from byo.core.locks import Busy, writer_lock
+from byo.core.paths import inside
 from byo.eval.layout import PREDICTIONS, RUN_FILE, RUNS, read_predictions
 from byo.human.answers import CANNOT_TELL
 from byo.human.selection import Selection
 from byo.questions.load import QUESTIONS
 
 PROVIDER = "human"
+log = logging.getLogger("byo.human")
 
 
 class StoreError(Exception):
@@ -53,31 +63,8 @@ def now() -> str:
 
 
 def append_line(path: Path, line: str) -> None:
-    """Append one line and fsync it (and the directory, for a new file): on disk when this returns.
-    A line cut short by an earlier crash is ended first, so that it spoils only itself."""
-    new = not path.exists()
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, FILE_MODE)
-    try:
-        size = os.fstat(fd).st_size
-        data = line.encode()
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            data = b"\n" + data
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    if new:
-        sync_dir(path.parent)
-
-
-def sync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    """Append one answer and fsync it: on disk when this returns (byo.core.journal)."""
+    journal.append(path, line)
 
 
 @dataclass
@@ -105,6 +92,12 @@ class Study:
         self.runs_dir = self.dataset / RUNS
         self.annotators: dict[str, Annotator] = {}
         self.lock = threading.Lock()
+        self.held = contextlib.ExitStack()  # the annotators' run folders this server writes
+        self.notes: list[str] = []  # what was repaired on the way (a cut last line), to be said
+
+    def close(self) -> None:
+        """Let go of the annotators' run folders."""
+        self.held.close()
 
     def request(self, annotator: str) -> dict:
         """What a run is made of: a run keeps the settings it was first made with."""
@@ -115,58 +108,89 @@ class Study:
     def run_dir(self, annotator: str) -> Path:
         return self.runs_dir / f"{self.run}-{annotator}"
 
-    def existing(self) -> list[str]:
-        """Annotators with a run of this study on disk; ConfigError when one was made with other
-        settings or holds a damaged predictions file."""
-        found = []
+    def existing(self) -> tuple[list[str], list[str]]:
+        """Annotators with a run of this study on disk, and the problems of those that cannot be
+        resumed (a damaged file, a folder another server holds): each said, none stops the others.
+        ConfigError when a run of the study was made with other settings."""
+        found, problems = [], []
         for run_file in sorted(self.runs_dir.glob(f"{self.run}-*/{RUN_FILE}")):
             try:
                 request = json.loads(run_file.read_text()).get("request") or {}
-            except (OSError, ValueError):
+            except (OSError, ValueError, AttributeError):
                 continue
-            if request.get("type") != "human" or request.get("study") != self.run:
+            if not isinstance(request, dict) or request.get("type") != "human" or request.get("study") != self.run:
                 continue
             annotator = str(request.get("model"))
             if self.run_dir(annotator) != run_file.parent:
                 continue
-            self._check_request(run_file, request, annotator)
+            self._check_request(run_file, request, annotator)  # other settings: the whole study is refused
+            try:
+                self.annotator(annotator)
+            except ConfigError as err:
+                problems.append(str(err))
+                continue
             found.append(annotator)
-        for annotator in found:
-            self.annotator(annotator)
-        return found
+        return found, problems
 
     def _check_request(self, run_file: Path, before: dict, annotator: str) -> None:
         now_request = self.request(annotator)
+        if (before.get("type") != "human" or before.get("study") != self.run
+                or before.get("model") != annotator):
+            owner = (f"study {before.get('study')!r}, annotator {before.get('model')!r}"
+                     if before.get("type") == "human" else f"a run of provider {before.get('provider')!r}")
+            raise ConfigError(str(run_file.parent), [("<run>", f"holds the answers of {owner}: study {self.run!r} "
+                                                      f"cannot share it with annotator {annotator!r}; choose "
+                                                      "another --run NAME or annotator name")])
         if before != now_request:
             changed = ", ".join(k for k, v in now_request.items() if before.get(k) != v)
             raise ConfigError(str(run_file), [("request", f"this run was made with other settings ({changed} "
                                                "changed); choose another --run NAME")])
 
     def annotator(self, name: str) -> Annotator:
-        """The annotator's state, read from their run on first use."""
+        """The annotator's state, read from their run on first use; from then on this server holds
+        the run folder's lock. ConfigError when the folder cannot be this annotator's run."""
         with self.lock:
             if name in self.annotators:
                 return self.annotators[name]
             run_dir = self.run_dir(name)
-            who = Annotator(name, run_dir, self.selection.order(self.name, name))
-            run_file = run_dir / RUN_FILE
-            if run_file.is_file():
+            for file in (PREDICTIONS, RUN_FILE, QUESTIONS):
+                if inside(self.dataset, f"{RUNS}/{run_dir.name}/{file}") is None:
+                    raise ConfigError(str(run_dir / file), [("<run>", "leads outside the dataset through a symbolic "
+                                                             "link; byo reads and writes nothing through such a link")])
+            with contextlib.ExitStack() as held:
                 try:
-                    info = json.loads(run_file.read_text())
-                except ValueError as err:
-                    raise ConfigError(str(run_file), [("<file>", f"not valid JSON: {err}")]) from None
-                self._check_request(run_file, info.get("request") or {}, name)
-                rows, problems = read_predictions(run_dir / PREDICTIONS)
-                if problems:
-                    where, what = problems[0]
-                    raise ConfigError(str(run_dir / PREDICTIONS), [(where, what)])
-                who.rows = {i: r for i, r in rows.items() if i in self.selection.items}
-                who.paused = bool((info.get("human") or {}).get("paused"))
-            elif (run_dir / PREDICTIONS).exists():  # ours writes run.json before any answer
-                raise ConfigError(str(run_dir), [("<run>", "holds predictions but no run.json: not a run of byo "
-                                                  "human; choose another annotator name or --run NAME")])
+                    held.enter_context(writer_lock(run_dir, what="run"))
+                except Busy as busy:
+                    raise ConfigError(str(run_dir), [("<run>", str(busy).split(": ", 1)[-1])]) from None
+                who = self._read(name, run_dir)
+                self.held.enter_context(held.pop_all())  # held until the server stops
             self.annotators[name] = who
             return who
+
+    def _read(self, name: str, run_dir: Path) -> Annotator:
+        who = Annotator(name, run_dir, self.selection.order(self.name, name))
+        run_file = run_dir / RUN_FILE
+        if run_file.is_file():
+            try:
+                info = json.loads(run_file.read_text())
+                if not isinstance(info, dict):
+                    raise ValueError("expected an object")
+            except ValueError as err:
+                raise ConfigError(str(run_file), [("<file>", f"not valid JSON: {err}")]) from None
+            self._check_request(run_file, info.get("request") or {}, name)
+            cut = journal.recover(run_dir / PREDICTIONS)
+            if cut is not None:
+                self.notes.append(f"{cut}; that question is asked again")
+            rows, problems = read_predictions(run_dir / PREDICTIONS)
+            if problems:
+                where, what = problems[0]
+                raise ConfigError(str(run_dir / PREDICTIONS), [(where, what)])
+            who.rows = {i: r for i, r in rows.items() if i in self.selection.items}
+            who.paused = bool((info.get("human") or {}).get("paused"))
+        elif (run_dir / PREDICTIONS).exists() or (run_dir / PREDICTIONS).is_symlink():
+            raise ConfigError(str(run_dir), [("<run>", "holds predictions but no run.json: not a run of byo "
+                                              "human; choose another annotator name or --run NAME")])
+        return who
 
     # --- writing ------------------------------------------------------------------------------
     def _ensure_run(self, who: Annotator) -> None:
@@ -208,8 +232,14 @@ class Study:
                    "refusal": cannot_tell, "tokens": None, "cost_usd": None, "latency_s": seconds, "attempts": 1,
                    "parameters": {}, "image": {"path": item.image},
                    "human": {"input": "cannot_tell" if cannot_tell else kind, "answered_at": now(), "nonce": nonce}}
-            self._ensure_run(who)
-            append_line(who.run_dir / PREDICTIONS, json.dumps(row, ensure_ascii=False) + "\n")
+            try:
+                self._ensure_run(who)
+                append_line(who.run_dir / PREDICTIONS, json.dumps(row, ensure_ascii=False) + "\n")
+            except OSError as err:  # a full disk: nothing of this answer is left; the page asks it again
+                where = f"{err.filename}: " if err.filename else ""
+                log.error("byo human: an answer of %s was not recorded: %s%s", who.name, where, err.strerror or err)
+                raise StoreError(507, f"the answer could not be written ({err.strerror or err}); it is not "
+                                 "recorded: send it again once the server has room", self.state(who)) from None
             who.rows[question_id] = row  # only once it is on disk
             with contextlib.suppress(OSError):  # the answer is kept; the counts follow with the next one
                 self._write_run_file(who)

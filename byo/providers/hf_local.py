@@ -87,6 +87,7 @@ def _load(transformers, torch, name: str, dtype: str, device: str) -> tuple:
 
 class HuggingFace(Provider):
     type = "hf"
+    local = True
     default_timeout = 900.0  # a batch on a CPU takes minutes; a request waits for its batch
 
     def __init__(self, model: str, params: GenerationParams, *, api_key: str | None = None,

@@ -19,6 +19,7 @@ from byo.core.dataset import RESOLVED_CONFIG, Layout, atomic_write_text
 from byo.core.errors import ConfigError, InputError
 from byo.core.inputs import read_image, read_json, reading
 from byo.core.locks import writer_lock
+from byo.core.outputs import check_file_output, writing_outputs
 from byo.core.schema import Strict, validation_problems
 from byo.families import get_family
 from byo.families.base import ASKING, CATALOG, Answer, Skip, Unreadable, ask
@@ -184,6 +185,7 @@ class Summary:
     levels: dict[str, dict[str, Counter]] = field(default_factory=dict)
     why: dict[str, dict[str, Counter]] = field(default_factory=dict)
     examples: list[dict] = field(default_factory=list)  # skipped / flagged cases: image, key, rule, reason
+    not_applicable: list[str] = field(default_factory=list)  # keys of other designs (Family.key_modes), left out
 
     def count(self, levels: dict, outcome: str, n: int, reason: str | None = None) -> None:
         for variable, level in levels.items():
@@ -199,7 +201,7 @@ class Summary:
                          for k in sorted(set(self.questions) | set(self.skipped))},
                 "levels": {v: {lv: dict(c) for lv, c in levels.items()} for v, levels in self.levels.items()},
                 "why": {v: {lv: dict(c) for lv, c in levels.items()} for v, levels in self.why.items()},
-                "unreadable": self.examples}
+                "unreadable": self.examples, "not_applicable": self.not_applicable}
 
 
 def unreadable_policy(layout: Layout, given: str | None) -> str:
@@ -268,7 +270,7 @@ def with_evidence(layout: Layout, legend: dict) -> dict:
 def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("direct",), keys=None,
              templates: str | Path | None = None, out: str | Path | None = None, wait: bool = False,
              on_wait: Callable[[str], None] | None = None, unreadable: str | None = None,
-             prompts: str = DEFAULT_PROMPTS, options: int | None = None) -> tuple[Path, Summary]:
+             prompts: str = DEFAULT_PROMPTS, options: int | None = None, force: bool = False) -> tuple[Path, Summary]:
     """Write the questions of a rendered dataset (and beside them SUMMARY_FILE: what was asked,
     skipped and flagged, per key and per level). The dataset is locked meanwhile: a render still
     writing it is named (or waited for, `wait`) instead of giving the questions of part of it.
@@ -278,7 +280,11 @@ def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("dir
     config's questions.options, else the family's own count)."""
     if not Path(dataset).is_dir():
         raise ConfigError(str(dataset), [("<dataset>", "not a directory: render the dataset first")])
-    with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait):
+    # Elsewhere than the dataset's own files (-o), a file byo did not write is not replaced; no link anywhere.
+    target = Path(out) if out is not None else Path(dataset) / QUESTIONS
+    for path in (target, target.with_name(SUMMARY_FILE)):
+        check_file_output(path, force=force, own_place=out is None)
+    with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait, wait_flag="--wait"):
         return _generate(Layout(dataset), preprompts, instructions, keys, templates, out, unreadable, prompts,
                          options)
 
@@ -300,7 +306,8 @@ class QuestionMaker:
                     for p in preprompts if p not in PREPROMPTS]
         problems += [("--instructions", f"unknown instruction {i!r}; expected {', '.join(self.common.instructions)}")
                      for i in instructions if i not in self.common.instructions]
-        self.keys = expand_keys(keys or default_keys(layout), list(self.family_t.questions), plugin.opt_in_keys)
+        self.asked = keys or default_keys(layout)  # None: every key of the family
+        self.keys = expand_keys(self.asked, list(self.family_t.questions), plugin.opt_in_keys)
         problems += [("--keys", f"unknown question key {k!r} for {family}") for k in self.keys
                      if k not in self.family_t.questions]
         problems += [(f"questions.{k}", "no answer function for this key") for k in self.keys
@@ -325,9 +332,10 @@ class QuestionMaker:
     def write(self, rows: list[dict], out: str | Path | None = None) -> Path:
         """The question file (and beside it SUMMARY_FILE) of `rows`."""
         path = Path(out) if out else self.layout.root / QUESTIONS
-        atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-        atomic_write_text(path.with_name(SUMMARY_FILE) if out else self.layout.root / SUMMARY_FILE,
-                          json.dumps(self.summary.to_json(), indent=1, ensure_ascii=False) + "\n")
+        with writing_outputs([path, path.with_name(SUMMARY_FILE)] if out else [], "byo questions"):
+            atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+            atomic_write_text(path.with_name(SUMMARY_FILE) if out else self.layout.root / SUMMARY_FILE,
+                              json.dumps(self.summary.to_json(), indent=1, ensure_ascii=False) + "\n")
         return path
 
 
@@ -340,6 +348,9 @@ def _generate(layout: Layout, preprompts, instructions, keys, templates, out, un
     maker = QuestionMaker(layout, legend_family(layout, legends), preprompts=preprompts, instructions=instructions,
                           keys=keys, templates=templates, unreadable=unreadable, prompts=prompts, options=options,
                           images=len(legends))
+    if not maker.asked:  # every key of the family: those of another design are left out, not skipped
+        maker.summary.not_applicable = [k for k in maker.keys if not any(maker.plugin.applies(k, lg) for lg in legends)]
+        maker.keys = [k for k in maker.keys if k not in maker.summary.not_applicable]
     rows = [row for legend in legends for row in maker.of(legend)]
     return maker.write(rows, out), maker.summary
 

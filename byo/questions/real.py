@@ -20,10 +20,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
+from byo.core.outputs import check_file_output, writing_outputs
 from byo.core.schema import Strict, validation_problems
 from byo.questions.load import QUESTIONS, Question, answer_problem, image_problem, load_questions
 from byo.scene.config import read_yaml
@@ -31,10 +32,25 @@ from byo.scene.config import read_yaml
 LABELS = "labels.yaml"
 
 
+COUNTS = ("integer", "row", "column")  # answer types that count from 0 (rows and columns from 1)
+Level = StrictStr | StrictInt | StrictFloat | StrictBool  # one level of a variable, as a config gives it
+
+
 class Photo(Strict):
     image: str = Field(min_length=1)  # relative to the folder
-    levels: dict[str, Any] = {}
+    levels: dict[str, Level] = {}
     answers: dict[str, Any] = Field(min_length=1)
+
+
+def label_problem(answer_type: str, answer: Any) -> str | None:
+    """What is wrong with a hand-written answer, if anything: the answer type's checks, and no
+    count below 0 (no row or column below 1)."""
+    wrong = answer_problem(answer_type, answer)
+    if wrong is None and answer_type in COUNTS:
+        least = 0 if answer_type == "integer" else 1
+        if answer < least or answer != int(answer):
+            return f"expected a whole number >= {least} (answer type {answer_type}), got {answer!r:.60}"
+    return wrong
 
 
 class Labels(Strict):
@@ -42,10 +58,13 @@ class Labels(Strict):
 
 
 def real_questions(folder: str | Path, like: str | Path, labels: str | Path | None = None,
-                   out: str | Path | None = None) -> tuple[Path, int]:
+                   out: str | Path | None = None, force: bool = False) -> tuple[Path, int]:
     """Write FOLDER/questions.jsonl: the questions of the synthetic dataset `like` (its
-    questions.jsonl), asked of each labelled photo. Returns (path, number of questions)."""
+    questions.jsonl), asked of each labelled photo. Returns (path, number of questions). A file
+    byo did not write is not replaced without `force` (byo.core.outputs)."""
     folder, like = Path(folder), Path(like)
+    path = Path(out) if out else folder / QUESTIONS
+    check_file_output(path, force=force)
     labels_path = Path(labels) if labels else folder / LABELS
     data = read_yaml(labels_path, str(labels_path))
     try:
@@ -61,11 +80,16 @@ def real_questions(folder: str | Path, like: str | Path, labels: str | Path | No
     asked = {q.key for q in synthetic}
     problems = []
     rows = []
+    seen: dict[str, int] = {}
     for i, photo in enumerate(photos):
         where = f"images[{i}]"
         problem = image_problem(photo.image, folder)
         if problem:
             problems.append((f"{where}.image", problem))
+        elif photo.image in seen:
+            problems.append((f"{where}.image", f"{photo.image!r} is already labelled at images[{seen[photo.image]}]: "
+                                               "expected each photo once, with all its answers"))
+        seen.setdefault(photo.image, i)
         for key, answer in photo.answers.items():
             if key not in asked:
                 problems.append((f"{where}.answers.{key}", f"{like} asks no question {key!r} (it asks "
@@ -76,7 +100,7 @@ def real_questions(folder: str | Path, like: str | Path, labels: str | Path | No
                                                            "card...): a photo cannot be asked them word for word"))
                 continue
             for (pre, ins), q in variants[key].items():
-                wrong = answer_problem(q.answer_type, answer)
+                wrong = label_problem(q.answer_type, answer)
                 if wrong:
                     problems.append((f"{where}.answers.{key}", wrong))
                     break
@@ -88,6 +112,6 @@ def real_questions(folder: str | Path, like: str | Path, labels: str | Path | No
             break
     if problems:
         raise ConfigError(str(labels_path), problems[:20])
-    path = Path(out) if out else folder / QUESTIONS
-    atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    with writing_outputs([path], "byo real-questions"):
+        atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     return path, len(rows)

@@ -10,18 +10,22 @@ import socket
 import time
 from pathlib import Path
 
+from byo.core import journal
+
 RENDER_LOG = "render_log.jsonl"
 
 
 def append(root: Path, event: dict) -> None:
+    """One event, appended whole and fsynced (byo.core.journal: a failed write is undone; one
+    write per line, so lines of concurrent writers do not mix)."""
     line = json.dumps({"time": round(time.time(), 3), "host": socket.gethostname(), "pid": os.getpid(),
                        **event}) + "\n"
-    fd = os.open(Path(root) / RENDER_LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
-    try:
-        os.write(fd, line.encode())  # one write per line: lines of concurrent writers do not mix
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    journal.append(Path(root) / RENDER_LOG, line)
+
+
+def recover(root: Path) -> None:
+    """Cut off a last line cut short by a kill (the writer of the dataset, when it starts)."""
+    journal.recover(Path(root) / RENDER_LOG)
 
 
 def read(root: Path) -> list[dict]:

@@ -19,24 +19,17 @@ from byo.core.errors import ConfigError, InputError
 from byo.core.inputs import read_json
 from byo.core.locks import entries, writer_lock
 from byo.render import log as runlog
-from byo.render.runner import finalize
+from byo.render.runner import finalize, first_difference
 from byo.render.status import dataset_config
 from byo.scene.plan import selected_jobs
 
 SHOWN = 5  # names listed in an error before "... and N more"
+MERGING = ".byo-merge.json"  # in the output while a merge writes it: what it merges (removed at the end)
 
 
 def _listed(names: list[str]) -> str:
     more = f" ... and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
     return ", ".join(names[:SHOWN]) + more
-
-
-def _first_difference(a, b, path: str = "") -> str:
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in sorted(set(a) | set(b), key=str):
-            if a.get(key) != b.get(key):
-                return _first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else str(key))
-    return f"{path}: {json.dumps(a)} vs {json.dumps(b)}"
 
 
 def _limit(dirs: list[Path]) -> int | None:
@@ -55,12 +48,41 @@ def _limit(dirs: list[Path]) -> int | None:
     return limits.pop() if limits else None
 
 
-def merge(dirs: list[str | Path], out: str | Path) -> dict[str, Path]:
-    """Copy every image of `dirs` into `out` and write the per-dataset files; returns them."""
+def interrupted_merge(out: Path) -> list[str] | None:
+    """The directories an interrupted merge into `out` was merging, or None when there is none."""
+    try:
+        sources = json.loads((out / MERGING).read_bytes())["sources"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return sources if isinstance(sources, list) and all(isinstance(s, str) for s in sources) else None
+
+
+def check_output(out: Path, dirs: list[Path]) -> bool:
+    """Whether `out` can take the merge: new, empty, or holding an interrupted merge of the same
+    directories (which this one finishes: True). Else a ConfigError saying what is in the way."""
+    if out.is_symlink() or out.exists() and not out.is_dir():
+        raise ConfigError(str(out), [("-o", "is a file or a link: the merged dataset needs an empty or new "
+                                      "directory")])
+    held = entries(out)
+    if not held:
+        return False
+    sources = interrupted_merge(out)
+    if sources is None:
+        raise ConfigError(str(out), [("-o", f"the merged dataset needs an empty or new directory; it holds "
+                                      f"{_listed(sorted(p.name for p in held))}")])
+    if sources != [str(d.resolve()) for d in dirs]:
+        raise ConfigError(str(out), [("-o", f"holds an interrupted merge of other directories ({_listed(sources)}); "
+                                      "rerun that merge to finish it, or choose another output")])
+    return True
+
+
+def merge(dirs: list[str | Path], out: str | Path, say=None) -> dict[str, Path]:
+    """Copy every image of `dirs` into `out` and write the per-dataset files; returns them. A merge
+    that was stopped (killed, a full disk) is finished by the same command: the output records
+    what it merges (MERGING) until it is complete."""
     dirs = [Path(d) for d in dirs]
     out = Path(out)
-    if out.exists() and (not out.is_dir() or entries(out)):
-        raise ConfigError(str(out), [("-o", "the merged dataset needs an empty or new directory")])
+    check_output(out, dirs)
     cfg = dataset_config(dirs[0])
     family = cfg.family
     resolved = read_json(dirs[0] / RESOLVED_CONFIG)
@@ -70,7 +92,7 @@ def merge(dirs: list[str | Path], out: str | Path) -> dict[str, Path]:
         other = read_json(d / RESOLVED_CONFIG)
         if other != resolved:
             problems.append((str(d), f"rendered from a different config than {dirs[0]} "
-                             f"({_first_difference(resolved, other)})"))
+                             f"({first_difference(resolved, other)})"))
     if problems:
         raise ConfigError("<merge>", problems)
 
@@ -100,15 +122,19 @@ def merge(dirs: list[str | Path], out: str | Path) -> dict[str, Path]:
     if problems:
         raise ConfigError("<merge>", problems)
     with writer_lock(out, what="dataset"):
-        if entries(out):
-            raise ConfigError(str(out), [("-o", "the merged dataset needs an empty or new directory")])
-        return _copy(dirs, out, owner, planned, limit, family)
+        if check_output(out, dirs) and say is not None:
+            say(f"{out}: finishing the merge that was interrupted")
+        atomic_write_bytes(out / MERGING, json.dumps({"sources": [str(d.resolve()) for d in dirs]}).encode())
+        written = _copy(dirs, out, owner, planned, limit, family)
+        (out / MERGING).unlink()
+        return written
 
 
 def _copy(dirs: list[Path], out: Path, owner: dict[str, Path], planned: list[str], limit: int | None,
           family) -> dict[str, Path]:
     target = Layout(out)
     target.make_dirs()
+    target.remove_temporary_files()  # of an interrupted merge
     for name in planned:
         source = Layout(owner[name])
         records = read_json(source.legend(name)).get("files") or {}

@@ -44,6 +44,7 @@ from byo.render.messages import RenderResult, RenderTask
 from byo.render.writer import write_result
 from byo.scene.config import DatasetConfig
 from byo.scene.plan import ImageJob, Shard, image_count, jobs, selected_jobs
+from byo.scene.setup import level_label
 from byo.scene.spec import PlacementError, sample_spec
 
 
@@ -101,16 +102,29 @@ def _output_dir(cfg: DatasetConfig, out_dir: str | Path | None, file: str) -> Pa
     return out
 
 
+def first_difference(a, b, path: str = "") -> str:
+    """Where two resolved configs first differ: 'scene.render.samples: 4 vs 8'."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=str):
+            if a.get(key) != b.get(key):
+                return first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else str(key))
+    return f"{path}: {json.dumps(a)} vs {json.dumps(b)}"
+
+
 def _output(out: Path, resolved: dict, resume: bool, file: str) -> Layout:
     """The output directory's layout, once this process holds its lock: empty, or (--resume) one
     rendered from the same config."""
     previous = out / RESOLVED_CONFIG
-    if entries(out):
+    held = entries(out)
+    if held:
         if not resume:
-            raise ConfigError(file, [("<output>", f"{out} is not empty; pass --resume to continue it "
-                                      "or choose another output directory")])
+            names = sorted(p.name for p in held)
+            shown = ", ".join(names[:5]) + (f" ... and {len(names) - 5} more" if len(names) > 5 else "")
+            raise ConfigError(file, [("<output>", f"{out} is not empty (it holds {shown}); pass --resume to "
+                                      "continue a render of this config there, or choose another output directory")])
         if previous.is_file() and read_json(previous) != resolved:
-            raise ConfigError(file, [("<output>", f"{out} was rendered from a different config; "
+            raise ConfigError(file, [("<output>", f"{out} was rendered from a different config "
+                                      f"({first_difference(read_json(previous), resolved)}, as rendered vs now); "
                                       "--resume needs the same config")])
     return Layout(out)
 
@@ -135,7 +149,7 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
                                   f"{max_images:,}; raise it with --max-images, or render a part with --limit")])
     resolved = resolved_config(cfg)
     out = _output_dir(cfg, out_dir, file)
-    with writer_lock(out, what="dataset", wait=wait, on_wait=on_wait):
+    with writer_lock(out, what="dataset", wait=wait, on_wait=on_wait, wait_flag="--wait"):
         return _render_locked(cfg, config, file, out, resolved, selected, executor=executor, limit=limit,
                               resume=resume, shard=shard, show_progress=show_progress, on_result=on_result)
 
@@ -161,6 +175,7 @@ def _render_locked(cfg: DatasetConfig, config, file: str, out: Path, resolved: d
     report = RenderReport(out_dir=layout.root, planned=len(selected), skipped=len(selected) - len(todo),
                           repaired=repaired)
     executor = executor or LocalPool(1)
+    runlog.recover(layout.root)
     runlog.append(layout.root, {"event": "start", "images": image_count(cfg), "limit": limit,
                                 "shard": str(shard) if shard else None, "planned": len(selected),
                                 "to_render": len(tasks), "executor": type(executor).__name__,
@@ -261,7 +276,8 @@ def finalize(layout: Layout, family: Family) -> dict[str, Path]:
     except DATA_ERRORS:
         raise _unreadable_legend(layout, family, legends) from None
     if legends:
-        written["contact_sheet"] = contact_sheet(layout.root, caption=family.caption, legends=legends)
+        written["contact_sheet"] = contact_sheet(layout.root, caption=family.caption, legends=legends,
+                                                 level_text=level_label)
     return written
 
 

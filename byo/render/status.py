@@ -13,6 +13,7 @@ from pathlib import Path
 
 from byo.core.dataset import RESOLVED_CONFIG, SOURCE_CONFIG, Layout
 from byo.core.errors import ConfigError, InputError
+from byo.core.locks import LOCK_FILE, busy, holder
 from byo.families import load_config
 from byo.render import log as runlog
 from byo.scene.plan import Shard, selected_jobs
@@ -36,6 +37,13 @@ def dataset_config(root: Path):
     """The config a directory was rendered from (its config.yaml), with its family."""
     source = root / SOURCE_CONFIG
     if not (root / RESOLVED_CONFIG).is_file() or not source.is_file():
+        if (root / ".byo-merge.json").is_file():
+            raise ConfigError(str(root), [("<directory>", "an interrupted byo merge: run the same byo merge again to "
+                                           "finish it")])
+        who = holder(root / LOCK_FILE) if (root / LOCK_FILE).is_file() else None
+        if who is not None and busy(root):
+            raise ConfigError(str(root), [("<directory>", f"a render or merge is starting here ({who}): its config "
+                                           "is not written yet; ask again in a moment")])
         raise ConfigError(str(root), [("<directory>", f"not a rendered dataset: no {RESOLVED_CONFIG} "
                                        f"or {SOURCE_CONFIG} in {root}")])
     return load_config(source)

@@ -15,10 +15,10 @@ from pathlib import Path
 from byo import __version__
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
+from byo.core.outputs import check_file_output
 from byo.families.base import ScoringOptions
 from byo.score import psychometric, registry, stability, tables
 from byo.score.judge import Judge, judge_rows
-from byo.score.metrics import rng_for
 from byo.score.parse import FAMILY_TYPES, STATUSES
 from byo.score.rows import PREDICTIONS, load_run, partial_note, run_paths
 from byo.score.training import training_answers
@@ -41,14 +41,22 @@ DEFINITIONS = {
     "within_one": "|prediction - truth| <= 1, over all questions (interval clustered by image, like accuracy)",
     "clustering": "every interval treats the questions of one image (its keys and prompt variants) as one cluster: "
                   "bootstraps resample images, proportions use the cluster-robust variance",
-    "breaking_points": "psychometric curve P = chance + (1 - chance - lapse) F(s b (x - alpha)), F logistic or probit, "
-                       "fitted by maximum likelihood per key and numeric variable (and the true count of counting keys), "
-                       "prompt variants pooled; chance = the key's guess rate, lapse in [0, 0.1]; threshold: where "
-                       "accuracy is halfway between chance and the ceiling 1 - lapse (criterion); slope: dP/dx there; "
-                       "95% percentile intervals resampling images within levels (Rao-Wu); poor fit: quasi-binomial "
-                       "deviance test p < 0.05; no breaking point in range: no better than flat, or the threshold "
-                       "outside the tested levels; counts score |error| <= tolerance; subitizing: the largest count up "
-                       "to which every tested count is answered at >= 90%",
+    "breaking_points": "psychometric curve P = chance + (1 - chance - lapse) F(s b (x - t) + F^-1(c)), F logistic or "
+                       "probit, per key and numeric variable (a preset variable by its presets' values: degrees, "
+                       "metres, 1 / f-number, light multiplier) and the true count of counting keys, prompt variants "
+                       "pooled; chance = the key's guess rate, lapse in [0, 0.1]; threshold t: where accuracy is "
+                       "halfway between chance and the ceiling 1 - lapse (criterion c); slope: dP/dx there. Reported "
+                       "only where estimable, else 'not estimable: REASON': at least 3 levels; better than a constant "
+                       "accuracy (likelihood-ratio test, 2 df, p < 0.05); the curve describes the levels (quasi-binomial "
+                       "deviance test p >= 0.05); the threshold strictly inside the tested levels; a 95% interval that "
+                       "closes within two ranges of them. Complete separation (a step between two neighbouring levels "
+                       "as likely as any curve): 'the threshold lies between levels A and B; slope unbounded'. "
+                       "Estimate and interval: maximum likelihood with half a right and half a wrong answer added at "
+                       "each level, 95% profile-likelihood interval (steepness and lapse refitted at each threshold; "
+                       "chi2(1), or F(1, df) with the dispersion between images of a level scaling the likelihood "
+                       "ratios); answer_prior: why a run's answers do not depend on the image (blind, one answer to "
+                       "every question): its curve is its answer prior's; counts score |error| <= tolerance; "
+                       "subitizing: the largest count up to which every tested count is answered at >= 90%",
     "errors": "signed error, MAE, MSE, RMSE, NMAE over parsed answers only; `excluded` counts the others "
               "(95% percentile bootstrap resampling images)",
     "nmae": "mean of |prediction - truth| / max(|truth|, 1): relative error, the absolute error when the truth is 0",
@@ -178,8 +186,7 @@ def all_tables(rows: list[dict], *, n_boot: int, seed: int, tolerance: float = 0
     (None: skipped)."""
     metric = tables.metric_table(rows, n_boot=n_boot, seed=seed)  # every level; --bins adds ranges.csv
     loc, loc_cells = tables.localization_tables(rows, n_boot=n_boot, seed=seed)
-    fits, points = psychometric.breaking_point_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance,
-                                                      criterion=criterion, rng_for=rng_for)
+    fits, points = psychometric.breaking_point_tables(rows, tolerance=tolerance, criterion=criterion)
     return {"metrics": metric, "ranges": tables.range_table(rows, bins=bins),
             "by_truth": tables.truth_table(rows, n_boot=n_boot, seed=seed), "confusion": tables.confusion_table(rows), "localization": loc,
             "localization_cells": loc_cells,
@@ -240,8 +247,10 @@ def score_run(run_dir: Path, *, n_boot: int = 1000, seed: int = 0, require_compl
               tolerance: float = 0, criterion: float = psychometric.CRITERION,
               bins: tables.Bins | None = None, perplexity_model: str | None = None,
               judge: Judge | None = None) -> tuple[Scores, dict[str, Path]]:
-    """Nothing is written when `require_complete` and the run is partial. `judge`: the answers the
-    rules leave unparsed or ambiguous are read by it (byo.score.judge)."""
+    """Nothing is written when `require_complete` and the run is partial, nor over a link. `judge`:
+    the answers the rules leave unparsed or ambiguous are read by it (byo.score.judge)."""
+    for path in [Path(run_dir) / PARSED, Path(run_dir) / SCORES, *Path(run_dir).glob("*.csv")]:
+        check_file_output(path, force=False, flag="RUN", own_place=True)
     scores = compute(run_dir, n_boot=n_boot, seed=seed, require_complete=require_complete, tolerance=tolerance,
                      criterion=criterion, bins=bins, perplexity_model=perplexity_model, judge=judge)
     with cycle_collector_paused():
@@ -278,6 +287,7 @@ def _written_scores(run_dir: Path, tolerance: float, criterion: float, bins: dic
         settings = doc.get("settings") or {}
         if (not isinstance(doc.get("run"), dict) or "partial" not in doc["run"]
                 or "breaking_points" not in doc.get("tables", {}) or "ranges" not in doc.get("tables", {})
+                or any("breaking_point" not in f for f in doc["tables"]["breaking_points"])
                 or (settings.get("tolerance"), settings.get("criterion"), settings.get("bins"))
                 != (tolerance, criterion, bins or {})):
             return None

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from byo.scene.setup import level_label, preset_number
 from byo.score import metrics
 from byo.score.parse import STATUSES
 from byo.score.rows import NUMERIC, SETS, grid_position, truth_cell
@@ -83,8 +84,13 @@ class Levels:
                     values.append(v)
         self.order: dict[str, list[str]] = {}
         self.edges: dict[str, np.ndarray] = {}
+        self.presets: set[str] = set()  # variables whose levels are presets: by value, named with it
         for k, values in seen.items():
             if len(values) < 2:
+                continue
+            if all(preset_number(k, v) is not None for v in values):
+                self.presets.add(k)
+                self.order[k] = [level_label(k, v) for v in sorted(values, key=lambda v: preset_number(k, v))]
                 continue
             if bins and k in bins and all(_scalar(v) for v in values):
                 self.ranges[k] = list(bins[k])
@@ -107,6 +113,8 @@ class Levels:
         if variable not in row["levels"]:
             return None
         value = row["levels"][variable]
+        if variable in self.presets:
+            return level_label(variable, value)
         if variable in self.ranges:
             return next((range_label(lo, hi) for lo, hi in self.ranges[variable] if lo <= value <= hi), None)
         if variable in self.edges:

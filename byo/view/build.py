@@ -22,7 +22,6 @@ import hashlib
 import io
 import json
 import math
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,6 +31,8 @@ from PIL import Image, ImageDraw
 
 from byo import __version__
 from byo.core.dataset import LEGENDS, Layout, atomic_write_bytes, atomic_write_text
+from byo.core.outputs import check_file_output, check_folder_output, writing_outputs
+from byo.core.paths import relative_url
 from byo.core.progress import Bar
 from byo.diagnose.twins import load_twins
 from byo.score.run import Scores
@@ -245,8 +246,8 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
                         values.append(v)
                 text = json.dumps(levels, sort_keys=True)
                 q["id"].append(r["id"])
-                q["image"].append(strings(os.path.relpath(dataset / r["image"], page.parent)))
-                q["overlay"].append(strings(os.path.relpath(overlay, page.parent)) if overlay else -1)
+                q["image"].append(strings(relative_url(dataset / r["image"], page.parent)))
+                q["overlay"].append(strings(relative_url(overlay, page.parent)) if overlay else -1)
                 q["subjects"].append(-1 if n_subjects is None else n_subjects)
                 q["key"].append(keys.index(r["key"]))
                 q["levels"].append(levelsets.setdefault(text, len(levelsets)))
@@ -262,7 +263,7 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
             a["rule"][i] = strings(decided_by(r))
             a["error"][i] = r["error"]
             if r["id"] in twins:
-                a["twins"][i] = [[strings(os.path.relpath(dataset / t["image"], page.parent)) if t.get("image") else -1,
+                a["twins"][i] = [[strings(relative_url(dataset / t["image"], page.parent)) if t.get("image") else -1,
                                   strings(t["factor"]), strings(t["outcome"]), strings(t.get("response"))]
                                  for t in twins[r["id"]]]
         answers.append(a)
@@ -293,20 +294,32 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
     }
 
 
-def write_view(runs: Sequence[Scores], out: Path, *, title: str | None = None, show_progress: bool = True) -> Path:
-    """FILE and FILE_files/ (data.js, overlays/); overlays already drawn are kept."""
+def check_view_output(out: Path, *, force: bool = False, own_place: bool = False) -> None:
+    """Refuse, before any work, a page or FILE_files/ in the way (byo.core.outputs): a directory,
+    a link, or files byo did not write (unless `force`)."""
+    check_file_output(out, force=force, own_place=own_place)
+    check_folder_output(files_dir(out), force=force or own_place)
+
+
+def write_view(runs: Sequence[Scores], out: Path, *, title: str | None = None, show_progress: bool = True,
+               force: bool = False, own_place: bool = False) -> Path:
+    """FILE and FILE_files/ (data.js, overlays/); overlays already drawn are kept. What is in the
+    way is refused first (`check_view_output`); what was written is recorded as byo's."""
     out = Path(out)
+    check_view_output(out, force=force, own_place=own_place)
     out.parent.mkdir(parents=True, exist_ok=True)
-    folder = files_dir(out)
-    overlays = Overlays(folder / "overlays")
-    labels = run_labels(runs)
-    title = title or "BYO Render samples: " + ", ".join(labels)
-    data = page_data(runs, out, overlays, title)
-    overlays.draw(show_progress)
-    atomic_write_text(folder / "data.js", "window.BYO_VIEW = " + json.dumps(data, ensure_ascii=False,
-                                                                              separators=(",", ":")) + ";\n")
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE.parent), autoescape=True,
-                             undefined=jinja2.StrictUndefined)
-    html = env.get_template(TEMPLATE.name).render(title=title, data_src=f"{folder.name}/data.js")
-    atomic_write_text(out, html)
-    return out
+    with writing_outputs([out], "byo view", folders=[files_dir(out)]):
+        folder = files_dir(out)
+        overlays = Overlays(folder / "overlays")
+        labels = run_labels(runs)
+        title = title or "BYO Render samples: " + ", ".join(labels)
+        data = page_data(runs, out, overlays, title)
+        overlays.draw(show_progress)
+        atomic_write_text(folder / "data.js", "window.BYO_VIEW = " + json.dumps(data, ensure_ascii=False,
+                                                                                  separators=(",", ":")) + ";\n")
+        env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE.parent), autoescape=True,
+                                 undefined=jinja2.StrictUndefined)
+        html = env.get_template(TEMPLATE.name).render(title=title, data_src=relative_url(folder / "data.js", out.parent))
+        atomic_write_text(out, html)
+        return out
+

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 import yaml
@@ -112,7 +113,7 @@ def test_the_viewer_shows_the_twins_beside_the_failure(explained, dataset, tmp_p
     first = next(iter(twins.values()))
     assert {strings[f] for _, f, _, _ in first} == {"no blur", "bright light", "camera overhead", "blur.fstop = 4.0",
                                                     "camera.azimuth = 0"}
-    assert all((tmp_path / strings[image]).is_file() for image, _, _, _ in first)
+    assert all((tmp_path / unquote(strings[image])).is_file() for image, _, _, _ in first)
 
 
 def test_the_cost_is_stated_and_a_budget_keeps_a_sample(dataset, explained):
