@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 import byo
 from byo.api.experiment import model_spec
-from byo.cli.console import console, out, table
+from byo.cli.console import console, new_table, out
 from byo.cli.options import positive, unit, whole
 from byo.core.errors import ConfigError
 from byo.core.schema import validation_problems
@@ -80,7 +80,7 @@ def cmd_adapt(args) -> int:
                          indent=1))
         return 0
     cost = f", ${result.cost_usd:.4f}" if result.cost_usd is not None else ""
-    shown = table("variable", "threshold [95% interval]", "trials", "answers", title=f"byo adapt: {args.key}, "
+    shown = new_table("variable", "threshold [95% interval]", "trials", "answers", title=f"byo adapt: {args.key}, "
                   f"{args.model}")
     shown.add_row(args.variable, interval(result.estimate), str(result.images), str(result.answers))
     out().print(shown)
@@ -159,7 +159,7 @@ def cmd_explain(args) -> int:
         return 0
     for key in dict.fromkeys(r["key"] for r in result.rows):
         rows = [r for r in result.rows if r["key"] == key]
-        shown = table("factor", "change", "changed", "asked", "turned right", "share of failures",
+        shown = new_table("factor", "change", "changed", "asked", "turned right", "share of failures",
                       title=f"{key}: {rows[0]['failures']} failures, which change turns the answer right")
         for r in rows:
             shown.add_row(r["factor"], r["changes"] or "", "" if r["changed"] is None else str(r["changed"]),
