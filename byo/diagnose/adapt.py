@@ -37,7 +37,7 @@ from byo.core.dataset import (
     atomic_write_bytes,
     atomic_write_text,
 )
-from byo.core.errors import ConfigError, InputError, RenderError
+from byo.core.errors import ConfigError, RenderError
 from byo.core.locks import entries, writer_lock
 from byo.core.seeding import split_seed
 from byo.diagnose.adaptive import (
@@ -448,12 +448,4 @@ class Adaptive:
         path = self.layout.root / RESULT
         atomic_write_text(path, json.dumps(record, indent=1) + "\n")
         return path
-
-
-def load_result(out: str | Path) -> dict:
-    """An adaptive run's record (adapt.json)."""
-    path = Path(out) / RESULT
-    if not path.is_file():
-        raise InputError(path, "no adaptive run here: byo adapt writes adapt.json")
-    return json.loads(path.read_text())
 

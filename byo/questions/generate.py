@@ -319,9 +319,6 @@ class QuestionMaker:
                                policy=unreadable_policy(layout, unreadable))
         self.asking = {ASKING: {"options": cap}} if (cap := options_cap(layout, options)) is not None else {}
 
-    def answer_type(self, key: str) -> str:
-        return self.family_t.questions[key].answer_type
-
     def of(self, legend: dict) -> list[dict]:
         """The question rows of one image, its readability measured from the dataset's files."""
         with reading(self.layout.legend(legend["name"]), "a legend"):
