@@ -121,3 +121,26 @@ def test_bad_settings_are_named_before_any_work(tmp_path):
         with pytest.raises(ConfigError, match=says):
             adapt(AdaptSettings(**settings))
         assert not out.exists()
+
+
+def test_a_cost_budget_stops_the_run(tmp_path):
+    """A priced model (the fake VLM on loopback, always answering 3: right, the scene holds 3 pieces)
+    at 1,000 USD per million tokens: the run stops once its answers cost the budget, each trial's
+    cost the request's tokens at the providers file's price."""
+    from fake_vlm import FakeVLM
+
+    config = chess_config(tmp_path)
+    with FakeVLM() as fake:
+        providers = tmp_path / "providers.yaml"
+        providers.write_text(yaml.safe_dump({"providers": {"fake": {
+            "type": "openai-compatible", "base_url": f"{fake.url}/v1",
+            "models": {"tiny-vlm": {"input_per_million": 1000.0, "output_per_million": 1000.0}}}}}))
+        result = adapt(AdaptSettings(config=config, variable="blur.fstop", provider="fake", model="tiny-vlm",
+                                     key="count_pieces", out=tmp_path / "out", budget=Budget(cost=0.5, trials=50),
+                                     eval={"providers_file": providers}))
+        billed = [s.tokens for s in fake.log]
+    per_answer = [1000.0 * (t["input"] + t["output"]) / 1e6 for t in billed]
+    assert result.stopped.startswith(f"${result.cost_usd:.4f} spent (the budget: $0.5)")
+    assert result.cost_usd == pytest.approx(sum(per_answer))
+    assert sum(per_answer[:-1]) < 0.5 <= sum(per_answer)
+    assert all(h for t in result.trials for h in t.hits) and len(result.trials) == len(billed)
