@@ -21,7 +21,8 @@ COMMANDS = {
     "plan": ("plan", "validate a config; print the image count and combinations"),
     "render": ("render", "render a dataset config"),
     "status": ("render", "planned, done, missing, failed and damaged images of a render directory (also while it "
-                         "renders)"),
+                         "renders); of a run (DATASET/runs/RUN), its answers, spend and batches, collecting those "
+                         "that ended"),
     "merge": ("render", "combine shard outputs into one dataset"),
     "doctor": ("doctor", "what this machine offers: Blender, devices, cores, Ray, keys, Ollama"),
     "questions": ("ask", "write questions.jsonl for a rendered dataset"),
@@ -42,8 +43,9 @@ COMMANDS = {
                        "human (one per annotator) for byo score and byo report"),
     "real-questions": ("ask", "ask real photographs with hand-written labels (FOLDER/labels.yaml) the questions of "
                               "a synthetic dataset, word for word"),
-    "correlate": ("score", "Pearson and Spearman correlation of per-level accuracy between a run on synthetic "
-                           "images and a run on real photos (BYO-Eval appendix E)"),
+    "correlate": ("score", "Pearson and Spearman correlation between a run on synthetic images and a run on real "
+                           "photos, per key: of per-level accuracy, per scene pair and per prompt (BYO-Eval appendix "
+                           "E, Figures 51-53)"),
     "adapt": ("diagnose", "find a breaking point adaptively: each trial's level chosen from the answers so far, "
                           "rendered, asked and scored; stops at a target interval width or a budget"),
     "explain": ("diagnose", "re-render each failure with one factor changed at a time (the family's, and each "

@@ -22,8 +22,8 @@ def cmd_questions(args) -> int:
     def listed(value):
         return [v for v in value.split(",") if v] if value else None
 
-    asked = byo.write_questions(args.dataset, preprompts=listed(args.preprompts) or ["neutral"],
-                                instructions=listed(args.instructions) or ["direct"], keys=listed(args.keys),
+    asked = byo.write_questions(args.dataset, preprompts=listed(args.preprompts),
+                                instructions=listed(args.instructions), keys=listed(args.keys),
                                 templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting,
                                 unreadable=args.unreadable, prompts=args.prompts, options=args.options,
                                 force=args.force)
@@ -88,14 +88,17 @@ def cmd_real_questions(args) -> int:
 
 def add_questions(questions: argparse.ArgumentParser) -> None:
     questions.add_argument("dataset", type=Path)
-    questions.add_argument("--preprompts", help="comma-separated: neutral,debiased,cot,debiased_cot,helpful")
-    questions.add_argument("--instructions", help="comma-separated: direct,declarative,fill_blank")
+    questions.add_argument("--preprompts", help="comma-separated: neutral,debiased,cot,debiased_cot,helpful "
+                           "(default: the prompt set's; byo: neutral, byo-eval: neutral,helpful,cot)")
+    questions.add_argument("--instructions", help="comma-separated: direct,declarative,fill_blank (default: the "
+                           "prompt set's; byo: direct, byo-eval: declarative,fill_blank)")
     questions.add_argument("--keys", help="comma-separated question keys or patterns ('compass_*'; default: all of "
                            "the family)")
     questions.add_argument("--templates", type=Path, default=None, help="question templates folder")
     questions.add_argument("--prompts", default=DEFAULT_PROMPTS, choices=list(PROMPT_SETS),
                            help="prompt set: the project's own wording (byo) or BYO-Eval's (byo-eval: its "
-                                "preprompts, instruction styles and question wordings)")
+                                "preprompts, instruction styles and question wordings, and its grid of 3 "
+                                "preprompts x 2 instructions)")
     questions.add_argument("-o", "--output", type=Path, help="default: DATASET/questions.jsonl")
     questions.add_argument("--unreadable", choices=("skip", "flag", "ask"), default=None,
                            help="questions a readability rule finds unreadable in the image: skip them, ask them "

@@ -12,7 +12,15 @@ from rich.console import Console
 import byo
 from byo.authoring.byo_eval_import import import_config
 from byo.cli.console import console, level_table, new_table, out
-from byo.cli.options import add_max_images, fraction, positive, unit, whole
+from byo.cli.options import (
+    add_max_images,
+    add_quick_run,
+    config_source,
+    fraction,
+    positive,
+    unit,
+    whole,
+)
 from byo.core.dataset import atomic_write_text
 from byo.core.inputs import read_json
 from byo.families import family_names
@@ -24,7 +32,7 @@ from byo.score.power import PowerSettings, plan_power
 
 
 def cmd_plan(args) -> int:
-    cfg = byo.load_config(args.config)
+    cfg = byo.load_config(config_source(args), file=args.config)
     counted = byo.plan(cfg)
     n_combos, reps, n_images = counted.combinations, counted.images_per_combination, counted.images
     sizes = cfg.dataset.split_sizes() if cfg.dataset.splits else None
@@ -93,9 +101,11 @@ def print_power(args, cfg, shown: Console) -> None:
 
 
 def cmd_import_config(args) -> int:
-    config, text, skipped = import_config(args.config, family=args.family, skip_unmapped=args.skip_unmapped)
+    config, text, skipped, missing = import_config(args.config, family=args.family, skip_unmapped=args.skip_unmapped)
     for key, why in skipped:
         console.print(f"[yellow]left out[/yellow] {key}: {why}")
+    for key, why in missing:
+        console.print(f"[yellow]missing[/yellow] {key}: {why}")
     if args.output:
         atomic_write_text(args.output, text)
         console.print(f"{config['dataset']['name']} ({config['dataset']['family']}): {args.output}\n"
@@ -107,6 +117,7 @@ def cmd_import_config(args) -> int:
 
 def add_plan(plan: argparse.ArgumentParser) -> None:
     plan.add_argument("config")
+    add_quick_run(plan)
     plan.add_argument("--max-rows", type=whole(1), default=50, help="combinations to list")
     add_max_images(plan)
     plan.add_argument("--no-sample", action="store_true",

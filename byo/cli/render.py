@@ -7,8 +7,19 @@ from pathlib import Path
 
 import byo
 from byo.cli.console import console, new_table, out, say, waiting
-from byo.cli.options import add_max_images, add_wait, positive, shard_spec, slurm_name, whole
+from byo.cli.options import (
+    add_max_images,
+    add_quick_run,
+    add_wait,
+    config_source,
+    positive,
+    shard_spec,
+    slurm_name,
+    whole,
+)
 from byo.core.dataset import IMAGES, LEGENDS
+from byo.core.errors import ConfigError
+from byo.eval.layout import RUN_FILE
 from byo.render.executors import Executor
 from byo.render.executors.inprocess import InProcess
 from byo.render.executors.pool import LocalPool, default_workers
@@ -30,10 +41,13 @@ def executor_for(args) -> Executor:
 
 def cmd_render(args) -> int:
     if args.executor == "slurm":
+        if args.quality is not None or args.resolution is not None:
+            raise ConfigError("<command line>", [("--quality / --resolution", "not with --executor slurm (its tasks "
+                                                  "read the config file): write them into a copy of the config")])
         return render_slurm(args)
-    report = byo.render_dataset(args.config, args.output, executor=executor_for(args), limit=args.limit,
-                            resume=args.resume, shard=args.shard, max_images=args.max_images, wait=args.wait,
-                            on_wait=waiting)
+    report = byo.render_dataset(config_source(args), args.output, file=args.config, executor=executor_for(args),
+                                limit=args.limit, resume=args.resume, shard=args.shard, max_images=args.max_images,
+                                wait=args.wait, on_wait=waiting)
     root = report.out_dir
     for name, found in report.repaired:
         console.print(f"[yellow]rendered again[/yellow] {name}: {'; '.join(found)}", highlight=False)
@@ -87,6 +101,10 @@ def render_slurm(args) -> int:
 
 
 def cmd_status(args) -> int:
+    if (args.dataset / RUN_FILE).is_file():  # a run of byo eval: its answers, spend and batches
+        from byo.cli.evaluate import cmd_run_status  # the eval stage, loaded only for a run
+
+        return cmd_run_status(args)
     status = dataset_status(args.dataset, check=args.check)
     if args.json:
         print(as_json(status))
@@ -121,6 +139,7 @@ def cmd_merge(args) -> int:
 
 def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config")
+    add_quick_run(p)
     p.add_argument("-o", "--output", help="output directory (default: dataset.output_dir or output/NAME)")
     p.add_argument("--limit", type=whole(1), help="only the first N images of the plan")
     p.add_argument("--resume", action="store_true", help="continue: skip complete images, redo incomplete ones")

@@ -20,7 +20,7 @@ from byo.cli.options import (
 from byo.core.dataset import atomic_write_text
 from byo.core.outputs import check_file_output, writing_outputs
 from byo.score.compare import CORRECTIONS, default_output, write_comparison
-from byo.score.correlate import correlation_table
+from byo.score.correlate import correlation_table, prompt_table, scene_pair_table
 from byo.score.judge import Judge, JudgeSettings
 from byo.score.registry import TABLES as DECLARED
 from byo.score.report import FORMATS
@@ -34,13 +34,14 @@ def cmd_score(args) -> int:
                               tolerance=args.tolerance, criterion=args.criterion,
                               perplexity_model=args.perplexity_model, bins=dict(args.bins or []),
                               judge=judge_from_args(args))
-    table = new_table("key", "type", "n", "parse rate", "accuracy", "F1", "MAE", "NMAE", title=f"{args.run} "
-                  f"({scores.facts.get('model')}, all prompt variants{', ' + scores.partial if scores.partial else ''})")
+    table = new_table("key", "type", "n", "parse rate", "accuracy", "F1 BYO-Eval", "F1 macro", "MAE", "NMAE",
+                      title=f"{args.run} ({scores.facts.get('model')}, all prompt variants"
+                            f"{', ' + scores.partial if scores.partial else ''})")
     for r in scores.tables["metrics"]:
         if r["variant"] == "all" and not r["variable"]:
             table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["answer_type"], str(r["n"]),
                           f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
-                          fmt(r.get("f1")), fmt(r.get("mae")), fmt(r.get("nmae")))
+                          fmt(r.get("f1_byoeval")), fmt(r.get("f1_macro")), fmt(r.get("mae")), fmt(r.get("nmae")))
     out().print(table)
     print_judge(scores)
     print_declared(scores)
@@ -200,18 +201,46 @@ def cmd_correlate(args) -> int:
     path = args.output or Path(args.real) / "correlation.json"
     check_file_output(path, force=args.force, own_place=args.output is None)
     synthetic, real = (load_run(run)[0] for run in (args.synthetic, args.real))
-    rows = correlation_table(synthetic, real)
-    table = new_table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
-                  title=f"Per-level accuracy: {args.synthetic} (synthetic) against {args.real} (real)")
-    for r in rows:
-        table.add_row("all questions" if r["key"] == "*" else r["key"], r["variable"], str(r["levels"]),
-                      fmt(r["pearson"]), fmt(r["spearman"]), r["note"] or "")
-    out().print(table)
+    result = {"synthetic": str(args.synthetic), "real": str(args.real),
+              "rows": correlation_table(synthetic, real), "scene_pairs": scene_pair_table(synthetic, real),
+              "prompts": prompt_table(synthetic, real)}
+    print_correlation(args, result)
     with writing_outputs([path] if args.output else [], "byo correlate"):
-        atomic_write_text(path, json.dumps({"synthetic": str(args.synthetic), "real": str(args.real), "rows": rows},
-                                           indent=1) + "\n")
+        atomic_write_text(path, json.dumps(result, indent=1) + "\n")
     console.print(f"wrote {path}")
     return 0
+
+
+def coefficient(value) -> str:
+    return "not estimable" if value is None else f"{value:.2f}"
+
+
+def print_correlation(args, result: dict) -> None:
+    """Figures 51, 52 and 53 of BYO-Eval's appendix E as tables; a coefficient the data cannot give
+    is "not estimable"."""
+    table = new_table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
+                      title=f"Figure 51, per-level accuracy: {args.synthetic} (synthetic) against {args.real} (real)")
+    for r in result["rows"]:
+        table.add_row(r["key"], r["variable"], str(r["levels"]), coefficient(r["pearson"]),
+                      coefficient(r["spearman"]), r["note"] or "")
+    out().print(table)
+    if not result["scene_pairs"]:
+        console.print("Figures 52 and 53 compare each photo with the render it reproduces: no photo names its render "
+                      "(labels.yaml: render: images/...).")
+        return
+    table = new_table("key", "scene pairs", "with a coefficient", "mean Pearson r", "mean Spearman rho",
+                      title="Figure 52, per scene pair (right/wrong over the prompt variants), mean over the pairs")
+    for r in result["scene_pairs"]:
+        table.add_row(r["key"], str(r["of"]), str(r["estimable"]), coefficient(r["pearson"]),
+                      coefficient(r["spearman"]))
+    out().print(table)
+    table = new_table("key", "variable", "prompt", "levels", "with a coefficient", "mean Pearson r",
+                      "mean Spearman rho", title="Figure 53, per prompt: per level over the scene pairs, mean over the "
+                                                 "levels")
+    for r in result["prompts"]:
+        table.add_row(r["key"], r["variable"], f"{r['grouping']} {r['prompt']}", str(r["of"]), str(r["estimable"]),
+                      coefficient(r["pearson"]), coefficient(r["spearman"]))
+    out().print(table)
 
 
 def add_score(score: argparse.ArgumentParser) -> None:

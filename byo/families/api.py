@@ -75,6 +75,7 @@ from byo.families.base import (
     Factor,
     Family,
     ForeignKey,
+    MissingAsset,
     Problem,
     ReportTable,
     Retrieval,
@@ -107,7 +108,7 @@ from byo.scene.setup import ResolvedSetup
 from byo.scene.spec import PlacementError, SceneObject, SceneSpec
 
 __all__ = [
-    "ForeignKey", "Factor", "NO_BLUR", "BRIGHT_LIGHT", "OVERHEAD",
+    "ForeignKey", "MissingAsset", "Factor", "NO_BLUR", "BRIGHT_LIGHT", "OVERHEAD",
     "CATALOG", "EDGE", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
     "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "InputError", "Layout",
     "MeasuredImage", "PackError", "PlacementError", "Problem", "ReportTable", "ResolvedSetup", "Retrieval", "SceneObject", "SceneSpec",

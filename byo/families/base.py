@@ -457,6 +457,11 @@ class ForeignKey:
     note: str = ""
 
 
+class MissingAsset(ValueError):
+    """Raised by a ForeignKey's `convert` for a value naming an asset of the other tool that is not
+    shipped here (a .blend file): the config still imports, with the asset named as missing."""
+
+
 # --- what byo explain changes -----------------------------------------------------------------
 @dataclass(frozen=True)
 class Factor:

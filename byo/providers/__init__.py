@@ -53,6 +53,9 @@ PROVIDERS: Mapping[str, type[Provider]] = _Classes({
     "groq": "byo.providers.openai_api:Groq",
     "ollama": "byo.providers.ollama_api:Ollama",
     "openai-compatible": "byo.providers.openai_api:OpenAICompatible",
+    "azure": "byo.providers.azure:AzureOpenAI",  # Azure OpenAI: a deployment, an api-version, the api-key header
+    "anthropic": "byo.providers.anthropic_compat:AnthropicCompatible",  # Claude, OpenAI-compatible endpoint
+    "gemini": "byo.providers.gemini_compat:GeminiCompatible",  # Gemini, OpenAI-compatible endpoint
     "blind": "byo.providers.reference:Blind",
     "oracle": "byo.providers.reference:Oracle",
     "hf": "byo.providers.hf_local:HuggingFace",  # transformers in this process
@@ -69,10 +72,10 @@ def create_provider(ptype: str, model: str, params: GenerationParams, *, api: st
                     base_url: str | None = None, api_key: str | None = None, timeout: float = 60.0,
                     limits: ImageLimits | None = None, questions: list | None = None,
                     connections: int | None = None, local: dict | None = None,
-                    dataset: Path | None = None) -> Provider:
+                    dataset: Path | None = None, azure: dict | None = None) -> Provider:
     """A provider of type `ptype` (a key of `PROVIDERS`); `local`: the in-process model's
     options (hf: device, dtype, batch_size); `dataset`: for a provider that reads the legends
-    (the simulated observer)."""
+    (the simulated observer); `azure`: api_version and deployment."""
     where = "<command line>"
     if api == "responses" and ptype != "openai":
         raise ConfigError(where, [("--api", f"the Responses API is OpenAI's; {ptype} uses chat")])
@@ -81,11 +84,17 @@ def create_provider(ptype: str, model: str, params: GenerationParams, *, api: st
                                    + ", ".join(PROVIDERS))])
     if ptype == "openai-compatible" and not base_url:
         raise ConfigError(where, [("--base-url", "required for openai-compatible, e.g. http://localhost:8000/v1")])
+    if ptype == "azure" and not base_url:
+        raise ConfigError(where, [("--base-url", "required for azure: the resource's endpoint, e.g. "
+                                   "https://RESOURCE.openai.azure.com (or AZURE_OPENAI_ENDPOINT)")])
     if api == "responses" and params.seed is not None:
         raise ConfigError(where, [("--seed", "the Responses API takes no seed; use --api chat")])
     cls = import_module("byo.providers.openai_api").OpenAIResponses if api == "responses" else PROVIDERS[ptype]
     if cls.reference:
         return cls(model, params, questions=questions or [], **({"dataset": dataset} if cls.reads_legends else {}))
     extra = (local or {}) if cls.local else {}
+    if ptype == "azure":
+        extra = azure or {}
+    base_url = base_url or cls.default_base_url  # anthropic, gemini: the vendor's
     return cls(model, params, api_key=api_key, base_url=base_url, timeout=timeout, limits=limits,
                connections=connections, **extra)

@@ -76,6 +76,13 @@ class PromptSetFamily(Strict):
     questions: dict[str, Wording] = {}
 
 
+class Grid(Strict):
+    """The prompt variants a set asks when none are named (--preprompts, --instructions)."""
+
+    preprompts: list[str] = ["neutral"]
+    instructions: list[str] = ["direct"]
+
+
 class Common(Strict):
     preprompts: dict[str, Preprompt]
     # How each instruction style makes the text asked from a question's three forms (jinja2 with
@@ -90,6 +97,9 @@ class Common(Strict):
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return {name: "{{ " + name + " }}" for name in value}
         return value
+
+    # The variants asked by default (a paper's set: the grid its experiments asked).
+    grid: Grid = Grid()
 
 
 def _load(path, model):
@@ -267,7 +277,7 @@ def with_evidence(layout: Layout, legend: dict) -> dict:
                                   for o in legend["objects"]]}
 
 
-def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("direct",), keys=None,
+def generate(dataset: str | Path, *, preprompts=None, instructions=None, keys=None,
              templates: str | Path | None = None, out: str | Path | None = None, wait: bool = False,
              on_wait: Callable[[str], None] | None = None, unreadable: str | None = None,
              prompts: str = DEFAULT_PROMPTS, options: int | None = None, force: bool = False) -> tuple[Path, Summary]:
@@ -275,15 +285,17 @@ def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("dir
     skipped and flagged, per key and per level). The dataset is locked meanwhile: a render still
     writing it is named (or waited for, `wait`) instead of giving the questions of part of it.
     `unreadable`: skip, flag or ask questions a readability rule finds unreadable (default: the
-    config's questions.unreadable, else skip); `prompts`: the prompt set (PROMPT_SETS); `options`:
-    the most options a chat model is shown for a question with a candidate set (default: the
-    config's questions.options, else the family's own count)."""
+    config's questions.unreadable, else skip); `prompts`: the prompt set (PROMPT_SETS), whose grid
+    gives the preprompts and instructions not named (`None`); `options`: the most options a chat
+    model is shown for a question with a candidate set (default: the config's questions.options,
+    else the family's own count)."""
     if not Path(dataset).is_dir():
         raise ConfigError(str(dataset), [("<dataset>", "not a directory: render the dataset first")])
     # Elsewhere than the dataset's own files (-o), a file byo did not write is not replaced; no link anywhere.
     target = Path(out) if out is not None else Path(dataset) / QUESTIONS
+    own = {(Path(dataset) / name).resolve() for name in (QUESTIONS, SUMMARY_FILE)}
     for path in (target, target.with_name(SUMMARY_FILE)):
-        check_file_output(path, force=force, own_place=out is None)
+        check_file_output(path, force=force, own_place=out is None or path.resolve() in own)
     with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait, wait_flag="--wait"):
         return _generate(Layout(dataset), preprompts, instructions, keys, templates, out, unreadable, prompts,
                          options)
@@ -294,7 +306,7 @@ class QuestionMaker:
     the family's templates and the shared preprompts loaded and checked once, every question counted
     in `summary`. byo adapt asks the questions of each trial as soon as its image is rendered."""
 
-    def __init__(self, layout: Layout, plugin, *, preprompts=("neutral",), instructions=("direct",), keys=None,
+    def __init__(self, layout: Layout, plugin, *, preprompts=None, instructions=None, keys=None,
                  templates: str | Path | None = None, unreadable: str | None = None, prompts: str = DEFAULT_PROMPTS,
                  options: int | None = None, images: int = 0):
         self.layout, self.plugin = layout, plugin
@@ -302,6 +314,8 @@ class QuestionMaker:
         # The family's templates and the shared preprompts, from the installed catalogue unless a
         # folder of one's own is given, in the prompt set asked for.
         self.where, self.family_t, self.common = load_templates(plugin, prompts, templates)
+        preprompts = list(preprompts or self.common.grid.preprompts)  # None: the prompt set's grid
+        instructions = list(instructions or self.common.grid.instructions)
         problems = [("--preprompts", f"unknown preprompt {p!r}; expected {', '.join(PREPROMPTS)}")
                     for p in preprompts if p not in PREPROMPTS]
         problems += [("--instructions", f"unknown instruction {i!r}; expected {', '.join(self.common.instructions)}")

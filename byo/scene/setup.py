@@ -19,6 +19,7 @@ from byo.core.errors import Note
 from byo.core.schema import SRGB, Strict, left_out_when_none, srgb
 from byo.scene import camera as camera_math
 from byo.scene.assets import PackError, find_pack
+from byo.scene.measure import HIDDEN_FRACTION, MIN_VISIBLE_PIXELS, hidden_below
 
 # --- presets (BYO-Eval appendix D) -------------------------------------------------------
 CAMERA_DISTANCE = {"low": 1.0, "medium": 3.0, "high": 5.0}  # metres from the scene centre
@@ -290,14 +291,13 @@ class RenderConfig(Strict):
     dither: float = Field(1.0, ge=0, le=2)  # 0: no noise before 8-bit quantization (exact flat colours)
     workbench_lighting: Literal["studio", "flat"] = "studio"  # flat: unlit material colours (2D art)
     workbench_aa: Literal["off", "fxaa", "5", "8", "11", "16", "32"] = "8"  # samples; off: crisp edges
-    # An object counts as visible with at least this many mask pixels (default: the fraction of
-    # the image below; 200 px at 320x240, as in CLEVR).
-    min_visible_pixels: int | None = Field(None, ge=1, le=8192 * 8192)
-    min_visible_fraction: float = Field(200 / (320 * 240), gt=0, lt=1)
+    # An object counts as visible with at least this many mask pixels of the image as rendered,
+    # whatever its size (byo/scene/measure.py; the family's default, else CLEVR's 200 px).
+    min_visible_pixels: int = Field(MIN_VISIBLE_PIXELS, ge=1, le=8192 * 8192)
     # The visibility band: below this fraction of the threshold an object is hidden (it enters no
     # answer); between the two it is ambiguous (a person may or may not see it), and the scene is
     # placed again (resample) or the questions that depend on it are not asked (flag).
-    hidden_fraction: float = Field(0.25, ge=0, le=1)
+    hidden_fraction: float = Field(HIDDEN_FRACTION, ge=0, le=1)
     # What to do when an object is below the threshold: place the scene again (bounded), or keep
     # it and mark the object `visible: false` in the legend.
     on_hidden: Literal["resample", "flag"] = "resample"
@@ -307,6 +307,14 @@ class RenderConfig(Strict):
     passes: list[Literal["depth", "normal", "albedo", "object_ids"]] | None = None
 
     _serialize = left_out_when_none("passes")  # legends without passes stay as they were
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_fraction(cls, data):
+        if isinstance(data, dict) and "min_visible_fraction" in data:
+            raise ValueError("min_visible_fraction: visibility is counted in pixels of the image as rendered, not as "
+                             "a share of its area; set render.min_visible_pixels")
+        return data
 
     @model_validator(mode="after")
     def _passes(self):
@@ -492,10 +500,10 @@ def resolve_setup(cfg: SetupConfig, rng: np.random.Generator) -> ResolvedSetup:
 
     res = cfg.resolution
     size = RESOLUTION[res] if isinstance(res, str) else (res.width, res.height)
-    min_px = cfg.render.min_visible_pixels or max(1, round(cfg.render.min_visible_fraction * size[0] * size[1]))
+    min_px = cfg.render.min_visible_pixels
     return ResolvedSetup(
         camera=camera, lighting_multiplier=multiplier, lights=lights, blur=blur, table=table,
         floor=cfg.floor, background=cfg.background, resolution=size, render=cfg.render,
-        min_visible_pixels=min_px, hidden_below_pixels=max(1, round(cfg.render.hidden_fraction * min_px)),
+        min_visible_pixels=min_px, hidden_below_pixels=hidden_below(min_px, cfg.render.hidden_fraction),
         floor_z=-t.height if t.enabled else 0.0,
     )

@@ -22,6 +22,7 @@ from byo.scene.setup import preset_unit
 from byo.score import humans, plots
 from byo.score import psychometric as psy
 from byo.score.compare import compare, question_difference
+from byo.score.cost import cost_section
 from byo.score.metrics import clustered_proportion, group_by, nmae_term
 from byo.score.parse import STATUSES
 from byo.score.registry import TABLES as DECLARED
@@ -39,8 +40,10 @@ SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("skills",
             ("truths", "Per true value"),
             ("breaking", "Breaking points"), ("stability", "Repeat stability"), ("errors", "Signed errors"),
             ("confusion", "Confusion matrices"), ("localization", "Localization"), ("parsing", "Parsing"),
-            ("mistakes", "Worst mistakes"), ("definitions", "Definitions")]
+            ("mistakes", "Worst mistakes"), ("cost", "Cost"), ("definitions", "Definitions")]
 MIN_SPOKES = 3  # a radar chart needs three skills
+# The precision / recall / F1 a key may have (byo.score.tables), each named for what it is.
+PRF_KINDS = (("byoeval", "BYO-Eval"), ("macro", "macro"), ("micro", "set (micro)"), ("yes", "yes"))
 CLUSTERED = "95% intervals clustered by image (design-effect Wilson: all questions of an image and its prompt variants " \
             "count as one cluster)"
 MISTAKES = 12
@@ -53,6 +56,11 @@ def pct(v) -> str:
 
 def num(v, digits: int = 2) -> str:
     return "–" if v is None else f"{v:.{digits}f}"
+
+
+def estimable(v, digits: int = 2) -> str:
+    """A statistic the data may not carry (a ratio over no answers): "not estimable" then."""
+    return "not estimable" if v is None else f"{v:.{digits}f}"
 
 
 def interval(lo, hi, percent: bool = True) -> str:
@@ -172,18 +180,19 @@ def models_section(runs: Runs) -> dict:
         for _, s in runs.items():
             r = runs.metric(s, key)
             if not r:  # a run of another dataset, without this key
-                cells.append({"text": "–", "extra": "", "parse": "", "n": 0})
+                cells.append({"text": "–", "extra": [], "parse": "", "n": 0})
                 continue
             extra = []
             if answer_type in NUMERIC and r.get("mae") is not None:
-                extra.append(f"MAE {num(r['mae'])} {interval(r['mae_lo'], r['mae_hi'], False)}")
+                errors = [f"MAE {num(r['mae'])} {interval(r['mae_lo'], r['mae_hi'], False)}",
+                          f"MSE {num(r['mse'])} {interval(r['mse_lo'], r['mse_hi'], False)}"]
                 if r.get("nmae") is not None:
-                    extra.append(f"NMAE {num(r['nmae'])}")
-                extra.append(f"±1 {pct(r['within_one'])}")
-            if r.get("f1") is not None:
-                extra.append(f"F1 {num(r['f1'])}")
+                    errors.append(f"NMAE {num(r['nmae'])}")
+                extra.append(" · ".join([*errors, f"±1 {pct(r['within_one'])}"]))
+            extra += [f"{name} F1 {estimable(r[f'f1_{kind}'])} · P {estimable(r[f'precision_{kind}'])} · "
+                      f"R {estimable(r[f'recall_{kind}'])}" for kind, name in PRF_KINDS if f"f1_{kind}" in r]
             cells.append({"text": f"{pct(r['accuracy'])} {interval(r['accuracy_lo'], r['accuracy_hi'])}",
-                          "extra": " · ".join(extra), "parse": pct(r["parse_rate"]), "n": r["n"]})
+                          "extra": extra, "parse": pct(r["parse_rate"]), "n": r["n"]})
         table.append({"key": key, "task": task, "answer_type": answer_type, "cells": cells})
     return {"figure": fig, "table": table}
 
@@ -361,7 +370,7 @@ def levels_section(runs: Runs) -> list[dict]:
             caption += (" Below: MAE, then the mean signed error (prediction - truth: above 0 overcounts), over parsed "
                         "answers, bootstrap 95% intervals resampling images.")
         if answer_type in SETS:
-            grid.append(("F1", panels("f1"), False, (-0.03, 1.05)))
+            grid.append(("set F1", panels("f1_micro"), False, (-0.03, 1.05)))
             caption += " Below: set F1 (micro-averaged over the items of the true and the predicted sets)."
         figures.append(figure(plots.metric_vs_levels(grid), f"{caption} {parse_caption(runs, key)}"))
         heatmaps = []
@@ -764,7 +773,7 @@ def build(runs_scores: list[Scores], title: str | None = None, viewer: str | Non
         prompts=prompts_section(runs), levels=levels_section(runs), ranges=ranges_section(runs),
         truths=truths_section(runs), breaking=breaking_section(runs), stability=stability_section(runs),
         errors=errors_section(runs), confusion=confusion_section(runs), localization=localization_section(runs),
-        parsing=parsing_section(runs), mistakes=mistakes_section(runs))
+        parsing=parsing_section(runs), mistakes=mistakes_section(runs), cost=cost_section(runs.items()))
     declared = declared_sections(runs)
     shown = {"overview", "models", "parsing", "definitions",
              *(name for name in ("humans", "paired", "levels", "ranges", "truths", "breaking", "stability", "errors",
@@ -773,6 +782,7 @@ def build(runs_scores: list[Scores], title: str | None = None, viewer: str | Non
     shown |= {"variants"} if several_variants else set()
     shown |= {"prompts"} if data["prompts"]["heatmaps"] or data["prompts"]["marginals"] else set()
     shown |= {"localization"} if data["localization"]["table"] else set()
+    shown |= {"cost"} if data["cost"]["runs"] else set()  # a run with prices
     built_in = [(name, heading) for name, heading in SECTIONS if name in shown]
     at = next(i for i, (name, _) in enumerate(built_in) if name == "parsing")
     sections = [*built_in[:at], *((t["name"], t["title"]) for t in declared), *built_in[at:]]

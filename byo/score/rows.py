@@ -191,6 +191,7 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str,
             "candidates": parsed.candidates,
             "note": parsed.note, "correct": is_correct(q.answer_type, value, q.answer),
             "error": None, "split": _split(q, splits or {}), "chance": q.chance,
+            "cost_usd": p.get("cost_usd"), "tokens": p.get("tokens"),  # the report's cost (byo.score.cost)
         }
         if q.answer_type in NUMERIC and value is not None:
             row["error"] = float(value) - float(q.answer)
@@ -289,5 +290,6 @@ def load_run(run_dir: Path) -> tuple[list[dict], dict]:
              "structured": bool((info.get("request") or {}).get("structured")),
              "reference": bool(info.get("reference", first.get("reference"))),
              "n_questions": len(rows), "n_in_file": len(questions),
+             "spent_usd": info.get("spent_usd"), "max_cost_usd": info.get("max_cost_usd"), "batch": info.get("batch"),
              **completeness(questions, predictions, info)}
     return rows, facts

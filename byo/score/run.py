@@ -59,14 +59,31 @@ DEFINITIONS = {
                        "subitizing: the largest count up to which every tested count is answered at >= 90%",
     "errors": "signed error, MAE, MSE, RMSE, NMAE over parsed answers only; `excluded` counts the others "
               "(95% percentile bootstrap resampling images)",
-    "nmae": "mean of |prediction - truth| / max(|truth|, 1): relative error, the absolute error when the truth is 0",
+    "nmae": "mean of |prediction - truth| / max(|truth|, 1): relative error, the absolute error when the truth is 0 "
+            "(BYO-Eval's text: 'MAE divided by the target if it is different than 0 or MAE'; its code counts 1.0 for "
+            "any error at truth 0)",
     "localization": "|row error| + |column error| where both are known (row and column questions of one image "
                     "and prompt variant, cell answers, or position words on the 3 x 3 grid)",
-    "set_prf": "label sets: micro precision / recall / F1; an unparsed answer predicts the empty set",
-    "class_prf": "counts, rows, columns, labels, position words, cards: precision / recall / F1 per true class "
-                 "(precision = right answers c / answers c, 0 for a class never answered; recall = right answers c "
-                 "/ questions whose truth is c), macro-averaged over the true classes (BYO-Eval's tables 2, 4, 6); "
-                 "an unparsed answer answers no class",
+    "precision_micro / recall_micro / f1_micro": "label sets: micro precision / recall / F1 over the set items; an "
+                                                 "unparsed answer predicts the empty set",
+    "precision_macro / recall_macro / f1_macro": "counts, rows, columns, labels, position words, cards: precision / "
+                                                 "recall / F1 per true class (precision = right answers c / answers c, "
+                                                 "0 for a class never answered; recall = right answers c / questions "
+                                                 "whose truth is c), macro-averaged over the true classes; an unparsed "
+                                                 "answer answers no class",
+    "precision_byoeval / recall_byoeval / f1_byoeval": "BYO-Eval's (Tables 2, 4, 6), by its code's rule: a right "
+                                                       "answer is a true positive, a wrong one a false negative when "
+                                                       "the truth is '1', 'yes' or 'true', else a false positive; "
+                                                       "F1 = 2 TP / (2 TP + FP + FN) = 2 acc / (1 + acc), a function of "
+                                                       "accuracy; a ratio over 0 answers is not estimable (empty)",
+    "reliability": "BYO-Eval's Rel (Table 4): the mean over images of each image's accuracy; per key and prompt "
+                   "variant (the rows without a variable)",
+    "consistency": "BYO-Eval's Cons (Table 4): per prompt text asked more than once, the share of its most common "
+                   "answer (parsed value, or parse status), averaged over the texts; a constant answer scores 1; per "
+                   "key and prompt variant",
+    "image_sd": "accuracy_image_sd, f1_byoeval_image_sd, mae_image_sd, mse_image_sd, nmae_image_sd: the standard "
+                "deviation over images (population, as BYO-Eval's code) of each image's value (Table 2's "
+                "parentheses); per key and prompt variant; empty with fewer than 2 images",
     "levels": "every level of a variable is its own level (a count of 1 to 21 is 21 levels); a variable drawn from "
               "a continuous range (more than 8 non-integer values) is cut into 5 quantile bins; byo score --bins "
               "VARIABLE=1-4,5-9,10-21 (or VARIABLE=byo-eval, Table 3's count ranges) adds those ranges of levels "
@@ -77,7 +94,8 @@ DEFINITIONS = {
               "interval clustered by image",
     "by_truth": "numeric keys per true value, prompt variants pooled: accuracy, MAE and signed error against the "
                 "answer itself (the true row distance of relative localization, BYO-Eval figures 28-29)",
-    "yes_no_prf": "precision / recall / F1 of the answer yes; an unparsed answer is not yes",
+    "precision_yes / recall_yes / f1_yes": "yes/no questions: precision / recall / F1 of the answer yes; an unparsed "
+                                           "answer is not yes",
     "stability": "byo eval --repeats K: agreement = share of questions answered alike (parsed value, or parse "
                  "status) in all K repeats; Fleiss' kappa of those answers (repeats as raters); accuracy per repeat "
                  "with its mean, standard deviation, minimum and maximum",
@@ -288,6 +306,7 @@ def _written_scores(run_dir: Path, tolerance: float, criterion: float, bins: dic
         if (not isinstance(doc.get("run"), dict) or "partial" not in doc["run"]
                 or "breaking_points" not in doc.get("tables", {}) or "ranges" not in doc.get("tables", {})
                 or any("breaking_point" not in f for f in doc["tables"]["breaking_points"])
+                or not set(registry.TABLES) <= set(doc.get("tables", {}))  # written before a table was declared
                 or (settings.get("tolerance"), settings.get("criterion"), settings.get("bins"))
                 != (tolerance, criterion, bins or {})):
             return None

@@ -204,15 +204,45 @@ CASES = [
     *cases("within one", metric("count_pieces", "within_one"), perfect=1.0, constant=4 / 6, blind=5 / 6),
     # macro F1 over the true classes 1, 2, 3, 5: constant 3 -> class 3: P 1/6, R 1, F1 2/7, others 0;
     # blind 2 -> class 2: P 3/6, R 1, F1 2/3
-    *cases("F1 (count, macro)", metric("count_pieces", "f1"), perfect=1.0, constant=(2 / 7) / 4, blind=(2 / 3) / 4),
+    *cases("F1 (count, macro)", metric("count_pieces", "f1_macro"), perfect=1.0, constant=(2 / 7) / 4, blind=(2 / 3) / 4),
     # over pawn, rook, king: constant king -> P 1/6, R 1: F1 2/7; blind pawn -> P 3/6, R 1: F1 2/3
-    *cases("F1 (label, macro)", metric("identify_type", "f1"), perfect=1.0, constant=(2 / 7) / 3, blind=(2 / 3) / 3),
+    *cases("F1 (label, macro)", metric("identify_type", "f1_macro"), perfect=1.0, constant=(2 / 7) / 3, blind=(2 / 3) / 3),
     # rows 0, 1, 2: constant 1 and blind 0 each right on 2 of the 6: P 2/6, R 1, F1 1/2 for one class
-    *cases("F1 (row, macro)", metric("localize_row", "f1"), perfect=1.0, constant=(1 / 2) / 3, blind=(1 / 2) / 3),
+    *cases("F1 (row, macro)", metric("localize_row", "f1_macro"), perfect=1.0, constant=(1 / 2) / 3, blind=(1 / 2) / 3),
     # micro F1 = 2 TP / (2 TP + FP + FN) over 9 true labels: {king} TP 2, FP 4, FN 7; {pawn} TP 4, FP 2, FN 5
-    *cases("F1 (label set, micro)", metric("identify_types", "f1"), perfect=1.0, constant=4 / 15, blind=8 / 15),
+    *cases("F1 (label set, micro)", metric("identify_types", "f1_micro"), perfect=1.0, constant=4 / 15, blind=8 / 15),
     # yes: constant yes TP 2, FP 4, FN 0 -> 1/2; blind "no" predicts no yes: precision, and F1, undefined
-    *cases("F1 (yes/no)", metric("exist_white_king", "f1"), perfect=1.0, constant=1 / 2, blind=None),
+    *cases("F1 (yes/no)", metric("exist_white_king", "f1_yes"), perfect=1.0, constant=1 / 2, blind=None),
+    # BYO-Eval's F1 by its code's rule (a wrong answer at truth 1 / yes a false negative, else a false
+    # positive): 2 TP / (2 TP + FP + FN) = 2 acc / (1 + acc). count: constant 3 right once (acc 1/6), blind
+    # 2 three times (1/2); yes/no: constant yes right twice (1/3), blind no four times (2/3)
+    *cases("F1 (count, BYO-Eval)", metric("count_pieces", "f1_byoeval"), perfect=1.0, constant=2 / 7, blind=2 / 3),
+    # constant: TP 1, FN 1 (truth 1), FP 4; blind: TP 3, FN 1, FP 2
+    *cases("precision (count, BYO-Eval)", metric("count_pieces", "precision_byoeval"), perfect=1.0,
+           constant=1 / 5, blind=3 / 5),
+    *cases("recall (count, BYO-Eval)", metric("count_pieces", "recall_byoeval"), perfect=1.0, constant=1 / 2,
+           blind=3 / 4),
+    # yes/no: constant yes TP 2, FP 4, FN 0; blind no TP 4, FP 0, FN 2 (its misses are at truth yes)
+    *cases("F1 (yes/no, BYO-Eval)", metric("exist_white_king", "f1_byoeval"), perfect=1.0, constant=1 / 2,
+           blind=4 / 5),
+    *cases("precision (yes/no, BYO-Eval)", metric("exist_white_king", "precision_byoeval"), perfect=1.0,
+           constant=1 / 3, blind=1.0),
+    # Rel: the mean of the images' accuracies (one question each: the accuracy)
+    *cases("Rel", metric("count_pieces", "reliability"), perfect=1.0, constant=1 / 6, blind=1 / 2),
+    # Cons: one question text over six images: the share of its most common answer (the truth 2 thrice)
+    *cases("Cons", metric("count_pieces", "consistency"), perfect=1 / 2, constant=1.0, blind=1.0),
+    # standard deviation over images of each image's right (1) or wrong (0)
+    *cases("accuracy SD over images", metric("count_pieces", "accuracy_image_sd"), perfect=0.0,
+           constant=np.sqrt(1 / 6 * 5 / 6), blind=0.5),
+    # BYO-Eval's Tables 2, 4, 6 (its own table): the same F1 and MAE
+    *cases("F1 (BYO-Eval's table)", row_of("byo_eval", "f1_byoeval", key="count_pieces"), perfect=1.0,
+           constant=2 / 7, blind=2 / 3),
+    *cases("MAE (BYO-Eval's table)", row_of("byo_eval", "mae", key="count_pieces"), perfect=0.0, constant=7 / 6,
+           blind=5 / 6),
+    # Table 5: accuracy in percent at content.count 2 (images 1, 2, 5)
+    *cases("accuracy % per level (Table 5)", row_of("byo_eval_levels", "accuracy_percent", key="count_pieces",
+                                                     variable="content.count", level="2"),
+           perfect=100.0, constant=0.0, blind=100.0),
     # |dr| + |dc| per image: constant (1, 1) -> 2, 1, 1, 2, 1, 1; blind (0, 0) -> 0, 1, 3, 2, 3, 3
     *cases("localization error", row_of("localization", "error", source="row+column"), perfect=0.0,
            constant=8 / 6, blind=12 / 6),

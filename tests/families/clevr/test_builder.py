@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import write_config
+from conftest import small_render, write_config
 from PIL import Image
 
 from byo.cli import main
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[3]
 def position(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("autocomp")
     data = yaml.safe_load((ROOT / "dataset_configs/autocomp/position.yaml").read_text())
-    data["scene"].update(resolution=[128, 96], render={"samples": 4, "denoise": "off"})
+    data["scene"].update(resolution=[128, 96], render=small_render("clevr", [128, 96], samples=4, denoise="off"))
     data["variables"]["content.concept"]["max"] = 1  # 2 N x 2 concepts x 2 conditions
     out = tmp / "ds"
     assert main(["render", str(write_config(tmp, data)), "-o", str(out), "--in-process"]) == 0

@@ -13,6 +13,7 @@ import pytest
 import yaml
 from clevr_legends import asked, ranked, unrendered_legends
 from conftest import write_config
+from golden_data import shrunk_threshold
 
 from byo.cli import main
 from byo.families import load_config
@@ -163,8 +164,10 @@ def test_a_bad_split_key_is_a_config_error(tmp_path):
 def ood_two_object(tmp_path_factory) -> Path:
     """A tiny render of the two-object OOD test split, with its questions."""
     tmp = tmp_path_factory.mktemp("ood")
-    data = scaled(ROOT / "dataset_configs/compgen/two_object.yaml", 6, resolution=[128, 128],
-                  render={"samples": 4, "denoise": "off"})
+    config = ROOT / "dataset_configs/compgen/two_object.yaml"
+    threshold = shrunk_threshold(yaml.safe_load(config.read_text()), [128, 128])  # its own, shrunk with the image
+    data = scaled(config, 6, resolution=[128, 128],
+                  render={"samples": 4, "denoise": "off", "min_visible_pixels": threshold})
     data["dataset"]["splits"] = {"ood_test": 1}
     path = write_config(tmp, data)
     out = tmp / "ds"
