@@ -24,7 +24,7 @@ from byo.score.run import load_scores
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "examples" / "adaptive" / "chess_count_blur.yaml"
-OBSERVER = "blur_px,threshold=5.5,slope=-2,lapse=0.02"
+OBSERVER = "blur_px,threshold=2.75,slope=-4,lapse=0.02"  # at 320x180: 2.75 px is 5.5 px at 640x360
 KEY, VARIABLE = "count_pieces", "blur.fstop"
 
 

@@ -18,13 +18,13 @@ def adapt_figure(method: PsiMethod, trials: Sequence, variable: str, key: str, m
     it ({"threshold", "lo", "hi", "levels", "accuracy", "curve": (x, p), "label"})."""
     plt = pyplot()
     fig, (ax_trials, ax_post, ax_curve) = plt.subplots(1, 3, figsize=(13.5, 3.6))
-    answered = [(t.index, t.level, h) for t in trials for h in t.hits]
+    answered = [(t.index + 1, t.level, h) for t in trials for h in t.hits]  # trials counted from 1, as printed
     if answered:
         index, level, right = (np.array(v) for v in zip(*answered, strict=True))
         ax_trials.scatter(index[right], level[right], s=18, color=color(0), label="right", zorder=3)
         ax_trials.scatter(index[~right], level[~right], s=18, facecolors="none", edgecolors=color(0), label="wrong",
                           zorder=3)
-    running = [(t.index, t.estimate) for t in trials if t.estimate is not None]
+    running = [(t.index + 1, t.estimate) for t in trials if t.estimate is not None]
     if running:
         at = [i for i, _ in running]
         ax_trials.fill_between(at, [e.lo for _, e in running], [e.hi for _, e in running], color=color(1), alpha=0.2,
@@ -32,6 +32,7 @@ def adapt_figure(method: PsiMethod, trials: Sequence, variable: str, key: str, m
         ax_trials.plot(at, [e.threshold for _, e in running], color=color(1), lw=1.2, drawstyle="steps-post",
                        label="threshold")
     ax_trials.set_xlabel("trial")
+    ax_trials.xaxis.get_major_locator().set_params(integer=True)
     ax_trials.set_ylabel(variable)
     ax_trials.set_ylim(method.lo - 0.05 * (method.hi - method.lo), method.hi + 0.05 * (method.hi - method.lo))
     ax_trials.set_title(f"{len(trials)} trials, {len(method.history)} answers")
