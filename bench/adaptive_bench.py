@@ -17,7 +17,7 @@ Per setting, in one run:
   (a), or at 200 trials: the trials it took, and whether its interval then covers the planted
   threshold. The same runs give the trials to reach the median width of (b).
 
-Requirements: coverage at least 90% in every setting, and a median of at most 200 / 3 trials to reach
+Draws docs/adaptive_bench.png (--plot). Requirements: coverage at least 90% in every setting, and a median of at most 200 / 3 trials to reach
 the grid's width (a). Run with `make bench`; BENCH_QUICK=1 runs 20 of each.
 """
 
@@ -28,8 +28,12 @@ import math
 import time
 from pathlib import Path
 
-import numpy as np
-from figures import QUICK, Section
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from figures import QUICK, Section  # noqa: E402
 
 from byo.diagnose.adaptive import PsiMethod, candidate_levels
 from byo.score import psychometric
@@ -41,6 +45,7 @@ WIDTHS = (0.05, 0.10)  # the curve's 25-75% rise, as a share of the range: the r
 SHALLOW = 0.20  # measured beside them
 LAPSE, CHANCE = 0.02, 0.0
 MAX_TRIALS = 200
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def steepness(width_share: float) -> float:
@@ -109,7 +114,39 @@ def setting(threshold: float, width_share: float, runs: int, rng: np.random.Gene
             ("capped", float(np.mean(np.array(needed[name]) >= MAX_TRIALS))),
             ("coverage", covered[name] / runs))},
         "ms_per_trial": 1000 * seconds / answers,
+        "trials_needed": needed["bayes"],
     }
+
+
+def write_figure(rows: list[dict], path: Path) -> None:
+    """Per setting: the trials each adaptive run took to the grid's width (a box of the 200 runs)
+    against the grid's 200 and a third of it; and how often each interval covers the threshold."""
+    fig, (trials_ax, cover_ax) = plt.subplots(1, 2, figsize=(11, 4.2))
+    names = [f"t={r['threshold']:g}\n{r['width_share']:.0%}" for r in rows]
+    at = np.arange(len(rows))
+    trials_ax.boxplot([r["trials_needed"] for r in rows], positions=at, widths=0.6, whis=(5, 95), showfliers=False)
+    trials_ax.axhline(GRID_LEVELS * GRID_TRIALS, color="#d62728", ls="--", lw=1, label="fixed grid: 10 levels x 20")
+    trials_ax.axhline(GRID_LEVELS * GRID_TRIALS / 3, color="#2ca02c", ls=":", lw=1.2, label="a third of the grid")
+    trials_ax.set_ylabel("trials to the grid's interval width")
+    trials_ax.set_title("trials byo adapt needs (box: quartiles, whiskers 5-95%)", fontsize=10)
+    trials_ax.legend(fontsize=8, loc="upper left")
+    cover_ax.plot(at, [r["adaptive_bayes_coverage"] for r in rows], "o", label="adaptive, at its stop")
+    cover_ax.plot(at, [r["grid_bayes_coverage"] for r in rows], "s", mfc="none", label="fixed grid (same posterior)")
+    cover_ax.plot(at, [r["grid_fit_coverage"] for r in rows], "x", label="fixed grid (byo score's fit)")
+    cover_ax.axhline(0.90, color="#d62728", ls="--", lw=1, label="required: 90%")
+    cover_ax.set_ylim(0.8, 1.005)
+    cover_ax.set_ylabel("share of runs whose 95% interval covers it")
+    cover_ax.set_title("coverage of the planted threshold", fontsize=10)
+    cover_ax.legend(fontsize=8, loc="lower left")
+    for ax in (trials_ax, cover_ax):
+        ax.set_xticks(at, names, fontsize=8)
+        ax.set_xlabel("planted threshold t (range 0-10); the curve's 25-75% rise / range")
+        ax.axvline(len(WIDTHS) * len(THRESHOLDS) - 0.5, color="grey", lw=0.8)  # right of it: beside the requirement
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
 
 
 def main() -> None:
@@ -117,6 +154,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20 if QUICK else 200, help="simulated runs per setting")
     parser.add_argument("--seed", type=int, default=47)
     parser.add_argument("--json", type=Path, help="write the section here (bench/results/adaptive.json)")
+    parser.add_argument("--plot", type=Path, default=ROOT / "docs" / "adaptive_bench.png")
     args = parser.parse_args()
     section = Section(
         "adaptive", "byo adapt: the psi method against a simulated observer, next to a fixed grid of 10 levels x 20",
@@ -136,7 +174,7 @@ def main() -> None:
             section.figure(f"trials_{name}", r["adaptive_bayes_median"], "trials",
                            f"median trials to the grid's width ({label})",
                            at_most=round(GRID_LEVELS * GRID_TRIALS / 3, 1) if required else None)
-            print(name, {k: round(v, 3) for k, v in r.items()}, flush=True)
+            print(name, {k: round(v, 3) for k, v in r.items() if k != "trials_needed"}, flush=True)
     section.table("per setting", [
         ("threshold", ""), ("rise 25-75%", "of range"), ("grid width (posterior)", ""), ("grid coverage", ""),
         ("grid width (byo score fit)", ""), ("fit coverage", ""), ("adaptive: median trials", "trials"),
@@ -148,6 +186,7 @@ def main() -> None:
           r["adaptive_fit_median"], round(r["adaptive_fit_coverage"], 3), round(r["ms_per_trial"], 2)]
          for r in rows])
     section.write(args.json)
+    write_figure(rows, args.plot)
 
 
 if __name__ == "__main__":
