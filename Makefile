@@ -91,6 +91,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/eval_bench.py --json $(BENCH_RESULTS)/eval.json
 	$(BIN)/python bench/score_bench.py --json $(BENCH_RESULTS)/score.json
 	$(BIN)/python bench/startup_bench.py --json $(BENCH_RESULTS)/startup.json   # --before DIR: an earlier commit too
+	$(BIN)/python bench/adaptive_bench.py --json $(BENCH_RESULTS)/adaptive.json   # byo adapt against a simulated observer
 	$(BIN)/python bench/real_answers.py --json $(BENCH_RESULTS)/real_answers.json   # skipped without ../shared/real-answers
 	$(BIN)/python bench/report.py $(BENCH_RESULTS) --json bench/results.json --md bench/results.md
 

@@ -2,12 +2,12 @@
 
 The public Python API (byo.api, loaded on first use, so `import byo` costs nothing):
 `load_config`, `plan`, `render_dataset`, `render_images`, `write_questions`, `audit_dataset`,
-`evaluate`, `score_run`, `write_report`, `compare_runs`; docs/api.md shows them in a notebook.
+`evaluate`, `score_run`, `write_report`, `compare_runs`, `adapt_threshold`, `explain_failures`; docs/api.md shows them in a notebook.
 """
 
 __version__ = "0.1.0"
 
-API = ("AuditReport", "DatasetConfig", "EvalReport", "Experiment", "ExperimentOutcome", "Plan", "Questions", "RenderReport", "RenderResult", "Scores",
+API = ("AdaptResult", "AuditReport", "Budget", "ExplainPlan", "ExplainResult", "adapt_threshold", "explain_failures", "DatasetConfig", "EvalReport", "Experiment", "ExperimentOutcome", "Plan", "Questions", "RenderReport", "RenderResult", "Scores",
        "audit_dataset", "compare_runs", "evaluate", "load_config", "load_experiment", "plan", "render_dataset", "render_images",
        "run_experiment", "sample_viewer_of", "score_run", "write_questions", "write_report")
 

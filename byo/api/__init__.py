@@ -11,6 +11,8 @@ that returns an object and prints nothing. The command line calls these; so can 
     scores = byo.score_run(run)
     scores.overall["accuracy"]                   # 1.0
     byo.write_report([run], "output/demo/report.html")
+    byo.adapt_threshold("dataset_configs/chess/count_blur.yaml", "blur.fstop", "openai", "gpt-4.1-mini",
+                        key="count_pieces", range=(0.5, 9), budget=byo.Budget(width=1.0, trials=80)).estimate
 
 Names carry their object (`render_dataset`, not `render`) because `byo.render`, `byo.questions`,
 `byo.audit` and `byo.score` are the stage packages.
@@ -22,6 +24,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from byo.api.diagnose import (
+    AdaptResult,
+    Budget,
+    ExplainPlan,
+    ExplainResult,
+    adapt_threshold,
+    explain_failures,
+)
 from byo.api.experiment import Experiment, ExperimentOutcome, load_experiment, run_experiment
 from byo.audit.run import AuditReport
 from byo.audit.run import audit_dataset as _audit
@@ -45,7 +55,7 @@ from byo.score.run import Scores, load_scores
 from byo.score.run import score_run as _score_run
 from byo.view.build import check_view_output, write_view
 
-__all__ = ["AuditReport", "DatasetConfig", "EvalReport", "Experiment", "ExperimentOutcome", "Plan", "Questions", "RenderReport", "RenderResult",
+__all__ = ["AdaptResult", "AuditReport", "Budget", "ExplainPlan", "ExplainResult", "adapt_threshold", "explain_failures", "DatasetConfig", "EvalReport", "Experiment", "ExperimentOutcome", "Plan", "Questions", "RenderReport", "RenderResult",
            "Scores", "audit_dataset", "compare_runs", "evaluate", "load_config", "plan", "render_dataset",
            "load_experiment", "render_images", "run_experiment", "sample_viewer_of", "score_run", "write_questions", "write_report"]
 

@@ -42,6 +42,10 @@ COMMANDS = {
     "correlate": ("runs", "Pearson and Spearman correlation between a run on synthetic images and a run on real "
                            "photos, per key: of per-level accuracy, per scene pair and per prompt (BYO-Eval appendix "
                            "E, Figures 51-53)"),
+    "adapt": ("diagnose", "find a breaking point adaptively: each trial's level chosen from the answers so far, "
+                          "rendered, asked and scored; stops at a target interval width or a budget"),
+    "explain": ("diagnose", "re-render each failure with one factor changed at a time (the family's, and each "
+                            "variable at its easiest level), ask again, and table which change turns it right"),
     "import-config": ("plan", "a BYO-Eval config (appendix D) as a project config; keys without a counterpart "
                               "are named (exit 2)"),
 }

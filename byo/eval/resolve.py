@@ -22,7 +22,7 @@ from byo.eval.shots import MAX_SHOTS, Shots
 from byo.providers import PROVIDERS, Provider, create_provider
 from byo.providers.catalog import ModelEntry, load_catalog, provider_entry
 from byo.providers.keys import redact_all, resolve_key
-from byo.questions.load import QUESTIONS, load_questions
+from byo.questions.load import QUESTIONS, Question, load_questions
 
 # --text-only: language models behind an API
 TEXT_ONLY = ("openai", "groq", "ollama", "openai-compatible", "azure", "anthropic", "gemini")
@@ -49,9 +49,11 @@ def check_numbers(s: EvalSettings) -> None:
 
 
 class Evaluation:
-    """Everything resolved and validated, before any request or file is written."""
+    """Everything resolved and validated, before any request or file is written. `questions`: the
+    questions to ask, instead of the question file's (a run asked as its questions are made: byo
+    adapt, which starts with none)."""
 
-    def __init__(self, settings: EvalSettings):
+    def __init__(self, settings: EvalSettings, questions: list[Question] | None = None):
         s = self.settings = settings
         self.dataset = Path(s.dataset)
         if not self.dataset.is_dir():
@@ -83,7 +85,7 @@ class Evaluation:
                                                           "input_per_million and output_per_million in --providers "
                                                           "FILE")])
         questions_path = Path(s.questions) if s.questions else self.dataset / QUESTIONS
-        all_questions = load_questions(questions_path, self.dataset)
+        all_questions = load_questions(questions_path, self.dataset) if questions is None else list(questions)
         self.questions_path = questions_path
         self.all_questions = all_questions  # the run keeps its earlier answers beyond --limit
         self.questions = all_questions[: s.limit] if s.limit is not None else all_questions
@@ -123,7 +125,7 @@ class Evaluation:
             self.secrets.append(self.api_key)
         self.provider: Provider = create_provider(
             self.ptype, self.model, s.params, api=self.api, base_url=self.base_url, api_key=self.api_key,
-            timeout=self.timeout, questions=all_questions, connections=s.concurrency,
+            timeout=self.timeout, questions=all_questions, connections=s.concurrency, dataset=self.dataset,
             local={"device": s.device, "dtype": s.dtype, "batch_size": s.batch_size},
             azure={"api_version": s.api_version or entry.api_version, "deployment": s.deployment or entry.deployment})
         if entry.max_image_bytes:

@@ -49,7 +49,7 @@ from byo.providers import ProviderFailure
 from byo.providers.keys import redact
 from byo.questions.load import Question
 
-__all__ = ["EvalReport", "EvalSettings", "evaluate", "run_name"]
+__all__ = ["EvalReport", "EvalSettings", "Session", "evaluate", "run_name"]
 
 
 def evaluate(settings: EvalSettings, *, show_progress: bool = True,
@@ -246,3 +246,63 @@ class Run:
         """The contents of run.json: the settings, and the totals once the run has finished."""
         return run_file_info(self.ev, self.run_id, report, {**self.budget.summary(),
                                                             "rate_limits": self.scheduler.limiter.summary()})
+
+
+class Session(Run):
+    """A run asked a few questions at a time, the caller doing other work in between (byo adapt
+    renders the next trial's image from the answers so far): `open`, `ask` as often as needed,
+    `close`. Rows are journalled as they land, each answer committed to the cache before the next
+    question; `close` writes the predictions in the order asked, and run.json. The caller holds
+    the run's lock."""
+
+    async def open(self) -> None:
+        ev = self.ev
+        if earlier_rows(ev.run_dir / PREDICTIONS):
+            raise InputError(ev.run_dir / PREDICTIONS, "a run asked question by question starts empty; choose "
+                             "another run or output directory")
+        ev.run_dir.mkdir(parents=True, exist_ok=True)
+        self.cache = RequestCache(ev.cache_path) if ev.provider.cacheable else None
+        self.budget = Budget(ev.settings.max_cost, ev.price, max_tokens=ev.settings.params.max_tokens,
+                             spent=self.cache.spent(self.run_id) if self.cache is not None else 0.0)
+        self.asked: list[Question] = []
+        self.started = time.perf_counter()
+        write_run_file(ev.run_dir, self.run_info(None))
+        self.journal = open_journal(ev.run_dir)
+
+    async def ask_all(self, questions: list[Question]) -> list[dict]:
+        """Each question's prediction row (asked concurrently, at most the run's concurrency at
+        once); a question not asked (the run's --max-cost reached) has none. A dead endpoint raises
+        EndpointDown, the rows received so far kept."""
+
+        async def handle(q: Question) -> None:
+            row, committed = await self.ask(q)
+            if row is None:
+                return
+            self.rows[q.id] = row
+            self.statuses[row["status"]] += 1
+            journal_row(self.journal, row)
+            if committed is not None:
+                await committed
+
+        self.asked += questions
+        self.ev.questions = self.asked
+        await self.scheduler.each(questions, handle)
+        return [self.rows[q.id] for q in questions if q.id in self.rows]
+
+    def cost(self) -> float | None:
+        """USD spent on the answers so far (the provider's price; None without one)."""
+        tokens: dict = {}
+        for row in self.rows.values():
+            add_tokens(tokens, row["tokens"])
+        return self.ev.price.cost(tokens.get("input", 0), tokens.get("output", 0))
+
+    async def close(self) -> EvalReport:
+        self.journal.close()
+        await self.ev.provider.close()
+        if self.cache is not None:
+            await self.cache.close()
+        kept = [self.rows[q.id] for q in self.asked if q.id in self.rows]
+        write_predictions(self.ev.run_dir, kept)
+        report = self.report(kept, time.perf_counter() - self.started)
+        write_run_file(self.ev.run_dir, self.run_info(report))
+        return report

@@ -9,7 +9,8 @@ What is here, by the part of a family that uses it:
 
 - the family itself: `Family` and the parts it declares (with `alternatives` and
   `rendered_attributes` for the counterfactual check: byo/scene/counterfactual.py) (`Sheet`, `SheetOption`,
-  `SheetRequest`; `ReportTable` and `Column` for its answer types' metrics), `SceneObject` and
+  `SheetRequest`; `ReportTable` and `Column` for its answer types' metrics; `Factor` and the
+  shared `NO_BLUR`, `BRIGHT_LIGHT`, `OVERHEAD` for what byo explain changes), `SceneObject` and
   `PlacementError` for `sample`, `SceneSpec` for the builder, `ResolvedSetup` (the camera,
   lights, table... as applied), `CATALOG`;
 - content models: `Strict`, `SRGB`, `ColorDef` (a user's own colour) with `color_name` and
@@ -64,12 +65,16 @@ from byo.families.audit_kit import (
     letter_of,
 )
 from byo.families.base import (
+    BRIGHT_LIGHT,
     CATALOG,
+    NO_BLUR,
+    OVERHEAD,
     POSITION_WORDS,
     Answer,
     AnswerTable,
     AnswerType,
     Column,
+    Factor,
     Family,
     ForeignKey,
     MissingAsset,
@@ -108,7 +113,7 @@ from byo.scene.setup import ResolvedSetup
 from byo.scene.spec import PlacementError, SceneObject, SceneSpec
 
 __all__ = [
-    "ForeignKey", "MissingAsset",
+    "ForeignKey", "MissingAsset", "Factor", "NO_BLUR", "BRIGHT_LIGHT", "OVERHEAD",
     "CATALOG", "EDGE", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
     "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "InputError", "Layout",
     "MeasuredImage", "PackError", "PlacementError", "Problem", "ReportTable", "ResolvedSetup", "Retrieval", "SceneObject", "SceneSpec",

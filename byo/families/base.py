@@ -501,6 +501,27 @@ class MissingAsset(ValueError):
     shipped here (a .blend file): the config still imports, with the asset named as missing."""
 
 
+# --- what byo explain changes -----------------------------------------------------------------
+@dataclass(frozen=True)
+class Factor:
+    """One change `byo explain` makes to a failed image's scene, alone, to see whether the model's
+    answer turns right: a short `name`, what it does (`description`), and `changes`: dotted scene
+    paths (the shared setup, or the family's `content.*`) and the values they take. A change that
+    leaves an image's scene as it was, or makes it invalid, is not made for that image."""
+
+    name: str
+    description: str
+    changes: Mapping[str, Any]
+
+
+# Changes of the shared setup; a family lists in `Family.explain_factors` those that make sense for it.
+NO_BLUR = Factor("no blur", "depth-of-field blur off", {"blur.fstop": "none"})
+BRIGHT_LIGHT = Factor("bright light", "the lights at twice their base power (preset very_high)",
+                      {"lighting.intensity": "very_high"})
+OVERHEAD = Factor("camera overhead", "the camera straight above the scene (elevation 90 degrees)",
+                  {"camera.elevation": 90.0})
+
+
 # --- the family ---------------------------------------------------------------------------
 class Family:
     """One family of scenes. A subclass sets the class attributes and implements `sample`;
@@ -530,6 +551,10 @@ class Family:
     # that apply to none of its images (`-v` lists them), rather than skipping them image by image.
     key_modes: Mapping[str, tuple[str, ...]] = {}
     tables: tuple[ReportTable, ...] = ()  # its own metrics of the question keys each table names
+    # What `byo explain` changes, one at a time, in the scene of a failed image (besides setting
+    # each variable of the config to its easiest level): the shared NO_BLUR, BRIGHT_LIGHT,
+    # OVERHEAD, and changes of its own content.
+    explain_factors: tuple[Factor, ...] = ()
     # Configs of other tools it reads (`byo import-config`): format -> their key -> ForeignKey.
     # A config is the family's when one of its keys starts with a key (or section) listed here.
     foreign_keys: Mapping[str, Mapping[str, ForeignKey]] = {}

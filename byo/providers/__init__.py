@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from importlib import import_module
+from pathlib import Path
 
 from byo.core.errors import ConfigError
 from byo.providers.base import (
@@ -58,6 +59,7 @@ PROVIDERS: Mapping[str, type[Provider]] = _Classes({
     "blind": "byo.providers.reference:Blind",
     "oracle": "byo.providers.reference:Oracle",
     "hf": "byo.providers.hf_local:HuggingFace",  # transformers in this process
+    "simulated": "byo.providers.simulated:Simulated",  # a planted psychometric function of a legend quantity
     # image-text models: rank a question's candidate captions (byo.eval.ranking)
     "clip": "byo.providers.image_text:OpenClip",  # open_clip
     "hf-clip": "byo.providers.image_text:HFClip",  # transformers CLIP / SigLIP
@@ -70,9 +72,10 @@ def create_provider(ptype: str, model: str, params: GenerationParams, *, api: st
                     base_url: str | None = None, api_key: str | None = None, timeout: float = 60.0,
                     limits: ImageLimits | None = None, questions: list | None = None,
                     connections: int | None = None, local: dict | None = None,
-                    azure: dict | None = None) -> Provider:
+                    dataset: Path | None = None, azure: dict | None = None) -> Provider:
     """A provider of type `ptype` (a key of `PROVIDERS`); `local`: the in-process model's
-    options (hf: device, dtype, batch_size); `azure`: api_version and deployment."""
+    options (hf: device, dtype, batch_size); `dataset`: for a provider that reads the legends
+    (the simulated observer); `azure`: api_version and deployment."""
     where = "<command line>"
     if api == "responses" and ptype != "openai":
         raise ConfigError(where, [("--api", f"the Responses API is OpenAI's; {ptype} uses chat")])
@@ -88,7 +91,7 @@ def create_provider(ptype: str, model: str, params: GenerationParams, *, api: st
         raise ConfigError(where, [("--seed", "the Responses API takes no seed; use --api chat")])
     cls = import_module("byo.providers.openai_api").OpenAIResponses if api == "responses" else PROVIDERS[ptype]
     if cls.reference:
-        return cls(model, params, questions=questions or [])
+        return cls(model, params, questions=questions or [], **({"dataset": dataset} if cls.reads_legends else {}))
     extra = (local or {}) if cls.local else {}
     if ptype == "azure":
         extra = azure or {}

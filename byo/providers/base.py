@@ -184,6 +184,7 @@ class Provider:
     needs_image = True
     reference = False  # a baseline that calls no model (blind, oracle)
     local = False  # runs a model in this process: takes its options (device, dtype, batch_size)
+    reads_legends = False  # a reference that reads each image's legend (the simulated observer): given the dataset
     ranks = False  # an image-text model: ranks a question's candidate captions (byo.eval.ranking)
     cacheable = True
     default_timeout = 60.0  # seconds per request, unless --timeout or the providers file says

@@ -316,48 +316,69 @@ def generate(dataset: str | Path, *, preprompts=None, instructions=None, keys=No
                          options)
 
 
+class QuestionMaker:
+    """The questions of a dataset's images, one legend at a time, as `byo questions` writes them:
+    the family's templates and the shared preprompts loaded and checked once, every question counted
+    in `summary`. byo adapt asks the questions of each trial as soon as its image is rendered."""
+
+    def __init__(self, layout: Layout, plugin, *, preprompts=None, instructions=None, keys=None,
+                 templates: str | Path | None = None, unreadable: str | None = None, prompts: str = DEFAULT_PROMPTS,
+                 options: int | None = None, images: int = 0):
+        self.layout, self.plugin = layout, plugin
+        family = plugin.name
+        # The family's templates and the shared preprompts, from the installed catalogue unless a
+        # folder of one's own is given, in the prompt set asked for.
+        self.where, self.family_t, self.common = load_templates(plugin, prompts, templates)
+        preprompts = list(preprompts or self.common.grid.preprompts)  # None: the prompt set's grid
+        instructions = list(instructions or self.common.grid.instructions)
+        problems = [("--preprompts", f"unknown preprompt {p!r}; expected {', '.join(PREPROMPTS)}")
+                    for p in preprompts if p not in PREPROMPTS]
+        problems += [("--instructions", f"unknown instruction {i!r}; expected {', '.join(self.common.instructions)}")
+                     for i in instructions if i not in self.common.instructions]
+        self.asked = keys or default_keys(layout)  # None: every key of the family
+        self.keys = expand_keys(self.asked, list(self.family_t.questions), plugin.opt_in_keys)
+        problems += [("--keys", f"unknown question key {k!r} for {family}") for k in self.keys
+                     if k not in self.family_t.questions]
+        problems += [(f"questions.{k}", "no answer function for this key") for k in self.keys
+                     if k in self.family_t.questions and k not in plugin.answers]
+        if problems:
+            raise ConfigError(str(self.where), problems)
+        self.preprompts, self.instructions = list(preprompts), list(instructions)
+        self.summary = Summary(images=images, variants=len(preprompts) * len(instructions),
+                               policy=unreadable_policy(layout, unreadable))
+        self.asking = {ASKING: {"options": cap}} if (cap := options_cap(layout, options)) is not None else {}
+
+    def of(self, legend: dict) -> list[dict]:
+        """The question rows of one image, its readability measured from the dataset's files."""
+        with reading(self.layout.legend(legend["name"]), "a legend"):
+            seen = {**with_evidence(self.layout, legend), **self.asking}
+            return _questions(seen, self.plugin, self.keys, self.family_t, self.common, self.preprompts,
+                              self.instructions, self.where, self.summary)
+
+    def write(self, rows: list[dict], out: str | Path | None = None) -> Path:
+        """The question file (and beside it SUMMARY_FILE) of `rows`."""
+        path = Path(out) if out else self.layout.root / QUESTIONS
+        with writing_outputs([path, path.with_name(SUMMARY_FILE)] if out else [], "byo questions"):
+            atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+            atomic_write_text(path.with_name(SUMMARY_FILE) if out else self.layout.root / SUMMARY_FILE,
+                              json.dumps(self.summary.to_json(), indent=1, ensure_ascii=False) + "\n")
+        return path
+
+
 def _generate(layout: Layout, preprompts, instructions, keys, templates, out, unreadable=None,
               prompts=DEFAULT_PROMPTS, options=None) -> tuple[Path, Summary]:
     dataset = layout.root
     legends = layout.legends()
     if not legends:
         raise ConfigError(str(dataset), [("<dataset>", "no complete images (render the dataset first)")])
-    plugin = legend_family(layout, legends)
-    family = plugin.name
-    # The family's templates and the shared preprompts, from the installed catalogue unless a
-    # folder of one's own is given, in the prompt set asked for.
-    where, family_t, common = load_templates(plugin, prompts, templates)
-    preprompts = list(preprompts or common.grid.preprompts)
-    instructions = list(instructions or common.grid.instructions)
-    problems = [("--preprompts", f"unknown preprompt {p!r}; expected {', '.join(PREPROMPTS)}")
-                for p in preprompts if p not in PREPROMPTS]
-    problems += [("--instructions", f"unknown instruction {i!r}; expected {', '.join(common.instructions)}")
-                 for i in instructions if i not in common.instructions]
-    asked = keys or default_keys(layout)
-    keys = expand_keys(asked, list(family_t.questions), plugin.opt_in_keys)
-    problems += [("--keys", f"unknown question key {k!r} for {family}") for k in keys if k not in family_t.questions]
-    problems += [(f"questions.{k}", "no answer function for this key") for k in keys
-                 if k in family_t.questions and k not in plugin.answers]
-    if problems:
-        raise ConfigError(str(where), problems)
-
-    summary = Summary(images=len(legends), variants=len(preprompts) * len(instructions),
-                      policy=unreadable_policy(layout, unreadable))
-    if not asked:  # every key of the family: those of another design are left out, not skipped
-        summary.not_applicable = [k for k in keys if not any(plugin.applies(k, lg) for lg in legends)]
-        keys = [k for k in keys if k not in summary.not_applicable]
-    asking = {ASKING: {"options": cap}} if (cap := options_cap(layout, options)) is not None else {}
-    rows = []
-    for legend in legends:
-        with reading(layout.legend(legend["name"]), "a legend"):
-            seen = {**with_evidence(layout, legend), **asking}
-            rows += _questions(seen, plugin, keys, family_t, common, preprompts, instructions, where, summary)
-    path = Path(out) if out else layout.root / QUESTIONS
-    with writing_outputs([path, path.with_name(SUMMARY_FILE)] if out else [], "byo questions"):
-        atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-        atomic_write_text(path.with_name(SUMMARY_FILE) if out else layout.root / SUMMARY_FILE,
-                          json.dumps(summary.to_json(), indent=1, ensure_ascii=False) + "\n")
-    return path, summary
+    maker = QuestionMaker(layout, legend_family(layout, legends), preprompts=preprompts, instructions=instructions,
+                          keys=keys, templates=templates, unreadable=unreadable, prompts=prompts, options=options,
+                          images=len(legends))
+    if not maker.asked:  # every key of the family: those of another design are left out, not skipped
+        maker.summary.not_applicable = [k for k in maker.keys if not any(maker.plugin.applies(k, lg) for lg in legends)]
+        maker.keys = [k for k in maker.keys if k not in maker.summary.not_applicable]
+    rows = [row for legend in legends for row in maker.of(legend)]
+    return maker.write(rows, out), maker.summary
 
 
 def expand_keys(asked, known: list[str], opt_in: tuple[str, ...] = ()) -> list[str]:

@@ -34,6 +34,7 @@ from byo.core.dataset import LEGENDS, Layout, atomic_write_bytes, atomic_write_t
 from byo.core.outputs import check_file_output, check_folder_output, writing_outputs
 from byo.core.paths import relative_url
 from byo.core.progress import Bar
+from byo.diagnose.twins import load_twins
 from byo.score.run import Scores
 
 TEMPLATE = Path(__file__).with_name("templates") / "view.html.j2"
@@ -228,7 +229,8 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
     answers = []
     for s in runs:
         dataset = Path(s.facts.get("dataset") or ".")
-        a = {"response": {}, "value": {}, "status": {}, "verdict": {}, "note": {}, "error": {}, "rule": {}}
+        a = {"response": {}, "value": {}, "status": {}, "verdict": {}, "note": {}, "error": {}, "rule": {}, "twins": {}}
+        twins = load_twins(s.facts["run_dir"]) if s.facts.get("run_dir") else {}  # byo explain's, beside each failure
         for r in s.rows:
             ident = (str(dataset.resolve()), r["id"])
             i = order.get(ident)
@@ -260,6 +262,10 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
             a["note"][i] = strings(r.get("note"))
             a["rule"][i] = strings(decided_by(r))
             a["error"][i] = r["error"]
+            if r["id"] in twins:
+                a["twins"][i] = [[strings(relative_url(dataset / t["image"], page.parent)) if t.get("image") else -1,
+                                  strings(t["factor"]), strings(t["outcome"]), strings(t.get("response"))]
+                                 for t in twins[r["id"]]]
         answers.append(a)
     n = len(q["id"])
     statuses = ["ok", "ambiguous", "refusal", "unparsed", "error"]
@@ -273,6 +279,7 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
             "note": [a["note"].get(i, -1) for i in range(n)],
             "rule": [a["rule"].get(i, -1) for i in range(n)],
             "error": [a["error"].get(i) for i in range(n)],
+            "twins": {str(i): t for i, t in a["twins"].items()},
         })
     for k, values in variables.items():
         numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)

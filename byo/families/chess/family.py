@@ -8,7 +8,17 @@ from typing import Any
 
 import numpy as np
 
-from byo.families.api import Family, PlacementError, ResolvedSetup, SceneObject, color_name, visible
+from byo.families.api import (
+    BRIGHT_LIGHT,
+    NO_BLUR,
+    OVERHEAD,
+    Family,
+    PlacementError,
+    ResolvedSetup,
+    SceneObject,
+    color_name,
+    visible,
+)
 from byo.families.chess import foreign
 from byo.families.chess.answers import ANSWERS, board_size
 from byo.families.chess.model import (
@@ -116,6 +126,7 @@ class ChessFamily(Family):
     audit = "audit"
     vocabulary = VOCABULARY
     object_kinds = PIECE_TYPES
+    explain_factors = (NO_BLUR, BRIGHT_LIGHT, OVERHEAD)  # byo explain: each alone, in a failed image's scene
     default_scene: dict[str, Any] = {
         "camera": {"distance": 1.3, "elevation": 42.0, "azimuth": 0.0, "focal_length": 50.0},
         # A table a little larger than the board: its outline and the floor around it show, so

@@ -9,6 +9,9 @@ from typing import Any
 import numpy as np
 
 from byo.families.api import (
+    BRIGHT_LIGHT,
+    NO_BLUR,
+    OVERHEAD,
     Family,
     PlacementError,
     ResolvedSetup,
@@ -63,6 +66,7 @@ class ClevrFamily(Family):
     sheets = SHEETS
     vocabulary = VOCABULARY
     object_kinds = SHAPES
+    explain_factors = (NO_BLUR, BRIGHT_LIGHT, OVERHEAD)  # byo explain: each alone, in a failed image's scene
     default_scene: dict[str, Any] = {
         # CLEVR's camera (about 11.3 units away, 28 degrees up), objects on a plain grey ground.
         "camera": {"distance": 1.0, "elevation": 28.0, "azimuth": 49.0, "focal_length": 35.0},

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from byo.families.api import (
+    NO_BLUR,
     Family,
     PlacementError,
     ResolvedSetup,
@@ -58,6 +59,7 @@ class CrestFamily(Family):
     answer_types = SCORING
     vocabulary = VOCABULARY  # every motif's and container's names: open recall over the whole inventory
     object_kinds = ("container", "motif")  # the layers of a crest
+    explain_factors = (NO_BLUR,)  # byo explain: each alone, in a failed image's scene
     default_scene: dict[str, Any] = {
         # Flat: the crest (half-width content.size = 0.1 m) from straight above, orthographic,
         # 2.2 half-widths across the frame; two colours, no lighting, no anti-aliasing.

@@ -16,6 +16,10 @@ import numpy as np
 from shapely.geometry import Polygon, box
 
 from byo.families.api import (
+    BRIGHT_LIGHT,
+    NO_BLUR,
+    OVERHEAD,
+    Factor,
     Family,
     PlacementError,
     ResolvedSetup,
@@ -55,6 +59,11 @@ def _face_up(n: int, face_down, rng: np.random.Generator) -> list[bool]:
     return [k not in chosen for k in range(n)]
 
 
+# byo explain: an overlapping row of cards laid side by side (a table of cards is left as it is)
+CARDS_APART = Factor("cards apart", "the overlapping row laid side by side (overlap factor 0)",
+                     {"content.overlap.factor": 0.0})
+
+
 class Deck:
     """The scene's one deck: named cards are taken out first, the rest dealt in a seeded order."""
 
@@ -85,6 +94,7 @@ class PokerFamily(Family):
     sheets = SHEETS
     vocabulary = VOCABULARY
     object_kinds = ("card", "chip_pile", "player")
+    explain_factors = (NO_BLUR, BRIGHT_LIGHT, OVERHEAD, CARDS_APART)  # byo explain: each alone, in a failed image's scene
     default_scene: dict[str, Any] = {
         "camera": {"distance": 1.3, "elevation": 62.0, "azimuth": 0.0, "focal_length": 50.0},
         "table": {"enabled": True, "shape": "elliptic", "length": 1.6, "width": 1.1,

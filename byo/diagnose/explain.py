@@ -1,0 +1,405 @@
+"""`byo explain RUN`: why each failure failed. Every failed question of the run (or a seeded sample
+of them) has its image re-rendered with one factor changed at a time, and the same model is asked
+the same question of the twin; a factor whose change turns the answer right explains that failure.
+
+The factors: those the family declares (`Family.explain_factors`: no blur, brighter light, the
+camera overhead...) and every variable of the dataset's config set to its easiest level, the level
+at which the run answered best (its failed keys pooled). A twin is the same scene (the image's
+seed, levels and random draws) with that one change; a change that leaves the scene as it was is
+not made ("unchanged"), nor one that makes it invalid or unplaceable ("invalid").
+
+Each factor's twins are a dataset of their own, DATASET/explain/RUN/twins/FACTOR (byo.diagnose.twins),
+the images under their original names (the same question ids), asked in the run RUN there with the
+run's own provider, model and generation parameters. The table, per question key and factor: the
+failures, how many the factor changed, how many twins were asked (readability applies: a twin the
+image does not show is not asked), how many turned right, and that share of the key's failures.
+
+The cost is bounded and stated before any render: the renders and questions are counted from the
+scenes alone, the cost estimated from the run's own cost per answer; a budget of questions or USD
+keeps a seeded sample of the failures that fits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from byo.core.dataset import Layout, atomic_write_text
+from byo.core.errors import ConfigError, InputError, RenderError
+from byo.core.inputs import read_json
+from byo.core.locks import writer_lock
+from byo.diagnose.twins import RECORD, TABLE, TWINS, explain_dir, factor_slug
+from byo.eval.layout import read_predictions
+from byo.eval.resolve import Evaluation
+from byo.eval.run import EvalSettings, Session
+from byo.families.base import Factor
+from byo.providers import GenerationParams
+from byo.questions.generate import QuestionMaker, options_cap, unreadable_policy
+from byo.questions.load import SUMMARY_FILE, Question
+from byo.render.executors import Executor
+from byo.render.executors.inprocess import InProcess
+from byo.render.messages import RenderTask
+from byo.render.status import dataset_config
+from byo.render.writer import write_result
+from byo.scene.config import UNREADABLE_POLICIES, DatasetConfig
+from byo.scene.plan import ImageJob, image_count, make_job
+from byo.scene.spec import PlacementError, SceneSpec, sample_spec
+from byo.score.psychometric import hit
+from byo.score.rows import load_run, run_info, score_rows
+
+FLIPPED, STILL_WRONG, NOT_ASKED, UNCHANGED, INVALID = "flipped", "still wrong", "not asked", "unchanged", "invalid"
+
+
+@dataclass(frozen=True)
+class Change:
+    """A factor as byo explain makes it: scene paths and the values they take (a variable's
+    easiest level, or a family's factor)."""
+
+    name: str
+    description: str
+    changes: dict[str, Any]
+    source: str  # "family" or "variable"
+
+
+@dataclass
+class Twin:
+    failure: dict  # the failed scored row
+    change: Change
+    job: ImageJob | None = None
+    spec: SceneSpec | None = None
+    outcome: str | None = None  # set when decided without asking: unchanged, invalid
+    note: str | None = None
+    response: str | None = None
+    image: str | None = None  # relative to the run's dataset
+
+
+@dataclass
+class ExplainPlan:
+    failures: int  # failed questions of the run
+    explained: list[dict]  # those explained (all, or a sample that fits the budget)
+    changes: list[Change]
+    twins: list[Twin]
+    renders: int
+    questions: int
+    cost_per_answer: float | None  # USD, the run's own mean
+    note: str | None = None  # how the failures were sampled
+
+    @property
+    def cost(self) -> float | None:
+        return None if self.cost_per_answer is None else self.cost_per_answer * self.questions
+
+    def describe(self) -> str:
+        cost = (f"about ${self.cost:.4f} (the run's ${self.cost_per_answer:.5f} per answer)"
+                if self.cost is not None else "no cost known (the run has no price)")
+        return (f"{len(self.explained)} of {self.failures} failures x {len(self.changes)} factors: "
+                f"{self.renders} renders and {self.questions} questions at most, {cost}"
+                + (f"; {self.note}" if self.note else ""))
+
+
+@dataclass
+class ExplainResult:
+    folder: Path
+    record: Path
+    table: Path
+    rows: list[dict]
+    plan: ExplainPlan
+    cost_usd: float | None
+
+
+def variable_changes(cfg: DatasetConfig, failures: list[dict], rows: list[dict], tolerance: float) -> list[Change]:
+    """Each variable of the config with two levels or more, at the level the run answered best (the
+    failed keys pooled; ties: the first in the config's order)."""
+    keys = {r["key"] for r in failures}
+    used = [r for r in rows if r["key"] in keys and r["request_status"] == "ok"]
+    out = []
+    for path in cfg.variables:
+        by_level: dict[str, list[bool]] = defaultdict(list)
+        values = {}
+        for r in used:
+            if path in r["levels"]:
+                shown = json.dumps(r["levels"][path])
+                by_level[shown].append(hit(r, tolerance))
+                values[shown] = r["levels"][path]
+        if len(by_level) < 2:
+            continue
+        best = max(by_level, key=lambda level: np.mean(by_level[level]))
+        accuracy = float(np.mean(by_level[best]))
+        out.append(Change(f"{path} = {values[best]}", f"the config's variable {path} at the level the run answered "
+                          f"best ({accuracy:.0%} right)", {path: values[best]}, "variable"))
+    return out
+
+
+def family_changes(factors: tuple[Factor, ...]) -> list[Change]:
+    return [Change(f.name, f.description, dict(f.changes), "family") for f in factors]
+
+
+def original_job(cfg: DatasetConfig, legend: dict, layout: Layout) -> ImageJob:
+    index = legend.get("index")
+    if not isinstance(index, int) or not 0 <= index < image_count(cfg):
+        raise InputError(layout.legend(legend["name"]), "its index is not one of the config's images: the dataset "
+                         "does not match its config.yaml", key="index")
+    job = make_job(cfg, index)
+    if job.seed != legend.get("seed") or job.name != legend["name"]:
+        raise InputError(layout.legend(legend["name"]), "its seed or name differs from the config's image "
+                         f"{index}: the dataset does not match its config.yaml", key="seed")
+    return job
+
+
+def _same_scene(a: SceneSpec, b: SceneSpec) -> bool:
+    skip = {"levels"}
+    return a.model_dump(mode="json", exclude=skip) == b.model_dump(mode="json", exclude=skip)
+
+
+def plan_twins(cfg: DatasetConfig, layout: Layout, failures: list[dict], changes: list[Change], file: str) -> list[Twin]:
+    """Every (failure, change) as a twin to render, or decided without rendering (unchanged,
+    invalid). Failures of one image share one twin per change."""
+    twins = []
+    jobs: dict[str, tuple[ImageJob, SceneSpec]] = {}
+    made: dict[tuple[str, str], Twin] = {}
+    for row in failures:
+        name = Path(row["image"]).stem
+        if name not in jobs:
+            legend = read_json(layout.legend(name))
+            job = original_job(cfg, legend, layout)
+            jobs[name] = job, sample_spec(cfg, job, legend.get("attempt", 0), file)
+        job, original = jobs[name]
+        for change in changes:
+            twin = Twin(failure=row, change=change)
+            twins.append(twin)
+            if (name, change.name) in made:  # another failed question of the same image
+                first = made[(name, change.name)]
+                twin.job, twin.spec, twin.outcome, twin.note = first.job, first.spec, first.outcome, first.note
+                continue
+            made[(name, change.name)] = twin
+            twin.job = replace(job, levels={**job.levels, **change.changes})
+            try:
+                twin.spec = sample_spec(cfg, twin.job, original.attempt, file)
+            except (ConfigError, PlacementError, TypeError, ValueError) as err:
+                twin.outcome, twin.note = INVALID, str(err)[:300]
+                continue
+            if _same_scene(original, twin.spec):
+                twin.outcome, twin.note = UNCHANGED, "the scene is already so"
+    return twins
+
+
+def run_settings(run_dir: Path, options: dict) -> EvalSettings:
+    """The run's provider, model and generation parameters (run.json), for asking its twins."""
+    info = run_info(run_dir)
+    request = info.get("request")
+    if not isinstance(request, dict) or not isinstance(request.get("provider"), str):
+        raise InputError(run_dir / "run.json", "no request settings: byo explain asks the run's own model again",
+                         key="request")
+    for what in ("shots", "text_only", "repeat"):
+        if request.get(what):
+            raise ConfigError(str(run_dir), [("<run>", f"a run with {what.replace('_', '-')} is not explained: "
+                                                       "explain its plain run")])
+    params = GenerationParams(**(request.get("parameters") or {}))
+    return EvalSettings(dataset=run_dir.parent.parent, provider=request["provider"], model=request.get("model"), params=params,
+                        max_side=request.get("max_side"), structured=bool(request.get("structured")),
+                        run=run_dir.name, **options)
+
+
+def cost_per_answer(run_dir: Path) -> float | None:
+    rows, _ = read_predictions(run_dir / "predictions.jsonl")
+    costs = [r["cost_usd"] for r in rows.values() if isinstance(r.get("cost_usd"), int | float)]
+    return float(np.mean(costs)) if costs else None
+
+
+def plan(run_dir: str | Path, *, tolerance: float = 0.0, max_failures: int | None = None,
+         max_questions: int | None = None, max_cost: float | None = None, seed: int = 0) -> tuple[ExplainPlan, dict]:
+    """What byo explain would render and ask, counted from the scenes alone, within the budget."""
+    run_dir = Path(run_dir)
+    rows, facts = load_run(run_dir)
+    dataset = Path(facts["dataset"])
+    layout = Layout(dataset)
+    cfg = dataset_config(dataset)
+    file = str(dataset / "config.yaml")
+    failures = [r for r in rows if r["request_status"] == "ok" and not r.get("ranked") and not hit(r, tolerance)]
+    changes = family_changes(cfg.family.explain_factors) + variable_changes(cfg, failures, rows, tolerance)
+    per_answer = cost_per_answer(run_dir)
+    order = np.random.default_rng(seed).permutation(len(failures))
+    keep, note = len(failures), None
+    if max_failures is not None and keep > max_failures:
+        keep, note = max_failures, f"a sample of {max_failures} (seed {seed})"
+    twins = plan_twins(cfg, layout, [failures[i] for i in sorted(order[:keep])], changes, file)
+    while keep and (max_questions is not None and _questions(twins) > max_questions
+                    or max_cost is not None and per_answer is not None and per_answer * _questions(twins) > max_cost):
+        keep -= 1  # the sample shrinks until its questions fit the budget
+        note = f"a sample of {keep} (seed {seed}) within the budget"
+        twins = [t for t in twins if t.failure["id"] in {failures[i]["id"] for i in order[:keep]}]
+    explained = [failures[i] for i in sorted(order[:keep])]
+    renders = len({(Path(t.failure["image"]).stem, t.change.name) for t in twins if t.outcome is None})
+    return ExplainPlan(failures=len(failures), explained=explained, changes=changes, twins=twins, renders=renders,
+                       questions=_questions(twins), cost_per_answer=per_answer, note=note), \
+        {"rows": rows, "facts": facts, "cfg": cfg, "layout": layout, "file": file}
+
+
+def _questions(twins: list[Twin]) -> int:
+    return sum(1 for t in twins if t.outcome is None)
+
+
+def explain(run_dir: str | Path, *, tolerance: float = 0.0, max_failures: int | None = None,
+            max_questions: int | None = None, max_cost: float | None = None, seed: int = 0,
+            executor: Executor | None = None, eval_options: dict | None = None,
+            on_plan: Callable[[ExplainPlan], bool] | None = None) -> ExplainResult | None:
+    """Explain the failures of `run_dir`; `on_plan(plan)` is told the plan before any render and
+    may decline it (returning False: nothing is done, None is returned)."""
+    run_dir = Path(run_dir)
+    found, context = plan(run_dir, tolerance=tolerance, max_failures=max_failures, max_questions=max_questions,
+                          max_cost=max_cost, seed=seed)
+    folder = explain_dir(run_dir)
+    if folder.exists():
+        raise ConfigError(str(folder), [("<output>", "the run is explained already: remove this folder to explain it "
+                                                     "again")])
+    settings = run_settings(run_dir, eval_options or {})
+    Evaluation(settings, questions=[])  # the model and its key, checked before any work
+    if on_plan is not None and on_plan(found) is False:
+        return None
+    with writer_lock(folder, what="explanation"):
+        spent = Explanation(found, context, folder, settings, tolerance).run(executor or InProcess())
+    rows = table(found)
+    record = {"run": str(run_dir), "model": context["facts"].get("model"), "provider": settings.provider,
+              "tolerance": tolerance, "failures_in_run": found.failures, "explained": len(found.explained),
+              "sample": found.note, "plan": found.describe(), "cost_usd": spent,
+              "factors": [{"name": c.name, "description": c.description, "changes": c.changes, "source": c.source,
+                           "folder": f"{TWINS}/{factor_slug(c.name)}"} for c in found.changes],
+              "table": rows, "failures": failure_records(found)}
+    atomic_write_text(folder / RECORD, json.dumps(record, indent=1) + "\n")
+    atomic_write_text(folder / TABLE, csv_text(rows))
+    return ExplainResult(folder=folder, record=folder / RECORD, table=folder / TABLE, rows=rows, plan=found,
+                         cost_usd=spent)
+
+
+class Explanation:
+    """The twins rendered, asked and scored, one factor's dataset at a time."""
+
+    def __init__(self, found: ExplainPlan, context: dict, folder: Path, settings: EvalSettings, tolerance: float):
+        self.found, self.context, self.folder, self.settings, self.tolerance = found, context, folder, settings, tolerance
+        original = context["layout"]
+        self.policy = asked_policy(original)
+        self.options = options_cap(original, None)
+
+    def run(self, executor: Executor) -> float | None:
+        spent = []
+        for change in self.found.changes:
+            twins = [t for t in self.found.twins if t.change is change and t.outcome is None]
+            if twins:
+                spent.append(self.one_factor(change, twins, executor))
+        known = [s for s in spent if s is not None]
+        return sum(known) if known else None
+
+    def one_factor(self, change: Change, twins: list[Twin], executor: Executor) -> float | None:
+        root = self.folder / TWINS / factor_slug(change.name)
+        layout = Layout(root)
+        layout.make_dirs()
+        cfg = self.context["cfg"]
+        by_image: dict[str, list[Twin]] = defaultdict(list)
+        for t in twins:
+            by_image[t.job.name].append(t)
+        legends = {}
+        tasks = [RenderTask(cfg, group[0].job, group[0].spec) for group in by_image.values()
+                 if not layout.legend(group[0].job.name).is_file()]
+        for task, result, error in executor.run(tasks):
+            if result is None:
+                raise RenderError(f"{change.name}: the twin of {task.name}: {error}")
+            write_result(layout, result)
+        for name in by_image:
+            legends[name] = read_json(layout.legend(name))
+        failures = {t.failure["id"] for t in twins}
+        maker = QuestionMaker(layout, cfg.family, keys=sorted({t.failure["key"] for t in twins}),
+                              preprompts=sorted({t.failure["preprompt"] for t in twins}),
+                              instructions=sorted({t.failure["instruction"] for t in twins}),
+                              unreadable=self.policy, options=self.options, images=len(legends))
+        rows = [r for name in by_image for r in maker.of(legends[name]) if r["id"] in failures]
+        maker.write(rows)
+        questions = [Question.model_validate(r) for r in rows]
+        asked = {q.id for q in questions}
+        for t in twins:
+            t.image = (root / "images" / f"{t.job.name}.png").relative_to(self.context["layout"].root).as_posix()
+            if t.failure["id"] not in asked:
+                t.outcome, t.note = NOT_ASKED, "its question is not asked of the twin (readability, or a skip)"
+        if not questions:
+            return None
+        session = Session(Evaluation(replace(self.settings, dataset=root), questions=[]))
+        loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(session.open())
+            predictions = loop.run_until_complete(session.ask_all(questions))
+        finally:
+            report = loop.run_until_complete(session.close())
+            loop.close()
+        scored = {r["id"]: (r, p) for r, p in zip(score_rows(questions, predictions, self.settings.run or ""),
+                                                  predictions, strict=True)}
+        for t in twins:
+            if t.failure["id"] in scored:
+                row, prediction = scored[t.failure["id"]]
+                t.response = row["response"]
+                if prediction["status"] != "ok":
+                    t.outcome, t.note = NOT_ASKED, f"the request failed: {prediction['status']}"
+                else:
+                    t.outcome = FLIPPED if hit(row, self.tolerance) else STILL_WRONG
+        return report.cost_usd
+
+
+def asked_policy(layout: Layout) -> str:
+    """The readability policy the run's questions were written with (questions_summary.json), else
+    the dataset config's: the twins' questions follow it."""
+    summary = layout.root / SUMMARY_FILE
+    if summary.is_file():
+        policy = read_json(summary).get("policy")
+        if policy in UNREADABLE_POLICIES:
+            return policy
+    return unreadable_policy(layout, None)
+
+
+def table(found: ExplainPlan) -> list[dict]:
+    """Per question key and factor: failures, changed, asked, flipped and the share of failures
+    flipped; and per key, failures that any factor flips and that none does."""
+    out = []
+    keys = list(dict.fromkeys(f["key"] for f in found.explained))
+    for key in keys:
+        failures = [f["id"] for f in found.explained if f["key"] == key]
+        flipped_by: dict[str, set] = defaultdict(set)
+        for change in found.changes:
+            twins = [t for t in found.twins if t.change is change and t.failure["key"] == key]
+            changed = [t for t in twins if t.outcome not in (UNCHANGED, INVALID)]
+            asked = [t for t in changed if t.outcome in (FLIPPED, STILL_WRONG)]
+            flipped = [t for t in asked if t.outcome == FLIPPED]
+            for t in flipped:
+                flipped_by[t.failure["id"]].add(change.name)
+            out.append({"key": key, "factor": change.name, "source": change.source,
+                        "changes": ", ".join(f"{k}={v}" for k, v in change.changes.items()),
+                        "failures": len(failures), "changed": len(changed), "asked": len(asked),
+                        "flipped": len(flipped), "share": len(flipped) / len(failures) if failures else None})
+        anyone = sum(1 for f in failures if flipped_by.get(f))
+        out.append({"key": key, "factor": "any factor", "source": None, "changes": None, "failures": len(failures),
+                    "changed": None, "asked": None, "flipped": anyone, "share": anyone / len(failures)})
+    return out
+
+
+def failure_records(found: ExplainPlan) -> list[dict]:
+    by_id: dict[str, list[Twin]] = defaultdict(list)
+    for t in found.twins:
+        by_id[t.failure["id"]].append(t)
+    return [{"id": f["id"], "image": f["image"], "key": f["key"], "levels": f["levels"], "response": f["response"],
+             "twins": [{"factor": t.change.name, "image": t.image, "outcome": t.outcome, "note": t.note,
+                        "response": t.response} for t in by_id[f["id"]]]} for f in found.explained]
+
+
+def csv_text(rows: list[dict]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=["key", "factor", "source", "changes", "failures", "changed", "asked",
+                                                "flipped", "share"], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
