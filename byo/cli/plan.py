@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -13,17 +14,27 @@ from rich.table import Table
 import byo
 from byo.authoring.byo_eval_import import import_config
 from byo.cli.console import console, level_table, out
-from byo.cli.options import add_max_images, fraction, positive, unit, whole
+from byo.cli.options import add_force, add_max_images, fraction, positive, unit, whole
 from byo.core.dataset import atomic_write_text
+from byo.core.errors import ConfigError
 from byo.core.inputs import read_json
+from byo.core.outputs import check_file_output, writing_outputs
+from byo.eval.estimate import estimate_model, estimate_questions
 from byo.families import family_names
+from byo.providers.catalog import load_catalog, provider_entry
 from byo.questions.load import SUMMARY_FILE
+from byo.render.estimate import CALIBRATION_IMAGES, estimate_render
+from byo.render.executors.pool import default_workers
 from byo.render.runner import sample_tasks
 from byo.scene.plan import combination, jobs
 from byo.score.power import PowerSettings, plan_power
 
 
 def cmd_plan(args) -> int:
+    if args.output is not None:
+        if not args.power:
+            raise ConfigError("<command line>", [("-o", "writes the --power figures: add --power")])
+        check_file_output(args.output, force=args.force)
     cfg = byo.load_config(args.config)
     counted = byo.plan(cfg)
     n_combos, reps, n_images = counted.combinations, counted.images_per_combination, counted.images
@@ -52,6 +63,11 @@ def cmd_plan(args) -> int:
     print_readability(cfg, shown)
     if args.power:
         print_power(args, cfg, shown)
+    if args.estimate:
+        print_estimate(args, cfg, shown)
+    else:
+        shown.print("render time, questions and cost: byo plan CONFIG --estimate [--model PROVIDER:MODEL "
+                    "--providers FILE] (a short calibration render, cached per machine)")
     return 0
 
 
@@ -87,9 +103,76 @@ def print_power(args, cfg, shown: Console) -> None:
         shown.print(f"threshold of {r['variable']} {s.threshold_difference:g} apart: {r['images_per_level']} images per "
                   f"level, n_images {r['n_images']} (assumed logistic curve: threshold {r['assumed_threshold']:.3g}, "
                   f"steepness {r['assumed_steepness']:.3g}, lapse {s.lapse:g}, chance {s.chance:g})")
-    path = Path(args.config).with_suffix(".power.json")
-    atomic_write_text(path, json.dumps({"config": str(args.config), **result}, indent=1) + "\n")
-    console.print(f"power: {path}")
+    if args.output:  # written only when asked for
+        with writing_outputs([args.output], "byo plan --power"):
+            atomic_write_text(args.output, json.dumps({"config": str(args.config), **result}, indent=1) + "\n")
+        console.print(f"power: {args.output}")
+
+
+def _listed(value: str | None) -> list[str] | None:
+    return [v for v in value.split(",") if v] if value else None
+
+
+def _hours(hours: float) -> str:
+    if hours < 1 / 60:
+        return f"{hours * 3600:.0f} s"
+    if hours < 1:
+        return f"{hours * 60:.0f} min"
+    if hours < 48:
+        return f"{hours:.1f} h"
+    return f"{hours / 24:.1f} days"
+
+
+def print_estimate(args, cfg, shown: Console) -> None:
+    """Render CPU-hours from a calibration render, wall time for the workers or nodes asked for,
+    the questions, and each model's calls and cost from the price file."""
+    catalog = load_catalog(args.providers) if args.providers else None
+    if args.model:  # every model named before any work
+        for model in args.model:
+            provider_entry(model.partition(":")[0], catalog, str(args.providers) if args.providers else None)
+    if not args.quiet_calibration:
+        console.print(f"calibrating: {args.calibration_images} images of {cfg.dataset.name} (cached per machine and "
+                      "scene: a second plan renders nothing)")
+    cpus = len(os.sched_getaffinity(0))
+    workers = args.workers or default_workers()
+    threads = args.threads or max(1, cpus // workers)  # as byo render's pool shares the CPUs
+    render = estimate_render(cfg, images=args.calibration_images, threads=threads, refresh=args.recalibrate)
+    cal = render.calibration
+    where = "cached" if cal.cached else "rendered now"
+    table = Table("estimate", "value", "how",
+                  title=f"Estimate for {cfg.dataset.name}: {len(cal.indices)} calibration images ({where}) on "
+                        f"{cal.machine['cpu']}, {cal.machine['cpus']} CPUs, {cal.machine['blender']}")
+    table.add_row("images", f"{render.images:,}", "")
+    table.add_row("render", f"{_hours(render.cpu_hours)} of CPU",
+                  f"{cal.cpu_s_per_image:.1f} CPU s per image ({min(cal.cpu_s):.1f} to {max(cal.cpu_s):.1f} over "
+                  f"images {', '.join(map(str, cal.indices))}, {cal.threads} threads)")
+    busy = min(workers * threads, cal.machine["cpus"])
+    table.add_row("wall time here", _hours(render.wall_hours(busy)),
+                  f"{workers} workers x {threads} thread{'s' if threads > 1 else ''} on {cal.machine['cpus']} CPUs")
+    if args.nodes:
+        cores = args.cores_per_node or cal.machine["cpus"]
+        table.add_row(f"wall time on {args.nodes} nodes", _hours(render.wall_hours(args.nodes * cores)),
+                      f"{cores} CPUs each, as fast as this machine's")
+    questions = estimate_questions(cal.dataset, render.images, len(cal.indices),
+                                   preprompts=_listed(args.preprompts) or ["neutral"],
+                                   instructions=_listed(args.instructions) or ["direct"],
+                                   keys=_listed(args.keys) or cfg.questions.keys, unreadable=cfg.questions.unreadable)
+    table.add_row("questions", f"{questions.total:,}",
+                  f"{questions.per_image:.1f} per image ({len(questions.sample)} on the calibration images; "
+                  f"unreadable: {cfg.questions.unreadable})")
+    for model in args.model or []:
+        found = estimate_model(model, questions, cal.dataset, catalog=catalog,
+                               catalog_file=str(args.providers) if args.providers else None, repeats=args.repeats,
+                               answer_tokens=args.answer_tokens)
+        if found.input_tokens is None:
+            table.add_row(model, f"{found.calls:,} calls", "no paid model: nothing to bill")
+            continue
+        cost = (f"${found.cost_usd:,.{2 if found.cost_usd >= 1 else 4}f}" if found.cost_usd is not None
+                else "no price (the providers file --providers gives input_per_million and output_per_million)")
+        table.add_row(model, f"{found.calls:,} calls, {cost}",
+                      f"{found.input_tokens:,} input and {found.output_tokens:,} output tokens; "
+                      + "; ".join(found.assumptions))
+    shown.print(table)
 
 
 def cmd_import_config(args) -> int:
@@ -111,8 +194,10 @@ def add_plan(plan: argparse.ArgumentParser) -> None:
     add_max_images(plan)
     plan.add_argument("--no-sample", action="store_true",
                       help="skip sampling every scene (which catches placements that cannot be met)")
-    plan.add_argument("--power", action="store_true", help="images needed to tell two models apart; written to "
-                      "CONFIG.power.json beside the config")
+    plan.add_argument("--power", action="store_true", help="images needed to tell two models apart (printed; "
+                      "-o writes them as JSON)")
+    plan.add_argument("-o", "--output", type=Path, help="--power: write the figures to this JSON file")
+    add_force(plan)
     plan.add_argument("--difference", type=fraction, default=0.10, help="--power: accuracy difference to detect")
     plan.add_argument("--baseline", type=fraction, default=0.5, help="--power: accuracy of the weaker model")
     plan.add_argument("--alpha", type=fraction, default=0.05, help="--power: significance level (two-sided)")
@@ -122,7 +207,26 @@ def add_plan(plan: argparse.ArgumentParser) -> None:
     plan.add_argument("--variants", type=whole(1), default=1, help="--power: prompt variants per question")
     plan.add_argument("--threshold-difference", type=positive,
                       help="--power: also the images per level to tell two thresholds this far apart")
-    plan.set_defaults(func=cmd_plan)
+    est = plan.add_argument_group("--estimate: render time, questions and cost before any work")
+    est.add_argument("--estimate", action="store_true", help="render CPU-hours from a short calibration render "
+                     "(cached per machine and scene in ~/.cache/byo), wall time, questions, model calls and cost")
+    est.add_argument("--calibration-images", type=whole(1), default=CALIBRATION_IMAGES,
+                     help="images rendered to calibrate, spread over the plan")
+    est.add_argument("--recalibrate", action="store_true", help="render the calibration again even if cached")
+    est.add_argument("--workers", type=whole(1), help="render processes here (default: one per CPU)")
+    est.add_argument("--threads", type=whole(1), help="Cycles threads per worker (default: CPUs / workers)")
+    est.add_argument("--nodes", type=whole(1), help="also the wall time on this many nodes")
+    est.add_argument("--cores-per-node", type=whole(1), help="--nodes: CPUs per node (default: this machine's)")
+    est.add_argument("--model", action="append", metavar="PROVIDER:MODEL",
+                     help="a model to cost (repeatable): its calls, tokens and cost at the providers file's prices")
+    est.add_argument("--providers", type=Path, help="the providers file (YAML) with each model's prices")
+    est.add_argument("--preprompts", help="comma-separated, as byo questions (default: neutral)")
+    est.add_argument("--instructions", help="comma-separated, as byo questions (default: direct)")
+    est.add_argument("--keys", help="question keys or patterns, as byo questions (default: the config's)")
+    est.add_argument("--repeats", type=whole(1), default=1, help="times each question is asked (byo eval --repeats)")
+    est.add_argument("--answer-tokens", type=whole(1), help="tokens per answer (default: 10, 250 after a "
+                     "chain-of-thought preprompt)")
+    plan.set_defaults(func=cmd_plan, quiet_calibration=False)
 
 
 def add_import_config(imp: argparse.ArgumentParser) -> None:

@@ -33,6 +33,8 @@ ProviderType = Literal[PROVIDER_TYPES]
 class ModelEntry(Strict):
     input_per_million: float | None = Field(None, ge=0)  # USD per million input tokens
     output_per_million: float | None = Field(None, ge=0)
+    # Input tokens one image is billed, as sent (`byo plan --estimate`; default: OpenAI's tile rule).
+    image_tokens: int | None = Field(None, ge=0)
 
     def cost(self, input_tokens: int, output_tokens: int) -> float | None:
         if self.input_per_million is None or self.output_per_million is None:
