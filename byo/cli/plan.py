@@ -148,7 +148,11 @@ def print_estimate(args, cfg, shown: Console) -> None:
                   f"images {', '.join(map(str, cal.indices))}, {cal.threads} threads)")
     busy = min(workers * threads, cal.machine["cpus"])
     table.add_row("wall time here", _hours(render.wall_hours(busy)),
-                  f"{workers} workers x {threads} thread{'s' if threads > 1 else ''} on {cal.machine['cpus']} CPUs")
+                  f"{workers} workers x {threads} thread{'s' if threads > 1 else ''} on {cal.machine['cpus']} CPUs, "
+                  "nothing else running")
+    if cal.load_factor > 1.2:
+        table.add_row("at today's load", _hours(render.wall_hours(busy, loaded=True)),
+                      f"the calibration took {cal.load_factor:.1f}x its CPU time: other work shares these CPUs")
     if args.nodes:
         cores = args.cores_per_node or cal.machine["cpus"]
         table.add_row(f"wall time on {args.nodes} nodes", _hours(render.wall_hours(args.nodes * cores)),

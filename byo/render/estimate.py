@@ -80,6 +80,12 @@ class Calibration:
     def cpu_s_per_image(self) -> float:
         return statistics.fmean(self.cpu_s)
 
+    @property
+    def load_factor(self) -> float:
+        """How much longer than its CPU time a render took here (wall x threads / CPU, at least 1):
+        about 1 on an idle machine, more where other work shares the CPUs."""
+        return max(1.0, sum(self.wall_s) * self.threads / max(sum(self.cpu_s), 1e-9))
+
 
 def calibration_sample(cfg: DatasetConfig, images: int = CALIBRATION_IMAGES) -> tuple[int, Shard]:
     """The --limit and --shard that select `images` images spread evenly over the plan, each in
@@ -153,9 +159,10 @@ class RenderEstimate:
     def cpu_hours(self) -> float:
         return self.cpu_s / 3600
 
-    def wall_hours(self, cpus: int) -> float:
-        """Wall time with `cpus` CPUs rendering all the time (workers x threads, or nodes x cores)."""
-        return self.cpu_hours / max(1, cpus)
+    def wall_hours(self, cpus: int, *, loaded: bool = False) -> float:
+        """Wall time with `cpus` CPUs rendering all the time (workers x threads, or nodes x cores);
+        `loaded`: slowed as much as the calibration was by whatever else ran here meanwhile."""
+        return self.cpu_hours / max(1, cpus) * (self.calibration.load_factor if loaded else 1.0)
 
 
 def estimate_render(cfg: DatasetConfig, **calibration) -> RenderEstimate:
