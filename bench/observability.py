@@ -28,6 +28,7 @@ from byo.scene.setup import (
     LIGHTING,
     TABLE_PALETTE,
     TABLE_TEXTURE,
+    level_label,
 )
 
 matplotlib.use("Agg")
@@ -93,8 +94,9 @@ def differences(images: list[np.ndarray]) -> list[float]:
                                                                                            strict=False)]
 
 
-def label(value) -> str:
-    return "/".join(f"{v:g}" for v in value) if isinstance(value, list) else str(value)
+def label(key: str, value) -> str:
+    """A level as the tables write it: a preset with its value beside its name."""
+    return "/".join(f"{v:g}" for v in value) if isinstance(value, list) else level_label(key, value)
 
 
 def main() -> None:
@@ -113,8 +115,8 @@ def main() -> None:
             images = render_levels(option, scene)
             bar.advance()
             diffs = differences(images)
-            rows += [(key, base, label(levels[0]), None)] + [
-                (key, base, label(v), d) for v, d in zip(levels[1:], diffs, strict=True)]
+            rows += [(key, base, label(key, levels[0]), None)] + [
+                (key, base, label(key, v), d) for v, d in zip(levels[1:], diffs, strict=True)]
             strips.append((f"{key} ({base})", levels, images))
     for row in rows:
         print(*row, sep="\t")
@@ -167,13 +169,13 @@ def write_doc(rows, args, path: Path, noise: float, pinhole: float) -> None:
 def write_figure(strips, path: Path) -> None:
     n_cols = max(len(levels) for _, levels, _ in strips)
     fig, axes = plt.subplots(len(strips), n_cols, figsize=(2.2 * n_cols, 1.5 * len(strips)))
-    for r, (key, levels, images) in enumerate(strips):
+    for r, (title, levels, images) in enumerate(strips):
         for c in range(n_cols):
             ax = axes[r][c]
             ax.axis("off")
             if c < len(images):
                 ax.imshow(images[c])
-                ax.set_title(f"{key}: {label(levels[c])}", fontsize=7)
+                ax.set_title(f"{title}: {label(title.split()[0], levels[c])}", fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 

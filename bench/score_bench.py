@@ -26,6 +26,7 @@ from pathlib import Path
 import yaml
 from figures import QUICK, ROOT, Section
 
+from byo.families.base import option_index, option_labels
 from byo.questions.generate import INSTRUCTIONS, PREPROMPTS, generate, render
 from byo.score.run import score_run
 
@@ -137,7 +138,7 @@ def value_text(q: dict, value, rng: random.Random) -> str:
     if kind == "label_set":
         return ", ".join(value[:-1]) + (" and " if len(value) > 1 else "") + value[-1]
     if kind == "multiple_choice":
-        choice = q["choices"][ord(value) - 65]
+        choice = q["choices"][option_index(value)]
         return rng.choice([value, f"({value})", f"({value}) {choice}", choice])
     if kind == "yes_no":
         return rng.choice([value.capitalize(), f"{value.capitalize()}, there is."])
@@ -149,7 +150,7 @@ def wrong_value(q: dict, rng: random.Random, answers: dict[str, list]):
     if kind in NUMERIC:
         return max(0, truth + rng.choice([-2, -1, 1, 1, 2]))
     if kind == "multiple_choice":
-        return rng.choice([chr(65 + i) for i in range(len(q["choices"])) if chr(65 + i) != truth])
+        return rng.choice([label for label in option_labels(len(q["choices"])) if label != truth])
     if kind == "yes_no":
         return "no" if truth == "yes" else "yes"
     if kind == "card":

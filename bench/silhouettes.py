@@ -8,8 +8,13 @@ among the silhouettes of the other turns (leave one turn out; each silhouette st
 common box, so neither size nor proportions say anything). A type is readable where that
 accuracy is at least 90%.
 
+The same silhouettes calibrate when a piece counts as seen at all (visible: counted, located): the
+pixels the smallest piece covers at the smallest height from which every view up to the type
+rule's elevation reads at least SEEN (its outline is resolved, not a speck); pixels of an image
+as rendered, whatever its size (the visibility band, byo/scene/measure.py).
+
 Writes docs/piece_silhouettes.md and docs/piece_silhouettes.png. Run it once after changing the
-pieces, then copy the rule into byo/families/chess/model.py (TYPE_READABLE_*):
+pieces, then copy the rules into byo/families/chess/model.py (TYPE_READABLE_*, MIN_VISIBLE_PIXELS):
     .venv/bin/python bench/silhouettes.py
 """
 
@@ -26,7 +31,7 @@ from PIL import Image
 from scipy import signal
 
 from byo.core.progress import Bar
-from byo.families.chess.model import PIECE_TYPES
+from byo.families.chess.model import PIECE_TYPES, TYPE_READABLE_MAX_ELEVATION
 from byo.render.executors.inprocess import InProcess
 from byo.render.runner import render_images
 
@@ -40,6 +45,7 @@ BLUR_RATIOS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0]
 BLUR_HEIGHT = 32  # silhouettes this tall for the blur study
 CANON = 48  # common box for comparison
 READABLE = 0.90  # six types: chance is 17%
+SEEN = 0.75  # a piece's outline is resolved: its type read 3 times in 4 (4.5 x chance)
 
 
 def config(style: str, elevation: float, turn: int) -> dict:
@@ -113,6 +119,26 @@ def accuracy(sils: list[list[np.ndarray]], height: int, blur_ratio: float = 0.0)
     return right / total
 
 
+def coverage(sils: list[list[np.ndarray]]) -> dict[str, float]:
+    """Per type: the pixels its silhouette covers per square pixel of its height (median over the
+    turns), so that a piece H px tall covers about coverage x H^2 pixels."""
+    return {t: float(np.median([row[k].sum() / row[k].shape[0] ** 2 for row in sils]))
+            for k, t in enumerate(PIECE_TYPES)}
+
+
+def visibility_rule(results: dict) -> tuple[int | None, float, int | None]:
+    """(the smallest height H from which every view up to TYPE_READABLE_MAX_ELEVATION, both
+    styles, reads at least SEEN at H and every height above, the smallest coverage of any type
+    from those views, the pixels that type covers H px tall: the visibility threshold)."""
+    views = [(d, e) for d in results["styles"].values() for e in results["elevations"]
+             if e <= TYPE_READABLE_MAX_ELEVATION]
+    heights = [h for h in results["heights"] if all(d["by_height"][e][k] >= SEEN for d, e in views
+                                                    for k in results["heights"] if k >= h)]
+    smallest = min(min(d["coverage"][e].values()) for d, e in views)
+    height = min(heights) if heights else None
+    return height, smallest, (round(smallest * height**2) if height else None)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=8, help="random turns per piece type")
@@ -123,7 +149,7 @@ def main() -> None:
     results: dict = {"heights": HEIGHTS, "elevations": ELEVATIONS, "blur_ratios": BLUR_RATIOS, "styles": {}}
     with Bar("[bold]silhouettes", 2 * len(ELEVATIONS), unit="view") as bar:
         for style in ("staunton", "stylised"):
-            by_height, by_blur = {}, {}
+            by_height, by_blur, fill = {}, {}, {}
             for e in ELEVATIONS:
                 if (style, e) not in cache:
                     cache[style, e] = silhouettes(style, e, args.turns)
@@ -131,8 +157,9 @@ def main() -> None:
                 full = min(min(s.shape[0] for s in row) for row in sils)
                 by_height[e] = {"full": accuracy(sils, full), **{h: accuracy(sils, h) for h in HEIGHTS}}
                 by_blur[e] = {r: accuracy(sils, BLUR_HEIGHT, r) for r in BLUR_RATIOS}
+                fill[e] = coverage(sils)
                 bar.advance()
-            results["styles"][style] = {"by_height": by_height, "by_blur": by_blur}
+            results["styles"][style] = {"by_height": by_height, "by_blur": by_blur, "coverage": fill}
     if args.cache:
         args.cache.write_bytes(pickle.dumps(cache))
     args.out.mkdir(parents=True, exist_ok=True)
@@ -192,6 +219,21 @@ def write_doc(results: dict, path: Path) -> None:
     lines += ["", "The question generator uses the highest elevation at which 16 px pieces still read "
               "(byo/families/chess/model.py, TYPE_READABLE_*): type questions are asked about pieces seen "
               "from at most that elevation, at least that tall and at most that blurred.", ""]
+    height, smallest, pixels = visibility_rule(results)
+    views = [e for e in results["elevations"] if e <= TYPE_READABLE_MAX_ELEVATION]
+    lines += ["## When does a piece count as seen?", "",
+              f"Pixels a piece covers in an image where it is H px tall (coverage x H², the smallest over both "
+              f"styles and the views up to {TYPE_READABLE_MAX_ELEVATION:g} degrees):", "",
+              "| type | coverage (px per px² of height) | " + " | ".join(f"{h} px tall" for h in HEIGHTS) + " |",
+              "|---|---|" + "---|" * len(HEIGHTS)]
+    for t in PIECE_TYPES:
+        c = min(d["coverage"][e][t] for d in results["styles"].values() for e in views)
+        lines.append(f"| {t} | {c:.3f} | " + " | ".join(f"{round(c * h * h)}" for h in HEIGHTS) + " |")
+    lines += ["", f"A piece's outline is resolved (its type read at least {SEEN:.0%} of the time from every view "
+              f"up to {TYPE_READABLE_MAX_ELEVATION:g} degrees, both styles, at that height and above) from "
+              f"{height} px tall; the smallest piece then covers {pixels} px. The chess family counts a piece "
+              "as visible from that many pixels of the image as rendered (byo/families/chess/model.py, "
+              "MIN_VISIBLE_PIXELS): a 1920x1080 image shows what it shows, not what a 640x360 one would.", ""]
     for style in ("staunton", "stylised"):
         data = results["styles"][style]
         lines += [f"## {style}: accuracy by elevation and piece height (px)", "",

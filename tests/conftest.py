@@ -10,7 +10,24 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-TINY_RENDER = {"resolution": [64, 48], "render": {"samples": 4, "denoise": "off"}}
+# Visibility is counted in pixels of the image as rendered: CLEVR's 200 px at 320x240, shrunk to 64x48.
+TINY_RENDER = {"resolution": [64, 48], "render": {"samples": 4, "denoise": "off", "min_visible_pixels": 8}}
+
+
+def shrunk_pixels(pixels: int, native: tuple[int, int], resolution) -> int:
+    """A visibility threshold of `pixels` at the `native` size, shrunk with the image area to
+    `resolution`: a test's small render counts the objects a full-size one would (at least 1)."""
+    return max(1, round(pixels * resolution[0] * resolution[1] / (native[0] * native[1])))
+
+
+# Each family's visibility threshold (pixels of the image as rendered) and the size it was meant for.
+NATIVE_VISIBILITY = {"clevr": (200, (320, 240)), "chess": (23, (640, 360)), "poker": (96, (800, 600))}
+
+
+def small_render(family: str, resolution, **render) -> dict:
+    """Render settings for a family's scene shrunk to `resolution`, the threshold shrunk with it."""
+    pixels, native = NATIVE_VISIBILITY[family]
+    return {"min_visible_pixels": shrunk_pixels(pixels, native, resolution), **render}
 
 
 def write_config(tmp_path: Path, data: dict, name: str = "config.yaml") -> Path:
@@ -21,9 +38,15 @@ def write_config(tmp_path: Path, data: dict, name: str = "config.yaml") -> Path:
 
 def clevr_config(name: str = "tiny", *, seed: int = 5, n_images: int = 1, content=None, variables=None,
                  **scene) -> dict:
+    """A small CLEVR config; its visibility threshold is CLEVR's 200 px at 320x240 shrunk to its
+    resolution unless `render` gives one."""
+    resolution = scene.get("resolution", TINY_RENDER["resolution"])
+    render = dict(scene.pop("render")) if "render" in scene else {"samples": 4, "denoise": "off"}
+    if isinstance(resolution, list | tuple):
+        render.setdefault("min_visible_pixels", shrunk_pixels(200, (320, 240), resolution))
     return {
         "dataset": {"name": name, "family": "clevr", "seed": seed, "n_images": n_images},
-        "scene": {**TINY_RENDER, **scene, "content": content or {"mode": "random", "count": [3, 5]}},
+        "scene": {**TINY_RENDER, **scene, "render": render, "content": content or {"mode": "random", "count": [3, 5]}},
         "variables": variables or {},
     }
 

@@ -1,5 +1,8 @@
 """A fake VLM server on loopback for tests and benchmarks: OpenAI `/v1/chat/completions` and
-`/v1/responses`, Groq's `/openai/v1/chat/completions`, Ollama's `/api/chat`.
+`/v1/responses`, Groq's `/openai/v1/chat/completions`, Ollama's `/api/chat`, Azure OpenAI's
+`/openai/deployments/NAME/chat/completions?api-version=V` (key in the `api-key` header) and the
+Gemini API's OpenAI-compatible `/v1beta/openai/chat/completions` (whose usage counts a thinking
+model's thought tokens in `total_tokens` only: THOUGHT_TOKENS per answer).
 
 Each request is logged (route, model, prompt, image hash, body, outcome, tokens billed).
 Replies come from `answer(seen)`: a text, or a reasoning model's reply as a dict {"content": text,
@@ -22,6 +25,7 @@ import argparse
 import base64
 import hashlib
 import json
+import re
 import sys
 import threading
 import time
@@ -29,8 +33,11 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-CHAT_ROUTES = ("/v1/chat/completions", "/openai/v1/chat/completions")
+GEMINI_ROUTE = "/v1beta/openai/chat/completions"
+CHAT_ROUTES = ("/v1/chat/completions", "/openai/v1/chat/completions", GEMINI_ROUTE)
+AZURE_ROUTE = re.compile(r"/openai/deployments/[^/]+/chat/completions")
 IMAGE_TOKENS = 85
+THOUGHT_TOKENS = 7
 FAULTS = ("429", "500", "timeout", "malformed")
 
 
@@ -47,6 +54,8 @@ class Seen:
     outcome: str = ""
     tokens: dict = field(default_factory=dict)
     images: list[str] = field(default_factory=list)  # sha256 of every image sent, examples first
+    query: str = ""  # the URL's query (Azure's api-version)
+    headers: dict = field(default_factory=dict, repr=False)
 
     @property
     def item(self) -> tuple[str, str | None]:
@@ -105,7 +114,8 @@ def reply_body(route: str, model: str, text: str | dict, tokens: dict) -> dict:
                           "input_tokens_details": {"cached_tokens": 0},
                           "output_tokens_details": {"reasoning_tokens": 0}},
                 "parallel_tool_calls": False, "tool_choice": "auto", "tools": []}
-    usage = {"prompt_tokens": tokens["input"], "completion_tokens": tokens["output"],
+    thoughts = tokens.get("thoughts", 0)  # Gemini: billed as output, counted only in the total
+    usage = {"prompt_tokens": tokens["input"], "completion_tokens": tokens["output"] - thoughts,
              "total_tokens": tokens["input"] + tokens["output"]}
     if "reasoning_tokens" in reply:
         usage["completion_tokens_details"] = {"reasoning_tokens": reply["reasoning_tokens"]}
@@ -116,13 +126,17 @@ def reply_body(route: str, model: str, text: str | dict, tokens: dict) -> dict:
 
 
 class FakeVLM:
-    def __init__(self, answer=None, *, latency: float = 0.0, fault_rate: float = 0.0, faults=FAULTS,
+    def __init__(self, answer=None, *, latency: float = 0.0, gate: int | None = None, fault_rate: float = 0.0, faults=FAULTS,
                  seed: int = 0, hang: float = 1.0, retry_after: str = "0", plan=None, text_only: bool = False,
-                 refuse: dict[str, str] | None = None):
+                 refuse: dict[str, str] | None = None, handler: type[BaseHTTPRequestHandler] | None = None):
         self.answer = answer or (lambda seen: "3")
         self.refuse = refuse or {}  # request parameter -> the 400 error's message
         self.text_only = text_only  # a language model: it answers prompts without an image, and refuses one
         self.latency = latency
+        # answers wait until this many requests are in flight at once (or a minute passes): a test of
+        # concurrency that does not depend on how fast a busy machine sends
+        self.gate = gate
+        self.gate_open = threading.Event()
         self.fault_rate = fault_rate
         self.faults = tuple(faults)
         self.seed = seed
@@ -132,7 +146,7 @@ class FakeVLM:
         self.log: list[Seen] = []
         self.lock = threading.Lock()
         self.in_flight = self.max_in_flight = 0
-        self.server = _Server(("127.0.0.1", 0), _Handler)
+        self.server = _Server(("127.0.0.1", 0), handler or _Handler)  # a subclass of _Handler adds routes
         self.server.fake = self
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
                                        daemon=True)
@@ -214,6 +228,10 @@ class _Handler(BaseHTTPRequestHandler):
         with fake.lock:
             fake.in_flight += 1
             fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+            if fake.gate is not None and fake.in_flight >= fake.gate:
+                fake.gate_open.set()
+        if fake.gate is not None:
+            fake.gate_open.wait(timeout=60)
         try:
             self.reply(fake)
         finally:
@@ -222,14 +240,17 @@ class _Handler(BaseHTTPRequestHandler):
 
     def reply(self, fake: FakeVLM) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-        route = urlsplit(self.path).path  # a query (an API key, say) does not change the route
-        if route not in (*CHAT_ROUTES, "/v1/responses", "/api/chat"):
+        url = urlsplit(self.path)
+        route = url.path  # a query (an API key, say) does not change the route
+        if route not in (*CHAT_ROUTES, "/v1/responses", "/api/chat") and not AZURE_ROUTE.fullmatch(route):
             self.error(404, f"no route {self.path}")  # echoes the query, as real servers do
             return
         model, prompt, image, every = parse_request(route, body)
         seen = Seen(route, model, prompt, hashlib.sha256(image).hexdigest() if image else None,
-                    image_format(image) if image else None, self.headers.get("Authorization"), body,
-                    time.monotonic(), images=[hashlib.sha256(i).hexdigest() for i in every])
+                    image_format(image) if image else None,
+                    self.headers.get("Authorization") or self.headers.get("api-key"), body,
+                    time.monotonic(), images=[hashlib.sha256(i).hexdigest() for i in every], query=url.query,
+                    headers={k.lower(): v for k, v in self.headers.items()})
         fault = fake.choose_fault(seen)
         seen.outcome = fault or "pending"
         refused = next((p for p in fake.refuse if p in body), None)
@@ -274,6 +295,8 @@ class _Handler(BaseHTTPRequestHandler):
                 if isinstance(text, dict) else text
             tokens = {"input": len(prompt.split()) + IMAGE_TOKENS * max(1, len(seen.images)),
                       "output": max(1, len(said.split()))}
+            if route == GEMINI_ROUTE:
+                tokens = {**tokens, "output": tokens["output"] + THOUGHT_TOKENS, "thoughts": THOUGHT_TOKENS}
             self.send(200, json.dumps(reply_body(route, model, text, tokens)).encode())
             with fake.lock:
                 seen.tokens, seen.outcome = tokens, "ok"

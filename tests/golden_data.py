@@ -14,6 +14,10 @@ from pathlib import Path
 
 import yaml
 
+from byo.families import family_names, load_config
+from byo.scene.config import validate_scene
+from byo.scene.setup import RESOLUTION
+
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = sorted((ROOT / "dataset_configs").rglob("*.yaml"))
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -26,11 +30,30 @@ def golden_name(config: Path) -> str:
     return config.relative_to(ROOT / "dataset_configs").with_suffix("").as_posix().replace("/", "__")
 
 
+def shrunk_threshold(data: dict, resolution: list[int]) -> int | None:
+    """The config's visibility threshold (render.min_visible_pixels, pixels of the image as
+    rendered) shrunk with its image area to `resolution`: a golden is a shrunk render, and keeping
+    the threshold's share of the image keeps the objects that count (at least 1 px). None for a
+    family not installed here (an example family's config, before its package is)."""
+    if data.get("dataset", {}).get("family") not in family_names():
+        return None
+    cfg = load_config(data)
+    setup, _, _ = validate_scene(cfg.full_scene(), cfg.family)
+    width, height = setup.resolution if isinstance(setup.resolution, tuple) else (
+        RESOLUTION[setup.resolution] if isinstance(setup.resolution, str) else
+        (setup.resolution.width, setup.resolution.height))
+    return max(1, round(setup.render.min_visible_pixels * resolution[0] * resolution[1] / (width * height)))
+
+
 def tiny_config(config: Path, resolution: list[int] | None = None, render: dict | None = None) -> dict:
     data = yaml.safe_load(config.read_text())
     scene = data.setdefault("scene", {})
-    scene["resolution"] = resolution or TINY["resolution"]
+    resolution = resolution or TINY["resolution"]
+    threshold = shrunk_threshold(data, resolution)
+    scene["resolution"] = resolution
     scene["render"] = {**scene.get("render", {}), **(render or TINY["render"])}
+    if threshold is not None:
+        scene["render"].setdefault("min_visible_pixels", threshold)
     data["dataset"].pop("output_dir", None)
     return data
 

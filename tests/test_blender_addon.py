@@ -15,8 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import ROOT, TINY_RENDER, write_config
+from conftest import ROOT, TINY_RENDER, small_render, write_config
 from PIL import Image
+
+from byo.render.legend import legend_text
 
 pytestmark = pytest.mark.render
 ADDON = ROOT / "blender_addon"
@@ -24,7 +26,8 @@ ADDON = ROOT / "blender_addon"
 
 def tiny_chess(name: str = "panel", **content) -> dict:
     return {"dataset": {"name": name, "family": "chess", "seed": 12, "n_images": 2},
-            "scene": {**TINY_RENDER, "camera": {"distance": 0.8, "elevation": "high"},
+            "scene": {**TINY_RENDER, "render": small_render("chess", TINY_RENDER["resolution"], samples=4, denoise="off"),
+                      "camera": {"distance": 0.8, "elevation": "high"},
                       "content": {"board": {"rows": 4, "columns": 4}, "count": [2, 4], **content}},
             "variables": {"lighting.intensity": {"type": "varying_all", "levels": ["low", "high"]}}}
 
@@ -145,7 +148,7 @@ def test_every_operator(addon, tmp_path):
     with bpy.context.temp_override(scene=scene):
         assert bpy.ops.byo.show_legend() == {"FINISHED"}
     text = bpy.data.texts["BYO legend"].as_string()
-    assert text == __import__("byo.render.legend").legend.legend_text(legend, get_family("chess"))
+    assert text == legend_text(legend, get_family("chess"))
     assert f"objects ({len(legend['objects'])}):" in text
 
     assert bpy.ops.byo.render_preview() == {"FINISHED"}

@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import ROOT, clevr_config, crest_config, write_config
+from conftest import ROOT, clevr_config, crest_config, small_render, write_config
 
 pytestmark = [
     pytest.mark.blender,
@@ -101,7 +101,7 @@ def test_chess_with_glb_and_blend_piece_sets_renders_like_the_wheel(tmp_path):
 
     cfg = write_config(tmp_path, {
         "dataset": {"name": "packs34", "family": "chess", "seed": 5},
-        "scene": {"resolution": [96, 72], "render": {"samples": 2, "denoise": "off"},
+        "scene": {"resolution": [96, 72], "render": small_render("chess", [96, 72], samples=2, denoise="off"),
                   "camera": {"distance": 0.8, "elevation": 45},
                   "table": {"image": {"pack": "table_textures", "texture": "oak"}},
                   "content": {"count": 4, "board": {"rows": 4, "columns": 4}}},
@@ -146,7 +146,7 @@ def test_the_legacy_add_on_in_blender_34(tmp_path):
     addons.mkdir(parents=True)
     (addons / "byo_render").symlink_to(ROOT / "blender_addon")
     config = {"dataset": {"name": "legacy", "family": "chess", "seed": 3},
-              "scene": {"resolution": [64, 48], "render": {"samples": 2, "denoise": "off"},
+              "scene": {"resolution": [64, 48], "render": small_render("chess", [64, 48], samples=2, denoise="off"),
                         "content": {"count": 3, "piece_set": "boxwood_blend", "board": {"rows": 4, "columns": 4}}}}
     path = write_config(tmp_path, config)
     env = {**os.environ, "BLENDER_USER_SCRIPTS": str(tmp_path / "scripts"), "BYO_RENDER_PATH": str(ROOT)}
@@ -188,7 +188,7 @@ def test_poker_renders_the_same_cards_in_blender_3_4(tmp_path, monkeypatch):
 
     cfg = write_config(tmp_path, {
         "dataset": {"name": "poker34", "family": "poker", "seed": 3, "n_images": 1},
-        "scene": {"resolution": [480, 360], "render": {"samples": 2, "denoise": "off"},
+        "scene": {"resolution": [480, 360], "render": small_render("poker", [480, 360], samples=2, denoise="off"),
                   "content": {"n_players": 2, "hand": {"count": 2, "spread": 0.6}, "river": {"count": 3},
                               "chips": {"piles_per_player": 1, "table_piles": 1}}}})
     proc = run_blender(str(cfg), "-o", str(tmp_path / "b34"))

@@ -230,10 +230,10 @@ def test_answers_arriving_together_share_one_commit_off_the_event_loop(tmp_path,
     batches = []
     write = RequestCache.write
 
-    def slow_write(self, rows):
+    def slow_write(self, rows, charges=()):
         batches.append(len(rows))
         time.sleep(0.05)  # a slow disk sync
-        write(self, rows)
+        write(self, rows, charges)
 
     monkeypatch.setattr(RequestCache, "write", slow_write)
 

@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import write_config
+from conftest import small_render, write_config
 from scipy import ndimage
 
 from byo.audit.run import audit_dataset
@@ -89,11 +89,12 @@ DRAFT = {"quality": "draft", "samples": 8, "light_tree": True}
 CASES = {
     # f/0.5: the blur disc (15-20 px) is larger than the pieces (9-17 px tall)
     "chess_f05": {"dataset": {"name": "chess_f05", "family": "chess", "seed": 102, "n_images": 2},
-                  "scene": {"resolution": [160, 120], "render": DRAFT, "blur": {"fstop": 0.5},
+                  "scene": {"resolution": [160, 120], "render": small_render("chess", [160, 120], **DRAFT), "blur": {"fstop": 0.5},
                             "content": {"count": 3}}},
     # overlap 0.97: four of five cards are plain white strips (and 0.6 beside it: countable)
     "poker_097": {"dataset": {"name": "poker_097", "family": "poker", "seed": 203, "n_images": 1},
-                  "scene": {"resolution": [320, 240], "render": DRAFT, "camera": {"distance": 0.85, "elevation": 75},
+                  "scene": {"resolution": [320, 240], "render": small_render("poker", [320, 240], **DRAFT),
+                            "camera": {"distance": 0.85, "elevation": 75},
                             "content": {"mode": "overlap", "overlap": {"direction": "horizontal", "count": 5}}},
                   "variables": {"content.overlap.factor": {"type": "varying_all", "levels": [0.97, 0.6]}}},
     "clevr_metal": {"dataset": {"name": "clevr_metal", "family": "clevr", "seed": 31, "n_images": 3},

@@ -12,7 +12,8 @@ from byo.authoring.byo_eval_import import import_config
 from byo.cli import main
 from byo.core.errors import ConfigError
 from byo.families import load_config
-from byo.scene.plan import image_count
+from byo.scene.plan import image_count, jobs
+from byo.scene.spec import sample_spec
 
 DATA = Path(__file__).parent / "data" / "byo_eval"
 
@@ -51,8 +52,8 @@ def test_the_default_config_loads_leaving_out_what_is_named(tmp_path, capsys):
 
 
 def test_appendix_d15s_dataset_config_becomes_variables(tmp_path):
-    config, _, skipped = import_config(DATA / "appendix_d15_identification.yml", skip_unmapped=True)
-    assert [k for k, _ in skipped] == ["dataset.piece_set"]
+    config, _, skipped, missing = import_config(DATA / "appendix_d15_identification.yml", skip_unmapped=True)
+    assert not skipped and [k for k, _ in missing] == ["dataset.piece_set"]
     assert config["scene"]["content"]["count"] == 3  # a fixed variable: a value of the scene
     assert config["variables"]["content.types"] == {"type": "varying_random", "choices": [
         ["pawn"], ["rook"], ["knight"], ["bishop"], ["queen"], ["king"]]}
@@ -62,8 +63,8 @@ def test_appendix_d15s_dataset_config_becomes_variables(tmp_path):
 
 
 def test_a_repository_dataset_config_imports_whole(tmp_path):
-    config, text, skipped = import_config(DATA / "identification_distance.yml")
-    assert not skipped
+    config, text, skipped, missing = import_config(DATA / "identification_distance.yml")
+    assert not skipped and not missing
     assert config["variables"] == {"camera.distance": {"type": "varying_all",
                                                        "levels": [1.7, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5]}}
     content = config["scene"]["content"]
@@ -73,7 +74,7 @@ def test_a_repository_dataset_config_imports_whole(tmp_path):
 
 
 def test_poker_reads_its_base_config():
-    config, _, _ = import_config(DATA / "poker_variations.yml")
+    config, *_ = import_config(DATA / "poker_variations.yml")
     assert config["dataset"]["family"] == "poker" and config["dataset"]["seed"] == 4242
     assert config["variables"]["content.total_cards"] == {"type": "varying_all_range", "min": 2, "max": 15}
     scene = config["scene"]
@@ -81,6 +82,64 @@ def test_poker_reads_its_base_config():
     assert scene["table"]["color"] == [0.1, 0.5, 0.2] and scene["resolution"] == [1280, 720]
     assert scene["content"]["n_players"] == 4  # the dataset's variable over its base config's 3
     assert scene["content"]["hand"] == {"face_down": 0}
+
+
+def test_appendix_a1s_scene_imports_whole(tmp_path, capsys):
+    """Appendix A.1's scene YAML: its board, its two explicit pieces, camera, lighting and noise."""
+    out = tmp_path / "a1.yaml"
+    assert main(["import-config", str(DATA / "appendix_a1_scene.yml"), "-o", str(out)]) == 0
+    assert "left out" not in capsys.readouterr().err
+    config = yaml.safe_load(out.read_text())
+    assert config["dataset"]["family"] == "chess"
+    scene = config["scene"]
+    assert scene["content"]["board"] == {"rows": 8, "columns": 8, "frame_color": [0.7, 0.6, 0.5]}
+    assert scene["content"]["pieces"] == [
+        {"type": "king", "cell": [0, 4], "color": {"name": "white", "rgb": [0.9, 0.9, 0.9]}},
+        {"type": "queen", "cell": [7, 3], "color": {"name": "black", "rgb": [0.1, 0.1, 0.1]}}]
+    assert scene["camera"] == {"distance": "medium", "elevation": 60.0}
+    assert scene["lighting"] == {"intensity": "high"}
+    assert scene["blur"] == {"fstop": "low"} and scene["table"] == {"texture": "medium"}
+    cfg = load_config(config)
+    spec = sample_spec(cfg, jobs(cfg)[0])
+    assert sorted((o.kind, o.attributes["color"], tuple(o.attributes["cell"])) for o in spec.objects) == [
+        ("king", "white", (0, 4)), ("queen", "black", (7, 3))]
+
+
+def test_the_public_default_config_imports_naming_its_piece_set_as_missing(tmp_path, capsys):
+    out = tmp_path / "default.yaml"
+    assert main(["import-config", str(DATA / "public_default_config.yml"), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "missing" in err and "old_school" in err and ".blend" in err and "left out" not in err
+    text = out.read_text()
+    assert "# Missing: dataset.piece_set: piece set 'old_school' is a .blend asset" in text
+    config = yaml.safe_load(text)
+    scene = config["scene"]
+    # The board's outer 0.7 m (border 0.025 m here: BoardModel's 0.05 is not given) and location.
+    assert scene["content"]["board"] == {"length": 0.7, "width": 0.7, "thickness": 0.05, "location": [0.0, 0.0]}
+    assert scene["content"]["count"] == "low" and scene["content"]["n_types"] == 1
+    assert scene["camera"] == {"distance": 2.5, "elevation": 50.0, "azimuth": 0.0}
+    assert scene["resolution"] == [1920, 1080] and scene["render"]["samples"] == 4096
+    assert scene["table"] == {"shape": "elliptic", "length": 2.5, "width": 1.8, "height": 0.8, "texture": "low"}
+    cfg = load_config(config)
+    board = sample_spec(cfg, jobs(cfg)[0]).content["board"]
+    assert board["square_size"] == pytest.approx((0.7 - 2 * 0.025) / 8)
+
+
+def test_noise_lighting_and_board_colours_map(tmp_path):
+    path = tmp_path / "c.yml"
+    path.write_text("chess:\n  board_config:\n    rows: 4\n    columns: 4\n    border_width: 0.05\n"
+                    "    length: 0.7\n    white_material: {color: [0.9, 0.9, 0.8, 1.0], roughness: 0.3}\n"
+                    "noise: {lighting: very_low, light: {lighting: very_low}}\n")
+    with pytest.raises(ConfigError) as err:  # a material's roughness has no counterpart, named
+        import_config(path)
+    assert "white_material.roughness" in str(err.value)
+    config, _, skipped, _ = import_config(path, skip_unmapped=True)
+    assert [k for k, _ in skipped] == ["chess.board_config.white_material.roughness"]
+    board = config["scene"]["content"]["board"]
+    assert board == {"rows": 4, "columns": 4, "border": 0.05, "length": 0.7, "light_color": [0.9, 0.9, 0.8]}
+    assert config["scene"]["lighting"] == {"intensity": "very_low"}
+    cfg = load_config(config)
+    assert sample_spec(cfg, jobs(cfg)[0]).content["board"]["square_size"] == pytest.approx(0.15)
 
 
 @pytest.mark.parametrize("text, problem", [
@@ -92,6 +151,11 @@ def test_poker_reads_its_base_config():
      "turn the camera"),
     ("camera: {distance: 2}\n", "give --family"),
     ("dataset: {name: x}\nvariables: {chess.count_config: {variate_type: fixed, variate_levels: -3}}", "content.count"),
+    ("board: {length: 0.7, width: 0.5}\n", "squares are square"),
+    ("board: {length: 0.04, border_width: 0.05}\n", "leaves no room for squares"),
+    ("pieces: [{type: king, position: [0, 4], scale: 0.08}]\n", "pieces[0]: scale: no counterpart"),
+    ("pieces: [{type: emperor, position: [0, 4]}]\n", "pieces[0].type"),
+    ("pieces: [{type: king, position: [0, 9]}]\n", "off the 8x8 board"),
 ])
 def test_bad_configs_are_named(text, problem, tmp_path):
     path = tmp_path / "c.yml"

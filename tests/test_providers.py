@@ -52,7 +52,7 @@ def test_every_provider_sends_the_png_and_records_the_raw_answer(tmp_path, keys,
 def test_every_provider_keeps_more_than_its_sdk_pool_in_flight(tmp_path, keys, provider, suffix):
     """The SDKs' pools stop at 100 connections (groq, ollama): a run's concurrency sizes them."""
     ds = make_dataset(tmp_path / "ds", 120)
-    with FakeVLM(latency=2.0) as fake:  # long enough for more than 100 to be sent on a busy machine
+    with FakeVLM(gate=101) as fake:  # no answer until 101 requests are in flight (or a minute has passed)
         report = evaluate_fake(ds, provider, fake.url + suffix, concurrency=120)
     assert report.statuses == {"ok": 120} and fake.max_in_flight > 100
 

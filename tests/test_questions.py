@@ -22,11 +22,14 @@ from byo.scene.measure import read_mask
 
 pytestmark = pytest.mark.render
 FAST = {"samples": 1, "denoise": "off", "adaptive_threshold": None}
+# The chess visibility threshold shrunk with these small images (23 px at 640x360 is 1 px at
+# 96x54), so that the same pieces count as at full size.
 
 
 def chess_cfg(name, content, variables=None, n_images=1, **scene):
     return {"dataset": {"name": name, "family": "chess", "seed": 12, "n_images": n_images},
-            "scene": {"resolution": [96, 54], "render": {**FAST, "on_hidden": "flag"}, **scene, "content": content},
+            "scene": {"resolution": [96, 54], "render": {**FAST, "on_hidden": "flag", "min_visible_pixels": 1}, **scene,
+                      "content": content},
             "variables": variables or {}}
 
 
@@ -115,8 +118,10 @@ def test_chess_answers_match_an_independent_reading_of_the_legend(datasets):
             assert answer == board["rows"] * board["columns"]
         elif key == "count_identification_white_pieces":
             assert answer == sum(o["attributes"]["color"] == "white" for o in shown)
-        elif key == "count_identification_piece_type":
+        elif key in ("count_identification_piece_type", "count_identification_any_piece_type"):
             assert answer == sum(o["attributes"]["type"] == params["piece_type"] for o in shown)
+            if key == "count_identification_piece_type":  # X among the types on the board
+                assert answer >= 1
         elif key in ("localize_row_one_piece", "localize_column_one_piece"):
             assert len(shown) == 1
             assert answer == image_row_col(shown[0])[0 if "row" in key else 1]

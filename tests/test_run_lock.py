@@ -47,14 +47,24 @@ def wait_until(condition, what: str) -> None:
 
 
 class Gate:
-    """Answers held back until the gate opens: the first writer is surely mid-run meanwhile."""
+    """Answers held back until the gate opens: the first writer is surely mid-run meanwhile. The
+    very first answer passes: a run sends its first request alone, to read the rate limits its
+    reply states (byo.eval.ratelimit), then CONCURRENCY at once."""
 
     def __init__(self):
         self.open = threading.Event()
+        self.lock = threading.Lock()
+        self.passed = False
 
     def answer(self, seen) -> str:
-        self.open.wait(PATIENCE)
+        with self.lock:
+            first, self.passed = not self.passed, True
+        if not first:
+            self.open.wait(PATIENCE)
         return "3"
+
+
+HELD = CONCURRENCY + 1  # requests seen while the gate is shut: the first, answered, and CONCURRENCY held
 
 
 @pytest.fixture
@@ -66,7 +76,7 @@ def test_a_second_eval_on_the_same_run_exits_2_naming_the_first(dataset):
     gate = Gate()
     with FakeVLM(gate.answer) as fake:
         first = start(eval_command(dataset, fake.url, "shared"))
-        wait_until(lambda: len(fake.log) >= CONCURRENCY, "the first eval's requests")
+        wait_until(lambda: len(fake.log) >= HELD, "the first eval's requests")
         second = subprocess.run(eval_command(dataset, fake.url, "shared"), cwd=ROOT, capture_output=True, text=True,
                                 env={**os.environ, "OPENAI_API_KEY": SENTINEL}, timeout=PATIENCE)
         in_flight = len(fake.log)
@@ -79,7 +89,7 @@ def test_a_second_eval_on_the_same_run_exits_2_naming_the_first(dataset):
         assert f"pid {first.pid} on " in message and "(byo eval " in message and " since " in message
         assert str(dataset / "runs" / "shared") in message and "--wait" in message
         # Every question asked once: by the first process alone.
-        assert in_flight == CONCURRENCY and len(fake.log) == N_QUESTIONS
+        assert in_flight == HELD and len(fake.log) == N_QUESTIONS
         assert len({s.item for s in fake.log}) == N_QUESTIONS
     rows = (dataset / "runs" / "shared" / "predictions.jsonl").read_text().splitlines()
     assert len(rows) == N_QUESTIONS
@@ -90,7 +100,7 @@ def test_with_wait_the_second_eval_waits_then_takes_every_answer_from_the_cache(
     gate = Gate()
     with FakeVLM(gate.answer) as fake:
         first = start(eval_command(dataset, fake.url, "waited"))
-        wait_until(lambda: len(fake.log) >= CONCURRENCY, "the first eval's requests")
+        wait_until(lambda: len(fake.log) >= HELD, "the first eval's requests")
         second = start(eval_command(dataset, fake.url, "waited", "--wait"))
         told = second.stderr.readline()  # printed once it finds the run locked
         assert "waiting" in told and f"pid {first.pid}" in told
@@ -106,7 +116,7 @@ def test_a_writer_killed_with_kill_9_lets_go_of_the_run(dataset):
     gate = Gate()
     with FakeVLM(gate.answer) as fake:
         first = start(eval_command(dataset, fake.url, "killed"))
-        wait_until(lambda: len(fake.log) >= CONCURRENCY, "the first eval's requests")
+        wait_until(lambda: len(fake.log) >= HELD, "the first eval's requests")
         in_flight = len(fake.log)
         first.send_signal(signal.SIGKILL)
         first.wait(PATIENCE)

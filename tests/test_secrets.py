@@ -1,5 +1,5 @@
 """No file under a dataset or its runs holds an API key, however it was given: in the environment
-(sent as a header), in a key file, in the base URL's user information or in a query parameter,
+(sent as a header: a bearer token, or Azure's api-key; each hosted provider's own variable), in a key file, in the base URL's user information or in a query parameter,
 and however it comes back: a server echoing the header or the URL in an error, a model repeating
 it in an answer, a lock file left by a killed run (its command line names the URL). Every file
 written is searched, byte by byte, for every spelling of every key."""
@@ -30,6 +30,9 @@ KEYS = {
     "password": "URLPASS-p4ss/w0rd+x",
     "query": "QUERYKEY-q1w2e3r4t5y6",
     "ollama": "OLLAMAKEY-m9n8b7v6c5",
+    "azure": "AZUREKEY-a7z6u5r4e3-never-write",
+    "anthropic": "sk-ant-ANTHROPICKEY-h2g3f4-never-write",
+    "gemini": "GEMINIKEY-AIza9x8c7v6b-never-write",
 }
 PATIENCE = 120
 
@@ -73,6 +76,11 @@ def test_no_file_written_holds_a_key_given_in_any_form(tmp_path):
         # no run fails often enough in a row to stop early.
         return ("echo_auth", None, "echo_url", None, "echo_auth_lower", None)[images.index(seen.image_sha256)]
 
+    # The hosted providers, each with its key in its own variable.
+    hosted = {"azure": ("AZURE_OPENAI_API_KEY", ["--provider", "azure", "--model", "m", "--api-version", "2024-10-21"], ""),
+              "anthropic": ("ANTHROPIC_API_KEY", ["--provider", "anthropic", "--model", "m"], "/v1/"),
+              "gemini": ("GEMINI_API_KEY", ["--provider", "gemini", "--model", "m"], "/v1beta/openai/")}
+
     def answer(seen):
         if held["on"]:
             release.wait(PATIENCE)
@@ -96,6 +104,13 @@ def test_no_file_written_holds_a_key_given_in_any_form(tmp_path):
             result = byo("eval", str(dataset), "--run", name, "--retries", "0", *flags, env=env)
             outputs.append(result.stdout + result.stderr)
             assert result.returncode in (0, 1), result.stderr[-2000:]
+        for name, (variable, flags, suffix) in hosted.items():
+            result = byo("eval", str(dataset), "--run", name, "--retries", "0", *flags, "--base-url",
+                         fake.url + suffix, env={variable: KEYS[name]})
+            outputs.append(result.stdout + result.stderr)
+            assert result.returncode in (0, 1), result.stderr[-2000:]
+            assert f'"key_source": "environment {variable}"' in (dataset / "runs" / name / "run.json").read_text()
+        runs.update({name: None for name in hosted})
         # A run killed with kill -9 while it holds its lock: the lock file stays, naming its command.
         held["on"] = True
         killed = subprocess.Popen([sys.executable, "-m", "byo.cli", "eval", str(dataset), "--run", "killed",
@@ -112,7 +127,9 @@ def test_no_file_written_holds_a_key_given_in_any_form(tmp_path):
     # Every key went out (the URL's user and password as basic auth) and came back in some reply.
     sent = " ".join(s.auth or "" for s in fake.log)
     basic = base64.b64encode(f"{KEYS['user']}:{KEYS['password']}".encode()).decode()
-    assert all(k in sent for k in (KEYS["env"], KEYS["file"], KEYS["ollama"], basic)), sent
+    assert all(k in sent for k in (KEYS["env"], KEYS["file"], KEYS["ollama"], KEYS["azure"], KEYS["anthropic"],
+                                   KEYS["gemini"], basic)), sent
+    assert {s.headers.get("api-key") for s in fake.log} - {None} == {KEYS["azure"]}  # Azure's own header
     outcomes = Counter(s.outcome for s in fake.log)
     assert outcomes["ok"] and outcomes["echo_auth"] and outcomes["echo_url"] and outcomes["echo_auth_lower"]
 

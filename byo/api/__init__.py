@@ -109,13 +109,17 @@ class Questions:
 
 
 def write_questions(dataset: str | Path, *, keys: Sequence[str] | None = None,
-                    preprompts: Sequence[str] = ("neutral",), instructions: Sequence[str] = ("direct",),
+                    preprompts: Sequence[str] | None = None, instructions: Sequence[str] | None = None,
                     prompts: str = DEFAULT_PROMPTS, unreadable: str | None = None, **options) -> Questions:
     """Write DATASET/questions.jsonl: every key of the family (or `keys`, patterns allowed) in each
-    preprompt x instruction variant, skipping what the image cannot decide (`unreadable`: skip,
-    flag or ask). Further options as byo.questions.generate.generate (templates, out, options...)."""
-    path, summary = generate(dataset, keys=list(keys) if keys else None, preprompts=list(preprompts),
-                             instructions=list(instructions), prompts=prompts, unreadable=unreadable, **options)
+    preprompt x instruction variant (default: the prompt set's grid; the project's own set asks
+    the neutral question alone, BYO-Eval's its six), skipping what the image cannot decide
+    (`unreadable`: skip, flag or ask). Further options as byo.questions.generate.generate
+    (templates, out, options...)."""
+    path, summary = generate(dataset, keys=list(keys) if keys else None,
+                             preprompts=list(preprompts) if preprompts else None,
+                             instructions=list(instructions) if instructions else None, prompts=prompts,
+                             unreadable=unreadable, **options)
     return Questions(path=path, summary=summary)
 
 

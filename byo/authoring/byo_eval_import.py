@@ -12,23 +12,35 @@ shared setup keys (camera, lighting, table, render, noise) map here; each family
 - a `fixed` variable becomes a value of the scene (the same images).
 - `base_config` is read and laid under the variables when the file is found (beside the
   config, or from where byo runs); the base's null values mean "the default" and are skipped.
+- a value naming an asset of BYO-Eval's repository that is not shipped here (its `.blend` piece
+  sets) is left out and named as missing (a family's convert raises MissingAsset); the config
+  still imports, the project's own objects standing in.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
 from byo.core.errors import ConfigError
 from byo.families import family_names, get_family, load_config
-from byo.families.base import ForeignKey
+from byo.families.base import ForeignKey, MissingAsset
 from byo.scene.config import read_yaml, set_path
 
 FORMAT = "byo-eval"
+
+
+@dataclass
+class Findings:
+    """What a conversion left out: keys without a counterpart, and assets named but not shipped."""
+
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    missing: list[tuple[str, str]] = field(default_factory=list)
 VARIATIONS = {"fixed", "varying_all", "varying_all_range", "varying_random", "varying_among", "varying_among_range"}
 
 
@@ -82,6 +94,16 @@ def _resolution(value):
     raise ValueError(f"expected {{width, height}} or a preset, got {value!r}")
 
 
+def _light(value):
+    """LightNoiseModel as a preset or multiplier, or as {lighting: preset or multiplier}."""
+    if isinstance(value, dict):
+        if set(value) != {"lighting"}:
+            raise ValueError(f"{', '.join(sorted(set(value) - {'lighting'}))}: only the lighting preset or "
+                             "multiplier has a counterpart (lighting.intensity)")
+        return value["lighting"]
+    return value
+
+
 def _setup_keys() -> dict[str, ForeignKey]:
     """BYO-Eval's shared setup keys, at the top level (appendix D.1.2) and under `scene.` or
     `scene_setup.` (its two layouts of a base config)."""
@@ -122,7 +144,11 @@ def _setup_keys() -> dict[str, ForeignKey]:
     out = dict(keys)  # appendix D.1.2's scene setup, at the top level
     for prefix in ("scene", "scene_setup"):
         out.update({f"{prefix}.{k}": v for k, v in keys.items()})
-    out.update({"noise.blur": ForeignKey("blur.fstop"), "noise.table_texture": ForeignKey("table.texture")})
+    out.update({"noise.blur": ForeignKey("blur.fstop"), "noise.table_texture": ForeignKey("table.texture"),
+                # D.1.3's LightNoiseModel: the lighting preset or multiplier, as `noise.lighting`
+                # (its example) or `noise.light.lighting` (NoiseConfigModel's field)
+                "noise.lighting": ForeignKey("lighting.intensity"),
+                "noise.light": ForeignKey("lighting.intensity", _light)})
     return out
 
 
@@ -166,60 +192,64 @@ def _walk(tree: dict, table: Mapping[str, ForeignKey], prefix: str = ""):
             yield from _walk(v, table, key + ".")
 
 
-def _apply(key: str, value: Any, table: Mapping[str, ForeignKey], problems: list) -> dict[str, Any]:
-    """{project path: value} for one BYO-Eval key and value; problems are appended."""
-    found = _lookup(key, table)
-    if found is None:
+def _apply(key: str, value: Any, table: Mapping[str, ForeignKey], found: Findings) -> dict[str, Any]:
+    """{project path: value} for one BYO-Eval key and value; what has no counterpart (or names a
+    missing asset) is added to `found`."""
+    entry_of = _lookup(key, table)
+    if entry_of is None:
         if key.split(".")[-1] in IGNORED:
             return {}
-        problems.append((key, "no counterpart in this project"))
+        found.problems.append((key, "no counterpart in this project"))
         return {}
-    _, entry = found
+    _, entry = entry_of
     if entry.path is None and entry.convert is None:
-        problems.append((key, f"no counterpart: {entry.note}" if entry.note else "no counterpart"))
+        found.problems.append((key, f"no counterpart: {entry.note}" if entry.note else "no counterpart"))
         return {}
     try:
         converted = entry.convert(value) if entry.convert else value
+    except MissingAsset as err:
+        found.missing.append((key, f"{err}"))
+        return {}
     except (ValueError, SyntaxError, TypeError) as err:
-        problems.append((key, f"{err}"))
+        found.problems.append((key, f"{err}"))
         return {}
     if entry.path is None:
         return {p: v for p, v in converted.items() if v is not None}
     return {entry.path: converted}
 
 
-def _variation(key: str, spec: Any, table, problems: list) -> tuple[dict | None, dict[str, Any], int]:
+def _variation(key: str, spec: Any, table, found: Findings) -> tuple[dict | None, dict[str, Any], int]:
     """(a project variation or None, values fixed in the scene, n_images) of one BYO-Eval variable."""
     if not isinstance(spec, dict) or "variate_type" not in spec:
-        problems.append((f"variables.{key}", "expected {variate_type, variate_levels, n_images}"))
+        found.problems.append((f"variables.{key}", "expected {variate_type, variate_levels, n_images}"))
         return None, {}, 1
     kind, levels = spec.get("variate_type"), spec.get("variate_levels")
     n = spec.get("n_images", 1)
     if kind not in VARIATIONS:
-        problems.append((f"variables.{key}.variate_type", f"{kind!r}: expected one of {', '.join(sorted(VARIATIONS))}"))
+        found.problems.append((f"variables.{key}.variate_type", f"{kind!r}: expected one of {', '.join(sorted(VARIATIONS))}"))
         return None, {}, n
     if kind == "fixed":
-        return None, _apply(key, levels, table, problems), n
+        return None, _apply(key, levels, table, found), n
     random = {k: spec[k] for k in ("randomize", "randomize_percentage") if k in spec and spec.get("randomize")}
     if kind in ("varying_all_range", "varying_among_range"):
         if not (isinstance(levels, list) and len(levels) == 2):
-            problems.append((f"variables.{key}.variate_levels", f"expected [min, max], got {levels!r}"))
+            found.problems.append((f"variables.{key}.variate_levels", f"expected [min, max], got {levels!r}"))
             return None, {}, n
-        paths = _apply(key, levels[0], table, problems)
+        paths = _apply(key, levels[0], table, found)
         if len(paths) != 1:
             if paths:
-                problems.append((key, "varies several keys here: no counterpart as a range"))
+                found.problems.append((key, "varies several keys here: no counterpart as a range"))
             return None, {}, n
         ((path, _),) = paths.items()
         return {"_path": path, "type": kind, "min": levels[0], "max": levels[1], **random}, {}, n
     if not isinstance(levels, list) or not levels:
-        problems.append((f"variables.{key}.variate_levels", f"expected a list of levels, got {levels!r}"))
+        found.problems.append((f"variables.{key}.variate_levels", f"expected a list of levels, got {levels!r}"))
         return None, {}, n
-    converted = [_apply(key, level, table, problems) for level in levels]
+    converted = [_apply(key, level, table, found) for level in levels]
     paths = {p for c in converted for p in c}
     if len(paths) != 1 or any(len(c) != 1 for c in converted):
         if converted and all(converted):
-            problems.append((key, f"levels set {', '.join(sorted(paths)) or 'nothing'}: no counterpart as one "
+            found.problems.append((key, f"levels set {', '.join(sorted(paths)) or 'nothing'}: no counterpart as one "
                                   "varying variable"))
         return None, {}, n
     (path,) = paths
@@ -228,9 +258,10 @@ def _variation(key: str, spec: Any, table, problems: list) -> tuple[dict | None,
 
 
 def convert(data: Any, file: str, family: str | None = None, base_dir: Path | None = None,
-            skipped: list[tuple[str, str]] | None = None) -> dict:
+            skipped: list[tuple[str, str]] | None = None, missing: list[tuple[str, str]] | None = None) -> dict:
     """A project config (a dict) from BYO-Eval's, checked with load_config; every key without a
-    counterpart is named in one ConfigError, or, given a `skipped` list, left out and listed there."""
+    counterpart is named in one ConfigError, or, given a `skipped` list, left out and listed there.
+    A key naming an asset not shipped here (a .blend piece set) is left out and listed in `missing`."""
     if not isinstance(data, dict):
         raise ConfigError(file, [("<file>", "expected a BYO-Eval config (a mapping)")])
     keys_of = {name: get_family(name).foreign_keys.get(FORMAT, {}) for name in family_names()}
@@ -240,18 +271,18 @@ def convert(data: Any, file: str, family: str | None = None, base_dir: Path | No
         raise ConfigError(file, [("<file>", "no key of a family whose BYO-Eval configs byo reads "
                                             f"({', '.join(sorted(keys_of))}); give --family")])
     table = {**SETUP, **keys_of[family]}
-    problems: list[tuple[str, str]] = []
+    found = Findings()
     dataset = data.get("dataset") or {}
     base = dataset.get("base_config") if isinstance(dataset, dict) else None
     scene_values: dict[str, Any] = {}
     if base:
-        found = next((p for p in ((base_dir or Path()) / base, Path(base)) if p.is_file()), None)
-        if found is None:
-            problems.append(("dataset.base_config", f"{base} not found (beside the config or from here)"))
+        base_file = next((p for p in ((base_dir or Path()) / base, Path(base)) if p.is_file()), None)
+        if base_file is None:
+            found.problems.append(("dataset.base_config", f"{base} not found (beside the config or from here)"))
         else:
-            scene_values.update(_scene_of(read_yaml(found, str(found)), table, problems))
+            scene_values.update(_scene_of(read_yaml(base_file, str(base_file)), table, found))
     scene_values.update(_scene_of({k: v for k, v in data.items() if k not in ("dataset", "variables")}, table,
-                                  problems))
+                                  found))
     out_dataset = {"name": str(dataset.get("name") or Path(file).stem).replace(" ", "_"), "family": family}
     for k, v in (dataset.items() if isinstance(dataset, dict) else ()):
         if k in ("name", "base_config"):
@@ -259,7 +290,7 @@ def convert(data: Any, file: str, family: str | None = None, base_dir: Path | No
         if k in ("output_dir", "seed"):
             out_dataset[k] = v
         else:
-            scene_values.update(_apply(f"dataset.{k}", v, table, problems))
+            scene_values.update(_apply(f"dataset.{k}", v, table, found))
     variables: dict[str, dict] = {}
     repetitions = [1]
     special: dict[str, Any] = {}
@@ -268,18 +299,20 @@ def convert(data: Any, file: str, family: str | None = None, base_dir: Path | No
             if isinstance(spec, dict) and spec.get("variate_type") == "fixed":
                 special[key] = spec.get("variate_levels")
             else:
-                problems.append((f"variables.{key}", "varies: no counterpart as a varying variable"))
+                found.problems.append((f"variables.{key}", "varies: no counterpart as a varying variable"))
             continue
-        variation, fixed, n = _variation(key, spec, table, problems)
+        variation, fixed, n = _variation(key, spec, table, found)
         repetitions.append(n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 1)
         scene_values.update(fixed)
         if variation is not None:
             variables[variation.pop("_path")] = variation
-    scene_values.update(_special(special, problems))
-    if problems and skipped is None:
-        raise ConfigError(file, problems)
+    scene_values.update(_special(special, found))
+    if found.problems and skipped is None:
+        raise ConfigError(file, found.problems)
     if skipped is not None:
-        skipped += problems
+        skipped += found.problems
+    if missing is not None:
+        missing += found.missing
     out_dataset["n_images"] = max(repetitions)
     scene: dict = {}
     for path, value in scene_values.items():
@@ -289,7 +322,7 @@ def convert(data: Any, file: str, family: str | None = None, base_dir: Path | No
     return config
 
 
-def _special(values: dict[str, Any], problems: list) -> dict[str, Any]:
+def _special(values: dict[str, Any], found: Findings) -> dict[str, Any]:
     """The resolution given as two keys and the camera's randomization flags, together."""
     out: dict[str, Any] = {}
     get = {k.split(".")[-1]: v for k, v in values.items()}
@@ -298,7 +331,7 @@ def _special(values: dict[str, Any], problems: list) -> dict[str, Any]:
     if w is not None and h is not None:
         out["resolution"] = [w, h]
     elif w is not None or h is not None:
-        problems.append((next(k for k in values if k.endswith(("_x", "_y", "width", "height"))),
+        found.problems.append((next(k for k in values if k.endswith(("_x", "_y", "width", "height"))),
                          "the resolution needs its width and its height"))
     for what, path in (("distance", "camera.jitter.distance"), ("angle", "camera.jitter.elevation")):
         if get.get(f"randomize_{what}"):
@@ -306,7 +339,7 @@ def _special(values: dict[str, Any], problems: list) -> dict[str, Any]:
     return out
 
 
-def _scene_of(tree: Any, table, problems: list) -> dict[str, Any]:
+def _scene_of(tree: Any, table, found: Findings) -> dict[str, Any]:
     if not isinstance(tree, dict):
         return {}
     out: dict[str, Any] = {}
@@ -317,17 +350,26 @@ def _scene_of(tree: Any, table, problems: list) -> dict[str, Any]:
         if key in PAIRED or key in CAMERA_JITTER:
             special[key] = value
         else:
-            out.update(_apply(key, value, table, problems))
-    out.update(_special(special, problems))
+            out.update(_apply(key, value, table, found))
+    out.update(_special(special, found))
     return out
 
 
-def import_config(path: Path, family: str | None = None, skip_unmapped: bool = False) -> tuple[dict, str, list]:
-    """(the project config, its YAML text, the keys left out with why) of a BYO-Eval config file.
-    Without `skip_unmapped`, a key without a counterpart is a ConfigError."""
+class Imported(NamedTuple):
+    config: dict  # the project config
+    text: str  # its YAML, with what was left out and what is missing in comments
+    skipped: list[tuple[str, str]]  # keys without a counterpart, left out (--skip-unmapped), with why
+    missing: list[tuple[str, str]]  # keys naming an asset not shipped here, with what stands in
+
+
+def import_config(path: Path, family: str | None = None, skip_unmapped: bool = False) -> Imported:
+    """A BYO-Eval config file as a project config. Without `skip_unmapped`, a key without a
+    counterpart is a ConfigError; an asset it names that is not shipped is listed as missing."""
     data = read_yaml(Path(path), str(path))
     skipped: list[tuple[str, str]] | None = [] if skip_unmapped else None
-    config = convert(data, str(path), family, base_dir=Path(path).parent, skipped=skipped)
+    missing: list[tuple[str, str]] = []
+    config = convert(data, str(path), family, base_dir=Path(path).parent, skipped=skipped, missing=missing)
     lines = [f"# Imported from BYO-Eval's {Path(path).name} by byo import-config."]
     lines += [f"# Left out: {key}: {why}" for key, why in skipped or []]
-    return config, "\n".join(lines) + "\n" + yaml.safe_dump(config, sort_keys=False), skipped or []
+    lines += [f"# Missing: {key}: {why}" for key, why in missing]
+    return Imported(config, "\n".join(lines) + "\n" + yaml.safe_dump(config, sort_keys=False), skipped or [], missing)

@@ -6,12 +6,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 from rich.markup import escape
 
 from byo import __version__
 from byo.cli.console import Defaults, DefaultsParser, console
-from byo.core.errors import ConfigError, FatalRenderError, RenderError
+from byo.core.errors import ConfigError, FatalRenderError, Note, RenderError
 from byo.core.stops import Stopped, stoppable
 
 # command -> (its module in byo.cli, its one-line help), in the order of the work
@@ -20,17 +21,18 @@ COMMANDS = {
     "plan": ("plan", "validate a config; print the image count and combinations"),
     "render": ("render", "render a dataset config"),
     "status": ("render", "planned, done, missing, failed and damaged images of a render directory (also while it "
-                         "renders)"),
+                         "renders); of a run (DATASET/runs/RUN), its answers, spend and batches, collecting those "
+                         "that ended"),
     "merge": ("render", "combine shard outputs into one dataset"),
-    "doctor": ("render", "what this machine offers: Blender, devices, cores, Ray, keys, Ollama"),
+    "doctor": ("doctor", "what this machine offers: Blender, devices, cores, Ray, keys, Ollama"),
     "questions": ("ask", "write questions.jsonl for a rendered dataset"),
     "audit": ("ask", "recompute every answer from the masks and the camera; exit 1 on any wrong or ill-posed "
                      "question or legend field disagreeing with the pixels"),
     "eval": ("evaluate", "ask a VLM provider every question of a dataset"),
     "score": ("score", "parse a run's answers; write scores.json, CSV tables and parsed.jsonl"),
     "report": ("score", "one self-contained HTML report comparing runs and prompt variants"),
-    "compare": ("score", "two runs over the same questions, paired: accuracy differences with McNemar's test and "
-                         "an image bootstrap, and threshold differences"),
+    "compare": ("score", "two runs over the same questions, paired: accuracy differences with a t test clustered by "
+                         "image and its interval, adjusted for the many rows, and threshold differences"),
     "view": ("score", "a static page of every answered question: image, overlay of the objects asked about, "
                       "prompt, answer, parse, truth, verdict; runs side by side"),
     "sheet": ("share", "a labelled sheet: a dataset's contact sheet, or one a family draws (byo sheet -h lists them)"),
@@ -41,8 +43,9 @@ COMMANDS = {
                        "human (one per annotator) for byo score and byo report"),
     "real-questions": ("ask", "ask real photographs with hand-written labels (FOLDER/labels.yaml) the questions of "
                               "a synthetic dataset, word for word"),
-    "correlate": ("score", "Pearson and Spearman correlation of per-level accuracy between a run on synthetic "
-                           "images and a run on real photos (BYO-Eval appendix E)"),
+    "correlate": ("score", "Pearson and Spearman correlation between a run on synthetic images and a run on real "
+                           "photos, per key: of per-level accuracy, per scene pair and per prompt (BYO-Eval appendix "
+                           "E, Figures 51-53)"),
     "import-config": ("plan", "a BYO-Eval config (appendix D) as a project config; keys without a counterpart "
                               "are named (exit 2)"),
 }
@@ -80,8 +83,26 @@ def main(argv: list[str] | None = None) -> int:
     return run(args.func, args)
 
 
+def show_notes(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings as the user reads them: a Note in one line, anything else in Python's format."""
+    if issubclass(category, Note):
+        console.print(f"note: {escape(str(message))}", highlight=False)
+    else:
+        python_showwarning(message, category, filename, lineno, file, line)
+
+
+python_showwarning = warnings.showwarning
+
+
 def run(func, args) -> int:
-    """Run a command, turning known errors into a one-paragraph message and an exit code."""
+    """Run a command, turning known errors into a one-paragraph message and an exit code, and notes
+    into lines of their own."""
+    with warnings.catch_warnings():
+        warnings.showwarning = show_notes
+        return _run(func, args)
+
+
+def _run(func, args) -> int:
     try:
         with stoppable():
             return func(args)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from rich.markup import escape
-from rich.table import Table
 
 import byo
 from byo.audit.run import AUDIT_FILE
-from byo.cli.console import console, level_table, out, waiting
+from byo.cli.console import add_verbosity, console, level_table, new_table, out, waiting
 from byo.cli.options import add_force, add_wait
 from byo.questions.generate import DEFAULT_PROMPTS, PROMPT_SETS
 from byo.questions.load import SUMMARY_FILE
@@ -22,22 +22,30 @@ def cmd_questions(args) -> int:
     def listed(value):
         return [v for v in value.split(",") if v] if value else None
 
-    asked = byo.write_questions(args.dataset, preprompts=listed(args.preprompts) or ["neutral"],
-                                instructions=listed(args.instructions) or ["direct"], keys=listed(args.keys),
+    asked = byo.write_questions(args.dataset, preprompts=listed(args.preprompts),
+                                instructions=listed(args.instructions), keys=listed(args.keys),
                                 templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting,
                                 unreadable=args.unreadable, prompts=args.prompts, options=args.options,
                                 force=args.force)
     path, summary = asked.path, asked.summary
-    table = Table("key", "questions", "skipped", "flagged", "why skipped", title=f"{summary.images} images x "
+    if args.json:
+        print(json.dumps({"questions": str(path), **summary.to_json()}, indent=1, ensure_ascii=False))
+        return 0
+    shown = new_table("key", "questions", "skipped", "flagged", "why skipped", title=f"{summary.images} images x "
                   f"{summary.variants} prompt variants (unreadable questions: {summary.policy})")
     for key in sorted(set(summary.questions) | set(summary.skipped)):
         reasons = "; ".join(f"{r} ({n} images)" for r, n in summary.reasons.get(key, {}).items())
-        table.add_row(key, str(summary.questions[key]), str(summary.skipped[key]), str(summary.flagged[key]), reasons)
-    out().print(table)
-    if summary.levels:
+        shown.add_row(key, str(summary.questions[key]), str(summary.skipped[key]), str(summary.flagged[key]), reasons)
+    out().print(shown)
+    if args.verbose and summary.levels:
         out().print(level_table(summary.levels, summary.why, "Questions per level"))
+    if args.verbose and summary.not_applicable:
+        console.print("keys of other designs, left out: " + ", ".join(summary.not_applicable), highlight=False)
+    other = (f"; {len(summary.not_applicable)} keys of other designs left out" if summary.not_applicable
+             and not args.verbose else "")
+    per_level = "" if args.verbose or not summary.levels else " (-v: per level, and why)"
     console.print(f"{sum(summary.questions.values())} questions ({sum(summary.flagged.values())} flagged as "
-                  f"unreadable), {sum(summary.skipped.values())} skipped: {path}")
+                  f"unreadable), {sum(summary.skipped.values())} skipped{per_level}{other}: {path}", highlight=False)
     if args.sheet:
         sheet = unreadable_sheet(args.dataset, out=path.with_name(SHEET_FILE), summary_file=path.with_name(SUMMARY_FILE))
         console.print(f"unreadable cases: {sheet}" if sheet else "no skipped or flagged unreadable case to draw")
@@ -47,7 +55,7 @@ def cmd_questions(args) -> int:
 def cmd_audit(args) -> int:
     report = byo.audit_dataset(args.dataset, questions=args.questions)
     shown = ("ok", "wrong", "ill_posed", "flagged", "unchecked")
-    table = Table("key", "questions", "ok", "wrong", "ill-posed", "flagged", "unchecked",
+    table = new_table("key", "questions", "ok", "wrong", "ill-posed", "flagged", "unchecked",
                   title=f"{report.family}: {report.images} images, {len(report.questions)} distinct questions")
     for key, counts in report.table().items():
         table.add_row(key, str(sum(counts.values())), *(str(counts[s]) for s in shown))
@@ -80,14 +88,17 @@ def cmd_real_questions(args) -> int:
 
 def add_questions(questions: argparse.ArgumentParser) -> None:
     questions.add_argument("dataset", type=Path)
-    questions.add_argument("--preprompts", help="comma-separated: neutral,debiased,cot,debiased_cot,helpful")
-    questions.add_argument("--instructions", help="comma-separated: direct,declarative,fill_blank")
+    questions.add_argument("--preprompts", help="comma-separated: neutral,debiased,cot,debiased_cot,helpful "
+                           "(default: the prompt set's; byo: neutral, byo-eval: neutral,helpful,cot)")
+    questions.add_argument("--instructions", help="comma-separated: direct,declarative,fill_blank (default: the "
+                           "prompt set's; byo: direct, byo-eval: declarative,fill_blank)")
     questions.add_argument("--keys", help="comma-separated question keys or patterns ('compass_*'; default: all of "
                            "the family)")
     questions.add_argument("--templates", type=Path, default=None, help="question templates folder")
     questions.add_argument("--prompts", default=DEFAULT_PROMPTS, choices=list(PROMPT_SETS),
                            help="prompt set: the project's own wording (byo) or BYO-Eval's (byo-eval: its "
-                                "preprompts, instruction styles and question wordings)")
+                                "preprompts, instruction styles and question wordings, and its grid of 3 "
+                                "preprompts x 2 instructions)")
     questions.add_argument("-o", "--output", type=Path, help="default: DATASET/questions.jsonl")
     questions.add_argument("--unreadable", choices=("skip", "flag", "ask"), default=None,
                            help="questions a readability rule finds unreadable in the image: skip them, ask them "
@@ -101,6 +112,7 @@ def add_questions(questions: argparse.ArgumentParser) -> None:
                            help=f"also draw DATASET/{SHEET_FILE}: the skipped and flagged unreadable cases, each "
                                 "object outlined and the reason written under it")
     add_wait(questions, "dataset (a render)")
+    add_verbosity(questions)
     add_force(questions)
     questions.set_defaults(func=cmd_questions)
 

@@ -21,9 +21,15 @@ def out() -> Console:
     return Console() if sys.stdout.isatty() else Console(width=WIDE, soft_wrap=True)
 
 
-def table(*headers: str, title: str | None = None) -> Table:
+def add_verbosity(p: argparse.ArgumentParser) -> None:
+    """-v (everything: keys that do not apply, rows per level) and --json (for machines)."""
+    p.add_argument("-v", "--verbose", action="store_true", help="show everything, not only what applies")
+    p.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
+
+
+def new_table(*headers: str, **options) -> Table:
     """A results table whose cells fold long names onto a second line rather than cutting them."""
-    shown = Table(title=title)
+    shown = Table(**options)
     for header in headers:
         shown.add_column(header, overflow="fold")
     return shown
@@ -52,7 +58,7 @@ def fmt(value) -> str:
 
 def level_table(levels: dict, why: dict, title: str) -> Table:
     """Per variable and level: questions asked, skipped and flagged, and the reasons."""
-    table = Table("variable", "level", "asked", "skipped", "flagged", "why skipped or flagged", title=title)
+    table = new_table("variable", "level", "asked", "skipped", "flagged", "why skipped or flagged", title=title)
     for variable, by_level in levels.items():
         for level, counts in by_level.items():
             reasons = "; ".join(f"{r} ({n})" for r, n in Counter(why.get(variable, {}).get(level, {})).most_common())

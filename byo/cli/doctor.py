@@ -1,14 +1,21 @@
-"""`byo doctor`: what this machine offers for rendering and evaluation, in one table."""
+"""`byo doctor`: what this machine offers for rendering and evaluation, in one table. The Blender
+probes (bpy's devices, Debian's blender) take seconds: their answers are kept per machine and
+install in the user's cache, and `--refresh` probes again."""
 
 from __future__ import annotations
 
+import argparse
 import importlib.metadata
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
+from datetime import datetime
+from pathlib import Path
 
+from byo.cli.console import new_table, out
 from byo.providers.keys import KEY_ENV
 from byo.providers.ollama_api import ollama_host, ollama_models
 
@@ -62,8 +69,40 @@ def _memory() -> str:
         return "unknown"
 
 
-def facts() -> list[tuple[str, str]]:
-    blender, devices = _blender_wheel()
+def cache_file() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "byo" / "doctor.json"
+
+
+def _probed(refresh: bool) -> tuple[dict, str | None]:
+    """The Blender probes' answers, and when they were made when they come from the cache. They are
+    kept for this machine, this Python and these Blender installs (any change probes again)."""
+    blender = shutil.which("blender")
+    identity = {"host": platform.node(), "python": sys.executable, "bpy": _version("bpy"),
+                "blender": [blender, os.stat(blender).st_mtime] if blender else None}
+    path = cache_file()
+    if not refresh:
+        try:
+            kept = json.loads(path.read_text())
+            if kept.get("identity") == identity:
+                return kept["probes"], kept["when"]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            pass
+    wheel, devices = _blender_wheel()
+    probes = {"wheel": wheel, "devices": devices, "debian": _debian_blender()}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f".{path.name}.{os.getpid()}")
+        partial.write_text(json.dumps({"identity": identity, "probes": probes,
+                                       "when": datetime.now().strftime("%Y-%m-%d %H:%M")}) + "\n")
+        os.replace(partial, path)
+    except OSError:
+        pass  # a read-only home: probe every time
+    return probes, None
+
+
+def facts(refresh: bool = False) -> list[tuple[str, str]]:
+    probes, when = _probed(refresh)
+    blender, devices = probes["wheel"], probes["devices"]
     ray = _version("ray")
     address = os.environ.get("RAY_ADDRESS")
     keys = sorted(set(KEY_ENV.values()))
@@ -71,7 +110,7 @@ def facts() -> list[tuple[str, str]]:
     return [
         ("Blender (bpy wheel)", blender),
         ("Cycles devices", devices),
-        ("Debian blender", _debian_blender()),
+        ("Debian blender", probes["debian"]),
         ("CPU cores", str(os.cpu_count())),
         ("memory", _memory()),
         ("Ray", (f"{ray}" if ray else "not installed (pip install 'byo-render[ray]')")
@@ -79,4 +118,27 @@ def facts() -> list[tuple[str, str]]:
         ("provider keys", ", ".join(f"{k} {'set' if os.environ.get(k) else 'not set'}" for k in keys)),
         ("Ollama", f"answers at {ollama_host()}: {len(models)} models" if models is not None
          else f"no answer at {ollama_host()}"),
+        *([("Blender probed", f"{when} (byo doctor --refresh probes again)")] if when else []),
     ]
+
+
+def cmd_doctor(args) -> int:
+    found = facts(refresh=args.refresh)
+    if args.json:
+        print(json.dumps(dict(found), indent=1))
+        return 0
+    table = new_table("", "", title="byo doctor: what this machine offers", show_header=False)
+    for name, value in found:
+        table.add_row(f"[bold]{name}[/bold]", value)
+    out().print(table)
+    return 0
+
+
+def add_doctor(doc: argparse.ArgumentParser) -> None:
+    doc.add_argument("--refresh", action="store_true", help="probe Blender again (its answers are kept per "
+                     f"machine in {cache_file()})")
+    doc.add_argument("--json", action="store_true", help="print the facts as JSON")
+    doc.set_defaults(func=cmd_doctor)
+
+
+PARSERS = {"doctor": add_doctor}

@@ -8,16 +8,20 @@ from pathlib import Path
 
 from pydantic import ValidationError
 from rich.markup import escape
+from rich.table import Table
 
 import byo
-from byo.cli.console import console, waiting
+from byo.cli.console import console, out, waiting
 from byo.cli.options import add_max_answer_chars, add_wait, device_name, positive, whole
 from byo.core.errors import ConfigError
+from byo.core.locks import Busy
 from byo.core.schema import validation_problems
+from byo.eval.batch import collect_settings, run_summary
 from byo.eval.layout import PREDICTIONS, RUN_FILE
 from byo.eval.repeats import evaluate_repeats
-from byo.eval.run import EvalSettings
+from byo.eval.run import EvalSettings, evaluate
 from byo.providers import GenerationParams
+from byo.providers.azure import DEFAULT_API_VERSION
 
 
 def cmd_eval(args) -> int:
@@ -35,7 +39,7 @@ def cmd_eval(args) -> int:
         max_answer_chars=args.max_answer_chars or None, wait=args.wait,
         device=args.device, dtype=args.dtype, batch_size=args.batch_size, structured=args.structured,
         shots=args.shots, shots_from=args.shots_from, shots_seed=args.shots_seed,
-        text_only=args.text_only)
+        text_only=args.text_only, **eval_run_options(args))
     if args.repeats == 1:  # a signal outside the run's own handlers ends in run()'s Stopped
         return eval_summary(byo.evaluate(on_wait=waiting, **fields), args)
     codes = []
@@ -45,6 +49,13 @@ def cmd_eval(args) -> int:
     if args.temperature == 0:
         console.print("[yellow]--temperature 0: the repeats differ only where the model is not deterministic[/yellow]")
     return max(codes)
+
+
+def eval_run_options(args) -> dict:
+    """The EvalSettings of how a run is paid for and sent: --max-cost, --batch (--no-wait,
+    --batch-poll), Azure's --api-version and --deployment."""
+    return {"max_cost": args.max_cost, "batch": args.batch, "batch_wait": not args.no_wait,
+            "batch_poll": args.batch_poll, "api_version": args.api_version, "deployment": args.deployment}
 
 
 def read_run_info(run_dir: Path) -> dict:
@@ -60,6 +71,13 @@ def eval_summary(report, args) -> int:
         if stop.reason in ("endpoint", "disk"):
             kept = f"; predictions so far: {report.run_dir / PREDICTIONS}" if report.rows else ""
             console.print(f"[red]error:[/red] {escape(stop.message)}. {done}{kept}; rerun the same command to resume",
+                          highlight=False)
+        elif stop.reason == "batch":
+            console.print(f"{escape(stop.message)}. {len(report.rows)} of {report.n_questions} questions answered "
+                          f"({report.requests_sent} requests submitted, {report.cached} answers from the cache)",
+                          highlight=False)
+        elif stop.reason == "budget":
+            console.print(f"[yellow]{escape(stop.message)}[/yellow]. {done}; rerun with a higher --max-cost to go on",
                           highlight=False)
         else:
             console.print(f"{stop.message}: {done}; rerun the same command to resume", highlight=False)
@@ -93,7 +111,8 @@ def eval_summary(report, args) -> int:
 def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dataset", type=Path, help="dataset directory (with questions.jsonl)")
     p.add_argument("--provider", required=True,
-                   help="openai, groq, ollama, openai-compatible, hf (transformers in this process), blind, oracle, "
+                   help="openai, azure, anthropic, gemini, groq, ollama, openai-compatible, hf (transformers in this "
+                   "process), blind, oracle, "
                    "clip (open_clip) and hf-clip (transformers CLIP / SigLIP), which rank candidate captions, "
                    "rank-oracle, rank-blind, or a --providers entry")
     p.add_argument("--model", help="model name (optional for blind and oracle; hf: a Hub name or a local folder)")
@@ -141,6 +160,58 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
     shots.add_argument("--shots-seed", type=whole(0), default=0, help="which examples are drawn (per question)")
     add_max_answer_chars(p)
     add_wait(p, "run")
+    add_cost_arguments(p)
+
+
+def add_cost_arguments(p: argparse.ArgumentParser) -> None:
+    """--max-cost, --batch and its options, Azure's --api-version and --deployment."""
+    p.add_argument("--max-cost", type=positive, metavar="USD", help="send no request that would bring the "
+                   "run's spend (over all its invocations, at the --providers prices) over USD; rerun with a higher "
+                   "cap to go on")
+    batch = p.add_argument_group("batches (openai, azure, openai-compatible)")
+    batch.add_argument("--batch", action="store_true", help="send the requests the cache cannot answer through the "
+                       "provider's Batch API (/files and /batches; half price at OpenAI), wait for them, polling, and "
+                       "collect them; rerun (or byo status RUN) to collect after a stop or a crash")
+    batch.add_argument("--no-wait", action="store_true", help="--batch: return once the batches are submitted")
+    batch.add_argument("--batch-poll", type=positive, default=30.0, metavar="SECONDS",
+                       help="--batch: seconds between polls")
+    azure = p.add_argument_group("--provider azure (Azure OpenAI)")
+    azure.add_argument("--api-version", help=f"the api-version query parameter (default: OPENAI_API_VERSION, else "
+                       f"{DEFAULT_API_VERSION})")
+    azure.add_argument("--deployment", help="the deployment to ask (default: --model)")
+
+
+def cmd_run_status(args) -> int:
+    """byo status RUN: a run's answers, spend and batches; batches ended at the provider are collected."""
+    settings = collect_settings(args.dataset)
+    busy = None
+    if settings is not None:
+        try:
+            evaluate(settings, show_progress=False)
+        except Busy as err:  # a byo eval --batch of the run is waiting for its batches: it collects them
+            busy = str(err)
+    summary = run_summary(args.dataset)
+    if args.json:
+        print(json.dumps(summary, indent=1))
+        return 0
+    shown = out()
+    cost = f", spent ${summary['spent_usd']:.4f}" if summary.get("spent_usd") is not None else ""
+    cap = f" of --max-cost ${summary['max_cost_usd']:g}" if summary.get("max_cost_usd") is not None else ""
+    shown.print(f"{summary['run']}: {summary['answered'] or 0} of {summary['n_questions']} questions answered "
+                f"({', '.join(f'{k} {n}' for k, n in (summary['statuses'] or {}).items())}){cost}{cap}"
+                + ("" if summary["finished"] else f"; not finished: {summary['stopped'] or 'stopped'}"),
+                highlight=False)
+    if busy:
+        shown.print(f"[yellow]not polled[/yellow]: {escape(busy)}", highlight=False)
+    if summary.get("batches"):
+        table = Table("batch", "state", "status", "requests", "completed", "failed", title="batches")
+        for b in summary["batches"]:
+            counts = b["counts"] or {}
+            table.add_row(b["batch_id"] or "(not created)", b["state"], b["status"] or "", str(b["requests"]),
+                          str(counts.get("completed", "")), str(b["failed"] if b["state"] == "collected"
+                                                                 else counts.get("failed", "")))
+        shown.print(table)
+    return 0
 
 
 def add_eval(p: argparse.ArgumentParser) -> None:

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import byo
-from byo.cli.console import console, out, table
+from byo.cli.console import console, new_table, out
 from byo.cli.options import whole
 
 
@@ -28,7 +28,7 @@ def results(outcome) -> list[dict]:
 def print_results(outcome, rows: list[dict]) -> None:
     models = list(dict.fromkeys(r["model"] for r in rows))
     cells = {(r["dataset"], r["key"], r["model"]): r for r in rows}
-    shown = table("dataset", "key", "n", *models, title=f"{outcome.experiment.name}: accuracy [95% interval, "
+    shown = new_table("dataset", "key", "n", *models, title=f"{outcome.experiment.name}: accuracy [95% interval, "
                   "clustered by image], every prompt variant pooled")
     for dataset, key in dict.fromkeys((r["dataset"], r["key"]) for r in rows):
         first = next(cells[(dataset, key, m)] for m in models if (dataset, key, m) in cells)

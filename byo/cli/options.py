@@ -7,6 +7,7 @@ import math
 import re
 
 from byo.eval.layout import MAX_ANSWER_CHARS
+from byo.scene.config import quick_run
 from byo.scene.plan import Shard
 from byo.score.tables import parse_bins
 
@@ -151,3 +152,19 @@ def add_wait(p: argparse.ArgumentParser, what: str) -> None:
 def add_max_images(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-images", type=whole(1), default=MAX_IMAGES,
                    help="refuse to render a dataset (or --limit) of more images than this")
+
+
+def add_quick_run(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quality", choices=["draft", "standard", "final"],
+                   help="render this quality preset instead of the config's (scene.render.quality)")
+    p.add_argument("--resolution", help="render at WIDTHxHEIGHT or a preset (low, medium, high) instead of the "
+                   "config's scene.resolution: a quick run of a config written at full size (what is visible and "
+                   "readable is then judged at this size)")
+
+
+def config_source(args) -> str | dict:
+    """The config to render or plan: the file, or its data with --quality / --resolution laid over
+    it (a quick run of a config written at its paper's size)."""
+    if args.quality is None and args.resolution is None:
+        return args.config
+    return quick_run(args.config, quality=args.quality, resolution=args.resolution)

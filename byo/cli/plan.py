@@ -9,12 +9,20 @@ from collections import Counter
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
 import byo
 from byo.authoring.byo_eval_import import import_config
-from byo.cli.console import console, level_table, out
-from byo.cli.options import add_force, add_max_images, fraction, positive, unit, whole
+from byo.cli.console import console, level_table, new_table, out
+from byo.cli.options import (
+    add_force,
+    add_max_images,
+    add_quick_run,
+    config_source,
+    fraction,
+    positive,
+    unit,
+    whole,
+)
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
 from byo.core.inputs import read_json
@@ -27,6 +35,7 @@ from byo.render.estimate import CALIBRATION_IMAGES, estimate_render
 from byo.render.executors.pool import default_workers
 from byo.render.runner import sample_tasks
 from byo.scene.plan import combination, jobs
+from byo.scene.setup import level_label
 from byo.score.power import PowerSettings, plan_power
 
 
@@ -35,7 +44,7 @@ def cmd_plan(args) -> int:
         if not args.power:
             raise ConfigError("<command line>", [("-o", "writes the --power figures: add --power")])
         check_file_output(args.output, force=args.force)
-    cfg = byo.load_config(args.config)
+    cfg = byo.load_config(config_source(args), file=args.config)
     counted = byo.plan(cfg)
     n_combos, reps, n_images = counted.combinations, counted.images_per_combination, counted.images
     sizes = cfg.dataset.split_sizes() if cfg.dataset.splits else None
@@ -53,10 +62,10 @@ def cmd_plan(args) -> int:
     randoms = cfg.random_variables()
     if randoms:
         shown.print("drawn per image: " + ", ".join(f"{k} ({v.type})" for k, v in randoms.items()))
-    table = Table("#", *[k for k in cfg.enumerated()], "images", "first index")
+    table = new_table("#", *[k for k in cfg.enumerated()], "images", "first index")
     for i in range(min(n_combos, args.max_rows)):
         first = str(i * sizes[0][1]) if sizes else str(i * reps)  # with splits: in the first split
-        table.add_row(str(i), *[str(v) for v in combination(cfg, i).values()], str(reps), first)
+        table.add_row(str(i), *[level_label(k, v) for k, v in combination(cfg, i).items()], str(reps), first)
     shown.print(table)
     if n_combos > args.max_rows:
         shown.print(f"... {n_combos - args.max_rows:,} more combinations")
@@ -91,7 +100,7 @@ def print_power(args, cfg, shown: Console) -> None:
                       threshold_difference=args.threshold_difference)
     levels = {name: [var.level(i) for i in range(var.count())] for name, var in cfg.enumerated().items()}
     result = plan_power(levels, cfg.repetitions, s)
-    table = Table("scope", "combinations", "images per group", "n_images needed", f"power at n_images {cfg.repetitions}",
+    table = new_table("scope", "combinations", "images per group", "n_images needed", f"power at n_images {cfg.repetitions}",
                   title=f"Power: a {s.difference:.0%} accuracy difference (from {s.baseline:.0%}), alpha {s.alpha:g}, "
                         f"power {s.power:.0%}, {result['questions_per_image']} questions per image, intra-image "
                         f"correlation {s.icc:g} (design effect {result['design_effect']:.2f})")
@@ -139,7 +148,7 @@ def print_estimate(args, cfg, shown: Console) -> None:
     render = estimate_render(cfg, images=args.calibration_images, threads=threads, refresh=args.recalibrate)
     cal = render.calibration
     where = "cached" if cal.cached else "rendered now"
-    table = Table("estimate", "value", "how",
+    table = new_table("estimate", "value", "how",
                   title=f"Estimate for {cfg.dataset.name}: {len(cal.indices)} calibration images ({where}) on "
                         f"{cal.machine['cpu']}, {cal.machine['cpus']} CPUs, {cal.machine['blender']}")
     table.add_row("images", f"{render.images:,}", "")
@@ -180,9 +189,11 @@ def print_estimate(args, cfg, shown: Console) -> None:
 
 
 def cmd_import_config(args) -> int:
-    config, text, skipped = import_config(args.config, family=args.family, skip_unmapped=args.skip_unmapped)
+    config, text, skipped, missing = import_config(args.config, family=args.family, skip_unmapped=args.skip_unmapped)
     for key, why in skipped:
         console.print(f"[yellow]left out[/yellow] {key}: {why}")
+    for key, why in missing:
+        console.print(f"[yellow]missing[/yellow] {key}: {why}")
     if args.output:
         atomic_write_text(args.output, text)
         console.print(f"{config['dataset']['name']} ({config['dataset']['family']}): {args.output}\n"
@@ -194,6 +205,7 @@ def cmd_import_config(args) -> int:
 
 def add_plan(plan: argparse.ArgumentParser) -> None:
     plan.add_argument("config")
+    add_quick_run(plan)
     plan.add_argument("--max-rows", type=whole(1), default=50, help="combinations to list")
     add_max_images(plan)
     plan.add_argument("--no-sample", action="store_true",

@@ -1,17 +1,25 @@
-"""`byo render` (here, on a local pool, Ray or Slurm), `byo status`, `byo merge`, `byo doctor`."""
+"""`byo render` (here, on a local pool, Ray or Slurm), `byo status`, `byo merge`."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from rich.table import Table
-
 import byo
-from byo.cli import doctor
-from byo.cli.console import console, out, say, waiting
-from byo.cli.options import add_max_images, add_wait, positive, shard_spec, slurm_name, whole
+from byo.cli.console import console, new_table, out, say, waiting
+from byo.cli.options import (
+    add_max_images,
+    add_quick_run,
+    add_wait,
+    config_source,
+    positive,
+    shard_spec,
+    slurm_name,
+    whole,
+)
 from byo.core.dataset import IMAGES, LEGENDS
+from byo.core.errors import ConfigError
+from byo.eval.layout import RUN_FILE
 from byo.render.executors import Executor
 from byo.render.executors.inprocess import InProcess
 from byo.render.executors.pool import LocalPool, default_workers
@@ -33,10 +41,13 @@ def executor_for(args) -> Executor:
 
 def cmd_render(args) -> int:
     if args.executor == "slurm":
+        if args.quality is not None or args.resolution is not None:
+            raise ConfigError("<command line>", [("--quality / --resolution", "not with --executor slurm (its tasks "
+                                                  "read the config file): write them into a copy of the config")])
         return render_slurm(args)
-    report = byo.render_dataset(args.config, args.output, executor=executor_for(args), limit=args.limit,
-                            resume=args.resume, shard=args.shard, max_images=args.max_images, wait=args.wait,
-                            on_wait=waiting)
+    report = byo.render_dataset(config_source(args), args.output, file=args.config, executor=executor_for(args),
+                                limit=args.limit, resume=args.resume, shard=args.shard, max_images=args.max_images,
+                                wait=args.wait, on_wait=waiting)
     root = report.out_dir
     for name, found in report.repaired:
         console.print(f"[yellow]rendered again[/yellow] {name}: {'; '.join(found)}", highlight=False)
@@ -90,6 +101,10 @@ def render_slurm(args) -> int:
 
 
 def cmd_status(args) -> int:
+    if (args.dataset / RUN_FILE).is_file():  # a run of byo eval: its answers, spend and batches
+        from byo.cli.evaluate import cmd_run_status  # the eval stage, loaded only for a run
+
+        return cmd_run_status(args)
     status = dataset_status(args.dataset, check=args.check)
     if args.json:
         print(as_json(status))
@@ -97,7 +112,7 @@ def cmd_status(args) -> int:
     shown = out()
     where = f", shard {status.shard}" if status.shard else ""
     limit = f", first {status.limit} images" if status.limit is not None else ""
-    table = Table("planned", "done", "missing", "failed", "damaged", title=f"{status.root} ({status.state}{where}{limit})")
+    table = new_table("planned", "done", "missing", "failed", "damaged", title=f"{status.root} ({status.state}{where}{limit})")
     table.add_row(*(str(len(x)) for x in (status.planned, status.done, status.missing, status.failed,
                                           status.damaged)))
     shown.print(table)
@@ -122,16 +137,9 @@ def cmd_merge(args) -> int:
     return 0
 
 
-def cmd_doctor(args) -> int:
-    table = Table("", "", title="byo doctor: what this machine offers", show_header=False)
-    for name, value in doctor.facts():
-        table.add_row(f"[bold]{name}[/bold]", value)
-    out().print(table)
-    return 0
-
-
 def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config")
+    add_quick_run(p)
     p.add_argument("-o", "--output", help="output directory (default: dataset.output_dir or output/NAME)")
     p.add_argument("--limit", type=whole(1), help="only the first N images of the plan")
     p.add_argument("--resume", action="store_true", help="continue: skip complete images, redo incomplete ones")
@@ -188,8 +196,4 @@ def add_merge(merge_: argparse.ArgumentParser) -> None:
     merge_.set_defaults(func=cmd_merge)
 
 
-def add_doctor(doc: argparse.ArgumentParser) -> None:
-    doc.set_defaults(func=cmd_doctor)
-
-
-PARSERS = {"render": add_render, "status": add_status, "merge": add_merge, "doctor": add_doctor}
+PARSERS = {"render": add_render, "status": add_status, "merge": add_merge}

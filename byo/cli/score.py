@@ -8,10 +8,9 @@ import json
 from pathlib import Path
 
 from rich.markup import escape
-from rich.table import Table
 
 import byo
-from byo.cli.console import console, fmt, out
+from byo.cli.console import console, fmt, new_table, out
 from byo.cli.options import (
     add_curve_arguments,
     add_force,
@@ -21,7 +20,7 @@ from byo.cli.options import (
 from byo.core.dataset import atomic_write_text
 from byo.core.outputs import check_file_output, writing_outputs
 from byo.score.compare import CORRECTIONS, default_output, write_comparison
-from byo.score.correlate import correlation_table
+from byo.score.correlate import correlation_table, prompt_table, scene_pair_table
 from byo.score.judge import Judge, JudgeSettings
 from byo.score.registry import TABLES as DECLARED
 from byo.score.report import FORMATS
@@ -35,13 +34,14 @@ def cmd_score(args) -> int:
                               tolerance=args.tolerance, criterion=args.criterion,
                               perplexity_model=args.perplexity_model, bins=dict(args.bins or []),
                               judge=judge_from_args(args))
-    table = Table("key", "type", "n", "parse rate", "accuracy", "F1", "MAE", "NMAE", title=f"{args.run} "
-                  f"({scores.facts.get('model')}, all prompt variants{', ' + scores.partial if scores.partial else ''})")
+    table = new_table("key", "type", "n", "parse rate", "accuracy", "F1 BYO-Eval", "F1 macro", "MAE", "NMAE",
+                      title=f"{args.run} ({scores.facts.get('model')}, all prompt variants"
+                            f"{', ' + scores.partial if scores.partial else ''})")
     for r in scores.tables["metrics"]:
         if r["variant"] == "all" and not r["variable"]:
             table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["answer_type"], str(r["n"]),
                           f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
-                          fmt(r.get("f1")), fmt(r.get("mae")), fmt(r.get("nmae")))
+                          fmt(r.get("f1_byoeval")), fmt(r.get("f1_macro")), fmt(r.get("mae")), fmt(r.get("nmae")))
     out().print(table)
     print_judge(scores)
     print_declared(scores)
@@ -81,7 +81,7 @@ def print_declared(scores) -> None:
         if not declared.terminal or not rows:
             continue
         keyed = any("key" in r for r in rows)
-        table = Table(*(["key"] if keyed else []), *(c.header for c in declared.columns), title=declared.title)
+        table = new_table(*(["key"] if keyed else []), *(c.header for c in declared.columns), title=declared.title)
         for r in rows:
             table.add_row(*([str(r.get("key", ""))] if keyed else []),
                           *(" ".join(filter(None, [FORMATS[c.format](r.get(c.field)), c.note(r) if c.note else ""]))
@@ -93,17 +93,13 @@ def print_breaking_points(scores) -> None:
     fits = [f for f in scores.tables.get("breaking_points", []) if f["link"] == "logistic"]
     if not fits:
         return
-    table = Table("key", "variable", "breaks at [95% CI]", "slope", "lapse", "fit p", "subitizing",
-                  title="Breaking points (logistic; criterion halfway from chance to the ceiling; intervals resample "
-                        "images within levels)")
+    table = new_table("key", "variable", "breaks at [95% CI]", "slope", "lapse", "fit p", "subitizing",
+                  title="Breaking points (logistic; criterion halfway from chance to the ceiling; profile-likelihood "
+                        "intervals)")
     for f in fits:
-        if f["verdict"] == "breaks":
-            ci = f" [{f['threshold_lo']:.3g}-{f['threshold_hi']:.3g}]" if f.get("threshold_lo") is not None else ""
-            shown = f"{f['threshold']:.3g}{ci}"
-        else:
-            shown = f"{f['verdict']}" + (f": {f['note']}" if f.get("note") else "")
-        table.add_row(f["key"], f["variable"], shown, fmt(f.get("slope")), fmt(f.get("lapse")),
-                      fmt(f.get("gof_p")), fmt(f.get("subitizing")))
+        prior = f" [yellow](the answer prior's curve: {f['answer_prior']})[/yellow]" if f.get("answer_prior") else ""
+        table.add_row(f["key"], f["variable"], escape(f["breaking_point"]) + prior, fmt(f.get("slope")),
+                      fmt(f.get("lapse")), fmt(f.get("gof_p")), fmt(f.get("subitizing")))
     out().print(table)
 
 
@@ -111,7 +107,7 @@ def print_stability(scores) -> None:
     rows = scores.tables.get("stability") or []
     if not rows:
         return
-    table = Table("key", "n", "agreement", "Fleiss' kappa", "accuracy mean", "sd", "min-max",
+    table = new_table("key", "n", "agreement", "Fleiss' kappa", "accuracy mean", "sd", "min-max",
                   title=f"Repeat stability over {rows[0]['repeats']} repeats ({rows[0]['runs']})")
     for r in rows:
         table.add_row(r["key"] if r["key"] != "*" else "all questions", str(r["n"]), f"{r['agreement']:.0%}",
@@ -150,21 +146,25 @@ def cmd_compare(args) -> int:
     result = byo.compare_runs(a, b, n_boot=args.bootstrap, seed=args.seed, correction=args.correction)
     shown = out()
     s = result["settings"]
-    table = Table("key", "variable", "level", "n", "images", "A", "B", "A - B [95% CI]", "McNemar p", "clustered p",
+    table = new_table("questions", "n / images", "A", "B", "A - B [95% CI]", "p", "adjusted interval", "adj. p",
                   "verdict", title=f"A = {a.facts['run']} ({a.facts.get('model')}), B = {b.facts['run']} "
-                  f"({b.facts.get('model')}): {result['paired']} paired questions; adjusted p: {s['correction']}; "
-                  "CI: paired bootstrap of images")
+                  f"({b.facts.get('model')}): {result['paired']} paired questions; t test on the cluster-robust "
+                  f"standard error (images as clusters); adjusted: {s['correction']}; the verdict is the adjusted "
+                  "interval's (McNemar's p, for reference: differences.csv)")
+    notes = []
     for r in result["differences"]:
         if r["variable"] and not args.levels:
             continue
-        ci = f" [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]" if r["difference_lo"] is not None else ""
-        table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["variable"], r["level"],
-                      str(r["n"]), str(r["images"]), f"{r['accuracy_a']:.1%}", f"{r['accuracy_b']:.1%}",
-                      f"{r['difference']:+.1%}{ci}", p_value(r["p_mcnemar"], r["p_mcnemar_adjusted"]),
-                      p_value(r["p_clustered"], r["p_clustered_adjusted"]), r["verdict"])
+        where = "all questions" if r["key"] == "*" else " ".join(x for x in (r["key"], r["variable"], r["level"]) if x)
+        table.add_row(f"[bold]{where}[/bold]" if r["key"] == "*" else escape(where), f"{r['n']} / {r['images']}",
+                      f"{r['accuracy_a']:.1%}", f"{r['accuracy_b']:.1%}", *compare_cells(r))
+        if r["interval_note"]:
+            notes.append(f"{where}: no interval, no test: {r['interval_note']}")
     shown.print(table)
+    for note in notes:
+        shown.print(escape(note), highlight=False)
     if result["thresholds"]:
-        thresholds = Table("key", "variable", "threshold A", "threshold B", "A - B [95% CI]", "note",
+        thresholds = new_table("key", "variable", "threshold A", "threshold B", "A - B [95% CI]", "note",
                            title="Breaking points (logistic), paired bootstrap of images")
         for r in result["thresholds"]:
             ci = (f" [{r['difference_lo']:+.2f}, {r['difference_hi']:+.2f}]" if r.get("difference_lo") is not None
@@ -178,8 +178,14 @@ def cmd_compare(args) -> int:
     return 0
 
 
-def p_value(raw: float, adjusted: float) -> str:
-    return f"{raw:.2g} (adj. {adjusted:.2g})"
+def compare_cells(r: dict) -> list[str]:
+    """A paired row's difference, test, adjusted interval and verdict; a row without a test points to
+    the note under the table."""
+    if r["p_clustered"] is None:
+        return [f"{r['difference']:+.1%} (no interval: below)", "–", "–", "–", r["verdict"]]
+    return [f"{r['difference']:+.1%} [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]", f"{r['p_clustered']:.2g}",
+            f"[{r['difference_adjusted_lo']:+.1%}, {r['difference_adjusted_hi']:+.1%}] at "
+            f"{r['confidence_adjusted']:.2%}", f"{r['p_clustered_adjusted']:.2g}", r["verdict"]]
 
 
 def cmd_view(args) -> int:
@@ -195,18 +201,46 @@ def cmd_correlate(args) -> int:
     path = args.output or Path(args.real) / "correlation.json"
     check_file_output(path, force=args.force, own_place=args.output is None)
     synthetic, real = (load_run(run)[0] for run in (args.synthetic, args.real))
-    rows = correlation_table(synthetic, real)
-    table = Table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
-                  title=f"Per-level accuracy: {args.synthetic} (synthetic) against {args.real} (real)")
-    for r in rows:
-        table.add_row("all questions" if r["key"] == "*" else r["key"], r["variable"], str(r["levels"]),
-                      fmt(r["pearson"]), fmt(r["spearman"]), r["note"] or "")
-    out().print(table)
+    result = {"synthetic": str(args.synthetic), "real": str(args.real),
+              "rows": correlation_table(synthetic, real), "scene_pairs": scene_pair_table(synthetic, real),
+              "prompts": prompt_table(synthetic, real)}
+    print_correlation(args, result)
     with writing_outputs([path] if args.output else [], "byo correlate"):
-        atomic_write_text(path, json.dumps({"synthetic": str(args.synthetic), "real": str(args.real), "rows": rows},
-                                           indent=1) + "\n")
+        atomic_write_text(path, json.dumps(result, indent=1) + "\n")
     console.print(f"wrote {path}")
     return 0
+
+
+def coefficient(value) -> str:
+    return "not estimable" if value is None else f"{value:.2f}"
+
+
+def print_correlation(args, result: dict) -> None:
+    """Figures 51, 52 and 53 of BYO-Eval's appendix E as tables; a coefficient the data cannot give
+    is "not estimable"."""
+    table = new_table("key", "variable", "levels", "Pearson r", "Spearman rho", "note",
+                      title=f"Figure 51, per-level accuracy: {args.synthetic} (synthetic) against {args.real} (real)")
+    for r in result["rows"]:
+        table.add_row(r["key"], r["variable"], str(r["levels"]), coefficient(r["pearson"]),
+                      coefficient(r["spearman"]), r["note"] or "")
+    out().print(table)
+    if not result["scene_pairs"]:
+        console.print("Figures 52 and 53 compare each photo with the render it reproduces: no photo names its render "
+                      "(labels.yaml: render: images/...).")
+        return
+    table = new_table("key", "scene pairs", "with a coefficient", "mean Pearson r", "mean Spearman rho",
+                      title="Figure 52, per scene pair (right/wrong over the prompt variants), mean over the pairs")
+    for r in result["scene_pairs"]:
+        table.add_row(r["key"], str(r["of"]), str(r["estimable"]), coefficient(r["pearson"]),
+                      coefficient(r["spearman"]))
+    out().print(table)
+    table = new_table("key", "variable", "prompt", "levels", "with a coefficient", "mean Pearson r",
+                      "mean Spearman rho", title="Figure 53, per prompt: per level over the scene pairs, mean over the "
+                                                 "levels")
+    for r in result["prompts"]:
+        table.add_row(r["key"], r["variable"], f"{r['grouping']} {r['prompt']}", str(r["of"]), str(r["estimable"]),
+                      coefficient(r["pearson"]), coefficient(r["spearman"]))
+    out().print(table)
 
 
 def add_score(score: argparse.ArgumentParser) -> None:

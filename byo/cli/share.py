@@ -20,6 +20,7 @@ from byo.export.predictions import import_predictions
 from byo.families import get_family, sheets
 from byo.families.base import Sheet, SheetRequest
 from byo.render.runner import render_images
+from byo.scene.setup import level_label
 
 CONTACT = "contact"  # byo sheet contact: the dataset's thumbnails, one per image
 
@@ -32,7 +33,8 @@ def cmd_contact_sheet(args) -> int:
         with reading(layout.legend(legends[0]["name"]), "a legend"):
             caption = get_family(legends[0]["family"]).caption
     path = contact_sheet(args.dataset, caption=caption, columns=args.columns, thumb_width=args.thumb_width,
-                         keys=args.keys.split(",") if args.keys else None, out=args.output, legends=legends)
+                         keys=args.keys.split(",") if args.keys else None, out=args.output, legends=legends,
+                         level_text=level_label)
     console.print(f"contact sheet: {path}")
     return 0
 

@@ -19,6 +19,11 @@ def format_key_path(loc: Iterable[str | int]) -> str:
     return out or "<top level>"
 
 
+class Note(UserWarning):
+    """Something a user should read once, in one line, that stops nothing (a preset under its old
+    name): the command line prints it as "note: ..."."""
+
+
 MAX_LINE = 300  # characters of one problem line
 MAX_MESSAGE = 900  # characters of all of them; further problems are counted, not listed
 

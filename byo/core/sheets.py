@@ -104,9 +104,11 @@ def thumbnail(path: Path, width: int, aspect: float) -> Image.Image:
 
 def contact_sheet(root: str | Path, *, caption: Callable[[dict], str] | None = None, columns: int | None = None,
                   thumb_width: int = 200, keys: list[str] | None = None, limit: int = 400,
-                  out: str | Path | None = None, legends: list[dict] | None = None) -> Path:
+                  out: str | Path | None = None, legends: list[dict] | None = None,
+                  level_text: Callable[[str, object], str] = lambda variable, level: str(level)) -> Path:
     """Every image (up to `limit`) with its index, its levels (or `keys`) and its caption; the
-    dataset's complete legends unless `legends` are given."""
+    dataset's complete legends unless `legends` are given. `level_text(variable, level)` writes a
+    level (a preset with its value beside it: byo.scene.setup.level_label)."""
     layout = Layout(root)
     legends = (layout.legends() if legends is None else legends)[:limit]
     if not legends:
@@ -115,7 +117,8 @@ def contact_sheet(root: str | Path, *, caption: Callable[[dict], str] | None = N
     tiles = []
     for legend in legends:
         levels = legend.get("levels", {})
-        lines = [f"#{legend['index']}"] + [f"{k.split('.')[-1]}={levels[k]}" for k in keys or levels if k in levels]
+        lines = [f"#{legend['index']}"] + [f"{k.split('.')[-1]}={level_text(k, levels[k])}" for k in keys or levels
+                                           if k in levels]
         if caption:
             with reading(layout.legend(legend["name"]), "a legend"):
                 lines += wrap(caption(legend), thumb_width)

@@ -43,7 +43,7 @@ def cluster_index(clusters: Sequence) -> tuple[np.ndarray, int]:
 
 
 def clustered_mean(values: Sequence[float], clusters: Sequence) -> dict:
-    """A mean in [0, 1] (e.g. recall@1 with shared ties) with its cluster-robust (CR1) standard
+    """A mean in [0, 1] (e.g. recall@1) with its cluster-robust (CR1) standard
     error and a normal 95% interval, clipped to [0, 1]."""
     n = len(values)
     if n == 0:

@@ -9,6 +9,9 @@ Writes are group commits off the event loop: `put` returns a future that is done
 durable, and the rows that arrive while one commit syncs to disk go together in the next, so a
 disk sync per answer neither stalls the other requests nor caps the answers per second. A commit
 under way finishes even when the run is stopped: `close` waits for it.
+
+A paid answer's charge (the run that paid, its cost, live or batch) is written in the same
+transaction as the answer, so a run's spend (byo.eval.budget) is exactly what it received.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import hashlib
 import json
 import sqlite3
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -25,6 +29,15 @@ def request_key(identity: str, model: str, prompt: str, image_sha256: str | None
     material = json.dumps({"provider": identity, "model": model, "prompt": prompt, "image": image_sha256,
                            "params": params}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(material.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Charge:
+    """What an answer cost the run that asked for it (`run`: its run id; `how`: live or batch)."""
+
+    run: str
+    usd: float
+    how: str = "live"
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -43,19 +56,27 @@ class RequestCache:
         self.writer = connect(self.path)
         self.writer.execute("CREATE TABLE IF NOT EXISTS answers "
                             "(key TEXT PRIMARY KEY, record TEXT NOT NULL, created REAL NOT NULL)")
+        self.writer.execute("CREATE TABLE IF NOT EXISTS charges (run TEXT NOT NULL, key TEXT NOT NULL, "
+                            "usd REAL NOT NULL, how TEXT NOT NULL, created REAL NOT NULL)")
         self.reader = connect(self.path)  # on the event loop; WAL readers never wait for the writer
-        self.pending: list[tuple[str, str, float, asyncio.Future]] = []
+        self.pending: list[tuple[str, str, float, Charge | None, asyncio.Future]] = []
         self.committing: asyncio.Task | None = None
 
     def get(self, key: str) -> dict | None:
         row = self.reader.execute("SELECT record FROM answers WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
-    def put(self, key: str, record: dict) -> asyncio.Future:
-        """Queues the row for the next commit; the future is done once it is durable. The first
-        completed answer wins: a cached answer is never replaced."""
+    def spent(self, run: str) -> float:
+        """What the run `run` (its id) has paid for its answers, in USD."""
+        (usd,) = self.reader.execute("SELECT COALESCE(SUM(usd), 0) FROM charges WHERE run = ?", (run,)).fetchone()
+        return float(usd)
+
+    def put(self, key: str, record: dict, charge: Charge | None = None) -> asyncio.Future:
+        """Queues the row (and its charge) for the next commit; the future is done once it is
+        durable. The first completed answer wins: a cached answer is never replaced (a charge is
+        always kept: it was paid)."""
         durable = asyncio.get_running_loop().create_future()
-        self.pending.append((key, json.dumps(record, sort_keys=True), time.time(), durable))
+        self.pending.append((key, json.dumps(record, sort_keys=True), time.time(), charge, durable))
         if self.committing is None or self.committing.done():
             self.committing = asyncio.create_task(self.commit_pending())
         return durable
@@ -65,7 +86,8 @@ class RequestCache:
             batch, self.pending = self.pending, []
             failure = None
             try:
-                await asyncio.to_thread(self.write, [(key, text, created) for key, text, created, _ in batch])
+                await asyncio.to_thread(self.write, [(key, text, created) for key, text, created, _, _ in batch],
+                                        [(c.run, key, c.usd, c.how, created) for key, _, created, c, _ in batch if c])
             except Exception as err:  # handed to every put of the batch
                 failure = err
             for *_, durable in batch:
@@ -76,10 +98,12 @@ class RequestCache:
                 else:
                     durable.set_exception(failure)
 
-    def write(self, rows: list[tuple[str, str, float]]) -> None:
+    def write(self, rows: list[tuple[str, str, float]], charges: list[tuple] = ()) -> None:
         with self.writer:  # one transaction: a single sync for the whole batch
             self.writer.execute("BEGIN")
             self.writer.executemany("INSERT OR IGNORE INTO answers (key, record, created) VALUES (?, ?, ?)", rows)
+            self.writer.executemany("INSERT INTO charges (run, key, usd, how, created) VALUES (?, ?, ?, ?, ?)",
+                                    charges)
 
     async def close(self) -> None:
         """Waits for the commits under way (a stopped run keeps the answers it received), then closes."""

@@ -31,7 +31,9 @@ def prediction_row(ev: Evaluation, q: Question, image: dict | None, *, status: s
                    latency_s: float | None, record: dict | None = None, error: str | None = None,
                    shots: tuple[str, ...] = ()) -> dict:
     tokens = record["tokens"] if record else None
-    cost = ev.price.cost(tokens["input"] or 0, tokens["output"] or 0) if tokens else None
+    batch = record.get("batch") if record else None  # the answer came from this batch (byo eval --batch)
+    price = ev.batch_price if batch else ev.price
+    cost = price.cost(tokens["input"] or 0, tokens["output"] or 0) if tokens else None
     return redact_all({
         "id": q.id,
         "provider": ev.settings.provider,
@@ -56,6 +58,7 @@ def prediction_row(ev: Evaluation, q: Question, image: dict | None, *, status: s
         # --structured: the reply is JSON of the question's schema, and byo score reads it as such
         **({"structured": True} if ev.settings.structured else {}),
         **({"shots": list(shots)} if shots else {}),  # --shots: the ids of the examples sent first
+        **({"batch": batch} if batch else {}),  # answered in this batch, at the batch price
     }, ev.secrets)
 
 

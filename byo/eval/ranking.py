@@ -179,7 +179,7 @@ class RankingRun:
             "refusal": False if ranking else None, "tokens": None, "cost_usd": None, "latency_s": round(latency, 4),
             "attempts": 1 if ranking else 0, "parameters": ev.settings.params.model_dump(), "image": image,
             "ranked": True, "ranking": ranking,
-            "similarities": [round(s, 6) for s in sims] if sims is not None else None,
+            "similarities": [float(s) for s in sims] if sims is not None else None,  # unrounded: no tie made
         }
 
     def run_info(self, report: EvalReport | None) -> dict:

@@ -24,8 +24,10 @@ from byo.providers.catalog import ModelEntry, load_catalog, provider_entry
 from byo.providers.keys import redact_all, resolve_key
 from byo.questions.load import QUESTIONS, load_questions
 
-TEXT_ONLY = ("openai", "groq", "ollama", "openai-compatible")  # --text-only: language models behind an API
-BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "groq": "GROQ_BASE_URL", "ollama": "OLLAMA_HOST"}
+# --text-only: language models behind an API
+TEXT_ONLY = ("openai", "groq", "ollama", "openai-compatible", "azure", "anthropic", "gemini")
+BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "groq": "GROQ_BASE_URL", "ollama": "OLLAMA_HOST",
+                "azure": "AZURE_OPENAI_ENDPOINT"}
 
 
 def check_numbers(s: EvalSettings) -> None:
@@ -40,6 +42,7 @@ def check_numbers(s: EvalSettings) -> None:
         ("--repeats", 1 <= s.repeats <= MAX_REPEATS, f"1 to {MAX_REPEATS} repeats"),
         ("--shots", 0 <= s.shots <= MAX_SHOTS, f"0 to {MAX_SHOTS} examples"),
         ("--shots-seed", s.shots_seed >= 0, "0 or more"),
+        ("--max-cost", s.max_cost is None or s.max_cost > 0, "a positive number of US dollars"),
     ) if not ok]
     if bad:
         raise ConfigError("<command line>", [(flag, f"expected {expected}") for flag, expected in bad])
@@ -65,9 +68,20 @@ class Evaluation:
         if not self.model:
             raise ConfigError("<command line>", [("--model", f"required for the {self.ptype} provider")])
         self.price = entry.models.get(self.model, ModelEntry())
+        self.batch_price = self.price.batch()  # byo eval --batch
+        self.batch_limits = (entry.batch_max_requests, entry.batch_max_bytes)
         if entry.models and self.model not in entry.models and file:
             raise ConfigError(file, [(f'providers.{s.provider}.models', f"has no model {self.model!r}; "
                                       "expected one of " + ", ".join(entry.models))])
+        if s.batch and PROVIDERS[self.ptype].batch_route is None:
+            raise ConfigError("<command line>", [("--batch", f"the {self.ptype} provider has no batch API through byo; "
+                                                  "openai, azure and openai-compatible (a server with OpenAI's /files "
+                                                  "and /batches) do")])
+        if s.max_cost is not None and not reference and self.price.cost(0, 0) is None:
+            raise ConfigError(file or "<command line>", [("--max-cost", f"needs the price of {self.model}: give "
+                                                          f"providers.{s.provider}.models.{self.model} its "
+                                                          "input_per_million and output_per_million in --providers "
+                                                          "FILE")])
         questions_path = Path(s.questions) if s.questions else self.dataset / QUESTIONS
         all_questions = load_questions(questions_path, self.dataset)
         self.questions_path = questions_path
@@ -110,7 +124,8 @@ class Evaluation:
         self.provider: Provider = create_provider(
             self.ptype, self.model, s.params, api=self.api, base_url=self.base_url, api_key=self.api_key,
             timeout=self.timeout, questions=all_questions, connections=s.concurrency,
-            local={"device": s.device, "dtype": s.dtype, "batch_size": s.batch_size})
+            local={"device": s.device, "dtype": s.dtype, "batch_size": s.batch_size},
+            azure={"api_version": s.api_version or entry.api_version, "deployment": s.deployment or entry.deployment})
         if entry.max_image_bytes:
             self.provider.limits = replace(self.provider.limits, max_bytes=entry.max_image_bytes)
         if entry.max_image_pixels:

@@ -16,11 +16,12 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from byo import __version__
 from byo.core.errors import InputError
 from byo.core.locks import writer_lock
 from byo.core.progress import Bar
-from byo.eval.cache import RequestCache
+from byo.eval.batch import run_batches
+from byo.eval.budget import Budget, request_tokens, run_id
+from byo.eval.cache import Charge, RequestCache
 from byo.eval.layout import (
     PREDICTIONS,
     check_run_folder,
@@ -29,7 +30,6 @@ from byo.eval.layout import (
     lost_answers,
     open_journal,
     read_predictions,
-    recorded_path,
     run_name,
     write_predictions,
     write_run_file,
@@ -39,11 +39,12 @@ from byo.eval.progress import figures
 from byo.eval.ranking import RankingRun
 from byo.eval.requests import prepare
 from byo.eval.resolve import Evaluation
+from byo.eval.runfile import run_file_info
 from byo.eval.schedule import EndpointDown, Scheduler
 from byo.eval.settings import EvalReport, EvalSettings
-from byo.eval.stop import Stopped, endpoint_down, on_signals, write_failed
+from byo.eval.stop import Stopped, budget_reached, endpoint_down, on_signals, write_failed
 from byo.providers import ProviderFailure
-from byo.providers.keys import redact, redact_all
+from byo.providers.keys import redact
 from byo.questions.load import Question
 
 __all__ = ["EvalReport", "EvalSettings", "evaluate", "run_name"]
@@ -65,6 +66,8 @@ def run_locked(ev: Evaluation, *, show_progress: bool = True,
         lost_answers(earlier_rows(ev.run_dir / PREDICTIONS), ev.all_questions, ev.run_dir / PREDICTIONS)
         if ev.provider.ranks:  # an image-text model ranks the candidate captions
             return RankingRun(ev, earlier_rows(ev.run_dir / PREDICTIONS)).run(show_progress)
+        if ev.settings.batch:  # through the provider's Batch API
+            return run_batches(ev, show_progress)
         return asyncio.run(Run(ev).run(show_progress))
 
 
@@ -87,7 +90,11 @@ class Run:
         self.ev = ev
         self.cache: RequestCache | None = None
         self.scheduler = Scheduler(concurrency=s.concurrency, rpm=s.rpm, timeout=ev.timeout, retries=s.retries,
-                                   backoff_base=s.backoff_base, backoff_max=s.backoff_max)
+                                   backoff_base=s.backoff_base, backoff_max=s.backoff_max,
+                                   reads_headers=ev.provider.reads_rate_headers)
+        ev.provider.on_headers = self.scheduler.limiter.observe  # the rate limits each reply states
+        self.run_id = run_id(ev.run_dir)
+        self.budget: Budget | None = None  # once the cache (and with it the run's spend) is open
         self.rows: dict[str, dict] = {}
         self.statuses: Counter = Counter()
         self.cached = 0
@@ -104,8 +111,9 @@ class Run:
         if self.work is not None:
             self.work.cancel()
 
-    async def ask(self, q: Question) -> tuple[dict, asyncio.Future | None]:
-        """The question's row, and the cache commit of its new answer (None when there is none)."""
+    async def ask(self, q: Question) -> tuple[dict | None, asyncio.Future | None]:
+        """The question's row (None: not asked, the run's spend being at --max-cost), and the cache
+        commit of its new answer (None when there is none)."""
         ev = self.ev
         try:
             prepared = await prepare(ev, q)
@@ -115,16 +123,28 @@ class Run:
         image, key = prepared.image, prepared.key
         if key is not None and (record := self.cache.get(key)) is not None:
             self.cached += 1
+            self.budget.learn(request_tokens(ev, prepared), record["tokens"])
             return prediction_row(ev, q, image, status="ok", attempts=record["attempts"],
                                   latency_s=record["latency_s"], record=record, shots=prepared.shots), None
-        outcome = await self.scheduler.send(ev.provider, prepared.request)
+        estimate = await self.budget.reserve(request_tokens(ev, prepared))
+        if estimate is None:
+            return None, None  # over --max-cost: not asked
+        outcome = None
+        try:
+            outcome = await self.scheduler.send(ev.provider, prepared.request, tokens=estimate.tokens)
+        finally:
+            answered = outcome is not None and outcome.failure is None
+            tokens = outcome.response.tokens() if answered else None
+            cost = ev.price.cost(tokens["input"], tokens["output"]) if tokens else None
+            self.budget.settle(estimate, tokens, cost)
         if outcome.failure is not None:
             return prediction_row(ev, q, image, status=outcome.failure.status, attempts=outcome.attempts,
                                   latency_s=outcome.latency_s, error=outcome.failure.message,
                                   shots=prepared.shots), None
         record = answer_record(outcome.response, outcome.latency_s, outcome.attempts, ev.secrets,
                                ev.settings.max_answer_chars)
-        committed = self.cache.put(key, record) if key is not None else None
+        charge = Charge(self.run_id, cost) if cost is not None else None
+        committed = self.cache.put(key, record, charge) if key is not None else None
         add_tokens(self.tokens_new, record["tokens"])
         return prediction_row(ev, q, image, status="ok", attempts=outcome.attempts, latency_s=outcome.latency_s,
                               record=record, shots=prepared.shots), committed
@@ -134,6 +154,8 @@ class Run:
         earlier = earlier_rows(ev.run_dir / PREDICTIONS)  # rows of an interrupted invocation
         ev.run_dir.mkdir(parents=True, exist_ok=True)
         self.cache = RequestCache(ev.cache_path) if ev.provider.cacheable else None
+        self.budget = Budget(ev.settings.max_cost, ev.price, max_tokens=ev.settings.params.max_tokens,
+                             spent=self.cache.spent(self.run_id) if self.cache is not None else 0.0)
         write_run_file(ev.run_dir, self.run_info(None))
         started = time.perf_counter()
         bar = Bar(f"[bold]eval[/bold] {ev.settings.provider}/{ev.model}", len(ev.questions), unit="q",
@@ -143,13 +165,17 @@ class Run:
         def describe() -> str:
             return figures(sent=self.scheduler.sent, elapsed_s=time.perf_counter() - started,
                            tokens_new=self.tokens_new, price=ev.price, cached=self.cached,
-                           failed=sum(n for k, n in self.statuses.items() if k != "ok"))
+                           failed=sum(n for k, n in self.statuses.items() if k != "ok"),
+                           limit=self.scheduler.limiter.note(), cap=ev.settings.max_cost,
+                           spent=self.budget.spent)
 
         async def handle(q: Question) -> None:
             try:
                 row, committed = await self.ask(q)
             except EndpointDown as down:
                 self.stop(endpoint_down(redact(str(down), ev.secrets)))
+                return
+            if row is None:  # not asked: the spend is at --max-cost
                 return
             # Kept at once, with no await in between: a stop from here on loses nothing of this
             # answer, whose commit finishes before the cache closes.
@@ -181,6 +207,8 @@ class Run:
                 if self.cache is not None:
                     await self.cache.close()
 
+            if self.stopped is None and self.budget.reached is not None:
+                self.stopped = budget_reached(self.budget.reached)
             kept = [row for q in ev.all_questions if (row := self.rows.get(q.id) or earlier.get(q.id))]
             write_predictions(ev.run_dir, kept)
             report = self.report(kept, time.perf_counter() - started)
@@ -198,33 +226,9 @@ class Run:
             cost_usd=price.cost(tokens.get("input", 0), tokens.get("output", 0)),
             cost_new_usd=price.cost(new.get("input", 0), new.get("output", 0)),
             elapsed_s=elapsed_s, reference=self.ev.provider.reference, n_questions=len(self.ev.questions),
-            stopped=self.stopped)
+            stopped=self.stopped, spent_usd=self.budget.spent, max_cost_usd=self.budget.cap)
 
     def run_info(self, report: EvalReport | None) -> dict:
         """The contents of run.json: the settings, and the totals once the run has finished."""
-        ev, s = self.ev, self.ev.settings
-        info = {
-            "request": ev.identity,
-            "byo_version": __version__,
-            "reference": ev.provider.reference,
-            "questions": recorded_path(ev.questions_path, ev.dataset),
-            "n_questions": len(ev.questions),
-            "api": ev.api,
-            "key_source": ev.key_source,  # where the key came from; never the key
-            "concurrency": s.concurrency, "rpm": s.rpm, "timeout_s": ev.timeout, "retries": s.retries,
-            "limit": s.limit, "max_answer_chars": s.max_answer_chars,
-            "repeat": s.repeat, "repeats": s.repeats,
-            "image_limits": {"max_bytes": ev.provider.limits.max_bytes,
-                             "max_pixels": ev.provider.limits.max_pixels},
-            "price": ev.price.model_dump(),
-            "cache": str(ev.cache_path) if ev.provider.cacheable else None,
-            "finished": report is not None and report.stopped is None,
-            "stopped": report.stopped.message if report is not None and report.stopped else None,
-        }
-        if report is not None:
-            info.update({"answered": len(report.rows),
-                         "statuses": dict(sorted(report.statuses.items())), "requests_sent": report.requests_sent,
-                         "cached": report.cached, "tokens": report.tokens, "tokens_new": report.tokens_new,
-                         "cost_usd": report.cost_usd, "cost_new_usd": report.cost_new_usd,
-                         "elapsed_s": round(report.elapsed_s, 3)})
-        return redact_all(info, ev.secrets)  # a key can hide in a URL
+        return run_file_info(self.ev, self.run_id, report, {**self.budget.summary(),
+                                                            "rate_limits": self.scheduler.limiter.summary()})

@@ -1,6 +1,7 @@
-"""When requests go out: a requests-per-minute limit, Retry-After pauses, retries with backoff and
-a hard timeout per attempt, a fixed number of workers sharing the questions, and a circuit
-breaker that stops the run when the endpoint itself cannot answer."""
+"""When requests go out: a requests-per-minute limit, Retry-After pauses, the rate limits the
+provider states in its headers (byo.eval.ratelimit), retries with backoff and a hard timeout per
+attempt, a fixed number of workers sharing the questions, and a circuit breaker that stops the
+run when the endpoint itself cannot answer."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from byo.eval.ratelimit import RateLimiter
 from byo.providers import Provider, ProviderFailure, Request, Response
 
 MAX_RETRY_AFTER = 300.0  # seconds; a longer Retry-After is cut to this
@@ -107,9 +109,10 @@ class Outcome:
 
 class Scheduler:
     def __init__(self, *, concurrency: int, rpm: float | None, timeout: float, retries: int,
-                 backoff_base: float, backoff_max: float):
+                 backoff_base: float, backoff_max: float, reads_headers: bool = False):
         self.concurrency = concurrency
         self.throttle = Throttle(rpm)
+        self.limiter = RateLimiter(concurrency, reads_headers=reads_headers)
         self.timeout = timeout
         self.retries = retries
         self.backoff_base, self.backoff_max = backoff_base, backoff_max
@@ -117,16 +120,19 @@ class Scheduler:
         self.sent = 0  # attempts sent to a model (reference providers call none)
         self.breaker = Breaker()
 
-    async def send(self, provider: Provider, request: Request) -> Outcome:
-        """Attempts until an answer, a failure not worth retrying, or the retries are spent.
+    async def send(self, provider: Provider, request: Request, tokens: int = 0) -> Outcome:
+        """Attempts until an answer, a failure not worth retrying, or the retries are spent; each
+        attempt waits for the throttle and the rate limiter (`tokens`: the request's estimate).
         Raises EndpointDown when the circuit breaker trips."""
         attempt = 0
         while True:
             attempt += 1
             await self.throttle.wait()
+            await self.limiter.acquire(tokens)
             if not provider.reference:
                 self.sent += 1
             started = time.perf_counter()
+            failure = None
             try:
                 async with asyncio.timeout(self.timeout * 1.25 + 1):  # hard cap over the client's timeout
                     response = await provider.answer(request)
@@ -136,7 +142,10 @@ class Scheduler:
                 failure = err
             except Exception as err:  # an unexpected client error: recorded, not retried
                 failure = ProviderFailure("error", f"{type(err).__name__}: {err}")
-            else:
+            finally:  # also when the run is stopped mid-request
+                self.limiter.release(tokens, answered=failure is None and not asyncio.current_task().cancelling(),
+                                     rate_limited=failure is not None and failure.status == "rate_limited")
+            if failure is None:
                 self.breaker.record(None, provider.endpoint)
                 return Outcome(response, None, attempt, time.perf_counter() - started)
 

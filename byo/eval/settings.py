@@ -24,6 +24,8 @@ class EvalSettings:
     api: str | None = None  # chat | responses (openai only)
     key_env: str | None = None
     key_file: Path | None = None
+    api_version: str | None = None  # azure: the api-version query parameter
+    deployment: str | None = None  # azure: the deployment (default: the model's name)
     concurrency: int = 8
     rpm: float | None = None
     limit: int | None = None
@@ -45,6 +47,11 @@ class EvalSettings:
     wait: bool = False  # another process writing the run: wait for it (else exit 2 naming it)
     backoff_base: float = 1.0  # seconds; doubled per attempt, with jitter
     backoff_max: float = 60.0
+    max_cost: float | None = None  # USD: no request that would bring the run's spend over it (byo.eval.budget)
+    batch: bool = False  # through the provider's Batch API (byo.eval.batch)
+    batch_wait: bool = True  # --batch: wait for the batches, polling, and collect them (else return once submitted)
+    batch_poll: float = 30.0  # --batch: seconds between polls
+    collect_only: bool = False  # byo status RUN: poll and collect the run's batches, submit none but those planned
 
 
 @dataclass
@@ -62,6 +69,8 @@ class EvalReport:
     reference: bool = False
     n_questions: int = 0  # the questions the run was asked; `rows` has fewer when it stopped early
     stopped: Stopped | None = None  # why the run ended early, if it did
+    spent_usd: float = 0.0  # what the run's requests cost, over all its invocations
+    max_cost_usd: float | None = None
 
     @property
     def failed(self) -> int:

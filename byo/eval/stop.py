@@ -16,7 +16,7 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 @dataclass(frozen=True)
 class Stopped:
-    reason: str  # SIGINT, SIGTERM or endpoint
+    reason: str  # SIGINT, SIGTERM, endpoint or budget
     message: str  # for the user: what stopped the run
     exit_code: int  # 130 and 143 for the signals (128 + number), 1 for a dead endpoint
 
@@ -34,6 +34,11 @@ def write_failed(err: OSError) -> Stopped:
     """The run's files cannot be written (a full disk): the answers received are in the cache."""
     where = f"{err.filename}: " if err.filename else ""
     return Stopped("disk", f"stopped: {where}{err.strerror or err}", 1)
+
+
+def budget_reached(message: str) -> Stopped:
+    """No request was sent past --max-cost (byo.eval.budget); the run goes on with a higher cap."""
+    return Stopped("budget", message, 1)
 
 
 @contextmanager

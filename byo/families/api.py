@@ -71,6 +71,7 @@ from byo.families.base import (
     Column,
     Family,
     ForeignKey,
+    MissingAsset,
     Problem,
     ReportTable,
     Retrieval,
@@ -103,7 +104,7 @@ from byo.scene.setup import HD_PIXELS, QualityPreset, ResolvedSetup
 from byo.scene.spec import PlacementError, SceneObject, SceneSpec
 
 __all__ = [
-    "ForeignKey",
+    "ForeignKey", "MissingAsset",
     "CATALOG", "EDGE", "HD_PIXELS", "QualityPreset", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
     "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "InputError", "Layout",
     "MeasuredImage", "PackError", "PlacementError", "Problem", "ReportTable", "ResolvedSetup", "Retrieval", "SceneObject", "SceneSpec",

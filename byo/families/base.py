@@ -16,6 +16,7 @@ A family is one package, `byo/families/<name>/` or a package of its own:
 
 from __future__ import annotations
 
+import fnmatch
 import itertools
 import math
 import sys
@@ -456,6 +457,11 @@ class ForeignKey:
     note: str = ""
 
 
+class MissingAsset(ValueError):
+    """Raised by a ForeignKey's `convert` for a value naming an asset of the other tool that is not
+    shipped here (a .blend file): the config still imports, with the asset named as missing."""
+
+
 # --- the family ---------------------------------------------------------------------------
 class Family:
     """One family of scenes. A subclass sets the class attributes and implements `sample`;
@@ -483,10 +489,20 @@ class Family:
     # Patterns of keys asked only when named (byo questions --keys, or the config's questions.keys):
     # sets meant for one study, which every other dataset of the family would only skip.
     opt_in_keys: tuple[str, ...] = ()
+    # When each key applies: key pattern -> the scene designs (content.mode) it is asked of. A key
+    # no pattern names applies to every design. `byo questions` leaves out of a dataset the keys
+    # that apply to none of its images (`-v` lists them), rather than skipping them image by image.
+    key_modes: Mapping[str, tuple[str, ...]] = {}
     tables: tuple[ReportTable, ...] = ()  # its own metrics of the question keys each table names
     # Configs of other tools it reads (`byo import-config`): format -> their key -> ForeignKey.
     # A config is the family's when one of its keys starts with a key (or section) listed here.
     foreign_keys: Mapping[str, Mapping[str, ForeignKey]] = {}
+
+    def applies(self, key: str, legend: dict) -> bool:
+        """Whether `key` is a question of the design of the image `legend` describes (key_modes)."""
+        mode = (legend.get("content") or {}).get("mode")
+        return next((mode in modes for pattern, modes in self.key_modes.items()
+                     if fnmatch.fnmatchcase(key, pattern)), True)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

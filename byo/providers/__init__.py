@@ -11,6 +11,9 @@ captions instead of answering (byo.providers.image_text; their class says `ranks
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from importlib import import_module
+
 from byo.core.errors import ConfigError
 from byo.providers.base import (
     GenerationParams,
@@ -20,38 +23,56 @@ from byo.providers.base import (
     Request,
     Response,
 )
-from byo.providers.hf_local import HuggingFace
-from byo.providers.image_text import HFClip, ImageText, OpenClip, RankBlind, RankOracle
-from byo.providers.ollama_api import Ollama
-from byo.providers.openai_api import ChatCompletions, Groq, OpenAICompatible, OpenAIResponses
-from byo.providers.reference import Blind, Oracle
 
 __all__ = ["PROVIDERS", "GenerationParams", "ImageLimits", "Provider", "ProviderFailure", "Request", "Response",
            "create_provider"]
 
-# Provider type (`--provider`, or `type:` in a providers file) -> its class.
-PROVIDERS: dict[str, type[Provider]] = {
-    "openai": ChatCompletions,  # OpenAIResponses with --api responses
-    "groq": Groq,
-    "ollama": Ollama,
-    "openai-compatible": OpenAICompatible,
-    "blind": Blind,
-    "oracle": Oracle,
-    "hf": HuggingFace,  # transformers in this process
+
+class _Classes(Mapping):
+    """Provider type -> its class, each module imported on first use (the API clients and the
+    model libraries are heavy; `byo doctor` and `byo --help` need none of them)."""
+
+    def __init__(self, where: dict[str, str]):
+        self._where = where
+
+    def __getitem__(self, ptype: str) -> type[Provider]:
+        module, _, name = self._where[ptype].partition(":")
+        return getattr(import_module(module), name)
+
+    def __iter__(self):
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
+# Provider type (`--provider`, or `type:` in a providers file) -> its class: one line each.
+PROVIDERS: Mapping[str, type[Provider]] = _Classes({
+    "openai": "byo.providers.openai_api:ChatCompletions",  # OpenAIResponses with --api responses
+    "groq": "byo.providers.openai_api:Groq",
+    "ollama": "byo.providers.ollama_api:Ollama",
+    "openai-compatible": "byo.providers.openai_api:OpenAICompatible",
+    "azure": "byo.providers.azure:AzureOpenAI",  # Azure OpenAI: a deployment, an api-version, the api-key header
+    "anthropic": "byo.providers.anthropic_compat:AnthropicCompatible",  # Claude, OpenAI-compatible endpoint
+    "gemini": "byo.providers.gemini_compat:GeminiCompatible",  # Gemini, OpenAI-compatible endpoint
+    "blind": "byo.providers.reference:Blind",
+    "oracle": "byo.providers.reference:Oracle",
+    "hf": "byo.providers.hf_local:HuggingFace",  # transformers in this process
     # image-text models: rank a question's candidate captions (byo.eval.ranking)
-    "clip": OpenClip,  # open_clip
-    "hf-clip": HFClip,  # transformers CLIP / SigLIP
-    "rank-oracle": RankOracle,
-    "rank-blind": RankBlind,
-}
+    "clip": "byo.providers.image_text:OpenClip",  # open_clip
+    "hf-clip": "byo.providers.image_text:HFClip",  # transformers CLIP / SigLIP
+    "rank-oracle": "byo.providers.image_text:RankOracle",
+    "rank-blind": "byo.providers.image_text:RankBlind",
+})
 
 
 def create_provider(ptype: str, model: str, params: GenerationParams, *, api: str = "chat",
                     base_url: str | None = None, api_key: str | None = None, timeout: float = 60.0,
                     limits: ImageLimits | None = None, questions: list | None = None,
-                    connections: int | None = None, local: dict | None = None) -> Provider:
+                    connections: int | None = None, local: dict | None = None,
+                    azure: dict | None = None) -> Provider:
     """A provider of type `ptype` (a key of `PROVIDERS`); `local`: the in-process model's
-    options (hf: device, dtype, batch_size)."""
+    options (hf: device, dtype, batch_size); `azure`: api_version and deployment."""
     where = "<command line>"
     if api == "responses" and ptype != "openai":
         raise ConfigError(where, [("--api", f"the Responses API is OpenAI's; {ptype} uses chat")])
@@ -60,11 +81,17 @@ def create_provider(ptype: str, model: str, params: GenerationParams, *, api: st
                                    + ", ".join(PROVIDERS))])
     if ptype == "openai-compatible" and not base_url:
         raise ConfigError(where, [("--base-url", "required for openai-compatible, e.g. http://localhost:8000/v1")])
+    if ptype == "azure" and not base_url:
+        raise ConfigError(where, [("--base-url", "required for azure: the resource's endpoint, e.g. "
+                                   "https://RESOURCE.openai.azure.com (or AZURE_OPENAI_ENDPOINT)")])
     if api == "responses" and params.seed is not None:
         raise ConfigError(where, [("--seed", "the Responses API takes no seed; use --api chat")])
-    cls = OpenAIResponses if api == "responses" else PROVIDERS[ptype]
+    cls = import_module("byo.providers.openai_api").OpenAIResponses if api == "responses" else PROVIDERS[ptype]
     if cls.reference:
         return cls(model, params, questions=questions or [])
-    extra = (local or {}) if issubclass(cls, HuggingFace | ImageText) else {}
+    extra = (local or {}) if cls.local else {}
+    if ptype == "azure":
+        extra = azure or {}
+    base_url = base_url or cls.default_base_url  # anthropic, gemini: the vendor's
     return cls(model, params, api_key=api_key, base_url=base_url, timeout=timeout, limits=limits,
                connections=connections, **extra)

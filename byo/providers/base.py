@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import email.utils
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -183,11 +183,15 @@ class Provider:
     type = ""
     needs_image = True
     reference = False  # a baseline that calls no model (blind, oracle)
+    local = False  # runs a model in this process: takes its options (device, dtype, batch_size)
     ranks = False  # an image-text model: ranks a question's candidate captions (byo.eval.ranking)
     cacheable = True
     default_timeout = 60.0  # seconds per request, unless --timeout or the providers file says
     structured = False  # takes a JSON schema for its reply (Request.schema; byo eval --structured)
     few_shot = False  # sends Request.shots (byo eval --shots) as earlier turns of the conversation
+    reads_rate_headers = False  # its client hands every reply's headers to `on_headers` (rate limits)
+    batch_route: str | None = None  # the endpoint of its batches (/files + /batches; byo.eval.batch), if any
+    default_base_url: str | None = None  # where it is asked without --base-url (a vendor's endpoint)
 
     def __init__(self, model: str, params: GenerationParams, *, base_url: str | None = None,
                  limits: ImageLimits | None = None):
@@ -195,6 +199,15 @@ class Provider:
         self.params = params
         self.base_url = base_url
         self.limits = limits or ImageLimits()
+        # Told the headers of every reply when `reads_rate_headers` (byo.eval.ratelimit sets it).
+        self.on_headers: Callable[[Mapping[str, str]], None] | None = None
+
+    def header_hook(self):
+        """An httpx response event hook that hands each reply's headers to `on_headers`."""
+        async def hook(response) -> None:
+            if self.on_headers is not None:
+                self.on_headers(response.headers)
+        return hook
 
     @property
     def identity(self) -> str:

@@ -30,11 +30,28 @@ PROVIDER_TYPES: tuple[str, ...] = tuple(PROVIDERS)
 ProviderType = Literal[PROVIDER_TYPES]
 
 
+BATCH_DISCOUNT = 0.5  # OpenAI's and Azure's Batch APIs: half the price of live requests
+
+
 class ModelEntry(Strict):
     input_per_million: float | None = Field(None, ge=0)  # USD per million input tokens
     output_per_million: float | None = Field(None, ge=0)
     # Input tokens one image is billed, as sent (`byo plan --estimate`; default: OpenAI's tile rule).
     image_tokens: int | None = Field(None, ge=0)
+    batch_input_per_million: float | None = Field(None, ge=0)  # byo eval --batch; default: half the live price
+    batch_output_per_million: float | None = Field(None, ge=0)
+
+    def batch(self) -> ModelEntry:
+        """The prices of a batch: as given, else the live prices at BATCH_DISCOUNT."""
+        def half(price: float | None) -> float | None:
+            return None if price is None else price * BATCH_DISCOUNT
+
+        return ModelEntry(
+            input_per_million=self.batch_input_per_million if self.batch_input_per_million is not None
+            else half(self.input_per_million),
+            output_per_million=self.batch_output_per_million if self.batch_output_per_million is not None
+            else half(self.output_per_million),
+            image_tokens=self.image_tokens)
 
     def cost(self, input_tokens: int, output_tokens: int) -> float | None:
         if self.input_per_million is None or self.output_per_million is None:
@@ -48,6 +65,10 @@ class ProviderEntry(Strict):
     api: Literal["chat", "responses"] = "chat"  # responses: OpenAI's Responses API
     api_key_env: str | None = None
     api_key_file: str | None = None
+    api_version: str | None = None  # azure
+    deployment: str | None = None  # azure: default the model's name
+    batch_max_requests: int | None = Field(None, gt=0)  # byo eval --batch: requests per batch (default the API's)
+    batch_max_bytes: int | None = Field(None, gt=0)  # and bytes per batch input file
     timeout: float | None = Field(None, gt=0)
     max_image_bytes: int | None = Field(None, gt=0)
     max_image_pixels: int | None = Field(None, gt=0)

@@ -112,6 +112,7 @@ def input_tokens(name: str, prompt: str, image: Image.Image) -> int:
 
 class HuggingFace(Provider):
     type = "hf"
+    local = True
     default_timeout = 900.0  # a batch on a CPU takes minutes; a request waits for its batch
 
     def __init__(self, model: str, params: GenerationParams, *, api_key: str | None = None,

@@ -19,7 +19,8 @@ similarities of every caption.
   a SigLIP processor pads to `max_length`.
 - `rank-oracle` and `rank-blind`: reference rankers that load no model. The oracle puts the
   true caption first; the blind ranker ignores the image and gives every caption the same
-  similarity, so recall@1 (ties shared) is the chance 1 / captions of every question.
+  similarity: a tie at the top, which is a miss (docs/scoring.md's tie policy), so recall@1 is 0
+  in every table.
 
 Devices: `--device auto` takes CUDA, then Apple's MPS, then the CPU. `--batch-size` images or
 captions go through the model together. The model loads on the first embedding not in the
@@ -76,6 +77,7 @@ class ImageText(Provider):
     and return one row per item (normalized later); every call is counted in `calls`."""
 
     ranks = True  # answered by byo.eval.ranking, not by `answer`
+    local = True
     needs_image = True
     cacheable = True  # its embeddings are cached (byo.eval.embeddings)
     default_timeout = 900.0

@@ -15,8 +15,9 @@ from urllib.parse import quote
 from byo.core.errors import ConfigError
 from byo.core.inputs import read_bytes
 
-KEY_ENV = {"openai": "OPENAI_API_KEY", "groq": "GROQ_API_KEY", "openai-compatible": "OPENAI_COMPATIBLE_API_KEY"}
-KEY_REQUIRED = {"openai", "groq"}
+KEY_ENV = {"openai": "OPENAI_API_KEY", "groq": "GROQ_API_KEY", "openai-compatible": "OPENAI_COMPATIBLE_API_KEY",
+           "azure": "AZURE_OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
+KEY_REQUIRED = {"openai", "groq", "azure", "anthropic", "gemini"}
 
 
 def resolve_key(provider_type: str, *, key_env: str | None = None,

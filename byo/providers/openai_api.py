@@ -42,11 +42,14 @@ OPENAI_LIMITS = ImageLimits(max_bytes=20 * 1024 * 1024)
 GROQ_LIMITS = ImageLimits(max_bytes=3 * 1024 * 1024, max_pixels=33_177_600)  # 4 MB once base64-encoded
 
 
-def openai_http_client(connections: int | None):
-    """The openai SDK's own HTTP client, with a pool for `connections` requests at once."""
+def openai_http_client(connections: int | None, provider: Provider | None = None):
+    """The openai SDK's own HTTP client, with a pool for `connections` requests at once; every
+    reply's headers go to `provider.on_headers` (its rate limits)."""
     import openai
 
-    return openai.DefaultAsyncHttpxClient(limits=pool_limits(connections, openai.DEFAULT_CONNECTION_LIMITS))
+    hooks = {"response": [provider.header_hook()]} if provider is not None else None
+    return openai.DefaultAsyncHttpxClient(limits=pool_limits(connections, openai.DEFAULT_CONNECTION_LIMITS),
+                                          event_hooks=hooks)
 
 
 def data_uri(image: ImagePayload) -> str:
@@ -97,6 +100,8 @@ class ChatCompletions(Provider):
     sdk_name = "openai"
     structured = True  # response_format: json_schema
     few_shot = True  # examples as earlier user (text + image) and assistant turns
+    reads_rate_headers = True  # x-ratelimit-* headers, through the HTTP client's event hook
+    batch_route = "/v1/chat/completions"  # the Batch API (byo eval --batch)
 
     def __init__(self, model: str, params: GenerationParams, *, api_key: str | None,
                  base_url: str | None = None, timeout: float = 60.0, limits: ImageLimits | None = None,
@@ -120,7 +125,7 @@ class ChatCompletions(Provider):
         self.sdk = openai
         kwargs = {"base_url": base_url} if base_url else {}
         return openai.AsyncOpenAI(api_key=api_key, timeout=http_timeout(timeout, openai.Timeout), max_retries=0,
-                                  http_client=openai_http_client(connections), **kwargs)
+                                  http_client=openai_http_client(connections, self), **kwargs)
 
     def user_turn(self, prompt: str, image: ImagePayload | None) -> dict:
         """A user turn: the text, then the image (None: the text-only baseline, byo eval --text-only)."""
@@ -216,13 +221,14 @@ class OpenAICompatible(ChatCompletions):
         # Local servers often need no key, but the SDK insists on one.
         return openai.AsyncOpenAI(api_key=api_key or "no-key", base_url=base_url,
                                   timeout=http_timeout(timeout, openai.Timeout), max_retries=0,
-                                  http_client=openai_http_client(connections))
+                                  http_client=openai_http_client(connections, self))
 
 
 class Groq(ChatCompletions):
     """Groq's OpenAI-shaped chat API, through the groq SDK (which appends /openai/v1)."""
 
     type = "groq"
+    batch_route = None  # not through byo
 
     def default_limits(self) -> ImageLimits:
         return GROQ_LIMITS
@@ -232,7 +238,8 @@ class Groq(ChatCompletions):
 
         self.sdk = groq
         kwargs = {"base_url": base_url} if base_url else {}
-        http_client = groq.DefaultAsyncHttpxClient(limits=pool_limits(connections, groq.DEFAULT_CONNECTION_LIMITS))
+        http_client = groq.DefaultAsyncHttpxClient(limits=pool_limits(connections, groq.DEFAULT_CONNECTION_LIMITS),
+                                                   event_hooks={"response": [self.header_hook()]})
         return groq.AsyncGroq(api_key=api_key, timeout=http_timeout(timeout, groq.Timeout), max_retries=0,
                               http_client=http_client, **kwargs)
 
@@ -241,6 +248,7 @@ class OpenAIResponses(ChatCompletions):
     """The Responses API (`--api responses`): `input_text` and `input_image` parts, `store=False`."""
 
     type = "openai-responses"
+    batch_route = "/v1/responses"
 
     def user_turn(self, prompt: str, image: ImagePayload | None) -> dict:
         content = [{"type": "input_text", "text": prompt}]

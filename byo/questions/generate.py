@@ -76,6 +76,13 @@ class PromptSetFamily(Strict):
     questions: dict[str, Wording] = {}
 
 
+class Grid(Strict):
+    """The prompt variants a set asks when none are named (--preprompts, --instructions)."""
+
+    preprompts: list[str] = ["neutral"]
+    instructions: list[str] = ["direct"]
+
+
 class Common(Strict):
     preprompts: dict[str, Preprompt]
     # How each instruction style makes the text asked from a question's three forms (jinja2 with
@@ -90,6 +97,9 @@ class Common(Strict):
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return {name: "{{ " + name + " }}" for name in value}
         return value
+
+    # The variants asked by default (a paper's set: the grid its experiments asked).
+    grid: Grid = Grid()
 
 
 def _load(path, model):
@@ -185,6 +195,7 @@ class Summary:
     levels: dict[str, dict[str, Counter]] = field(default_factory=dict)
     why: dict[str, dict[str, Counter]] = field(default_factory=dict)
     examples: list[dict] = field(default_factory=list)  # skipped / flagged cases: image, key, rule, reason
+    not_applicable: list[str] = field(default_factory=list)  # keys of other designs (Family.key_modes), left out
 
     def count(self, levels: dict, outcome: str, n: int, reason: str | None = None) -> None:
         for variable, level in levels.items():
@@ -200,7 +211,7 @@ class Summary:
                          for k in sorted(set(self.questions) | set(self.skipped))},
                 "levels": {v: {lv: dict(c) for lv, c in levels.items()} for v, levels in self.levels.items()},
                 "why": {v: {lv: dict(c) for lv, c in levels.items()} for v, levels in self.why.items()},
-                "unreadable": self.examples}
+                "unreadable": self.examples, "not_applicable": self.not_applicable}
 
 
 def unreadable_policy(layout: Layout, given: str | None) -> str:
@@ -266,7 +277,7 @@ def with_evidence(layout: Layout, legend: dict) -> dict:
                                   for o in legend["objects"]]}
 
 
-def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("direct",), keys=None,
+def generate(dataset: str | Path, *, preprompts=None, instructions=None, keys=None,
              templates: str | Path | None = None, out: str | Path | None = None, wait: bool = False,
              on_wait: Callable[[str], None] | None = None, unreadable: str | None = None,
              prompts: str = DEFAULT_PROMPTS, options: int | None = None, force: bool = False) -> tuple[Path, Summary]:
@@ -274,15 +285,17 @@ def generate(dataset: str | Path, *, preprompts=("neutral",), instructions=("dir
     skipped and flagged, per key and per level). The dataset is locked meanwhile: a render still
     writing it is named (or waited for, `wait`) instead of giving the questions of part of it.
     `unreadable`: skip, flag or ask questions a readability rule finds unreadable (default: the
-    config's questions.unreadable, else skip); `prompts`: the prompt set (PROMPT_SETS); `options`:
-    the most options a chat model is shown for a question with a candidate set (default: the
-    config's questions.options, else the family's own count)."""
+    config's questions.unreadable, else skip); `prompts`: the prompt set (PROMPT_SETS), whose grid
+    gives the preprompts and instructions not named (`None`); `options`: the most options a chat
+    model is shown for a question with a candidate set (default: the config's questions.options,
+    else the family's own count)."""
     if not Path(dataset).is_dir():
         raise ConfigError(str(dataset), [("<dataset>", "not a directory: render the dataset first")])
     # Elsewhere than the dataset's own files (-o), a file byo did not write is not replaced; no link anywhere.
     target = Path(out) if out is not None else Path(dataset) / QUESTIONS
+    own = {(Path(dataset) / name).resolve() for name in (QUESTIONS, SUMMARY_FILE)}
     for path in (target, target.with_name(SUMMARY_FILE)):
-        check_file_output(path, force=force, own_place=out is None)
+        check_file_output(path, force=force, own_place=out is None or path.resolve() in own)
     with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait, wait_flag="--wait"):
         return _generate(Layout(dataset), preprompts, instructions, keys, templates, out, unreadable, prompts,
                          options)
@@ -299,11 +312,14 @@ def _generate(layout: Layout, preprompts, instructions, keys, templates, out, un
     # The family's templates and the shared preprompts, from the installed catalogue unless a
     # folder of one's own is given, in the prompt set asked for.
     where, family_t, common = load_templates(plugin, prompts, templates)
+    preprompts = list(preprompts or common.grid.preprompts)
+    instructions = list(instructions or common.grid.instructions)
     problems = [("--preprompts", f"unknown preprompt {p!r}; expected {', '.join(PREPROMPTS)}")
                 for p in preprompts if p not in PREPROMPTS]
     problems += [("--instructions", f"unknown instruction {i!r}; expected {', '.join(common.instructions)}")
                  for i in instructions if i not in common.instructions]
-    keys = expand_keys(keys or default_keys(layout), list(family_t.questions), plugin.opt_in_keys)
+    asked = keys or default_keys(layout)
+    keys = expand_keys(asked, list(family_t.questions), plugin.opt_in_keys)
     problems += [("--keys", f"unknown question key {k!r} for {family}") for k in keys if k not in family_t.questions]
     problems += [(f"questions.{k}", "no answer function for this key") for k in keys
                  if k in family_t.questions and k not in plugin.answers]
@@ -312,6 +328,9 @@ def _generate(layout: Layout, preprompts, instructions, keys, templates, out, un
 
     summary = Summary(images=len(legends), variants=len(preprompts) * len(instructions),
                       policy=unreadable_policy(layout, unreadable))
+    if not asked:  # every key of the family: those of another design are left out, not skipped
+        summary.not_applicable = [k for k in keys if not any(plugin.applies(k, lg) for lg in legends)]
+        keys = [k for k in keys if k not in summary.not_applicable]
     asking = {ASKING: {"options": cap}} if (cap := options_cap(layout, options)) is not None else {}
     rows = []
     for legend in legends:

@@ -44,6 +44,7 @@ from byo.render.messages import RenderResult, RenderTask
 from byo.render.writer import write_result
 from byo.scene.config import DatasetConfig
 from byo.scene.plan import ImageJob, Shard, image_count, jobs, selected_jobs
+from byo.scene.setup import level_label
 from byo.scene.spec import PlacementError, sample_spec
 
 
@@ -275,7 +276,8 @@ def finalize(layout: Layout, family: Family) -> dict[str, Path]:
     except DATA_ERRORS:
         raise _unreadable_legend(layout, family, legends) from None
     if legends:
-        written["contact_sheet"] = contact_sheet(layout.root, caption=family.caption, legends=legends)
+        written["contact_sheet"] = contact_sheet(layout.root, caption=family.caption, legends=legends,
+                                                 level_text=level_label)
     return written
 
 

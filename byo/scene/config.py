@@ -34,7 +34,7 @@ from pydantic import (
 
 from byo.core.errors import ConfigError, format_key_path
 from byo.core.schema import Strict, shown, validation_problems
-from byo.scene.setup import FAMILY_PRESETS, QualityPresets, SetupConfig
+from byo.scene.setup import FAMILY_PRESETS, RESOLUTION, QualityPresets, SetupConfig
 
 
 class DatasetSection(Strict):
@@ -510,3 +510,48 @@ def check_scene(cfg: DatasetConfig, file: str) -> None:
                                  + "; ".join(f"{k}: {m}" for k, m in new)))
     if problems:
         raise ConfigError(file, problems)
+
+
+# --- a quick run of a config (byo render / byo plan --quality, --resolution) ------------------
+def quick_run(source: str | Path | dict, *, quality: str | None = None,
+              resolution: str | None = None, file: str | None = None) -> dict:
+    """The config's data with `scene.render.quality` and `scene.resolution` replaced (a quick,
+    smaller run of a config written at its paper's size): `resolution` is WIDTHxHEIGHT or a
+    preset. A variable setting either key would undo it: a ConfigError."""
+    if isinstance(source, dict):
+        raw, file = copy.deepcopy(source), file or "<config>"
+    else:
+        file = file or str(source)
+        raw = read_yaml(Path(source), file)
+    if not isinstance(raw, dict):
+        raise ConfigError(file, [("<top level>", "expected a mapping with keys dataset, scene, variables")])
+    overrides = {}
+    if quality is not None:
+        overrides["render.quality"] = quality
+    if resolution is not None:
+        overrides["resolution"] = parse_resolution(resolution)
+    scene = raw.setdefault("scene", {})
+    variables = raw.get("variables") or {}
+    if not isinstance(scene, dict):
+        raise ConfigError(file, [("scene", "expected a mapping")])
+    clash = [(f"variables.{path}", "varies the key that --quality / --resolution sets; render the config as it is")
+             for path in overrides if isinstance(variables, dict) and path in variables]
+    if clash:
+        raise ConfigError(file, clash)
+    for path, value in overrides.items():
+        try:
+            set_path(scene, path, value)
+        except KeyError as err:
+            raise ConfigError(file, [(f"scene.{err.args[0]}", "expected a mapping")]) from None
+    return raw
+
+
+def parse_resolution(text: str) -> str | list[int]:
+    """'1280x720' -> [1280, 720]; a preset name stays a name (checked with the config)."""
+    if text in RESOLUTION:
+        return text
+    width, sep, height = text.lower().partition("x")
+    if not (sep and width.isdigit() and height.isdigit() and int(width) > 0 and int(height) > 0):
+        raise ConfigError("<command line>", [("--resolution", f"{text[:40]!r}: expected WIDTHxHEIGHT (e.g. 640x360) "
+                                                            f"or a preset ({', '.join(RESOLUTION)})")])
+    return [int(width), int(height)]

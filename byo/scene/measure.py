@@ -37,6 +37,18 @@ def measure(mask: np.ndarray, ids, parts: dict[int, int] | None = None) -> dict[
 
 
 VISIBLE, AMBIGUOUS, HIDDEN = "visible", "ambiguous", "hidden"
+# The visibility band, in pixels of the image as rendered (never a share of its area: a 1920x1080
+# image shows small things a 640x360 one does not). An object is visible from MIN_VISIBLE_PIXELS
+# mask pixels (render.min_visible_pixels; this default is CLEVR's generator's absolute minimum,
+# 200 px; a family sets its own, calibrated for its objects), hidden below HIDDEN_FRACTION of that
+# (render.hidden_fraction), ambiguous in between.
+MIN_VISIBLE_PIXELS = 200
+HIDDEN_FRACTION = 0.25
+
+
+def hidden_below(min_visible_pixels: int, hidden_fraction: float = HIDDEN_FRACTION) -> int:
+    """Mask pixels below which an object is hidden (at least 1)."""
+    return max(1, round(hidden_fraction * min_visible_pixels))
 
 
 def visibility(pixels: int, visible_from: int, hidden_below: int) -> str:

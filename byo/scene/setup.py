@@ -9,6 +9,7 @@ BYO-Eval appendix D.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -16,13 +17,18 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from byo.core.errors import Note
 from byo.core.schema import SRGB, Strict, left_out_when_none, srgb
 from byo.scene import camera as camera_math
 from byo.scene.assets import PackError, find_pack
+from byo.scene.measure import HIDDEN_FRACTION, MIN_VISIBLE_PIXELS, hidden_below
 
 # --- presets (BYO-Eval appendix D) -------------------------------------------------------
 CAMERA_DISTANCE = {"low": 1.0, "medium": 3.0, "high": 5.0}  # metres from the scene centre
-CAMERA_ELEVATION = {"none": 90.0, "low": 80.0, "medium": 60.0, "high": 30.0}  # degrees above horizon
+CAMERA_ELEVATION = {"top_down": 90.0, "steep": 80.0, "oblique": 60.0, "shallow": 30.0}  # degrees above horizon
+# BYO-Eval's names of the same elevations count the tilt away from top-down, so as elevations they
+# read backwards ("high" is 30 degrees, the lowest camera): still accepted, with a note.
+ELEVATION_RENAMED = {"none": "top_down", "low": "steep", "medium": "oblique", "high": "shallow"}
 LIGHTING = {"very_low": 0.3, "low": 0.6, "medium": 1.0, "high": 1.5, "very_high": 2.0}
 BLUR_FSTOP = {"none": None, "very_low": 9.0, "low": 4.0, "medium": 2.0, "high": 1.0, "very_high": 0.5}
 TABLE_TEXTURE = ("low", "medium", "high")  # texture entropy: plain / noise / layered noise + bump
@@ -40,6 +46,60 @@ BASE_LIGHT_POWER = {"key": 400.0, "fill": 200.0, "back": 300.0}  # watts at 8 m,
 LIGHT_REFERENCE_DISTANCE = 8.0
 
 RGB = tuple[float, float, float]
+
+
+class PresetRenamed(Note):
+    """A preset given by a name it no longer goes by."""
+
+
+def renamed_elevation(value):
+    """A camera elevation preset under its current name; BYO-Eval's old names, with a note."""
+    if isinstance(value, str) and value in ELEVATION_RENAMED:
+        new = ELEVATION_RENAMED[value]
+        warnings.warn(PresetRenamed(
+            f"camera.elevation {value!r} is now {new!r} ({CAMERA_ELEVATION[new]:g} degrees above the horizon): "
+            "BYO-Eval's names count the tilt from top-down"), stacklevel=2)
+        return new
+    return value
+
+
+# Variables given by presets: the number each preset stands for, what it measures and how a value
+# is written beside its name. Blur is fitted on the aperture 1 / f-number, which the blur circle's
+# size is proportional to (0: no blur), so that more blur is a larger number.
+PRESET_VARIABLES = {
+    "camera.elevation": ({**CAMERA_ELEVATION, **{o: CAMERA_ELEVATION[n] for o, n in ELEVATION_RENAMED.items()}},
+                         "degrees above the horizon", "{:g}°"),
+    "camera.distance": (CAMERA_DISTANCE, "metres from the scene centre", "{:g} m"),
+    "lighting.intensity": (LIGHTING, "times the lights' base power", "×{:g}"),
+    "blur.fstop": ({name: 0.0 if f is None else 1 / f for name, f in BLUR_FSTOP.items()},
+                   "aperture 1 / f-number (the blur circle grows with it; 0: no blur)", None),
+}
+
+
+def preset_number(variable: str, level) -> float | None:
+    """The number a preset level of a variable stands for (camera.elevation "shallow": 30.0), or None
+    for a level that is not one of the variable's presets."""
+    table = PRESET_VARIABLES.get(variable)
+    if table is None or not isinstance(level, str) or level not in table[0]:
+        return None
+    return float(table[0][level])
+
+
+def preset_unit(variable: str) -> str | None:
+    """What a preset variable's numbers measure ("degrees above the horizon"), or None."""
+    return PRESET_VARIABLES[variable][1] if variable in PRESET_VARIABLES else None
+
+
+def level_label(variable: str, level) -> str:
+    """A level for people: a preset's name with its value beside it ("shallow (30°)", "high (f/1)"),
+    anything else as it is."""
+    number = preset_number(variable, level)
+    if number is None:
+        return str(level)
+    if variable == "blur.fstop":
+        fstop = BLUR_FSTOP.get(level)
+        return f"{level} ({'no blur' if fstop is None else f'f/{fstop:g}'})"
+    return f"{level} ({PRESET_VARIABLES[variable][2].format(number)})"
 
 
 def _preset_or_number(value, table: dict, what: str):
@@ -62,7 +122,7 @@ class Jitter(Strict):
 
 class CameraConfig(Strict):
     distance: float | str = "medium"
-    elevation: float | str = "medium"
+    elevation: float | str = "oblique"
     azimuth: float = 0.0
     focal_length: float = Field(50.0, gt=0)
     sensor_width: float = Field(36.0, gt=0)
@@ -82,7 +142,7 @@ class CameraConfig(Strict):
     @field_validator("elevation")
     @classmethod
     def _elevation(cls, v):
-        v = _preset_or_number(v, CAMERA_ELEVATION, "camera elevation")
+        v = _preset_or_number(renamed_elevation(v), CAMERA_ELEVATION, "camera elevation")
         if not isinstance(v, str) and not 0.0 < v <= 90.0:
             raise ValueError("camera elevation must be in (0, 90] degrees above the horizon")
         return v
@@ -264,14 +324,13 @@ class RenderConfig(Strict):
     dither: float = Field(1.0, ge=0, le=2)  # 0: no noise before 8-bit quantization (exact flat colours)
     workbench_lighting: Literal["studio", "flat"] = "studio"  # flat: unlit material colours (2D art)
     workbench_aa: Literal["off", "fxaa", "5", "8", "11", "16", "32"] = "8"  # samples; off: crisp edges
-    # An object counts as visible with at least this many mask pixels (default: the fraction of
-    # the image below; 200 px at 320x240, as in CLEVR).
-    min_visible_pixels: int | None = Field(None, ge=1, le=8192 * 8192)
-    min_visible_fraction: float = Field(200 / (320 * 240), gt=0, lt=1)
+    # An object counts as visible with at least this many mask pixels of the image as rendered,
+    # whatever its size (byo/scene/measure.py; the family's default, else CLEVR's 200 px).
+    min_visible_pixels: int = Field(MIN_VISIBLE_PIXELS, ge=1, le=8192 * 8192)
     # The visibility band: below this fraction of the threshold an object is hidden (it enters no
     # answer); between the two it is ambiguous (a person may or may not see it), and the scene is
     # placed again (resample) or the questions that depend on it are not asked (flag).
-    hidden_fraction: float = Field(0.25, ge=0, le=1)
+    hidden_fraction: float = Field(HIDDEN_FRACTION, ge=0, le=1)
     # What to do when an object is below the threshold: place the scene again (bounded), or keep
     # it and mark the object `visible: false` in the legend.
     on_hidden: Literal["resample", "flag"] = "resample"
@@ -281,6 +340,14 @@ class RenderConfig(Strict):
     passes: list[Literal["depth", "normal", "albedo", "object_ids"]] | None = None
 
     _serialize = left_out_when_none("passes")  # legends without passes stay as they were
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_fraction(cls, data):
+        if isinstance(data, dict) and "min_visible_fraction" in data:
+            raise ValueError("min_visible_fraction: visibility is counted in pixels of the image as rendered, not as "
+                             "a share of its area; set render.min_visible_pixels")
+        return data
 
     @model_validator(mode="after")
     def _passes(self):
@@ -485,10 +552,10 @@ def resolve_setup(cfg: SetupConfig, rng: np.random.Generator) -> ResolvedSetup:
 
     res = cfg.resolution
     size = RESOLUTION[res] if isinstance(res, str) else (res.width, res.height)
-    min_px = cfg.render.min_visible_pixels or max(1, round(cfg.render.min_visible_fraction * size[0] * size[1]))
+    min_px = cfg.render.min_visible_pixels
     return ResolvedSetup(
         camera=camera, lighting_multiplier=multiplier, lights=lights, blur=blur, table=table,
         floor=cfg.floor, background=cfg.background, resolution=size, render=cfg.render,
-        min_visible_pixels=min_px, hidden_below_pixels=max(1, round(cfg.render.hidden_fraction * min_px)),
+        min_visible_pixels=min_px, hidden_below_pixels=hidden_below(min_px, cfg.render.hidden_fraction),
         floor_z=-t.height if t.enabled else 0.0,
     )

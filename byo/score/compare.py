@@ -3,17 +3,25 @@
 Per question key and per level of every varying variable (prompt variants pooled), and over all
 questions:
 - the accuracy of each run and the difference A - B;
-- McNemar's exact test: the two-sided binomial test of the discordant pairs (A right and B wrong
-  against A wrong and B right), which takes the questions as independent;
-- the same difference tested with the questions of one image as one cluster: a 95% percentile
-  interval from a paired bootstrap resampling images, and a Wald test on the cluster-robust (CR1)
-  standard error of the paired difference (the clustered McNemar test);
+- the clustered test of that difference, with the questions of one image as one cluster: the
+  cluster-robust (CR1) standard error of the paired difference, a t test on images - 1 degrees of
+  freedom (the clustered McNemar test), and its 95% interval, d +- t(0.975, images - 1) se: the
+  interval excludes 0 exactly when p < 0.05;
 - the multiple-comparison correction (Holm by default, Benjamini-Hochberg with `correction="bh"`)
-  over every row but the first (all questions, the primary test), for both p-values;
+  over every row but the first (all questions, the primary test): the adjusted p-value, and the
+  interval at the level the row's adjusted test is run at (Holm: 1 - 0.05 / (m - j + 1) for the j-th
+  smallest p while they are rejected, 1 - 0.05 / (m - R) for the others, R the rejections; BH:
+  1 - R 0.05 / m, Benjamini & Yekutieli's false-coverage-rate intervals), so that the adjusted
+  interval excludes 0 exactly when the adjusted p-value is under 0.05;
+- McNemar's exact test (the two-sided binomial test of the discordant pairs), which takes the
+  questions as independent, beside it for reference, with its adjusted p-value; it decides nothing;
 - for each curve both runs have (byo score's breaking points, logistic), the difference of the
   thresholds with a paired bootstrap interval (the same images drawn for both runs).
 
-A row's verdict names the better run only when both of its adjusted p-values are under 0.05.
+A row's verdict names the better run when its adjusted interval excludes 0 (`verdict`; the
+unadjusted interval's is `verdict_unadjusted`). A row with no spread between images (one image, or
+every image's questions differing alike) has no test: its `interval_note` says why, in the
+terminal and the report too.
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from statsmodels.stats.multitest import multipletests
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
 from byo.score import psychometric as psy
-from byo.score.metrics import bootstrap_mean, rng_for
+from byo.score.metrics import rng_for
 from byo.score.run import Scores, json_line, to_csv
 from byo.score.tables import Levels
 
@@ -74,8 +82,7 @@ def check_same_questions(a: Scores, b: Scores) -> None:
                          f"questions: compare runs of one question file ({a.facts.get('questions')})")])
 
 
-def _paired(values_a: Sequence[bool], values_b: Sequence[bool], images: Sequence[str], *, n_boot: int, seed: int,
-            label: str) -> dict:
+def _paired(values_a: Sequence[bool], values_b: Sequence[bool], images: Sequence[str]) -> dict:
     a = np.asarray(values_a, float)
     b = np.asarray(values_b, float)
     d = a - b
@@ -87,12 +94,33 @@ def _paired(values_a: Sequence[bool], values_b: Sequence[bool], images: Sequence
     g = len(ids)
     resid = np.bincount(index, weights=d - d.mean(), minlength=g)
     se = math.sqrt((resid ** 2).sum() / n ** 2 * (g / (g - 1))) if g > 1 else 0.0
-    p_clustered = float(2 * stats.norm.sf(abs(d.mean()) / se)) if se > 0 else (1.0 if d.mean() == 0 else 0.0)
-    boot = bootstrap_mean(d, images, n_boot=n_boot, seed=seed, label=label)
-    return {"n": n, "images": g, "accuracy_a": float(a.mean()), "accuracy_b": float(b.mean()),
-            "difference": float(d.mean()), "difference_lo": boot["lo"], "difference_hi": boot["hi"],
-            "interval_note": boot["flag"], "a_only": a_only, "b_only": b_only, "p_mcnemar": p_mcnemar,
-            "se_clustered": se, "p_clustered": p_clustered}
+    out = {"n": n, "images": g, "accuracy_a": float(a.mean()), "accuracy_b": float(b.mean()),
+           "difference": float(d.mean()), "a_only": a_only, "b_only": b_only, "p_mcnemar": p_mcnemar,
+           "se_clustered": se, "df": g - 1, "p_clustered": None, "difference_lo": None, "difference_hi": None,
+           "interval_note": None}
+    if g < 2:
+        out["interval_note"] = "one image: no spread between images to test the difference against"
+    elif se < 1e-12 * max(1.0, abs(d.mean())):
+        out["interval_note"] = (f"all {g} images differ alike ({d.mean():+.1%} each): no spread between images "
+                                "to test the difference against")
+    else:
+        out["p_clustered"] = float(2 * stats.t.sf(abs(d.mean()) / se, g - 1))
+        out["difference_lo"], out["difference_hi"] = _interval(out, ALPHA)
+    return out
+
+
+def _interval(row: dict, alpha: float) -> tuple[float, float]:
+    """The (1 - alpha) t interval of a row's difference."""
+    half = float(stats.t.ppf(1 - alpha / 2, row["df"])) * row["se_clustered"]
+    return row["difference"] - half, row["difference"] + half
+
+
+def _verdict(row: dict, lo: float | None, hi: float | None) -> str:
+    if lo is None:
+        return "not testable"
+    if lo > 0 or hi < 0:
+        return "A better" if row["difference"] > 0 else "B better"
+    return "no difference shown"
 
 
 def _cells(rows: list[tuple[dict, dict]]):
@@ -115,18 +143,53 @@ def _cells(rows: list[tuple[dict, dict]]):
                     yield key, variable, level, by_level[level]
 
 
+def adjusted_levels(p: Sequence[float], correction: str, alpha: float = ALPHA) -> np.ndarray:
+    """The level each p-value of a family is tested at by the step-wise correction: p_i < level_i
+    exactly when its adjusted p-value is under alpha. Holm: alpha / (m - j + 1) for the j-th smallest
+    while they are rejected, alpha / (m - R) after R rejections; Benjamini-Hochberg: R alpha / m for
+    all (alpha / m without a rejection)."""
+    p = np.asarray(p, float)
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    ranked = p[order]
+    rank = np.arange(1, m + 1)
+    if correction == "holm":
+        passes = ranked < alpha / (m - rank + 1)
+        rejected = int(np.argmin(passes)) if not passes.all() else m
+        levels = np.where(rank <= rejected, alpha / (m - rank + 1), alpha / max(m - rejected, 1))
+    else:
+        passing = np.flatnonzero(ranked < rank * alpha / m)
+        rejected = int(passing[-1]) + 1 if len(passing) else 0
+        levels = np.full(m, max(rejected, 1) * alpha / m)
+    out = np.empty(m)
+    out[order] = levels
+    return out
+
+
 def _adjust(table: list[dict], correction: str) -> None:
-    """Adjusted p-values over every row but the first (all questions: the primary test)."""
-    for name in ("p_mcnemar", "p_clustered"):
-        table[0][f"{name}_adjusted"] = table[0][name]
-        family = table[1:]
-        if family:
-            adjusted = multipletests([r[name] for r in family], method=CORRECTIONS[correction])[1]
+    """Adjusted p-values, levels, intervals and verdicts over every testable row but the first (all
+    questions: the primary test, at 95%). McNemar's p-values are adjusted over the same rows."""
+    first = table[0]
+    first.update(p_clustered_adjusted=first["p_clustered"], p_mcnemar_adjusted=first["p_mcnemar"],
+                 confidence_adjusted=1 - ALPHA if first["p_clustered"] is not None else None)
+    family = [r for r in table[1:] if r["p_clustered"] is not None]
+    for r in table[1:]:
+        r.update(p_clustered_adjusted=None, p_mcnemar_adjusted=None, confidence_adjusted=None)
+    if family:
+        method = CORRECTIONS[correction]
+        for name in ("p_clustered", "p_mcnemar"):
+            adjusted = multipletests([r[name] for r in family], method=method)[1]
             for r, p in zip(family, adjusted, strict=True):
                 r[f"{name}_adjusted"] = float(p)
+        for r, level in zip(family, adjusted_levels([r["p_clustered"] for r in family], correction), strict=True):
+            r["confidence_adjusted"] = 1 - float(level)
     for r in table:
-        shown = r["p_mcnemar_adjusted"] < ALPHA and r["p_clustered_adjusted"] < ALPHA
-        r["verdict"] = ("A better" if r["difference"] > 0 else "B better") if shown else "no difference shown"
+        if r["confidence_adjusted"] is None:
+            r["difference_adjusted_lo"] = r["difference_adjusted_hi"] = None
+        else:
+            r["difference_adjusted_lo"], r["difference_adjusted_hi"] = _interval(r, 1 - r["confidence_adjusted"])
+        r["verdict_unadjusted"] = _verdict(r, r["difference_lo"], r["difference_hi"])
+        r["verdict"] = _verdict(r, r["difference_adjusted_lo"], r["difference_adjusted_hi"])
 
 
 def threshold_differences(a: Scores, b: Scores, pairs: list[tuple[dict, dict]], *, n_boot: int, seed: int,
@@ -158,10 +221,14 @@ def threshold_differences(a: Scores, b: Scores, pairs: list[tuple[dict, dict]], 
             draws = trials[0].draws(n_boot, rng_for(seed, f"compare|{key}|{variable}"))
             diffs = (curves[0].threshold(psy.bootstrap_thetas(curves[0], trials[0], draws))
                      - curves[1].threshold(psy.bootstrap_thetas(curves[1], trials[1], draws)))
-            lo, hi = np.quantile(diffs, [0.025, 0.975])
-            p = 2 * min(float((diffs <= 0).mean()), float((diffs >= 0).mean()))
-            row.update(difference_lo=float(lo), difference_hi=float(hi), p_bootstrap=min(1.0, p),
-                       note=None if lo > 0 or hi < 0 else "the interval contains 0")
+            lo, hi = (float(q) for q in np.quantile(diffs, [0.025, 0.975]))
+            if not lo < row["difference"] < hi:  # a resampling that cannot move the fits says nothing
+                row.update(difference_lo=None, difference_hi=None, p_bootstrap=None,
+                           note="not estimable: the paired bootstrap interval does not enclose the difference")
+            else:
+                p = 2 * min(float((diffs <= 0).mean()), float((diffs >= 0).mean()))
+                row.update(difference_lo=lo, difference_hi=hi, p_bootstrap=min(1.0, p),
+                           note=None if lo > 0 or hi < 0 else "the interval contains 0")
         out.append(row)
     return out
 
@@ -182,9 +249,8 @@ def compare(a: Scores, b: Scores, *, n_boot: int = 1000, seed: int = 0, correcti
                                                                           "in both runs")])
     table = []
     for key, variable, level, cell in _cells(pairs):
-        label = f"compare|{key}|{variable}={level}"
         stats_ = _paired([ra["correct"] for ra, _ in cell], [rb["correct"] for _, rb in cell],
-                         [ra["image"] for ra, _ in cell], n_boot=n_boot, seed=seed, label=label)
+                         [ra["image"] for ra, _ in cell])
         table.append({"key": key, "variable": variable, "level": level, **stats_})
     _adjust(table, correction)
     return {

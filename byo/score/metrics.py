@@ -6,15 +6,18 @@ Definitions (also in the README):
 - within-one accuracy: |prediction - truth| <= 1, over all questions like accuracy.
 - errors (signed error, MAE, MSE, RMSE, NMAE) use parsed answers only; `excluded` counts the rest.
 - NMAE = mean of |prediction - truth| / max(|truth|, 1): the error relative to the truth, and the
-  plain absolute error when the truth is 0 (BYO-Eval's rule "divided by the target if it is not
-  0"). One definition for every table and plot.
+  plain absolute error when the truth is 0, as BYO-Eval's text defines it ("MAE divided by the
+  target if it is different than 0 or MAE"); its code counts 1.0 for any error at truth 0
+  (`nmae_term_byoeval_code`, for comparison only). One definition for every table and plot.
 - intervals for errors: percentile bootstrap that resamples images (all questions of an image
   together), seeded; when every value is equal, or there is one image, the interval is the value
   itself and flagged.
-- set precision / recall / F1 (label sets) and yes/no precision / recall / F1 (positive class
-  "yes") are micro-averaged; an unparsed answer is an empty prediction.
-- precision / recall / F1 of single answers (counts, rows, columns, labels, position words,
-  cards): per true class, macro-averaged (BYO-Eval's tables); an unparsed answer answers no class.
+- set precision / recall / F1 (label sets) are micro-averaged, and yes/no precision / recall / F1
+  are of the answer "yes"; an unparsed answer is an empty prediction.
+- macro precision / recall / F1 of single answers (counts, rows, columns, labels, position words,
+  cards): per true class, macro-averaged; an unparsed answer answers no class.
+- BYO-Eval's precision / recall / F1 (`byoeval_prf`), reliability and consistency, and the
+  standard deviations over images of its Table 2: as its code computes them, below.
 """
 
 from __future__ import annotations
@@ -74,8 +77,18 @@ def bootstrap_mean(values: Sequence[float], clusters: Sequence[Hashable], *, n_b
 
 
 def nmae_term(pred: float, truth: float) -> float:
-    """|pred - truth| / max(|truth|, 1): relative error, absolute when the truth is 0."""
+    """|pred - truth| / max(|truth|, 1): relative error, absolute when the truth is 0 (BYO-Eval's
+    section 3.2: "NMAE, which is MAE divided by the target if it is different than 0 or MAE")."""
     return abs(pred - truth) / max(abs(truth), 1.0)
+
+
+def nmae_term_byoeval_code(pred: float, truth: float) -> float:
+    """The NMAE term of BYO-Eval's public code: |pred - truth| / truth, and at truth 0 1.0 for any
+    error (0.0 when right), whatever its size. The project prints `nmae_term` (the paper's text);
+    the two differ only at truth 0 with an error other than 1."""
+    if truth != 0:
+        return abs(pred - truth) / abs(truth)
+    return 1.0 if pred != truth else 0.0
 
 
 def errors(preds: Sequence[float | None], truths: Sequence[float], clusters: Sequence[Hashable], *,
@@ -114,10 +127,11 @@ def set_prf(preds: Sequence[Sequence[str] | None], truths: Sequence[Sequence[str
 
 
 def macro_prf(preds: Sequence[Hashable | None], truths: Sequence[Hashable]) -> dict:
-    """Precision, recall and F1 per class, macro-averaged over the true classes (BYO-Eval's F1,
-    precision and recall of Tables 2, 4 and 6, computed one class at a time): for class c,
-    precision = right answers c / answers c, recall = right answers c / questions whose truth is c.
-    A class never answered has precision 0; an answer that did not parse (None) answers no class."""
+    """Macro precision, recall and F1: per true class c, precision = right answers c / answers c,
+    recall = right answers c / questions whose truth is c, F1 their harmonic mean; each averaged
+    over the true classes. A class never answered has precision 0; an answer that did not parse
+    (None) answers no class. Not BYO-Eval's rule (`byoeval_prf`): an answer that is always the
+    most common truth keeps its accuracy here but not its F1."""
     truth_n = Counter(truths)
     if not truth_n:
         return {"precision": None, "recall": None, "f1": None}
@@ -131,6 +145,89 @@ def macro_prf(preds: Sequence[Hashable | None], truths: Sequence[Hashable]) -> d
         rs.append(recall)
         fs.append(2 * precision * recall / (precision + recall) if precision + recall else 0.0)
     return {"precision": float(np.mean(ps)), "recall": float(np.mean(rs)), "f1": float(np.mean(fs))}
+
+
+# --- BYO-Eval's metrics as its code computes them (byoeval/BYO-EVAL, evaluate_diagnose_dataset.py,
+# calculate_additional_metrics; the paper names them in its tables without defining them) --------
+BYOEVAL_POSITIVE = frozenset({"1", "yes", "true"})
+
+
+def byoeval_positive(truth) -> bool:
+    """Whether BYO-Eval's code counts a wrong answer to `truth` as a false negative: the truth's
+    text, lowercased, is "1", "yes" or "true" (a count or row of 1 included)."""
+    if isinstance(truth, float) and truth.is_integer():
+        truth = int(truth)
+    return str(truth).strip().lower() in BYOEVAL_POSITIVE
+
+
+def byoeval_prf(correct: Sequence[bool], truths: Sequence) -> dict:
+    """BYO-Eval's precision, recall and F1 (`f1_byoeval`; Tables 2, 4 and 6), by its code's rule:
+    "if detail['correct']: true_positive += 1; else: if detail['expected'].lower() in ['yes',
+    'true', '1']: false_negative += 1; else: false_positive += 1", then precision = TP / (TP + FP),
+    recall = TP / (TP + FN), F1 = 2 P R / (P + R) = 2 TP / (2 TP + FP + FN).
+
+    Every wrong answer is a false positive or a false negative, so FP + FN = n - TP and
+    F1 = 2 acc / (1 + acc), a function of accuracy alone whatever the answers (37 of the paper's 40
+    F1 cells of Tables 2, 4 and 6 are that of their accuracy to the printed digits). Precision and
+    recall split the wrong answers by whether the truth is "1"/"yes"/"true": without such truths
+    recall is 1 and precision is accuracy. A ratio whose denominator is 0 is None (not estimable;
+    the paper's code prints 0)."""
+    tp = fp = fn = 0
+    for right, truth in zip(correct, truths, strict=True):
+        if right:
+            tp += 1
+        elif byoeval_positive(truth):
+            fn += 1
+        else:
+            fp += 1
+    n = tp + fp + fn
+    return {"precision": tp / (tp + fp) if tp + fp else None, "recall": tp / (tp + fn) if tp + fn else None,
+            "f1": 2 * tp / (2 * tp + fp + fn) if n else None, "tp": tp, "fp": fp, "fn": fn}
+
+
+def f1_from_accuracy(accuracy: float) -> float:
+    """2 acc / (1 + acc): BYO-Eval's F1 of answers with that accuracy (see `byoeval_prf`)."""
+    return 2 * accuracy / (1 + accuracy)
+
+
+def image_means(values: Sequence[float], index: tuple[np.ndarray, int]) -> np.ndarray:
+    """The mean of `values` per image (`index`: cluster_index of their images), images without a
+    value left out."""
+    idx, g = index
+    v = np.asarray(values, dtype=float)
+    counts = np.bincount(idx, minlength=g)
+    sums = np.bincount(idx, weights=v, minlength=g)
+    return sums[counts > 0] / counts[counts > 0]
+
+
+def image_sd(per_image: np.ndarray) -> float | None:
+    """The standard deviation over images of a per-image value, as BYO-Eval's Table 2 gives it
+    ("Mean and standard deviation over 50 images for each task"; its code's calculate_std divides
+    by the number of images). None with fewer than 2 images (the paper's code prints 0)."""
+    return float(np.std(per_image)) if len(per_image) >= 2 else None
+
+
+def reliability(hits: Sequence[bool], index: tuple[np.ndarray, int]) -> float | None:
+    """BYO-Eval's Rel (Table 4): the mean over images of each image's accuracy, its code's
+    "reliability = sum(image_accuracies) / len(image_accuracies)". It is the accuracy when every
+    image has as many questions; otherwise each image weighs the same, whatever its questions."""
+    per_image = image_means(hits, index)
+    return float(per_image.mean()) if len(per_image) else None
+
+
+def consistency(questions: Sequence[str], answers: Sequence[Hashable]) -> float | None:
+    """BYO-Eval's Cons (Table 4): per question text asked more than once, the share of its most
+    common answer, averaged over those texts; its code's "how often the most common answer
+    appears": most_common / len(answers) per question text (the full prompt, so the same question
+    over the images of a task). None when no text is asked twice.
+
+    It measures how alike the answers to one text are, not whether they are right: a constant
+    answer scores 1, and a perfect answer the share of the most common truth of each text."""
+    by_text: dict[str, Counter] = defaultdict(Counter)
+    for q, a in zip(questions, answers, strict=True):
+        by_text[q][a] += 1
+    shares = [max(c.values()) / c.total() for c in by_text.values() if c.total() > 1]
+    return float(np.mean(shares)) if shares else None
 
 
 def binary_prf(preds: Sequence[str | None], truths: Sequence[str], positive: str = "yes") -> dict:

@@ -170,26 +170,31 @@ def grouped_bars(groups: list[str], series: dict[str, list[dict | None]], *, yla
     return png(fig)
 
 
-def psychometric(series: list[dict], *, xlabel: str, ylabel: str, title: str) -> bytes:
-    """Per-level points with intervals and, where the fit holds, the fitted curve and its threshold
-    (dashed line, interval shaded). Each series: {"label", "x", "y", "lo", "hi", "curve": (xs, ys) or
-    None, "threshold", "threshold_lo", "threshold_hi", "chance"}."""
+def psychometric(series: list[dict], *, xlabel: str, ylabel: str, title: str,
+                 ticks: list[tuple[float, str]] | None = None) -> bytes:
+    """Per-level points with intervals and, where a breaking point is estimated, the fitted curve,
+    its threshold (dashed line) and the threshold's interval (shaded; a separated fit has the
+    interval only). Each series: {"label", "x", "y", "lo", "hi", "curve": (xs, ys) or None,
+    "threshold", "threshold_lo", "threshold_hi", "chance", "prior"}; an answer prior's series is
+    drawn dotted. `ticks`: (value, name) of preset levels, written under the axis."""
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
     for i, s in enumerate(series):
         c = color(s.get("color", i))
         points = [{"value": y, "lo": lo, "hi": hi} for y, lo, hi in zip(s["y"], s["lo"], s["hi"], strict=True)]
         ax.errorbar(s["x"], s["y"], yerr=_yerr(points), fmt="o", ms=4, capsize=2, color=c, lw=1,
-                    label=s["label"])
+                    label=s["label"], mfc="white" if s.get("prior") else c)
         if s.get("curve") is not None:
             xs, ys = s["curve"]
-            ax.plot(xs, ys, color=c, lw=1.8)
+            ax.plot(xs, ys, color=c, lw=1.8, ls=":" if s.get("prior") else "-")
         if s.get("threshold") is not None:
             ax.axvline(s["threshold"], color=c, ls="--", lw=1)
-            if s.get("threshold_lo") is not None:
-                ax.axvspan(s["threshold_lo"], s["threshold_hi"], color=c, alpha=0.12, lw=0)
+        if s.get("threshold_lo") is not None:
+            ax.axvspan(s["threshold_lo"], s["threshold_hi"], color=c, alpha=0.12, lw=0)
     chances = {s["chance"] for s in series if s.get("chance")}
     for chance in chances:
         ax.axhline(chance, color="#555", ls=":", lw=1)
+    if ticks:
+        ax.set_xticks([v for v, _ in ticks], [name for _, name in ticks], fontsize=7)
     ax.set_ylim(-0.03, 1.05)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -201,7 +206,8 @@ def psychometric(series: list[dict], *, xlabel: str, ylabel: str, title: str) ->
 
 def forest(labels: list[str], rows: list[dict], *, xlabel: str, title: str) -> bytes:
     """Differences with their intervals, one line each (top to bottom), a zero line; filled markers
-    where the difference is shown (adjusted p < 0.05)."""
+    where the difference is shown (the interval drawn excludes 0); a row without an interval is its
+    point alone."""
     fig, ax = plt.subplots(figsize=(6.4, max(1.6, 0.34 * len(rows) + 0.9)))
     y = np.arange(len(rows))[::-1]
     for yi, r in zip(y, rows, strict=True):

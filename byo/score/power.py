@@ -84,8 +84,8 @@ def threshold_variance_one(levels: Sequence[float], threshold: float, steepness:
     """v1: the variance of the fitted threshold with one question per level (logistic, criterion 0.5)."""
     x = np.asarray(levels, float)
     theta = np.array([[threshold, math.log(steepness), lapse]])
-    _, info = psy.score_and_information(theta, x, np.zeros((1, len(x))), np.ones((1, len(x))), chance, "logistic",
-                                        direction)  # the information does not depend on the hits
+    shape = psy.Shape(chance, "logistic", direction)
+    _, info = shape.score_and_information(theta, x, np.zeros((1, len(x))), np.ones((1, len(x))))  # not on the hits
     return float(np.linalg.pinv(info[0])[0, 0])
 
 

@@ -2,29 +2,40 @@
 
 The model (Wichmann & Hill 2001, "The psychometric function I"):
 
-    P(correct | x) = chance + (1 - chance - lapse) * F(s * b * (x - alpha))
+    P(correct | x) = chance + (1 - chance - lapse) * F(s * b * (x - t) + F^-1(c))
 
 with F the logistic or the standard normal distribution function (probit), `chance` the guess
 rate of the question (fixed, see `chance_of`), `lapse` the rate of misses a perfectly visible
 stimulus still gets (fitted, bounded to [0, MAX_LAPSE]), `b` > 0 the steepness and s = +1 (accuracy
 rises with x) or -1 (falls, as with the number of objects to count); both directions are fitted and
-the likelier kept. The threshold is where F reaches the criterion c (default 0.5: accuracy halfway
-between chance and the ceiling 1 - lapse); the slope is dP/dx there.
+the likelier kept. `t` is the threshold itself: where F reaches the criterion c (default 0.5:
+accuracy halfway between chance and the ceiling 1 - lapse); the slope is dP/dx there.
 
-Fitting is maximum likelihood on the binomial counts per level: scipy's L-BFGS-B, started from the
-best point of a grid, for the fit itself; the bootstrap refits every resample at once with a
-damped, projected Fisher scoring in numpy (tests/score/test_psychometric.py checks that both reach the
-same maximum).
+Fitting is maximum likelihood on the binomial counts per level, by a damped Fisher scoring
+projected on a box of the parameters, batched over data sets (tests/score/test_psychometric.py
+checks it against scipy's L-BFGS-B).
 
-Intervals resample images (clusters: every question of an image, prompt variants included) within
-each level, so the design (images per level) is kept; they are 95% percentile intervals.
+An estimate is reported only where the data carry one; each check, in this order, otherwise
+makes the row "not estimable: REASON" (`Breaking.describe`), never a number:
+- levels: at least MIN_LEVELS tested levels with answers;
+- a curve at all: the curve against a constant accuracy, a likelihood-ratio test on 2 degrees of
+  freedom (scaled by the dispersion, below) with p < 0.05;
+- complete separation: when a step between two neighbouring tested levels A and B is as likely as
+  any curve, the slope is unbounded and the data say only that "the threshold lies between levels
+  A and B" (`VERDICT_BETWEEN`, with its interval, never a point);
+- shape: a quasi-binomial deviance test against one free proportion per level, p >= 0.05;
+- range: the threshold lies strictly inside the tested levels (data on both sides of it);
+- an interval: the 95% profile-likelihood interval of the threshold closes inside the search box
+  (two ranges beyond the tested levels).
 
-Goodness of fit: the deviance against the saturated model (one free proportion per level), divided
-by the dispersion between images at the same level (the design effect of correlated questions,
-at least 1), as an F test on (levels - 3, images - levels) degrees of freedom: a quasi-binomial
-deviance test. A fit with p < 0.05 is "poor": reported, never drawn. A curve no likelier than a
-constant accuracy (the same F test on the likelihood ratio, 2 degrees of freedom), or whose
-threshold lies outside the tested levels, is "no breaking point in range".
+Intervals are profile-likelihood intervals: the thresholds t whose best curve (steepness and lapse
+refitted with t held) is not rejected against the best curve overall, 2 (logL - logL_t) / phi
+under the 95% point of chi2(1) (F(1, df) when the dispersion is estimated). They contain the
+estimate by construction and have positive width; a separated fit's interval contains [A, B].
+
+Dispersion: questions of one image (prompt variants, keys) are correlated; the Pearson dispersion
+between images at the same level (at least 1; images with one question carry no information on
+it) scales every likelihood ratio: a quasi-likelihood.
 """
 
 from __future__ import annotations
@@ -33,22 +44,28 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special, stats
 
 from byo.core.stats import clustered_proportion
+from byo.scene.setup import preset_number
 
 LINKS = ("logistic", "probit")
 MAX_LAPSE = 0.1
 CRITERION = 0.5  # of the way from chance to the ceiling
-ALPHA = 0.05  # level of the goodness-of-fit and flatness tests
+ALPHA = 0.05  # level of the flatness and goodness-of-fit tests
+CONFIDENCE = 0.95
 MIN_LEVELS = 3
 SUBITIZING = 0.9  # accuracy that counts as answered at a glance
 EPS = 1e-9
+SEPARATION_TOLERANCE = 1e-4  # log-likelihood units: a step this close to the best curve is as likely
+PROFILE_GRID = 49  # thresholds tried across the box before the interval's ends are bisected
+BISECTIONS = 14
+PSEUDO = 0.5  # right and wrong answers added at each level for the estimate and its interval
 
 VERDICT_BREAKS = "breaks"
-VERDICT_NONE = "no breaking point in range"
-VERDICT_POOR = "poor fit"
-VERDICT_FEW = "too few levels"
+VERDICT_BETWEEN = "between levels"
+VERDICT_NOT = "not estimable"
+ESTIMATED = (VERDICT_BREAKS, VERDICT_BETWEEN)
 
 
 def link_cdf(link: str, z: np.ndarray) -> np.ndarray:
@@ -64,6 +81,350 @@ def link_pdf(link: str, z: np.ndarray) -> np.ndarray:
 
 def link_ppf(link: str, c: float) -> float:
     return float(special.logit(c) if link == "logistic" else special.ndtri(c))
+
+
+# --- the likelihood ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Shape:
+    """What a fit holds fixed: the guess rate, the link, the direction (+1 rises, -1 falls) and the
+    criterion. Parameters theta (..., 3) = (threshold t, log steepness b, lapse)."""
+
+    chance: float
+    link: str = "logistic"
+    direction: int = 1
+    criterion: float = CRITERION
+
+    @property
+    def z_criterion(self) -> float:
+        return link_ppf(self.link, self.criterion)
+
+    def z(self, theta: np.ndarray, x: np.ndarray) -> np.ndarray:
+        return self.direction * np.exp(theta[..., 1:2]) * (x - theta[..., 0:1]) + self.z_criterion
+
+    def predict(self, theta, x) -> np.ndarray:
+        """theta (..., 3), x (levels,) -> P (..., levels)."""
+        theta = np.asarray(theta, float)
+        return self.chance + (1 - self.chance - theta[..., 2:3]) * link_cdf(self.link, self.z(theta, x))
+
+    def loglik(self, theta, x, k, n) -> np.ndarray:
+        p = np.clip(self.predict(theta, x), EPS, 1 - EPS)
+        return (k * np.log(p) + (n - k) * np.log1p(-p)).sum(axis=-1)
+
+    def score_and_information(self, theta, x, k, n):
+        """Gradient of the log-likelihood and the expected (Fisher) information, batched over theta (B, 3)."""
+        b, lapse = np.exp(theta[:, 1:2]), theta[:, 2:3]
+        z = self.z(theta, x)
+        F, f = link_cdf(self.link, z), link_pdf(self.link, z)
+        span = 1 - self.chance - lapse
+        p = np.clip(self.chance + span * F, EPS, 1 - EPS)
+        dp = np.stack([span * f * (-self.direction * b), span * f * (z - self.z_criterion), -F], axis=-1)
+        w = 1 / (p * (1 - p))
+        grad = np.matmul(((k - n * p) * w)[:, None, :], dp)[:, 0, :]
+        info = np.matmul(dp.transpose(0, 2, 1) * (n * w)[:, None, :], dp)
+        return grad, info
+
+    def slope(self, theta: np.ndarray) -> np.ndarray:
+        """dP/dx at the threshold: accuracy per unit of the variable (negative when it falls)."""
+        return ((1 - self.chance - theta[..., 2]) * link_pdf(self.link, np.asarray(self.z_criterion))
+                * self.direction * np.exp(theta[..., 1]))
+
+
+def bounds_for(levels: np.ndarray) -> np.ndarray:
+    """Box of (t, log b, lapse): thresholds within two ranges of the tested ones, steepness from
+    nearly flat to a step between neighbouring levels."""
+    lo, hi = float(levels.min()), float(levels.max())
+    span = max(hi - lo, 1e-9)
+    step = float(np.min(np.diff(levels))) if len(levels) > 1 else span
+    return np.array([[lo - 2 * span, hi + 2 * span], [np.log(0.05 / span), np.log(40 / max(step, 1e-9))],
+                     [0.0, MAX_LAPSE]])
+
+
+def fit_batch(shape: Shape, theta0: np.ndarray, x: np.ndarray, k: np.ndarray, n: np.ndarray, box: np.ndarray,
+              hold: Sequence[bool] = (False, False, False), iterations: int = 80) -> tuple[np.ndarray, np.ndarray]:
+    """Maximum likelihood for each row of k, n (B, levels) from theta0 (B, 3): Levenberg-damped
+    Fisher scoring projected on the box; coordinates held at a bound, or held by `hold` at theta0's
+    value (a profile), drop out of the step. Each step is taken only if it does not lower the
+    likelihood."""
+    theta = np.array(theta0, float)
+    B = len(theta)
+    k, n = np.broadcast_to(k, (B, k.shape[-1])), np.broadcast_to(n, (B, n.shape[-1]))
+    fixed = np.asarray(hold, bool)
+    ll = shape.loglik(theta, x, k, n)
+    damping = np.full(B, 1e-3)
+    eye = np.eye(3)
+    active = np.arange(B)  # rows still climbing
+    for _ in range(iterations):
+        if not len(active):
+            break
+        th, ka, na, lla, da = theta[active], k[active], n[active], ll[active], damping[active]
+        grad, info = shape.score_and_information(th, x, ka, na)
+        held = fixed | ((th <= box[:, 0] + 1e-12) & (grad < 0)) | ((th >= box[:, 1] - 1e-12) & (grad > 0))
+        grad = np.where(held, 0.0, grad)
+        free = ~held
+        info = info * (free[:, :, None] & free[:, None, :]) + eye * held[:, :, None]
+        scale = np.maximum(np.einsum("bii->bi", info), 1e-12)
+        system = info + da[:, None, None] * (eye * scale[:, :, None])
+        try:
+            step = np.linalg.solve(system, grad[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            step = grad / scale
+        candidate = np.where(fixed, th, np.clip(th + step, box[:, 0], box[:, 1]))
+        ll_new = shape.loglik(candidate, x, ka, na)
+        better = ll_new >= lla - 1e-12
+        theta[active] = np.where(better[:, None], candidate, th)
+        gain = np.where(better, ll_new - lla, 0.0)
+        ll[active] = np.where(better, ll_new, lla)
+        damping[active] = np.where(better, np.maximum(da / 4, 1e-9), da * 8)
+        done = (better & (gain < 1e-10)) | (damping[active] > 1e8)
+        active = active[~done]
+    return theta, ll
+
+
+def grid_start(shape: Shape, x: np.ndarray, k: np.ndarray, n: np.ndarray, box: np.ndarray) -> np.ndarray:
+    """The likeliest point of a coarse grid, for each row of k, n (B, levels): (B, 3)."""
+    lo, hi = float(x.min()), float(x.max())
+    span = max(hi - lo, 1e-9)
+    ts = np.linspace(lo - 0.25 * span, hi + 0.25 * span, 25)
+    slopes = np.linspace(box[1, 0] + 1.0, box[1, 1] - 0.5, 8)
+    lapses = np.array([0.0, 0.05])
+    grid = np.array(np.meshgrid(ts, slopes, lapses, indexing="ij")).reshape(3, -1).T
+    ll = shape.loglik(grid[None], x, k[:, None, :], n[:, None, :])  # (B, grid)
+    return grid[np.argmax(ll, axis=1)]
+
+
+def binomial_ll(k, n, p) -> np.ndarray:
+    p = np.clip(p, EPS, 1 - EPS)
+    return (k * np.log(p) + (n - k) * np.log1p(-p)).sum(axis=-1)
+
+
+def step_fit(x: np.ndarray, k: np.ndarray, n: np.ndarray, chance: float) -> tuple[np.ndarray, ...]:
+    """The likeliest step (an unbounded slope) for each row of k, n (B, levels): chance on one side
+    of a cut between neighbouring levels, 1 - lapse on the other, lapse fitted in [0, MAX_LAPSE].
+    Returns its log-likelihood, cut (the index of the first level above the step), direction and
+    lapse, each (B,)."""
+    B, L = k.shape
+    best_ll = np.full(B, -np.inf)
+    best_cut, best_dir, best_lapse = np.zeros(B, int), np.ones(B, int), np.zeros(B)
+    for cut in range(1, L):
+        for direction in (1, -1):
+            low, high = (slice(0, cut), slice(cut, L)) if direction > 0 else (slice(cut, L), slice(0, cut))
+            k_hi, n_hi = k[:, high].sum(axis=1), n[:, high].sum(axis=1)
+            lapse = np.clip(1 - k_hi / np.maximum(n_hi, 1), 0, MAX_LAPSE)
+            ll = binomial_ll(k[:, low], n[:, low], chance) + binomial_ll(k[:, high], n[:, high], (1 - lapse)[:, None])
+            better = ll > best_ll
+            best_ll = np.where(better, ll, best_ll)
+            best_cut = np.where(better, cut, best_cut)
+            best_dir = np.where(better, direction, best_dir)
+            best_lapse = np.where(better, lapse, best_lapse)
+    return best_ll, best_cut, best_dir, best_lapse
+
+
+# --- the estimate -----------------------------------------------------------------------------
+@dataclass
+class Breaking:
+    """One curve's breaking point and why it is (not) reported."""
+
+    verdict: str
+    note: str | None  # the reason, when not estimable
+    direction: int
+    theta: np.ndarray  # the fitted (t, log b, lapse): an estimated breaking point's curve is drawn from it
+    loglik: float
+    flat_p: float | None
+    gof_p: float | None
+    threshold: float | None = None  # a point only for VERDICT_BREAKS
+    lo: float | None = None  # the 95% profile interval, for VERDICT_BREAKS and VERDICT_BETWEEN
+    hi: float | None = None
+    between: tuple[float, float] | None = None  # the two tested levels of a separated fit
+
+    def describe(self, digits: int = 3) -> str:
+        """The breaking point as people read it (terminal, CSV and report)."""
+        if self.verdict == VERDICT_BREAKS:
+            return f"{self.threshold:.{digits}g} [{self.lo:.{digits}g}–{self.hi:.{digits}g}]"
+        if self.verdict == VERDICT_BETWEEN:
+            a, b = self.between
+            return (f"the threshold lies between levels {a:g} and {b:g} (95% interval {self.lo:.{digits}g}–"
+                    f"{self.hi:.{digits}g}); slope unbounded")
+        return f"{VERDICT_NOT}: {self.note}"
+
+
+def _profile(shape: Shape, theta_hat: np.ndarray, x, k, n, box, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The profile log-likelihood of each data set (rows of k, n) at thresholds ts (B, T): steepness
+    and lapse refitted with t held, from the fit's own values and from a middling curve."""
+    B, T = ts.shape
+    middling = np.array([box[1].mean(), 0.02])
+    starts = np.empty((B, T, 2, 3))
+    starts[..., 0] = ts[:, :, None]
+    starts[:, :, 0, 1:] = theta_hat[:, None, 1:]
+    starts[:, :, 1, 1:] = middling
+    rows = starts.reshape(-1, 3)
+    reps = T * 2
+    theta, ll = fit_batch(shape, rows, x, np.repeat(k, reps, axis=0), np.repeat(n, reps, axis=0), box,
+                          hold=(True, False, False))
+    ll = ll.reshape(B, T, 2)
+    pick = np.argmax(ll, axis=2)
+    return np.take_along_axis(ll, pick[..., None], 2)[..., 0], theta.reshape(B, T, 2, 3)[
+        np.arange(B)[:, None], np.arange(T)[None], pick]
+
+
+def _bisect(shape, theta_hat, x, k, n, box, inner, outer, sup, phi, critical) -> np.ndarray:
+    """The end of each interval between `inner` (inside it) and `outer` (outside), (B,)."""
+    for _ in range(BISECTIONS):
+        mid = (inner + outer) / 2
+        ll, _ = _profile(shape, theta_hat, x, k, n, box, mid[:, None])
+        inside = 2 * (sup - ll[:, 0]) / phi <= critical
+        inner = np.where(inside, mid, inner)
+        outer = np.where(inside, outer, mid)
+    return inner
+
+
+def _profile_interval(shape: Shape, theta: np.ndarray, ll: np.ndarray, x, k, n, box, phi,
+                      critical) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The profile interval of the threshold of each data set (rows of k, n), NaN where it does not
+    close inside the box; a likelier curve met along the profile replaces the fit. Returns the fit,
+    its log-likelihood and (lo, hi)."""
+    B = len(theta)
+    theta, ll = theta.copy(), ll.copy()
+    ts = np.linspace(box[0, 0], box[0, 1], PROFILE_GRID)
+    prof, prof_theta = _profile(shape, theta, x, k, n, box, np.repeat(ts[None], B, 0))
+    best = np.argmax(prof, axis=1)
+    improved = prof[np.arange(B), best] > ll + 1e-6
+    if improved.any():  # a local maximum was climbed: start again from the better point
+        theta[improved], ll[improved] = fit_batch(shape, prof_theta[improved, best[improved]], x, k[improved],
+                                                  n[improved], box)
+        prof[improved], _ = _profile(shape, theta[improved], x, k[improved], n[improved], box,
+                                     np.repeat(ts[None], int(improved.sum()), 0))
+    stat = np.maximum(0.0, 2 * (ll[:, None] - prof) / phi[:, None])
+    centre = theta[:, 0]
+    ends = []
+    for side in (-1, 1):
+        order = ts if side > 0 else ts[::-1]
+        beyond = (order[None] - centre[:, None]) * side > 0
+        exceeds = beyond & ((stat if side > 0 else stat[:, ::-1]) > critical[:, None])
+        found = exceeds.any(axis=1)
+        first = np.argmax(exceeds, axis=1)  # the first rejected threshold going outward
+        before = np.maximum(first - 1, 0)
+        inner = np.where((first > 0) & beyond[np.arange(B), before], order[before], centre)
+        got = np.full(B, np.nan)
+        f = np.flatnonzero(found)
+        if len(f):
+            got[f] = _bisect(shape, theta[f], x, k[f], n[f], box, inner[f], order[first[f]], ll[f], phi[f],
+                             critical[f])
+        ends.append(got)
+    return theta, ll, (ends[0], ends[1])
+
+
+def estimate(x: np.ndarray, k: np.ndarray, n: np.ndarray, chance: float, *, link: str = "logistic",
+             criterion: float = CRITERION, phi: np.ndarray | float = 1.0, df_phi: np.ndarray | int = 0,
+             strata: np.ndarray | None = None) -> list[Breaking]:
+    """The breaking point of each data set: rows of hits k and questions n (B, levels) at the tested
+    levels x; phi, df_phi: each data set's dispersion and its degrees of freedom (0: none
+    estimated); strata: each level's group for the deviance test (default: the levels)."""
+    x, k, n = np.asarray(x, float), np.atleast_2d(np.asarray(k, float)), np.atleast_2d(np.asarray(n, float))
+    B, L = k.shape
+    phi = np.broadcast_to(np.asarray(phi, float), (B,))
+    df_phi = np.broadcast_to(np.asarray(df_phi, int), (B,))
+    if L < MIN_LEVELS:
+        return [Breaking(VERDICT_NOT, _too_few(int((n[i] > 0).sum())), 1, np.full(3, np.nan), float("nan"), None,
+                         None) for i in range(B)]
+    box = bounds_for(x)
+    # The tests read the counts as they are: both directions from their grid's best point, and the
+    # likeliest step; a step as likely as any curve is a complete separation.
+    raw = {}
+    for d in (1, -1):
+        shape = Shape(chance, link, d, criterion)
+        raw[d] = fit_batch(shape, grid_start(shape, x, k, n, box), x, k, n, box)
+    step_ll, cut, step_dir, _ = step_fit(x, k, n, chance)
+    curve_ll = np.maximum(raw[1][1], raw[-1][1])
+    separated = step_ll >= curve_ll - SEPARATION_TOLERANCE
+    direction = np.where(separated, step_dir, np.where(raw[1][1] >= raw[-1][1], 1, -1))
+    raw_theta = np.where((direction == 1)[:, None], raw[1][0], raw[-1][0])
+    sup = np.maximum(curve_ll, step_ll)
+    flat_ll = binomial_ll(k, n, (k.sum(axis=1) / np.maximum(n.sum(axis=1), 1))[:, None])
+    # The estimate and its interval read the counts with PSEUDO right and PSEUDO wrong answers added at
+    # each level (Clogg et al. 1991's pseudo-data, a light stand-in for Firth's penalty): the slope
+    # stays finite under separation and small samples keep their coverage (95-99% in
+    # tests/score/test_psychometric.py's simulation, against 91-97% on the raw counts).
+    ka, na = k + PSEUDO, n + 2 * PSEUDO
+    critical = np.where(df_phi > 0, stats.f.ppf(CONFIDENCE, 1, np.maximum(df_phi, 1)), stats.chi2.ppf(CONFIDENCE, 1))
+    theta = raw_theta.copy()
+    lo, hi = np.full(B, np.nan), np.full(B, np.nan)
+    for d in (1, -1):
+        rows = np.flatnonzero(direction == d)
+        if len(rows):
+            shape = Shape(chance, link, d, criterion)
+            start = fit_batch(shape, raw_theta[rows], x, ka[rows], na[rows], box)
+            theta[rows], _, (lo[rows], hi[rows]) = _profile_interval(shape, *start, x, ka[rows], na[rows], box,
+                                                                     phi[rows], critical[rows])
+    out: list[Breaking | None] = [None] * B
+    for i in range(B):
+        levels_with_data = int((n[i] > 0).sum())
+        base = {"direction": int(direction[i]), "theta": theta[i], "loglik": float(sup[i])}
+        ratio = max(0.0, 2 * (sup[i] - flat_ll[i])) / phi[i]
+        flat_p = float(stats.f.sf(ratio / 2, 2, df_phi[i]) if df_phi[i] > 0 else stats.chi2.sf(ratio, 2))
+        if levels_with_data < MIN_LEVELS:
+            out[i] = Breaking(VERDICT_NOT, _too_few(levels_with_data), gof_p=None, flat_p=None, **base)
+            continue
+        gof_p = _gof_p(Shape(chance, link, int(direction[i]), criterion), raw_theta[i], x, k[i], n[i], strata, phi[i],
+                       df_phi[i], separated=bool(separated[i]), cut=int(cut[i]))
+        common = {**base, "flat_p": flat_p, "gof_p": gof_p}
+        if flat_p >= ALPHA:
+            out[i] = Breaking(VERDICT_NOT, f"no better than a constant accuracy (likelihood-ratio test p = "
+                                           f"{flat_p:.2g})", **common)
+        elif gof_p is not None and gof_p < ALPHA:
+            out[i] = Breaking(VERDICT_NOT, f"the curve does not describe the levels (deviance test p = "
+                                           f"{gof_p:.2g})", **common)
+        elif separated[i]:
+            a, b = float(x[cut[i] - 1]), float(x[cut[i]])
+            if np.isnan(lo[i]) or np.isnan(hi[i]):
+                out[i] = Breaking(VERDICT_NOT, _unbounded(lo[i], hi[i]), **common)
+            else:
+                out[i] = Breaking(VERDICT_BETWEEN, None, lo=min(float(lo[i]), a), hi=max(float(hi[i]), b),
+                                  between=(a, b), **common)
+        elif not x.min() < theta[i, 0] < x.max():
+            side = "below the lowest" if theta[i, 0] <= x.min() else "above the highest"
+            edge = x.min() if theta[i, 0] <= x.min() else x.max()
+            out[i] = Breaking(VERDICT_NOT, f"the fitted threshold lies {side} tested level ({edge:g}): no data on "
+                                           "both sides of it", **common)
+        elif np.isnan(lo[i]) or np.isnan(hi[i]):
+            out[i] = Breaking(VERDICT_NOT, _unbounded(lo[i], hi[i]), **common)
+        elif not lo[i] < theta[i, 0] < hi[i]:
+            out[i] = Breaking(VERDICT_NOT, "the profile interval does not enclose the estimate", **common)
+        else:
+            out[i] = Breaking(VERDICT_BREAKS, None, threshold=float(theta[i, 0]), lo=float(lo[i]), hi=float(hi[i]),
+                              **common)
+    return out
+
+
+def _too_few(levels: int) -> str:
+    return f"{levels} tested levels with answers; a curve needs {MIN_LEVELS}"
+
+
+def _unbounded(lo: float, hi: float) -> str:
+    sides = " and ".join(s for s, v in (("below", lo), ("above", hi)) if np.isnan(v))
+    return (f"the data do not bound the threshold {sides}: its 95% interval runs past two ranges beyond the "
+            "tested levels")
+
+
+def _gof_p(shape: Shape, theta, x, k, n, strata, phi, df_phi, *, separated: bool, cut: int) -> float | None:
+    """Quasi-binomial deviance test of the fitted curve (or step) against one free proportion per
+    stratum, on strata - 3 degrees of freedom; None when there are none."""
+    if separated:
+        high = slice(cut, None) if shape.direction > 0 else slice(0, cut)
+        p = np.full(len(x), shape.chance)
+        p[high] = 1 - np.clip(1 - k[high].sum() / max(n[high].sum(), 1), 0, MAX_LAPSE)
+    else:
+        p = shape.predict(theta, x)
+    groups = np.arange(len(x)) if strata is None else np.asarray(strata)
+    keep = n > 0
+    ids, groups = np.unique(groups[keep], return_inverse=True)
+    ks = np.bincount(groups, weights=k[keep])
+    ns = np.bincount(groups, weights=n[keep])
+    expected = np.bincount(groups, weights=(n * p)[keep]) / ns
+    df = len(ids) - 3
+    if df <= 0:
+        return None
+    deviance = 2 * float(binomial_ll(ks, ns, ks / ns) - binomial_ll(ks, ns, expected))
+    return float(stats.f.sf(deviance / df / phi, df, df_phi) if df_phi > 0 else stats.chi2.sf(deviance / phi, df))
 
 
 # --- the data: one record per image -------------------------------------------------------
@@ -104,6 +465,11 @@ class Trials:
         return (np.bincount(self.level_of, weights=self.k, minlength=L),
                 np.bincount(self.level_of, weights=self.n, minlength=L))
 
+    def strata_of_levels(self) -> np.ndarray:
+        out = np.zeros(len(self.levels), dtype=np.int64)
+        out[self.level_of] = self.stratum
+        return out
+
     def draws(self, n_boot: int, rng: np.random.Generator) -> np.ndarray:
         """(n_boot, draws) indices of images drawn with replacement within each stratum: m - 1 of a
         stratum's m images (Rao & Wu 1988), whose spread matches the unbiased variance of the
@@ -124,197 +490,66 @@ class Trials:
         return k, n
 
 
-# --- the likelihood ---------------------------------------------------------------------------
-def predict(theta: np.ndarray, x: np.ndarray, chance: float, link: str, direction: int) -> np.ndarray:
-    """theta (..., 3) = (alpha, log b, lapse); x (levels,) -> P (..., levels)."""
-    theta = np.asarray(theta, float)
-    alpha, b, lapse = theta[..., 0:1], np.exp(theta[..., 1:2]), theta[..., 2:3]
-    z = direction * b * (x - alpha)
-    return chance + (1 - chance - lapse) * link_cdf(link, z)
-
-
-def loglik(theta, x, k, n, chance, link, direction) -> np.ndarray:
-    p = np.clip(predict(theta, x, chance, link, direction), EPS, 1 - EPS)
-    return (k * np.log(p) + (n - k) * np.log1p(-p)).sum(axis=-1)
-
-
-def score_and_information(theta, x, k, n, chance, link, direction):
-    """Gradient of the log-likelihood and the expected (Fisher) information, batched over theta."""
-    alpha, b, lapse = theta[:, 0:1], np.exp(theta[:, 1:2]), theta[:, 2:3]
-    z = direction * b * (x - alpha)
-    F, f = link_cdf(link, z), link_pdf(link, z)
-    span = 1 - chance - lapse
-    p = np.clip(chance + span * F, EPS, 1 - EPS)
-    dp = np.stack([span * f * (-direction * b), span * f * z, -F], axis=-1)  # (B, L, 3)
-    w = 1 / (p * (1 - p))
-    grad = np.matmul(((k - n * p) * w)[:, None, :], dp)[:, 0, :]
-    info = np.matmul(dp.transpose(0, 2, 1) * (n * w)[:, None, :], dp)
-    return grad, info
-
-
-def bounds_for(levels: np.ndarray) -> np.ndarray:
-    """Box of (alpha, log b, lapse): thresholds within two ranges of the tested ones, slopes from
-    nearly flat to a step between neighbouring levels."""
-    lo, hi = float(levels.min()), float(levels.max())
-    span = max(hi - lo, 1e-9)
-    step = float(np.min(np.diff(levels))) if len(levels) > 1 else span
-    return np.array([[lo - 2 * span, hi + 2 * span], [np.log(0.05 / span), np.log(40 / max(step, 1e-9))],
-                     [0.0, MAX_LAPSE]])
-
-
-def fit_batch(theta0: np.ndarray, x: np.ndarray, k: np.ndarray, n: np.ndarray, chance: float, link: str,
-              direction: int, box: np.ndarray, iterations: int = 60) -> tuple[np.ndarray, np.ndarray]:
-    """Maximum likelihood for each row of k, n (B, levels) from theta0 (B, 3): Levenberg-damped
-    Fisher scoring projected on the box; coordinates held at a bound drop out of the step."""
-    theta = np.array(theta0, float)
-    B = len(theta)
-    ll = loglik(theta, x, k, n, chance, link, direction)
-    damping = np.full(B, 1e-3)
-    eye = np.eye(3)
-    for _ in range(iterations):
-        grad, info = score_and_information(theta, x, k, n, chance, link, direction)
-        held = ((theta <= box[:, 0] + 1e-12) & (grad < 0)) | ((theta >= box[:, 1] - 1e-12) & (grad > 0))
-        grad = np.where(held, 0.0, grad)
-        free = ~held
-        info = info * (free[:, :, None] & free[:, None, :]) + eye * held[:, :, None]
-        scale = np.maximum(np.einsum("bii->bi", info), 1e-12)
-        system = info + damping[:, None, None] * (eye * scale[:, :, None])
-        try:
-            step = np.linalg.solve(system, grad[..., None])[..., 0]
-        except np.linalg.LinAlgError:
-            step = grad / scale
-        candidate = np.clip(theta + step, box[:, 0], box[:, 1])
-        ll_new = loglik(candidate, x, k, n, chance, link, direction)
-        better = ll_new >= ll - 1e-12
-        theta = np.where(better[:, None], candidate, theta)
-        gain = np.where(better, ll_new - ll, 0.0)
-        ll = np.where(better, ll_new, ll)
-        damping = np.where(better, np.maximum(damping / 4, 1e-9), damping * 8)
-        if np.all((gain < 1e-10) & better | (damping > 1e8)):
-            break
-    return theta, ll
-
-
-def _grid_start(x, k, n, chance, link, direction, box) -> np.ndarray:
-    lo, hi = float(x.min()), float(x.max())
-    span = max(hi - lo, 1e-9)
-    alphas = np.linspace(lo - 0.25 * span, hi + 0.25 * span, 29)
-    slopes = np.linspace(box[1, 0] + 1.0, box[1, 1] - 0.5, 10)
-    lapses = np.array([0.0, 0.02, 0.06])
-    grid = np.array(np.meshgrid(alphas, slopes, lapses, indexing="ij")).reshape(3, -1).T
-    return grid[np.argmax(loglik(grid, x, k[None], n[None], chance, link, direction))]
-
-
-def fit_scipy(x, k, n, chance, link, direction, box, start=None) -> tuple[np.ndarray, float]:
-    """The maximum likelihood fit of one data set: L-BFGS-B from `start`, or the best grid point."""
-    if start is None:
-        start = _grid_start(x, k, n, chance, link, direction, box)
-
-    def negative(theta):
-        grad, _ = score_and_information(theta[None], x, k[None], n[None], chance, link, direction)
-        return -float(loglik(theta[None], x, k[None], n[None], chance, link, direction)[0]), -grad[0]
-
-    result = optimize.minimize(negative, start, jac=True, method="L-BFGS-B", bounds=box,
-                               options={"maxiter": 500, "ftol": 1e-12, "gtol": 1e-8})
-    return result.x, -float(result.fun)
+def dispersion(trials: Trials) -> tuple[float, int]:
+    """Between-image dispersion at equal levels (Pearson, per stratum, over the images with more than
+    one question: one yes-or-no answer says nothing of it), at least 1, and its degrees of freedom.
+    When no level shows it (every image of a level right, or every one wrong) and every image
+    answers all its questions alike (a blind baseline's prompt variants), an image counts once: the
+    dispersion is its mean number of questions, with 0 degrees of freedom; otherwise (1, 0)."""
+    chi2, df = 0.0, 0
+    several = trials.n > 1
+    for s in np.unique(trials.stratum):
+        m = (trials.stratum == s) & (trials.n > 1)
+        if m.sum() < 2:
+            continue
+        p = trials.k[m].sum() / trials.n[m].sum()
+        if 0 < p < 1:  # a stratum all right or all wrong says nothing of the dispersion
+            chi2 += float((((trials.k[m] - trials.n[m] * p) ** 2) / (trials.n[m] * p * (1 - p))).sum())
+            df += int(m.sum()) - 1
+    if df == 0 and several.any() and np.all((trials.k[several] == 0) | (trials.k[several] == trials.n[several])):
+        return float(trials.n[several].mean()), 0
+    return (max(1.0, chi2 / df) if df > 0 else 1.0), df
 
 
 # --- one curve ----------------------------------------------------------------------------------
 @dataclass
 class Curve:
-    link: str
-    direction: int
-    theta: np.ndarray  # alpha, log b, lapse
-    loglik: float
-    chance: float
-    criterion: float
+    """A fitted curve, to draw it or to refit resamples of its data."""
+
+    shape: Shape
+    theta: np.ndarray  # t, log b, lapse
 
     @property
     def lapse(self) -> float:
         return float(self.theta[2])
 
     def threshold(self, theta: np.ndarray | None = None) -> np.ndarray | float:
-        t = self.theta if theta is None else theta
-        return t[..., 0] + link_ppf(self.link, self.criterion) / (self.direction * np.exp(t[..., 1]))
+        return (self.theta if theta is None else theta)[..., 0]
 
-    def slope(self, theta: np.ndarray | None = None) -> np.ndarray | float:
-        """dP/dx at the threshold: accuracy per unit of the variable (negative when it falls)."""
-        t = self.theta if theta is None else theta
-        z = link_ppf(self.link, self.criterion)
-        return (1 - self.chance - t[..., 2]) * link_pdf(self.link, np.asarray(z)) * self.direction * np.exp(t[..., 1])
+    def slope(self) -> float:
+        return float(self.shape.slope(self.theta))
 
     def accuracy_at_threshold(self) -> float:
-        return self.chance + (1 - self.chance - self.lapse) * self.criterion
+        return self.shape.chance + (1 - self.shape.chance - self.lapse) * self.shape.criterion
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        return predict(self.theta, np.asarray(x, float), self.chance, self.link, self.direction)[..., :]
+        return self.shape.predict(self.theta, np.asarray(x, float))
 
 
 def fit_curve(trials: Trials, chance: float, link: str = "logistic", criterion: float = CRITERION) -> Curve:
-    """The likelier of the rising and the falling curve: both climbed from their grid's best point,
-    then the likelier one polished by scipy."""
+    """The maximum-likelihood curve of one data set, estimable or not."""
     k, n = trials.counts()
-    x, box = trials.levels, bounds_for(trials.levels)
-    climbs = []
-    for direction in (1, -1):
-        start = _grid_start(x, k, n, chance, link, direction, box)
-        theta, ll = fit_batch(start[None], x, k[None], n[None], chance, link, direction, box)
-        climbs.append((float(ll[0]), direction, theta[0]))
-    _, direction, start = max(climbs, key=lambda c: c[0])
-    theta, ll = fit_scipy(x, k, n, chance, link, direction, box, start=start)
-    return Curve(link, direction, theta, ll, chance, criterion)
+    got = estimate(trials.levels, k[None], n[None], chance, link=link, criterion=criterion)[0]
+    return Curve(Shape(chance, link, got.direction, criterion), got.theta)
 
 
 def bootstrap_thetas(curve: Curve, trials: Trials, draws: np.ndarray) -> np.ndarray:
-    """The curve refitted to each resample of images (rows of `draws`): (n_boot, 3)."""
+    """The curve refitted to each resample of images (rows of `draws`), with the estimate's
+    pseudo-answers: (n_boot, 3)."""
     k, n = trials.resampled_counts(draws)
     start = np.repeat(curve.theta[None], len(draws), axis=0)
-    theta, _ = fit_batch(start, trials.levels, k, n, curve.chance, curve.link, curve.direction,
-                         bounds_for(trials.levels))
+    theta, _ = fit_batch(curve.shape, start, trials.levels, k + PSEUDO, n + 2 * PSEUDO, bounds_for(trials.levels))
     return theta
-
-
-def _binomial_ll(k, n, p):
-    p = np.clip(p, EPS, 1 - EPS)
-    return float((k * np.log(p) + (n - k) * np.log1p(-p)).sum())
-
-
-def dispersion(trials: Trials) -> tuple[float, int]:
-    """Between-image dispersion at equal levels (Pearson, per stratum), at least 1, and its degrees
-    of freedom (images - strata): 1 when questions are independent given the level."""
-    chi2, df = 0.0, 0
-    for s in np.unique(trials.stratum):
-        m = trials.stratum == s
-        p = trials.k[m].sum() / trials.n[m].sum()
-        if 0 < p < 1:  # a stratum all right or all wrong says nothing of the dispersion
-            chi2 += float((((trials.k[m] - trials.n[m] * p) ** 2) / (trials.n[m] * p * (1 - p))).sum())
-            df += int(m.sum()) - 1
-    return (max(1.0, chi2 / df) if df > 0 else 1.0), df
-
-
-def goodness_of_fit(curve: Curve, trials: Trials) -> dict:
-    """Quasi-binomial deviance test against the saturated model, and the test against a flat curve."""
-    k, n = trials.counts()
-    p = curve(trials.levels)
-    strata = np.unique(trials.stratum)
-    # Observed and expected per stratum (a bin of many-valued levels, or the level itself).
-    stratum_of_level = np.zeros(len(trials.levels), dtype=np.int64)
-    stratum_of_level[trials.level_of] = trials.stratum
-    ks = np.bincount(stratum_of_level, weights=k, minlength=strata.max() + 1)[strata]
-    ns = np.bincount(stratum_of_level, weights=n, minlength=strata.max() + 1)[strata]
-    expected = np.bincount(stratum_of_level, weights=n * p, minlength=strata.max() + 1)[strata] / ns
-    deviance = 2 * (_binomial_ll(ks, ns, ks / ns) - _binomial_ll(ks, ns, expected))
-    phi, df_images = dispersion(trials)
-    df = len(strata) - 3
-    out = {"deviance": deviance, "gof_df": df, "dispersion": phi, "gof_p": None}
-    if df > 0:
-        f = deviance / df / phi
-        out["gof_p"] = float(stats.f.sf(f, df, df_images) if df_images > 0 else stats.chi2.sf(deviance / phi, df))
-    flat_ll = _binomial_ll(k, n, np.full_like(k, k.sum() / n.sum()))
-    ratio = max(0.0, 2 * (curve.loglik - flat_ll))
-    out["flat_p"] = float(stats.f.sf(ratio / 2 / phi, 2, df_images) if df_images > 0
-                          else stats.chi2.sf(ratio / phi, 2))
-    return out
 
 
 def subitizing_range(x: np.ndarray, k: np.ndarray, n: np.ndarray, level: float = SUBITIZING) -> float | None:
@@ -328,41 +563,29 @@ def subitizing_range(x: np.ndarray, k: np.ndarray, n: np.ndarray, level: float =
     return best
 
 
-def analyse(trials: Trials, chance: float, *, link: str = "logistic", criterion: float = CRITERION,
-            n_boot: int = 1000, rng: np.random.Generator | None = None, draws: np.ndarray | None = None) -> dict:
-    """Fit, test and bootstrap one curve; a flat dict (one table row) plus the curve."""
+def analyse(trials: Trials, chance: float, *, link: str = "logistic", criterion: float = CRITERION) -> dict:
+    """Fit and test one curve: a flat dict, one table row."""
     k, n = trials.counts()
+    phi, df_phi = dispersion(trials)
+    got = estimate(trials.levels, k[None], n[None], chance, link=link, criterion=criterion, phi=phi,
+                   df_phi=df_phi, strata=trials.strata_of_levels())[0]
+    shape = Shape(chance, link, got.direction, criterion)
+    curve = Curve(shape, got.theta)
     out = {"link": link, "criterion": criterion, "chance": chance, "n": int(n.sum()), "images": len(trials.x),
-           "levels": len(trials.levels), "x_min": float(trials.levels.min()), "x_max": float(trials.levels.max())}
-    if len(trials.levels) < MIN_LEVELS:
-        return {**out, "verdict": VERDICT_FEW, "note": f"{len(trials.levels)} levels; a curve needs {MIN_LEVELS}"}, None
-    curve = fit_curve(trials, chance, link, criterion)
-    threshold = float(curve.threshold())
-    out.update(direction="falls" if curve.direction < 0 else "rises", threshold=threshold, slope=float(curve.slope()),
-               lapse=curve.lapse, alpha=float(curve.theta[0]), beta=float(np.exp(curve.theta[1])),
-               loglik=curve.loglik, accuracy_at_threshold=curve.accuracy_at_threshold(),
-               **goodness_of_fit(curve, trials))
-    inside = out["x_min"] <= threshold <= out["x_max"]
-    if out["gof_p"] is not None and out["gof_p"] < ALPHA:
-        out.update(verdict=VERDICT_POOR, note=f"deviance test p = {out['gof_p']:.3g}: the curve does not describe the levels")
-    elif out["flat_p"] >= ALPHA:
-        out.update(verdict=VERDICT_NONE, note=f"no better than a flat accuracy (p = {out['flat_p']:.2g})")
-    elif not inside:
-        side = "below" if threshold < out["x_min"] else "above"
-        out.update(verdict=VERDICT_NONE, note=f"the threshold {threshold:.3g} lies {side} the tested levels")
-    else:
-        out.update(verdict=VERDICT_BREAKS, note=None)
-    if n_boot > 0 and out["verdict"] in (VERDICT_BREAKS, VERDICT_POOR):
-        if draws is None:
-            draws = trials.draws(n_boot, rng if rng is not None else np.random.default_rng(0))
-        thetas = bootstrap_thetas(curve, trials, draws)
-        thresholds, slopes = curve.threshold(thetas), curve.slope(thetas)
-        ok = np.isfinite(thresholds)
-        out.update(threshold_lo=float(np.quantile(thresholds[ok], 0.025)),
-                   threshold_hi=float(np.quantile(thresholds[ok], 0.975)),
-                   slope_lo=float(np.quantile(slopes[ok], 0.025)), slope_hi=float(np.quantile(slopes[ok], 0.975)),
-                   n_boot=int(ok.sum()))
-    return out, curve
+           "levels": len(trials.levels), "x_min": float(trials.levels.min()), "x_max": float(trials.levels.max()),
+           "verdict": got.verdict, "note": got.note, "breaking_point": got.describe(),
+           "threshold": got.threshold, "threshold_lo": got.lo, "threshold_hi": got.hi,
+           "between_lo": got.between[0] if got.between else None, "between_hi": got.between[1] if got.between else None,
+           "interval": "profile likelihood" if got.lo is not None else None,
+           "slope": curve.slope() if got.verdict == VERDICT_BREAKS else None,
+           "lapse": curve.lapse if got.verdict in ESTIMATED else None,
+           # the fitted curve, to draw it: only where a breaking point is estimated
+           **({"direction": "falls" if got.direction < 0 else "rises", "location": float(got.theta[0]),
+               "beta": float(np.exp(got.theta[1])), "fitted_lapse": curve.lapse} if got.verdict in ESTIMATED
+              else {"direction": None, "location": None, "beta": None, "fitted_lapse": None}),
+           "loglik": got.loglik, "flat_p": got.flat_p, "gof_p": got.gof_p, "dispersion": phi,
+           "accuracy_at_threshold": curve.accuracy_at_threshold() if got.verdict == VERDICT_BREAKS else None}
+    return out
 
 
 # --- tables from scored rows -------------------------------------------------------------------
@@ -391,13 +614,23 @@ def _numeric(value) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and np.isfinite(value)
 
 
+def level_number(variable: str, value):
+    """A level as a number: itself when numeric, a preset's value (camera elevation "high" is 30
+    degrees) when the variable has presets, else None."""
+    if _numeric(value):
+        return value
+    return preset_number(variable, value)
+
+
 def curve_variables(rows: Sequence[dict]) -> list[str]:
-    """Numeric level variables with at least MIN_LEVELS values, and the true count for counting keys."""
+    """Numeric level variables (presets by their values) with at least MIN_LEVELS values, and the
+    true count for counting keys."""
     seen: dict[str, set] = {}
     for levels in {r["image"]: r["levels"] for r in rows}.values():  # an image's questions share its levels
         for name, value in levels.items():
-            if _numeric(value):
-                seen.setdefault(name, set()).add(value)
+            number = level_number(name, value)
+            if number is not None:
+                seen.setdefault(name, set()).add(number)
     out = [name for name, values in seen.items() if len(values) >= MIN_LEVELS]
     if rows[0]["answer_type"] == "integer" and len({r["answer"] for r in rows if _numeric(r["answer"])}) >= MIN_LEVELS:
         out.append(TRUTH)
@@ -405,8 +638,9 @@ def curve_variables(rows: Sequence[dict]) -> list[str]:
 
 
 def x_of(row: dict, variable: str):
-    value = row["answer"] if variable == TRUTH else row["levels"].get(variable)
-    return value if _numeric(value) else None
+    if variable == TRUTH:
+        return row["answer"] if _numeric(row["answer"]) else None
+    return level_number(variable, row["levels"].get(variable))
 
 
 def hit(row: dict, tolerance: float) -> bool:
@@ -422,6 +656,18 @@ def outcome_name(answer_type: str, tolerance: float) -> str:
     return "correct"
 
 
+def answer_prior(rows: Sequence[dict]) -> str | None:
+    """Why a key's answers do not depend on the image, or None: the blind baseline never sees it; a
+    run that gives every question of the key one answer answers from its prior. Such a run can still
+    rise or fall along a variable: a constant "1" is right only where the truth is 1."""
+    if any(r.get("provider") == "blind" for r in rows):
+        return "the blind baseline: its answers do not depend on the image"
+    values = {repr(r["value"]) for r in rows}
+    if len(rows) > 1 and len(values) == 1 and all(r["status"] == "ok" for r in rows):
+        return f"one answer ({rows[0]['value']}) to every question: it does not depend on the image"
+    return None
+
+
 def key_trials(rows: Sequence[dict], variable: str, tolerance: float) -> tuple[Trials, list[dict]] | None:
     used = [r for r in rows if x_of(r, variable) is not None]
     if not used:
@@ -433,11 +679,10 @@ def key_trials(rows: Sequence[dict], variable: str, tolerance: float) -> tuple[T
                                     [(r["image"], xi) for r, xi in zip(used, x, strict=True)]), used
 
 
-def breaking_point_tables(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0, tolerance: float = 0,
-                          criterion: float = CRITERION, links: Sequence[str] = LINKS,
-                          rng_for=None) -> tuple[list[dict], list[dict]]:
+def breaking_point_tables(rows: Sequence[dict], *, tolerance: float = 0, criterion: float = CRITERION,
+                          links: Sequence[str] = LINKS) -> tuple[list[dict], list[dict]]:
     """One fit row per (key, variable, link) and one point row per (key, variable, level), all
-    prompt variants pooled. `rng_for(seed, label)` gives each curve its own random stream."""
+    prompt variants pooled."""
     fits, points = [], []
     by_key: dict[str, list[dict]] = {}
     for r in rows:
@@ -447,7 +692,7 @@ def breaking_point_tables(rows: Sequence[dict], *, n_boot: int = 1000, seed: int
         chance = chance_of(key_rows)
         base = {"run": key_rows[0]["run"], "model": key_rows[0]["model"], "key": key, "task": key_rows[0]["task"],
                 "answer_type": answer_type, "outcome": outcome_name(answer_type, tolerance),
-                "tolerance": tolerance if answer_type == "integer" else None}
+                "tolerance": tolerance if answer_type == "integer" else None, "answer_prior": answer_prior(key_rows)}
         for variable in curve_variables(key_rows):
             found = key_trials(key_rows, variable, tolerance)
             if found is None:
@@ -459,29 +704,34 @@ def breaking_point_tables(rows: Sequence[dict], *, n_boot: int = 1000, seed: int
             for level in trials.levels:
                 members = at_level[float(level)]
                 acc = clustered_proportion([hit(r, tolerance) for r in members], [r["image"] for r in members])
-                points.append({**base, "variable": variable, "level": float(level), "n": acc["n"],
+                points.append({**base, "variable": variable, "level": float(level),
+                               "level_name": _level_name(variable, members[0]), "n": acc["n"],
                                "images": acc["clusters"], "hits": acc["k"], "accuracy": acc["value"],
                                "accuracy_lo": acc["lo"], "accuracy_hi": acc["hi"], "deff": acc["deff"]})
-            label = f"psychometric|{key}|{variable}"
-            rng = rng_for(seed, label) if rng_for else np.random.default_rng(seed)
-            draws = trials.draws(n_boot, rng) if n_boot > 0 else None
             subitizing = None
             if variable == TRUTH:
                 exact = Trials.from_observations([float(r["answer"]) for r in used], [r["correct"] for r in used],
                                                  [r["image"] for r in used])
                 subitizing = subitizing_range(exact.levels, *exact.counts())
             for link in links:
-                row, _ = analyse(trials, chance, link=link, criterion=criterion, n_boot=n_boot, draws=draws)
+                row = analyse(trials, chance, link=link, criterion=criterion)
                 fits.append({**base, "variable": variable, **row,
                              "subitizing": subitizing if variable == TRUTH else None,
-                             "clustering": "images resampled within levels"})
+                             "clustering": "images (the dispersion between images scales the likelihood ratios)"})
     return fits, points
 
 
-def curve_from_row(row: dict) -> Curve | None:
-    """The fitted curve of a table row (to draw it), or None when there is none."""
-    if row.get("alpha") is None:
+def _level_name(variable: str, row: dict) -> str | None:
+    """A preset's name beside its value (camera.elevation 30 is "high"), else None."""
+    if variable == TRUTH:
         return None
-    theta = np.array([row["alpha"], np.log(row["beta"]), row["lapse"]])
-    return Curve(row["link"], -1 if row["direction"] == "falls" else 1, theta, row["loglik"], row["chance"],
-                 row["criterion"])
+    value = row["levels"].get(variable)
+    return value if isinstance(value, str) else None
+
+
+def curve_from_row(row: dict) -> Curve | None:
+    """The fitted curve of a table row, to draw: only an estimated breaking point's."""
+    if row.get("verdict") not in ESTIMATED:
+        return None
+    shape = Shape(row["chance"], row["link"], -1 if row["direction"] == "falls" else 1, row["criterion"])
+    return Curve(shape, np.array([row["location"], np.log(row["beta"]), row["fitted_lapse"]]))

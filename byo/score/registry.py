@@ -14,13 +14,15 @@ from collections.abc import Sequence
 
 from byo.families import family_names, get_family
 from byo.families.base import ReportTable, ScoringOptions
-from byo.score import metrics, retrieval
+from byo.score import byo_eval, metrics, retrieval
 from byo.score.parse import FAMILY_TYPES
 
 ALL = "all"
 
 SHARED: tuple[ReportTable, ...] = (
     retrieval.RETRIEVAL,
+    byo_eval.PAPER,
+    byo_eval.LEVELS,
 )
 
 

@@ -18,9 +18,11 @@ from byo.core.dataset import atomic_write_text
 from byo.core.inputs import read_json
 from byo.core.paths import inside, relative_url
 from byo.questions.load import SUMMARY_FILE
+from byo.scene.setup import preset_unit
 from byo.score import humans, plots
 from byo.score import psychometric as psy
 from byo.score.compare import compare, question_difference
+from byo.score.cost import cost_section
 from byo.score.metrics import clustered_proportion, group_by, nmae_term
 from byo.score.parse import STATUSES
 from byo.score.registry import TABLES as DECLARED
@@ -38,8 +40,10 @@ SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("skills",
             ("truths", "Per true value"),
             ("breaking", "Breaking points"), ("stability", "Repeat stability"), ("errors", "Signed errors"),
             ("confusion", "Confusion matrices"), ("localization", "Localization"), ("parsing", "Parsing"),
-            ("mistakes", "Worst mistakes"), ("definitions", "Definitions")]
+            ("mistakes", "Worst mistakes"), ("cost", "Cost"), ("definitions", "Definitions")]
 MIN_SPOKES = 3  # a radar chart needs three skills
+# The precision / recall / F1 a key may have (byo.score.tables), each named for what it is.
+PRF_KINDS = (("byoeval", "BYO-Eval"), ("macro", "macro"), ("micro", "set (micro)"), ("yes", "yes"))
 CLUSTERED = "95% intervals clustered by image (design-effect Wilson: all questions of an image and its prompt variants " \
             "count as one cluster)"
 MISTAKES = 12
@@ -52,6 +56,11 @@ def pct(v) -> str:
 
 def num(v, digits: int = 2) -> str:
     return "–" if v is None else f"{v:.{digits}f}"
+
+
+def estimable(v, digits: int = 2) -> str:
+    """A statistic the data may not carry (a ratio over no answers): "not estimable" then."""
+    return "not estimable" if v is None else f"{v:.{digits}f}"
 
 
 def interval(lo, hi, percent: bool = True) -> str:
@@ -171,18 +180,19 @@ def models_section(runs: Runs) -> dict:
         for _, s in runs.items():
             r = runs.metric(s, key)
             if not r:  # a run of another dataset, without this key
-                cells.append({"text": "–", "extra": "", "parse": "", "n": 0})
+                cells.append({"text": "–", "extra": [], "parse": "", "n": 0})
                 continue
             extra = []
             if answer_type in NUMERIC and r.get("mae") is not None:
-                extra.append(f"MAE {num(r['mae'])} {interval(r['mae_lo'], r['mae_hi'], False)}")
+                errors = [f"MAE {num(r['mae'])} {interval(r['mae_lo'], r['mae_hi'], False)}",
+                          f"MSE {num(r['mse'])} {interval(r['mse_lo'], r['mse_hi'], False)}"]
                 if r.get("nmae") is not None:
-                    extra.append(f"NMAE {num(r['nmae'])}")
-                extra.append(f"±1 {pct(r['within_one'])}")
-            if r.get("f1") is not None:
-                extra.append(f"F1 {num(r['f1'])}")
+                    errors.append(f"NMAE {num(r['nmae'])}")
+                extra.append(" · ".join([*errors, f"±1 {pct(r['within_one'])}"]))
+            extra += [f"{name} F1 {estimable(r[f'f1_{kind}'])} · P {estimable(r[f'precision_{kind}'])} · "
+                      f"R {estimable(r[f'recall_{kind}'])}" for kind, name in PRF_KINDS if f"f1_{kind}" in r]
             cells.append({"text": f"{pct(r['accuracy'])} {interval(r['accuracy_lo'], r['accuracy_hi'])}",
-                          "extra": " · ".join(extra), "parse": pct(r["parse_rate"]), "n": r["n"]})
+                          "extra": extra, "parse": pct(r["parse_rate"]), "n": r["n"]})
         table.append({"key": key, "task": task, "answer_type": answer_type, "cells": cells})
     return {"figure": fig, "table": table}
 
@@ -360,7 +370,7 @@ def levels_section(runs: Runs) -> list[dict]:
             caption += (" Below: MAE, then the mean signed error (prediction - truth: above 0 overcounts), over parsed "
                         "answers, bootstrap 95% intervals resampling images.")
         if answer_type in SETS:
-            grid.append(("F1", panels("f1"), False, (-0.03, 1.05)))
+            grid.append(("set F1", panels("f1_micro"), False, (-0.03, 1.05)))
             caption += " Below: set F1 (micro-averaged over the items of the true and the predicted sets)."
         figures.append(figure(plots.metric_vs_levels(grid), f"{caption} {parse_caption(runs, key)}"))
         heatmaps = []
@@ -571,79 +581,111 @@ def mistakes_section(runs: Runs) -> list[dict]:
     return out
 
 
-def _threshold_text(f: dict, variable: str) -> str:
-    if f["verdict"] != psy.VERDICT_BREAKS:
-        return f["verdict"] + (f" ({f['note']})" if f.get("note") else "")
-    ci = f" [{f['threshold_lo']:.3g}–{f['threshold_hi']:.3g}]" if f.get("threshold_lo") is not None else ""
-    return f"breaks at {variable} {f['threshold']:.3g}{ci}"
-
-
-def _threshold_value(f: dict) -> str:
-    if f["verdict"] != psy.VERDICT_BREAKS:
-        return f["verdict"]
-    ci = f" [{f['threshold_lo']:.3g}–{f['threshold_hi']:.3g}]" if f.get("threshold_lo") is not None else ""
-    return f"{f['threshold']:.3g}{ci}"
+def _breaking_text(f: dict, variable: str) -> str:
+    """"breaks at VARIABLE 7.3 [6.8–7.9]", the separated fit's sentence, or "not estimable: REASON"."""
+    if f["verdict"] == psy.VERDICT_BREAKS:
+        return f"breaks at {variable} {f['breaking_point']}"
+    return f["breaking_point"]
 
 
 def variable_name(f: dict) -> str:
-    return ("true count" if f["answer_type"] == "integer" else "true answer") if f["variable"] == psy.TRUTH \
-        else f["variable"]
+    if f["variable"] == psy.TRUTH:
+        return "true count" if f["answer_type"] == "integer" else "true answer"
+    unit = preset_unit(f["variable"])
+    return f"{f['variable']} ({unit})" if unit else f["variable"]
+
+
+def _overlaps(f: dict, g: dict) -> bool:
+    """Two estimated breaking points whose intervals overlap: the data cannot tell them apart."""
+    return (f["verdict"] in psy.ESTIMATED and g["verdict"] in psy.ESTIMATED
+            and f["threshold_lo"] <= g["threshold_hi"] and g["threshold_lo"] <= f["threshold_hi"])
 
 
 def breaking_section(runs: Runs) -> list[dict]:
-    """Per key and variable: the per-level points of every model, their fitted curves (never a poor
-    fit's) and thresholds, and one table row per model."""
+    """Per key and variable: the per-level points of every model, their fitted curves (only where a
+    breaking point is estimated) and thresholds, and one table row per model. A run whose answers do
+    not depend on the image (the blind baseline, one answer to everything) draws its answer prior's
+    curve, labelled so; a model whose breaking point cannot be told from such a prior's says so."""
     blocks: dict[tuple, dict] = {}
     for label_i, (label, s) in enumerate(runs.items()):
         fits = s.tables.get("breaking_points", [])
         probit = {(f["key"], f["variable"]): f for f in fits if f["link"] == "probit"}
         for f in (f for f in fits if f["link"] == "logistic"):
             block = blocks.setdefault((f["key"], f["variable"]), {"key": f["key"], "variable": variable_name(f),
-                                                                  "series": [], "rows": []})
+                                                                  "series": [], "rows": [], "fits": [], "ticks": {}})
             points = [p for p in s.tables.get("breaking_point_levels", [])
                       if p["key"] == f["key"] and p["variable"] == f["variable"]]
-            curve = psy.curve_from_row(f) if f["verdict"] in (psy.VERDICT_BREAKS, psy.VERDICT_NONE) else None
+            block["ticks"].update({p["level"]: f"{p['level_name']}\n{p['level']:g}" for p in points
+                                   if p.get("level_name")})
+            curve = psy.curve_from_row(f)
             xs = np.linspace(f["x_min"], f["x_max"], 200)
+            prior = f.get("answer_prior")
             block["series"].append({
-                "label": label, "color": label_i, "x": [p["level"] for p in points], "y": [p["accuracy"] for p in points],
+                "label": f"{label} (answer prior)" if prior else label, "color": label_i, "prior": bool(prior),
+                "x": [p["level"] for p in points], "y": [p["accuracy"] for p in points],
                 "lo": [p["accuracy_lo"] for p in points], "hi": [p["accuracy_hi"] for p in points],
                 "curve": (xs, curve(xs)) if curve is not None else None, "chance": f["chance"],
-                "threshold": f.get("threshold") if f["verdict"] == psy.VERDICT_BREAKS else None,
-                "threshold_lo": f.get("threshold_lo"), "threshold_hi": f.get("threshold_hi")})
+                "threshold": f.get("threshold"), "threshold_lo": f.get("threshold_lo"),
+                "threshold_hi": f.get("threshold_hi")})
             other = probit.get((f["key"], f["variable"]))
-            slope_ci = (f" [{f['slope_lo']:.3g}–{f['slope_hi']:.3g}]" if f.get("slope_lo") is not None else "")
+            text = _breaking_text(f, variable_name(f))
+            block["fits"].append((label, f))
             block["rows"].append({
-                "label": label, "sentence": f"{label} {_threshold_text(f, variable_name(f))}",
-                "verdict": f["verdict"], "outcome": f["outcome"],
-                "probit": _threshold_value(other) if other else "–",
-                "slope": f"{f['slope']:.3g}{slope_ci}" if f.get("slope") is not None else "–",
+                "label": label, "sentence": f"{label}: the answer prior's curve ({prior}): {text}" if prior
+                else f"{label} {text}" if f["verdict"] == psy.VERDICT_BREAKS else f"{label}: {text}",
+                "verdict": f["verdict"], "outcome": f["outcome"], "prior": bool(prior), "matches": None,
+                "probit": other["breaking_point"] if other else "–", "slope": num(f.get("slope"), 3),
                 "lapse": num(f.get("lapse")), "gof": num(f.get("gof_p"), 3), "dispersion": num(f.get("dispersion")),
                 "flat": num(f.get("flat_p"), 3), "subitizing": "–" if f.get("subitizing") is None else f"{f['subitizing']:g}",
                 "n": f["n"], "images": f["images"], "chance": pct(f["chance"])})
     out = []
     for block in blocks.values():
+        priors = [(label, f) for label, f in block["fits"] if f.get("answer_prior")]
+        for row, (_, f) in zip(block["rows"], block["fits"], strict=True):
+            same = [label for label, g in priors if not f.get("answer_prior") and _overlaps(f, g)]
+            if same:
+                row["matches"] = (f"matches the breaking point of {', '.join(same)}, whose answers do not depend on "
+                                  "the image: it may be where the answer prior stops being right, not eyesight")
         series = [s for s in block["series"] if s["x"]]
         if not series:
             continue
-        block["figure"] = figure(plots.psychometric(series, xlabel=block["variable"], ylabel=f"P({block['rows'][0]['outcome']})",
-                                                    title=block["key"]),
+        ticks = sorted(block["ticks"].items()) or None
+        block["figure"] = figure(plots.psychometric(series, xlabel=block["variable"],
+                                                    ylabel=f"P({block['rows'][0]['outcome']})", title=block["key"],
+                                                    ticks=ticks),
                                  f"{block['key']}: share of {block['rows'][0]['outcome']} answers at each level of "
-                                 f"{block['variable']} (points, {CLUSTERED}); lines: the fitted logistic curves (not "
-                                 "drawn for a poor fit); dashed: thresholds, shaded: their 95% intervals (images "
-                                 "resampled within levels); dotted: chance.")
+                                 f"{block['variable']} (points, {CLUSTERED}); lines: the fitted logistic curves where "
+                                 "a breaking point is estimated; dashed: thresholds, shaded: their 95% profile-"
+                                 "likelihood intervals; dotted: chance. Hollow points and dotted curves: a run whose "
+                                 "answers do not depend on the image, whose curve is its answer prior's.")
         out.append(block)
     return out
 
 
 def _pair_row(r: dict, la: str, lb: str) -> dict:
-    ci = f" [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]" if r["difference_lo"] is not None else ""
+    """A paired row for people: a row without a test says why in its interval's cell."""
+    if r["p_clustered"] is None:
+        difference, adjusted = f"{r['difference']:+.1%} (no interval: {r['interval_note']})", "–"
+        clustered = "–"
+    else:
+        difference = f"{r['difference']:+.1%} [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]"
+        adjusted = (f"[{r['difference_adjusted_lo']:+.1%}, {r['difference_adjusted_hi']:+.1%}] at "
+                    f"{r['confidence_adjusted']:.2%}")
+        clustered = f"{r['p_clustered']:.2g} ({r['p_clustered_adjusted']:.2g})"
+    mcnemar = f"{r['p_mcnemar']:.2g}" + (f" ({r['p_mcnemar_adjusted']:.2g})" if r["p_mcnemar_adjusted"] is not None
+                                         else "")
     return {"key": "all questions" if r["key"] == "*" else r["key"], "variable": r["variable"],
             "level": r["level"], "n": r["n"], "images": r["images"], "a": pct(r["accuracy_a"]),
-            "b": pct(r["accuracy_b"]), "difference": f"{r['difference']:+.1%}{ci}",
-            "discordant": f"{r['a_only']} / {r['b_only']}",
-            "mcnemar": f"{r['p_mcnemar']:.2g} ({r['p_mcnemar_adjusted']:.2g})",
-            "clustered": f"{r['p_clustered']:.2g} ({r['p_clustered_adjusted']:.2g})",
+            "b": pct(r["accuracy_b"]), "difference": difference, "adjusted": adjusted,
+            "discordant": f"{r['a_only']} / {r['b_only']}", "mcnemar": mcnemar, "clustered": clustered,
             "verdict": r["verdict"].replace("A better", f"{la} better").replace("B better", f"{lb} better")}
+
+
+def forest_rows(rows: list[dict]) -> list[dict]:
+    """The forest plot's points: each row's adjusted interval, filled where the verdict shows a
+    difference, which is where that interval excludes 0; a row without a test is its point alone."""
+    return [{"value": r["difference"], "lo": r["difference_adjusted_lo"], "hi": r["difference_adjusted_hi"],
+             "shown": r["verdict"] in ("A better", "B better")} for r in rows]
 
 
 def paired_section(runs: Runs) -> list[dict]:
@@ -658,13 +700,12 @@ def paired_section(runs: Runs) -> list[dict]:
             result = compare(a, b, n_boot=a.settings.get("bootstrap", 1000), seed=a.settings.get("seed", 0))
             keys = [r for r in result["differences"] if not r["variable"]]
             fig = figure(plots.forest(["all questions" if r["key"] == "*" else r["key"] for r in keys],
-                                      [{"value": r["difference"], "lo": r["difference_lo"], "hi": r["difference_hi"],
-                                        "shown": r["verdict"] != "no difference shown"} for r in keys],
-                                      xlabel=f"accuracy {la} − {lb}", title=f"{la} vs {lb}"),
-                         f"Accuracy of {la} minus {lb} on the same {result['paired']} questions, per key: 95% paired "
-                         "bootstrap intervals resampling images; filled: both adjusted p-values under 0.05 "
-                         f"({result['settings']['correction']}).")
-
+                                      forest_rows(keys), xlabel=f"accuracy {la} − {lb}", title=f"{la} vs {lb}"),
+                         f"Accuracy of {la} minus {lb} on the same {result['paired']} questions, per key, with the "
+                         "interval each verdict is read from: the t interval on the cluster-robust standard error "
+                         "(images as clusters) at the level of the row's adjusted test "
+                         f"({result['settings']['correction']}; 95% for all questions); filled: it excludes 0. A "
+                         "point without an interval has no spread between images to test against.")
             thresholds = []
             for t in result["thresholds"]:
                 ci = (f" [{t['difference_lo']:+.3g}, {t['difference_hi']:+.3g}]" if t.get("difference_lo") is not None
@@ -677,6 +718,9 @@ def paired_section(runs: Runs) -> list[dict]:
             out.append({"a": la, "b": lb, "paired": result["paired"], "figure": fig, "correction": result["settings"]["correction"],
                         "keys": [_pair_row(r, la, lb) for r in keys],
                         "levels": [_pair_row(r, la, lb) for r in result["differences"] if r["variable"]],
+                        "untested": [f"{'all questions' if r['key'] == '*' else r['key']}"
+                                     f"{' ' + r['variable'] + ' ' + r['level'] if r['variable'] else ''}: "
+                                     f"{r['interval_note']}" for r in result["differences"] if r["interval_note"]],
                         "thresholds": thresholds})
     return out
 
@@ -729,7 +773,7 @@ def build(runs_scores: list[Scores], title: str | None = None, viewer: str | Non
         prompts=prompts_section(runs), levels=levels_section(runs), ranges=ranges_section(runs),
         truths=truths_section(runs), breaking=breaking_section(runs), stability=stability_section(runs),
         errors=errors_section(runs), confusion=confusion_section(runs), localization=localization_section(runs),
-        parsing=parsing_section(runs), mistakes=mistakes_section(runs))
+        parsing=parsing_section(runs), mistakes=mistakes_section(runs), cost=cost_section(runs.items()))
     declared = declared_sections(runs)
     shown = {"overview", "models", "parsing", "definitions",
              *(name for name in ("humans", "paired", "levels", "ranges", "truths", "breaking", "stability", "errors",
@@ -738,6 +782,7 @@ def build(runs_scores: list[Scores], title: str | None = None, viewer: str | Non
     shown |= {"variants"} if several_variants else set()
     shown |= {"prompts"} if data["prompts"]["heatmaps"] or data["prompts"]["marginals"] else set()
     shown |= {"localization"} if data["localization"]["table"] else set()
+    shown |= {"cost"} if data["cost"]["runs"] else set()  # a run with prices
     built_in = [(name, heading) for name, heading in SECTIONS if name in shown]
     at = next(i for i, (name, _) in enumerate(built_in) if name == "parsing")
     sections = [*built_in[:at], *((t["name"], t["title"]) for t in declared), *built_in[at:]]

@@ -1,10 +1,11 @@
 """Retrieval: recall@1 over candidate captions, a shared metric (byo.score.registry).
 
 Every scored row of a question with a candidate set carries `recall_at_1` (byo.score.rows): for
-an image-text model's ranking, 1 when the true caption is the most similar, 1 / k when it ties
-with k - 1 others, else 0; for a chat model's answer, 1 or 0. `chance` is the guess rate as
-asked: 1 / captions for a ranking, 1 / options shown for a chat question. The table: recall@1 per
-key and prompt variant, with its interval clustered by image, beside the mean chance.
+an image-text model's ranking, 1 when the true caption is strictly the most similar, else 0 (a tie
+at the top is a miss: docs/scoring.md's tie policy); for a chat model's answer, 1 or 0. `chance` is
+the guess rate as asked: 1 / captions for a ranking, 1 / options shown for a chat question. The
+table: recall@1 per key and prompt variant, with its interval clustered by image, beside the mean
+chance.
 """
 
 from __future__ import annotations
@@ -51,11 +52,11 @@ def _interval(r: dict) -> str:
 RETRIEVAL = ReportTable(
     name="retrieval", title="Retrieval",
     definition="recall@1 over a question's candidate captions: for an image-text model's ranking 1 when the true "
-               "caption is the most similar (1 / k when it ties with k - 1 others), for a chat answer 1 when "
+               "caption is strictly the most similar (a tie at the top is a miss), for a chat answer 1 when "
                "right; beside the chance as asked (1 / captions ranked, 1 / options shown); 95% interval from the "
                "cluster-robust (by image) standard error",
     note="Questions with candidate captions: an image-text model ranks every caption by similarity (recall@1: the "
-         "true caption first; a tie of k captions at the top counts 1 / k), a chat model picks a lettered option. "
+         "true caption strictly first; a tie at the top is a miss), a chat model picks a lettered option. "
          "Chance: 1 / captions ranked, or 1 / options shown. 95% interval from the cluster-robust standard error "
          "(by image).",
     columns=(Column("how", "how", "text"), Column("n", "n", "int"), Column("candidates", "candidates", "num"),

@@ -94,36 +94,38 @@ def grid_position(answer_type: str, value) -> list[int] | None:
 
 
 def ranked_credit(similarities: list[float], truth: int) -> float:
-    """Recall@1 of one ranking, ties shared: 1 / k when the true caption ties with k - 1 others for
-    the highest similarity, 0 when another caption scores higher. A ranker that cannot tell the
-    captions apart (equal similarities) scores the chance 1 / captions of every question; with
-    real-valued similarities ties do not happen and this is COMPASS's strict indicator
-    1[s(I, c) > s(I, c~) for every negative c~] (seed 003, Eq. 1)."""
-    top = max(similarities)
-    if similarities[truth] < top:
-        return 0.0
-    return 1.0 / sum(1 for s in similarities if s == top)
+    """Recall@1 of one ranking: 1 when the true caption's similarity is strictly higher than every
+    other caption's, else 0, COMPASS's "1[s(I, c) > s(I, c~_i), for all i]" (seed 003, Eq. 1) and the
+    project's one tie policy (docs/scoring.md): a tie at the top is a miss, so a ranker that cannot
+    tell the captions apart scores 0 in every table, never the chance."""
+    return float(all(similarities[truth] > s for k, s in enumerate(similarities) if k != truth))
 
 
 def tied_top(similarities: list[float]) -> list[int]:
-    """Indices of the captions tied for the highest similarity: the ranking's prediction, shared
-    among them as ranked_credit shares the credit (the error breakdowns read it)."""
+    """Indices of the captions with the highest similarity: the ranking's prediction when there is
+    one; several are a tie at the top, which is a miss (no single caption chosen)."""
     top = max(similarities)
     return [k for k, s in enumerate(similarities) if s == top]
 
 
 def _ranked(q: Question, p: dict) -> tuple[dict, float | None]:
-    """The scored fields of an image-text model's ranking of `q`'s candidate captions."""
+    """The scored fields of an image-text model's ranking of `q`'s candidate captions: its top
+    caption, or `ambiguous` with the tied captions when several share the top similarity."""
     sims = p.get("similarities")
     if p["status"] != "ok" or q.retrieval is None or not isinstance(sims, list) \
             or len(sims) != len(q.retrieval.captions):
         status = p["status"] if p["status"] != "ok" else "unparsed"
         return {"status": status, "value": None, "method": None, "candidates": None, "top": None,
                 "note": "no ranking of the question's candidate captions" if p["status"] == "ok" else None}, None
-    credit = ranked_credit([float(s) for s in sims], q.retrieval.truth)
-    top = max(range(len(sims)), key=lambda k: (sims[k], -k))
-    return {"status": "ok", "value": q.retrieval.captions[top], "method": "ranking", "candidates": None,
-            "top": tied_top([float(s) for s in sims]), "note": None}, credit
+    sims = [float(s) for s in sims]
+    credit = ranked_credit(sims, q.retrieval.truth)
+    top = tied_top(sims)
+    if len(top) > 1:
+        return {"status": "ambiguous", "value": None, "method": "ranking", "top": top,
+                "candidates": [q.retrieval.captions[k] for k in top],
+                "note": f"{len(top)} captions tie at the top: no single choice (a tie is a miss)"}, credit
+    return {"status": "ok", "value": q.retrieval.captions[top[0]], "method": "ranking", "candidates": None,
+            "top": top, "note": None}, credit
 
 
 def legend_splits(questions: list[Question], dataset: Path) -> dict[str, str]:
@@ -189,6 +191,7 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str,
             "candidates": parsed.candidates,
             "note": parsed.note, "correct": is_correct(q.answer_type, value, q.answer),
             "error": None, "split": _split(q, splits or {}), "chance": q.chance,
+            "cost_usd": p.get("cost_usd"), "tokens": p.get("tokens"),  # the report's cost (byo.score.cost)
         }
         if q.answer_type in NUMERIC and value is not None:
             row["error"] = float(value) - float(q.answer)
@@ -200,7 +203,7 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str,
 
 
 def _retrieval_fields(q: Question, credit: float | None, chance: float | None, *, ranked: bool) -> dict:
-    """recall_at_1 (the question's recall@1: 1 or 0 for a chat answer, shared ties for a ranking),
+    """recall_at_1 (the question's recall@1: 1 or 0 for a chat answer or a ranking, a tie a miss),
     the chance as asked, the size of the candidate set; None without one."""
     if q.retrieval is None:
         return {"ranked": ranked, "recall_at_1": None, "chance": chance, "n_candidates": None}
@@ -220,7 +223,7 @@ def _ranked_row(q: Question, p: dict, run: str, splits: dict[str, str] | None) -
         "correct": credit == 1.0, "error": None, "split": _split(q, splits or {}),
     }
     chance = 1 / len(q.retrieval.captions) if q.retrieval is not None else None
-    row.update(_retrieval_fields(q, credit if fields["status"] == "ok" else 0.0, chance, ranked=True))
+    row.update(_retrieval_fields(q, credit if credit is not None else 0.0, chance, ranked=True))
     if q.unreadable is not None:
         row["unreadable"] = q.unreadable.model_dump()
     return row
@@ -287,5 +290,6 @@ def load_run(run_dir: Path) -> tuple[list[dict], dict]:
              "structured": bool((info.get("request") or {}).get("structured")),
              "reference": bool(info.get("reference", first.get("reference"))),
              "n_questions": len(rows), "n_in_file": len(questions),
+             "spent_usd": info.get("spent_usd"), "max_cost_usd": info.get("max_cost_usd"), "batch": info.get("batch"),
              **completeness(questions, predictions, info)}
     return rows, facts

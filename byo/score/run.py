@@ -19,7 +19,6 @@ from byo.core.outputs import check_file_output
 from byo.families.base import ScoringOptions
 from byo.score import psychometric, registry, stability, tables
 from byo.score.judge import Judge, judge_rows
-from byo.score.metrics import rng_for
 from byo.score.parse import FAMILY_TYPES, STATUSES
 from byo.score.rows import PREDICTIONS, load_run, partial_note, run_paths
 from byo.score.training import training_answers
@@ -42,24 +41,49 @@ DEFINITIONS = {
     "within_one": "|prediction - truth| <= 1, over all questions (interval clustered by image, like accuracy)",
     "clustering": "every interval treats the questions of one image (its keys and prompt variants) as one cluster: "
                   "bootstraps resample images, proportions use the cluster-robust variance",
-    "breaking_points": "psychometric curve P = chance + (1 - chance - lapse) F(s b (x - alpha)), F logistic or probit, "
-                       "fitted by maximum likelihood per key and numeric variable (and the true count of counting keys), "
-                       "prompt variants pooled; chance = the key's guess rate, lapse in [0, 0.1]; threshold: where "
-                       "accuracy is halfway between chance and the ceiling 1 - lapse (criterion); slope: dP/dx there; "
-                       "95% percentile intervals resampling images within levels (Rao-Wu); poor fit: quasi-binomial "
-                       "deviance test p < 0.05; no breaking point in range: no better than flat, or the threshold "
-                       "outside the tested levels; counts score |error| <= tolerance; subitizing: the largest count up "
-                       "to which every tested count is answered at >= 90%",
+    "breaking_points": "psychometric curve P = chance + (1 - chance - lapse) F(s b (x - t) + F^-1(c)), F logistic or "
+                       "probit, per key and numeric variable (a preset variable by its presets' values: degrees, "
+                       "metres, 1 / f-number, light multiplier) and the true count of counting keys, prompt variants "
+                       "pooled; chance = the key's guess rate, lapse in [0, 0.1]; threshold t: where accuracy is "
+                       "halfway between chance and the ceiling 1 - lapse (criterion c); slope: dP/dx there. Reported "
+                       "only where estimable, else 'not estimable: REASON': at least 3 levels; better than a constant "
+                       "accuracy (likelihood-ratio test, 2 df, p < 0.05); the curve describes the levels (quasi-binomial "
+                       "deviance test p >= 0.05); the threshold strictly inside the tested levels; a 95% interval that "
+                       "closes within two ranges of them. Complete separation (a step between two neighbouring levels "
+                       "as likely as any curve): 'the threshold lies between levels A and B; slope unbounded'. "
+                       "Estimate and interval: maximum likelihood with half a right and half a wrong answer added at "
+                       "each level, 95% profile-likelihood interval (steepness and lapse refitted at each threshold; "
+                       "chi2(1), or F(1, df) with the dispersion between images of a level scaling the likelihood "
+                       "ratios); answer_prior: why a run's answers do not depend on the image (blind, one answer to "
+                       "every question): its curve is its answer prior's; counts score |error| <= tolerance; "
+                       "subitizing: the largest count up to which every tested count is answered at >= 90%",
     "errors": "signed error, MAE, MSE, RMSE, NMAE over parsed answers only; `excluded` counts the others "
               "(95% percentile bootstrap resampling images)",
-    "nmae": "mean of |prediction - truth| / max(|truth|, 1): relative error, the absolute error when the truth is 0",
+    "nmae": "mean of |prediction - truth| / max(|truth|, 1): relative error, the absolute error when the truth is 0 "
+            "(BYO-Eval's text: 'MAE divided by the target if it is different than 0 or MAE'; its code counts 1.0 for "
+            "any error at truth 0)",
     "localization": "|row error| + |column error| where both are known (row and column questions of one image "
                     "and prompt variant, cell answers, or position words on the 3 x 3 grid)",
-    "set_prf": "label sets: micro precision / recall / F1; an unparsed answer predicts the empty set",
-    "class_prf": "counts, rows, columns, labels, position words, cards: precision / recall / F1 per true class "
-                 "(precision = right answers c / answers c, 0 for a class never answered; recall = right answers c "
-                 "/ questions whose truth is c), macro-averaged over the true classes (BYO-Eval's tables 2, 4, 6); "
-                 "an unparsed answer answers no class",
+    "precision_micro / recall_micro / f1_micro": "label sets: micro precision / recall / F1 over the set items; an "
+                                                 "unparsed answer predicts the empty set",
+    "precision_macro / recall_macro / f1_macro": "counts, rows, columns, labels, position words, cards: precision / "
+                                                 "recall / F1 per true class (precision = right answers c / answers c, "
+                                                 "0 for a class never answered; recall = right answers c / questions "
+                                                 "whose truth is c), macro-averaged over the true classes; an unparsed "
+                                                 "answer answers no class",
+    "precision_byoeval / recall_byoeval / f1_byoeval": "BYO-Eval's (Tables 2, 4, 6), by its code's rule: a right "
+                                                       "answer is a true positive, a wrong one a false negative when "
+                                                       "the truth is '1', 'yes' or 'true', else a false positive; "
+                                                       "F1 = 2 TP / (2 TP + FP + FN) = 2 acc / (1 + acc), a function of "
+                                                       "accuracy; a ratio over 0 answers is not estimable (empty)",
+    "reliability": "BYO-Eval's Rel (Table 4): the mean over images of each image's accuracy; per key and prompt "
+                   "variant (the rows without a variable)",
+    "consistency": "BYO-Eval's Cons (Table 4): per prompt text asked more than once, the share of its most common "
+                   "answer (parsed value, or parse status), averaged over the texts; a constant answer scores 1; per "
+                   "key and prompt variant",
+    "image_sd": "accuracy_image_sd, f1_byoeval_image_sd, mae_image_sd, mse_image_sd, nmae_image_sd: the standard "
+                "deviation over images (population, as BYO-Eval's code) of each image's value (Table 2's "
+                "parentheses); per key and prompt variant; empty with fewer than 2 images",
     "levels": "every level of a variable is its own level (a count of 1 to 21 is 21 levels); a variable drawn from "
               "a continuous range (more than 8 non-integer values) is cut into 5 quantile bins; byo score --bins "
               "VARIABLE=1-4,5-9,10-21 (or VARIABLE=byo-eval, Table 3's count ranges) adds those ranges of levels "
@@ -70,7 +94,8 @@ DEFINITIONS = {
               "interval clustered by image",
     "by_truth": "numeric keys per true value, prompt variants pooled: accuracy, MAE and signed error against the "
                 "answer itself (the true row distance of relative localization, BYO-Eval figures 28-29)",
-    "yes_no_prf": "precision / recall / F1 of the answer yes; an unparsed answer is not yes",
+    "precision_yes / recall_yes / f1_yes": "yes/no questions: precision / recall / F1 of the answer yes; an unparsed "
+                                           "answer is not yes",
     "stability": "byo eval --repeats K: agreement = share of questions answered alike (parsed value, or parse "
                  "status) in all K repeats; Fleiss' kappa of those answers (repeats as raters); accuracy per repeat "
                  "with its mean, standard deviation, minimum and maximum",
@@ -179,8 +204,7 @@ def all_tables(rows: list[dict], *, n_boot: int, seed: int, tolerance: float = 0
     (None: skipped)."""
     metric = tables.metric_table(rows, n_boot=n_boot, seed=seed)  # every level; --bins adds ranges.csv
     loc, loc_cells = tables.localization_tables(rows, n_boot=n_boot, seed=seed)
-    fits, points = psychometric.breaking_point_tables(rows, n_boot=n_boot, seed=seed, tolerance=tolerance,
-                                                      criterion=criterion, rng_for=rng_for)
+    fits, points = psychometric.breaking_point_tables(rows, tolerance=tolerance, criterion=criterion)
     return {"metrics": metric, "ranges": tables.range_table(rows, bins=bins),
             "by_truth": tables.truth_table(rows, n_boot=n_boot, seed=seed), "confusion": tables.confusion_table(rows), "localization": loc,
             "localization_cells": loc_cells,
@@ -281,6 +305,8 @@ def _written_scores(run_dir: Path, tolerance: float, criterion: float, bins: dic
         settings = doc.get("settings") or {}
         if (not isinstance(doc.get("run"), dict) or "partial" not in doc["run"]
                 or "breaking_points" not in doc.get("tables", {}) or "ranges" not in doc.get("tables", {})
+                or any("breaking_point" not in f for f in doc["tables"]["breaking_points"])
+                or not set(registry.TABLES) <= set(doc.get("tables", {}))  # written before a table was declared
                 or (settings.get("tolerance"), settings.get("criterion"), settings.get("bins"))
                 != (tolerance, criterion, bins or {})):
             return None

@@ -13,13 +13,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from byo.scene.setup import level_label, preset_number
 from byo.score import metrics
 from byo.score.parse import STATUSES
 from byo.score.rows import NUMERIC, SETS, grid_position, truth_cell
 
-# Single-answer types scored per class as the paper's tables do (precision / recall / F1 per true
-# value, macro-averaged): counts, rows, columns, labels, position words, cards.
+# Single-answer types with a macro precision / recall / F1 (per true value, averaged over the
+# values): counts, rows, columns, labels, position words, cards.
 CLASSES = (*NUMERIC, "label", "position_word", "card")
+# The answer types of BYO-Eval's tasks: they get its F1 / precision / recall, Rel, Cons and the
+# standard deviations over images of its Table 2 (byo.score.metrics.byoeval_prf and below).
+BYOEVAL_TYPES = (*CLASSES, *SETS, "yes_no")
 
 MAX_LEVELS = 8  # a variable drawn from a continuous range (non-integer values) with more levels is binned
 BINS = 5
@@ -83,8 +87,13 @@ class Levels:
                     values.append(v)
         self.order: dict[str, list[str]] = {}
         self.edges: dict[str, np.ndarray] = {}
+        self.presets: set[str] = set()  # variables whose levels are presets: by value, named with it
         for k, values in seen.items():
             if len(values) < 2:
+                continue
+            if all(preset_number(k, v) is not None for v in values):
+                self.presets.add(k)
+                self.order[k] = [level_label(k, v) for v in sorted(values, key=lambda v: preset_number(k, v))]
                 continue
             if bins and k in bins and all(_scalar(v) for v in values):
                 self.ranges[k] = list(bins[k])
@@ -107,6 +116,8 @@ class Levels:
         if variable not in row["levels"]:
             return None
         value = row["levels"][variable]
+        if variable in self.presets:
+            return level_label(variable, value)
         if variable in self.ranges:
             return next((range_label(lo, hi) for lo, hi in self.ranges[variable] if lo <= value <= hi), None)
         if variable in self.edges:
@@ -117,7 +128,10 @@ class Levels:
 
 
 # --- one group -------------------------------------------------------------------------------
-def summarize(rows: Sequence[dict], answer_type: str, *, n_boot: int, seed: int, label: str) -> dict:
+def summarize(rows: Sequence[dict], answer_type: str, *, n_boot: int, seed: int, label: str,
+              per_image: bool = False) -> dict:
+    """The metrics of one group of rows. `per_image`: also BYO-Eval's Rel, Cons and standard
+    deviations over images (a key's whole slices: Tables 2 and 4 give them per task)."""
     n = len(rows)
     counts = Counter(r["status"] for r in rows)
     out: dict = {"n": n, **{s: counts[s] for s in STATUSES}, "parse_rate": counts["ok"] / n if n else None}
@@ -140,12 +154,46 @@ def summarize(rows: Sequence[dict], answer_type: str, *, n_boot: int, seed: int,
         out["interval_note"] = ", ".join(sorted(flags)) or None
     if answer_type in CLASSES:
         preds = [_cell_label(r["value"]) if r["status"] == "ok" else None for r in rows]
-        out.update(_prf(metrics.macro_prf(preds, [_cell_label(r["answer"]) for r in rows])))
+        out.update(_prf(metrics.macro_prf(preds, [_cell_label(r["answer"]) for r in rows]), "macro"))
     if answer_type in SETS:
-        out.update(_prf(metrics.set_prf([r["value"] for r in rows], [r["answer"] for r in rows])))
+        out.update(_prf(metrics.set_prf([r["value"] for r in rows], [r["answer"] for r in rows]), "micro"))
     if answer_type == "yes_no":
-        out.update(_prf(metrics.binary_prf([r["value"] for r in rows], [str(r["answer"]).lower() for r in rows])))
+        out.update(_prf(metrics.binary_prf([r["value"] for r in rows], [str(r["answer"]).lower() for r in rows]),
+                        "yes"))
+    if answer_type in BYOEVAL_TYPES:
+        out.update(byoeval_columns(rows, answer_type, index, per_image=per_image))
     return out
+
+
+def byoeval_columns(rows: Sequence[dict], answer_type: str, index: tuple, *, per_image: bool = True) -> dict:
+    """BYO-Eval's own columns (Tables 2, 4, 6): its F1 / precision / recall and, with `per_image`,
+    Rel, Cons and the standard deviations over images of accuracy, F1, MAE, MSE and NMAE (Table 2)."""
+    hits = [r["correct"] for r in rows]
+    paper = metrics.byoeval_prf(hits, [r["answer"] for r in rows])
+    out = {"f1_byoeval": paper["f1"], "precision_byoeval": paper["precision"], "recall_byoeval": paper["recall"]}
+    if not per_image:
+        return out
+    accuracy = metrics.image_means(hits, index)
+    out.update(reliability=metrics.reliability(hits, index),
+               consistency=metrics.consistency([r["prompt"] for r in rows], [_answer_token(r) for r in rows]),
+               accuracy_image_sd=metrics.image_sd(accuracy),
+               f1_byoeval_image_sd=metrics.image_sd(metrics.f1_from_accuracy(accuracy)))
+    if answer_type in NUMERIC:
+        parsed = np.fromiter((r["error"] is not None for r in rows), dtype=bool, count=len(rows))
+        errors = [r["error"] for r in rows if r["error"] is not None]
+        sub = (index[0][parsed], index[1])
+        out.update(mae_image_sd=metrics.image_sd(metrics.image_means(np.abs(errors), sub)),
+                   mse_image_sd=metrics.image_sd(metrics.image_means(np.square(errors), sub)))
+        if answer_type == "integer":
+            terms = [metrics.nmae_term(r["value"], r["answer"]) for r in rows if r["error"] is not None]
+            out["nmae_image_sd"] = metrics.image_sd(metrics.image_means(terms, sub))
+    return out
+
+
+def _answer_token(row: dict) -> tuple:
+    """An answer as Cons compares it: its parse status and parsed value (a list as a tuple)."""
+    value = row["value"]
+    return row["status"], tuple(value) if isinstance(value, list) else value
 
 
 def clustered(name: str, hits: Sequence[bool], index: tuple) -> dict:
@@ -158,8 +206,9 @@ def clustered(name: str, hits: Sequence[bool], index: tuple) -> dict:
             f"{name}_deff": c["deff"], f"{name}_wilson_lo": lo, f"{name}_wilson_hi": hi}
 
 
-def _prf(p: dict) -> dict:
-    return {"precision": p["precision"], "recall": p["recall"], "f1": p["f1"]}
+def _prf(p: dict, averaging: str) -> dict:
+    """precision_AVERAGING, recall_AVERAGING, f1_AVERAGING: each F1 named for what it is."""
+    return {f"precision_{averaging}": p["precision"], f"recall_{averaging}": p["recall"], f"f1_{averaging}": p["f1"]}
 
 
 def _grouped(rows: Sequence[dict], group_of) -> dict:
@@ -187,7 +236,7 @@ def _slices(rows: Sequence[dict], levels: Levels, labels: dict[int, dict[str, st
                     yield a, la, b, lb, by[(la, lb)]
 
 
-def _variants(rows: Sequence[dict]):
+def variants(rows: Sequence[dict]):
     yield ALL, list(rows)
     for (variant,), group in sorted(metrics.group_by(rows, "variant").items()):
         yield variant, group
@@ -202,10 +251,10 @@ def metric_table(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0, bin
     keys = [("*", "*", "*", readable)] * bool(readable) + [(k, g[0]["task"], g[0]["answer_type"], g)
                                             for (k,), g in metrics.group_by(rows, "key").items()]
     for key, task, answer_type, key_rows in keys:
-        for variant, vrows in _variants(key_rows):
+        for variant, vrows in variants(key_rows):
             for var, level, var2, level2, group in _slices(vrows, levels, labels):
                 label = f"{key}|{variant}|{var}={level}|{var2}={level2}"
-                summary = summarize(group, answer_type, n_boot=n_boot, seed=seed, label=label)
+                summary = summarize(group, answer_type, n_boot=n_boot, seed=seed, label=label, per_image=not var)
                 out.append({"run": group[0]["run"], "model": group[0]["model"], "key": key, "task": task,
                             "answer_type": answer_type, "variant": variant, "variable": var, "level": level,
                             "variable2": var2, "level2": level2, **summary})
@@ -225,7 +274,7 @@ def range_table(rows: Sequence[dict], *, bins: Bins | None = None) -> list[dict]
     out = []
     raw = Levels(rows)  # the levels of metrics.csv without the ranges asked for
     for key, task, answer_type, key_rows in _keys(rows):
-        for variant, vrows in _variants(key_rows):
+        for variant, vrows in variants(key_rows):
             for var in raw.variables:
                 ranges = [(ALL, None)] + [(range_label(lo, hi), (lo, hi)) for lo, hi in (bins or {}).get(var, [])]
                 for name, bounds in ranges:
@@ -274,7 +323,7 @@ def confusion_table(rows: Sequence[dict]) -> list[dict]:
         answer_type = group[0]["answer_type"]
         if answer_type not in (*NUMERIC, "label", "yes_no", "position_word", "multiple_choice"):
             continue
-        for variant, vrows in _variants(group):
+        for variant, vrows in variants(group):
             truths = [_cell_label(r["answer"]) for r in vrows]
             preds = [_cell_label(r["value"]) if r["status"] == "ok" else f"<{r['status']}>" for r in vrows]
             for (t, p), n in sorted(Counter(zip(truths, preds, strict=True)).items(), key=lambda x: str(x[0])):
@@ -317,7 +366,7 @@ def localization_tables(rows: Sequence[dict], *, n_boot: int = 1000, seed: int =
     summary, cells = [], []
     run, model = (rows[0]["run"], rows[0]["model"]) if rows else (None, None)
     for (source,), group in metrics.group_by(items, "source").items():
-        for variant, vitems in _variants(group):
+        for variant, vitems in variants(group):
             located = [i for i in vitems if i["pred"] is not None]
             errs = [metrics.localization_error(i["pred"], i["truth"]) for i in located]
             exact = metrics.clustered_proportion([i["pred"] == i["truth"] for i in vitems], [i["image"] for i in vitems])
@@ -342,7 +391,7 @@ def status_table(rows: Sequence[dict]) -> list[dict]:
     """Parse statuses per answer type and variant, with the parse rate."""
     out = []
     for (answer_type,), group in sorted(metrics.group_by(rows, "answer_type").items()):
-        for variant, vrows in _variants(group):
+        for variant, vrows in variants(group):
             counts = Counter(r["status"] for r in vrows)
             methods = Counter(r["method"] for r in vrows if r["status"] == "ok")
             out.append({"run": vrows[0]["run"], "model": vrows[0]["model"], "answer_type": answer_type,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import write_config
+from conftest import small_render, write_config
 
 from byo.audit.run import audit_dataset
 from byo.cli import main
@@ -22,7 +22,7 @@ CONFIGS = {
                "scene": {"resolution": [640, 360], "render": {"samples": 2, "denoise": "off", "on_hidden": "flag"},
                          "content": {"count": [3, 5]}}}, CHESS_KEYS),
     "poker": ({"dataset": {"name": "cells", "family": "poker", "seed": 7, "n_images": 3},
-               "scene": {"resolution": [400, 300], "render": {"samples": 4, "denoise": "off"},
+               "scene": {"resolution": [400, 300], "render": small_render("poker", [400, 300], samples=4, denoise="off"),
                          "camera": {"distance": 0.8, "elevation": 75},
                          "content": {"mode": "grid", "grid": {"count": 2}}}}, ["localize_card_on_grid_cell"]),
 }

@@ -3,15 +3,17 @@ fields are each caught."""
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import shutil
 
 import pytest
-from conftest import clevr_config, write_config
+from conftest import clevr_config, small_render, write_config
 from golden_data import CONFIGS, golden_name, render_tiny
 
 from byo.audit.run import AUDIT_FILE, audit_dataset
 from byo.cli import main
+from byo.families import load_config
 from byo.render.runner import render_dataset
 
 pytestmark = pytest.mark.render
@@ -25,10 +27,17 @@ def audit_file(dataset) -> dict:
 AUDIT_SIZE = [128, 96]
 
 
+def every_key(config) -> str:
+    """Every key of the config's family but its opt-in ones, whatever the config's questions.keys."""
+    family = load_config(config).family
+    return ",".join(k for k in family.answers if not any(fnmatch.fnmatchcase(k, p) for p in family.opt_in_keys))
+
+
 @pytest.mark.parametrize("config", CONFIGS, ids=golden_name)
 def test_every_config_audits_clean(config, tmp_path):
     out = render_tiny(config, tmp_path, AUDIT_SIZE)
-    assert main(["questions", str(out)]) == 0  # every key of the family
+    keys = ["--keys", every_key(config)]
+    assert main(["questions", str(out), *keys]) == 0  # every key of the family
     code = main(["audit", str(out)])
     audit = audit_file(out)
     assert audit["totals"]["wrong"] == 0 and audit["totals"]["ill_posed"] == 0, audit["findings"]
@@ -38,11 +47,11 @@ def test_every_config_audits_clean(config, tmp_path):
     assert code == 0
     # The readability rules' questions (skipped above): asked flagged, the audit counts them
     # flagged, not failed; asked unflagged, it calls every one of them ill-posed.
-    assert main(["questions", str(out), "--unreadable", "flag"]) == 0
+    assert main(["questions", str(out), "--unreadable", "flag", *keys]) == 0
     flagged = sum(1 for line in (out / "questions.jsonl").read_text().splitlines() if '"unreadable": {' in line)
     assert main(["audit", str(out)]) == 0
     assert audit_file(out)["totals"]["flagged"] == flagged
-    assert main(["questions", str(out), "--unreadable", "ask"]) == 0
+    assert main(["questions", str(out), "--unreadable", "ask", *keys]) == 0
     main(["audit", str(out)])
     assert audit_file(out)["totals"]["ill_posed"] == flagged and audit_file(out)["totals"]["wrong"] == 0
 
@@ -58,7 +67,7 @@ def datasets(tmp_path_factory):
                               render={"samples": 4, "denoise": "off", "on_hidden": "flag"},
                               content={"mode": "random", "count": [5, 8]}),
         "chess": {"dataset": {"name": "achess", "family": "chess", "seed": 4, "n_images": 1},
-                  "scene": {"resolution": [192, 108], "render": {"engine": "workbench"},
+                  "scene": {"resolution": [192, 108], "render": small_render("chess", [192, 108], engine="workbench"),
                             "content": {"board": {"rows": 4, "columns": 4, "square_size": 0.08}, "count": 1}},
                   "variables": {"camera.azimuth": {"type": "varying_all", "levels": [0.0, 45.0]}}},
         # Three bellflowers stacked, then heads together: the same picture for a motif without an up.
@@ -68,12 +77,12 @@ def datasets(tmp_path_factory):
                   "variables": {"content.modifier": {"type": "varying_all",
                                                      "levels": ["three_stacked", "heads_together"]}}},
         "poker": {"dataset": {"name": "apoker", "family": "poker", "seed": 6, "n_images": 1},
-                  "scene": {"resolution": [320, 240], "render": {"samples": 4, "denoise": "off"},
+                  "scene": {"resolution": [320, 240], "render": small_render("poker", [320, 240], samples=4, denoise="off"),
                             "camera": {"distance": 0.45, "elevation": 70},
                             "content": {"n_players": 0, "river": {"count": 7, "face_down": 1},
                                         "chips": {"table_piles": 0}}}},
         "grid": {"dataset": {"name": "agrid", "family": "poker", "seed": 7, "n_images": 1},
-                 "scene": {"resolution": [400, 300], "render": {"samples": 4, "denoise": "off"},
+                 "scene": {"resolution": [400, 300], "render": small_render("poker", [400, 300], samples=4, denoise="off"),
                            "camera": {"distance": 0.8, "elevation": 75},
                            "content": {"mode": "grid", "grid": {"count": 3, "face_down": 1}}}},
     }

@@ -4,6 +4,7 @@ rendered small (docs/observability.md has the full-size figures)."""
 from __future__ import annotations
 
 import pytest
+from conftest import small_render
 from observability import OPTIONS, differences, render_levels
 
 from byo.core.errors import ConfigError
@@ -11,7 +12,7 @@ from byo.families import load_config
 
 pytestmark = pytest.mark.render
 
-SMALL = {"resolution": [96, 54], "render": {"samples": 4, "denoise": "off"}}
+SMALL = {"resolution": [96, 54], "render": small_render("chess", [96, 54], samples=4, denoise="off")}
 MIN_DIFFERENCE = 1.0  # grey levels, mean over the image
 
 

@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import TINY_RENDER
+from conftest import TINY_RENDER, small_render
 from PIL import Image
 
 from byo.render.executors.inprocess import InProcess
@@ -22,6 +22,7 @@ pytestmark = pytest.mark.render
 def render(tmp_path, name: str, content: dict, n_images: int = 3, **scene) -> tuple[list[dict], object]:
     cfg = {"dataset": {"name": name, "family": "chess", "seed": 21, "n_images": n_images},
            "scene": {**TINY_RENDER, "resolution": [128, 96], "camera": {"distance": 0.75, "elevation": 50},
+                     "render": small_render("chess", [128, 96], samples=4, denoise="off"),
                      **scene, "content": {"board": {"rows": 4, "columns": 4}, **content}}}
     out = tmp_path / name
     report = render_dataset(cfg, out, executor=InProcess(), show_progress=False)

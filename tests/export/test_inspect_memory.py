@@ -28,7 +28,7 @@ if limit:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 from byo.cli import main
 code = main(sys.argv[2:])
-print("peak_rss_kib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+print("peak_rss_kib", open("/proc/self/status").read().split("VmHWM:")[1].split()[0], file=sys.stderr)
 sys.exit(code)
 """
 
@@ -65,6 +65,8 @@ def import_under_limit(log: Path, dataset: Path, run: str, limit: int) -> subpro
 
 
 def peak_rss(proc: subprocess.CompletedProcess) -> int:
+    """The import's own peak resident size (VmHWM: getrusage's ru_maxrss would keep the peak of
+    the test process it was forked from)."""
     return int(proc.stderr.split("peak_rss_kib")[-1].split()[0]) * 1024
 
 

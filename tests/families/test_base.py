@@ -12,7 +12,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from conftest import write_config
+from conftest import small_render, write_config
 
 from byo.audit.run import audit_dataset
 from byo.core.errors import ConfigError
@@ -117,7 +117,8 @@ def test_ambiguous_crest_arrangements_get_no_description_or_choice():
 # --- rendered ---------------------------------------------------------------------------------
 HIDDEN_SCENE = {
     "dataset": {"name": "hid", "family": "clevr", "seed": 1, "n_images": 1},
-    "scene": {"resolution": [160, 120], "render": {"samples": 4, "denoise": "off", "on_hidden": "flag"},
+    "scene": {"resolution": [160, 120],
+              "render": small_render("clevr", [160, 120], samples=4, denoise="off", on_hidden="flag"),
               "content": {"mode": "objects", "objects": [  # the green sphere stands right behind the cube
                   {"shape": "cube", "color": "red", "position": [0.0, 0.0], "rotation": 0},
                   {"shape": "sphere", "color": "green", "size": "small", "position": [-1.4, 1.25], "rotation": 0},
@@ -224,7 +225,8 @@ def test_hidden_objects_enter_no_answer_option_scene_or_caption(tmp_path):
 @pytest.mark.render
 def test_clevr_engine_semantics_agree_with_every_answer(tmp_path):
     """Random scenes with objects kept under the threshold (flag), and every seed-004 and seed-001 mode."""
-    base = {"resolution": [160, 120], "render": {"samples": 1, "denoise": "off", "on_hidden": "flag"}}
+    base = {"resolution": [160, 120], "render": small_render("clevr", [160, 120], samples=1, denoise="off",
+                                                             on_hidden="flag")}
     contents = {"random": {"mode": "random", "count": [4, 9]}, "binding": {"mode": "color_binding", "count": 3,
                                                                              "extent": 2.0},
                 "relational": {"mode": "relational", "extent": 1.5}, "two": {"mode": "two_object", "extent": 1.5}}
@@ -273,7 +275,8 @@ def view_cells_from_corners(legend: dict) -> list[tuple[int, int]]:
 def test_row_and_column_questions_follow_the_azimuth_rule(tmp_path):
     azimuths = list(range(0, 91, 5))
     cfg = {"dataset": {"name": "sweep", "family": "chess", "seed": 9, "n_images": 1},
-           "scene": {"resolution": [160, 90], "render": {"engine": "workbench", "on_hidden": "flag"},
+           "scene": {"resolution": [160, 90], "render": small_render("chess", [160, 90], engine="workbench",
+                                                                     on_hidden="flag"),
                      "content": {"board": {"rows": 5, "columns": 5, "square_size": 0.07}, "count": 1}},
            "variables": {"camera.azimuth": {"type": "varying_all", "levels": azimuths}}}
     out = tmp_path / "sweep"
@@ -310,7 +313,8 @@ def test_row_and_column_questions_follow_the_azimuth_rule(tmp_path):
 @pytest.mark.render
 def test_type_questions_need_a_readable_silhouette(tmp_path):
     cfg = {"dataset": {"name": "kind", "family": "chess", "seed": 3, "n_images": 1},
-           "scene": {"resolution": [320, 180], "render": {"samples": 4, "denoise": "off"},
+           # the king counts as seen at 64x36 too: the type rule is what is under test
+           "scene": {"resolution": [320, 180], "render": {"samples": 4, "denoise": "off", "min_visible_pixels": 1},
                      "content": {"pieces": [{"type": "king", "color": "white", "cell": [3, 4]}]}},
            "variables": {"camera.elevation": {"type": "varying_all", "levels": [30, 90]},
                          "blur.fstop": {"type": "varying_all", "levels": ["none", "very_high"]},

@@ -79,6 +79,25 @@ def test_the_paper_prompt_set_reads_as_the_papers_examples(tmp_path):
     assert all(r["prompt"].endswith("The number of pieces on the chessboard is:") for r in own)
 
 
+def test_the_paper_set_asks_its_grid_and_its_codes_missing_word_form(tmp_path):
+    """Section 4.2 and Figure 6: Helpful, CoT and Neutral x Declarative and Missing Word, the missing
+    word as the paper's code sends it ("? Complete this blank: ..."); the project's set still asks
+    the neutral question alone."""
+    dataset = golden_copy("chess__count", tmp_path)
+    rows = questions(dataset, "byo-eval", tmp_path / "grid.jsonl", keys=["count_pieces"], unreadable="flag")
+    assert {(r["preprompt"], r["instruction"]) for r in rows} == {
+        (p, i) for p in ("neutral", "helpful", "cot") for i in ("declarative", "fill_blank")}
+    assert {r["prompt"] for r in rows if r["preprompt"] == "neutral" and r["instruction"] == "fill_blank"} == {
+        "How many pieces are there in the image? Complete this blank: There are ____ pieces in the image."}
+    own = questions(dataset, "byo", tmp_path / "own.jsonl", keys=["count_pieces"], unreadable="flag")
+    assert {(r["preprompt"], r["instruction"]) for r in own} == {("neutral", "direct")}
+    assert main(["questions", str(dataset), "--prompts", "byo-eval", "--keys", "count_pieces", "--preprompts",
+                 "debiased"]) == 0  # a named list replaces the grid's, the other keeps the grid's
+    rows = [json.loads(line) for line in (dataset / "questions.jsonl").read_text().splitlines()]
+    assert {(r["preprompt"], r["instruction"]) for r in rows} == {("debiased", "declarative"),
+                                                                  ("debiased", "fill_blank")}
+
+
 def test_the_command_line_takes_a_prompt_set_and_names_an_unworded_family(tmp_path, capsys):
     dataset = golden_copy("chess__count", tmp_path)
     assert main(["questions", str(dataset), "--prompts", "byo-eval", "--preprompts", "debiased",

@@ -61,6 +61,7 @@ def test_runs_15_points_apart_differ_and_one_model_with_two_seeds_does_not(datas
     print(f"15 points: n {d['n']}, A {d['accuracy_a']:.3f}, B {d['accuracy_b']:.3f}, McNemar p {d['p_mcnemar']:.2g}, "
           f"clustered p {d['p_clustered']:.2g}, CI [{d['difference_lo']:.3f}, {d['difference_hi']:.3f}]")
     assert d["n"] == 400 and d["p_mcnemar"] < 0.01 and d["p_clustered"] < 0.01 and d["verdict"] == "A better"
+    assert d["confidence_adjusted"] == 0.95 and d["difference_adjusted_lo"] == d["difference_lo"]
     assert d["difference"] == pytest.approx(0.15) and d["difference_lo"] > 0
     assert (tmp_path / "sw" / "differences.csv").is_file()
     assert "Holm" in capsys.readouterr().out
@@ -95,12 +96,13 @@ def test_per_level_rows_are_corrected_and_thresholds_compared():
                    for t, s, m in ((5.0, 1, "early"), (10.0, 2, "late")))
     runs = []
     for rows in (early, late):
-        fits, points = breaking_point_tables(rows, n_boot=0, links=("logistic",))
+        fits, points = breaking_point_tables(rows, links=("logistic",))
         runs.append(Scores(facts={"run": rows[0]["run"]}, rows=rows,
                            tables={"breaking_points": fits, "breaking_point_levels": points}))
     result = cmp.compare(*runs, n_boot=300)
     levels = [r for r in result["differences"] if r["variable"] == "content.count"]
-    assert len(levels) == 16 and all(r["p_mcnemar_adjusted"] >= r["p_mcnemar"] for r in levels)
+    assert len(levels) == 16 and all(r["p_mcnemar_adjusted"] >= r["p_mcnemar"] for r in levels
+                                     if r["p_mcnemar_adjusted"] is not None)
     assert result["settings"]["correction"].startswith("Holm")
     bh = cmp.compare(*runs, n_boot=0, correction="bh")
     assert bh["settings"]["correction"].startswith("Benjamini")
@@ -124,3 +126,70 @@ def test_runs_over_different_questions_are_refused(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["compare", str(a), str(a), "--correction", "none"])
     assert exit_.value.code == 2
+
+
+def walk(result: dict) -> int:
+    """Every row: the verdicts are their intervals', the intervals contain the difference, the
+    adjusted interval holds the unadjusted one, and a row without a test says why. Returns the rows
+    walked."""
+    for r in result["differences"]:
+        if r["p_clustered"] is None:
+            assert r["interval_note"] and r["verdict"] == r["verdict_unadjusted"] == "not testable"
+            assert r["difference_lo"] is None and r["difference_adjusted_lo"] is None
+            continue
+        for verdict, lo, hi, p in ((r["verdict_unadjusted"], r["difference_lo"], r["difference_hi"], r["p_clustered"]),
+                                   (r["verdict"], r["difference_adjusted_lo"], r["difference_adjusted_hi"],
+                                    r["p_clustered_adjusted"])):
+            assert lo < r["difference"] < hi
+            shown = lo > 0 or hi < 0
+            assert (verdict != "no difference shown") == shown == (p < cmp.ALPHA), r
+            assert verdict in ("no difference shown", "A better" if r["difference"] > 0 else "B better")
+        assert r["difference_adjusted_lo"] <= r["difference_lo"] and r["difference_hi"] <= r["difference_adjusted_hi"]
+    return len(result["differences"])
+
+
+@pytest.mark.parametrize("correction", list(cmp.CORRECTIONS))
+def test_runs_differing_on_one_key_by_a_planted_amount_agree_on_every_row(tmp_path, capsys, correction):
+    """Three keys over the same images (counts 1-8, 12 images each): A and B are right 60% of the time
+    on two of them, and 85% and 45% (40 points apart) on the third; a fourth key on five images is
+    always right in A and always wrong in B (no spread: no test)."""
+    counts = list(range(1, 9))
+    questions = [q for key in ("planted", "same_1", "same_2") for q in count_questions(12, counts=counts, key=key)]
+    questions += count_questions(1, counts=[1, 2, 3, 4, 5], key="all_alike")
+    p_right = {"a": {"planted": 0.85, "same_1": 0.6, "same_2": 0.6, "all_alike": 1.0},
+               "b": {"planted": 0.45, "same_1": 0.6, "same_2": 0.6, "all_alike": 0.0}}
+    root = write_dataset(tmp_path / "data", questions)
+    for run, seed in (("a", 11), ("b", 12)):
+        rng = np.random.default_rng(seed)
+        write_run(root, run, [p for q in questions
+                              for p in planted_predictions([q], lambda c, k=q.key, r=run: p_right[r][k], rng, run)])
+    out = tmp_path / "cmp"
+    assert main(["compare", str(root / "runs" / "a"), str(root / "runs" / "b"), "--levels", "--correction",
+                 correction, "-o", str(out), "--bootstrap", "0"]) == 0
+    terminal = " ".join(capsys.readouterr().out.split())
+    result = json.loads((out / "comparison.json").read_text())
+    rows = walk(result)
+    by_key = {r["key"]: r for r in result["differences"] if not r["variable"]}
+    planted = by_key["planted"]
+    print(f"{correction}: {rows} rows walked; planted key: {planted['difference']:+.3f} "
+          f"[{planted['difference_lo']:+.3f}, {planted['difference_hi']:+.3f}], adjusted "
+          f"[{planted['difference_adjusted_lo']:+.3f}, {planted['difference_adjusted_hi']:+.3f}] at "
+          f"{planted['confidence_adjusted']:.4f}: {planted['verdict']}")
+    assert planted["verdict"] == "A better" and planted["difference_lo"] < 0.4 < planted["difference_hi"]
+    assert by_key["same_1"]["verdict"] == by_key["same_2"]["verdict"] == "no difference shown"
+    alike = by_key["all_alike"]
+    assert alike["verdict"] == "not testable" and alike["difference"] == 1.0
+    assert alike["interval_note"] == ("all 5 images differ alike (+100.0% each): no spread between images to test "
+                                      "the difference against")
+    assert "all_alike: no interval, no test: all 5 images differ alike (+100.0% each)" in terminal  # said in the terminal, not only in the CSV
+    assert rows == 1 + 4 + 3 * len(counts) + 5  # all questions, 4 keys, their levels
+
+
+def test_adjusted_levels_reject_exactly_what_the_adjusted_p_values_reject():
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        p = rng.uniform(0, 0.08, size=int(rng.integers(1, 12))) ** rng.uniform(0.5, 2)
+        for correction, method in cmp.CORRECTIONS.items():
+            adjusted = cmp.multipletests(p, method=method)[1]
+            levels = cmp.adjusted_levels(p, correction)
+            assert np.array_equal(p < levels, adjusted < cmp.ALPHA)

@@ -93,7 +93,8 @@ def test_images_for_a_threshold_difference_are_a_safe_bound_of_a_simulation(vari
     need = power.images_for_threshold(levels, s)
     g = need["images_per_level"]
     theta = np.array([need["assumed_threshold"], np.log(need["assumed_steepness"]), s.lapse])
-    p = psy.predict(theta, levels, s.chance, "logistic", -1)
+    shape = psy.Shape(s.chance, "logistic", -1)
+    p = shape.predict(theta, levels)
     rng = np.random.default_rng(0)
     reps = 3000
     if icc > 0:
@@ -102,8 +103,8 @@ def test_images_for_a_threshold_difference_are_a_safe_bound_of_a_simulation(vari
     else:
         image_p = np.broadcast_to(p, (reps, g, len(levels)))
     k = rng.binomial(variants, image_p).sum(axis=1).astype(float)
-    fit, _ = psy.fit_batch(np.repeat(theta[None], reps, 0), levels, k, np.full_like(k, g * variants), s.chance,
-                           "logistic", -1, psy.bounds_for(levels))
+    fit, _ = psy.fit_batch(shape, np.repeat(theta[None], reps, 0), levels, k, np.full_like(k, g * variants),
+                           psy.bounds_for(levels))
     predicted_var = need["threshold_sd_one_image"] ** 2 * power.design_effect(variants, icc) / (g * variants)
     simulated = g * fit[:, 0].var() / predicted_var  # images per level the simulated spread asks for
     print(f"threshold {difference} apart, {variants} variants, icc {icc}: formula {g}, simulation {simulated:.1f}")

@@ -1,5 +1,5 @@
-"""Recall@1 over candidate captions (byo.score.retrieval): shared ties, the table beside chance,
-and the clustered mean it uses."""
+"""Recall@1 over candidate captions (byo.score.retrieval): strict (a tie at the top is a miss), the
+table beside chance, and the clustered mean it uses."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from byo.score.retrieval import retrieval_table
 from byo.score.rows import ranked_credit
 
 
-def test_recall_at_1_shares_ties_and_is_strict_otherwise():
+def test_recall_at_1_is_strict_and_a_tie_is_a_miss():
     assert ranked_credit([0.9, 0.1, 0.2], 0) == 1.0
     assert ranked_credit([0.1, 0.9, 0.2], 0) == 0.0
-    assert ranked_credit([0.5, 0.5, 0.2], 0) == 0.5
-    assert ranked_credit([0.3, 0.3, 0.3, 0.3], 2) == 0.25  # no information: the chance
+    assert ranked_credit([0.5, 0.5, 0.2], 0) == 0.0  # COMPASS's ">": the truth must beat every negative
+    assert ranked_credit([0.3, 0.3, 0.3, 0.3], 2) == 0.0  # no information: 0, never the chance
+    assert ranked_credit([0.30000001, 0.3, 0.2], 0) == 1.0  # unrounded similarities do not tie
 
 
 def row(image: str, key: str, credit: float, facts: dict | None = None, variant: str = "neutral/direct",

@@ -10,6 +10,7 @@ from byo.families.api import (
     AnswerTable,
     Problem,
     Skip,
+    Unreadable,
     blur_px,
     box_size,
     not_shown,
@@ -109,12 +110,27 @@ def count_black(legend, rng):
     return Answer(_count(legend, color="black"))
 
 
+def _count_of_type(legend: dict, piece: str) -> Answer | Unreadable:
+    return unless(_types_unreadable(legend, visible(legend)), Answer(
+        _count(legend, type=piece), {"piece_type": piece, "piece_plural": plural(piece)}))
+
+
 @ANSWERS.key("count_identification_piece_type")
 @shown
 def count_type(legend, rng):
-    piece = PIECE_TYPES[int(rng.integers(len(PIECE_TYPES)))]  # absent types too: 0 is an answer
-    return unless(_types_unreadable(legend, visible(legend)), Answer(
-        _count(legend, type=piece), {"piece_type": piece, "piece_plural": plural(piece)}))
+    """How many pieces of a type drawn among the types on the board (BYO-Eval's draw: "replace X
+    with a random piece type from the legend"), so the answer is never 0."""
+    present = sorted({o["attributes"]["type"] for o in visible(legend)}, key=PIECE_TYPES.index)
+    if not present:
+        return Skip("no visible piece")
+    return _count_of_type(legend, present[int(rng.integers(len(present)))])
+
+
+@ANSWERS.key("count_identification_any_piece_type")
+@shown
+def count_any_type(legend, rng):
+    """How many pieces of a type drawn among all six, absent ones too (0 is an answer)."""
+    return _count_of_type(legend, PIECE_TYPES[int(rng.integers(len(PIECE_TYPES)))])
 
 
 def _lone(legend: dict, attribute: str) -> Answer | Skip:

@@ -142,9 +142,13 @@ def count_colour(q, image, seen):
     return Expected(sum(o.attributes["color"] == colour for o in seen))
 
 
-@AUDITS.key("count_identification_piece_type")
+@AUDITS.key("count_identification_piece_type", "count_identification_any_piece_type")
 def count_type(q, image, seen):
-    return _type_problem(image, seen) or Expected(sum(o.kind == q["params"]["piece_type"] for o in seen))
+    """The count of the type named; the first key names only a type that shows."""
+    named = q["params"]["piece_type"]
+    if q["key"] == "count_identification_piece_type" and named not in {o.kind for o in seen}:
+        return IllPosed(f"it names {named}, a type no piece that shows has")
+    return _type_problem(image, seen) or Expected(sum(o.kind == named for o in seen))
 
 
 @AUDITS.key("identify_type_one_piece")

@@ -13,6 +13,7 @@ from byo.families.chess import foreign
 from byo.families.chess.answers import ANSWERS, board_size
 from byo.families.chess.model import (
     FOOTPRINT_RADIUS,
+    MIN_VISIBLE_PIXELS,
     PIECE_HEIGHT,
     PIECE_TYPES,
     SPREAD_POOL,
@@ -121,8 +122,8 @@ class ChessFamily(Family):
         # that table.shape and floor.color change the image (docs/observability.md).
         "table": {"enabled": True, "length": 0.9, "width": 0.7},
         "resolution": [640, 360],
-        # Pieces are small: about 45 px visible at 640x360 counts as seen.
-        "render": {"min_visible_fraction": 0.0002},
+        # Pieces are small: seen from MIN_VISIBLE_PIXELS px of the image as rendered.
+        "render": {"min_visible_pixels": MIN_VISIBLE_PIXELS},
     }
 
     def _identities(self, c: ChessContent, draw: np.random.Generator) -> list[dict]:

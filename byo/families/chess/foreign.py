@@ -3,9 +3,10 @@ and what they are here, for `byo import-config`."""
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
-from byo.families.api import ForeignKey
+from byo.families.api import ForeignKey, MissingAsset
 
 PIECES = ("pawn", "rook", "knight", "bishop", "queen", "king")
 
@@ -59,11 +60,93 @@ def _uniform(value: Any) -> dict[str, Any]:
 def _piece_set(value: Any) -> dict[str, Any]:
     if value in (None, "default"):
         return {}
-    raise ValueError(f"piece set {value!r}: the project's pieces are its staunton or stylised style "
-                     "(content.style) or an asset pack (content.piece_set); BYO-Eval's sets are not shipped")
+    if isinstance(value, str):
+        raise MissingAsset(f"piece set {value!r} is a .blend asset of BYO-Eval's repository (blend_files/chess/), "
+                           "not shipped here: the project's staunton pieces stand in; to render it, make a chess_set "
+                           "asset pack of it (docs/assets.md) and set content.piece_set")
+    raise ValueError(f"expected a piece set's name, got {value!r}")
 
 
-NO_BOARD_SIZE = "the board's size is content.board.square_size x rows / columns"
+def _rgb(value: Any) -> list[float]:
+    """'(0.1, 0.4, 0.15, 1.0)' or a list: RGB(A) in 0..1 -> an RGB triple."""
+    if isinstance(value, str):
+        try:
+            value = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            raise ValueError(f"expected an RGB(A) colour, got {value!r}") from None
+    if not (isinstance(value, list | tuple) and len(value) in (3, 4)
+            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)):
+        raise ValueError(f"expected an RGB(A) colour, got {value!r}")
+    return [float(v) for v in value[:3]]
+
+
+def _location(value: Any) -> list[float]:
+    """The board's (x, y, z) in the world: x and y on the table (z is the table's top here)."""
+    if not (isinstance(value, list | tuple) and len(value) in (2, 3)):
+        raise ValueError(f"expected (x, y, z), got {value!r}")
+    return [float(value[0]), float(value[1])]
+
+
+PIECE_KEYS = {"type", "position", "location", "color", "colour"}
+
+
+def _piece(value: Any, k: int) -> dict[str, Any]:
+    """One of BYO-Eval's explicit pieces ({type, position or location: [row, column], color: RGBA})."""
+    if not isinstance(value, dict):
+        raise ValueError(f"pieces[{k}]: expected {{type, position, color}}, got {value!r}")
+    other = sorted(set(value) - PIECE_KEYS)
+    if other:
+        raise ValueError(f"pieces[{k}]: {', '.join(other)}: no counterpart for one piece (every piece's size is "
+                         "content.scale x its square, its turn content.max_rotation)")
+    kind = str(value.get("type", "")).lower()
+    if kind not in PIECES:
+        raise ValueError(f"pieces[{k}].type: {value.get('type')!r}, expected one of {', '.join(PIECES)}")
+    piece: dict[str, Any] = {"type": kind}
+    cell = value.get("position", value.get("location"))
+    if cell is not None:
+        if not (isinstance(cell, list | tuple) and len(cell) == 2 and all(isinstance(c, int) for c in cell)):
+            raise ValueError(f"pieces[{k}].position: expected [row, column], got {cell!r}")
+        piece["cell"] = list(cell)
+    color = value.get("color", value.get("colour"))
+    if isinstance(color, str) and color.lower() in ("white", "black"):
+        piece["color"] = color.lower()
+    elif color is not None:
+        rgb = _rgb(color)
+        piece["color"] = {"name": "white" if sum(rgb) / 3 >= 0.5 else "black", "rgb": rgb}
+    return piece
+
+
+def _pieces(value: Any) -> list[dict[str, Any]]:
+    if not isinstance(value, list):
+        raise ValueError(f"expected a list of pieces, got {value!r}")
+    return [_piece(v, k) for k, v in enumerate(value)]
+
+
+def _board(prefix: str) -> dict[str, ForeignKey]:
+    """BoardModel's keys (appendix D.1.4) under `prefix` (a dataset config's `chess.board_config.`,
+    appendix A.1's scene `board.`)."""
+    return {
+        f"{prefix}rows": ForeignKey("content.board.rows"),
+        f"{prefix}columns": ForeignKey("content.board.columns"),
+        f"{prefix}row_columns": ForeignKey(None, lambda n: {"content.board.rows": n, "content.board.columns": n}),
+        f"{prefix}length": ForeignKey("content.board.length"),
+        f"{prefix}width": ForeignKey("content.board.width"),
+        f"{prefix}border_width": ForeignKey("content.board.border"),
+        f"{prefix}thickness": ForeignKey("content.board.thickness"),
+        f"{prefix}location": ForeignKey("content.board.location", _location),
+        f"{prefix}random_pattern": ForeignKey("content.board.random_pattern"),
+        f"{prefix}pattern_seed": ForeignKey(None, note="patterns are drawn from dataset.seed"),
+        f"{prefix}board_material.color": ForeignKey("content.board.frame_color", _rgb),
+        f"{prefix}white_material.color": ForeignKey("content.board.light_color", _rgb),
+        f"{prefix}black_material.color": ForeignKey("content.board.dark_color", _rgb),
+        f"{prefix}board_material.roughness": ForeignKey(None, note=NO_ROUGHNESS),
+        f"{prefix}white_material.roughness": ForeignKey(None, note=NO_ROUGHNESS),
+        f"{prefix}black_material.roughness": ForeignKey(None, note=NO_ROUGHNESS),
+        f"{prefix}rotation": ForeignKey(None, note="the board does not turn: turn the camera (camera.azimuth)"),
+    }
+
+
+NO_ROUGHNESS = "the board's materials have fixed roughness"
 BYO_EVAL = {
     "chess.count_config": ForeignKey("content.count", _count),
     "chess.type_config": ForeignKey(None, _types),
@@ -71,14 +154,8 @@ BYO_EVAL = {
     "chess.position_config.spread_level": ForeignKey("content.placement.spread"),
     "chess.position_config.start_point": ForeignKey("content.placement.start"),
     "chess.position_config.uniform": ForeignKey(None, _uniform),
-    "chess.board_config.rows": ForeignKey("content.board.rows"),
-    "chess.board_config.columns": ForeignKey("content.board.columns"),
-    "chess.board_config.row_columns": ForeignKey(None, lambda n: {"content.board.rows": n, "content.board.columns": n}),
-    "chess.board_config.length": ForeignKey(None, note=NO_BOARD_SIZE),
-    "chess.board_config.width": ForeignKey(None, note=NO_BOARD_SIZE),
-    "chess.board_config.thickness": ForeignKey("content.board.thickness"),
-    "chess.board_config.location": ForeignKey(None, note="the board stands at the table's centre "
-                                                         "(content.board.location: x, y on the table)"),
-    "chess.board_config.rotation": ForeignKey(None, note="the board does not turn: turn the camera (camera.azimuth)"),
+    **_board("chess.board_config."),
+    **_board("board."),  # appendix A.1's scene
+    "pieces": ForeignKey("content.pieces", _pieces),  # appendix A.1's explicit pieces
     "dataset.piece_set": ForeignKey(None, _piece_set),
 }

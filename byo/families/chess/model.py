@@ -12,6 +12,7 @@ columns x rows). On an exact diagonal the Y axis wins.
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
@@ -56,6 +57,11 @@ ROWS_READABLE_WITHIN = 30.0
 TYPE_READABLE_MAX_ELEVATION = 50.0
 TYPE_READABLE_MIN_HEIGHT_PX = 16
 TYPE_READABLE_MAX_BLUR = 0.3
+# A piece counts as seen (counted, located) from this many mask pixels of the image as rendered,
+# whatever its size (render.min_visible_pixels, byo/scene/measure.py's band): what the smallest
+# piece covers at the height from which the same bench resolves every piece's outline
+# (docs/piece_silhouettes.md, "When does a piece count as seen?").
+MIN_VISIBLE_PIXELS = 23
 
 
 def azimuth_from_side(azimuth: float) -> float:
@@ -84,6 +90,34 @@ class BoardConfig(Strict):
     dark_color: SRGB = (0.45, 0.30, 0.20)
     random_pattern: bool = False  # seeded random light/dark squares instead of a checkerboard
     location: tuple[float, float] = (0.0, 0.0)  # board centre on the table, metres
+    # The board's outer size, border included (BYO-Eval's BoardModel length along the columns and
+    # width along the rows): when given, square_size follows from it.
+    length: float | None = Field(None, gt=0)
+    width: float | None = Field(None, gt=0)
+
+    _serialize = left_out_when_none("length", "width")  # legends of boards sized by square stay as they were
+
+    @model_validator(mode="after")
+    def _outer_size(self):
+        sizes = {name: (outer - 2 * self.border) / cells
+                 for name, outer, cells in (("length", self.length, self.columns), ("width", self.width, self.rows))
+                 if outer is not None}
+        if not sizes:
+            return self
+        for name, size in sizes.items():
+            if size <= 0:
+                raise ValueError(f"{name} {getattr(self, name):g} m leaves no room for squares inside a border of "
+                                 f"{self.border:g} m")
+        if len(sizes) == 2 and not math.isclose(sizes["length"], sizes["width"], rel_tol=1e-6):
+            raise ValueError(f"squares are square: length {self.length:g} m over {self.columns} columns and width "
+                             f"{self.width:g} m over {self.rows} rows give {sizes['length']:.4g} and "
+                             f"{sizes['width']:.4g} m squares")
+        size = next(iter(sizes.values()))
+        if "square_size" in self.model_fields_set and not math.isclose(size, self.square_size, rel_tol=1e-6):
+            raise ValueError(f"square_size {self.square_size:g} m and the board's outer size ({size:.4g} m squares) "
+                             "disagree: give one of them")
+        self.__dict__["square_size"] = round(size, 9)
+        return self
 
 
 class PieceConfig(Strict):

@@ -2,8 +2,9 @@
 family's tables (`Family.tables`, scope "run").
 
 Every scored row of a COMPASS question carries its facts in `params.compass` and its
-`recall_at_1` (byo.score.rows): for an image-text model's ranking, 1 when the true caption is the
-most similar, 1 / k when it ties with k - 1 others, else 0; for a chat model's answer, 1 or 0.
+`recall_at_1` (byo.score.rows): for an image-text model's ranking, 1 when the true caption is
+strictly the most similar, else 0 (a tie at the top is a miss: the paper's ">", docs/scoring.md's
+tie policy); for a chat model's answer, 1 or 0.
 
 - `compass_integration`: COMPASS's compositional integration gap (section 5.2). "For a
   composed caption c, Recall@1 is defined as R@1_comp(c) = 1[s(I, c) > s(I, c~_i), for all i in
@@ -16,15 +17,18 @@ most similar, 1 / k when it ties with k - 1 others, else 0; for a chat model's a
   ("mean +- standard deviation ... aggregated across all complexities").
 - `compass_skill_load`: "R@1_t = beta_O n_O(c) + beta_A n_A(c) + beta_R n_R(c) + alpha" (Eq. 4),
   one OLS per structural level and skill t over the skill-targeted questions, "with standard
-  errors clustered at the image level to account for within-image correlation", two-sided t-tests
-  (statsmodels). Only the primitive types a level has enter its regression (OA: n_O, n_A).
-  Coefficients are in R@1 units (x 100: the paper's percentage points).
+  errors clustered at the image level to account for within-image correlation. Statistical
+  significance is assessed using two-sided t-tests at p < 0.005 (denoted *) and p < 0.001
+  (denoted **)": statsmodels' cluster-robust (CR1) covariance, t on images - 1 degrees of freedom
+  (the paper names no number; G - 1 is the usual one for G clusters, `df`), and the paper's stars
+  (`significance`). Only the primitive types a level has enter its regression (OA: n_O, n_A).
+  Coefficients are in R@1 units (x 100: the paper's percentage points). A regression the data
+  cannot carry (R@1 the same on every question: a perfect or a constant predictor; too few
+  questions or images; a zero standard error) is "not estimable: REASON", with no number.
 - `compass_perplexity`: the perplexity audit of the negatives (appendix B) needs a
   language model; without one the table says it was skipped.
 
-Deviations: a tie between the true caption and a negative scores 1 / k, where the paper's strict
-">" scores 0 (real-valued similarities do not tie; a ranker that cannot tell the captions apart
-then scores the chance). Delta and the R@1s are proportions (the paper prints percentages).
+Deviation: Delta and the R@1s are proportions (the paper prints percentages).
 """
 
 from __future__ import annotations
@@ -125,7 +129,7 @@ def integration_table(rows: Sequence[dict], options: ScoringOptions | None = Non
 
 def skill_load_table(rows: Sequence[dict], options: ScoringOptions | None = None) -> list[dict]:
     """Eq. 4 per level and skill: OLS of recall@1 on the caption's per-type primitive counts, with
-    standard errors clustered by image."""
+    standard errors clustered by image and t tests on images - 1 degrees of freedom."""
     import statsmodels.api as sm  # imported when a run has COMPASS questions: a second of start-up otherwise
 
     out = []
@@ -133,6 +137,8 @@ def skill_load_table(rows: Sequence[dict], options: ScoringOptions | None = None
     if not skill:
         return out
     run, model = skill[0]["run"], skill[0]["model"]
+    blank = {"beta": None, "se": None, "t": None, "df": None, "p": None, "significance": None, "ci_lo": None,
+             "ci_hi": None}
     for variant, vrows in _variants(skill):
         groups = _group_by([{**r, "_level": compass_of(r)["level"], "_skill": compass_of(r)["skill"]}
                                    for r in vrows], "_level", "_skill")
@@ -145,22 +151,39 @@ def skill_load_table(rows: Sequence[dict], options: ScoringOptions | None = None
             base = {"run": run, "model": model, "variant": variant, "level": level, "skill": target,
                     "n": len(group), "images": g, "r1": float(y.mean())}
             spread = [t for k, t in enumerate(terms) if np.ptp(X[:, k]) > 0]
+            reason = None
             if len(group) < len(terms) + 2 or g < 2 or not spread:
-                out.append({**base, "term": "-", "beta": None, "se": None, "t": None, "p": None, "ci_lo": None,
-                            "ci_hi": None, "self_load": None,
-                            "note": "too few questions, images or differing counts to fit"})
+                reason = "too few questions, images or differing counts to fit"
+            elif np.ptp(y) == 0:
+                reason = (f"R@1 is {y[0]:g} on every question (a {'perfect' if y[0] == 1 else 'constant'} "
+                          "predictor): nothing varies to regress")
+            if reason:
+                out.append({**base, "term": "-", **blank, "self_load": None, "note": f"not estimable: {reason}"})
                 continue
             design = sm.add_constant(X[:, [terms.index(t) for t in spread]], has_constant="add")
             with np.errstate(all="ignore"):
-                fit = sm.OLS(y, design).fit(cov_type="cluster", cov_kwds={"groups": codes})
+                fit = sm.OLS(y, design).fit(cov_type="cluster", cov_kwds={"groups": codes}, use_t=True)
             ci = fit.conf_int()
             dropped = [t for t in terms if t not in spread]
+            exact = float(np.max(np.abs(fit.resid))) < 1e-9  # residuals of rounding: no spread to test against
             for k, term in enumerate(["intercept", *spread]):
-                out.append({**base, "term": term, "beta": _num(fit.params[k]), "se": _num(fit.bse[k]),
-                            "t": _num(fit.tvalues[k]), "p": _num(fit.pvalues[k]), "ci_lo": _num(ci[k][0]),
-                            "ci_hi": _num(ci[k][1]), "self_load": term == target,
-                            "note": (f"constant count of {', '.join(dropped)} left out" if dropped else None)})
+                se = _num(fit.bse[k])
+                row = {**base, "term": term, "self_load": term == target,
+                       "note": (f"constant count of {', '.join(dropped)} left out" if dropped else None)}
+                if exact or se is None or se <= 0:
+                    out.append({**row, **blank, "note": "not estimable: a zero standard error (the counts predict "
+                                                        "every image's R@1 exactly)"})
+                    continue
+                p = _num(fit.pvalues[k])
+                out.append({**row, "beta": _num(fit.params[k]), "se": se, "t": _num(fit.tvalues[k]),
+                            "df": int(fit.df_resid_inference), "p": p, "significance": stars(p),
+                            "ci_lo": _num(ci[k][0]), "ci_hi": _num(ci[k][1])})
     return out
+
+
+def stars(p: float | None) -> str:
+    """The paper's marks: ** for p < 0.001, * for p < 0.005, nothing otherwise."""
+    return "" if p is None else "**" if p < 0.001 else "*" if p < 0.005 else ""
 
 
 def _num(x) -> float | None:
@@ -305,14 +328,18 @@ SKILL_LOAD = ReportTable(
     name="compass_skill_load", title="COMPASS: skill load",
     definition="COMPASS (Eq. 4): OLS of R@1 on skill-targeted negatives on the caption's counts of objects, "
                "attributes and relations, per structural level and skill, standard errors clustered by image "
-               "(statsmodels), two-sided t-tests; beta in R@1 per primitive (x 100: percentage points); self_load: "
-               "the coefficient of the skill's own type",
+               "(statsmodels' CR1), two-sided t-tests on images - 1 degrees of freedom (df); significance: ** p < "
+               "0.001, * p < 0.005 (the paper's); beta in R@1 per primitive (x 100: percentage points); self_load: "
+               "the coefficient of the skill's own type; not estimable (no number) when R@1 does not vary, with too "
+               "few questions or images, or a zero standard error",
     note="Eq. 4: OLS of R@1 on skill-targeted negatives (K = 4) on the caption's counts of objects (O), attributes (A) "
          "and relations (R), per level and skill; standard errors clustered by image. β: change in R@1 per primitive "
-         "(× 100: percentage points); the self-load is the skill's own type.",
+         "(× 100: percentage points); the self-load is the skill's own type. p: two-sided t test on images − 1 "
+         "degrees of freedom; ** p < 0.001, * p < 0.005, as the paper marks them.",
     columns=(Column("level", "level", "text"), Column("skill", "skill", "text"), Column("term", "term", "text"),
              Column("n", "n", "int"), Column("images", "images", "int"), Column("β", "beta", "num"),
-             Column("95% CI", "ci_lo", "text", note=_ci), Column("p", "p", "num"), Column("note", "note", "text")),
+             Column("95% CI", "ci_lo", "text", note=_ci), Column("p", "p", "num", note=lambda r: r.get("significance") or ""),
+             Column("df", "df", "int"), Column("note", "note", "text")),
     measure=skill_load_table, scope="run")
 
 PERPLEXITY = ReportTable(

@@ -55,6 +55,8 @@ class ClevrFamily(Family):
     # study's relational ZSL as the paper samples it, which a ranker blind to the relation answers
     # (answers.relation_zsl)
     opt_in_keys = ("compass_*", "relation_zsl_split")
+    key_modes = {"label_*": ("single_object", "two_object"), "relation_*": ("relational",),
+                 "binding_*": ("color_binding",), "autocomp_*": ("autocomp",)}
     tables = metrics.TABLES + compass_metrics.TABLES
     sheets = SHEETS
     vocabulary = VOCABULARY

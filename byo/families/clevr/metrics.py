@@ -15,8 +15,9 @@ Definitions quoted from the papers:
   Same Obj. Diff. Colors" (share of errors); seed 004 Tables 5 and 8: "the percentage of total
   predictions made by the models which fall into each error category" (Colour / Shape / Other;
   Left/Right / Shape order / Other). Both come from the distractor tag of the option chosen: a chat
-  model's letter, or an image-text model's top caption (captions tied for the top share the
-  prediction, as recall@1 shares the credit).
+  model's letter, or an image-text model's top caption (captions tied for the top: their one kind,
+  or "tie at the top" when they are of several, the truth among them, a miss as recall@1 counts it:
+  docs/scoring.md's tie policy).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from byo.families.api import Column, ReportTable, option_index, proportion
 
 AUTOCOMP_KEYS = ("autocomp_swap", "autocomp_confusion", "autocomp_vary_color", "autocomp_vary_object",
                  "binding_swap", "binding_confusion")
+TIE = "tie at the top"  # a ranking whose top captions tie: a miss that chose none (docs/scoring.md)
 COMPGEN_KEYS = ("label_choice", "label_zsl", "relation_choice", "relation_zsl", "relation_zsl_split")
 
 
@@ -85,16 +87,15 @@ def measure_relations(rows: list[dict], train: list) -> list[dict]:
 def chosen_tags(r: dict) -> dict[str, float]:
     """The kinds of caption a prediction took, each with its share of the prediction: a chat
     model's lettered option (`option_tags`); an image-text model's top caption in the full
-    candidate set (`retrieval`), the captions tied for the top sharing it; "unparsed" when
-    there is no answer to read."""
+    candidate set (`retrieval`), or the one kind its tied top captions share; "tie at the top" when
+    they are of several kinds (the truth among them: a miss that chose no caption); "unparsed"
+    when there is no answer to read."""
     if r.get("ranked"):
         tags, top = (r.get("retrieval") or {}).get("tags"), r.get("top")
-        if r["status"] != "ok" or not tags or not top:
+        if r["status"] not in ("ok", "ambiguous") or not tags or not top:
             return {"unparsed": 1.0}
-        shares: Counter = Counter()
-        for k in top:
-            shares[tags[k]] += 1 / len(top)
-        return dict(shares)
+        kinds = {tags[k] for k in top}
+        return {kinds.pop(): 1.0} if len(kinds) == 1 else {TIE: 1.0}
     if r["status"] != "ok" or r["value"] is None:
         return {"unparsed": 1.0}
     tags = r["params"].get("option_tags") or []
@@ -168,7 +169,8 @@ DISTRACTORS = ReportTable(
          "kinds swap:color, confusion:same_color_diff_object, confusion:same_color_same_object, "
          "confusion:same_object_diff_color (position: swap:order, swap:relation, confusion:same_object). "
          "'unparsed' counts answers with no option found. An image-text model's prediction is its top caption "
-         "among all the candidates; captions tied for the top share it.",
+         "among all the candidates (tied top captions: their one kind); 'tie at the top' counts rankings whose "
+         "tied top captions are of several kinds, the truth among them (a miss).",
     columns=(Column("slice", "slice", "text"), Column("distractor", "distractor", "text"),
              Column("count", "count", "int"), Column("of predictions", "of_predictions"),
              Column("of errors", "of_errors")),

@@ -31,6 +31,7 @@ from byo.families.poker.faces import DECK, card_color, card_name
 from byo.families.poker.model import (
     ACE_WHOLE,
     MAT_COLORS,
+    MIN_VISIBLE_PIXELS,
     PokerContent,
     chip_rgb,
     count_range,
@@ -90,7 +91,8 @@ class PokerFamily(Family):
                   "color": [0.07, 0.33, 0.17], "roughness": 0.9},
         "resolution": [800, 600],
         # Overlapping cards are part of the design: a hidden card is flagged, never re-placed.
-        "render": {"min_visible_fraction": 0.0002, "on_hidden": "flag", "max_visibility_attempts": 1},
+        # Seen from MIN_VISIBLE_PIXELS px of the image as rendered.
+        "render": {"min_visible_pixels": MIN_VISIBLE_PIXELS, "on_hidden": "flag", "max_visibility_attempts": 1},
     }
 
     # --- sampling -------------------------------------------------------------------------

@@ -23,6 +23,12 @@ from byo.families.poker.faces import CARD_ASPECT, normalize
 
 RawCount = int | tuple[int, int]
 MAX_MASK_ID = 255  # the instance-id mask is 8-bit
+# A card, chip pile or player mat counts as seen (counted, located) from this many mask pixels of
+# the image as rendered, whatever its size (render.min_visible_pixels, byo/scene/measure.py): the
+# 96 px the band gave at the family's 800x600 default when it was a share of the image's area;
+# not measured on its own (the overlap and identity rules judge what a card shows, docs/readability.md).
+MIN_VISIBLE_PIXELS = 96
+
 # Chip and mat colours (sRGB); a colour may also be written as {name, rgb}.
 CHIP_COLORS = {"white": (0.92, 0.92, 0.90), "red": (0.75, 0.08, 0.10), "blue": (0.10, 0.25, 0.75),
                "green": (0.10, 0.55, 0.20), "black": (0.07, 0.07, 0.07), "yellow": (0.95, 0.80, 0.10),

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import write_config
+from conftest import small_render, write_config
 from PIL import Image
 
 from byo.render.runner import render_dataset
@@ -18,7 +18,8 @@ FAST = {"samples": 1, "denoise": "off", "adaptive_threshold": None}
 
 def render(tmp_path, name: str, content: dict, *, n_images=1, variables=None, **scene) -> list[dict]:
     cfg = {"dataset": {"name": name, "family": "chess", "seed": 8, "n_images": n_images},
-           "scene": {"resolution": [96, 54], "render": FAST, **scene, "content": content},
+           "scene": {"resolution": [96, 54], "render": small_render("chess", scene.get("resolution", [96, 54]), **FAST),
+                     **scene, "content": content},
            "variables": variables or {}}
     out = tmp_path / name
     report = render_dataset(str(write_config(tmp_path, cfg, f"{name}.yaml")), str(out), show_progress=False)

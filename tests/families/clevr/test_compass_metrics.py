@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from byo.families.api import ScoringOptions
 from byo.families.clevr.compass_metrics import integration_table, perplexity_table, skill_load_table
@@ -111,8 +112,55 @@ def test_skill_load_intervals_cover_the_planted_coefficient_at_their_level():
 def test_skill_load_says_when_it_cannot_fit():
     rows = planted_rows(seed=2, images=1, per_image=3)
     (only,) = [t for t in skill_load_table(rows) if t["variant"] == "all"]
-    assert only["beta"] is None and "too few" in only["note"]
+    assert only["beta"] is None and only["note"].startswith("not estimable: too few")
     assert not math.isnan(only["r1"])
+
+
+def test_skill_load_p_values_are_the_papers_t_tests_on_images_minus_one_degrees_of_freedom():
+    """By hand: OLS, the CR1 cluster-robust covariance (G / (G - 1) (N - 1) / (N - K)), and a
+    two-sided t test on G - 1 degrees of freedom, where a z test would claim more."""
+    rows = planted_rows(seed=3, images=12, per_image=3)
+    X = np.array([[1.0, r["params"]["compass"]["counts"]["O"], r["params"]["compass"]["counts"]["A"]] for r in rows])
+    y = np.array([r["recall_at_1"] for r in rows])
+    groups = np.array([int(r["image"][3:]) for r in rows])
+    beta = np.linalg.solve(X.T @ X, X.T @ y)
+    e = y - X @ beta
+    bread = np.linalg.inv(X.T @ X)
+    meat = sum(np.outer(X[groups == g].T @ e[groups == g], X[groups == g].T @ e[groups == g]) for g in range(12))
+    n, k, g = len(y), 3, 12
+    se = np.sqrt(np.diag(bread @ meat @ bread) * g / (g - 1) * (n - 1) / (n - k))
+    p_t = 2 * stats.t.sf(np.abs(beta / se), g - 1)
+    terms = fitted(rows)
+    for i, term in enumerate(("intercept", "O", "A")):
+        assert terms[term]["beta"] == pytest.approx(beta[i]) and terms[term]["se"] == pytest.approx(se[i])
+        assert terms[term]["df"] == 11 and terms[term]["p"] == pytest.approx(p_t[i])
+        assert terms[term]["p"] > 2 * stats.norm.sf(abs(beta[i] / se[i]))  # the z test's p is smaller
+        assert terms[term]["significance"] == ("**" if p_t[i] < 0.001 else "*" if p_t[i] < 0.005 else "")
+
+
+@pytest.mark.parametrize("recall, kind", [(1.0, "perfect"), (0.0, "constant")])
+def test_a_perfect_or_constant_predictor_is_not_estimable(recall, kind):
+    """R@1 the same on every question: every coefficient would be 0 with a zero standard error, and a
+    z test's p = 0.0000; the table says it cannot fit, with no number."""
+    rows = [{**r, "recall_at_1": recall} for r in planted_rows(seed=4, images=30)]
+    (only,) = [t for t in skill_load_table(rows) if t["variant"] == "all"]
+    assert only["note"] == (f"not estimable: R@1 is {recall:g} on every question (a {kind} predictor): nothing "
+                            "varies to regress")
+    assert all(only[k] is None for k in ("beta", "se", "t", "p", "df", "ci_lo", "ci_hi", "significance"))
+
+
+def test_counts_that_predict_every_answer_exactly_are_not_estimable():
+    """R@1 = n_A - 1 exactly (n_A of 1 or 2): the residuals vanish and so does every standard error."""
+    rows = []
+    for i in range(20):
+        for n_a in (1, 2):
+            facts = {"caption": f"img{i}/oa", "level": "OA", "n": 1 + n_a, "role": "skill", "skill": "A",
+                     "counts": {"O": 1 + i % 3, "A": n_a, "R": 0}}
+            rows.append(row(f"img{i}", "compass_oa_skill_a", float(n_a - 1), facts, chance=0.2))
+    terms = fitted(rows)
+    assert set(terms) == {"intercept", "O", "A"}
+    assert all(t["p"] is None and t["beta"] is None and t["note"].startswith("not estimable: a zero standard error")
+               for t in terms.values())
 
 
 def compass_set(image: str, level: str, role: str, captions: list[str], skill: str | None = None) -> dict:
