@@ -1,5 +1,6 @@
 """`byo plan --estimate` against the real run, one run each: the demo config and a paper config
-(BYO-Eval's chess identification). In this run, for each: the estimate (a fresh calibration in a
+(COMPASS's, 100 CLEVR scenes at 320x240; BYO-Eval's chess identification, 50 images at 1920x1080,
+about 1.5 CPU-hours here, on request). In this run, for each: the estimate (a fresh calibration in a
 cache of its own), then the whole config rendered by byo render's pool (its default workers),
 its questions written, and a real vision-language model asking every question: the tiny
 transformers VLM of tests/hf_tiny.py (randomly initialised, built from configs: nothing is
@@ -8,7 +9,7 @@ price file applied to that usage. Reported: estimate / actual for the render's C
 workers' CPU seconds: steady on a busy machine), its wall time, the questions, the calls and the
 cost (the issue asks within 25% for the render, 5% for the cost).
 
-    .venv/bin/python bench/plan_bench.py [--cases demo,chess_identification]
+    .venv/bin/python bench/plan_bench.py [--cases demo,compass,chess_identification]
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from hf_tiny import save_tiny_llava  # noqa: E402
 
-CASES = {"demo": "dataset_configs/demo.yaml",
+CASES = {"demo": "dataset_configs/demo.yaml", "compass": "dataset_configs/compass/compass.yaml",
          "chess_identification": "dataset_configs/byo_eval/chess_identification.yaml"}
+DEFAULT_CASES = "demo,compass"
 MAX_TOKENS = 8  # the tiny model's answers: random weights write until the cap (or an end token)
 PRICE = {"input_per_million": 2.0, "output_per_million": 8.0}  # this bench's price file: any prices will do
 
@@ -92,7 +94,7 @@ def measure(name: str, config: str, work: Path, section: Section, model: Path, p
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--cases", default=",".join(CASES))
+    parser.add_argument("--cases", default=DEFAULT_CASES)
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "plan.json")
     args = parser.parse_args()
     section = Section("plan", "byo plan's estimate against the real run",

@@ -16,7 +16,6 @@ import argparse
 from pathlib import Path
 
 import yaml
-from family_presets import FAMILIES
 from figures import QUICK, Section
 
 from byo.families import load_config
@@ -28,7 +27,15 @@ PAPERS = {  # the shipped configs of each paper (dataset_configs/<folder>/README
     "BYO-Eval": "byo_eval", "Auto-Comp": "autocomp", "COMPASS": "compass",
     "the compositional-generalisation study": "compgen", "KamonBench": "crest",
 }
-FAMILY_CONFIGS = {**FAMILIES, "crest (flat, Workbench)": "dataset_configs/crest/composite.yaml"}
+# Each family's representative config, as bench/family_presets.py's FAMILIES (not imported: that
+# module loads bpy, which byo render's worker processes, re-importing this script, must not).
+FAMILY_CONFIGS = {
+    "chess": "dataset_configs/chess/count.yaml",
+    "clevr": "dataset_configs/clevr/count.yaml",
+    "poker": "dataset_configs/poker/count.yaml",
+    "crest (3D, Cycles)": "dataset_configs/crest/composite_3d.yaml",
+    "crest (flat, Workbench)": "dataset_configs/crest/composite.yaml",
+}
 SIZES = [(640, 360), (1920, 1080)]
 THREADS = 1  # byo render's default pool here: a worker per CPU, one thread each
 NODES, CORES_PER_NODE = 10, 32  # a small cluster, for the last column

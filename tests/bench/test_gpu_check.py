@@ -35,7 +35,9 @@ def test_the_cpu_only_mode_renders_each_family_on_both_sides(tmp_path):
     for row in result["rows"]:
         assert row["other"] == "auto" and row["other_device"] == "cpu"  # auto falls back to the CPU here
         assert row["cpu_wall_s"] > 0 and row["other_wall_s"] > 0 and row["cpu_cpu_s"] > 0
-        assert row["psnr_db"] == "identical" and row["ssim"] == 1.0  # one device, one seed: the same image
+        # one device, one seed: the same image, up to a few values of floating-point order (91 dB measured at 320x180)
+        assert row["psnr_db"] == "identical" or row["psnr_db"] >= 60
+        assert row["ssim"] >= 0.999
         assert row["cpu_denoiser"] == row["other_denoiser"] == "openimagedenoise on the cpu"
     for column in ("PSNR (dB)", "denoiser (CPU / other)", "chess_200_48x27", "poker_64_48x27"):
         assert column in done.stdout

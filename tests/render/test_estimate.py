@@ -66,3 +66,19 @@ def test_a_calibration_renders_once_and_scales_to_every_image(tmp_path, monkeypa
     shown = capsys.readouterr().out
     assert "2 calibration images (cached)" in shown and "wall time on 4 nodes" in shown
     assert "questions" in shown and "per image" in shown
+
+
+def _calibration(cpu_s, wall_s, threads):
+    return estimate.Calibration(indices=list(range(len(cpu_s))), cpu_s=cpu_s, wall_s=wall_s, threads=threads,
+                                machine={"cpu": "a processor", "cpus": 2}, dataset=None, cached=True)
+
+
+def test_wall_time_at_the_calibrations_load_scales_by_how_much_it_was_slowed():
+    shared = _calibration(cpu_s=[10.0, 20.0], wall_s=[25.0, 50.0], threads=1)  # 75 s of wall for 30 s of CPU
+    assert shared.load_factor == pytest.approx(2.5)
+    render = estimate.RenderEstimate(images=360, calibration=shared)  # 15 s per image: 1.5 CPU-hours
+    assert render.wall_hours(3) == pytest.approx(0.5)
+    assert render.wall_hours(3, loaded=True) == pytest.approx(1.25)
+    idle = _calibration(cpu_s=[8.0], wall_s=[3.9], threads=2)  # two threads busy: less wall than CPU
+    assert idle.load_factor == 1.0
+    assert estimate.RenderEstimate(images=360, calibration=idle).wall_hours(2, loaded=True) == pytest.approx(0.4)
