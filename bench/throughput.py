@@ -45,6 +45,8 @@ def _at(config: str, size: tuple[int, int] | None):
     raw = yaml.safe_load((ROOT / config).read_text())
     if size is not None:
         raw.setdefault("scene", {})["resolution"] = list(size)
+    if QUICK:  # thumbnails: any object a pixel wide counts as visible (the pipeline checked, not figures)
+        raw["scene"].setdefault("render", {})["min_visible_pixels"] = 1
     return load_config(raw, file=config)
 
 

@@ -26,6 +26,7 @@ from importlib import metadata
 from pathlib import Path
 
 from byo.core.dataset import atomic_write_text
+from byo.core.errors import RenderError
 from byo.render.executors.pool import LocalPool
 from byo.render.messages import RenderResult
 from byo.render.runner import render_dataset, sample_tasks
@@ -131,6 +132,10 @@ def calibrate(cfg: DatasetConfig, *, images: int = CALIBRATION_IMAGES, threads: 
         started = time.perf_counter()
         render_dataset(cfg, tmp / "dataset", executor=LocalPool(1, threads=threads), limit=limit, shard=shard,
                        show_progress=False, on_result=results.append)
+        if not results:
+            raise RenderError(f"byo plan --estimate: none of the {images} calibration images of {cfg.dataset.name} "
+                              "could be rendered (the reasons are above): the render would fail the same way; "
+                              "fix the config, then plan again")
         record = {"indices": [r.legend["index"] for r in results],
                   "cpu_s": [round(r.phases["cpu"], 3) for r in results],
                   "wall_s": [round(r.seconds, 3) for r in results], "threads": threads, "machine": machine(),

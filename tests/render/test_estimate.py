@@ -82,3 +82,18 @@ def test_wall_time_at_the_calibrations_load_scales_by_how_much_it_was_slowed():
     idle = _calibration(cpu_s=[8.0], wall_s=[3.9], threads=2)  # two threads busy: less wall than CPU
     assert idle.load_factor == 1.0
     assert estimate.RenderEstimate(images=360, calibration=idle).wall_hours(2, loaded=True) == pytest.approx(0.4)
+
+
+@pytest.mark.render
+def test_a_config_whose_calibration_images_all_fail_is_one_line_not_a_traceback(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("BYO_CACHE", str(tmp_path / "cache"))
+    data = clevr_config(n_images=2, content={"mode": "random", "count": [3, 3]},
+                        render={"samples": 1, "denoise": "off", "min_visible_pixels": 5000})  # more than the frame holds
+    path = write_config(tmp_path, data, name="never_visible.yaml")
+    assert main(["plan", str(path), "--no-sample", "--estimate", "--calibration-images", "1", "--threads", "1"]) == 1
+    captured = capsys.readouterr()
+    shown = captured.out + captured.err
+    error = next(line for line in shown.splitlines() if line.startswith("error:"))
+    assert "none of the 1 calibration images of tiny could be rendered" in error
+    assert "Traceback" not in shown
+    assert not list((tmp_path / "cache").rglob("calibration.json"))  # nothing cached: a fixed config calibrates anew
