@@ -267,7 +267,7 @@ def search(families: list[str], presets: list[str]) -> dict:
     return chosen
 
 
-def confirm(families: list[str], path: Path) -> None:
+def confirm(families: list[str], path: Path, sizes: list[tuple[int, int]] | None = None) -> None:
     """Each family's standard preset as the code applies it next to BYO-Eval's setting, on every
     scene, in this run: CPU seconds of the render (2 threads), PSNR and SSIM."""
     section = Section("family_presets", "Quality presets per family and resolution",
@@ -277,6 +277,8 @@ def confirm(families: list[str], path: Path) -> None:
     rows = []
     for family in families:
         for scene in family_scenes(family):
+            if sizes and scene.resolution not in sizes:
+                continue
             ref = reference(scene)
             measured = {}
             for label, keys in (("BYO-Eval's 128 samples adaptive", keys_of(BYO_EVAL)), ("standard", {"quality": "standard"})):
@@ -305,6 +307,7 @@ def main() -> None:
     parser.add_argument("--references-only", action="store_true")
     parser.add_argument("--search", action="store_true")
     parser.add_argument("--confirm", action="store_true")
+    parser.add_argument("--sizes", help="--confirm: only these sizes, e.g. 1920x1080,640x360 (default: every one)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "family_presets.json")
     args = parser.parse_args()
     families = args.families.split(",")
@@ -319,7 +322,11 @@ def main() -> None:
     if args.search:
         search(families, args.presets.split(","))
     if args.confirm:
-        confirm(families, args.json)
+        try:
+            sizes = [tuple(int(v) for v in s.lower().split("x")) for s in args.sizes.split(",")] if args.sizes else None
+        except ValueError:
+            parser.error(f"--sizes: expected WIDTHxHEIGHT[,WIDTHxHEIGHT...], got {args.sizes!r}")
+        confirm(families, args.json, sizes)
     if not (args.references_only or args.search or args.confirm):
         parser.print_usage(sys.stderr)
 
