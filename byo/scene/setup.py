@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from byo.core.errors import Note
 from byo.core.schema import SRGB, Strict, left_out_when_none, srgb
@@ -358,13 +358,18 @@ class RenderConfig(Strict):
                 raise ValueError("render.passes needs render.engine cycles (Workbench has no data passes)")
         return self
 
+    # The preset's settings as applied (a family's step for the image size included): pydantic
+    # runs the validator below again when this instance is handed to another model.
+    _preset: dict[str, Any] | None = PrivateAttr(None)
+
     @model_validator(mode="after")
     def _quality_preset(self):
-        self.apply_preset(QUALITY[self.quality])
+        self.apply_preset(self._preset or QUALITY[self.quality])
         return self
 
     def apply_preset(self, settings: Mapping[str, Any]) -> None:
         """Take the preset's value of every key the config does not set itself."""
+        self._preset = dict(settings)
         for key, value in settings.items():
             if key not in self.model_fields_set:
                 self.__dict__[key] = value

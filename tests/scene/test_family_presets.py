@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from pydantic import BaseModel
 
 from byo.families.api import HD_PIXELS, QualityPreset
 from byo.scene.config import validate_scene
-from byo.scene.setup import QUALITY
+from byo.scene.setup import QUALITY, ResolvedSetup, resolve_setup
 
 
 class NoContent(BaseModel):
@@ -53,3 +54,13 @@ def test_another_preset_or_another_family_keeps_the_shared_settings():
     assert (draft.samples, draft.adaptive_threshold) == (QUALITY["draft"]["samples"], None)
     plain = _render(PLAIN, [1920, 1080])
     assert plain.samples == QUALITY["standard"]["samples"]
+
+
+def test_the_familys_step_survives_the_setup_being_resolved_and_sent_to_a_worker():
+    """pydantic runs RenderConfig's preset validator again when the instance is handed to another
+    model (ResolvedSetup): the family's step must not fall back to the shared preset there."""
+    setup, _, _ = validate_scene({"resolution": [1920, 1080]}, TOY)
+    resolved = resolve_setup(setup, np.random.default_rng(0))
+    assert (resolved.render.samples, resolved.render.adaptive_threshold) == (32, 0.05)
+    again = ResolvedSetup.model_validate_json(resolved.model_dump_json())  # as a render worker reads it
+    assert (again.render.samples, again.render.adaptive_threshold) == (32, 0.05)
