@@ -30,16 +30,28 @@ REFERENCE_SAMPLES = 1024
 
 @dataclass(frozen=True)
 class Scene:
-    """A family's representative scene: a shipped config, an image index, a resolution."""
+    """A family's representative scene: a shipped config, an image index, a resolution, and
+    optionally a window of the frame rendered alone (Cycles' border, cropped to it): fractions
+    (min x, max x, min y, max y) of the frame, y measured from the bottom as Blender does."""
 
     family: str
     config: str
     index: int
     resolution: tuple[int, int]
+    crop: tuple[float, float, float, float] | None = None
 
     @property
     def key(self) -> str:
-        return f"{self.family}_{self.index}_{self.resolution[0]}x{self.resolution[1]}"
+        key = f"{self.family}_{self.index}_{self.resolution[0]}x{self.resolution[1]}"
+        return key if self.crop is None else key + "_crop" + "-".join(f"{100 * v:.0f}" for v in self.crop)
+
+    @property
+    def pixels(self) -> int:
+        """Pixels rendered: the crop's where there is one."""
+        w, h = self.resolution
+        if self.crop is None:
+            return w * h
+        return round(w * (self.crop[1] - self.crop[0])) * round(h * (self.crop[3] - self.crop[2]))
 
 
 SCENES = [
@@ -88,6 +100,10 @@ def render(scene: Scene, render_keys: dict, seed_offset: int = 0, threads: int =
     with engine.own_scene(f"quality_{scene.key}") as bl_scene:
         build_scene(spec, cfg.family, bl_scene, threads)
         bl_scene.cycles.seed += seed_offset
+        if scene.crop is not None:
+            r = bl_scene.render
+            r.use_border = r.use_crop_to_border = True
+            r.border_min_x, r.border_max_x, r.border_min_y, r.border_max_y = scene.crop
         before = time.process_time()
         image = engine.render_image(bl_scene)
         return image, time.process_time() - before

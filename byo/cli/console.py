@@ -94,7 +94,15 @@ class Defaults(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
-DefaultsParser = partial(argparse.ArgumentParser, formatter_class=Defaults)
+class CommandParser(argparse.ArgumentParser):
+    """A command's parser: a bad argument is one line and where to read more, not the whole usage
+    (a command of many options would print a screenful before the error)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} ({self.prog} -h lists the options)\n")
+
+
+DefaultsParser = partial(CommandParser, formatter_class=Defaults)
 
 
 def say(line: str) -> None:

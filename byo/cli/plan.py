@@ -11,6 +11,7 @@ from rich.console import Console
 
 from byo.authoring.byo_eval_import import import_config
 from byo.cli.console import add_json, console, level_table, new_table, out, print_json
+from byo.cli.estimate import print_estimate
 from byo.cli.options import (
     add_force,
     add_max_images,
@@ -27,6 +28,7 @@ from byo.core.inputs import read_json
 from byo.core.outputs import check_file_output, writing_outputs
 from byo.families import family_names, load_config
 from byo.questions.load import SUMMARY_FILE
+from byo.render.estimate import CALIBRATION_IMAGES
 from byo.render.runner import sample_tasks
 from byo.scene.plan import combination, combination_count, image_count, images_per_combination, jobs
 from byo.scene.setup import level_label
@@ -70,6 +72,11 @@ def cmd_plan(args) -> int:
     print_readability(cfg, shown)
     if power:
         print_power(args, cfg, power, shown)
+    if args.estimate:
+        print_estimate(args, cfg, shown)
+    else:
+        shown.print("render time, questions and cost: byo plan CONFIG --estimate [--model PROVIDER:MODEL "
+                    "--providers FILE] (a short calibration render, cached per machine)")
     return 0
 
 
@@ -187,7 +194,26 @@ def add_plan(plan: argparse.ArgumentParser) -> None:
     plan.add_argument("--variants", type=whole(1), default=1, help="--power: prompt variants per question")
     plan.add_argument("--threshold-difference", type=positive,
                       help="--power: also the images per level to tell two thresholds this far apart")
-    plan.set_defaults(func=cmd_plan)
+    est = plan.add_argument_group("--estimate: render time, questions and cost before any work")
+    est.add_argument("--estimate", action="store_true", help="render CPU-hours from a short calibration render "
+                     "(cached per machine and scene in ~/.cache/byo), wall time, questions, model calls and cost")
+    est.add_argument("--calibration-images", type=whole(1), default=CALIBRATION_IMAGES,
+                     help="images rendered to calibrate, spread over the plan")
+    est.add_argument("--recalibrate", action="store_true", help="render the calibration again even if cached")
+    est.add_argument("--workers", type=whole(1), help="render processes here (default: one per CPU)")
+    est.add_argument("--threads", type=whole(1), help="Cycles threads per worker (default: CPUs / workers)")
+    est.add_argument("--nodes", type=whole(1), help="also the wall time on this many nodes")
+    est.add_argument("--cores-per-node", type=whole(1), help="--nodes: CPUs per node (default: this machine's)")
+    est.add_argument("--model", action="append", metavar="PROVIDER:MODEL",
+                     help="a model to cost (repeatable): its calls, tokens and cost at the providers file's prices")
+    est.add_argument("--providers", type=Path, help="the providers file (YAML) with each model's prices")
+    est.add_argument("--preprompts", help="comma-separated, as byo questions (default: neutral)")
+    est.add_argument("--instructions", help="comma-separated, as byo questions (default: direct)")
+    est.add_argument("--keys", help="question keys or patterns, as byo questions (default: the config's)")
+    est.add_argument("--repeats", type=whole(1), default=1, help="times each question is asked (byo eval --repeats)")
+    est.add_argument("--answer-tokens", type=whole(1), help="tokens per answer (default: 10, 250 after a "
+                     "chain-of-thought preprompt)")
+    plan.set_defaults(func=cmd_plan, quiet_calibration=False)
 
 
 def add_import_config(imp: argparse.ArgumentParser) -> None:

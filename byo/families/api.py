@@ -12,7 +12,8 @@ What is here, by the part of a family that uses it:
   `SheetRequest`; `ReportTable` and `Column` for its answer types' metrics; `Factor` and the
   shared `NO_BLUR`, `BRIGHT_LIGHT`, `OVERHEAD` for what byo explain changes), `SceneObject` and
   `PlacementError` for `sample`, `SceneSpec` for the builder, `ResolvedSetup` (the camera,
-  lights, table... as applied), `CATALOG`;
+  lights, table... as applied), `CATALOG`; `QualityPreset` and `HD_PIXELS` for its own
+  settings of the quality presets (`Family.quality_presets`);
 - content models: `Strict`, `SRGB`, `ColorDef` (a user's own colour) with `color_name` and
   `custom_rgb`, `keyed_error`, `left_out_when_none`, asset packs (`find_pack`, `PackError`);
 - answers: `Answer`, `Skip`, `Unreadable` and the readability rules (`unless`, `not_shown`,
@@ -109,12 +110,12 @@ from byo.families.base import (
     visible,
 )
 from byo.scene.assets import PackError, find_pack
-from byo.scene.setup import ResolvedSetup
+from byo.scene.setup import HD_PIXELS, QualityPreset, ResolvedSetup
 from byo.scene.spec import PlacementError, SceneObject, SceneSpec
 
 __all__ = [
     "ForeignKey", "MissingAsset", "Factor", "NO_BLUR", "BRIGHT_LIGHT", "OVERHEAD",
-    "CATALOG", "EDGE", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
+    "CATALOG", "EDGE", "HD_PIXELS", "QualityPreset", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
     "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "InputError", "Layout",
     "MeasuredImage", "PackError", "PlacementError", "Problem", "ReportTable", "ResolvedSetup", "Retrieval", "SceneObject", "SceneSpec",
     "ConfigError", "ScoringOptions", "cluster_index", "clustered_mean", "color", "png", "pyplot",

@@ -133,10 +133,12 @@ class MeasuredImage:
         return evidence.measure_objects(self.rgb, self.mask, {o.id: [o.id, *self.part_ids(o.id)] for o in self.objects})
 
     def unshown(self, objects: list[Seen]) -> IllPosed | None:
-        """Ill-posed when an object does not stand out from its surroundings in the image."""
+        """Ill-posed when an object does not stand out from its surroundings in the image. An object
+        whose presence the render measured (counterfactual) is judged by that instead, as the
+        questions judge it (its status is lowered by its presence)."""
         for o in objects:
             e = self.evidence.get(o.id)
-            if e is not None and not evidence.shows(e):
+            if e is not None and o.alternatives is None and not evidence.shows(e):
                 return IllPosed(f"unreadable (contrast): {o.kind} {o.id} does not stand out in the image "
                                 f"(contrast {e.contrast:.1f}, edge {e.edge:.1f} grey levels)")
         return None
@@ -159,7 +161,7 @@ class MeasuredImage:
                 continue
             margin, nearest = evidence.color_margin(e.lab, own, palette)
             if margin < evidence.COLOR_MARGIN:
-                return IllPosed(f"unreadable (colour): {own} {o.kind} {o.id} renders as {nearest} "
+                return IllPosed(f"unreadable (color): {own} {o.kind} {o.id} renders as {nearest} "
                                 f"(ΔE00 margin {margin:.1f})")
         return None
 

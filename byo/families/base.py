@@ -36,7 +36,7 @@ from pydantic import BaseModel
 
 from byo.scene import counterfactual, evidence
 from byo.scene.camera import defocus_diameter_px
-from byo.scene.setup import ResolvedSetup
+from byo.scene.setup import QualityPresets, ResolvedSetup
 from byo.scene.spec import SceneObject, SceneSpec
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -531,6 +531,9 @@ class Family:
     package: str  # the package the subclass is defined in (set for each subclass, not written)
     content_model: type[BaseModel]
     default_scene: dict[str, Any] = {}  # family defaults under the user's `scene`
+    # Its own settings of the quality presets (render.quality) by image size, over the shared
+    # ones (byo.scene.setup.QUALITY); chosen on its busiest scene by bench/family_presets.py.
+    quality_presets: QualityPresets = {}
     template_file: str  # the family's question templates (YAML), a file of...
     template_package: str = CATALOG  # ...this package (a family of its own ships its own)
     answers: Mapping[str, AnswerFn] = {}  # question key -> answer function

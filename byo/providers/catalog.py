@@ -36,6 +36,8 @@ BATCH_DISCOUNT = 0.5  # OpenAI's and Azure's Batch APIs: half the price of live 
 class ModelEntry(Strict):
     input_per_million: float | None = Field(None, ge=0)  # USD per million input tokens
     output_per_million: float | None = Field(None, ge=0)
+    # Input tokens one image is billed, as sent (`byo plan --estimate`; default: OpenAI's tile rule).
+    image_tokens: int | None = Field(None, ge=0)
     batch_input_per_million: float | None = Field(None, ge=0)  # byo eval --batch; default: half the live price
     batch_output_per_million: float | None = Field(None, ge=0)
 
@@ -48,7 +50,8 @@ class ModelEntry(Strict):
             input_per_million=self.batch_input_per_million if self.batch_input_per_million is not None
             else half(self.input_per_million),
             output_per_million=self.batch_output_per_million if self.batch_output_per_million is not None
-            else half(self.output_per_million))
+            else half(self.output_per_million),
+            image_tokens=self.image_tokens)
 
     def cost(self, input_tokens: int, output_tokens: int) -> float | None:
         if self.input_per_million is None or self.output_per_million is None:

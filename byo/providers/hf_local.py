@@ -20,6 +20,7 @@ torch and transformers are an optional extra: `pip install 'byo-render[hf]'`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import threading
 
@@ -83,6 +84,30 @@ def _load(transformers, torch, name: str, dtype: str, device: str) -> tuple:
         _LOADED.clear()  # one model in memory at a time
         _LOADED[key] = processor, model
     return _LOADED[key]
+
+
+def chat_text(processor, prompt: str) -> str:
+    """One question as the model reads it: a user turn of the image, then the prompt."""
+    return processor.apply_chat_template(
+        [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": prompt}]}], add_generation_prompt=True)
+
+
+@functools.cache
+def _processor(name: str):
+    _, transformers = _libraries()
+    try:
+        return transformers.AutoProcessor.from_pretrained(name)
+    except (OSError, ValueError, KeyError) as err:
+        raise ConfigError("<command line>", [("--model", f"could not load the processor of {name!r}: "
+                                              f"{_first_line(err)}")]) from None
+
+
+def input_tokens(name: str, prompt: str, image: Image.Image) -> int:
+    """The tokens model `name` reads for one question (the image's tokens and the chat template's
+    included), counted by its own processor without loading the model: what its run records."""
+    inputs = _processor(name)(text=[chat_text(_processor(name), prompt)], images=[[image.convert("RGB")]],
+                              return_tensors="np")
+    return int(inputs["attention_mask"].sum())
 
 
 class HuggingFace(Provider):
@@ -149,9 +174,7 @@ class HuggingFace(Provider):
             images = [Image.open(io.BytesIO(r.image.data)).convert("RGB") for r in requests]
         except OSError as err:
             raise ProviderFailure("image_unreadable", str(err)) from None
-        texts = [self.processor.apply_chat_template(
-            [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": r.prompt}]}],
-            add_generation_prompt=True) for r in requests]
+        texts = [chat_text(self.processor, r.prompt) for r in requests]
         max_tokens = self.params.max_tokens or DEFAULT_MAX_TOKENS
         sample = self.params.temperature > 0
         with self.generating, torch.inference_mode():

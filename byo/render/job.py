@@ -66,7 +66,7 @@ def render_job(spec: SceneSpec, family: Family, *, threads: int) -> RenderResult
     The image and the instance ids come from one render where the engine can give both
     (`engine.one_pass_ids`); a placement that may be rejected is first checked on a sharp
     one-sample id render (a few percent of the image's render), and only then rendered."""
-    started, engine_before = time.perf_counter(), engine.engine_seconds()
+    started, engine_before, cpu_before = time.perf_counter(), engine.engine_seconds(), time.process_time()
     phases = {}
     with engine.own_scene(f"byo_{spec.name}") as scene:
         applied, built = build_scene(spec, family, scene, threads)
@@ -99,6 +99,7 @@ def render_job(spec: SceneSpec, family: Family, *, threads: int) -> RenderResult
     seconds = time.perf_counter() - started
     phases["cleanup"] = seconds - sum(phases.values())
     phases["engine"] = engine.engine_seconds() - engine_before
+    phases["cpu"] = time.process_time() - cpu_before  # this process's CPU time, every thread: a busy machine's steady measure
     return RenderResult(name=spec.name, image=image, instance_ids=ids, legend=legend,
                         legend_text=legends.legend_text(legend, family), attempts=spec.attempt + 1,
                         seconds=seconds, rss_mb=engine.current_rss_mb(),

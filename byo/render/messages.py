@@ -35,7 +35,8 @@ class RenderResult:
     rss_mb: float
     worker: str = ""  # where it was rendered: host:pid, or the Ray node
     # Seconds per phase: build, render (the engine and reading its pixels), measure (and the
-    # legend), cleanup; engine: the part of render spent inside the engine itself.
+    # legend), cleanup; engine: the part of render spent inside the engine itself; cpu: the CPU
+    # time of the whole job in its process, every thread (wall time on a busy machine is not).
     phases: dict[str, float] = field(default_factory=dict)
     passes: dict[str, np.ndarray] = field(default_factory=dict)  # render.passes: kind -> array
     engine_log: list[str] = field(default_factory=list)  # what Blender printed meanwhile: for the render log

@@ -34,7 +34,7 @@ from pydantic import (
 
 from byo.core.errors import ConfigError, format_key_path
 from byo.core.schema import Strict, shown, validation_problems
-from byo.scene.setup import RESOLUTION, SetupConfig
+from byo.scene.setup import FAMILY_PRESETS, RESOLUTION, QualityPresets, SetupConfig
 
 
 class DatasetSection(Strict):
@@ -247,6 +247,7 @@ class SceneFamily(Protocol):
     name: str
     default_scene: dict[str, Any]
     content_model: type[BaseModel]
+    quality_presets: QualityPresets
 
 
 class DatasetConfig(Strict):
@@ -336,7 +337,7 @@ def validate_scene(scene: dict, family: SceneFamily, prefix: tuple = ("scene",))
     problems = []
     setup = family_content = None
     try:
-        setup = SetupConfig.model_validate(scene)
+        setup = SetupConfig.model_validate(scene, context={FAMILY_PRESETS: family.quality_presets})
     except ValidationError as err:
         problems += validation_problems(err, prefix)
     try:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from byo.core.errors import Note
 from byo.core.schema import SRGB, Strict, left_out_when_none, srgb
@@ -31,6 +33,7 @@ LIGHTING = {"very_low": 0.3, "low": 0.6, "medium": 1.0, "high": 1.5, "very_high"
 BLUR_FSTOP = {"none": None, "very_low": 9.0, "low": 4.0, "medium": 2.0, "high": 1.0, "very_high": 0.5}
 TABLE_TEXTURE = ("low", "medium", "high")  # texture entropy: plain / noise / layered noise + bump
 RESOLUTION = {"low": (640, 480), "medium": (1280, 720), "high": (1920, 1080)}
+HD_PIXELS = 1920 * 1080  # from this many pixels a family's quality presets for full HD apply
 TABLE_PALETTE = {  # low-entropy table colours of appendix D.1.3
     "light_gray": (0.8, 0.8, 0.8),
     "medium_gray": (0.6, 0.6, 0.6),
@@ -250,8 +253,9 @@ class ResolutionConfig(Strict):
 # target on every scene against 1024-sample references, the busiest of each family included
 # (PSNR / SSIM: draft 40 dB / 0.99, standard 45 dB / 0.995, final 50 dB / 0.995). Above draft,
 # adaptive sampling spends the samples on edges, where a busy scene's error is. bench/quality.py
-# measures them; docs/quality_presets.md has the figures. Keys a config sets itself override its
-# preset's.
+# measures them; docs/quality_presets.md has the figures. These are the shared presets: a family
+# may declare its own per preset and image size (Family.quality_presets, QualityPreset below;
+# bench/family_presets.py chooses them). Keys a config sets itself override any preset's.
 QUALITY = {
     "draft": {"samples": 12, "adaptive_threshold": None, "adaptive_min_samples": 0, "denoise_prefilter": "fast",
               "light_tree": False, "sampling_pattern": "sobol"},
@@ -260,6 +264,35 @@ QUALITY = {
     "final": {"samples": 384, "adaptive_threshold": 0.0075, "adaptive_min_samples": 8, "denoise_prefilter": "none",
               "light_tree": False, "sampling_pattern": "blue_noise"},
 }
+QualityName = Literal["draft", "standard", "final"]
+
+
+@dataclass(frozen=True)
+class QualityPreset:
+    """A family's own settings for one quality preset, for images of at least `from_pixels`
+    pixels (width x height): render keys over the shared preset's (QUALITY)."""
+
+    settings: Mapping[str, Any]
+    from_pixels: int = 0
+
+
+# A family's presets: preset name -> its steps by image size (the step with the largest
+# `from_pixels` at most the image's pixels applies; below every step, the shared preset).
+QualityPresets = Mapping[str, Sequence[QualityPreset]]
+
+
+def preset_settings(quality: str, pixels: int, presets: QualityPresets | None = None) -> dict[str, Any]:
+    """The render keys of preset `quality` for an image of `pixels` pixels: the shared preset,
+    and over it the family's step for that size."""
+    settings = dict(QUALITY[quality])
+    steps = [p for p in (presets or {}).get(quality, ()) if p.from_pixels <= pixels]
+    if steps:
+        settings.update(max(steps, key=lambda p: p.from_pixels).settings)
+    return settings
+
+
+# The validation context key under which byo.scene.config passes a family's presets to SetupConfig.
+FAMILY_PRESETS = "quality_presets"
 
 
 class CounterfactualConfig(Strict):
@@ -278,7 +311,7 @@ class RenderConfig(Strict):
     # Cycles' device: gpu takes the first backend with a device (OptiX, CUDA, HIP, Metal, oneAPI)
     # and fails without one; auto falls back to the CPU. The legend records what was used.
     device: Literal["cpu", "gpu", "auto"] = "cpu"
-    quality: Literal["draft", "standard", "final"] = "standard"
+    quality: QualityName = "standard"
     # The keys below default to the quality preset's values (QUALITY); set, they override it.
     samples: int = Field(64, ge=1, le=4096)
     adaptive_threshold: float | None = Field(0.01, ge=0)  # None disables adaptive sampling
@@ -337,12 +370,21 @@ class RenderConfig(Strict):
                 raise ValueError("render.passes needs render.engine cycles (Workbench has no data passes)")
         return self
 
+    # The preset's settings as applied (a family's step for the image size included): pydantic
+    # runs the validator below again when this instance is handed to another model.
+    _preset: dict[str, Any] | None = PrivateAttr(None)
+
     @model_validator(mode="after")
     def _quality_preset(self):
-        for key, value in QUALITY[self.quality].items():
+        self.apply_preset(self._preset or QUALITY[self.quality])
+        return self
+
+    def apply_preset(self, settings: Mapping[str, Any]) -> None:
+        """Take the preset's value of every key the config does not set itself."""
+        self._preset = dict(settings)
+        for key, value in settings.items():
             if key not in self.model_fields_set:
                 self.__dict__[key] = value
-        return self
 
 
 class SetupConfig(Strict):
@@ -365,6 +407,21 @@ class SetupConfig(Strict):
         if isinstance(v, tuple):
             return ResolutionConfig(width=v[0], height=v[1])
         return v
+
+    @property
+    def pixels(self) -> int:
+        res = self.resolution
+        width, height = RESOLUTION[res] if isinstance(res, str) else (res.width, res.height)
+        return width * height
+
+    @model_validator(mode="after")
+    def _family_preset(self, info: ValidationInfo):
+        """The family's own settings of the quality preset at this image size (passed as the
+        validation context by byo.scene.config.validate_scene), where it declares any."""
+        presets = (info.context or {}).get(FAMILY_PRESETS)
+        if presets:
+            self.render.apply_preset(preset_settings(self.render.quality, self.pixels, presets))
+        return self
 
     @model_validator(mode="after")
     def _observable(self):

@@ -38,19 +38,32 @@ def test_images_needed_match_a_simulation_within_10_percent(settings):
     assert abs(formula - simulated) / simulated < 0.10
 
 
-def test_plan_power_writes_its_answer_beside_the_config(tmp_path, capsys):
+def test_plan_power_prints_and_writes_only_where_asked(tmp_path, capsys):
     config = tmp_path / "count.yaml"
     shutil.copy(ROOT / "dataset_configs" / "chess" / "count.yaml", config)
+    assert main(["plan", str(config), "--no-sample", "--power"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["count.yaml"]  # nothing beside the config unasked
+    assert "Power: a 10% accuracy difference" in capsys.readouterr().out
+    written = tmp_path / "power" / "count.json"
     assert main(["plan", str(config), "--no-sample", "--power", "--difference", "0.1", "--icc", "0.3",
-                 "--keys-per-image", "4", "--threshold-difference", "1"]) == 0
-    result = json.loads((tmp_path / "count.power.json").read_text())
+                 "--keys-per-image", "4", "--threshold-difference", "1", "-o", str(written)]) == 0
+    result = json.loads(written.read_text())
     pooled = result["accuracy"][-1]
     assert result["combinations"] == 21 and result["config_n_images"] == 10
     assert pooled["images_per_group"] == power.images_for_accuracy(0.1, 0.5, 0.05, 0.8, 0.3, 4)
     assert pooled["n_images"] == -(-pooled["images_per_group"] // 21)
     assert result["thresholds"][0]["variable"] == "content.count"
     out = capsys.readouterr()
-    assert "Power: a 10% accuracy difference" in out.out and "count.power.json" in out.err
+    assert "Power: a 10% accuracy difference" in out.out and str(written) in out.err
+
+
+def test_plan_output_without_power_is_refused_before_any_work(tmp_path, capsys):
+    config = tmp_path / "count.yaml"
+    shutil.copy(ROOT / "dataset_configs" / "chess" / "count.yaml", config)
+    assert main(["plan", str(config), "--no-sample", "-o", str(tmp_path / "p.json")]) == 2
+    err = capsys.readouterr().err
+    assert "-o" in err and "--power" in err and "Traceback" not in err
+    assert not (tmp_path / "p.json").exists()
 
 
 def test_more_correlated_questions_need_more_images():

@@ -10,10 +10,12 @@ import numpy as np
 
 from byo.families.api import (
     BRIGHT_LIGHT,
+    HD_PIXELS,
     NO_BLUR,
     OVERHEAD,
     Family,
     PlacementError,
+    QualityPreset,
     ResolvedSetup,
     SceneObject,
     color_name,
@@ -136,6 +138,10 @@ class ChessFamily(Family):
         # Pieces are small: seen from MIN_VISIBLE_PIXELS px of the image as rendered.
         "render": {"min_visible_pixels": MIN_VISIBLE_PIXELS},
     }
+    # From 1920x1080 up the shared standard (adaptive 0.0325) gives 46.1 dB but SSIM 0.9941 on the
+    # busiest scene, 0.025 gives 0.9947, 0.02 gives 47.0 dB and 0.9951 (bench/family_presets.py,
+    # docs/speed.md): the standard here is 64 samples adaptive 0.02.
+    quality_presets = {"standard": [QualityPreset({"adaptive_threshold": 0.02}, from_pixels=HD_PIXELS)]}
 
     def _identities(self, c: ChessContent, draw: np.random.Generator) -> list[dict]:
         colors = [color_name(x) for x in c.colors]
