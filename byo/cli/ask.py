@@ -120,7 +120,7 @@ def cmd_audit(args) -> int:
     for p in report.legend_problems[:limit]:
         shown.print(f"[red]legend[/red] {escape(p.image)}: {escape(p.field)}: {escape(p.problem)}", highlight=False)
     for d in report.damaged[:limit]:
-        shown.print(f"[red]damaged[/red] {escape(d.file)}: {escape(d.problem)}", highlight=False)
+        console.print(f"[red]damaged[/red] {escape(d.file)}: {escape(d.problem)}", highlight=False)  # an input's problem
     more = 0 if args.verbose else sum(max(0, len(x) - args.show)
                                       for x in (findings, report.legend_problems, report.damaged))
     if more:

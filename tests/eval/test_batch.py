@@ -221,7 +221,8 @@ def test_what_the_cache_has_is_not_sent_and_the_batch_price_is_spent(tmp_path, k
     run = json.loads((ds / RUN / "run.json").read_text())
     assert run["spent_usd"] == pytest.approx(sum(r["cost_usd"] for r in report.rows))
     assert run["batch_price"] == {"input_per_million": 500.0, "output_per_million": 2000.0,
-                                  "batch_input_per_million": None, "batch_output_per_million": None}
+                                  "batch_input_per_million": None, "batch_output_per_million": None,
+                                  "image_tokens": None}
 
 
 def test_byo_status_collects_a_run_submitted_without_waiting(tmp_path, key, capsys):

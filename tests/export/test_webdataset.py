@@ -54,7 +54,7 @@ def test_webdataset_yields_every_sample_once(dataset, shards):
         assert sample["png"].tobytes() == Image.open(dataset / f"images/{name}.png").convert("RGB").tobytes()
         record = sample["json"]
         assert json.loads(record["legend"]) == json.loads((dataset / f"legends/{name}.json").read_text())
-        expected = questions_by_image(dataset)[name]
+        expected = questions_by_image(dataset).get(name, [])  # an image may have none (nothing readable at 32x24)
         assert [q["id"] for q in record["questions"]] == [q["id"] for q in expected]
         assert [json.loads(q["answer_json"]) for q in record["questions"]] == [q["answer"] for q in expected]
     assert sorted(seen) == names and len(seen) == len(set(seen))
@@ -77,7 +77,7 @@ def test_datasets_loads_the_folder_with_its_card(dataset, shards, monkeypatch, t
     assert sorted(ds["__key__"]) == sorted(p.stem for p in (dataset / "legends").glob("*.json"))
     by_image = questions_by_image(dataset)
     for row in ds:
-        assert [q["prompt"] for q in row["json"]["questions"]] == [q["prompt"] for q in by_image[row["__key__"]]]
+        assert [q["prompt"] for q in row["json"]["questions"]] == [q["prompt"] for q in by_image.get(row["__key__"], [])]
         assert row["png"].size == (32, 24)
 
 

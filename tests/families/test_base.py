@@ -325,8 +325,14 @@ def test_type_questions_need_a_readable_silhouette(tmp_path):
     asked = [json.loads(line) for line in path.read_text().splitlines()]
     typed = [q["levels"] for q in asked if q["key"] == "identify_type_one_piece"]
     assert typed == [{"camera.elevation": 30, "blur.fstop": "none", "resolution": [320, 180]}]
-    assert sum(q["key"] == "identify_color_one_piece" for q in asked) == 8  # colour reads everywhere
-    assert set(summary.reasons["identify_type_one_piece"]) == {"unreadable (type)"}  # skipped by the type rule
+    # colour reads wherever the king shows: every image but the blurred 64x36 ones may be asked, where the
+    # image without the king is nearly the same (the counterfactual presence check)
+    colored = [q["levels"] for q in asked if q["key"] == "identify_color_one_piece"]
+    assert len(colored) >= 6
+    assert all(lv in colored for lv in (q["levels"] for q in asked) if lv["resolution"] == [320, 180] or lv["blur.fstop"] == "none")
+    # skipped by the type rule; where the king does not show, by that
+    assert "unreadable (type)" in summary.reasons["identify_type_one_piece"]
+    assert set(summary.reasons["identify_type_one_piece"]) <= {"unreadable (type)", "needs exactly 1 visible piece"}
     reasons = [e["reason"] for e in summary.examples if e["key"] == "identify_type_one_piece"]  # each case's
     assert any("high a view" in r for r in reasons) and any("blurred" in r for r in reasons)
     assert any("too small" in r for r in reasons)

@@ -47,7 +47,7 @@ def test_the_report_names_where_each_model_breaks(report):
 
 def test_the_report_opens_and_links_the_viewer(report, tmp_path):
     playwright_api = pytest.importorskip("playwright.sync_api")
-    from test_view import browser_or_skip
+    from browser import browser_or_skip
 
     with playwright_api.sync_playwright() as p:
         browser = browser_or_skip(p)

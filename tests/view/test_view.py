@@ -5,30 +5,18 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
+from browser import browser_or_skip
 from PIL import Image
 from view_data import fake_run, golden_chess_dataset
 
 from byo.cli import main
 from byo.view.build import overlay_png, subjects
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
-
-
-def browser_or_skip(playwright):
-    if not Path(CHROMIUM).is_file():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing (make install puts Debian's chromium there)")
-        pytest.skip(f"{CHROMIUM} is missing (make install puts Debian's chromium there)")
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
 
 
 @pytest.fixture(scope="module")
