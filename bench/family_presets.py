@@ -203,17 +203,19 @@ def first_meeting(ladder: list[dict], meets) -> dict | None:
     return ladder[lo] if lo < len(ladder) else None
 
 
-def search_standard(store: Store, scenes: list[Scene]) -> list[dict]:
+def search_standard(store: Store, scenes: list[Scene], caps: tuple[int, ...] = CAPS,
+                    thresholds: tuple[float, ...] = THRESHOLDS) -> list[dict]:
     """The settings that meet the standard target on every scene: the uniform floor where it does,
-    then per cap the largest threshold that does."""
+    then per cap the largest threshold that does (`caps` and `thresholds`: a narrower grid where
+    the whole one costs too much CPU)."""
     target = TARGETS["standard"]
 
     def meets(s):
         return store.meets_all(scenes, s, target)
 
     found = [s for s in (uniform(n) for n in UNIFORM_FLOOR) if meets(s)][:1]
-    for cap in CAPS:
-        best = first_meeting([adaptive(cap, t) for t in THRESHOLDS], meets)
+    for cap in caps:
+        best = first_meeting([adaptive(cap, t) for t in sorted(thresholds, reverse=True)], meets)
         if best is not None:
             found.append(best)
     return found
@@ -248,7 +250,7 @@ def cheapest(store: Store, scenes: list[Scene], found: list[dict]) -> dict | Non
     return min(found, key=lambda s: sum(store.measure(scene, s)[2] for scene in scenes))
 
 
-def search(families: list[str], presets: list[str]) -> dict:
+def search(families: list[str], presets: list[str], grid: dict | None = None) -> dict:
     store = Store(MEASURED)
     chosen = json.loads(CHOSEN.read_text()) if CHOSEN.exists() else {}
     for preset in presets:
@@ -256,7 +258,7 @@ def search(families: list[str], presets: list[str]) -> dict:
             scenes = family_scenes(family)
             for band in ("below_hd", "hd"):
                 mine = sorted((s for s in scenes if band_of(s) == band), key=lambda s: s.pixels)  # smallest first: likeliest to miss
-                found = SEARCHES[preset](store, mine)
+                found = SEARCHES[preset](store, mine, **(grid or {}) if preset == "standard" else {})
                 best = cheapest(store, mine, found)
                 chosen.setdefault(family, {}).setdefault(preset, {})[band] = {
                     "settings": best, "scenes": {s.key: store.measure(s, best) if best else None for s in mine},
@@ -306,6 +308,8 @@ def main() -> None:
     parser.add_argument("--presets", default="standard,draft,final")
     parser.add_argument("--references-only", action="store_true")
     parser.add_argument("--search", action="store_true")
+    parser.add_argument("--caps", help="--search, standard: only these caps of samples, e.g. 32,64")
+    parser.add_argument("--thresholds", help="--search, standard: only these adaptive thresholds, e.g. 0.08,0.05")
     parser.add_argument("--confirm", action="store_true")
     parser.add_argument("--sizes", help="--confirm: only these sizes, e.g. 1920x1080,640x360 (default: every one)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "family_presets.json")
@@ -320,7 +324,13 @@ def main() -> None:
                 reference(scene)
                 print(f"reference {scene.key}: ready", flush=True)
     if args.search:
-        search(families, args.presets.split(","))
+        try:
+            grid = {**({"caps": tuple(int(v) for v in args.caps.split(","))} if args.caps else {}),
+                    **({"thresholds": tuple(float(v) for v in args.thresholds.split(","))} if args.thresholds else {})}
+        except ValueError:
+            parser.error(f"--caps/--thresholds: expected numbers separated by commas, got {args.caps!r}, "
+                         f"{args.thresholds!r}")
+        search(families, args.presets.split(","), grid)
     if args.confirm:
         try:
             sizes = [tuple(int(v) for v in s.lower().split("x")) for s in args.sizes.split(",")] if args.sizes else None
