@@ -96,6 +96,7 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(chromium() is None, reason="chromium is not installed (make install)")
 def test_report_in_headless_chromium(report, tmp_path):
     root, _, out = report
