@@ -34,8 +34,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import ndimage
-from skimage.color import deltaE_ciede2000, rgb2lab
+import scipy  # scipy.ndimage and skimage.color load on first use: most commands never need them
+import skimage
 
 from byo.scene.measure import AMBIGUOUS, HIDDEN, VISIBLE
 
@@ -51,7 +51,7 @@ HIDDEN_SHARE = 0.5
 
 
 def _lab(rgb: np.ndarray) -> np.ndarray:
-    return rgb2lab(np.asarray(rgb)[..., :3].astype(np.float64) / 255.0)
+    return skimage.color.rgb2lab(np.asarray(rgb)[..., :3].astype(np.float64) / 255.0)
 
 
 def pixel_differences(truth: np.ndarray, other: np.ndarray) -> np.ndarray:
@@ -59,8 +59,8 @@ def pixel_differences(truth: np.ndarray, other: np.ndarray) -> np.ndarray:
     SMOOTH_PX, per pixel."""
     if truth.shape != other.shape:
         raise ValueError(f"renders of one region differ in size: {truth.shape} and {other.shape}")
-    a, b = (ndimage.gaussian_filter(_lab(x), (SMOOTH_PX, SMOOTH_PX, 0)) for x in (truth, other))
-    return deltaE_ciede2000(a, b)
+    a, b = (scipy.ndimage.gaussian_filter(_lab(x), (SMOOTH_PX, SMOOTH_PX, 0)) for x in (truth, other))
+    return skimage.color.deltaE_ciede2000(a, b)
 
 
 def difference(truth: np.ndarray, other: np.ndarray, top: int = TOP_PIXELS) -> float:
