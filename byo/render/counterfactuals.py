@@ -109,8 +109,8 @@ def measure(spec: SceneSpec, family: Family, scene, built: dict[int, list], meas
     with all of them removed, one with each as its first alternative...), one render of the
     unchanged scene serves every region within budget, and each change is compared on its own
     region. Every render has the same seed, so a pixel comes out the same whichever region it is
-    rendered in. Objects whose regions overlap are measured for how far they blur into one
-    (counterfactual.merge_ratio, on their removals' differences)."""
+    rendered in. Blurred objects whose regions overlap are measured for how far they blur into
+    one (counterfactual.merge_ratio, on their removals' differences)."""
     settings = spec.setup.render.counterfactual
     wanted = tuple(attributes) if attributes is not None else checked_attributes(spec, family)
     planned = _plan(spec, family, scene, built, measured, wanted)
@@ -147,7 +147,8 @@ def measure(spec: SceneSpec, family: Family, scene, built: dict[int, list], meas
     merged: dict[int, dict[int, float]] = {}
     blur = {p.obj.id: p.blur for p in planned}
     for a, b in itertools.combinations(sorted(maps), 2):
-        if counterfactual.overlaps(maps[a][0], maps[b][0]):
+        blurred = min(blur[a], blur[b]) >= counterfactual.MERGE_MIN_BLUR_PX
+        if blurred and counterfactual.overlaps(maps[a][0], maps[b][0]):
             pooling = counterfactual.pooling_px(max(blur[a], blur[b]))
             merged.setdefault(a, {})[b] = merged.setdefault(b, {})[a] = counterfactual.merge_ratio(maps[a], maps[b],
                                                                                                    pooling)

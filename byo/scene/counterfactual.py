@@ -24,8 +24,8 @@ The rules built on it, for the question generator and `byo audit` alike:
   rest on the objects that are;
 - an attribute **reads** when every alternative value the question could be answered with is a
   visible change (`reads`; `tells_apart` for the values that would change one answer);
-- two objects are **told apart** when their removals' difference maps, added, dip between their
-  peaks (`merge_ratio`: the highest level at which a path joins the two peaks, over the lower
+- two objects blurred together (a disc of MERGE_MIN_BLUR_PX or more at both) are **told apart**
+  when their removals' difference maps, added, dip between their peaks (`merge_ratio`: the highest level at which a path joins the two peaks, over the lower
   peak, stays under MAX_MERGE): a count rests on objects told apart from one another, since a
   person counts blobs, and two objects that blur into one blob read as one (`merged_pair`).
 
@@ -63,6 +63,11 @@ PRESENCE_POOLING = 12
 # lower peak or more (judged by eye on bench/separation.py's grid, docs/readability_calibration.md).
 MAX_MERGE = 0.4
 MERGE_SMOOTH_PX = 1.5  # the least pooling of a difference map before its peaks are found
+# Blur merges objects into blobs; sharp objects that touch keep their outlines, faces and seams,
+# which the added differences do not see (two overlapping cards' faces differ where one covers
+# the other: 0.91 at overlap 0.6, sharp), and the overlap rule judges them. A pair is measured
+# when the blur disc at both is at least this wide.
+MERGE_MIN_BLUR_PX = 4.0
 EDGE_STEP_PX = 2  # an edge between two objects: a visible change across this many pixels
 MERGE_FIELD = "merged"  # Measured's JSON: other object's id -> merge_ratio, for regions that overlap
 # Grouping of the region renders: regions widened by this share of their larger side (shadows and
