@@ -60,25 +60,28 @@ class _Planned:
 
 
 def _plan(spec: SceneSpec, family: Family, scene, built: dict[int, list], measured: dict[int, dict],
-          wanted: tuple[str, ...]) -> list[_Planned]:
-    """Every object's changes, the alternatives built (hidden)."""
+          wanted: tuple[str, ...]) -> tuple[list[_Planned], list]:
+    """Every object's changes, and the Blender objects built for them (hidden)."""
     build_objects = getattr(family.module(family.builder), "build_objects", None) if wanted else None
     parts: dict[int, list[int]] = {}
     for part, owner in family.mask_parts(spec).items():
         parts.setdefault(owner, []).append(part)
+    shown = [o for o in spec.objects if measured[o.id]["visible_pixels"]]
+    # Every alternative of every object built in one call (numbered apart), so that they share
+    # their materials (a material of its own each would be a shader more for every render).
+    wanted_values = [(o, attribute, v, alt) for o in shown if build_objects is not None
+                     for attribute, values in family.alternatives(spec, o).items() if attribute in wanted
+                     for v, alt in values.items()]
+    made = build_objects(spec, [alt.model_copy(update={"id": k}) for k, (*_, alt) in enumerate(wanted_values)],
+                         scene) if wanted_values else {}
+    for objs in made.values():
+        for b in objs:
+            b.hide_render = True
     planned = []
-    for o in spec.objects:
-        if not measured[o.id]["visible_pixels"]:
-            continue
+    for o in shown:
         own = [b for i in (o.id, *parts.get(o.id, ())) for b in built.get(i, [])]
         drawn: list[tuple[str, str | None, list]] = [(counterfactual.PRESENCE, None, [])]
-        if build_objects is not None:
-            for attribute, values in family.alternatives(spec, o).items():
-                if attribute in wanted:
-                    drawn += [(attribute, v, build_objects(spec, [alt], scene)[alt.id]) for v, alt in values.items()]
-        for _, _, objs in drawn:
-            for b in objs:
-                b.hide_render = True
+        drawn += [(attribute, v, made[k]) for k, (x, attribute, v, _) in enumerate(wanted_values) if x is o]
         blur, seen = blur_diameter_px(spec, o), tuple(measured[o.id]["bbox"])
         changes = []
         for attribute, value, objs in drawn:
@@ -87,7 +90,7 @@ def _plan(spec: SceneSpec, family: Family, scene, built: dict[int, list], measur
                 changes.append((attribute, value, objs, box))
         if changes:
             planned.append(_Planned(o, own, changes, measured[o.id], blur))
-    return planned
+    return planned, [b for objs in made.values() for b in objs]
 
 
 def _shared_truth(planned: list[_Planned], batches: list[list[int]]) -> list[list[list[int]]]:
@@ -113,7 +116,7 @@ def measure(spec: SceneSpec, family: Family, scene, built: dict[int, list], meas
     one (counterfactual.merge_ratio, on their removals' differences)."""
     settings = spec.setup.render.counterfactual
     wanted = tuple(attributes) if attributes is not None else checked_attributes(spec, family)
-    planned = _plan(spec, family, scene, built, measured, wanted)
+    planned, made = _plan(spec, family, scene, built, measured, wanted)
     batches = counterfactual.groups([p.box for p in planned])
     maps: dict[int, counterfactual.Hump] = {}
     found: dict[int, dict[str, dict[str, float]]] = {}
@@ -143,7 +146,7 @@ def measure(spec: SceneSpec, family: Family, scene, built: dict[int, list], meas
                             else:
                                 d = counterfactual.pixel_differences(a, b)
                                 found.setdefault(p.obj.id, {}).setdefault(attribute, {})[value] = counterfactual.ranked(d)
-    regions.remove([b for p in planned for _, _, objs, _ in p.changes for b in objs])
+    regions.remove(made)
     merged: dict[int, dict[int, float]] = {}
     blur = {p.obj.id: p.blur for p in planned}
     for a, b in itertools.combinations(sorted(maps), 2):
