@@ -1,5 +1,6 @@
 """Figures as PNG bytes in one house style: matplotlib's Agg backend, imported on first use (a
-command that draws nothing never pays for matplotlib)."""
+command that draws nothing never pays for matplotlib). Figures are made without pyplot (no
+figure manager to register and close) and drawn once."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ def color(i: int) -> str:
 
 @functools.cache
 def pyplot():
-    """matplotlib.pyplot on the Agg backend, in the house style."""
+    """matplotlib.pyplot on the Agg backend, in the house style (for its helpers: colormaps,
+    locators, Line2D; figures come from `subplots`)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -30,17 +32,38 @@ def pyplot():
     return plt
 
 
+def subplots(nrows: int = 1, ncols: int = 1, **kwargs):
+    """(figure, axes) as pyplot.subplots makes them, on an Agg canvas of its own."""
+    pyplot()  # the house style
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    subplot_options = {k: kwargs.pop(k) for k in ("squeeze", "sharex", "sharey", "subplot_kw", "gridspec_kw")
+                       if k in kwargs}
+    fig = Figure(**kwargs)
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots(nrows, ncols, **subplot_options)
+
+
 def png(fig, *, tight: bool = False) -> bytes:
     """The figure as PNG bytes of at most 256 colours (a plot has few; the file is a third the
-    size); the figure is closed. The figures lay themselves out (tight_layout): `tight` crops to
+    size). The figures lay themselves out (tight_layout) and are drawn once: `tight` crops to
     what is drawn outside them too (a legend beside the axes), at the cost of drawing twice."""
+    import numpy as np
     from PIL import Image
 
-    drawn = io.BytesIO()
-    fig.savefig(drawn, format="png", **({"bbox_inches": "tight"} if tight else {}))
-    pyplot().close(fig)
-    drawn.seek(0)
+    if tight:
+        drawn = io.BytesIO()
+        fig.savefig(drawn, format="png", bbox_inches="tight")
+        drawn.seek(0)
+        image = Image.open(drawn)
+    else:
+        from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
+        if isinstance(fig.get_layout_engine(), PlaceHolderLayoutEngine):
+            fig.set_layout_engine(None)  # what tight_layout leaves behind: it would cost a second draw
+        fig.canvas.draw()
+        image = Image.fromarray(np.asarray(fig.canvas.buffer_rgba()))
     buffer = io.BytesIO()
-    with Image.open(drawn) as image:
-        image.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE).save(buffer, format="png", optimize=True)
+    image.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE).save(buffer, format="png", optimize=True)
     return buffer.getvalue()

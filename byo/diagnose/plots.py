@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from byo.core.figures import color, png, pyplot
+from byo.core.figures import color, png, subplots
 from byo.diagnose.adaptive import PsiMethod
 
 
@@ -16,8 +16,7 @@ def adapt_figure(method: PsiMethod, trials: Sequence, variable: str, key: str, m
     95% interval; the threshold's posterior with its interval; the posterior mean curve with the
     share right at each level tried. `grid`: a fixed-grid fit of the same observer to draw beside
     it ({"threshold", "lo", "hi", "levels", "accuracy", "curve": (x, p), "label"})."""
-    plt = pyplot()
-    fig, (ax_trials, ax_post, ax_curve) = plt.subplots(1, 3, figsize=(13.5, 3.6))
+    fig, (ax_trials, ax_post, ax_curve) = subplots(1, 3, figsize=(13.5, 3.6))
     answered = [(t.index + 1, t.level, h) for t in trials for h in t.hits]  # trials counted from 1, as printed
     if answered:
         index, level, right = (np.array(v) for v in zip(*answered, strict=True))

@@ -28,7 +28,8 @@ What is here, by the part of a family that uses it:
   (`read_json`, `reading`, and `InputError` for a damaged file);
 - statistics: `proportion` (a share with its Wilson interval), `clustered_mean` and `cluster_index`
   (clustered by image); `ScoringOptions` for tables measured over a whole run;
-- figures: `pyplot` (matplotlib in the house style, imported on first use), `png`, `color`; and
+- figures: `subplots` (a figure and its axes in the house style, matplotlib imported on first use),
+  `pyplot` (for its helpers), `png`, `color`; and
   `ConfigError` for a bad option of a table's own.
 """
 
@@ -40,7 +41,7 @@ from byo.core.dataset import (
     png_bytes,
 )
 from byo.core.errors import ConfigError, InputError
-from byo.core.figures import color, png, pyplot
+from byo.core.figures import color, png, pyplot, subplots
 from byo.core.inputs import read_json, reading
 from byo.core.schema import (
     SRGB,
@@ -118,7 +119,7 @@ __all__ = [
     "CATALOG", "EDGE", "HD_PIXELS", "QualityPreset", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
     "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "InputError", "Layout",
     "MeasuredImage", "PackError", "PlacementError", "Problem", "ReportTable", "ResolvedSetup", "Retrieval", "SceneObject", "SceneSpec",
-    "ConfigError", "ScoringOptions", "cluster_index", "clustered_mean", "color", "png", "pyplot",
+    "ConfigError", "ScoringOptions", "cluster_index", "clustered_mean", "color", "png", "pyplot", "subplots",
     "Seen", "Sheet", "SheetOption", "SheetRequest", "Skip", "Unreadable", "Strict", "atomic_write_bytes", "atomic_write_text", "attribute_unreadable", "blur_px", "box_size", "color_name", "color_unreadable", "custom_rgb", "domain",
     "find_pack", "font", "grid", "guarded", "keyed_error", "left_out_when_none", "letter_of", "measured_attribute", "multiple_choice", "not_separable", "not_shown",
     "option_index", "option_label", "option_labels", "options_shown", "plural",

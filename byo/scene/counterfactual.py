@@ -42,8 +42,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import ndimage
-from skimage.color import deltaE_ciede2000, rgb2lab
+import scipy  # scipy.ndimage and skimage.color load on first use: most commands never need them
+import skimage
 
 from byo.scene.measure import AMBIGUOUS, HIDDEN, VISIBLE
 
@@ -81,7 +81,7 @@ GROUP_RENDER_PIXELS = 330
 
 
 def _lab(rgb: np.ndarray) -> np.ndarray:
-    return rgb2lab(np.asarray(rgb)[..., :3].astype(np.float64) / 255.0)
+    return skimage.color.rgb2lab(np.asarray(rgb)[..., :3].astype(np.float64) / 255.0)
 
 
 def pixel_differences(truth: np.ndarray, other: np.ndarray, smooth: float = SMOOTH_PX) -> np.ndarray:
@@ -89,8 +89,8 @@ def pixel_differences(truth: np.ndarray, other: np.ndarray, smooth: float = SMOO
     Gaussian of `smooth` px (SMOOTH_PX; `presence_smoothing` for a removal), per pixel."""
     if truth.shape != other.shape:
         raise ValueError(f"renders of one region differ in size: {truth.shape} and {other.shape}")
-    a, b = (ndimage.gaussian_filter(_lab(x), (smooth, smooth, 0)) for x in (truth, other))
-    return deltaE_ciede2000(a, b)
+    a, b = (scipy.ndimage.gaussian_filter(_lab(x), (smooth, smooth, 0)) for x in (truth, other))
+    return skimage.color.deltaE_ciede2000(a, b)
 
 
 def difference(truth: np.ndarray, other: np.ndarray, top: int = TOP_PIXELS) -> float:
@@ -202,15 +202,15 @@ def edges(rgb: np.ndarray, pooling: float = MERGE_SMOOTH_PX) -> np.ndarray:
     """Where the image (H x W x 3, 8-bit sRGB) pooled by a Gaussian of `pooling` px (pooling the
     samples' grain) changes visibly across EDGE_STEP_PX: the CIEDE2000 between the pixels on
     either side, right-left or below-above, is at least MIN_DIFFERENCE."""
-    lab = ndimage.gaussian_filter(_lab(rgb), (pooling, pooling, 0))
+    lab = scipy.ndimage.gaussian_filter(_lab(rgb), (pooling, pooling, 0))
     k = EDGE_STEP_PX
     out = np.zeros(lab.shape[:2], dtype=bool)
     if lab.shape[1] > k:
-        across = deltaE_ciede2000(lab[:, :-k], lab[:, k:]) >= MIN_DIFFERENCE
+        across = skimage.color.deltaE_ciede2000(lab[:, :-k], lab[:, k:]) >= MIN_DIFFERENCE
         for shift in range(k + 1):
             out[:, shift:shift + across.shape[1]] |= across
     if lab.shape[0] > k:
-        down = deltaE_ciede2000(lab[:-k], lab[k:]) >= MIN_DIFFERENCE
+        down = skimage.color.deltaE_ciede2000(lab[:-k], lab[k:]) >= MIN_DIFFERENCE
         for shift in range(k + 1):
             out[shift:shift + down.shape[0]] |= down
     return out
@@ -243,14 +243,14 @@ def merge_ratio(a: Hump, b: Hump, pooling: float = MERGE_SMOOTH_PX) -> float:
         canvas = np.zeros(shape)
         canvas[where] = d
         image[where] = rgb
-        pooled.append(ndimage.gaussian_filter(canvas, pooling))
+        pooled.append(scipy.ndimage.gaussian_filter(canvas, pooling))
         total += pooled[-1]
     peaks = [np.unravel_index(int(np.argmax(d)), d.shape) for d in pooled]
     top = min(total[p] for p in peaks)
     if top <= 0:
         return 0.0
-    lab = ndimage.gaussian_filter(_lab(image), (pooling, pooling, 0))
-    if deltaE_ciede2000(lab[peaks[0]], lab[peaks[1]]) >= MIN_DIFFERENCE:
+    lab = scipy.ndimage.gaussian_filter(_lab(image), (pooling, pooling, 0))
+    if skimage.color.deltaE_ciede2000(lab[peaks[0]], lab[peaks[1]]) >= MIN_DIFFERENCE:
         return 0.0
     open_ = ~edges(image, pooling)
     for p in peaks:
@@ -258,7 +258,7 @@ def merge_ratio(a: Hump, b: Hump, pooling: float = MERGE_SMOOTH_PX) -> float:
     low, high = 0.0, float(top)  # joined at `low`, maybe not at `high`
     for _ in range(20):
         level = (low + high) / 2
-        labels, _ = ndimage.label((total >= level) & open_)
+        labels, _ = scipy.ndimage.label((total >= level) & open_)
         if labels[peaks[0]] and labels[peaks[0]] == labels[peaks[1]]:
             low = level
         else:

@@ -26,6 +26,7 @@ terminal and the report too.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 from collections.abc import Sequence
@@ -33,7 +34,6 @@ from pathlib import Path
 
 import numpy as np
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
@@ -143,6 +143,20 @@ def _cells(rows: list[tuple[dict, dict]]):
                     yield key, variable, level, by_level[level]
 
 
+def adjusted_p_values(p: Sequence[float], correction: str) -> np.ndarray:
+    """statsmodels' adjusted p-values (multipletests) for `correction` (CORRECTIONS). Its Holm
+    branch runs gc.collect() on every call: 0.2-0.3 s in a process holding a large heap (a
+    report, a test session). With the heap frozen, that collection skips what was there before.
+    statsmodels brings pandas (most of a second of start-up): imported when a family is adjusted."""
+    from statsmodels.stats.multitest import multipletests
+
+    gc.freeze()
+    try:
+        return multipletests(p, method=CORRECTIONS[correction])[1]
+    finally:
+        gc.unfreeze()
+
+
 def adjusted_levels(p: Sequence[float], correction: str, alpha: float = ALPHA) -> np.ndarray:
     """The level each p-value of a family is tested at by the step-wise correction: p_i < level_i
     exactly when its adjusted p-value is under alpha. Holm: alpha / (m - j + 1) for the j-th smallest
@@ -176,9 +190,8 @@ def _adjust(table: list[dict], correction: str) -> None:
     for r in table[1:]:
         r.update(p_clustered_adjusted=None, p_mcnemar_adjusted=None, confidence_adjusted=None)
     if family:
-        method = CORRECTIONS[correction]
         for name in ("p_clustered", "p_mcnemar"):
-            adjusted = multipletests([r[name] for r in family], method=method)[1]
+            adjusted = adjusted_p_values([r[name] for r in family], correction)
             for r, p in zip(family, adjusted, strict=True):
                 r[f"{name}_adjusted"] = float(p)
         for r, level in zip(family, adjusted_levels([r["p_clustered"] for r in family], correction), strict=True):

@@ -12,9 +12,7 @@ import textwrap
 
 import numpy as np
 
-from byo.core.figures import color, png, pyplot
-
-plt = pyplot()
+from byo.core.figures import color, png, pyplot, subplots
 
 
 def _yerr(points: list[dict]) -> np.ndarray | None:
@@ -33,7 +31,7 @@ def metric_vs_levels(rows: list[tuple[str, list[tuple[str, list[str], dict[str, 
     (where most questions were not asked).
     """
     n_cols = max(len(panels) for _, panels, _, _ in rows)
-    fig, axes = plt.subplots(len(rows), n_cols, figsize=(min(4.4 * n_cols, 12.5), 2.9 * len(rows)), squeeze=False)
+    fig, axes = subplots(len(rows), n_cols, figsize=(min(4.4 * n_cols, 12.5), 2.9 * len(rows)), squeeze=False)
     any_parse = False
     for r, (metric, panels, show_parse_rate, ylim) in enumerate(rows):
         for c in range(n_cols):
@@ -65,7 +63,7 @@ def metric_vs_levels(rows: list[tuple[str, list[tuple[str, list[str], dict[str, 
                 ax.set_ylim(*ylim)
     handles, labels = axes[0][0].get_legend_handles_labels()
     if any_parse:
-        handles.append(plt.Line2D([], [], ls=":", color="#555"))
+        handles.append(pyplot().Line2D([], [], ls=":", color="#555"))
         labels.append("parse rate (dotted)")
     fig.tight_layout(rect=(0, 0, 1, 0.94 if len(rows) == 1 else 0.965))
     fig.legend(handles, labels, loc="upper center", ncol=min(5, len(labels)), bbox_to_anchor=(0.5, 1.0))
@@ -74,7 +72,7 @@ def metric_vs_levels(rows: list[tuple[str, list[tuple[str, list[str], dict[str, 
 
 def signed_errors(series: dict[str, list[float]], title: str) -> bytes:
     """Histogram of prediction - truth per model, bars side by side on integer bins."""
-    fig, ax = plt.subplots(figsize=(5.6, 3.0))
+    fig, ax = subplots(figsize=(5.6, 3.0))
     values = [v for vs in series.values() for v in vs]
     lo, hi = (math.floor(min(values)), math.ceil(max(values))) if values else (-1, 1)
     lo, hi = max(lo, -15), min(hi, 15)
@@ -89,39 +87,42 @@ def signed_errors(series: dict[str, list[float]], title: str) -> bytes:
     ax.set_xlabel("prediction - truth (clipped to +-15)")
     ax.set_ylabel("share of parsed answers")
     ax.set_title(title)
-    ax.legend()
+    ax.legend(loc="upper left")
     fig.tight_layout()
     return png(fig)
 
 
-def confusion_matrix(labels_true: list, labels_pred: list, counts: dict, title: str) -> bytes:
-    """Rows: truth; columns: prediction; colour = share of the row, numbers = counts."""
-    m = np.array([[counts.get((t, p), 0) for p in labels_pred] for t in labels_true], dtype=float)
-    share = m / np.maximum(m.sum(axis=1, keepdims=True), 1)
-    size = max(3.2, 0.42 * len(labels_pred) + 1.8), max(2.6, 0.38 * len(labels_true) + 1.4)
-    fig, ax = plt.subplots(figsize=size)
-    ax.imshow(share, cmap="Blues", vmin=0, vmax=1, aspect="auto")
-    ax.grid(False)
-    for (i, j), n in np.ndenumerate(m):
-        if n:
-            ax.text(j, i, int(n), ha="center", va="center", fontsize=8,
-                    color="white" if share[i, j] > 0.6 else "#111")
-    ax.set_xticks(range(len(labels_pred)), [str(x) for x in labels_pred], rotation=45, ha="right")
-    ax.set_yticks(range(len(labels_true)), [str(x) for x in labels_true])
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("truth")
-    ax.set_title(title)
+def confusion_matrices(panels: list[tuple[str, dict]], labels_true: list, labels_pred: list) -> bytes:
+    """One matrix per (title, counts) panel, side by side with the same rows and columns: rows
+    truth, columns prediction, colour = share of the row, numbers = counts."""
+    width, height = max(3.2, 0.42 * len(labels_pred) + 1.8), max(2.6, 0.38 * len(labels_true) + 1.4)
+    fig, axes = subplots(1, len(panels), figsize=(width * len(panels), height), squeeze=False)
+    for ax, (title, counts) in zip(axes[0], panels, strict=True):
+        m = np.array([[counts.get((t, p), 0) for p in labels_pred] for t in labels_true], dtype=float)
+        share = m / np.maximum(m.sum(axis=1, keepdims=True), 1)
+        ax.imshow(share, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+        ax.grid(False)
+        for (i, j), n in np.ndenumerate(m):
+            if n:
+                ax.text(j, i, int(n), ha="center", va="center", fontsize=8,
+                        color="white" if share[i, j] > 0.6 else "#111")
+        ax.set_xticks(range(len(labels_pred)), [str(x) for x in labels_pred], rotation=45, ha="right")
+        ax.set_yticks(range(len(labels_true)), [str(x) for x in labels_true])
+        ax.set_xlabel("predicted")
+        ax.set_ylabel("truth")
+        ax.set_title(title)
     fig.tight_layout()
     return png(fig)
 
 
 def heatmap(matrix: np.ndarray, xlabels: list[str], ylabels: list[str], *, title: str, xlabel: str, ylabel: str,
-            cbar: str, cmap: str = "viridis_r", vmin: float | None = None, vmax: float | None = None,
+            cmap: str = "viridis_r", vmin: float | None = None, vmax: float | None = None,
             fmt: str = "{:.2f}", annotations: np.ndarray | None = None) -> bytes:
-    """A grid of values (NaN = no data), each cell labelled."""
-    fig, ax = plt.subplots(figsize=(max(3.4, 0.62 * len(xlabels) + 2.2), max(2.6, 0.5 * len(ylabels) + 1.4)))
+    """A grid of values (NaN = no data), each cell labelled with its value (so no colour bar: the
+    title names the value)."""
+    fig, ax = subplots(figsize=(max(3.4, 0.62 * len(xlabels) + 2.2), max(2.6, 0.5 * len(ylabels) + 1.4)))
     masked = np.ma.masked_invalid(matrix)
-    image = ax.imshow(masked, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+    ax.imshow(masked, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
     ax.grid(False)
     ax.set_facecolor("#f3f4f6")
     finite = matrix[np.isfinite(matrix)]
@@ -139,7 +140,6 @@ def heatmap(matrix: np.ndarray, xlabels: list[str], ylabels: list[str], *, title
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    fig.colorbar(image, ax=ax, label=cbar, fraction=0.046, pad=0.04)
     fig.tight_layout()
     return png(fig)
 
@@ -147,7 +147,7 @@ def heatmap(matrix: np.ndarray, xlabels: list[str], ylabels: list[str], *, title
 def grouped_bars(groups: list[str], series: dict[str, list[dict | None]], *, ylabel: str, title: str = "",
                  chance: list[float | None] | None = None, horizontal_labels: bool = False) -> bytes:
     """Bars per group (x) and model (colour), with interval whiskers; `n/a` where a model has no data."""
-    fig, ax = plt.subplots(figsize=(min(12.5, max(5.0, 0.55 * len(groups) * max(1, len(series)) + 2)), 3.4))
+    fig, ax = subplots(figsize=(min(12.5, max(5.0, 0.55 * len(groups) * max(1, len(series)) + 2)), 3.4))
     width = 0.8 / max(1, len(series))
     x = np.arange(len(groups))
     for i, (model, points) in enumerate(series.items()):
@@ -181,7 +181,7 @@ def psychometric(series: list[dict], *, xlabel: str, ylabel: str, title: str,
     interval only). Each series: {"label", "x", "y", "lo", "hi", "curve": (xs, ys) or None,
     "threshold", "threshold_lo", "threshold_hi", "chance", "prior"}; an answer prior's series is
     drawn dotted. `ticks`: (value, name) of preset levels, written under the axis."""
-    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    fig, ax = subplots(figsize=(6.4, 3.4))
     for i, s in enumerate(series):
         c = color(s.get("color", i))
         points = [{"value": y, "lo": lo, "hi": hi} for y, lo, hi in zip(s["y"], s["lo"], s["hi"], strict=True)]
@@ -212,7 +212,7 @@ def forest(labels: list[str], rows: list[dict], *, xlabel: str, title: str) -> b
     """Differences with their intervals, one line each (top to bottom), a zero line; filled markers
     where the difference is shown (the interval drawn excludes 0); a row without an interval is its
     point alone."""
-    fig, ax = plt.subplots(figsize=(6.4, max(1.6, 0.34 * len(rows) + 0.9)))
+    fig, ax = subplots(figsize=(6.4, max(1.6, 0.34 * len(rows) + 0.9)))
     y = np.arange(len(rows))[::-1]
     for yi, r in zip(y, rows, strict=True):
         lo = r["lo"] if r["lo"] is not None else r["value"]
@@ -234,7 +234,7 @@ def radar(axes_labels: list[str], series: dict[str, list[float | None]], *, titl
     n = len(axes_labels)
     angles = np.linspace(0, 2 * np.pi, n, endpoint=False)
     side = min(10.0, 4.6 + 0.22 * n)  # room for the spokes' names
-    fig, ax = plt.subplots(figsize=(side, side * 0.9), subplot_kw={"projection": "polar"})
+    fig, ax = subplots(figsize=(side, side * 0.9), subplot_kw={"projection": "polar"})
     for i, (model, values) in enumerate(series.items()):
         v = np.array([np.nan if x is None else x for x in values], dtype=float)
         closed_a, closed_v = np.append(angles, angles[0]), np.append(v, v[0])

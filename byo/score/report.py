@@ -7,7 +7,11 @@ import base64
 import datetime as dt
 import io
 import json
+import multiprocessing
+import os
+import threading
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import jinja2
@@ -262,7 +266,7 @@ def prompts_section(runs: Runs) -> dict:
             name = "all questions" if key == "*" else key
             heatmaps.append(figure(plots.heatmap(
                 m, [v.replace("/", "\n") for v in variants], runs.labels, title=f"Accuracy: {name}",
-                xlabel="preprompt / instruction", ylabel="model", cbar="accuracy", cmap="viridis", vmin=0, vmax=1,
+                xlabel="preprompt / instruction", ylabel="model", cmap="viridis", vmin=0, vmax=1,
                 annotations=notes), f"{name}: accuracy of each model (rows) in each prompt variant (columns)."))
     marginals = []
     for part, what in ((0, "preprompt"), (1, "instruction")):
@@ -447,7 +451,7 @@ def levels_section(runs: Runs) -> list[dict]:
                 if np.isfinite(m).any():
                     heatmaps.append(figure(plots.heatmap(
                         m, levels[b], levels[a], title=f"{label}: {metric.upper()} ({name})", xlabel=b, ylabel=a,
-                        cbar=metric.upper(), cmap="viridis" if good_high else "viridis_r",
+                        cmap="viridis" if good_high else "viridis_r",
                         vmin=0, vmax=vmax, annotations=notes),
                         f"{label}: {metric.upper()} over {a} x {b}; each cell shows n and the parse rate p; a "
                         f"cell of fewer than {MIN_CELL_QUESTIONS} questions is grey, with its n."))
@@ -487,13 +491,12 @@ def confusion_section(runs: Runs) -> list[dict]:
         predicted = {r["predicted"] for r in rows}
         statuses = sorted(p for p in predicted if isinstance(p, str) and p.startswith("<"))
         columns = sorted(set(truths) | (predicted - set(statuses)), key=_sort) + statuses
-        figures = []
-        for label, table in tables.items():
-            if table:
-                counts = {(r["truth"], r["predicted"]): r["count"] for r in table}
-                figures.append(figure(plots.confusion_matrix(truths, columns, counts, f"{label}: {key}"),
-                                      f"{label}: truth (rows) against the parsed answer (columns); <status> columns "
-                                      "are answers that did not parse. " + parse_caption(runs, key)))
+        panels = [(f"{label}: {key}", {(r["truth"], r["predicted"]): r["count"] for r in table})
+                  for label, table in tables.items() if table]
+        figures = [figure(plots.confusion_matrices(panels, truths, columns),
+                          f"{key}, " + ", ".join(title.split(": ")[0] for title, _ in panels) + " (left to right): "
+                          "truth (rows) against the parsed answer (columns); <status> columns are answers that did "
+                          "not parse. " + parse_caption(runs, key))]
         out.append({"key": key, "figures": figures})
     return out
 
@@ -528,7 +531,7 @@ def localization_section(runs: Runs) -> dict:
                 notes[c["row"], c["column"]] = f"n={c['n']} err={num(c['error'], 1)}"
             figures.append(figure(plots.heatmap(
                 m, [str(j) for j in range(cols)], [str(i) for i in range(rows)], title=f"{label}: {source}",
-                xlabel="true column", ylabel="true row", cbar="exact cell", cmap="viridis", vmin=0, vmax=1,
+                xlabel="true column", ylabel="true row", cmap="viridis", vmin=0, vmax=1,
                 fmt="{:.0%}", annotations=notes),
                 f"{label}, {source}: share of exact cells at each true cell, with the mean |dr|+|dc| over located "
                 "answers (err). " + "Located: " + ", ".join(
@@ -815,6 +818,44 @@ def asked_section(runs: Runs) -> list[dict]:
     return out
 
 
+# Each section's data from the runs; the ones that draw figures first (the longest go first when
+# they are built side by side).
+SECTION_BUILDERS = {
+    "levels": levels_section, "errors": errors_section, "prompts": prompts_section, "truths": truths_section,
+    "confusion": confusion_section, "paired": paired_section, "skills": skills_section, "models": models_section,
+    "localization": localization_section, "variants": variants_section, "breaking": breaking_section,
+    "overview": overview, "ranges": ranges_section, "stability": stability_section, "parsing": parsing_section,
+    "mistakes": mistakes_section, "cost": lambda runs: cost_section(runs.items()),
+}
+_building: tuple[Runs, dict] | None = None  # what forked workers build from (inherited, not pickled)
+
+
+def _build_one(name: str):
+    runs, builders = _building
+    return builders[name](runs)
+
+
+def build_sections(runs: Runs, builders: dict, workers: int | None = None) -> dict:
+    """{name: builder(runs)}. Drawing figures is most of a report's time and the sections are
+    independent, so with more than one CPU they are built in forked worker processes (the same
+    bytes as one by one: every figure is drawn the same way wherever it is drawn). By default, one
+    worker per CPU (up to 4), and none while another thread runs here: a forked child would inherit
+    any lock that thread holds."""
+    global _building
+    if workers is None:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        workers = min(cpus, 4) if threading.active_count() == 1 else 1
+    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return {name: make(runs) for name, make in builders.items()}
+    _building = (runs, builders)
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            futures = {name: pool.submit(_build_one, name) for name in builders}
+            return {name: future.result() for name, future in futures.items()}
+    finally:
+        _building = None
+
+
 def build(runs_scores: list[Scores], title: str | None = None, viewer: str | None = None) -> str:
     human = humans.panels(runs_scores)  # two or more annotators of a dataset: their majority is a row too
     runs_scores = [*runs_scores, *(h.majority for h in human if h.majority is not None)]
@@ -823,15 +864,10 @@ def build(runs_scores: list[Scores], title: str | None = None, viewer: str | Non
                              undefined=jinja2.StrictUndefined)
     env.filters.update(pct=pct, num=num)
     several_variants = len(runs.variants()) > 1
-    data = dict(
-        overview=overview(runs), models=models_section(runs), skills=skills_section(runs),
-        humans=[{"dataset": Path(h.dataset).name, "annotators": h.annotators, "rows": h.agreement, "ties": h.ties}
-                for h in human],
-        paired=paired_section(runs), variants=variants_section(runs) if several_variants else None,
-        prompts=prompts_section(runs), levels=levels_section(runs), ranges=ranges_section(runs),
-        truths=truths_section(runs), breaking=breaking_section(runs), stability=stability_section(runs),
-        errors=errors_section(runs), confusion=confusion_section(runs), localization=localization_section(runs),
-        parsing=parsing_section(runs), mistakes=mistakes_section(runs), cost=cost_section(runs.items()))
+    builders = {**SECTION_BUILDERS, "variants": variants_section if several_variants else lambda runs: None}
+    data = {**build_sections(runs, builders),
+            "humans": [{"dataset": Path(h.dataset).name, "annotators": h.annotators, "rows": h.agreement,
+                        "ties": h.ties} for h in human]}
     declared = declared_sections(runs)
     shown = {"overview", "models", "parsing", "definitions",
              *(name for name in ("humans", "paired", "levels", "ranges", "truths", "breaking", "stability", "errors",

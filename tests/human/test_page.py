@@ -192,6 +192,7 @@ def truth_leaks(responses: list, qs: dict[str, dict]) -> list[str]:
 
 
 # --- must show: 20 questions, a restart after 10, scored at 100% ---------------------------------------
+@pytest.mark.browser
 @needs_chromium
 def test_twenty_answers_through_the_page_with_a_restart_score_100_percent(browser, tmp_path):
     dataset = golden_dataset(tmp_path)
@@ -260,6 +261,7 @@ def test_the_scan_finds_a_truth_that_leaks(tmp_path):
 
 
 # --- skip, reload, pause, two tabs ---------------------------------------------------------------------
+@pytest.mark.browser
 @needs_chromium
 def test_cannot_tell_reload_pause_and_two_tabs(browser, tmp_path):
     dataset = golden_dataset(tmp_path)
@@ -306,6 +308,7 @@ def test_cannot_tell_reload_pause_and_two_tabs(browser, tmp_path):
     assert page.errors == []
 
 
+@pytest.mark.browser
 @needs_chromium
 def test_two_annotators_at_once_each_in_their_order_and_their_agreement_in_the_report(browser, tmp_path):
     dataset = golden_dataset(tmp_path)
@@ -396,6 +399,7 @@ def widget_dataset(tmp_path: Path) -> Path:
     return dataset
 
 
+@pytest.mark.browser
 @needs_chromium
 def test_every_input_gives_an_answer_byo_score_reads(browser, tmp_path):
     dataset = widget_dataset(tmp_path)

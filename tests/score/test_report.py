@@ -18,7 +18,8 @@ from PIL import Image
 from score_fixtures import VARIANTS, make_dataset, make_fake_runs, make_run
 
 from byo.cli import main
-from byo.score.report import SECTIONS, Runs, skipped_levels
+from byo.score.report import SECTION_BUILDERS, SECTIONS, Runs, build_sections, skipped_levels
+from byo.score.run import load_scores
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -83,10 +84,19 @@ def test_report_has_every_section_and_plot(report):
     assert "src=\"file:" not in html and "http://" not in html and "https://" not in html  # self-contained
 
 
+def test_sections_built_side_by_side_are_the_sections_built_one_by_one(report):
+    _, runs, _ = report
+    runs = Runs([load_scores(run) for run in runs])
+    one_by_one = build_sections(runs, SECTION_BUILDERS, workers=1)
+    assert build_sections(runs, SECTION_BUILDERS, workers=2) == one_by_one
+    assert sum(html.count("data:image/png") for html in map(str, one_by_one.values())) >= 20  # figures among them
+
+
 def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(chromium() is None, reason="chromium is not installed (make install)")
 def test_report_in_headless_chromium(report, tmp_path):
     root, _, out = report

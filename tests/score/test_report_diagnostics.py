@@ -45,6 +45,7 @@ def test_the_report_names_where_each_model_breaks(report):
     assert "clustered by image" in html
 
 
+@pytest.mark.browser
 def test_the_report_opens_and_links_the_viewer(report, tmp_path):
     playwright_api = pytest.importorskip("playwright.sync_api")
     from browser import browser_or_skip

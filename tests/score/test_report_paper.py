@@ -42,6 +42,7 @@ def test_the_report_shows_the_radar_chart_and_the_model_x_prompt_heatmaps(oracle
     assert prompts.count('alt="accuracy per preprompt or instruction"') == 2
 
 
+@pytest.mark.browser
 def test_the_figures_are_drawn_in_chromium(oracle_and_blind):
     playwright = pytest.importorskip("playwright.sync_api")
     root, out = oracle_and_blind

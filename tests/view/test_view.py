@@ -40,6 +40,7 @@ def open_page(browser, page_path: Path, errors: list):
     return page
 
 
+@pytest.mark.browser
 def test_filter_to_wrong_answers_of_one_key_shows_the_overlay_of_the_first_row(viewer, tmp_path):
     playwright_api = pytest.importorskip("playwright.sync_api")
     root, runs, page_path = viewer
@@ -119,6 +120,7 @@ def test_a_run_without_legends_still_lists_its_answers(tmp_path, capsys):
     assert "viewer:" in capsys.readouterr().err
 
 
+@pytest.mark.browser
 def test_one_hundred_thousand_rows_stay_paged(viewer, tmp_path):
     """50 copies of the 2,000 questions under new ids: the page lists 100,000 rows 25 at a time,
     filters them all, and holds only the current page's images."""

@@ -53,6 +53,7 @@ from byo.families.api import (
     clustered_mean,
     png,
     pyplot,
+    subplots,
 )
 
 ALL = "all"
@@ -240,7 +241,7 @@ def skill_load_figure(series: list[tuple[str, str, list[dict]]]) -> list[tuple[b
             skills = [t for t in ("O", other) if any(r["skill"] == t for r in cells)]
             if not skills:
                 continue
-            fig, axes = plt.subplots(len(skills), 2, figsize=(10.0, 3.4 * len(skills)), squeeze=False, sharey=True,
+            fig, axes = subplots(len(skills), 2, figsize=(10.0, 3.4 * len(skills)), squeeze=False, sharey=True,
                                      layout="constrained")
             for row_axes, target in zip(axes, skills, strict=True):
                 mine = [r for r in cells if r["skill"] == target]
@@ -365,8 +366,7 @@ def integration_figure(series: list[tuple[str, str, list[dict]]]) -> list[tuple[
                     key=lambda lv: (len(lv), lv))
     if not levels:
         return []
-    plt = pyplot()
-    fig, axes = plt.subplots(1, len(levels), figsize=(4.2 * len(levels), 3.2), squeeze=False, sharey=True)
+    fig, axes = subplots(1, len(levels), figsize=(4.2 * len(levels), 3.2), squeeze=False, sharey=True)
     for ax, level in zip(axes[0], levels, strict=True):
         for label, color, rows in series:
             pts = sorted((r for r in rows if r["level"] == level and r["n"] != ALL and r["variant"] == ALL),
