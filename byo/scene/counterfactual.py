@@ -25,9 +25,10 @@ The rules built on it, for the question generator and `byo audit` alike:
 - an attribute **reads** when every alternative value the question could be answered with is a
   visible change (`reads`; `tells_apart` for the values that would change one answer);
 - two objects blurred together (a disc of MERGE_MIN_BLUR_PX or more at both) are **told apart**
-  when their removals' difference maps, added, dip between their peaks (`merge_ratio`: the highest level at which a path joins the two peaks, over the lower
-  peak, stays under MAX_MERGE): a count rests on objects told apart from one another, since a
-  person counts blobs, and two objects that blur into one blob read as one (`merged_pair`).
+  when their removals' difference maps, added, dip between their peaks (`merge_ratio`: the
+  highest level at which a path joins the two peaks, over the lower peak, stays under
+  MAX_MERGE): a count rests on objects told apart from one another, since a person counts
+  blobs, and two objects that blur into one blob read as one (`merged_pair`).
 
 The renders of objects whose regions (widened by GROUP_MARGIN) do not overlap are shared where
 that is cheaper: one render per alternative for a whole group (`groups`), each object's region
@@ -57,7 +58,7 @@ MIN_DIFFERENCE = 14.0  # ΔE00
 # at all; between that and MIN_DIFFERENCE, a person may or may not make it out (ambiguous).
 HIDDEN_SHARE = 0.5
 # A removal under blur is measured on renders smoothed by the blur disc over this (presence_smoothing):
-# the pooling at which 4 samples give what 64 give (mean error 0.8 ΔE00 on bench/separation.py's pairs).
+# the pooling at which 4 samples give what 64 give (mean error 0.74 ΔE00 on bench/separation.py's pairs).
 PRESENCE_POOLING = 12
 # Two objects read as one blob when the saddle between their removals' peaks is this share of the
 # lower peak or more (judged by eye on bench/separation.py's grid, docs/readability_calibration.md).
@@ -279,7 +280,7 @@ class Measured:
     area: int
     presence: float
     alternatives: Mapping[str, Mapping[str, float]]
-    # other object's id -> merge_ratio, for the objects whose regions overlap this one's
+    # other id -> merge_ratio, for the objects blurred with this one whose regions overlap its own
     merged: Mapping[int, float] = field(default_factory=dict)
 
     def to_json(self) -> dict:
