@@ -3,8 +3,9 @@ found undecidable under the contrast rule (issue 45): chess with white and colou
 under the strongest blur, and poker tables far away and blurred. Renders each (the counterfactual
 check on, as a dataset renders it), writes the questions, and draws a contact sheet: each image at
 its rendered size beside its objects, each outlined in green (present: the image without it differs
-visibly where it stood), amber (ambiguous) or red (absent), with its differing pixels against its
-mask pixels, and under it the counting questions asked (with their answers) and skipped (with why).
+visibly where it stood), amber (ambiguous) or red (absent), with its presence difference (ΔE00)
+and mask pixels and the objects it blurs into one blob with (the separation rule's merge ratio),
+and under it the counting questions asked (with their answers) and skipped (with why).
 
     .venv/bin/python bench/presence_sheet.py [--out output/bench_presence] [--images 4]
 Writes docs/counterfactual_presence.png and a JSON of every question asked and skipped.
@@ -77,10 +78,13 @@ def tile(layout: Layout, legend: dict, asked: list[dict], skipped: list[dict], s
         band = seen[o["id"]]["visibility"]
         out[ndimage.binary_dilation(region) & ~region] = BAND_COLOR[band]
         notes.append((o, m, band))
-    big = Image.fromarray(out).resize((out.shape[1] * scale, out.shape[0] * scale), Image.NEAREST)
+    plain = Image.fromarray(rgb).resize((rgb.shape[1] * scale, rgb.shape[0] * scale), Image.NEAREST)
+    big = Image.new("RGB", (plain.width + out.shape[1], plain.height), "white")
+    big.paste(plain, (0, 0))  # the image as a person sees it, and beside it each object outlined
+    big.paste(Image.fromarray(out), (plain.width, 0))
     face = font(12)[0]
-    lines = [f"#{o['id']} {o['attributes'].get('color', '')} {o['kind']}: {m.presence}/{m.area} px -> {band}"
-             for o, m, band in notes]
+    lines = [f"#{o['id']} {o['attributes'].get('color', '')} {o['kind']}: presence {m.presence} ΔE00 "
+             f"({m.area} px) -> {band}{_merges(m)}" for o, m, band in notes]
     lines += ["asked:", *([f"  {q['key']} = {q['answer']}" for q in asked] or ["  none"])]
     lines += ["skipped:", *([f"  {s['key']}: {s['reason']}"[:110] for s in skipped] or ["  none"])]
     width = max(big.width, 620)
@@ -92,6 +96,17 @@ def tile(layout: Layout, legend: dict, asked: list[dict], skipped: list[dict], s
     return canvas
 
 
+def _merges(m: cf.Measured) -> str:
+    """The objects this one blurs into (merge ratio >= MAX_MERGE), else its highest ratio."""
+    if not m.merged:
+        return ""
+    merged = [f"#{k} {r:.2f}" for k, r in sorted(m.merged.items()) if not cf.told_apart(r)]
+    if merged:
+        return "; ONE BLOB with " + ", ".join(merged)
+    k, r = max(m.merged.items(), key=lambda kv: kv[1])
+    return f"; apart (highest merge #{k} {r:.2f})"
+
+
 def sheet(dirs: dict[str, Path], path: Path) -> dict:
     tiles, record = [], {}
     for root in dirs.values():
@@ -100,11 +115,11 @@ def sheet(dirs: dict[str, Path], path: Path) -> dict:
         for legend in layout.legends():
             asked = [q for q in questions if q["image"] == legend["image"]]
             skipped = _skipped(root, legend)
-            tiles.append(tile(layout, legend, asked, skipped, 2))
+            tiles.append(tile(layout, legend, asked, skipped, 1))
             record[legend["name"]] = {"asked": [(q["key"], q["answer"]) for q in asked], "skipped": skipped,
                                       "presence": {o["id"]: o.get(cf.LEGEND_FIELD) for o in legend["objects"]}}
     width = max(t.width for t in tiles)
-    columns = 2
+    columns = 1
     rows = [tiles[k:k + columns] for k in range(0, len(tiles), columns)]
     heights = [max(t.height for t in row) for row in rows]
     board = Image.new("RGB", (columns * width, sum(heights)), "white")
@@ -113,7 +128,9 @@ def sheet(dirs: dict[str, Path], path: Path) -> dict:
         for k, t in enumerate(row):
             board.paste(t, (k * width, y))
         y += h
-    board.save(path)
+    # a small file for the docs, dithered: a plain palette would draw false edges into the blur
+    palette = board.quantize(256)
+    board.quantize(palette=palette, dither=Image.Dither.FLOYDSTEINBERG).save(path, optimize=True)
     return record
 
 

@@ -46,6 +46,7 @@ from byo.families.audit_kit import (
     Seen,
 )
 from byo.questions.load import QUESTIONS, SUMMARY_FILE, load_questions
+from byo.scene import counterfactual
 from byo.scene.counterfactual import LEGEND_FIELD
 
 AUDIT_FILE = "audit.json"
@@ -194,6 +195,21 @@ def same(answer, expected) -> bool:
     return answer == expected
 
 
+def _merged(fn, question: dict, image: MeasuredImage, shown: list[Seen], finding: Expected) -> str | None:
+    """Why a count is ill-posed when two of the objects it counts (those whose absence would
+    change the pixels' answer) blur into one blob (counterfactual.merged_pair, as the questions
+    judge it); None otherwise."""
+    if counterfactual.merged_pair({o.id: o.alternatives for o in shown}) is None:
+        return None
+    rest = [o for o in shown if fn(question, image, [x for x in shown if x is not o]) != finding]
+    pair = counterfactual.merged_pair({o.id: o.alternatives for o in rest})
+    if pair is None:
+        return None
+    a, b, ratio = pair
+    return (f"unreadable (separation): objects {a} and {b} blur into one blob (the saddle between them is "
+            f"{ratio:.0%} of the lower peak, >= {counterfactual.MAX_MERGE:.0%})")
+
+
 def judge(fn, question: dict, image: MeasuredImage) -> tuple[str, Any, str]:
     """(status, expected answer, reason) of one question."""
     shown = image.with_status(SHOWN)
@@ -209,6 +225,8 @@ def judge(fn, question: dict, image: MeasuredImage) -> tuple[str, Any, str]:
     if isinstance(finding, IllPosed):
         return "ill_posed", None, finding.reason
     assert isinstance(finding, Expected)
+    if counterfactual.counting(question["key"]) and (merged := _merged(fn, question, image, shown, finding)):
+        return "ill_posed", None, merged
     if same(question["answer"], finding.value):
         return "ok", finding.value, ""
     return "wrong", finding.value, f"answer {question['answer']!r}, the pixels give {finding.value!r}"

@@ -12,8 +12,6 @@ from pathlib import Path
 
 import bpy
 import numpy as np
-from bpy_extras.object_utils import world_to_camera_view
-from mathutils import Vector
 
 from byo.blender import engine
 
@@ -32,22 +30,55 @@ def hidden(objects: Iterable) -> Iterator[None]:
             o.hide_render = was
 
 
-def projected_box(scene, objects: Iterable) -> tuple[int, int, int, int] | None:
-    """[x0, y0, x1, y1) in pixels (y down) of the objects' bounding boxes as the camera projects
-    them, clipped to the frame; None when nothing of them lies in front of the camera."""
-    w, h = scene.render.resolution_x, scene.render.resolution_y
-    scene.view_layers[0].update()  # objects built since the last render have their matrices
-    xs, ys = [], []
+@contextlib.contextmanager
+def shown(objects: Iterable) -> Iterator[None]:
+    """The objects (hidden outside the block) rendered inside it."""
+    objects = list(objects)
     for o in objects:
-        for corner in o.bound_box:
-            v = world_to_camera_view(scene, scene.camera, o.matrix_world @ Vector(corner))
-            if v.z > 0:
-                xs.append(v.x * w)
-                ys.append((1.0 - v.y) * h)
-    if not xs:
+        o.hide_render = False
+    try:
+        yield
+    finally:
+        for o in objects:
+            o.hide_render = True
+
+
+def _world_points(o) -> np.ndarray:
+    """A mesh's vertices (no modifier moves them outward: families add none), else its bounding
+    box's corners, in world coordinates (N x 3)."""
+    if o.type == "MESH" and len(o.data.vertices):
+        local = np.empty(len(o.data.vertices) * 3)
+        o.data.vertices.foreach_get("co", local)
+        local = local.reshape(-1, 3)
+    else:
+        local = np.array([tuple(c) for c in o.bound_box])
+    m = np.array(o.matrix_world)
+    return local @ m[:3, :3].T + m[:3, 3]
+
+
+def projected_box(scene, objects: Iterable) -> tuple[int, int, int, int] | None:
+    """[x0, y0, x1, y1) in pixels (y down) of the objects as the camera projects their vertices,
+    clipped to the frame; None when nothing of them lies in front of the camera."""
+    w, h = scene.render.resolution_x, scene.render.resolution_y
+    layer = scene.view_layers[0]
+    layer.update()  # objects built since the last render have their matrices
+    objects = list(objects)
+    if not objects:
         return None
-    x0, x1 = max(0, int(np.floor(min(xs)))), min(w, int(np.ceil(max(xs))))
-    y0, y1 = max(0, int(np.floor(min(ys)))), min(h, int(np.ceil(max(ys))))
+    points = np.concatenate([_world_points(o) for o in objects])
+    cam = scene.camera
+    view = np.array(cam.matrix_world.inverted())
+    project = np.array(cam.calc_matrix_camera(layer.depsgraph, x=w, y=h, scale_x=scene.render.pixel_aspect_x,
+                                              scale_y=scene.render.pixel_aspect_y))
+    seen = points @ view[:3, :3].T + view[:3, 3]
+    ahead = seen[:, 2] < 0  # the camera looks down its -Z
+    if not ahead.any():
+        return None
+    clip = np.c_[seen[ahead], np.ones(int(ahead.sum()))] @ project.T
+    ndc = clip[:, :2] / clip[:, 3:4]
+    xs, ys = (ndc[:, 0] + 1) / 2 * w, (1 - (ndc[:, 1] + 1) / 2) * h
+    x0, x1 = max(0, int(np.floor(xs.min()))), min(w, int(np.ceil(xs.max())))
+    y0, y1 = max(0, int(np.floor(ys.min()))), min(h, int(np.ceil(ys.max())))
     return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
 
 

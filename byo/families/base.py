@@ -287,22 +287,52 @@ def box_size(o: dict) -> tuple[int, int]:
 MAX_AMBIGUOUS = 3
 
 
+def counted(fn: AnswerFn, legend: dict, key: str) -> list[dict]:
+    """The visible objects a question's answer rests on: those whose absence from the image would
+    change it (its value or what it names)."""
+    result = fn(legend, rng_for(legend, key))
+    out = []
+    for k, o in enumerate(legend["objects"]):
+        if not o.get("visible", True):
+            continue
+        objects = [{**x, "visible": False, "visibility": "hidden"} if j == k else x
+                   for j, x in enumerate(legend["objects"])]
+        if fn({**legend, "objects": objects}, rng_for(legend, key)) != result:
+            out.append(o)
+    return out
+
+
+def not_told_apart(objects: list[dict]) -> Problem | None:
+    """The first two of `objects` that blur into one blob in the image (counterfactual.merged_pair:
+    the dip between their removals' differences is too shallow); a person counting them counts
+    one. Objects whose separation the render did not measure are not judged here."""
+    pair = counterfactual.merged_pair({o["id"]: counterfactual.measured(o) for o in objects})
+    if pair is None:
+        return None
+    a, b, ratio = pair
+    by_id = {o["id"]: o for o in objects}
+    return ("separation", f"{_where(by_id[a])} and {_where(by_id[b])} blur into one blob: the saddle between "
+                          f"them is {ratio:.0%} of the lower peak (>= {counterfactual.MAX_MERGE:.0%})", (a, b))
+
+
 def ask(fn: AnswerFn, legend: dict, key: str) -> Answer | Skip | Unreadable:
     """The answer of `fn` for this image, or a Skip when it would depend on an object in the
     ambiguous band (a person may or may not see it): every way of seeing those objects must give
-    the same question and answer."""
+    the same question and answer. A count whose counted objects include two that blur into one
+    blob is unreadable (the separation rule, `not_told_apart`)."""
     result = fn(legend, rng_for(legend, key))
     edge = [k for k, o in enumerate(legend["objects"]) if o.get("visibility") == "ambiguous"]
-    if not edge or isinstance(result, Skip):
-        return result
-    if len(edge) > MAX_AMBIGUOUS:
-        return Skip(f"more than {MAX_AMBIGUOUS} objects at the edge of visibility")
-    for n in range(1, len(edge) + 1):
-        for seen in itertools.combinations(edge, n):
-            objects = [{**o, "visible": True, "visibility": "visible"} if k in seen else o
-                       for k, o in enumerate(legend["objects"])]
-            if fn({**legend, "objects": objects}, rng_for(legend, key)) != result:
-                return Skip("depends on an object at the edge of visibility")
+    if edge and not isinstance(result, Skip):
+        if len(edge) > MAX_AMBIGUOUS:
+            return Skip(f"more than {MAX_AMBIGUOUS} objects at the edge of visibility")
+        for n in range(1, len(edge) + 1):
+            for seen in itertools.combinations(edge, n):
+                objects = [{**o, "visible": True, "visibility": "visible"} if k in seen else o
+                           for k, o in enumerate(legend["objects"])]
+                if fn({**legend, "objects": objects}, rng_for(legend, key)) != result:
+                    return Skip("depends on an object at the edge of visibility")
+    if isinstance(result, Answer) and counterfactual.counting(key) and not_told_apart(visible(legend)):
+        return unless(not_told_apart(counted(fn, legend, key)), result)
     return result
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import scipy  # scipy.ndimage loads on first use
 from PIL import Image
-from scipy import ndimage
 
 from byo.core.dataset import Layout
 from byo.core.inputs import read_image, read_json
@@ -29,7 +29,7 @@ def _tile(layout: Layout, case: dict, legend: dict) -> Image.Image:
     region = np.isin(mask, sorted(ids)) if ids else np.zeros(mask.shape, bool)
     out = rgb.copy()
     if region.any():
-        outline = ndimage.binary_dilation(region, iterations=max(1, mask.shape[1] // 160)) & ~region
+        outline = scipy.ndimage.binary_dilation(region, iterations=max(1, mask.shape[1] // 160)) & ~region
         out[outline] = (255, 0, 0)
         ys, xs = np.nonzero(region)
         h, w = mask.shape

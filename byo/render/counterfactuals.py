@@ -7,8 +7,10 @@ dataset's legend (`spec_of`)."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -39,63 +41,122 @@ def blur_diameter_px(spec: SceneSpec, obj: SceneObject) -> float:
 Keep = Callable[[int, str, str | None, np.ndarray, np.ndarray], None]
 
 
+@dataclass
+class _Planned:
+    """One object's part of the check: its Blender objects, and its changes in the order they are
+    rendered (presence first), each with the objects drawn instead and the region it is compared
+    on (the object's box in the mask and as projected, with the change's own, widened by the blur
+    disc); `box`, the union of those regions."""
+
+    obj: SceneObject
+    own: list
+    changes: list[tuple[str, str | None, list, counterfactual.Box]]
+    seen: dict
+    blur: float  # the blur disc's diameter at the object, pixels
+
+    @property
+    def box(self) -> counterfactual.Box:
+        return counterfactual.union([c[3] for c in self.changes])
+
+
+def _plan(spec: SceneSpec, family: Family, scene, built: dict[int, list], measured: dict[int, dict],
+          wanted: tuple[str, ...]) -> tuple[list[_Planned], list]:
+    """Every object's changes, and the Blender objects built for them (hidden)."""
+    build_objects = getattr(family.module(family.builder), "build_objects", None) if wanted else None
+    parts: dict[int, list[int]] = {}
+    for part, owner in family.mask_parts(spec).items():
+        parts.setdefault(owner, []).append(part)
+    shown = [o for o in spec.objects if measured[o.id]["visible_pixels"]]
+    # Every alternative of every object built in one call (numbered apart), so that they share
+    # their materials (a material of its own each would be a shader more for every render).
+    wanted_values = [(o, attribute, v, alt) for o in shown if build_objects is not None
+                     for attribute, values in family.alternatives(spec, o).items() if attribute in wanted
+                     for v, alt in values.items()]
+    made = build_objects(spec, [alt.model_copy(update={"id": k}) for k, (*_, alt) in enumerate(wanted_values)],
+                         scene) if wanted_values else {}
+    for objs in made.values():
+        for b in objs:
+            b.hide_render = True
+    planned = []
+    for o in shown:
+        own = [b for i in (o.id, *parts.get(o.id, ())) for b in built.get(i, [])]
+        drawn: list[tuple[str, str | None, list]] = [(counterfactual.PRESENCE, None, [])]
+        drawn += [(attribute, v, made[k]) for k, (x, attribute, v, _) in enumerate(wanted_values) if x is o]
+        blur, seen = blur_diameter_px(spec, o), tuple(measured[o.id]["bbox"])
+        changes = []
+        for attribute, value, objs in drawn:
+            box = counterfactual.region([seen, regions.projected_box(scene, own + objs)], blur, spec.setup.resolution)
+            if box is not None:
+                changes.append((attribute, value, objs, box))
+        if changes:
+            planned.append(_Planned(o, own, changes, measured[o.id], blur))
+    return planned, [b for objs in made.values() for b in objs]
+
+
+def _shared_truth(planned: list[_Planned], batches: list[list[int]]) -> list[list[list[int]]]:
+    """The batches whose truth is rendered at once: all of them when the union of every region
+    stays within counterfactual.groups' budget, else each on its own."""
+    boxes = [p.box for p in planned]
+    return [batches] if batches and counterfactual.within_budget(boxes) else [[b] for b in batches]
+
+
 def measure(spec: SceneSpec, family: Family, scene, built: dict[int, list], measured: dict[int, dict],
             attributes: Sequence[str] | None = None, keep: Keep | None = None) -> dict[int, counterfactual.Measured]:
     """Object id -> what its counterfactual renders measured, for every object of `spec` the mask
     shows (`measured`: the mask's pixels and box per id, parts included). `built`: mask id ->
     the Blender objects of the scene as rendered. `attributes`: those to vary (default: the
     config's, else the family's); `keep`: handed every pair of renders compared (the calibration
-    bench keeps them)."""
+    bench keeps them).
+
+    Objects whose regions do not overlap share their renders (counterfactual.groups: one render
+    with all of them removed, one with each as its first alternative...), one render of the
+    unchanged scene serves every region within budget, and each change is compared on its own
+    region. Every render has the same seed, so a pixel comes out the same whichever region it is
+    rendered in. Blurred objects whose regions overlap are measured for how far they blur into
+    one (counterfactual.merge_ratio, on their removals' differences)."""
     settings = spec.setup.render.counterfactual
     wanted = tuple(attributes) if attributes is not None else checked_attributes(spec, family)
-    build_objects = getattr(family.module(family.builder), "build_objects", None) if wanted else None
-    parts: dict[int, list[int]] = {}
-    for part, owner in family.mask_parts(spec).items():
-        parts.setdefault(owner, []).append(part)
-    out = {}
+    planned, made = _plan(spec, family, scene, built, measured, wanted)
+    batches = counterfactual.groups([p.box for p in planned])
+    maps: dict[int, counterfactual.Hump] = {}
+    found: dict[int, dict[str, dict[str, float]]] = {}
+    presence: dict[int, float] = {}
     with regions.region_renders(scene, settings.samples, settings.denoise):
-        for o in spec.objects:
-            if not measured[o.id]["visible_pixels"]:
-                continue
-            own = [b for i in (o.id, *parts.get(o.id, ())) for b in built.get(i, [])]
-            variants = {}
-            if build_objects is not None:
-                for attribute, values in family.alternatives(spec, o).items():
-                    if attribute in wanted:
-                        variants[attribute] = {v: build_objects(spec, [alt], scene)[alt.id] for v, alt in values.items()}
-            out[o.id] = _one_object(spec, scene, o, own, variants, measured[o.id], keep)
-    return out
-
-
-def _one_object(spec: SceneSpec, scene, o: SceneObject, own: list, variants: dict[str, dict[str, list]],
-                seen: dict, keep: Keep | None) -> counterfactual.Measured:
-    """One object's renders: its region as rendered, without it, and as each variant (built,
-    hidden until its turn, removed after)."""
-    made = [b for values in variants.values() for objs in values.values() for b in objs]
-    for b in made:
-        b.hide_render = True
-    box = counterfactual.region([tuple(seen["bbox"]), regions.projected_box(scene, own + made)],
-                                blur_diameter_px(spec, o), spec.setup.resolution)
-    truth = regions.render_region(scene, box)
-
-    def compared(attribute: str, value: str | None, top: int = counterfactual.TOP_PIXELS) -> float:
-        other = regions.render_region(scene, box)
-        if keep is not None:
-            keep(o.id, attribute, value, truth, other)
-        return counterfactual.difference(truth, other, top)
-
-    found: dict[str, dict[str, float]] = {}
-    with regions.hidden(own):
-        presence = compared(counterfactual.PRESENCE, None, counterfactual.presence_rank(seen["visible_pixels"]))
-        for attribute, values in variants.items():
-            for value, objs in values.items():
-                for b in objs:
-                    b.hide_render = False
-                found.setdefault(attribute, {})[value] = compared(attribute, value)
-                for b in objs:
-                    b.hide_render = True
+        for shared in _shared_truth(planned, batches):
+            truth_box = counterfactual.union([planned[k].box for batch in shared for k in batch])
+            truth = regions.render_region(scene, truth_box)
+            for batch in shared:
+                members = [planned[k] for k in batch]
+                with regions.hidden([b for p in members for b in p.own]):
+                    for step in range(max(len(p.changes) for p in members)):
+                        turn = [p for p in members if step < len(p.changes)]
+                        box = counterfactual.union([p.changes[step][3] for p in turn])
+                        with regions.shown([b for p in turn for b in p.changes[step][2]]):
+                            other = regions.render_region(scene, box)
+                        for p in turn:
+                            attribute, value, _, own_box = p.changes[step]
+                            a, b = counterfactual.crop(truth, truth_box, own_box), counterfactual.crop(other, box, own_box)
+                            if keep is not None:
+                                keep(p.obj.id, attribute, value, a, b)
+                            if attribute == counterfactual.PRESENCE:
+                                d = counterfactual.pixel_differences(a, b, counterfactual.presence_smoothing(p.blur))
+                                maps[p.obj.id] = (own_box, d, a)
+                                presence[p.obj.id] = counterfactual.ranked(
+                                    d, counterfactual.presence_rank(p.seen["visible_pixels"]))
+                            else:
+                                d = counterfactual.pixel_differences(a, b)
+                                found.setdefault(p.obj.id, {}).setdefault(attribute, {})[value] = counterfactual.ranked(d)
     regions.remove(made)
-    return counterfactual.Measured(seen["visible_pixels"], presence, found)
+    merged: dict[int, dict[int, float]] = {}
+    blur = {p.obj.id: p.blur for p in planned}
+    for a, b in itertools.combinations(sorted(maps), 2):
+        blurred = min(blur[a], blur[b]) >= counterfactual.MERGE_MIN_BLUR_PX
+        if blurred and counterfactual.overlaps(maps[a][0], maps[b][0]):
+            pooling = counterfactual.pooling_px(max(blur[a], blur[b]))
+            merged.setdefault(a, {})[b] = merged.setdefault(b, {})[a] = counterfactual.merge_ratio(maps[a], maps[b],
+                                                                                                   pooling)
+    return {p.obj.id: counterfactual.Measured(p.seen["visible_pixels"], presence[p.obj.id], found.get(p.obj.id, {}),
+                                              merged.get(p.obj.id, {})) for p in planned}
 
 
 def timed_measure(*args, **kwargs) -> tuple[dict[int, counterfactual.Measured], float, float]:

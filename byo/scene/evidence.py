@@ -31,8 +31,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import ndimage
-from skimage.color import deltaE_ciede2000, rgb2lab
+import scipy  # scipy.ndimage and skimage.color load on first use: most commands never need them
+import skimage
 
 RING_PX = 3  # the ring of surroundings the contrast is measured against
 INK_STEP = 40.0  # grey levels below the region's 90th percentile that count as ink
@@ -98,8 +98,8 @@ def measure_objects(rgb: np.ndarray, mask: np.ndarray, ids: Mapping[int, Sequenc
     gy, gx = np.gradient(g)
     gradient = np.hypot(gx, gy)
     anything = mask > 0
-    clean = anything & ~ndimage.binary_dilation(~anything, structure=np.ones((3, 3), bool))
-    boxes = ndimage.find_objects(mask)  # box of mask id k at k - 1
+    clean = anything & ~scipy.ndimage.binary_dilation(~anything, structure=np.ones((3, 3), bool))
+    boxes = scipy.ndimage.find_objects(mask)  # box of mask id k at k - 1
     pad = RING_PX + 2  # every measure below looks at most this far beyond the object
     out = {}
     for oid, own in ids.items():
@@ -117,14 +117,14 @@ def _measure(rgb, mask, g, gradient, anything, clean, own) -> Evidence:
     """One object's evidence, in a crop of the image around it (see measure_objects)."""
     region = np.isin(mask, list(own))
     n = int(region.sum())
-    ring = ndimage.binary_dilation(region, iterations=RING_PX) & ~region
-    boundary = region & ~ndimage.binary_erosion(region, border_value=1)
+    ring = scipy.ndimage.binary_dilation(region, iterations=RING_PX) & ~region
+    boundary = region & ~scipy.ndimage.binary_erosion(region, border_value=1)
     # away from the background: a pixel whose neighbours are all objects (its own or another)
     inner = region & clean
     inside = g[region]
     contrast = abs(float(np.median(inside)) - float(np.median(g[ring]))) if ring.any() else 0.0
     ink = int((g[inner] < np.percentile(inside, 90) - INK_STEP).sum()) if inner.any() else 0
-    lab = rgb2lab(rgb[..., :3][region].reshape(-1, 1, 3).astype(np.float64) / 255.0).reshape(-1, 3)
+    lab = skimage.color.rgb2lab(rgb[..., :3][region].reshape(-1, 1, 3).astype(np.float64) / 255.0).reshape(-1, 3)
     seam = _seam(g, region, anything & ~region, clean)
     return Evidence(n, contrast, float(gradient[boundary].mean()), seam, ink,
                     tuple(float(v) for v in np.median(lab, axis=0)))
@@ -153,7 +153,7 @@ def _seam(g: np.ndarray, region: np.ndarray, others: np.ndarray, clean: np.ndarr
 
 def srgb_lab(srgb: Sequence[float]) -> np.ndarray:
     """CIELAB of an sRGB colour given in 0-1."""
-    return rgb2lab(np.asarray(srgb, dtype=np.float64).reshape(1, 1, 3)).reshape(3)
+    return skimage.color.rgb2lab(np.asarray(srgb, dtype=np.float64).reshape(1, 1, 3)).reshape(3)
 
 
 def color_margin(lab: Sequence[float], own: str, palette: Mapping[str, Sequence[float]]) -> tuple[float, str]:
@@ -169,7 +169,7 @@ def color_margin(lab: Sequence[float], own: str, palette: Mapping[str, Sequence[
 def _color_margin(lab: tuple[float, ...], own: str, palette: tuple) -> tuple[float, str]:
     colors = {**PLAIN_COLORS, **dict(palette)}
     labs = _palette_lab(tuple(colors.items()))
-    d = deltaE_ciede2000(np.broadcast_to(np.asarray(lab, dtype=np.float64), labs.shape), labs, kL=LIGHTNESS_WEIGHT)
+    d = skimage.color.deltaE_ciede2000(np.broadcast_to(np.asarray(lab, dtype=np.float64), labs.shape), labs, kL=LIGHTNESS_WEIGHT)
     distance = {name: float(v) for name, v in zip(colors, d, strict=True)}
     nearest = min(distance, key=distance.__getitem__)
     rivals = [d for name, d in distance.items() if name != own]

@@ -34,7 +34,6 @@ from pathlib import Path
 
 import numpy as np
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
@@ -147,7 +146,10 @@ def _cells(rows: list[tuple[dict, dict]]):
 def adjusted_p_values(p: Sequence[float], correction: str) -> np.ndarray:
     """statsmodels' adjusted p-values (multipletests) for `correction` (CORRECTIONS). Its Holm
     branch runs gc.collect() on every call: 0.2-0.3 s in a process holding a large heap (a
-    report, a test session). With the heap frozen, that collection skips what was there before."""
+    report, a test session). With the heap frozen, that collection skips what was there before.
+    statsmodels brings pandas (most of a second of start-up): imported when a family is adjusted."""
+    from statsmodels.stats.multitest import multipletests
+
     gc.freeze()
     try:
         return multipletests(p, method=CORRECTIONS[correction])[1]

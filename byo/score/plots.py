@@ -11,9 +11,8 @@ import math
 import textwrap
 
 import numpy as np
-from matplotlib.lines import Line2D
 
-from byo.core.figures import color, png, subplots
+from byo.core.figures import color, png, pyplot, subplots
 
 
 def _yerr(points: list[dict]) -> np.ndarray | None:
@@ -64,7 +63,7 @@ def metric_vs_levels(rows: list[tuple[str, list[tuple[str, list[str], dict[str, 
                 ax.set_ylim(*ylim)
     handles, labels = axes[0][0].get_legend_handles_labels()
     if any_parse:
-        handles.append(Line2D([], [], ls=":", color="#555"))
+        handles.append(pyplot().Line2D([], [], ls=":", color="#555"))
         labels.append("parse rate (dotted)")
     fig.tight_layout(rect=(0, 0, 1, 0.94 if len(rows) == 1 else 0.965))
     fig.legend(handles, labels, loc="upper center", ncol=min(5, len(labels)), bbox_to_anchor=(0.5, 1.0))

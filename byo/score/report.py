@@ -9,6 +9,7 @@ import io
 import json
 import multiprocessing
 import os
+import threading
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -837,11 +838,13 @@ def _build_one(name: str):
 def build_sections(runs: Runs, builders: dict, workers: int | None = None) -> dict:
     """{name: builder(runs)}. Drawing figures is most of a report's time and the sections are
     independent, so with more than one CPU they are built in forked worker processes (the same
-    bytes as one by one: every figure is drawn the same way wherever it is drawn)."""
+    bytes as one by one: every figure is drawn the same way wherever it is drawn). By default, one
+    worker per CPU (up to 4), and none while another thread runs here: a forked child would inherit
+    any lock that thread holds."""
     global _building
     if workers is None:
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-        workers = min(cpus, 4)
+        workers = min(cpus, 4) if threading.active_count() == 1 else 1
     if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return {name: make(runs) for name, make in builders.items()}
     _building = (runs, builders)

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from statsmodels.stats.inter_rater import fleiss_kappa
 
 from byo.eval.layout import MAX_REPEATS, PREDICTIONS, repeat_run_name
 from byo.score.rows import run_info
@@ -51,6 +50,9 @@ def kappa(labels: list[list[str]]) -> float | None:
     for i, row in enumerate(labels):
         for a in row:
             table[i, index[a]] += 1
+    # statsmodels brings pandas (most of a second of start-up): imported when a kappa is measured
+    from statsmodels.stats.inter_rater import fleiss_kappa
+
     return float(fleiss_kappa(table, method="fleiss"))
 
 

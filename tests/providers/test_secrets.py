@@ -21,6 +21,7 @@ from conftest import ROOT
 from eval_data import make_dataset, truth_by_image
 from fake_vlm import FakeVLM
 
+from byo.cli import main
 from byo.core.urls import redact_url, redact_urls, url_secrets
 
 KEYS = {
@@ -58,12 +59,18 @@ def leaks(root: Path) -> list[str]:
     return found
 
 
-def byo(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "byo.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=PATIENCE)
+def byo(capsys, monkeypatch, *args: str, env: dict | None = None) -> tuple[int, str]:
+    """A byo command in this process (the command line's own code, without a second of start-up
+    per command) with `env` set for it alone: its exit status and everything it printed."""
+    with monkeypatch.context() as scoped:
+        for name, value in (env or {}).items():
+            scoped.setenv(name, value)
+        status = main(list(args))
+    printed = capsys.readouterr()
+    return status, printed.out + printed.err
 
 
-def test_no_file_written_holds_a_key_given_in_any_form(tmp_path):
+def test_no_file_written_holds_a_key_given_in_any_form(tmp_path, capsys, monkeypatch):
     dataset = make_dataset(tmp_path / "ds", 6)
     key_file = tmp_path / "key.txt"  # the user's own file, outside the dataset
     key_file.write_text(KEYS["file"] + "\n")
@@ -100,15 +107,18 @@ def test_no_file_written_holds_a_key_given_in_any_form(tmp_path):
         }
         env = {"OPENAI_API_KEY": KEYS["env"], "OLLAMA_API_KEY": KEYS["ollama"]}
         outputs = []
+        for variable in ("OPENAI_API_KEY", "OLLAMA_API_KEY", *(variable for variable, _, _ in hosted.values())):
+            monkeypatch.delenv(variable, raising=False)  # each run sees only the key given to it
         for name, flags in runs.items():
-            result = byo("eval", str(dataset), "--run", name, "--retries", "0", *flags, env=env)
-            outputs.append(result.stdout + result.stderr)
-            assert result.returncode in (0, 1), result.stderr[-2000:]
+            status, printed = byo(capsys, monkeypatch, "eval", str(dataset), "--run", name, "--retries", "0", *flags,
+                                  env=env)
+            outputs.append(printed)
+            assert status in (0, 1), printed[-2000:]
         for name, (variable, flags, suffix) in hosted.items():
-            result = byo("eval", str(dataset), "--run", name, "--retries", "0", *flags, "--base-url",
-                         fake.url + suffix, env={variable: KEYS[name]})
-            outputs.append(result.stdout + result.stderr)
-            assert result.returncode in (0, 1), result.stderr[-2000:]
+            status, printed = byo(capsys, monkeypatch, "eval", str(dataset), "--run", name, "--retries", "0", *flags,
+                                  "--base-url", fake.url + suffix, env={variable: KEYS[name]})
+            outputs.append(printed)
+            assert status in (0, 1), printed[-2000:]
             assert f'"key_source": "environment {variable}"' in (dataset / "runs" / name / "run.json").read_text()
         runs.update({name: None for name in hosted})
         # A run killed with kill -9 while it holds its lock: the lock file stays, naming its command.
@@ -134,13 +144,14 @@ def test_no_file_written_holds_a_key_given_in_any_form(tmp_path):
     assert outcomes["ok"] and outcomes["echo_auth"] and outcomes["echo_url"] and outcomes["echo_auth_lower"]
 
     for name in runs:
-        result = byo("score", str(dataset / "runs" / name))
-        outputs.append(result.stdout + result.stderr)
-        assert result.returncode == 0, result.stderr[-2000:]
+        status, printed = byo(capsys, monkeypatch, "score", str(dataset / "runs" / name))
+        outputs.append(printed)
+        assert status == 0, printed[-2000:]
     report = dataset / "report.html"
-    result = byo("report", *(str(dataset / "runs" / name) for name in runs), "-o", str(report))
-    outputs.append(result.stdout + result.stderr)
-    assert result.returncode == 0, result.stderr[-2000:]
+    status, printed = byo(capsys, monkeypatch, "report", *(str(dataset / "runs" / name) for name in runs), "-o",
+                          str(report))
+    outputs.append(printed)
+    assert status == 0, printed[-2000:]
 
     assert leaks(dataset) == []
     printed = "\n".join(outputs).encode()

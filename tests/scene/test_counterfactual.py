@@ -106,3 +106,77 @@ def test_an_attribute_reads_when_every_alternative_shows(difference, readable):
         rule, reason, ids = problem
         assert rule == "shape" and ids == (1,)
         assert "shape cone, would look the same as sphere: difference 2 < " in reason
+
+
+def _scene(centres, ink, blur: float, size=(48, 96)) -> np.ndarray:
+    """A mid-grey table with 10 px squares of `ink` (one colour per centre) at `centres` (x), in a
+    row, blurred by a Gaussian of `blur` px."""
+    h, w = size
+    image = np.full((h, w, 3), 128.0)
+    for x, colour in zip(centres, ink, strict=True):
+        image[h // 2 - 5:h // 2 + 5, x - 5:x + 5] = colour
+    if blur:
+        image = ndimage.gaussian_filter(image, (blur, blur, 0))
+    return image.clip(0, 255).round().astype(np.uint8)
+
+
+def _humps(gap: int, blur: float, ink=((220, 220, 220), (220, 220, 220))):
+    """Two squares `gap` px apart (edge to edge): each one's Hump (its region, the difference of
+    the image without it, the image there), regions widened by the blur."""
+    a, b = 40, 40 + 10 + gap
+    both = _scene([a, b], ink, blur)
+    pad = int(np.ceil(2 * blur)) + 2
+    out = []
+    for x, left in ((a, [b]), (b, [a])):
+        without = _scene(left, [ink[1] if x == a else ink[0]], blur)
+        box = (x - 5 - pad, 24 - 5 - pad, x + 5 + pad, 24 + 5 + pad)
+        crop = np.s_[box[1]:box[3], box[0]:box[2]]
+        out.append((box, cf.pixel_differences(both[crop], without[crop]), both[crop]))
+    return out
+
+
+def test_two_objects_far_apart_are_told_apart_and_a_blur_merges_them_into_one_hump():
+    far = _humps(gap=12, blur=0.0)
+    assert cf.merge_ratio(*far) < 0.2
+    assert cf.told_apart(cf.merge_ratio(*_humps(gap=12, blur=1.0)))
+    merged = cf.merge_ratio(*_humps(gap=4, blur=6.0), pooling=cf.pooling_px(4 * 6.0))
+    assert merged >= cf.MAX_MERGE and not cf.told_apart(merged), merged
+    # the saddle falls as the gap opens, at one blur
+    ratios = [cf.merge_ratio(*_humps(gap, 4.0), pooling=cf.pooling_px(16.0)) for gap in (2, 8, 16, 24)]
+    assert ratios == sorted(ratios, reverse=True) and ratios[0] > ratios[-1], ratios
+
+
+def test_sharp_objects_that_touch_are_told_apart_by_the_edge_between_them_when_their_colours_differ():
+    red_blue = ((200, 40, 40), (40, 60, 200))
+    assert cf.told_apart(cf.merge_ratio(*_humps(gap=0, blur=0.0, ink=red_blue)))
+    assert not cf.told_apart(cf.merge_ratio(*_humps(gap=0, blur=0.0)))  # one white bar: one blob
+    # regions that do not overlap are apart without a measurement
+    a, b = _humps(gap=12, blur=0.0)
+    assert cf.merge_ratio((( 0, 0, 10, 10), *a[1:]), ((20, 20, 30, 30), *b[1:])) == 0.0
+
+
+def test_the_first_merged_pair_of_the_objects_named_and_merges_round_trip_through_the_legend():
+    found = {1: cf.Measured(120, 30.0, {}, {2: 0.9, 3: 0.2}), 2: cf.Measured(100, 25.0, {}, {1: 0.9}),
+             3: cf.Measured(80, 20.0, {}, {1: 0.2})}
+    assert cf.merged_pair(found) == (1, 2, 0.9)
+    assert cf.merged_pair({k: found[k] for k in (1, 3)}) is None  # 2 is not among those counted
+    assert cf.merged_pair({1: None, 3: found[3]}) is None
+    back = cf.Measured.from_json(found[1].to_json())
+    assert back == found[1] and found[1].to_json()[cf.MERGE_FIELD] == {"2": 0.9, "3": 0.2}
+    assert cf.MERGE_FIELD not in cf.Measured(10, 20.0, {"shape": {"cube": 30.0}}).to_json()
+
+
+def test_regions_that_do_not_overlap_share_their_renders_where_that_is_cheaper():
+    # a column of 10 px regions 11 px apart: the union adds 110 px per render saved, under the budget
+    column = [(0, 0, 10, 10), (0, 21, 10, 31), (0, 42, 10, 52)]
+    assert cf.groups(column) == [[0, 1, 2]]
+    assert cf.within_budget(column)
+    # closer than the margin (half the larger side): they do not share
+    assert cf.groups([(0, 0, 10, 10), (0, 14, 10, 24)]) == [[0], [1]]
+    # apart but far: the union's empty pixels cost more than the renders saved
+    assert cf.groups([(0, 0, 10, 10), (60, 0, 70, 10)]) == [[0], [1]]
+    # the greedy colouring, largest first: a region overlapping two of the column takes the
+    # third, and the first two share
+    boxes = [*column, (0, 5, 10, 25)]
+    assert sorted(map(sorted, cf.groups(boxes))) == [[0, 1], [2, 3]]
+    assert cf.crop(np.arange(100).reshape(10, 10), (2, 3, 12, 13), (4, 5, 6, 8)).tolist() == [[22, 23], [32, 33], [42, 43]]

@@ -87,9 +87,10 @@ def test_report_has_every_section_and_plot(report):
 def test_sections_built_side_by_side_are_the_sections_built_one_by_one(report):
     _, runs, _ = report
     runs = Runs([load_scores(run) for run in runs])
-    one_by_one = build_sections(runs, SECTION_BUILDERS, workers=1)
-    assert build_sections(runs, SECTION_BUILDERS, workers=2) == one_by_one
-    assert sum(html.count("data:image/png") for html in map(str, one_by_one.values())) >= 20  # figures among them
+    builders = {name: SECTION_BUILDERS[name] for name in ("confusion", "models", "overview")}
+    one_by_one = build_sections(runs, builders, workers=1)
+    assert build_sections(runs, builders, workers=2) == one_by_one
+    assert sum(html.count("data:image/png") for html in map(str, one_by_one.values())) >= 3  # figures among them
 
 
 def chromium() -> str | None:

@@ -15,6 +15,7 @@ Every label parses back to the same factors (tests check every library entry).
 
 from __future__ import annotations
 
+import functools
 import re
 
 from byo.families.crest.motifs import library
@@ -138,11 +139,16 @@ def _by_name(components, attr: str) -> dict[str, Component]:
     return {normalize(getattr(c, attr)): c for c in components}
 
 
+@functools.cache
+def _japanese_names() -> tuple[dict[str, Component], dict[str, Component]]:
+    """Containers and motifs by their normalized Japanese name (the library is fixed: built once)."""
+    return _by_name(library.CONTAINERS, "ja"), _by_name(library.MOTIFS, "ja")
+
+
 def parse_kdl(text: str) -> Crest:
     """Factors from a KDL description (whitespace and katakana/hiragana differences ignored)."""
     s = normalize(text)
-    containers = _by_name(library.CONTAINERS, "ja")
-    motifs = _by_name(library.MOTIFS, "ja")
+    containers, motifs = _japanese_names()
     found: list[Crest] = []
 
     def walk(rest: str, outer: tuple[str, ...]) -> None:

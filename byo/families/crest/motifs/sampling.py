@@ -47,6 +47,7 @@ class Sampler:
     def _motif_pool(self) -> tuple[str, ...]:
         return (self.fixed_motif,) if self.fixed_motif else self.motifs
 
+    @functools.cache  # noqa: B019 (a sampler is frozen and few are made: its choices are fixed)
     def modifier_choices(self, contained: bool, motif: str | None = None) -> tuple[str, ...]:
         """The modifiers a crest may take: arrangements only without a container, and (ambiguous
         arrangements excluded) bottoms- and heads-together only on an oriented motif. Without
@@ -61,6 +62,7 @@ class Sampler:
         return not (self.ambiguous == "exclude" and modifier in ORIENTED_ONLY
                     and not library.MOTIFS_BY_ID[motif].oriented)
 
+    @functools.cache  # noqa: B019
     def motif_choices(self, contained: bool) -> tuple[str, ...]:
         """The motifs drawn (uniformly) for a crest with or without a container: those that take
         at least one of its modifiers."""

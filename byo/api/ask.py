@@ -1,0 +1,46 @@
+"""The ask stage of the public API: a dataset's questions, and their audit against the pixels."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from byo.audit.run import AuditReport
+from byo.audit.run import audit_dataset as _audit
+from byo.questions.generate import DEFAULT_PROMPTS, Summary, generate
+
+__all__ = ["AuditReport", "Questions", "audit_dataset", "write_questions"]
+
+
+@dataclass(frozen=True)
+class Questions:
+    """The question file written and what was asked, skipped and flagged per key and level."""
+
+    path: Path
+    summary: Summary
+
+    @property
+    def count(self) -> int:
+        return sum(self.summary.questions.values())
+
+
+def write_questions(dataset: str | Path, *, keys: Sequence[str] | None = None,
+                    preprompts: Sequence[str] | None = None, instructions: Sequence[str] | None = None,
+                    prompts: str = DEFAULT_PROMPTS, unreadable: str | None = None, **options) -> Questions:
+    """Write DATASET/questions.jsonl: every key of the family (or `keys`, patterns allowed) in each
+    preprompt x instruction variant (default: the prompt set's grid; the project's own set asks
+    the neutral question alone, BYO-Eval's its six), skipping what the image cannot decide
+    (`unreadable`: skip, flag or ask). Further options as byo.questions.generate.generate
+    (templates, out, options...)."""
+    path, summary = generate(dataset, keys=list(keys) if keys else None,
+                             preprompts=list(preprompts) if preprompts else None,
+                             instructions=list(instructions) if instructions else None, prompts=prompts,
+                             unreadable=unreadable, **options)
+    return Questions(path=path, summary=summary)
+
+
+def audit_dataset(dataset: str | Path, questions: str | Path | None = None, *, progress: bool = True) -> AuditReport:
+    """Every answer recomputed from the masks, the images and the camera (`.failed`: any wrong or
+    ill-posed question, or a legend field disagreeing with the pixels)."""
+    return _audit(dataset, questions=questions, show_progress=progress)
