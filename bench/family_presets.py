@@ -21,7 +21,7 @@ missing). `--confirm` renders each family's standard preset, as the code now app
 BYO-Eval's setting on every scene in one run: the figures of docs/speed.md.
 
     .venv/bin/python bench/family_presets.py --search [--families chess,clevr] [--presets standard]
-    .venv/bin/python bench/family_presets.py --confirm --json bench/results/family_presets.json
+    .venv/bin/python bench/family_presets.py --confirm [--candidate clevr=32:0.1] --json bench/results/family_presets.json
 """
 
 from __future__ import annotations
@@ -203,17 +203,19 @@ def first_meeting(ladder: list[dict], meets) -> dict | None:
     return ladder[lo] if lo < len(ladder) else None
 
 
-def search_standard(store: Store, scenes: list[Scene]) -> list[dict]:
+def search_standard(store: Store, scenes: list[Scene], caps: tuple[int, ...] = CAPS,
+                    thresholds: tuple[float, ...] = THRESHOLDS) -> list[dict]:
     """The settings that meet the standard target on every scene: the uniform floor where it does,
-    then per cap the largest threshold that does."""
+    then per cap the largest threshold that does (`caps` and `thresholds`: a narrower grid where
+    the whole one costs too much CPU)."""
     target = TARGETS["standard"]
 
     def meets(s):
         return store.meets_all(scenes, s, target)
 
     found = [s for s in (uniform(n) for n in UNIFORM_FLOOR) if meets(s)][:1]
-    for cap in CAPS:
-        best = first_meeting([adaptive(cap, t) for t in THRESHOLDS], meets)
+    for cap in caps:
+        best = first_meeting([adaptive(cap, t) for t in sorted(thresholds, reverse=True)], meets)
         if best is not None:
             found.append(best)
     return found
@@ -248,7 +250,7 @@ def cheapest(store: Store, scenes: list[Scene], found: list[dict]) -> dict | Non
     return min(found, key=lambda s: sum(store.measure(scene, s)[2] for scene in scenes))
 
 
-def search(families: list[str], presets: list[str]) -> dict:
+def search(families: list[str], presets: list[str], grid: dict | None = None) -> dict:
     store = Store(MEASURED)
     chosen = json.loads(CHOSEN.read_text()) if CHOSEN.exists() else {}
     for preset in presets:
@@ -256,7 +258,7 @@ def search(families: list[str], presets: list[str]) -> dict:
             scenes = family_scenes(family)
             for band in ("below_hd", "hd"):
                 mine = sorted((s for s in scenes if band_of(s) == band), key=lambda s: s.pixels)  # smallest first: likeliest to miss
-                found = SEARCHES[preset](store, mine)
+                found = SEARCHES[preset](store, mine, **(grid or {}) if preset == "standard" else {})
                 best = cheapest(store, mine, found)
                 chosen.setdefault(family, {}).setdefault(preset, {})[band] = {
                     "settings": best, "scenes": {s.key: store.measure(s, best) if best else None for s in mine},
@@ -267,9 +269,11 @@ def search(families: list[str], presets: list[str]) -> dict:
     return chosen
 
 
-def confirm(families: list[str], path: Path, sizes: list[tuple[int, int]] | None = None) -> None:
+def confirm(families: list[str], path: Path, sizes: list[tuple[int, int]] | None = None,
+            candidates: dict[str, list[dict]] | None = None) -> None:
     """Each family's standard preset as the code applies it next to BYO-Eval's setting, on every
-    scene, in this run: CPU seconds of the render (2 threads), PSNR and SSIM."""
+    scene, in this run: CPU seconds of the render (2 threads), PSNR and SSIM; `candidates`: a
+    family's other settings (the search's) rendered in the same run, each a row of its own."""
     section = Section("family_presets", "Quality presets per family and resolution",
                       "Each family's busiest scene at its own resolution, 640x360 and 1920x1080 (the frame's centre "
                       "third rendered alone); CPU seconds of the render (2 threads), PSNR and SSIM against 1,024-sample "
@@ -280,22 +284,26 @@ def confirm(families: list[str], path: Path, sizes: list[tuple[int, int]] | None
             if sizes and scene.resolution not in sizes:
                 continue
             ref = reference(scene)
-            measured = {}
-            for label, keys in (("BYO-Eval's 128 samples adaptive", keys_of(BYO_EVAL)), ("standard", {"quality": "standard"})):
+            settings = [("standard", {"quality": "standard"})] + [(_label(c), keys_of(c))
+                                                                  for c in (candidates or {}).get(family, [])]
+            image, base = render(scene, keys_of(BYO_EVAL))
+            for label, keys in settings:
                 image, seconds = render(scene, keys)
-                measured[label] = (seconds, *quality(image, ref))
-            (base, *_), (std, psnr, ssim) = measured["BYO-Eval's 128 samples adaptive"], measured["standard"]
-            rows.append([family, scene.key, round(base, 2), round(std, 2), round(base / std, 2), round(psnr, 2),
-                         round(ssim, 4)])
-            print(rows[-1], flush=True)
-            short = scene.key.rsplit("_crop", 1)[0]
-            section.figure(f"standard_speedup_{short}", round(base / std, 2), "x",
-                           f"standard over BYO-Eval's 128 samples adaptive on {scene.key}")
-            section.figure(f"standard_psnr_{short}", round(psnr, 2), "dB", f"standard: PSNR on {scene.key}", at_least=45)
-            section.figure(f"standard_ssim_{short}", round(ssim, 4), "", f"standard: SSIM on {scene.key}",
-                           at_least=0.995)
-    section.table("standard next to BYO-Eval's 128 samples adaptive on each family's busiest scene",
-                  [("family", ""), ("scene", ""), ("BYO-Eval's", "CPU s"), ("standard", "CPU s"),
+                psnr, ssim = quality(image, ref)
+                rows.append([family, scene.key, label, round(base, 2), round(seconds, 2), round(base / seconds, 2),
+                             round(psnr, 2), round(ssim, 4)])
+                print(rows[-1], flush=True)
+                if label != "standard":
+                    continue
+                short = scene.key.rsplit("_crop", 1)[0]
+                section.figure(f"standard_speedup_{short}", round(base / seconds, 2), "x",
+                               f"standard over BYO-Eval's 128 samples adaptive on {scene.key}")
+                section.figure(f"standard_psnr_{short}", round(psnr, 2), "dB", f"standard: PSNR on {scene.key}",
+                               at_least=45)
+                section.figure(f"standard_ssim_{short}", round(ssim, 4), "", f"standard: SSIM on {scene.key}",
+                               at_least=0.995)
+    section.table("standard (and candidates) next to BYO-Eval's 128 samples adaptive on each family's busiest scene",
+                  [("family", ""), ("scene", ""), ("setting", ""), ("BYO-Eval's", "CPU s"), ("setting", "CPU s"),
                    ("speed-up", "x"), ("PSNR", "dB"), ("SSIM", "")], rows)
     section.write(path)
 
@@ -306,7 +314,11 @@ def main() -> None:
     parser.add_argument("--presets", default="standard,draft,final")
     parser.add_argument("--references-only", action="store_true")
     parser.add_argument("--search", action="store_true")
+    parser.add_argument("--caps", help="--search, standard: only these caps of samples, e.g. 32,64")
+    parser.add_argument("--thresholds", help="--search, standard: only these adaptive thresholds, e.g. 0.08,0.05")
     parser.add_argument("--confirm", action="store_true")
+    parser.add_argument("--candidate", action="append", default=[], metavar="FAMILY=SAMPLES:THRESHOLD",
+                        help="--confirm: also this adaptive setting of the family's, in the same run (repeatable)")
     parser.add_argument("--sizes", help="--confirm: only these sizes, e.g. 1920x1080,640x360 (default: every one)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "family_presets.json")
     args = parser.parse_args()
@@ -320,13 +332,27 @@ def main() -> None:
                 reference(scene)
                 print(f"reference {scene.key}: ready", flush=True)
     if args.search:
-        search(families, args.presets.split(","))
+        try:
+            grid = {**({"caps": tuple(int(v) for v in args.caps.split(","))} if args.caps else {}),
+                    **({"thresholds": tuple(float(v) for v in args.thresholds.split(","))} if args.thresholds else {})}
+        except ValueError:
+            parser.error(f"--caps/--thresholds: expected numbers separated by commas, got {args.caps!r}, "
+                         f"{args.thresholds!r}")
+        search(families, args.presets.split(","), grid)
     if args.confirm:
         try:
             sizes = [tuple(int(v) for v in s.lower().split("x")) for s in args.sizes.split(",")] if args.sizes else None
         except ValueError:
             parser.error(f"--sizes: expected WIDTHxHEIGHT[,WIDTHxHEIGHT...], got {args.sizes!r}")
-        confirm(families, args.json, sizes)
+        candidates: dict[str, list[dict]] = {}
+        for text in args.candidate:
+            family, _, setting = text.partition("=")
+            try:
+                cap, threshold = setting.split(":")
+                candidates.setdefault(family, []).append(adaptive(int(cap), float(threshold)))
+            except ValueError:
+                parser.error(f"--candidate: expected FAMILY=SAMPLES:THRESHOLD, e.g. clevr=32:0.1, got {text!r}")
+        confirm(families, args.json, sizes, candidates)
     if not (args.references_only or args.search or args.confirm):
         parser.print_usage(sys.stderr)
 

@@ -111,10 +111,12 @@ def render(scene: Scene, render_keys: dict, seed_offset: int = 0, threads: int =
 
 def scene_digest(scene: Scene) -> str:
     """What the scene's pixels depend on: its spec (content, setup, the reference's render
-    settings; the tool version left out) and the config file. A config or family change that
-    moves the scene gives a new digest, so its reference and figures are made anew."""
+    settings; the tool version and the counterfactual check's own render settings left out: they
+    never touch the image) and the config file. A config or family change that moves the scene
+    gives a new digest, so its reference and figures are made anew."""
     cfg = scene_config(scene, REFERENCE)
-    spec = sample_spec(cfg, make_job(cfg, scene.index), 0).model_dump(mode="json", exclude={"tool_version"})
+    spec = sample_spec(cfg, make_job(cfg, scene.index), 0).model_dump(
+        mode="json", exclude={"tool_version": True, "setup": {"render": {"counterfactual"}}})
     return hashlib.sha256(json.dumps([scene.key, scene.config, spec], sort_keys=True).encode()).hexdigest()[:12]
 
 

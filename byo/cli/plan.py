@@ -40,6 +40,9 @@ def cmd_plan(args) -> int:
         if not args.power:
             raise ConfigError("<command line>", [("-o", "writes the --power figures: add --power")])
         check_file_output(args.output, force=args.force)
+    if args.power and args.interval >= 0.5:
+        raise ConfigError("<command line>", [("--interval", f"expected a half-width below 0.5 (a 95% interval of "
+                                                            f"+-0.5 holds any accuracy), got {args.interval:g}")])
     # byo.families and byo.scene, not byo.api: planning loads none of the later stages
     cfg = load_config(config_source(args), file=args.config)
     n_combos, reps, n_images = combination_count(cfg), images_per_combination(cfg), image_count(cfg)
@@ -126,7 +129,8 @@ def print_readability(cfg, shown: Console) -> None:
 def power_figures(args, cfg) -> dict:
     s = PowerSettings(difference=args.difference, baseline=args.baseline, alpha=args.alpha, power=args.target_power,
                       icc=args.icc, keys_per_image=args.keys_per_image, variants=args.variants,
-                      threshold_difference=args.threshold_difference)
+                      threshold_difference=args.threshold_difference, interval=args.interval,
+                      expected_accuracy=args.expected_accuracy)
     levels = {name: [var.level(i) for i in range(var.count())] for name, var in cfg.enumerated().items()}
     result = plan_power(levels, cfg.repetitions, s)
     if args.output:  # written only when asked for
@@ -145,6 +149,17 @@ def print_power(args, cfg, result: dict, shown: Console) -> None:
     for r in result["accuracy"]:
         table.add_row(r["scope"], str(r["combinations"]), str(r["images_per_group"]), f"[bold]{r['n_images']}[/bold]",
                       f"{r['power_with_config']:.0%}")
+    shown.print(table)
+    table = new_table("scope", "combinations", "images per group", "n_images needed",
+                      f"+- at n_images {cfg.repetitions}",
+                      title=f"Interval: a 95% interval of at most +-{s.interval:g} on an accuracy of "
+                            f"{s.expected_accuracy:g} (Wilson, clustered by image, as byo score prints it), "
+                            f"{result['questions_per_image']} questions per image, design effect "
+                            f"{result['design_effect']:.2f}")
+    for r in result["interval"]:
+        have = r["half_width_with_config"]
+        table.add_row(r["scope"], str(r["combinations"]), str(r["images_per_group"]), f"[bold]{r['n_images']}[/bold]",
+                      "not estimable" if have is None else f"{have:.3f}")
     shown.print(table)
     for r in result.get("thresholds", []):
         shown.print(f"threshold of {r['variable']} {s.threshold_difference:g} apart: {r['images_per_level']} images per "
@@ -180,8 +195,8 @@ def add_plan(plan: argparse.ArgumentParser) -> None:
     add_max_images(plan)
     plan.add_argument("--no-sample", action="store_true",
                       help="skip sampling every scene (which catches placements that cannot be met)")
-    plan.add_argument("--power", action="store_true", help="images needed to tell two models apart (printed; "
-                      "-o writes them as JSON)")
+    plan.add_argument("--power", action="store_true", help="images needed to tell two models apart and for an "
+                      "accuracy's interval to be --interval wide (printed; -o writes them as JSON)")
     plan.add_argument("-o", "--output", type=Path, help="--power: write the figures to this JSON file")
     add_force(plan)
     add_json(plan)
@@ -192,6 +207,10 @@ def add_plan(plan: argparse.ArgumentParser) -> None:
     plan.add_argument("--icc", type=unit, default=0.3, help="--power: assumed intra-image correlation of verdicts")
     plan.add_argument("--keys-per-image", type=whole(1), default=1, help="--power: question keys asked per image")
     plan.add_argument("--variants", type=whole(1), default=1, help="--power: prompt variants per question")
+    plan.add_argument("--interval", type=fraction, default=0.05,
+                      help="--power: half-width of the 95%% interval wanted on each group's accuracy")
+    plan.add_argument("--expected-accuracy", type=fraction, default=0.5,
+                      help="--power: the accuracy expected, for --interval (0.5, the default, needs the most images)")
     plan.add_argument("--threshold-difference", type=positive,
                       help="--power: also the images per level to tell two thresholds this far apart")
     est = plan.add_argument_group("--estimate: render time, questions and cost before any work")

@@ -1,4 +1,5 @@
-"""`byo plan CONFIG --power`: how many images a dataset needs to tell two models apart.
+"""`byo plan CONFIG --power`: how many images a dataset needs to tell two models apart, and for an
+accuracy's interval to be at most a given width.
 
 Accuracy. Two models answer the questions of G images; each image carries m questions (question
 keys x prompt variants) whose verdicts correlate within the image with intra-image correlation
@@ -19,6 +20,25 @@ per level; two independent models differ in threshold by delta_t when
 The lapse counts as a free parameter of the information, which makes the number a few percent
 (6-15% in tests/score/test_power.py) larger than a simulation of the bounded fit needs.
 
+Interval. The images a group needs so that its accuracy's 95% interval, as `byo score` prints it
+per cell (byo.core.stats.clustered_proportion: the Wilson score interval on the effective sample
+size n / deff), is at most +-h wide, for an expected accuracy p (0.5, the widest, unless stated).
+The Wilson interval's half-width on n questions is
+
+    h(n) = z / (1 + z^2/n) * sqrt(p (1 - p) / n + z^2 / (4 n^2)),
+
+and h(n) = h has the larger root
+
+    N = z^2 * (p q - 2 h^2 + sqrt(p^2 q^2 - 4 h^2 p q + h^2)) / (2 h^2),   q = 1 - p
+
+(the normal approximation's z^2 p q / h^2 less a little: 380.3 against 384.1 questions at p = 0.5,
+h = 0.05). The scorer's design effect is the cluster-robust variance over the binomial one with
+the observed accuracy plugged into both, on average D n / (n - D) for D = 1 + (m - 1) rho (exactly
+n / (n - 1) with one question per image), so its effective sample size is n / D - 1 and G images
+of m questions reach +-h when
+
+    G = D (N + 1) / m   (rounded up).
+
 A dataset config sets `n_images` per combination of levels; a group of c combinations (one cell,
 one level of a variable, or every combination) gets c * n_images images, so the answer per scope is
 ceil(G / c).
@@ -33,6 +53,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import stats
 
+from byo.core.stats import CONFIDENCE, wilson_effective
 from byo.score import psychometric as psy
 
 
@@ -48,6 +69,8 @@ class PowerSettings:
     threshold_difference: float | None = None  # in units of the variable, for threshold power
     lapse: float = 0.02
     chance: float = 0.0
+    interval: float = 0.05  # half-width of the 95% interval wanted per group
+    expected_accuracy: float = 0.5  # for the interval (0.5: the widest)
 
 
 def z_sum(alpha: float, power: float) -> float:
@@ -77,6 +100,35 @@ def achieved_power(images: int, difference: float, baseline: float, alpha: float
     se = math.sqrt((pa * (1 - pa) + pb * (1 - pb)) * design_effect(m, icc) / (m * images))
     z = stats.norm.ppf(1 - alpha / 2)
     return float(stats.norm.sf(z - difference / se) + stats.norm.cdf(-z - difference / se))
+
+
+def wilson_questions(half_width: float, expected: float, confidence: float = CONFIDENCE) -> float:
+    """N: the (effective) number of questions at which the Wilson interval of an accuracy observed
+    at `expected` is +-`half_width` wide (the module's docstring)."""
+    if not 0 < half_width < 0.5:
+        raise ValueError(f"half_width: expected a number between 0 and 0.5 (exclusive), got {half_width}")
+    z2 = float(stats.norm.ppf(0.5 + confidence / 2)) ** 2
+    pq, h2 = expected * (1 - expected), half_width**2
+    return z2 * (pq - 2 * h2 + math.sqrt(pq * pq - 4 * h2 * pq + h2)) / (2 * h2)
+
+
+def images_for_interval(half_width: float, expected: float, icc: float, questions_per_image: int,
+                        confidence: float = CONFIDENCE) -> int:
+    """Images per group for the scorer's clustered interval to be at most +-`half_width` wide:
+    D (N + 1) / m rounded up (the module's docstring)."""
+    d = design_effect(questions_per_image, icc)
+    return max(2, math.ceil(d * (wilson_questions(half_width, expected, confidence) + 1) / questions_per_image))
+
+
+def interval_half_width(images: int, expected: float, icc: float, questions_per_image: int,
+                        confidence: float = CONFIDENCE) -> float | None:
+    """The half-width of the scorer's clustered interval on `images` images (its effective sample
+    size n / D - 1); None where that is not positive (one image: not estimable)."""
+    n_eff = images * questions_per_image / design_effect(questions_per_image, icc) - 1
+    if n_eff <= 0:
+        return None
+    lo, hi = wilson_effective(expected, n_eff, confidence)
+    return (hi - lo) / 2
 
 
 def threshold_variance_one(levels: Sequence[float], threshold: float, steepness: float, chance: float,
@@ -124,8 +176,17 @@ def plan_power(enumerated: dict[str, list], n_images: int, s: PowerSettings) -> 
         sc["n_images"] = max(1, math.ceil(g / sc["combinations"]))
         sc["power_with_config"] = achieved_power(n_images * sc["combinations"], s.difference, s.baseline, s.alpha,
                                                  s.icc, m)
+    g_interval = images_for_interval(s.interval, s.expected_accuracy, s.icc, m)
+    interval = [{"scope": sc["scope"], "combinations": sc["combinations"], "images_per_group": g_interval,
+                 "n_images": max(1, math.ceil(g_interval / sc["combinations"])),
+                 "half_width_with_config": interval_half_width(n_images * sc["combinations"], s.expected_accuracy,
+                                                               s.icc, m)}
+                for sc in scopes]
     out = {"settings": asdict(s), "combinations": combos, "config_n_images": n_images,
            "questions_per_image": m, "design_effect": design_effect(m, s.icc), "accuracy": scopes,
+           "interval": interval,
+           "interval_method": "the scorer's clustered 95% interval: Wilson on the effective sample size n / deff, "
+                              "deff taken as D n / (n - D), D = 1 + (m - 1) icc",
            "test": "two-sided z test of two accuracies with clustered standard errors (models independent: "
                    "conservative for byo compare's paired tests)"}
     if s.threshold_difference:

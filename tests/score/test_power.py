@@ -10,6 +10,7 @@ import pytest
 from conftest import ROOT
 
 from byo.cli import main
+from byo.core.stats import clustered_proportion
 from byo.score import power
 from byo.score import psychometric as psy
 
@@ -109,3 +110,84 @@ def test_images_for_a_threshold_difference_are_a_safe_bound_of_a_simulation(vari
     simulated = g * fit[:, 0].var() / predicted_var  # images per level the simulated spread asks for
     print(f"threshold {difference} apart, {variants} variants, icc {icc}: formula {g}, simulation {simulated:.1f}")
     assert simulated <= g <= 1.2 * simulated
+
+
+def test_questions_for_a_wilson_interval_by_hand():
+    # p = 0.5, h = 0.05: p q = 0.25, sqrt(0.0625 - 4 * 0.0025 * 0.25 + 0.0025) = 0.25, so
+    # N = z^2 (0.25 - 0.005 + 0.25) / 0.005 = 99 z^2 = 380.30 (the normal approximation: 100 z^2).
+    z2 = 1.959963984540054**2
+    assert power.wilson_questions(0.05, 0.5) == pytest.approx(99 * z2)
+    # p = 0.9, h = 0.03: p q = 0.09, sqrt(0.0081 - 0.000324 + 0.0009) = 0.0931450, so
+    # N = z^2 (0.09 - 0.0018 + 0.0931450) / 0.0018 = 387.016.
+    assert power.wilson_questions(0.03, 0.9) == pytest.approx(387.016, abs=1e-3)
+    with pytest.raises(ValueError, match="half_width"):
+        power.wilson_questions(0.5, 0.5)
+
+
+@pytest.mark.parametrize("half_width, expected, icc, m, images", [
+    (0.05, 0.5, 0.3, 1, 382),  # D = 1: ceil(380.30 + 1)
+    (0.05, 0.5, 0.3, 4, 182),  # D = 1.9: ceil(1.9 * 381.30 / 4) = ceil(181.12)
+    (0.03, 0.9, 0.5, 3, 259),  # D = 2: ceil(2 * 388.016 / 3) = ceil(258.68)
+    (0.05, 0.5, 1.0, 5, 382),  # perfectly correlated questions are one question: D = 5
+])
+def test_images_for_an_interval_by_hand(half_width, expected, icc, m, images):
+    assert power.images_for_interval(half_width, expected, icc, m) == images
+
+
+def test_images_for_an_interval_are_the_fewest_the_scorer_agrees_with():
+    """One question per image: the scorer's interval (design-effect Wilson) on the formula's 382
+    images at accuracy 0.5 is within +-0.05, on 380 it is not."""
+    for images, within in ((382, True), (380, False)):
+        hits = [True, False] * (images // 2)
+        r = clustered_proportion(hits, list(range(images)))
+        assert ((r["hi"] - r["lo"]) / 2 <= 0.05) is within
+
+
+def test_images_for_an_interval_match_the_scorer_on_correlated_questions():
+    """Four questions per image with intra-image correlation 0.3 (beta-binomial verdicts): the
+    scorer's clustered interval on the formula's images is +-0.05 on average, within 2%."""
+    images = power.images_for_interval(0.05, 0.5, 0.3, 4)
+    rng = np.random.default_rng(3)
+    a = b = 0.5 * (1 - 0.3) / 0.3
+    widths = []
+    for _ in range(400):
+        k = rng.binomial(4, rng.beta(a, b, size=images))
+        hits = np.concatenate([[True] * int(n) + [False] * (4 - int(n)) for n in k])
+        r = clustered_proportion(hits, np.repeat(np.arange(images), 4))
+        widths.append((r["hi"] - r["lo"]) / 2)
+    assert np.mean(widths) == pytest.approx(0.05, rel=0.02)
+
+
+def test_half_width_of_the_config_by_hand():
+    # 10 images of 4 questions, D = 1.9: n_eff = 40 / 1.9 - 1 = 20.0526; Wilson at 0.5:
+    # z / (1 + z^2/n) * sqrt(0.25/n + z^2/(4 n^2)) = 1.64486 * 0.121885 = 0.20048
+    assert power.interval_half_width(10, 0.5, 0.3, 4) == pytest.approx(0.20048, abs=1e-5)
+    assert power.interval_half_width(1, 0.5, 0.3, 1) is None  # one image: not estimable
+
+
+def test_plan_power_prints_the_images_for_an_interval(tmp_path, capsys):
+    config = tmp_path / "count.yaml"
+    shutil.copy(ROOT / "dataset_configs" / "chess" / "count.yaml", config)
+    assert main(["plan", str(config), "--no-sample", "--power", "--keys-per-image", "4", "--interval", "0.05",
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)["power"]
+    cell, pooled = result["interval"][0], result["interval"][-1]
+    assert cell["scope"] == "each combination of levels" and cell["n_images"] == 182
+    assert pooled["combinations"] == 21 and pooled["n_images"] == 9  # ceil(182 / 21)
+    assert cell["half_width_with_config"] == pytest.approx(0.20048, abs=1e-5)
+    assert main(["plan", str(config), "--no-sample", "--power", "--expected-accuracy", "0.9",
+                 "--interval", "0.03", "--keys-per-image", "3", "--icc", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "+-0.03 on an accuracy of 0.9" in out and "259" in out
+
+
+def test_an_interval_of_half_or_more_is_one_line(tmp_path, capsys):
+    config = tmp_path / "count.yaml"
+    shutil.copy(ROOT / "dataset_configs" / "chess" / "count.yaml", config)
+    assert main(["plan", str(config), "--no-sample", "--power", "--interval", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert "--interval" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    for bad in (["--interval", "0"], ["--expected-accuracy", "1"]):
+        with pytest.raises(SystemExit) as exit_:
+            main(["plan", str(config), "--no-sample", "--power", *bad])
+        assert exit_.value.code == 2

@@ -17,11 +17,13 @@ from shapely.geometry import Polygon, box
 
 from byo.families.api import (
     BRIGHT_LIGHT,
+    HD_PIXELS,
     NO_BLUR,
     OVERHEAD,
     Factor,
     Family,
     PlacementError,
+    QualityPreset,
     ResolvedSetup,
     SceneObject,
     SceneSpec,
@@ -104,6 +106,10 @@ class PokerFamily(Family):
         # Seen from MIN_VISIBLE_PIXELS px of the image as rendered.
         "render": {"min_visible_pixels": MIN_VISIBLE_PIXELS, "on_hidden": "flag", "max_visibility_attempts": 1},
     }
+    # From 1920x1080 up the shared standard (adaptive 0.0325) gives 44.65 dB and SSIM 0.9948 on the
+    # busiest scene's busiest third, 0.025 gives 45.62 dB and 0.9954 (bench/family_presets.py,
+    # docs/speed.md): the standard here is 64 samples adaptive 0.025.
+    quality_presets = {"standard": [QualityPreset({"adaptive_threshold": 0.025}, from_pixels=HD_PIXELS)]}
 
     # --- sampling -------------------------------------------------------------------------
     def sample(self, content: PokerContent, setup: ResolvedSetup, *, draw: np.random.Generator,
