@@ -7,15 +7,14 @@ The public Python API (byo.api, loaded on first use, so `import byo` costs nothi
 
 __version__ = "0.1.0"
 
-API = ("AdaptResult", "AuditReport", "Budget", "ExplainPlan", "ExplainResult", "adapt_threshold", "explain_failures", "DatasetConfig", "EvalReport", "Experiment", "ExperimentOutcome", "Plan", "Questions", "RenderReport", "RenderResult", "Scores",
-       "audit_dataset", "compare_runs", "evaluate", "load_config", "load_experiment", "plan", "render_dataset", "render_images",
-       "run_experiment", "sample_viewer_of", "score_run", "write_questions", "write_report")
+# byo.api holds only the table of names (STAGES); each stage module loads on first use of a name
+from byo import api  # noqa: E402
+
+API = tuple(api.STAGES)
 
 
 def __getattr__(name: str):
     if name in API:
-        from byo import api  # on first use: `import byo.core.errors` must not load every stage
-
         return getattr(api, name)
     raise AttributeError(f"module 'byo' has no attribute {name!r}")
 
