@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
+import scipy  # scipy.stats loads on first use
 
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
@@ -88,7 +88,7 @@ def _paired(values_a: Sequence[bool], values_b: Sequence[bool], images: Sequence
     d = a - b
     n = len(d)
     a_only, b_only = int(((a == 1) & (b == 0)).sum()), int(((a == 0) & (b == 1)).sum())
-    p_mcnemar = float(stats.binomtest(a_only, a_only + b_only, 0.5).pvalue) if a_only + b_only else 1.0
+    p_mcnemar = float(scipy.stats.binomtest(a_only, a_only + b_only, 0.5).pvalue) if a_only + b_only else 1.0
     ids: dict = {}
     index = np.array([ids.setdefault(i, len(ids)) for i in images])
     g = len(ids)
@@ -104,14 +104,14 @@ def _paired(values_a: Sequence[bool], values_b: Sequence[bool], images: Sequence
         out["interval_note"] = (f"all {g} images differ alike ({d.mean():+.1%} each): no spread between images "
                                 "to test the difference against")
     else:
-        out["p_clustered"] = float(2 * stats.t.sf(abs(d.mean()) / se, g - 1))
+        out["p_clustered"] = float(2 * scipy.stats.t.sf(abs(d.mean()) / se, g - 1))
         out["difference_lo"], out["difference_hi"] = _interval(out, ALPHA)
     return out
 
 
 def _interval(row: dict, alpha: float) -> tuple[float, float]:
     """The (1 - alpha) t interval of a row's difference."""
-    half = float(stats.t.ppf(1 - alpha / 2, row["df"])) * row["se_clustered"]
+    half = float(scipy.stats.t.ppf(1 - alpha / 2, row["df"])) * row["se_clustered"]
     return row["difference"] - half, row["difference"] + half
 
 

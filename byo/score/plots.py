@@ -1,8 +1,8 @@
 """Figures for the report (matplotlib, Agg), each returned as PNG bytes.
 
 Like BYO-Eval's: a metric against the levels of a variable with intervals, the
-signed-error distribution, confusion matrices, localization heatmaps over the grid, a
-two-variable heatmap, prompt-variant bars and model comparison bars.
+signed-error distribution, prompt-variant bars and model comparison bars. Heatmaps and
+confusion matrices are coloured tables (byo/score/heat.py), not figures.
 """
 
 from __future__ import annotations
@@ -61,13 +61,27 @@ def metric_vs_levels(rows: list[tuple[str, list[tuple[str, list[str], dict[str, 
             ax.set_ylabel(metric)
             if ylim:
                 ax.set_ylim(*ylim)
-    handles, labels = axes[0][0].get_legend_handles_labels()
+    entries = {}  # every model of every panel (datasets with models of their own), once
+    for ax in axes.flat:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
     if any_parse:
-        handles.append(pyplot().Line2D([], [], ls=":", color="#555"))
-        labels.append("parse rate (dotted)")
-    fig.tight_layout(rect=(0, 0, 1, 0.94 if len(rows) == 1 else 0.965))
-    fig.legend(handles, labels, loc="upper center", ncol=min(5, len(labels)), bbox_to_anchor=(0.5, 1.0))
+        entries["parse rate (dotted)"] = pyplot().Line2D([], [], ls=":", color="#555")
+    width, height = fig.get_size_inches()
+    columns = legend_columns(list(entries), width)
+    legend_rows = math.ceil(len(entries) / columns)
+    fig.tight_layout(rect=(0, 0, 1, 1 - (0.1 + 0.22 * legend_rows) / height))
+    fig.legend(list(entries.values()), list(entries), loc="upper center", ncol=columns, bbox_to_anchor=(0.5, 1.0))
     return png(fig)
+
+
+def legend_columns(labels: list[str], width: float, font_size: float = 9.0) -> int:
+    """How many legend entries fit side by side in `width` inches: each column as wide as the
+    longest label (a character is about 0.6 of the font size) and its line handle."""
+    if not labels:
+        return 1
+    entry = (0.6 * font_size * max(map(len, labels)) + 3.5 * font_size) / 72
+    return max(1, min(len(labels), int(width // entry)))
 
 
 def signed_errors(series: dict[str, list[float]], title: str) -> bytes:
@@ -88,58 +102,6 @@ def signed_errors(series: dict[str, list[float]], title: str) -> bytes:
     ax.set_ylabel("share of parsed answers")
     ax.set_title(title)
     ax.legend(loc="upper left")
-    fig.tight_layout()
-    return png(fig)
-
-
-def confusion_matrices(panels: list[tuple[str, dict]], labels_true: list, labels_pred: list) -> bytes:
-    """One matrix per (title, counts) panel, side by side with the same rows and columns: rows
-    truth, columns prediction, colour = share of the row, numbers = counts."""
-    width, height = max(3.2, 0.42 * len(labels_pred) + 1.8), max(2.6, 0.38 * len(labels_true) + 1.4)
-    fig, axes = subplots(1, len(panels), figsize=(width * len(panels), height), squeeze=False)
-    for ax, (title, counts) in zip(axes[0], panels, strict=True):
-        m = np.array([[counts.get((t, p), 0) for p in labels_pred] for t in labels_true], dtype=float)
-        share = m / np.maximum(m.sum(axis=1, keepdims=True), 1)
-        ax.imshow(share, cmap="Blues", vmin=0, vmax=1, aspect="auto")
-        ax.grid(False)
-        for (i, j), n in np.ndenumerate(m):
-            if n:
-                ax.text(j, i, int(n), ha="center", va="center", fontsize=8,
-                        color="white" if share[i, j] > 0.6 else "#111")
-        ax.set_xticks(range(len(labels_pred)), [str(x) for x in labels_pred], rotation=45, ha="right")
-        ax.set_yticks(range(len(labels_true)), [str(x) for x in labels_true])
-        ax.set_xlabel("predicted")
-        ax.set_ylabel("truth")
-        ax.set_title(title)
-    fig.tight_layout()
-    return png(fig)
-
-
-def heatmap(matrix: np.ndarray, xlabels: list[str], ylabels: list[str], *, title: str, xlabel: str, ylabel: str,
-            cmap: str = "viridis_r", vmin: float | None = None, vmax: float | None = None,
-            fmt: str = "{:.2f}", annotations: np.ndarray | None = None) -> bytes:
-    """A grid of values (NaN = no data), each cell labelled with its value (so no colour bar: the
-    title names the value)."""
-    fig, ax = subplots(figsize=(max(3.4, 0.62 * len(xlabels) + 2.2), max(2.6, 0.5 * len(ylabels) + 1.4)))
-    masked = np.ma.masked_invalid(matrix)
-    ax.imshow(masked, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
-    ax.grid(False)
-    ax.set_facecolor("#f3f4f6")
-    finite = matrix[np.isfinite(matrix)]
-    mid = (np.nanmin(finite) + np.nanmax(finite)) / 2 if finite.size else 0
-    for (i, j), v in np.ndenumerate(matrix):
-        note = annotations[i, j] if annotations is not None else ""
-        if np.isfinite(v):
-            dark = (v > mid) == cmap.endswith("_r")
-            ax.text(j, i, fmt.format(v) + (f"\n{note}" if note else ""), ha="center", va="center", fontsize=7.5,
-                    color="white" if dark else "#111")
-        elif note:
-            ax.text(j, i, f"–\n{note}", ha="center", va="center", fontsize=7.5, color="#6b7280")
-    ax.set_xticks(range(len(xlabels)), xlabels)
-    ax.set_yticks(range(len(ylabels)), ylabels)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
     fig.tight_layout()
     return png(fig)
 

@@ -44,7 +44,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+import scipy  # scipy.special and scipy.stats load on first use (a report that fits nothing never pays)
 
 from byo.core.stats import clustered_proportion
 from byo.scene.setup import preset_number
@@ -69,18 +69,18 @@ ESTIMATED = (VERDICT_BREAKS, VERDICT_BETWEEN)
 
 
 def link_cdf(link: str, z: np.ndarray) -> np.ndarray:
-    return special.expit(z) if link == "logistic" else special.ndtr(z)
+    return scipy.special.expit(z) if link == "logistic" else scipy.special.ndtr(z)
 
 
 def link_pdf(link: str, z: np.ndarray) -> np.ndarray:
     if link == "logistic":
-        f = special.expit(z)
+        f = scipy.special.expit(z)
         return f * (1 - f)
     return np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)
 
 
 def link_ppf(link: str, c: float) -> float:
-    return float(special.logit(c) if link == "logistic" else special.ndtri(c))
+    return float(scipy.special.logit(c) if link == "logistic" else scipy.special.ndtri(c))
 
 
 # --- the likelihood ---------------------------------------------------------------------------
@@ -345,7 +345,7 @@ def estimate(x: np.ndarray, k: np.ndarray, n: np.ndarray, chance: float, *, link
     # stays finite under separation and small samples keep their coverage (95-99% in
     # tests/score/test_psychometric.py's simulation, against 91-97% on the raw counts).
     ka, na = k + PSEUDO, n + 2 * PSEUDO
-    critical = np.where(df_phi > 0, stats.f.ppf(CONFIDENCE, 1, np.maximum(df_phi, 1)), stats.chi2.ppf(CONFIDENCE, 1))
+    critical = np.where(df_phi > 0, scipy.stats.f.ppf(CONFIDENCE, 1, np.maximum(df_phi, 1)), scipy.stats.chi2.ppf(CONFIDENCE, 1))
     theta = raw_theta.copy()
     lo, hi = np.full(B, np.nan), np.full(B, np.nan)
     for d in (1, -1):
@@ -360,7 +360,7 @@ def estimate(x: np.ndarray, k: np.ndarray, n: np.ndarray, chance: float, *, link
         levels_with_data = int((n[i] > 0).sum())
         base = {"direction": int(direction[i]), "theta": theta[i], "loglik": float(sup[i])}
         ratio = max(0.0, 2 * (sup[i] - flat_ll[i])) / phi[i]
-        flat_p = float(stats.f.sf(ratio / 2, 2, df_phi[i]) if df_phi[i] > 0 else stats.chi2.sf(ratio, 2))
+        flat_p = float(scipy.stats.f.sf(ratio / 2, 2, df_phi[i]) if df_phi[i] > 0 else scipy.stats.chi2.sf(ratio, 2))
         if levels_with_data < MIN_LEVELS:
             out[i] = Breaking(VERDICT_NOT, _too_few(levels_with_data), gof_p=None, flat_p=None, **base)
             continue
@@ -424,7 +424,7 @@ def _gof_p(shape: Shape, theta, x, k, n, strata, phi, df_phi, *, separated: bool
     if df <= 0:
         return None
     deviance = 2 * float(binomial_ll(ks, ns, ks / ns) - binomial_ll(ks, ns, expected))
-    return float(stats.f.sf(deviance / df / phi, df, df_phi) if df_phi > 0 else stats.chi2.sf(deviance / phi, df))
+    return float(scipy.stats.f.sf(deviance / df / phi, df, df_phi) if df_phi > 0 else scipy.stats.chi2.sf(deviance / phi, df))
 
 
 # --- the data: one record per image -------------------------------------------------------

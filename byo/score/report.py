@@ -20,6 +20,7 @@ from PIL import Image
 
 from byo import __version__
 from byo.core.dataset import atomic_write_text
+from byo.core.figures import preload as preload_drawing
 from byo.core.inputs import read_json
 from byo.core.paths import inside, relative_url
 from byo.questions.load import SUMMARY_FILE
@@ -28,6 +29,7 @@ from byo.score import humans, plots
 from byo.score import psychometric as psy
 from byo.score.compare import compare, question_difference
 from byo.score.cost import cost_section
+from byo.score.heat import confusion_table, heat_table
 from byo.score.metrics import clustered_proportion, group_by, nmae_term
 from byo.score.parse import STATUSES
 from byo.score.registry import TABLES as DECLARED
@@ -264,10 +266,11 @@ def prompts_section(runs: Runs) -> dict:
                     m[i, j], notes[i, j] = r["accuracy"], f"n={r['n']}"
         if np.isfinite(m).any():
             name = "all questions" if key == "*" else key
-            heatmaps.append(figure(plots.heatmap(
-                m, [v.replace("/", "\n") for v in variants], runs.labels, title=f"Accuracy: {name}",
-                xlabel="preprompt / instruction", ylabel="model", cmap="viridis", vmin=0, vmax=1,
-                annotations=notes), f"{name}: accuracy of each model (rows) in each prompt variant (columns)."))
+            asked = np.isfinite(m).any(axis=1)  # the models of datasets that ask this key
+            heatmaps.append(heat_table(
+                m[asked], variants, [lb for lb, a in zip(runs.labels, asked, strict=True) if a], kind="model x prompt", title=f"Accuracy: {name}",
+                column_label="preprompt / instruction", row_label="model", notes=notes[asked],
+                caption=f"{name}: accuracy of each model (rows) in each prompt variant (columns)."))
     marginals = []
     for part, what in ((0, "preprompt"), (1, "instruction")):
         by_model = {label: _marginal(s.rows, part) for label, s in runs.items()}
@@ -449,12 +452,11 @@ def levels_section(runs: Runs) -> list[dict]:
                             m[i, j] = r[metric] if r.get(metric) is not None else np.nan
                             notes[i, j] = f"n={r['n']} p={pct(r['parse_rate'])}"
                 if np.isfinite(m).any():
-                    heatmaps.append(figure(plots.heatmap(
-                        m, levels[b], levels[a], title=f"{label}: {metric.upper()} ({name})", xlabel=b, ylabel=a,
-                        cmap="viridis" if good_high else "viridis_r",
-                        vmin=0, vmax=vmax, annotations=notes),
-                        f"{label}: {metric.upper()} over {a} x {b}; each cell shows n and the parse rate p; a "
-                        f"cell of fewer than {MIN_CELL_QUESTIONS} questions is grey, with its n."))
+                    heatmaps.append(heat_table(
+                        m, levels[b], levels[a], kind="two variables", title=f"{label}: {metric.upper()} ({name})",
+                        column_label=b, row_label=a, cmap="viridis" if good_high else "viridis_r", vmax=vmax,
+                        notes=notes, caption=f"{label}: {metric.upper()} over {a} x {b}; each cell shows n and the "
+                        f"parse rate p; a cell of fewer than {MIN_CELL_QUESTIONS} questions is grey, with its n."))
             if not heatmaps:
                 figures[-1]["caption"] += (f" No {a} x {b} heatmap: no cell of it has {MIN_CELL_QUESTIONS} questions "
                                            "or more.")
@@ -491,13 +493,10 @@ def confusion_section(runs: Runs) -> list[dict]:
         predicted = {r["predicted"] for r in rows}
         statuses = sorted(p for p in predicted if isinstance(p, str) and p.startswith("<"))
         columns = sorted(set(truths) | (predicted - set(statuses)), key=_sort) + statuses
-        panels = [(f"{label}: {key}", {(r["truth"], r["predicted"]): r["count"] for r in table})
-                  for label, table in tables.items() if table]
-        figures = [figure(plots.confusion_matrices(panels, truths, columns),
-                          f"{key}, " + ", ".join(title.split(": ")[0] for title, _ in panels) + " (left to right): "
-                          "truth (rows) against the parsed answer (columns); <status> columns are answers that did "
-                          "not parse. " + parse_caption(runs, key))]
-        out.append({"key": key, "figures": figures})
+        caption = parse_caption(runs, key)
+        matrices = [confusion_table({(r["truth"], r["predicted"]): r["count"] for r in table}, truths, columns,
+                                    title=label, caption="") for label, table in tables.items() if table]
+        out.append({"key": key, "matrices": matrices, "caption": caption})
     return out
 
 
@@ -510,7 +509,7 @@ def _sort(x):
 
 
 def localization_section(runs: Runs) -> dict:
-    table, figures = {}, []
+    table, grids = {}, []
     for i, s in enumerate(runs.runs):
         for r in s.tables["localization"]:
             cells = table.setdefault((r["source"], r["variant"]), [None] * len(runs.labels))
@@ -529,16 +528,15 @@ def localization_section(runs: Runs) -> dict:
             for c in cells:
                 m[c["row"], c["column"]] = c["exact"]
                 notes[c["row"], c["column"]] = f"n={c['n']} err={num(c['error'], 1)}"
-            figures.append(figure(plots.heatmap(
-                m, [str(j) for j in range(cols)], [str(i) for i in range(rows)], title=f"{label}: {source}",
-                xlabel="true column", ylabel="true row", cmap="viridis", vmin=0, vmax=1,
-                fmt="{:.0%}", annotations=notes),
-                f"{label}, {source}: share of exact cells at each true cell, with the mean |dr|+|dc| over located "
-                "answers (err). " + "Located: " + ", ".join(
+            grids.append(heat_table(
+                m, range(cols), range(rows), kind="localization", title=f"{label}: {source}",
+                column_label="true column", row_label="true row", fmt="{:.0%}", notes=notes,
+                caption=f"{label}, {source}: share of exact cells at each true cell, with the mean |dr|+|dc| over "
+                "located answers (err). Located: " + ", ".join(
                     f"{r['located']} of {r['n']}" for r in s.tables["localization"]
                     if r["source"] == source and r["variant"] == ALL) + "."))
     rows = [{"source": source, "variant": variant, "cells": cells} for (source, variant), cells in table.items()]
-    return {"table": rows, "figures": figures}
+    return {"table": rows, "grids": grids}
 
 
 FORMATS = {"pct": pct, "num": num, "int": lambda v: "–" if v is None else str(v), "text": lambda v: v or ""}
@@ -847,6 +845,7 @@ def build_sections(runs: Runs, builders: dict, workers: int | None = None) -> di
         workers = min(cpus, 4) if threading.active_count() == 1 else 1
     if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return {name: make(runs) for name, make in builders.items()}
+    preload_drawing()  # once here, not in every worker
     _building = (runs, builders)
     try:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:

@@ -81,16 +81,21 @@ def test_report_has_every_section_and_plot(report):
         im = Image.open(io.BytesIO(base64.b64decode(data))).convert("L")
         assert im.width > 200 and np.asarray(im).std() > 5
     assert len(re.findall(r'src="data:image/jpeg;base64,', html)) >= 12  # the worst mistakes, with images
+    # heatmaps and confusion matrices are coloured tables: one per model and key in the confusion section
+    confusion = re.search(r'<section id="confusion">(.*?)</section>', html, re.S).group(1)
+    assert confusion.count('data-kind="confusion matrix"') == 2 * confusion.count("<h3>") > 0
+    assert html.count('data-kind="model x prompt"') >= 2 and 'data-kind="localization"' in html
     assert "src=\"file:" not in html and "http://" not in html and "https://" not in html  # self-contained
 
 
 def test_sections_built_side_by_side_are_the_sections_built_one_by_one(report):
     _, runs, _ = report
     runs = Runs([load_scores(run) for run in runs])
-    builders = {name: SECTION_BUILDERS[name] for name in ("confusion", "models", "overview")}
+    builders = {name: SECTION_BUILDERS[name] for name in ("errors", "confusion", "models", "overview")}
     one_by_one = build_sections(runs, builders, workers=1)
     assert build_sections(runs, builders, workers=2) == one_by_one
     assert sum(html.count("data:image/png") for html in map(str, one_by_one.values())) >= 3  # figures among them
+    assert one_by_one["confusion"] and all(block["matrices"] for block in one_by_one["confusion"])
 
 
 def chromium() -> str | None:

@@ -38,7 +38,7 @@ def test_the_report_shows_the_radar_chart_and_the_model_x_prompt_heatmaps(oracle
     html = out.read_text()
     assert 'alt="radar chart of skills per model"' in _section(html, "skills")
     prompts = _section(html, "prompts")
-    assert prompts.count('alt="model x prompt heatmap"') >= 2  # all questions, then each key
+    assert prompts.count('data-kind="model x prompt"') >= 2  # all questions, then each key
     assert prompts.count('alt="accuracy per preprompt or instruction"') == 2
 
 
@@ -51,14 +51,21 @@ def test_the_figures_are_drawn_in_chromium(oracle_and_blind):
         try:
             page = browser.new_page(viewport={"width": 1300, "height": 1000})
             page.goto(out.resolve().as_uri())
-            for section, alt in (("skills", "radar chart of skills per model"), ("prompts", "model x prompt heatmap")):
-                widths = page.eval_on_selector_all(f'section#{section} img[alt="{alt}"]',
-                                                   "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
-                assert widths and all(w > 300 for w in widths), (section, widths)
+            widths = page.eval_on_selector_all('section#skills img[alt="radar chart of skills per model"]',
+                                               "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
+            assert widths and all(w > 300 for w in widths), widths
+            # the model x prompt heatmaps: every cell painted in the colour its value stands for
+            cells = page.eval_on_selector_all('section#prompts table[data-kind="model x prompt"] td',
+                                              "tds => tds.map(td => [td.style.background, getComputedStyle(td)"
+                                              ".backgroundColor, td.getBoundingClientRect().width])")
+            assert cells and all(style.startswith("rgb") and style == painted and width > 40
+                                 for style, painted, width in cells), cells[:4]
+            for section in ("skills", "prompts"):
                 page.locator(f"section#{section}").screenshot(path=str(root / f"report_{section}.png"))
         finally:
             browser.close()
     assert (root / "report_skills.png").stat().st_size > 10_000
+    assert (root / "report_prompts.png").stat().st_size > 10_000
 
 
 def test_counts_1_to_21_are_21_levels_in_the_report_and_table_3s_ranges(tmp_path):
