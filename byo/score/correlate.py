@@ -32,7 +32,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy import stats
+import scipy  # scipy.stats loads on first use (commands that import this module seldom correlate)
 
 from byo.score.tables import Levels
 
@@ -46,7 +46,7 @@ def coefficients(xs: Sequence[float], ys: Sequence[float]) -> tuple[dict, str | 
         return none, f"{len(xs)} point(s): at least {MIN_POINTS} needed"
     if len(set(xs)) < 2 or len(set(ys)) < 2:
         return none, "the same accuracy at every point in one run"
-    p, s = stats.pearsonr(xs, ys), stats.spearmanr(xs, ys)
+    p, s = scipy.stats.pearsonr(xs, ys), scipy.stats.spearmanr(xs, ys)
     return {"pearson": float(p.statistic), "pearson_p": float(p.pvalue), "spearman": float(s.statistic),
             "spearman_p": None if math.isnan(s.pvalue) else float(s.pvalue)}, None
 

@@ -12,7 +12,8 @@ import textwrap
 
 import numpy as np
 
-from byo.core.figures import color, png, pyplot, subplots
+from byo.core.figures import color, png, pyplot, subplots, text_width
+from byo.core.figures import panels as panels_grid
 
 
 def _yerr(points: list[dict]) -> np.ndarray | None:
@@ -31,7 +32,18 @@ def metric_vs_levels(rows: list[tuple[str, list[tuple[str, list[str], dict[str, 
     (where most questions were not asked).
     """
     n_cols = max(len(panels) for _, panels, _, _ in rows)
-    fig, axes = subplots(len(rows), n_cols, figsize=(min(4.4 * n_cols, 12.5), 2.9 * len(rows)), squeeze=False)
+    labels = [level for _, panels, _, _ in rows for _, levels, _ in panels for level in levels]
+    long = max(map(len, labels), default=0) > 6  # tick labels turned 30 degrees
+    turned = text_width(max(labels, key=len, default=""))
+    room = 0.12 + (0.5 * turned + 0.11 if long else 0.16) + 0.22  # below an axes: tick labels and the variable
+    gap = max(0.85, 0.87 * turned - 0.3) if long else 0.85
+    left, panel = max(0.85, 0.87 * turned + 0.1 if long else 0), (min(3.4, (11.0 - (n_cols - 1) * gap) / n_cols), 2.0)
+    legend_labels = [*dict.fromkeys(m for _, panels, _, _ in rows for _, _, series in panels for m in series),
+                     "parse rate (dotted)"]
+    legend_width = left + n_cols * panel[0] + (n_cols - 1) * gap
+    legend_rows = math.ceil(len(legend_labels) / legend_columns(legend_labels, legend_width))
+    fig, axes = panels_grid(len(rows), n_cols, panel=panel, left=left, right=0.25, top=0.2 + 0.22 * legend_rows,
+                            bottom=room + 0.05, wspace=gap, hspace=room + 0.3, squeeze=False)
     any_parse = False
     for r, (metric, panels, show_parse_rate, ylim) in enumerate(rows):
         for c in range(n_cols):
@@ -54,7 +66,6 @@ def metric_vs_levels(rows: list[tuple[str, list[tuple[str, list[str], dict[str, 
                 if show_parse_rate:
                     any_parse = True
                     ax.plot(xs, [p["parse_rate"] for p in points], ls=":", lw=1.2, color=color(i), alpha=0.8)
-            long = max(map(len, levels)) > 6
             ax.set_xticks(range(len(levels)), levels, rotation=30 if long else 0, ha="right" if long else "center")
             ax.set_xlim(-0.4, len(levels) - 0.6)
             ax.set_xlabel(variable)
@@ -67,12 +78,9 @@ def metric_vs_levels(rows: list[tuple[str, list[tuple[str, list[str], dict[str, 
             entries.setdefault(label, handle)
     if any_parse:
         entries["parse rate (dotted)"] = pyplot().Line2D([], [], ls=":", color="#555")
-    width, height = fig.get_size_inches()
-    columns = legend_columns(list(entries), width)
-    legend_rows = math.ceil(len(entries) / columns)
-    fig.tight_layout(rect=(0, 0, 1, 1 - (0.1 + 0.22 * legend_rows) / height))
-    fig.legend(list(entries.values()), list(entries), loc="upper center", ncol=columns, bbox_to_anchor=(0.5, 1.0))
-    return png(fig)
+    fig.legend(list(entries.values()), list(entries), loc="upper center", bbox_to_anchor=(0.5, 1.0),
+               ncol=legend_columns(list(entries), legend_width))
+    return png(fig, crop=True)
 
 
 def legend_columns(labels: list[str], width: float, font_size: float = 9.0) -> int:
@@ -85,31 +93,43 @@ def legend_columns(labels: list[str], width: float, font_size: float = 9.0) -> i
 
 
 def signed_errors(series: dict[str, list[float]], title: str) -> bytes:
-    """Histogram of prediction - truth per model, bars side by side on integer bins."""
-    fig, ax = subplots(figsize=(5.6, 3.0))
+    """Histogram of prediction - truth per model, bars side by side on integer bins; a model without
+    answers to the key is left out (its colour stays its own)."""
+    fig, ax = panels_grid(1, 1, panel=(4.5, 2.2), left=0.85, right=0.2, top=0.4, bottom=0.6)
     values = [v for vs in series.values() for v in vs]
     lo, hi = (math.floor(min(values)), math.ceil(max(values))) if values else (-1, 1)
     lo, hi = max(lo, -15), min(hi, 15)
     bins = np.arange(lo, hi + 1)
-    width = 0.8 / max(1, len(series))
+    answered = sum(1 for vs in series.values() if vs)
+    width = 0.8 / max(1, answered)
+    slot = 0
     for i, (model, vs) in enumerate(series.items()):
-        clipped = np.clip(np.round(vs), lo, hi) if vs else np.array([])
+        if not vs:
+            continue
+        clipped = np.clip(np.round(vs), lo, hi)
         counts = np.array([(clipped == b).sum() for b in bins], dtype=float)
         share = counts / counts.sum() if counts.sum() else counts
-        ax.bar(bins - 0.4 + width * (i + 0.5), share, width=width, color=color(i), label=f"{model} (n={len(vs)})")
+        ax.bar(bins - 0.4 + width * (slot + 0.5), share, width=width, color=color(i), label=f"{model} (n={len(vs)})")
+        slot += 1
     ax.axvline(0, color="#333", lw=0.8)
     ax.set_xlabel("prediction - truth (clipped to +-15)")
     ax.set_ylabel("share of parsed answers")
     ax.set_title(title)
     ax.legend(loc="upper left")
-    fig.tight_layout()
-    return png(fig)
+    return png(fig, crop=True)
 
 
 def grouped_bars(groups: list[str], series: dict[str, list[dict | None]], *, ylabel: str, title: str = "",
                  chance: list[float | None] | None = None, horizontal_labels: bool = False) -> bytes:
     """Bars per group (x) and model (colour), with interval whiskers; `n/a` where a model has no data."""
-    fig, ax = subplots(figsize=(min(12.5, max(5.0, 0.55 * len(groups) * max(1, len(series)) + 2)), 3.4))
+    lines = max((str(g).count("\n") + 1 for g in groups), default=1)
+    widest = text_width(max(groups, key=lambda g: len(str(g)), default=""))
+    below = 0.1 + (0.16 * lines if horizontal_labels else 0.5 * widest + 0.11) + 0.1
+    left, panel = max(0.85, 0 if horizontal_labels else 0.87 * widest + 0.1), (
+        min(10.5, max(3.4, 0.55 * len(groups) * max(1, len(series)))), 2.4)
+    legend_ncol = legend_columns(list(series), left + panel[0])
+    fig, ax = panels_grid(1, 1, panel=panel, left=left, right=0.2, bottom=below,
+                          top=0.15 + 0.22 * math.ceil(len(series) / legend_ncol) + (0.3 if title else 0))
     width = 0.8 / max(1, len(series))
     x = np.arange(len(groups))
     for i, (model, points) in enumerate(series.items()):
@@ -131,9 +151,9 @@ def grouped_bars(groups: list[str], series: dict[str, list[dict | None]], *, yla
     ax.set_ylim(0, 1.05)
     if title:
         ax.set_title(title)
-    ax.legend(ncol=min(4, len(series)), loc="upper center", bbox_to_anchor=(0.5, 1.18))
-    fig.tight_layout()
-    return png(fig, tight=True)  # the legend above the axes
+    # the legend above the axes (and its title)
+    ax.legend(ncol=legend_ncol, loc="lower center", bbox_to_anchor=(0.5, 1.0 + (0.3 if title else 0.04) / panel[1]))
+    return png(fig, crop=True)
 
 
 def psychometric(series: list[dict], *, xlabel: str, ylabel: str, title: str,

@@ -11,7 +11,9 @@ import multiprocessing
 import os
 import threading
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
@@ -311,34 +313,32 @@ def ranges_section(runs: Runs) -> list[dict]:
     return out
 
 
-def truths_section(runs: Runs) -> list[dict]:
-    """Numeric keys against their true value (the true row distance of relative localization,
+def truths_block(runs: Runs, key_info: tuple) -> dict | None:
+    """A numeric key against its true value (the true row distance of relative localization,
     BYO-Eval's Figures 28-29), where no variable of the dataset already is that value."""
-    out = []
-    for key, _, answer_type in runs.keys():
-        if answer_type not in NUMERIC:
-            continue
-        rows = [r for _, s in runs.items() for r in s.rows if r["key"] == key]
-        variables = {v for r in rows for v in r["levels"]}
-        if any(all(r["levels"].get(v) == r["answer"] for r in rows) for v in variables):
-            continue  # the per-level curve of that variable is this curve
-        tables = {label: [r for r in s.tables.get("by_truth", []) if r["key"] == key] for label, s in runs.items()}
-        truths = sorted({str(r["truth"]) for t in tables.values() for r in t}, key=float)
-        if len(truths) < 2:
-            continue
+    key, _, answer_type = key_info
+    if answer_type not in NUMERIC:
+        return None
+    rows = [r for _, s in runs.items() for r in s.rows if r["key"] == key]
+    variables = {v for r in rows for v in r["levels"]}
+    if any(all(r["levels"].get(v) == r["answer"] for r in rows) for v in variables):
+        return None  # the per-level curve of that variable is this curve
+    tables = {label: [r for r in s.tables.get("by_truth", []) if r["key"] == key] for label, s in runs.items()}
+    truths = sorted({str(r["truth"]) for t in tables.values() for r in t}, key=float)
+    if len(truths) < 2:
+        return None
 
-        def panel(metric: str, tables=tables, truths=truths):
-            return [("true value", truths, {label: [{"level": str(r["truth"]), "value": r.get(metric),
-                                                     "lo": r.get(f"{metric}_lo"), "hi": r.get(f"{metric}_hi"),
-                                                     "parse_rate": r.get("parse_rate")} for r in t]
-                                            for label, t in tables.items()})]
+    def panel(metric: str):
+        return [("true value", truths, {label: [{"level": str(r["truth"]), "value": r.get(metric),
+                                                 "lo": r.get(f"{metric}_lo"), "hi": r.get(f"{metric}_hi"),
+                                                 "parse_rate": r.get("parse_rate")} for r in t]
+                                        for label, t in tables.items()})]
 
-        grid = [("accuracy", panel("accuracy"), True, (-0.03, 1.05)), ("MAE", panel("mae"), False, None),
-                ("signed error", panel("signed"), False, None)]
-        out.append(figure(plots.metric_vs_levels(grid),
-                          f"{key}: accuracy ({CLUSTERED}), MAE and mean signed error (bootstrap 95% resampling "
-                          "images) against the true answer, all prompt variants pooled. " + parse_caption(runs, key)))
-    return out
+    grid = [("accuracy", panel("accuracy"), True, (-0.03, 1.05)), ("MAE", panel("mae"), False, None),
+            ("signed error", panel("signed"), False, None)]
+    return figure(plots.metric_vs_levels(grid),
+                  f"{key}: accuracy ({CLUSTERED}), MAE and mean signed error (bootstrap 95% resampling images) "
+                  "against the true answer, all prompt variants pooled. " + parse_caption(runs, key))
 
 
 def variants_section(runs: Runs) -> dict:
@@ -401,83 +401,80 @@ def skipped_levels(runs: Runs, key: str) -> list[dict]:
     return out
 
 
-def levels_section(runs: Runs) -> list[dict]:
-    out = []
-    for key, task, answer_type in [("*", "all", "*"), *runs.keys()]:
-        levels = runs.levels(key)
-        if not levels:
-            continue
-        name = "all questions" if key == "*" else key
-        figures = []
-        skipped = skipped_levels(runs, key)
-        marks: dict[str, set[str]] = {}
-        for m in skipped:
-            marks.setdefault(m["variable"], set()).add(m["level"])
+def levels_block(runs: Runs, key_info: tuple) -> dict | None:
+    """A key's (or, for ("*", "all", "*"), all questions') metrics against each variable's levels, and a
+    heatmap over the first two variables per model."""
+    key, task, answer_type = key_info
+    levels = runs.levels(key)
+    if not levels:
+        return None
+    name = "all questions" if key == "*" else key
+    figures = []
+    skipped = skipped_levels(runs, key)
+    marks: dict[str, set[str]] = {}
+    for m in skipped:
+        marks.setdefault(m["variable"], set()).add(m["level"])
 
-        def panels(metric: str, key=key, levels=levels):
-            return [(var, lv, {label: [p for lvl in lv if (p := point(runs.metric(s, key, ALL, var, lvl), metric))]
-                               for label, s in runs.items()}) for var, lv in levels.items()]
+    def panels(metric: str):
+        return [(var, lv, {label: [p for lvl in lv if (p := point(runs.metric(s, key, ALL, var, lvl), metric))]
+                           for label, s in runs.items()}) for var, lv in levels.items()]
 
-        grid = [("accuracy", panels("accuracy"), True, (-0.03, 1.05))]
-        caption = f"{name}: accuracy per level with {CLUSTERED}; dotted: parse rate per level."
-        if answer_type in NUMERIC:
-            grid += [("MAE", panels("mae"), False, None), ("signed error", panels("signed"), False, None)]
-            caption += (" Below: MAE, then the mean signed error (prediction - truth: above 0 overcounts), over parsed "
-                        "answers, bootstrap 95% intervals resampling images.")
-        if answer_type in SETS:
-            grid.append(("set F1", panels("f1_micro"), False, (-0.03, 1.05)))
-            caption += " Below: set F1 (micro-averaged over the items of the true and the predicted sets)."
-        if marks:
-            caption += (f" Grey: levels where more than {SKIPPED_SHARE:.0%} of the questions were not asked (the image "
-                        "as rendered does not decide them).")
-        figures.append(figure(plots.metric_vs_levels(grid, marks), f"{caption} {parse_caption(runs, key)}"))
-        heatmaps = []
-        variables = list(levels)
-        if len(variables) >= 2:
-            a, b = variables[0], variables[1]
-            metric = {"integer": "nmae", "row": "mae", "column": "mae"}.get(answer_type, "accuracy")
-            good_high = metric == "accuracy"
-            crosses = [r.get(metric) for _, s in runs.items() for r in s.tables["metrics"]
-                       if r["key"] == key and r["variant"] == ALL and r["variable2"] and r.get(metric) is not None]
-            vmax = 1.0 if good_high else max([*crosses, 1e-9])  # one colour scale for every model
-            for label, s in runs.items():
-                m = np.full((len(levels[a]), len(levels[b])), np.nan)
-                notes = np.full(m.shape, "", dtype=object)
-                for i, la in enumerate(levels[a]):
-                    for j, lb in enumerate(levels[b]):
-                        r = runs.metric(s, key, ALL, a, la, b, lb)
-                        if r and r["n"] < MIN_CELL_QUESTIONS:
-                            notes[i, j] = f"n={r['n']}"  # greyed: too few questions to colour
-                        elif r:
-                            m[i, j] = r[metric] if r.get(metric) is not None else np.nan
-                            notes[i, j] = f"n={r['n']} p={pct(r['parse_rate'])}"
-                if np.isfinite(m).any():
-                    heatmaps.append(heat_table(
-                        m, levels[b], levels[a], kind="two variables", title=f"{label}: {metric.upper()} ({name})",
-                        column_label=b, row_label=a, cmap="viridis" if good_high else "viridis_r", vmax=vmax,
-                        notes=notes, caption=f"{label}: {metric.upper()} over {a} x {b}; each cell shows n and the "
-                        f"parse rate p; a cell of fewer than {MIN_CELL_QUESTIONS} questions is grey, with its n."))
-            if not heatmaps:
-                figures[-1]["caption"] += (f" No {a} x {b} heatmap: no cell of it has {MIN_CELL_QUESTIONS} questions "
-                                           "or more.")
-        out.append({"key": name, "task": task, "answer_type": answer_type, "figures": figures, "heatmaps": heatmaps,
-                    "skipped": skipped})
-    return out
+    grid = [("accuracy", panels("accuracy"), True, (-0.03, 1.05))]
+    caption = f"{name}: accuracy per level with {CLUSTERED}; dotted: parse rate per level."
+    if answer_type in NUMERIC:
+        grid += [("MAE", panels("mae"), False, None), ("signed error", panels("signed"), False, None)]
+        caption += (" Below: MAE, then the mean signed error (prediction - truth: above 0 overcounts), over parsed "
+                    "answers, bootstrap 95% intervals resampling images.")
+    if answer_type in SETS:
+        grid.append(("set F1", panels("f1_micro"), False, (-0.03, 1.05)))
+        caption += " Below: set F1 (micro-averaged over the items of the true and the predicted sets)."
+    if marks:
+        caption += (f" Grey: levels where more than {SKIPPED_SHARE:.0%} of the questions were not asked (the image "
+                    "as rendered does not decide them).")
+    figures.append(figure(plots.metric_vs_levels(grid, marks), f"{caption} {parse_caption(runs, key)}"))
+    heatmaps = []
+    variables = list(levels)
+    if len(variables) >= 2:
+        a, b = variables[0], variables[1]
+        metric = {"integer": "nmae", "row": "mae", "column": "mae"}.get(answer_type, "accuracy")
+        good_high = metric == "accuracy"
+        crosses = [r.get(metric) for _, s in runs.items() for r in s.tables["metrics"]
+                   if r["key"] == key and r["variant"] == ALL and r["variable2"] and r.get(metric) is not None]
+        vmax = 1.0 if good_high else max([*crosses, 1e-9])  # one colour scale for every model
+        for label, s in runs.items():
+            m = np.full((len(levels[a]), len(levels[b])), np.nan)
+            notes = np.full(m.shape, "", dtype=object)
+            for i, la in enumerate(levels[a]):
+                for j, lb in enumerate(levels[b]):
+                    r = runs.metric(s, key, ALL, a, la, b, lb)
+                    if r and r["n"] < MIN_CELL_QUESTIONS:
+                        notes[i, j] = f"n={r['n']}"  # greyed: too few questions to colour
+                    elif r:
+                        m[i, j] = r[metric] if r.get(metric) is not None else np.nan
+                        notes[i, j] = f"n={r['n']} p={pct(r['parse_rate'])}"
+            if np.isfinite(m).any():
+                heatmaps.append(heat_table(
+                    m, levels[b], levels[a], kind="two variables", title=f"{label}: {metric.upper()} ({name})",
+                    column_label=b, row_label=a, cmap="viridis" if good_high else "viridis_r", vmax=vmax,
+                    notes=notes, caption=f"{label}: {metric.upper()} over {a} x {b}; each cell shows n and the "
+                    f"parse rate p; a cell of fewer than {MIN_CELL_QUESTIONS} questions is grey, with its n."))
+        if not heatmaps:
+            figures[-1]["caption"] += (f" No {a} x {b} heatmap: no cell of it has {MIN_CELL_QUESTIONS} questions "
+                                       "or more.")
+    return {"key": name, "task": task, "answer_type": answer_type, "figures": figures, "heatmaps": heatmaps,
+            "skipped": skipped}
 
 
-def errors_section(runs: Runs) -> list[dict]:
-    out = []
-    for key, _, answer_type in runs.keys():
-        if answer_type not in NUMERIC:
-            continue
-        series = {label: [r["error"] for r in s.rows if r["key"] == key and r["error"] is not None]
-                  for label, s in runs.items()}
-        if not any(series.values()):
-            continue
-        out.append(figure(plots.signed_errors(series, key),
-                          f"{key}: distribution of prediction - truth over parsed answers (all variants). "
-                          + parse_caption(runs, key)))
-    return out
+def errors_block(runs: Runs, key_info: tuple) -> dict | None:
+    key, _, answer_type = key_info
+    if answer_type not in NUMERIC:
+        return None
+    series = {label: [r["error"] for r in s.rows if r["key"] == key and r["error"] is not None]
+              for label, s in runs.items()}
+    if not any(series.values()):
+        return None
+    return figure(plots.signed_errors(series, key), f"{key}: distribution of prediction - truth over parsed answers "
+                  "(all variants). " + parse_caption(runs, key))
 
 
 def confusion_section(runs: Runs) -> list[dict]:
@@ -816,10 +813,26 @@ def asked_section(runs: Runs) -> list[dict]:
     return out
 
 
+@dataclass(frozen=True)
+class PerKey:
+    """A section built key by key: the blocks of `block(runs, key)` that are not None, in the order
+    of the keys (all questions first where `everything`). Built side by side, each key is a task."""
+
+    block: Callable[[Runs, tuple], dict | None]
+    everything: bool = False
+
+    def keys(self, runs: Runs) -> list[tuple]:
+        return [("*", "all", "*"), *runs.keys()] if self.everything else list(runs.keys())
+
+    def __call__(self, runs: Runs) -> list[dict]:
+        return [b for key in self.keys(runs) if (b := self.block(runs, key)) is not None]
+
+
 # Each section's data from the runs; the ones that draw figures first (the longest go first when
 # they are built side by side).
 SECTION_BUILDERS = {
-    "levels": levels_section, "errors": errors_section, "prompts": prompts_section, "truths": truths_section,
+    "levels": PerKey(levels_block, everything=True), "errors": PerKey(errors_block), "truths": PerKey(truths_block),
+    "prompts": prompts_section,
     "confusion": confusion_section, "paired": paired_section, "skills": skills_section, "models": models_section,
     "localization": localization_section, "variants": variants_section, "breaking": breaking_section,
     "overview": overview, "ranges": ranges_section, "stability": stability_section, "parsing": parsing_section,
@@ -828,15 +841,16 @@ SECTION_BUILDERS = {
 _building: tuple[Runs, dict] | None = None  # what forked workers build from (inherited, not pickled)
 
 
-def _build_one(name: str):
+def _build_one(name: str, key: tuple | None = None):
     runs, builders = _building
-    return builders[name](runs)
+    return builders[name](runs) if key is None else builders[name].block(runs, key)
 
 
 def build_sections(runs: Runs, builders: dict, workers: int | None = None) -> dict:
     """{name: builder(runs)}. Drawing figures is most of a report's time and the sections are
-    independent, so with more than one CPU they are built in forked worker processes (the same
-    bytes as one by one: every figure is drawn the same way wherever it is drawn). By default, one
+    independent, so with more than one CPU they are built in forked worker processes, a PerKey
+    section key by key (the same bytes as one by one: every figure is drawn the same way wherever
+    it is drawn). By default, one
     worker per CPU (up to 4), and none while another thread runs here: a forked child would inherit
     any lock that thread holds."""
     global _building
@@ -849,8 +863,10 @@ def build_sections(runs: Runs, builders: dict, workers: int | None = None) -> di
     _building = (runs, builders)
     try:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            futures = {name: pool.submit(_build_one, name) for name in builders}
-            return {name: future.result() for name, future in futures.items()}
+            futures = {name: [pool.submit(_build_one, name, key) for key in make.keys(runs)]
+                       if isinstance(make, PerKey) else pool.submit(_build_one, name) for name, make in builders.items()}
+            return {name: [b for f in future if (b := f.result()) is not None] if isinstance(future, list)
+                    else future.result() for name, future in futures.items()}
     finally:
         _building = None
 
