@@ -828,13 +828,13 @@ class PerKey:
         return [b for key in self.keys(runs) if (b := self.block(runs, key)) is not None]
 
 
-# Each section's data from the runs; the ones that draw figures first (the longest go first when
-# they are built side by side).
+# Each section's data from the runs. Built side by side, they are handed out in this order: the
+# longest first, the many short per-key tasks after them (they even out the workers' ends).
 SECTION_BUILDERS = {
-    "levels": PerKey(levels_block, everything=True), "errors": PerKey(errors_block), "truths": PerKey(truths_block),
-    "prompts": prompts_section,
-    "confusion": confusion_section, "paired": paired_section, "skills": skills_section, "models": models_section,
-    "localization": localization_section, "variants": variants_section, "breaking": breaking_section,
+    "levels": PerKey(levels_block, everything=True), "paired": paired_section, "skills": skills_section,
+    "models": models_section, "prompts": prompts_section, "breaking": breaking_section, "errors": PerKey(errors_block),
+    "truths": PerKey(truths_block), "confusion": confusion_section, "localization": localization_section,
+    "variants": variants_section,
     "overview": overview, "ranges": ranges_section, "stability": stability_section, "parsing": parsing_section,
     "mistakes": mistakes_section, "cost": lambda runs: cost_section(runs.items()),
 }
