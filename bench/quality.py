@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import skimage  # skimage.metrics loads on first use (importing this module stays cheap)
 import yaml
 from PIL import Image
-from skimage.metrics import peak_signal_noise_ratio, structural_similarity
 
 from byo.blender import engine
 from byo.families import load_config
@@ -135,8 +135,8 @@ def reference(scene: Scene) -> np.ndarray:
 
 
 def quality(image: np.ndarray, ref: np.ndarray) -> tuple[float, float]:
-    psnr = peak_signal_noise_ratio(ref, image, data_range=255)
-    ssim = structural_similarity(ref, image, channel_axis=2, data_range=255)
+    psnr = skimage.metrics.peak_signal_noise_ratio(ref, image, data_range=255)
+    ssim = skimage.metrics.structural_similarity(ref, image, channel_axis=2, data_range=255)
     return float(psnr), float(ssim)
 
 

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from eval_data import make_dataset, truth_by_image
 from fake_vlm import FakeVLM
-from statsmodels.stats.inter_rater import fleiss_kappa
 
 from byo.cli import main
 from byo.score.stability import kappa
@@ -83,6 +82,8 @@ def test_repeats_are_asked_anew_cached_per_repeat_and_scored(tmp_path, key, caps
 
 
 def test_fleiss_kappa_by_hand():
+    from statsmodels.stats.inter_rater import fleiss_kappa  # here: statsmodels is slow to import
+
     # Two questions, three repeats: all alike on the first, 2-1 on the second.
     labels = [["3", "3", "3"], ["4", "4", "5"]]
     table = np.array([[3, 0, 0], [0, 2, 1]])

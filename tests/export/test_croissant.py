@@ -15,7 +15,11 @@ from score_fixtures import make_dataset
 from byo.cli import main
 from byo.providers.reference import answer_text
 
-mlc = pytest.importorskip("mlcroissant")
+
+@pytest.fixture(scope="module")
+def mlc():
+    """mlcroissant, imported by the tests that use it (it imports torch: not at collection)."""
+    return pytest.importorskip("mlcroissant")
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +34,7 @@ def text(value) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def test_mlcroissant_validates_and_records_equal_the_questions(exported, caplog):
+def test_mlcroissant_validates_and_records_equal_the_questions(exported, caplog, mlc):
     root, questions = exported
     with caplog.at_level(logging.WARNING):
         dataset = mlc.Dataset(jsonld=str(root / "hf/croissant.json"))
@@ -55,7 +59,7 @@ def test_mlcroissant_validates_and_records_equal_the_questions(exported, caplog)
         assert np.array_equal(np.asarray(records[i]["questions/image"].convert("RGB")), original)
 
 
-def test_responsible_ai_fields(exported):
+def test_responsible_ai_fields(exported, mlc):
     root, _ = exported
     meta = mlc.Dataset(jsonld=str(root / "hf/croissant.json")).metadata
     assert "Synthetic" in meta.data_collection and "Blender" in meta.data_collection

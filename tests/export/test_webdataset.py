@@ -15,7 +15,12 @@ from PIL import Image
 from byo.cli import main
 
 pytestmark = pytest.mark.render
-wds = pytest.importorskip("webdataset")
+
+
+@pytest.fixture(scope="module")
+def wds():
+    """webdataset, imported by the tests that use it (it imports torch: not at collection)."""
+    return pytest.importorskip("webdataset")
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +48,7 @@ def shards(dataset, tmp_path_factory) -> Path:
     return out
 
 
-def test_webdataset_yields_every_sample_once(dataset, shards):
+def test_webdataset_yields_every_sample_once(dataset, shards, wds):
     files = sorted(shards.glob("test-*.tar"))
     assert len(files) >= 3 and files[0].name == "test-000000.tar"
     names = sorted(p.stem for p in (dataset / "legends").glob("*.json"))

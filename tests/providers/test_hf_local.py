@@ -20,8 +20,12 @@ from eval_data import make_dataset
 
 from byo.cli import main
 
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
+
+@pytest.fixture(scope="module", autouse=True)
+def libraries():
+    """torch and transformers, imported when these tests run (not at collection)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
 
 ROOT = Path(__file__).resolve().parents[2]
 OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "OMP_NUM_THREADS": "1",
