@@ -316,9 +316,13 @@ def main() -> None:
     parser.add_argument("--search", action="store_true")
     parser.add_argument("--caps", help="--search, standard: only these caps of samples, e.g. 32,64")
     parser.add_argument("--thresholds", help="--search, standard: only these adaptive thresholds, e.g. 0.08,0.05")
+    parser.add_argument("--prefilter", choices=("none", "fast", "accurate"), default=LEAN["denoise_prefilter"],
+                        help="--search: the denoiser's prefilter of its albedo and normal guides in every setting "
+                             "tried (crests: accurate, see docs/speed.md)")
     parser.add_argument("--confirm", action="store_true")
-    parser.add_argument("--candidate", action="append", default=[], metavar="FAMILY=SAMPLES:THRESHOLD",
-                        help="--confirm: also this adaptive setting of the family's, in the same run (repeatable)")
+    parser.add_argument("--candidate", action="append", default=[], metavar="FAMILY=SAMPLES:THRESHOLD[:PREFILTER]",
+                        help="--confirm: also this adaptive setting of the family's (and the denoiser's prefilter of "
+                             "its guides), in the same run (repeatable)")
     parser.add_argument("--sizes", help="--confirm: only these sizes, e.g. 1920x1080,640x360 (default: every one)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "family_presets.json")
     args = parser.parse_args()
@@ -338,6 +342,7 @@ def main() -> None:
         except ValueError:
             parser.error(f"--caps/--thresholds: expected numbers separated by commas, got {args.caps!r}, "
                          f"{args.thresholds!r}")
+        LEAN["denoise_prefilter"] = args.prefilter
         search(families, args.presets.split(","), grid)
     if args.confirm:
         try:
@@ -348,10 +353,14 @@ def main() -> None:
         for text in args.candidate:
             family, _, setting = text.partition("=")
             try:
-                cap, threshold = setting.split(":")
-                candidates.setdefault(family, []).append(adaptive(int(cap), float(threshold)))
+                cap, threshold, *prefilter = setting.split(":")
+                if prefilter and prefilter[0] not in ("none", "fast", "accurate"):
+                    raise ValueError(prefilter)
+                candidates.setdefault(family, []).append(
+                    {**adaptive(int(cap), float(threshold)), **({"denoise_prefilter": prefilter[0]} if prefilter else {})})
             except ValueError:
-                parser.error(f"--candidate: expected FAMILY=SAMPLES:THRESHOLD, e.g. clevr=32:0.1, got {text!r}")
+                parser.error(f"--candidate: expected FAMILY=SAMPLES:THRESHOLD[:PREFILTER], e.g. clevr=32:0.1 or "
+                             f"clevr=32:0.1:accurate, got {text!r}")
         confirm(families, args.json, sizes, candidates)
     if not (args.references_only or args.search or args.confirm):
         parser.print_usage(sys.stderr)

@@ -27,6 +27,7 @@ from byo.families.api import (
     NO_BLUR,
     Family,
     PlacementError,
+    QualityPreset,
     ResolvedSetup,
     SceneObject,
     atomic_write_text,
@@ -58,6 +59,14 @@ class CrestFamily(Family):
     sheets = SHEETS
     answer_types = SCORING
     vocabulary = VOCABULARY  # every motif's and container's names: open recall over the whole inventory
+    # The standard preset of a 3D crest (Cycles): 12 samples, no adaptive stopping, the denoiser's
+    # albedo and normal guides prefiltered accurately. On the busiest 3D crest it gives 49.2 dB and
+    # SSIM 0.9956 at 320x240, 51.0 / 0.9968 at 640x360 and 52.7 / 0.9970 at 1920x1080, where the
+    # shared standard's unfiltered guides miss SSIM 0.995 at 640x360 (0.9929) and even at 256
+    # samples at 1920x1080 reach only 0.9950 (bench/family_presets.py, docs/speed.md). Flat crests
+    # render with Workbench, which takes none of these keys.
+    quality_presets = {"standard": [QualityPreset({"samples": 12, "adaptive_threshold": None,
+                                                   "denoise_prefilter": "accurate"})]}
     object_kinds = ("container", "motif")  # the layers of a crest
     explain_factors = (NO_BLUR,)  # byo explain: each alone, in a failed image's scene
     default_scene: dict[str, Any] = {
