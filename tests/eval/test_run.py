@@ -445,7 +445,7 @@ def leftovers(root: Path) -> list[Path]:
 def test_a_signal_stops_a_real_eval_cleanly_and_a_rerun_finishes_it(tmp_path, key, sig):
     ds = make_dataset(tmp_path / "ds", 30)
     run = ds / "runs" / "openai-fake-vlm"
-    with FakeVLM(answerer(ds, "right"), latency=0.3) as fake:
+    with FakeVLM(answerer(ds, "right"), latency=0.1) as fake:
         cmd = [sys.executable, "-m", "byo.cli", "eval", str(ds), "--provider", "openai", "--model", "fake-vlm",
                "--base-url", fake.url + "/v1", "--concurrency", "2", "--timeout", "5"]
         proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "OPENAI_API_KEY": key},
