@@ -370,8 +370,9 @@ class RenderConfig(Strict):
                 raise ValueError("render.passes needs render.engine cycles (Workbench has no data passes)")
         return self
 
-    # The preset's settings as applied (a family's step for the image size included): pydantic
-    # runs the validator below again when this instance is handed to another model.
+    # Every setting as applied (the preset's, a family's step for the image size, the config's
+    # own): pydantic runs the validator below again when this instance is handed to another model,
+    # and a spec read back from its JSON (every key set) holds the same.
     _preset: dict[str, Any] | None = PrivateAttr(None)
 
     @model_validator(mode="after")
@@ -381,10 +382,10 @@ class RenderConfig(Strict):
 
     def apply_preset(self, settings: Mapping[str, Any]) -> None:
         """Take the preset's value of every key the config does not set itself."""
-        self._preset = dict(settings)
         for key, value in settings.items():
             if key not in self.model_fields_set:
                 self.__dict__[key] = value
+        self._preset = {key: self.__dict__[key] for key in type(self).model_fields}
 
 
 class SetupConfig(Strict):

@@ -64,3 +64,11 @@ def test_the_familys_step_survives_the_setup_being_resolved_and_sent_to_a_worker
     assert (resolved.render.samples, resolved.render.adaptive_threshold) == (32, 0.05)
     again = ResolvedSetup.model_validate_json(resolved.model_dump_json())  # as a render worker reads it
     assert (again.render.samples, again.render.adaptive_threshold) == (32, 0.05)
+    assert again == resolved  # read back from its JSON, the same setup (the settings as applied included)
+
+
+def test_a_key_the_config_sets_survives_the_round_trip_beside_the_familys_step():
+    setup, _, _ = validate_scene({"resolution": [1920, 1080], "render": {"samples": 100}}, TOY)
+    resolved = resolve_setup(setup, np.random.default_rng(0))
+    again = ResolvedSetup.model_validate_json(resolved.model_dump_json())
+    assert again == resolved and (again.render.samples, again.render.adaptive_threshold) == (100, 0.05)
