@@ -70,9 +70,11 @@ def families(section: Section, images: int, fresh: bool) -> None:
                    ("images per CPU-hour", ""), ("measured", "")], rows)
 
 
-def papers(section: Section, images: int, fresh: bool) -> None:
+def papers(section: Section, images: int, fresh: bool, only: list[str] | None = None) -> None:
     rows = []
     for paper, folder in PAPERS.items():
+        if only is not None and folder not in only:
+            continue
         configs = sorted((ROOT / "dataset_configs" / folder).glob("*.yaml"))
         for path in configs[:1] if QUICK else configs:
             cfg = _at(str(path.relative_to(ROOT)), (64, 36) if QUICK else None)
@@ -95,6 +97,7 @@ def main() -> None:
     parser.add_argument("--images", type=int, default=3, help="calibration images per config")
     parser.add_argument("--fresh", action="store_true", help="measure anew, ignoring cached calibrations")
     parser.add_argument("--parts", default="families,papers")
+    parser.add_argument("--papers", help=f"only these papers' configs (folders: {', '.join(PAPERS.values())})")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "throughput.json")
     args = parser.parse_args()
     section = Section("throughput", "Throughput at paper scale",
@@ -104,7 +107,10 @@ def main() -> None:
     if "families" in parts:
         families(section, args.images, args.fresh)
     if "papers" in parts:
-        papers(section, args.images, args.fresh)
+        only = args.papers.split(",") if args.papers else None
+        if only and set(only) - set(PAPERS.values()):
+            parser.error(f"--papers: expected some of {', '.join(PAPERS.values())}, got {args.papers!r}")
+        papers(section, args.images, args.fresh, only)
     section.write(args.json)
 
 
