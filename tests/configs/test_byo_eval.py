@@ -180,7 +180,8 @@ def literal_answer(prompt: str, rows_apart: int) -> int:
 @pytest.mark.render
 def test_the_relative_localization_prompt_means_its_answer(tmp_path):
     config = FOLDER / "chess_relative_localization_8x8.yaml"
-    data = tiny_config(config, [320, 180], {"engine": "workbench"})
+    # the prompts' words are under test, not readability: no counterfactual renders
+    data = tiny_config(config, [320, 180], {"engine": "workbench", "counterfactual": {"enabled": False}})
     out = tmp_path / "rel"
     assert main(["render", str(write_config(tmp_path, data, "rel.yaml")), "-o", str(out), "--in-process"]) == 0
     legends = {p.stem: json.loads(p.read_text()) for p in (out / "legends").glob("*.json")}
