@@ -85,10 +85,10 @@ def metric_vs_levels(rows: list[tuple[str, list[tuple[str, list[str], dict[str, 
 
 def legend_columns(labels: list[str], width: float, font_size: float = 9.0) -> int:
     """How many legend entries fit side by side in `width` inches: each column as wide as the
-    longest label (a character is about 0.6 of the font size) and its line handle."""
+    longest label and its line handle (3.5 characters' room)."""
     if not labels:
         return 1
-    entry = (0.6 * font_size * max(map(len, labels)) + 3.5 * font_size) / 72
+    entry = text_width(max(labels, key=len), font_size) + 3.5 * font_size / 72
     return max(1, min(len(labels), int(width // entry)))
 
 
