@@ -89,6 +89,9 @@ class Overlays:
         self.legends: dict[Path, dict | None] = {}
         self.wanted: dict[Path, tuple] = {}  # overlay path -> (dataset, image, legend, ids)
         self.vocabulary: dict[Path, set[str]] = {}  # per dataset: its objects' attribute values
+        # (dataset, image, key, params) -> request's answer: a question's prompt variants and
+        # repeats share their image, key and params, and so their overlay
+        self.requested: dict[tuple, tuple[Path | None, int | None]] = {}
 
     def values_of(self, dataset: Path) -> set[str]:
         if dataset not in self.vocabulary:
@@ -113,6 +116,12 @@ class Overlays:
     def request(self, dataset: Path, image: str, key: str, params: dict) -> tuple[Path | None, int | None]:
         """The overlay's path (drawn later by `draw`) and the number of objects, or (None, None)
         without a legend and a mask."""
+        asked = (dataset, image, key, json.dumps(params, sort_keys=True, default=str))
+        if asked not in self.requested:
+            self.requested[asked] = self._request(dataset, image, key, params)
+        return self.requested[asked]
+
+    def _request(self, dataset: Path, image: str, key: str, params: dict) -> tuple[Path | None, int | None]:
         legend = self.legend(dataset, image)
         if legend is None or not (dataset / legend.get("mask", "")).is_file():
             return None, None
@@ -227,12 +236,21 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
     levelsets: dict[str, int] = {}
     variables: dict[str, list] = {}
     answers = []
+    urls: dict[Path, str] = {}
+
+    def url(target: Path) -> int:
+        """The string index of `target`'s address from the page (each address worked out once)."""
+        if target not in urls:
+            urls[target] = relative_url(target, page.parent)
+        return strings(urls[target])
+
     for s in runs:
         dataset = Path(s.facts.get("dataset") or ".")
+        resolved = str(dataset.resolve())
         a = {"response": {}, "value": {}, "status": {}, "verdict": {}, "note": {}, "error": {}, "rule": {}, "twins": {}}
         twins = load_twins(s.facts["run_dir"]) if s.facts.get("run_dir") else {}  # byo explain's, beside each failure
         for r in s.rows:
-            ident = (str(dataset.resolve()), r["id"])
+            ident = (resolved, r["id"])
             i = order.get(ident)
             if i is None:
                 i = order[ident] = len(q["id"])
@@ -246,8 +264,8 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
                         values.append(v)
                 text = json.dumps(levels, sort_keys=True)
                 q["id"].append(r["id"])
-                q["image"].append(strings(relative_url(dataset / r["image"], page.parent)))
-                q["overlay"].append(strings(relative_url(overlay, page.parent)) if overlay else -1)
+                q["image"].append(url(dataset / r["image"]))
+                q["overlay"].append(url(overlay) if overlay else -1)
                 q["subjects"].append(-1 if n_subjects is None else n_subjects)
                 q["key"].append(keys.index(r["key"]))
                 q["levels"].append(levelsets.setdefault(text, len(levelsets)))
@@ -263,7 +281,7 @@ def page_data(runs: Sequence[Scores], page: Path, overlays: Overlays, title: str
             a["rule"][i] = strings(decided_by(r))
             a["error"][i] = r["error"]
             if r["id"] in twins:
-                a["twins"][i] = [[strings(relative_url(dataset / t["image"], page.parent)) if t.get("image") else -1,
+                a["twins"][i] = [[url(dataset / t["image"]) if t.get("image") else -1,
                                   strings(t["factor"]), strings(t["outcome"]), strings(t.get("response"))]
                                  for t in twins[r["id"]]]
         answers.append(a)
