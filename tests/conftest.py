@@ -95,9 +95,8 @@ FARM_NAME = "farm"
 
 
 def farm_config(**render) -> dict:
-    """Executors, merges and restarts are its subject, not readability: no counterfactual renders."""
     return clevr_config(FARM_NAME, seed=11, n_images=FARM_IMAGES // 4, content={"mode": "random", "count": [3, 4]},
-                        render={"samples": 4, "denoise": "off", "counterfactual": {"enabled": False}, **render},
+                        render={"samples": 4, "denoise": "off", **render},
                         variables={"camera.azimuth": {"type": "varying_all", "levels": [0, 90, 180, 270]},
                                    "lighting.intensity": {"type": "varying_random", "choices": ["low", "high"]}})
 
