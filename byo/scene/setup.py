@@ -373,11 +373,11 @@ class RenderConfig(Strict):
     # Every setting as applied (the preset's, a family's step for the image size, the config's
     # own): pydantic runs the validator below again when this instance is handed to another model,
     # and a spec read back from its JSON (every key set) holds the same.
-    _preset: dict[str, Any] | None = PrivateAttr(None)
+    _applied: dict[str, Any] | None = PrivateAttr(None)
 
     @model_validator(mode="after")
     def _quality_preset(self):
-        self.apply_preset(self._preset or QUALITY[self.quality])
+        self.apply_preset(self._applied or QUALITY[self.quality])
         return self
 
     def apply_preset(self, settings: Mapping[str, Any]) -> None:
@@ -385,7 +385,7 @@ class RenderConfig(Strict):
         for key, value in settings.items():
             if key not in self.model_fields_set:
                 self.__dict__[key] = value
-        self._preset = {key: self.__dict__[key] for key in type(self).model_fields}
+        self._applied = {key: self.__dict__[key] for key in type(self).model_fields}
 
 
 class SetupConfig(Strict):

@@ -59,12 +59,10 @@ def heat_table(values: Sequence[Sequence[float | None]], columns: Sequence[str],
                 background, text = colour(float(value), cmap, vmin, vmax)
                 cells.append({"text": fmt.format(value), "note": note, "background": background, "color": text})
         body.append({"label": str(label), "cells": cells})
-    return {"kind": kind, "title": title, "row_label": row_label, "column_label": column_label,
-            "columns": [str(c) for c in columns], "rows": body, "caption": caption}
+    return _table(kind, title, row_label, column_label, columns, body, caption)
 
 
-def confusion_table(counts: dict[tuple, int], truths: Sequence, predicted: Sequence, *, title: str,
-                    caption: str) -> dict:
+def confusion_table(counts: dict[tuple, int], truths: Sequence, predicted: Sequence, *, title: str) -> dict:
     """A confusion matrix as a table: rows the truth, columns the parsed answer, each cell its count,
     coloured by its share of the row (Blues); a cell no answer fell in is blank."""
     body = []
@@ -79,5 +77,10 @@ def confusion_table(counts: dict[tuple, int], truths: Sequence, predicted: Seque
             else:
                 cells.append({"text": "", "note": "", "background": EMPTY, "color": DARK_TEXT})
         body.append({"label": str(t), "cells": cells})
-    return {"kind": "confusion matrix", "title": title, "row_label": "truth", "column_label": "predicted",
-            "columns": [str(p) for p in predicted], "rows": body, "caption": caption}
+    return _table("confusion matrix", title, "truth", "predicted", predicted, body, "")
+
+
+def _table(kind: str, title: str, row_label: str, column_label: str, columns: Sequence, body: list[dict],
+           caption: str) -> dict:
+    return {"kind": kind, "title": title, "row_label": row_label, "column_label": column_label,
+            "columns": [str(c) for c in columns], "rows": body, "caption": caption}

@@ -492,7 +492,7 @@ def confusion_section(runs: Runs) -> list[dict]:
         columns = sorted(set(truths) | (predicted - set(statuses)), key=_sort) + statuses
         caption = parse_caption(runs, key)
         matrices = [confusion_table({(r["truth"], r["predicted"]): r["count"] for r in table}, truths, columns,
-                                    title=label, caption="") for label, table in tables.items() if table]
+                                    title=label) for label, table in tables.items() if table]
         out.append({"key": key, "matrices": matrices, "caption": caption})
     return out
 

@@ -46,7 +46,7 @@ def test_a_reversed_scale_colours_low_errors_yellow():
 
 def test_a_confusion_cell_is_its_count_shaded_by_its_share_of_the_row():
     counts = {(3, 3): 6, (3, 4): 2, (4, 4): 5, (5, "<refusal>"): 1}
-    table = confusion_table(counts, [3, 4, 5], [3, 4, 5, "<refusal>"], title="blind", caption="")
+    table = confusion_table(counts, [3, 4, 5], [3, 4, 5, "<refusal>"], title="blind")
     blues = colormaps["Blues"]
     assert [c["text"] for c in table["rows"][0]["cells"]] == ["6", "2", "", ""]
     assert cell(table, 0, 0)["background"] == to_hex(blues(6 / 8)) and cell(table, 0, 1)["background"] == to_hex(
