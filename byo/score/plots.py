@@ -34,10 +34,10 @@ def metric_vs_levels(rows: list[tuple[str, list[tuple[str, list[str], dict[str, 
     n_cols = max(len(panels) for _, panels, _, _ in rows)
     labels = [level for _, panels, _, _ in rows for _, levels, _ in panels for level in levels]
     long = max(map(len, labels), default=0) > 6  # tick labels turned 30 degrees
-    turned = text_width(max(labels, key=len, default=""))
-    room = 0.12 + (0.5 * turned + 0.11 if long else 0.16) + 0.22  # below an axes: tick labels and the variable
-    gap = max(0.85, 0.87 * turned - 0.3) if long else 0.85
-    left, panel = max(0.85, 0.87 * turned + 0.1 if long else 0), (min(3.4, (11.0 - (n_cols - 1) * gap) / n_cols), 2.0)
+    drop, reach = turned_label(text_width(max(labels, key=len, default="")))
+    room = 0.12 + (drop if long else 0.16) + 0.22  # below an axes: tick labels and the variable
+    gap = max(0.85, reach - 0.3) if long else 0.85
+    left, panel = max(0.85, reach + 0.1 if long else 0), (min(3.4, (11.0 - (n_cols - 1) * gap) / n_cols), 2.0)
     legend_labels = [*dict.fromkeys(m for _, panels, _, _ in rows for _, _, series in panels for m in series),
                      "parse rate (dotted)"]
     legend_width = left + n_cols * panel[0] + (n_cols - 1) * gap
@@ -83,6 +83,12 @@ def metric_vs_levels(rows: list[tuple[str, list[tuple[str, list[str], dict[str, 
     return png(fig, crop=True)
 
 
+def turned_label(width: float) -> tuple[float, float]:
+    """(how far below its axis, how far left of its tick) a tick label `width` inches wide reaches
+    when turned 30 degrees and aligned right: sin 30 of its width and a line's height, cos 30."""
+    return 0.5 * width + 0.11, 0.87 * width
+
+
 def legend_columns(labels: list[str], width: float, font_size: float = 9.0) -> int:
     """How many legend entries fit side by side in `width` inches: each column as wide as the
     longest label and its line handle (3.5 characters' room)."""
@@ -123,9 +129,9 @@ def grouped_bars(groups: list[str], series: dict[str, list[dict | None]], *, yla
                  chance: list[float | None] | None = None, horizontal_labels: bool = False) -> bytes:
     """Bars per group (x) and model (colour), with interval whiskers; `n/a` where a model has no data."""
     lines = max((str(g).count("\n") + 1 for g in groups), default=1)
-    widest = text_width(max(groups, key=lambda g: len(str(g)), default=""))
-    below = 0.1 + (0.16 * lines if horizontal_labels else 0.5 * widest + 0.11) + 0.1
-    left, panel = max(0.85, 0 if horizontal_labels else 0.87 * widest + 0.1), (
+    drop, reach = turned_label(text_width(max(groups, key=lambda g: len(str(g)), default="")))
+    below = 0.1 + (0.16 * lines if horizontal_labels else drop) + 0.1
+    left, panel = max(0.85, 0 if horizontal_labels else reach + 0.1), (
         min(10.5, max(3.4, 0.55 * len(groups) * max(1, len(series)))), 2.4)
     legend_ncol = legend_columns(list(series), left + panel[0])
     fig, ax = panels_grid(1, 1, panel=panel, left=left, right=0.2, bottom=below,
