@@ -9,7 +9,7 @@ import re
 from byo.eval.layout import MAX_ANSWER_CHARS
 from byo.scene.config import quick_run
 from byo.scene.plan import Shard
-from byo.score.tables import parse_bins
+from byo.score.bins import parse_bins
 
 MAX_IMAGES = 100_000  # byo render refuses larger datasets unless --max-images is raised
 
@@ -91,7 +91,7 @@ def unit(text: str) -> float:
 
 
 def bins_spec(text: str) -> tuple[str, list[tuple[float, float]]]:
-    """An argparse type: VARIABLE=LO-HI,... (byo.score.tables.parse_bins)."""
+    """An argparse type: VARIABLE=LO-HI,... (byo.score.bins.parse_bins)."""
     try:
         return parse_bins(text)
     except ValueError as err:
