@@ -169,7 +169,7 @@ def psychometric(series: list[dict], *, xlabel: str, ylabel: str, title: str,
     interval only). Each series: {"label", "x", "y", "lo", "hi", "curve": (xs, ys) or None,
     "threshold", "threshold_lo", "threshold_hi", "chance", "prior"}; an answer prior's series is
     drawn dotted. `ticks`: (value, name) of preset levels, written under the axis."""
-    fig, ax = subplots(figsize=(6.4, 3.4))
+    fig, ax = panels_grid(1, 1, panel=(5.6, 2.6), left=0.75, right=0.2, top=0.35, bottom=0.6)
     for i, s in enumerate(series):
         c = color(s.get("color", i))
         points = [{"value": y, "lo": lo, "hi": hi} for y, lo, hi in zip(s["y"], s["lo"], s["hi"], strict=True)]
@@ -192,8 +192,7 @@ def psychometric(series: list[dict], *, xlabel: str, ylabel: str, title: str,
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend(fontsize=8, loc="best")
-    fig.tight_layout()
-    return png(fig)
+    return png(fig, crop=True)
 
 
 def forest(labels: list[str], rows: list[dict], *, xlabel: str, title: str) -> bytes:

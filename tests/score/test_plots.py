@@ -51,6 +51,13 @@ def figures(monkeypatch) -> list:
         plots.grouped_bars(["debiased\ndirect", "neutral\ndirect"], {m: v[:2] for m, v in series.items()},
                            ylabel="accuracy", horizontal_labels=True, title="per prompt")
         plots.signed_errors({m: [-3, -1, 0, 0, 2] if i % 2 else [] for i, m in enumerate(models)}, "count_pieces")
+        xs = [0.5, 1.0, 2.0, 4.0, 8.0]
+        curves = [{"label": m, "x": xs, "y": [0.9, 0.8, 0.6, 0.4, 0.3], "lo": [0.7] * 5, "hi": [0.95] * 5,
+                   "curve": (xs, [0.9, 0.8, 0.6, 0.4, 0.3]), "threshold": 2.5, "threshold_lo": 1.5,
+                   "threshold_hi": 3.5, "chance": 0.25, "prior": i == 0} for i, m in enumerate(models)]
+        plots.psychometric(curves, xlabel="camera.distance", ylabel="P(correct)", title="count_identify_face_down_cards",
+                           ticks=[(x, name) for x, name in zip(xs, ["very_close", "close", "medium", "far", "very_far"],
+                                                               strict=True)])
     return drawn
 
 
