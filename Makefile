@@ -78,7 +78,7 @@ test: $(STAMP) harness
 	$(PYTEST)
 
 test-fast: $(STAMP)
-	$(PYTEST) -m "not render and not blender and not browser"
+	$(PYTEST) -m "not render and not blender and not browser and not harness"
 
 # Each benchmark writes its section to $(BENCH_RESULTS)/NAME.json; bench/report.py merges them
 # into bench/results.json and bench/results.md (its docstring gives the section format).

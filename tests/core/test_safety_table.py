@@ -289,6 +289,8 @@ def cases():
 
 @pytest.mark.parametrize(("command", "event"), list(cases()))
 def test_command_survives(command: Command, event: str, request, tmp_path):
+    if command.name == "export webdataset":
+        import webdataset  # noqa: F401 (imported once here, not in each of the case's three forks: it loads torch)
     base = request.getfixturevalue("rendered_template" if command.needs_render else "template")
     world = case_world(base, tmp_path)
     CHECKS[event](world, command)

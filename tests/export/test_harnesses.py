@@ -24,6 +24,8 @@ from score_fixtures import make_dataset
 from byo.cli import main
 from byo.providers.reference import answer_text
 
+pytestmark = pytest.mark.harness
+
 HARNESS = ROOT / ".venv-harness"
 SCRIPTS = ROOT / "tests" / "harness"
 TASK = "byo_fake"

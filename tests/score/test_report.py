@@ -274,43 +274,43 @@ def test_one_model_on_two_datasets_is_labelled_by_dataset():
     assert runs.labels == ["blind (demo)", "blind (demo_poker)", "gpt (a)", "gpt (b)", "llama"]
 
 
-def test_the_report_shows_per_level_what_was_asked_skipped_and_flagged(tmp_path):
-    """The summary byo questions writes beside the questions (questions_summary.json) shows in the
-    report's per-level section, with its policy and reasons."""
-    root = tmp_path / "data"
+@pytest.fixture(scope="module")
+def summarised(tmp_path_factory):
+    """A run whose dataset has the summary byo questions writes beside the questions
+    (questions_summary.json): per level what was asked, skipped and flagged, and why; per key
+    and level what was asked and skipped. Scored and reported once for the tests below."""
+    root = tmp_path_factory.mktemp("summarised") / "data"
     run, _ = make_fake_runs(root)
     summary = {"policy": "flag", "levels": {"blur": {"0.5": {"asked": 3, "skipped": 4, "flagged": 5}}},
-               "why": {"blur": {"0.5": {"flagged: unreadable (contrast)": 5, "skipped: needs exactly 1 visible piece": 4}}}}
-    (root / "questions_summary.json").write_text(json.dumps(summary))
-    assert main(["score", str(run), "--bootstrap", "0"]) == 0
-    out = tmp_path / "report.html"
-    assert main(["report", str(run), "-o", str(out), "--bootstrap", "0"]) == 0
-    html = out.read_text()
-    assert "Questions asked, skipped and flagged: data" in html and "unreadable questions: flag" in html
-    assert re.search(r"<td>blur</td><td>0.5</td><td>3</td><td>4</td><td>5</td><td>flagged: unreadable \(contrast\) \(5\)",
-                     html)
-
-
-def test_the_report_marks_levels_where_most_of_a_keys_questions_were_skipped(tmp_path):
-    """Next to a key's accuracy curve, the levels where more than SKIPPED_SHARE of its questions were
-    not asked (the image as rendered does not decide them), from the summary's per-key counts; a
-    level where the key was mostly asked, or another key mostly skipped, is not marked."""
-    root = tmp_path / "data"
-    run, _ = make_fake_runs(root)
-    summary = {"policy": "skip", "levels": {}, "why": {},
+               "why": {"blur": {"0.5": {"flagged: unreadable (contrast)": 5, "skipped: needs exactly 1 visible piece": 4}}},
                "key_levels": {"identify_type_one_piece": {"blur.fstop": {"\"high\"": {"asked": 2, "skipped": 7},
                                                                          "\"low\"": {"asked": 8, "skipped": 1}}},
                               "count_pieces": {"blur.fstop": {"\"low\"": {"asked": 1, "skipped": 1}}}}}
     (root / "questions_summary.json").write_text(json.dumps(summary))
     assert main(["score", str(run), "--bootstrap", "0"]) == 0
+    out = root.parent / "report.html"
+    assert main(["report", str(run), "-o", str(out), "--bootstrap", "0"]) == 0
+    return root, out.read_text()
+
+
+def test_the_report_shows_per_level_what_was_asked_skipped_and_flagged(summarised):
+    """The summary's levels show in the report's per-level section, with its policy and reasons."""
+    _, html = summarised
+    assert "Questions asked, skipped and flagged: data" in html and "unreadable questions: flag" in html
+    assert re.search(r"<td>blur</td><td>0.5</td><td>3</td><td>4</td><td>5</td><td>flagged: unreadable \(contrast\) \(5\)",
+                     html)
+
+
+def test_the_report_marks_levels_where_most_of_a_keys_questions_were_skipped(summarised):
+    """Next to a key's accuracy curve, the levels where more than SKIPPED_SHARE of its questions were
+    not asked (the image as rendered does not decide them), from the summary's per-key counts; a
+    level where the key was mostly asked, or another key mostly skipped, is not marked."""
+    root, html = summarised
     runs = Runs([SimpleNamespace(facts={"dataset": str(root), "model": "m", "run": "r"}, tables={"metrics": []})])
     assert skipped_levels(runs, "identify_type_one_piece") == [
         {"variable": "blur.fstop", "level": "high", "skipped": 7, "questions": 9}]
     assert skipped_levels(runs, "count_pieces") == []  # half skipped is not more than half
     assert skipped_levels(runs, "*") == [{"variable": "blur.fstop", "level": "high", "skipped": 7, "questions": 9}]
-    out = tmp_path / "report.html"
-    assert main(["report", str(run), "-o", str(out), "--bootstrap", "0"]) == 0
-    html = out.read_text()
     block = html.split("<h3>identify_type_one_piece", 1)[1].split("<h3>", 1)[0]
     assert "Mostly not asked" in block and "blur.fstop = high (7 of 9 questions skipped)" in block
     assert "Grey: levels where more than 50% of the questions were not asked" in block
