@@ -16,7 +16,8 @@ def linked_object(scene, name: str, data) -> bpy.types.Object:
     return obj
 
 
-def mesh_object(scene, name: str, bm: bmesh.types.BMesh, material=None, smooth=None) -> bpy.types.Object:
+def mesh_data(name: str, bm: bmesh.types.BMesh, material=None, smooth=None) -> bpy.types.Mesh:
+    """A mesh of `bm` (freed), its faces shaded smooth where `smooth(face)` says, in `material`."""
     mesh = bpy.data.meshes.new(name)
     bm.to_mesh(mesh)
     bm.free()
@@ -24,7 +25,25 @@ def mesh_object(scene, name: str, bm: bmesh.types.BMesh, material=None, smooth=N
         compat.set_smooth(mesh, [smooth(p) for p in mesh.polygons])
     if material is not None:
         mesh.materials.append(material)
-    return linked_object(scene, name, mesh)
+    return mesh
+
+
+def mesh_object(scene, name: str, bm: bmesh.types.BMesh, material=None, smooth=None) -> bpy.types.Object:
+    return linked_object(scene, name, mesh_data(name, bm, material, smooth))
+
+
+def copied_object(scene, name: str, mesh, material) -> bpy.types.Object:
+    """An object with a copy of `mesh` of its own (as if built again: no data shared) in `material`."""
+    data = mesh.copy()
+    data.name = name
+    data.materials.clear()
+    data.materials.append(material)
+    return linked_object(scene, name, data)
+
+
+def discard(meshes) -> None:
+    """Remove meshes that no object uses (templates `copied_object` copied)."""
+    bpy.data.batch_remove(list(meshes))
 
 
 def add_box(bm: bmesh.types.BMesh, size, centre=(0.0, 0.0, 0.0)) -> list:

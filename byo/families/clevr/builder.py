@@ -7,7 +7,7 @@ import math
 import bmesh
 
 from byo.blender.materials import linear_rgb, principled_material
-from byo.blender.meshes import mesh_object
+from byo.blender.meshes import copied_object, discard, mesh_data, mesh_object
 from byo.families.api import SceneSpec
 
 MATERIALS = {"rubber": {"roughness": 0.75, "metallic": 0.0}, "metal": {"roughness": 0.25, "metallic": 1.0}}
@@ -95,6 +95,7 @@ def build_objects(spec: SceneSpec, objects, scene) -> dict[int, list]:
     """Create `objects` (of `spec`, or variants of them) and nothing else; returns mask index ->
     Blender objects."""
     materials: dict[tuple, object] = {}
+    units: dict[str, object] = {}  # each shape built once, copied for every object of it
     built = {}
     for o in objects:
         a = o.attributes
@@ -102,14 +103,17 @@ def build_objects(spec: SceneSpec, objects, scene) -> dict[int, list]:
         if key not in materials:
             materials[key] = principled_material(f"{a['color']}_{a['material']}", linear_rgb(a["rgb"]),
                                                  **MATERIALS[a["material"]])
-        bm, smooth = _unit_mesh(o.kind)
-        flat_caps = o.kind in ("cylinder", "cone")
-        obj = mesh_object(scene, o.name, bm, materials[key],
-                          smooth=(lambda p: abs(p.normal.z) < 0.99) if flat_caps else (lambda p, s=smooth: s))
+        if o.kind not in units:
+            bm, smooth = _unit_mesh(o.kind)
+            flat_caps = o.kind in ("cylinder", "cone")
+            units[o.kind] = mesh_data(f"unit_{o.kind}", bm, smooth=(lambda p: abs(p.normal.z) < 0.99) if flat_caps
+                                      else (lambda p, s=smooth: s))
+        obj = copied_object(scene, o.name, units[o.kind], materials[key])
         obj.location = o.location
         obj.rotation_euler = (0.0, 0.0, math.radians(o.rotation))
         obj.scale = (o.scale, o.scale, o.scale)
         built[o.id] = [obj]
+    discard(units.values())
     return built
 
 
