@@ -20,7 +20,7 @@ applied, unchanged, to CLEVR, whose shapes have no measured rule for the view's 
 Writes the calibration section of docs/readability_calibration.md (between its markers), the
 figures docs/counterfactual_*.png, a contact sheet of the borderline cases and the measurements as
 JSON into the output folder. Copy the chosen thresholds into byo/scene/counterfactual.py.
-    .venv/bin/python bench/counterfactual.py [--out output/bench_counterfactual] [--quick]
+    .venv/bin/python bench/counterfactual.py [--out output/bench_counterfactual] [--quick] [--samples N]
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from byo.families.clevr.model import COLORS, SHAPES
 from byo.scene import counterfactual as cf
 from byo.scene import evidence
 from byo.scene.plan import make_job
+from byo.scene.setup import CounterfactualConfig
 from byo.scene.spec import sample_spec
 
 matplotlib.use("Agg")
@@ -153,8 +154,8 @@ def render_scene(config: dict, attributes: list[str]) -> tuple[dict, dict[str, n
     spec = sample_spec(cfg, make_job(cfg, 0))
     crops: dict[str, np.ndarray] = {}
 
-    def keep(oid, attribute, value, truth, other):
-        crops.setdefault(f"{oid}/truth", truth)
+    def keep(oid, attribute, value, truth, other):  # each change is compared on its own region
+        crops[f"{oid}/{attribute}/{value}/truth"] = truth
         crops[f"{oid}/{attribute}/{value}"] = other
 
     reads = {}
@@ -206,8 +207,14 @@ def _name(family: str, levels: dict) -> str:
     return "_".join([family, *(f"{k}{v}" for k, v in levels.items())])
 
 
-def render_all(out: Path, quick: bool) -> None:
-    scenes = grid(quick)
+def with_samples(config: dict, samples: int) -> dict:
+    """The config with the check's region renders at `samples` samples."""
+    render = {**config["scene"]["render"], "counterfactual": {"samples": samples}}
+    return {**config, "scene": {**config["scene"], "render": render}}
+
+
+def render_all(out: Path, quick: bool, samples: int) -> None:
+    scenes = [(family, with_samples(config, samples), levels) for family, config, levels in grid(quick)]
     with Bar("[bold]counterfactual renders", len(scenes), unit="scene") as bar:
         for family, config, levels in scenes:
             path = out / f"scene_{_name(family, levels)}.npz"
@@ -267,10 +274,11 @@ def load(out: Path) -> list[dict]:
             if key == "meta" or key.endswith("|truth"):
                 continue
             oid, attribute, value = key.split("|")
+            truth = data[f"{key}|truth"] if f"{key}|truth" in data.files else data[f"{oid}|truth"]
             o = objects.get(int(oid), {"kind": "?", "attributes": {}, "visible_pixels": 1})
             found.append({"scene": path.stem, "family": meta["family"], "levels": meta["levels"], "object": int(oid),
                           "kind": o["kind"], "attributes": o["attributes"], "attribute": attribute, "value": value,
-                          "area": o["visible_pixels"], "top": _most_changed(data[f"{oid}|truth"], data[key]),
+                          "area": o["visible_pixels"], "top": _most_changed(truth, data[key]),
                           "legend": legend})
         cache.write_bytes(pickle.dumps(found))
         rows += found
@@ -322,10 +330,16 @@ def confusion(rows: list[dict], p: dict, board: str = "contrast") -> dict:
     qs = questions(rows, "chess", "type", board)
     table = {(a, b): 0 for a in (True, False) for b in (True, False)}
     by_level: dict[str, dict] = {}
+    hidden_pairs: dict[str, int] = {}  # where the rule asks and the check does not: the types that look alike
     for v in qs.values():
         rule = chess_rule(v)
         check = all(visible(r, p) for r in v)
         table[(rule, check)] += 1
+        if rule and not check:
+            for r in v:
+                if not visible(r, p):
+                    pair = f"{r['attributes'].get('type', r['kind'])} as {r['value']}"
+                    hidden_pairs[pair] = hidden_pairs.get(pair, 0) + 1
         for name in ("elevation", "king_px", "blur", "style"):
             level = f"{name} {v[0]['levels'][name]}"
             cell = by_level.setdefault(level, {"n": 0, "agree": 0, "rule": 0, "check": 0})
@@ -334,6 +348,7 @@ def confusion(rows: list[dict], p: dict, board: str = "contrast") -> dict:
             cell["rule"] += rule
             cell["check"] += check
     return {"table": {f"{a}/{b}": n for (a, b), n in table.items()}, "by_level": by_level,
+            "hidden_pairs": dict(sorted(hidden_pairs.items(), key=lambda kv: -kv[1])),
             "agree": sum(n for (a, b), n in table.items() if a == b), "n": sum(table.values())}
 
 
@@ -452,7 +467,8 @@ def sheet(out: Path, rows: list[dict], p: dict, path: Path, limit: int = 24) -> 
     tiles = []
     for r in [*below, *above]:
         data = np.load(out / f"{r['scene']}.npz")
-        a, b = data[f"{r['object']}|truth"], data[f"{r['object']}|{r['attribute']}|{r['value']}"]
+        key = f"{r['object']}|{r['attribute']}|{r['value']}"
+        a, b = data[f"{key}|truth"], data[key]
         pair = np.concatenate([a, np.zeros((a.shape[0], 2, 3), np.uint8), b], axis=1)
         scale = max(1, 120 // max(pair.shape[:2]))
         im = Image.fromarray(pair).resize((pair.shape[1] * scale, pair.shape[0] * scale), Image.NEAREST)
@@ -509,6 +525,10 @@ def markdown(result: dict) -> str:
     ]
     for level, cell in sorted(c["by_level"].items(), key=lambda kv: (kv[0].split()[0], _num(kv[0].split()[1]))):
         lines.append(f"| {level} | {cell['n']} | {cell['agree'] / cell['n']:.0%} | {cell['rule']} | {cell['check']} |")
+    pairs = list(c["hidden_pairs"].items())
+    if pairs:
+        lines += ["", "Where the rule asks and the check does not, the other types that did not show, with how many "
+                  "questions each: " + ", ".join(f"{pair} {n}" for pair, n in pairs[:6]) + "."]
     for h in result["held_out"]:
         q = h["params"]
         lines += ["", f"Chosen on elevations {', '.join(map(str, h['fit']))} alone ({q['sigma']:g} px, "
@@ -564,13 +584,13 @@ def write_doc(block: str) -> None:
     text = DOC.read_text()
     if BEGIN in text:
         head, rest = text.split(BEGIN, 1)
-        text = head + block + rest.split(END, 1)[1].lstrip("\n")
+        text = head + block + "\n" + rest.split(END, 1)[1].lstrip("\n")  # a blank line after the block
     else:
         text = text.rstrip("\n") + "\n\n" + block
     DOC.write_text(text)
 
 
-def analyse(out: Path, write: bool) -> dict:
+def analyse(out: Path, write: bool, samples: int) -> dict:
     rows = load(out)
     params = calibrate(rows)
     scenes = len(list(out.glob("scene_*.npz")))
@@ -579,7 +599,7 @@ def analyse(out: Path, write: bool) -> dict:
               "noise": noise(rows, params), "clevr": clevr_shapes(rows, params),
               "attributes": attribute_table(rows, params), "colour": color_rule_agreement(rows, params),
               "scenes": scenes, "renders": len(rows) + len({(r["scene"], r["object"]) for r in rows}),
-              "samples": 4}
+              "samples": samples}
     (out / "calibration.json").write_text(json.dumps(result, indent=1, default=str))
     docs = ROOT / "docs" if write else out
     figure(rows, params, docs / "counterfactual_calibration.png")
@@ -594,12 +614,14 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "output" / "bench_counterfactual"))
     parser.add_argument("--quick", action="store_true", help="four scenes, nothing written to docs/")
     parser.add_argument("--analyse-only", action="store_true", help="reuse the renders in --out")
+    parser.add_argument("--samples", type=int, default=CounterfactualConfig().samples,
+                        help="samples per pixel of the region renders (default: the check's)")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if not args.analyse_only:
-        render_all(out, args.quick)
-    result = analyse(out, write=not args.quick)
+        render_all(out, args.quick, args.samples)
+    result = analyse(out, write=not args.quick, samples=args.samples)
     print(json.dumps({k: result[k] for k in ("params", "confusion")}, indent=1, default=str))
 
 

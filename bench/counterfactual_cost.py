@@ -81,7 +81,7 @@ def write_doc(block: str) -> None:
     text = DOC.read_text()
     if BEGIN in text:
         head, rest = text.split(BEGIN, 1)
-        text = head + block + rest.split(END, 1)[1].lstrip("\n")
+        text = head + block + "\n" + rest.split(END, 1)[1].lstrip("\n")  # a blank line after the block
     else:
         text = text.rstrip("\n") + "\n\n" + block
     DOC.write_text(text)
