@@ -5,6 +5,10 @@ BIN := $(VENV)/bin
 WHEELS ?= $(HOME)/.cache/byo-wheels
 BPY_WHEEL := bpy==5.0.1
 STAMP := $(VENV)/.installed
+# Python caches compiled modules (and pytest its rewritten test modules) in __pycache__ even where
+# the environment says not to (PYTHONDONTWRITEBYTECODE, set in many containers): without the caches
+# every test worker and every `byo` the tests start compiles the sources again.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: install harness demo test test-fast bench bench-quick lint docs screenshot clean
 

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import matplotlib
 import numpy as np
+import scipy  # scipy.signal loads on first use (importing this module stays cheap)
 from PIL import Image
-from scipy import signal
 
 from byo.core.progress import Bar
 from byo.families.chess.model import PIECE_TYPES, TYPE_READABLE_MAX_ELEVATION
@@ -92,7 +92,7 @@ def seen_at(sil: np.ndarray, height: int, blur_ratio: float, rng: np.random.Gene
         r = int(np.ceil(d / 2))
         yy, xx = np.mgrid[-r: r + 1, -r: r + 1]
         disc = (np.hypot(yy, xx) <= d / 2).astype(np.float32)
-        img = signal.fftconvolve(np.pad(img, r), disc / disc.sum(), mode="same").clip(0, 1).astype(np.float32)
+        img = scipy.signal.fftconvolve(np.pad(img, r), disc / disc.sum(), mode="same").clip(0, 1).astype(np.float32)
     step = sil.shape[0] / height  # full-size pixels per image pixel
     dy, dx = (int(v) for v in rng.uniform(0, step, size=2))
     img = np.pad(img, ((dy, int(np.ceil(step))), (dx, int(np.ceil(step)))))
