@@ -76,13 +76,16 @@ demo: $(STAMP)
 
 # One pytest worker per CPU (pytest-xdist), each test file on one worker (its module fixtures
 # made once): about 1.5x faster on 2 cores than one worker.
-PYTEST := $(BIN)/pytest -q -n auto --dist loadfile
+PYTEST := $(BIN)/pytest -q --dist loadfile
+# Without renders, most of the tests' time is spent waiting (on servers on loopback, on the
+# processes they start, on timeouts): one worker more than the cores fills those waits.
+FAST_WORKERS := $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 
 test: $(STAMP) harness
-	$(PYTEST)
+	$(PYTEST) -n auto
 
 test-fast: $(STAMP)
-	$(PYTEST) -m "not render and not blender and not browser and not harness"
+	$(PYTEST) -n $(FAST_WORKERS) -m "not render and not blender and not browser and not harness"
 
 # Each benchmark writes its section to $(BENCH_RESULTS)/NAME.json; bench/report.py merges them
 # into bench/results.json and bench/results.md (its docstring gives the section format).
