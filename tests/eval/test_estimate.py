@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from eval_data import make_dataset
 
+from byo.cli import main
 from byo.core.errors import ConfigError
 from byo.eval.estimate import QuestionEstimate, estimate_model, tile_tokens
 from byo.providers.catalog import Catalog, ModelEntry
@@ -78,15 +76,13 @@ def test_a_reference_is_billed_nothing_and_an_unpriced_model_has_no_cost(tmp_pat
 
 
 def test_an_unknown_provider_is_refused_before_any_render(tmp_path, capsys):
-    from byo.cli import main
-
     config = ROOT / "dataset_configs" / "demo.yaml"
     assert main(["plan", str(config), "--no-sample", "--estimate", "--model", "nosuch:model"]) == 2
     err = capsys.readouterr().err
     assert "nosuch" in err and "Traceback" not in err
 
 
-def test_an_hf_models_estimate_is_its_recorded_usage(tmp_path):
+def test_an_hf_models_estimate_is_its_recorded_usage(tmp_path, monkeypatch):
     """The tiny transformers VLM of tests/hf_tiny.py answers every question; the estimate of its input
     tokens (its processor's count) is what the run records, and the cost is the price file's prices
     applied to the recorded usage, within 5% (the answers may end before --max-tokens)."""
@@ -97,12 +93,10 @@ def test_an_hf_models_estimate_is_its_recorded_usage(tmp_path):
     dataset, sample = _questions(tmp_path, 6)
     (tmp_path / "providers.yaml").write_text(json.dumps({"providers": {"hf": {"models": {
         str(model): {"input_per_million": 3.0, "output_per_million": 15.0}}}}}))
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "1",
-           "HF_HOME": str(tmp_path / "hf-home")}
-    done = subprocess.run([sys.executable, "-m", "byo.cli", "eval", str(dataset), "--provider", "hf", "--model",
-                           str(model), "--run", "tiny", "--max-tokens", "6", "--device", "cpu", "--providers",
-                           str(tmp_path / "providers.yaml")], cwd=ROOT, env=env, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-3000:]
+    for k, v in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf-home")}.items():
+        monkeypatch.setenv(k, v)
+    assert main(["eval", str(dataset), "--provider", "hf", "--model", str(model), "--run", "tiny", "--max-tokens", "6",
+                 "--device", "cpu", "--providers", str(tmp_path / "providers.yaml")]) == 0
     run = json.loads((dataset / "runs" / "tiny" / "run.json").read_text())
     catalog = Catalog.model_validate(json.loads((tmp_path / "providers.yaml").read_text()))
     found = estimate_model(f"hf:{model}", QuestionEstimate(images=6, sampled_images=6, sample=sample), dataset,

@@ -75,17 +75,18 @@ def test_questions_without_candidates_are_a_clear_error(tmp_path, capsys):
     assert "no question carries candidate captions" in err and "questions.jsonl" in err
 
 
-def test_a_missing_library_names_the_extra(tmp_path):
+def test_a_missing_library_names_the_extra(tmp_path, monkeypatch, capsys):
     ds = make_retrieval_dataset(tmp_path / "ds", 2)
-    code = ("import sys; sys.modules['transformers'] = None; sys.modules['open_clip'] = None; "
-            "from byo.cli import main; sys.exit(main(sys.argv[1:]))")
+    for k, v in OFFLINE.items():
+        monkeypatch.setenv(k, v)
+    for library in ("transformers", "open_clip"):  # importing either fails, as where it is not installed
+        monkeypatch.setitem(sys.modules, library, None)
     for provider, model, missing in (("hf-clip", "org/model", "transformers"), ("clip", "ViT-B-32/laion2b_s34b_b79k",
                                                                                 "open_clip")):
-        done = subprocess.run([sys.executable, "-c", code, "eval", str(ds), "--provider", provider, "--model", model],
-                              cwd=ROOT, capture_output=True, text=True, env={**os.environ, **OFFLINE})
-        assert done.returncode == 2, done.stderr
-        assert missing in done.stderr and "byo-render[clip]" in done.stderr
-        assert "Traceback" not in done.stderr
+        assert main(["eval", str(ds), "--provider", provider, "--model", model]) == 2
+        err = capsys.readouterr().err
+        assert missing in err and "byo-render[clip]" in err
+        assert "Traceback" not in err
 
 
 def test_open_clip_model_names_are_checked_before_loading(tmp_path, capsys):
@@ -128,10 +129,9 @@ def eval_command(dataset: Path, model: Path, run: str, *extra: str) -> list[str]
 @needs_torch
 def test_tiny_clip_ranks_end_to_end_and_a_second_run_calls_no_model(tiny_clip, tmp_path, capsys, monkeypatch):
     ds = make_retrieval_dataset(tmp_path / "ds", 10, variants=("neutral", "cot"))
-    env = {**os.environ, **OFFLINE, "HF_HOME": str(tmp_path / "hf-home")}
-    first = subprocess.run(eval_command(ds, tiny_clip, "first", "--batch-size", "3"), cwd=ROOT, env=env,
-                           capture_output=True, text=True)
-    assert first.returncode == 0, first.stderr[-3000:]
+    for k, v in {**OFFLINE, "HF_HOME": str(tmp_path / "hf-home")}.items():  # both runs in this process
+        monkeypatch.setenv(k, v)
+    assert main(eval_command(ds, tiny_clip, "first", "--batch-size", "3")[3:]) == 0
     images, captions = distinct_items(ds)
     calls = run_info(ds, "first")["model_calls"]
     # every image and caption embedded once, at most --batch-size at a time
@@ -148,8 +148,6 @@ def test_tiny_clip_ranks_end_to_end_and_a_second_run_calls_no_model(tiny_clip, t
     # stored as computed, not rounded to 6 decimals (a rounding makes ties of near-equal similarities)
     assert any(round(s, 6) != s for p in predictions for s in p["similarities"])
 
-    for k, v in {**OFFLINE, "HF_HOME": env["HF_HOME"]}.items():  # the second run in this process
-        monkeypatch.setenv(k, v)
     capsys.readouterr()
     assert main(eval_command(ds, tiny_clip, "second", "--batch-size", "3")[3:]) == 0
     assert "model calls 0 (0 images, 0 captions embedded" in " ".join(capsys.readouterr().err.split())
