@@ -3,7 +3,9 @@ real renders (the golden chess and poker images) with their questions; and headl
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import os
 import re
@@ -14,6 +16,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from conftest import ROOT
 
@@ -111,7 +114,20 @@ class Server:
         self.stop()
 
 
-def run_command(dataset: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    """`byo human` expected to exit by itself (bad settings)."""
-    return subprocess.run([sys.executable, "-m", "byo.cli", "human", str(dataset), "--port", "0", *args],
-                          capture_output=True, text=True, timeout=timeout)
+def run_command(dataset: Path, *args: str, timeout: float = 60) -> SimpleNamespace:
+    """`byo human` expected to exit by itself (bad settings), in this process (in a thread, so that
+    one that serves instead fails the test after `timeout` seconds): its returncode, stdout, stderr."""
+    out, err, done = io.StringIO(), io.StringIO(), {}
+
+    def command() -> None:
+        try:
+            done["code"] = main(["human", str(dataset), "--port", "0", *args])
+        except SystemExit as stop:
+            done["code"] = stop.code
+
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        thread = threading.Thread(target=command, daemon=True)
+        thread.start()
+        thread.join(timeout)
+    assert "code" in done, f"byo human {' '.join(args)} did not exit within {timeout} s"
+    return SimpleNamespace(returncode=done["code"], stdout=out.getvalue(), stderr=err.getvalue())
