@@ -29,7 +29,8 @@ def test_every_package_is_listed_for_the_wheel():
 def test_the_asset_packs_ship_as_byo_packs_with_their_files():
     assert PYPROJECT["tool"]["setuptools"]["package-dir"]["byo.packs"] == "assets"
     patterns = PYPROJECT["tool"]["setuptools"]["package-data"]["byo.packs"]
-    files = [p.relative_to(ROOT / "assets") for p in (ROOT / "assets").rglob("*") if p.is_file()]
+    files = [p.relative_to(ROOT / "assets") for p in (ROOT / "assets").rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts]  # Python's bytecode caches are not the project's
     shipped = [f for f in files if any(f.match(pattern) and len(f.parts) == len(pattern.split("/"))
                                        for pattern in patterns)]
     assert sorted(set(files) - set(shipped), key=str) == [p for p in map(Path, ["__init__.py", "make_packs.py"])]
