@@ -15,7 +15,7 @@ import numpy as np
 
 from byo.scene.setup import level_label, preset_number
 from byo.score import metrics
-from byo.score.bins import Bins, parse_bins  # noqa: F401 (parse_bins: byo.score.tables' API)
+from byo.score.bins import Bins
 from byo.score.parse import STATUSES
 from byo.score.rows import NUMERIC, SETS, grid_position, truth_cell
 
