@@ -35,6 +35,7 @@ from pathlib import Path
 
 import matplotlib
 import numpy as np
+from figures import write_block
 from PIL import Image, ImageDraw
 from scipy import ndimage
 from skimage.color import deltaE_ciede2000, rgb2lab
@@ -580,16 +581,6 @@ def _num(text: str) -> float:
         return 0.0
 
 
-def write_doc(block: str) -> None:
-    text = DOC.read_text()
-    if BEGIN in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + block + "\n" + rest.split(END, 1)[1].lstrip("\n")  # a blank line after the block
-    else:
-        text = text.rstrip("\n") + "\n\n" + block
-    DOC.write_text(text)
-
-
 def analyse(out: Path, write: bool, samples: int) -> dict:
     rows = load(out)
     params = calibrate(rows)
@@ -605,7 +596,7 @@ def analyse(out: Path, write: bool, samples: int) -> dict:
     figure(rows, params, docs / "counterfactual_calibration.png")
     sheet(out, rows, params, docs / "counterfactual_borderline.png")
     if write:
-        write_doc(markdown(result))
+        write_block(DOC, markdown(result), BEGIN, END)
     return result
 
 

@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 
 import yaml
+from figures import write_block
 
 from byo.render.executors.inprocess import InProcess
 from byo.render.runner import render_dataset
@@ -77,23 +78,13 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join([*lines, "", END]) + "\n"
 
 
-def write_doc(block: str) -> None:
-    text = DOC.read_text()
-    if BEGIN in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + block + "\n" + rest.split(END, 1)[1].lstrip("\n")  # a blank line after the block
-    else:
-        text = text.rstrip("\n") + "\n\n" + block
-    DOC.write_text(text)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "output" / "bench_counterfactual_cost"))
     args = parser.parse_args()
     rows = measure(Path(args.out))
     (Path(args.out) / "cost.json").write_text(json.dumps(rows, indent=1))
-    write_doc(markdown(rows))
+    write_block(DOC, markdown(rows), BEGIN, END)
     print(json.dumps(rows, indent=1))
 
 

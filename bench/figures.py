@@ -27,6 +27,18 @@ def show(title: str, figures: dict, json_path: Path | None = None) -> None:
         json_path.write_text(json.dumps(figures, indent=1) + "\n")
 
 
+def write_block(path: Path, block: str, begin: str, end: str) -> None:
+    """Put `block` (which starts with the `begin` marker and ends with `end`) in place of the one
+    between those markers in the doc at `path`, or at its end; a blank line follows it."""
+    text = path.read_text()
+    if begin in text:
+        head, rest = text.split(begin, 1)
+        text = head + block + "\n" + rest.split(end, 1)[1].lstrip("\n")
+    else:
+        text = text.rstrip("\n") + "\n\n" + block
+    path.write_text(text)
+
+
 def now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
