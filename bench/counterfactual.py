@@ -209,8 +209,9 @@ def _name(family: str, levels: dict) -> str:
 
 
 def with_samples(config: dict, samples: int) -> dict:
-    """The config with the check's region renders at `samples` samples."""
-    render = {**config["scene"]["render"], "counterfactual": {"samples": samples}}
+    """The config with the check's region renders at `samples` samples, in one pass (every pair
+    kept is a render at those samples)."""
+    render = {**config["scene"]["render"], "counterfactual": {"samples": samples, "screen": False}}
     return {**config, "scene": {**config["scene"], "render": render}}
 
 

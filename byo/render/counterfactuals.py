@@ -96,8 +96,64 @@ def _plan(spec: SceneSpec, family: Family, scene, built: dict[int, list], measur
 def _shared_truth(planned: list[_Planned], batches: list[list[int]]) -> list[list[list[int]]]:
     """The batches whose truth is rendered at once: all of them when the union of every region
     stays within counterfactual.groups' budget, else each on its own."""
-    boxes = [p.box for p in planned]
+    boxes = [p.box for batch in batches for p in (planned[k] for k in batch)]
     return [batches] if batches and counterfactual.within_budget(boxes) else [[b] for b in batches]
+
+
+# One change of one planned object: (its index in the plan, the change's index in its `changes`).
+Change = tuple[int, int]
+
+
+def _render_changes(scene, planned: list[_Planned], batches: list[list[int]],
+                    todo: set[Change]) -> dict[Change, tuple[np.ndarray, np.ndarray]]:
+    """The changes `todo`, each as (the truth's render, the changed render) of its own region, with
+    the settings of the enclosing `regions.region_renders`: within a batch, the objects' k-th
+    changes share one render; the truth is rendered once for every batch within budget."""
+    wanted = [[k for k in batch if any((k, step) in todo for step in range(len(planned[k].changes)))]
+              for batch in batches]
+    wanted = [batch for batch in wanted if batch]
+    pairs: dict[Change, tuple[np.ndarray, np.ndarray]] = {}
+    for shared in _shared_truth(planned, wanted):
+        truth_box = counterfactual.union([planned[k].box for batch in shared for k in batch])
+        truth = regions.render_region(scene, truth_box)
+        for batch in shared:
+            with regions.hidden([b for k in batch for b in planned[k].own]):
+                for step in range(max(len(planned[k].changes) for k in batch)):
+                    turn = [k for k in batch if (k, step) in todo]
+                    if not turn:
+                        continue
+                    box = counterfactual.union([planned[k].changes[step][3] for k in turn])
+                    with regions.shown([b for k in turn for b in planned[k].changes[step][2]]):
+                        other = regions.render_region(scene, box)
+                    for k in turn:
+                        own_box = planned[k].changes[step][3]
+                        pairs[k, step] = (counterfactual.crop(truth, truth_box, own_box),
+                                          counterfactual.crop(other, box, own_box))
+    return pairs
+
+
+def _compared(p: _Planned, attribute: str, truth: np.ndarray, other: np.ndarray) -> tuple[float, np.ndarray]:
+    """A change's difference and its per-pixel map (a removal's at the object's rank and blur)."""
+    if attribute == counterfactual.PRESENCE:
+        d = counterfactual.pixel_differences(truth, other, counterfactual.presence_smoothing(p.blur))
+        return counterfactual.ranked(d, counterfactual.presence_rank(p.seen["visible_pixels"])), d
+    d = counterfactual.pixel_differences(truth, other)
+    return counterfactual.ranked(d), d
+
+
+def _may_settle(p: _Planned, step: int) -> bool:
+    attribute = p.changes[step][0]
+    rank = (counterfactual.presence_rank(p.seen["visible_pixels"]) if attribute == counterfactual.PRESENCE
+            else counterfactual.TOP_PIXELS)
+    return counterfactual.may_settle(attribute, rank, p.blur)
+
+
+def _first_pass_samples(scene, settings) -> int | None:
+    """The samples of the screening pass (half the check's), or None for one pass: screening off,
+    too few samples to halve, or an engine that takes its own (Workbench)."""
+    if settings.screen and settings.samples >= 2 and scene.render.engine == "CYCLES":
+        return settings.samples // 2
+    return None
 
 
 def measure(spec: SceneSpec, family: Family, scene, built: dict[int, list], measured: dict[int, dict],
@@ -105,48 +161,48 @@ def measure(spec: SceneSpec, family: Family, scene, built: dict[int, list], meas
     """Object id -> what its counterfactual renders measured, for every object of `spec` the mask
     shows (`measured`: the mask's pixels and box per id, parts included). `built`: mask id ->
     the Blender objects of the scene as rendered. `attributes`: those to vary (default: the
-    config's, else the family's); `keep`: handed every pair of renders compared (the calibration
-    bench keeps them).
+    config's, else the family's); `keep`: handed every pair of renders a measure was taken from
+    (the calibration bench keeps them).
 
     Objects whose regions do not overlap share their renders (counterfactual.groups: one render
     with all of them removed, one with each as its first alternative...), one render of the
     unchanged scene serves every region within budget, and each change is compared on its own
     region. Every render has the same seed, so a pixel comes out the same whichever region it is
-    rendered in. Blurred objects whose regions overlap are measured for how far they blur into
-    one (counterfactual.merge_ratio, on their removals' differences)."""
+    rendered in. A first pass at half the samples measures the changes it may settle
+    (counterfactual.may_settle); the others, and those it does not settle (counterfactual.settled),
+    are rendered, with their truth, at the check's samples. Blurred
+    objects whose regions overlap are measured for how far they blur into one
+    (counterfactual.merge_ratio, on their removals' differences)."""
     settings = spec.setup.render.counterfactual
     wanted = tuple(attributes) if attributes is not None else checked_attributes(spec, family)
     planned, made = _plan(spec, family, scene, built, measured, wanted)
     batches = counterfactual.groups([p.box for p in planned])
+    every = {(k, step) for k, p in enumerate(planned) for step in range(len(p.changes))}
+    first = _first_pass_samples(scene, settings)
+    screened = {c for c in every if _may_settle(planned[c[0]], c[1])} if first else set()
+    results: dict[Change, tuple[float, np.ndarray, np.ndarray, np.ndarray]] = {}
+    for samples, todo in ((first, screened), (settings.samples, every)):
+        todo = todo - {c for c in results if counterfactual.settled(planned[c[0]].changes[c[1]][0], results[c][0])}
+        if not todo:
+            continue
+        with regions.region_renders(scene, samples, settings.denoise):
+            pairs = _render_changes(scene, planned, batches, todo)
+        for (k, step), (a, b) in pairs.items():
+            results[k, step] = (*_compared(planned[k], planned[k].changes[step][0], a, b), a, b)
+    regions.remove(made)
     maps: dict[int, counterfactual.Hump] = {}
     found: dict[int, dict[str, dict[str, float]]] = {}
     presence: dict[int, float] = {}
-    with regions.region_renders(scene, settings.samples, settings.denoise):
-        for shared in _shared_truth(planned, batches):
-            truth_box = counterfactual.union([planned[k].box for batch in shared for k in batch])
-            truth = regions.render_region(scene, truth_box)
-            for batch in shared:
-                members = [planned[k] for k in batch]
-                with regions.hidden([b for p in members for b in p.own]):
-                    for step in range(max(len(p.changes) for p in members)):
-                        turn = [p for p in members if step < len(p.changes)]
-                        box = counterfactual.union([p.changes[step][3] for p in turn])
-                        with regions.shown([b for p in turn for b in p.changes[step][2]]):
-                            other = regions.render_region(scene, box)
-                        for p in turn:
-                            attribute, value, _, own_box = p.changes[step]
-                            a, b = counterfactual.crop(truth, truth_box, own_box), counterfactual.crop(other, box, own_box)
-                            if keep is not None:
-                                keep(p.obj.id, attribute, value, a, b)
-                            if attribute == counterfactual.PRESENCE:
-                                d = counterfactual.pixel_differences(a, b, counterfactual.presence_smoothing(p.blur))
-                                maps[p.obj.id] = (own_box, d, a)
-                                presence[p.obj.id] = counterfactual.ranked(
-                                    d, counterfactual.presence_rank(p.seen["visible_pixels"]))
-                            else:
-                                d = counterfactual.pixel_differences(a, b)
-                                found.setdefault(p.obj.id, {}).setdefault(attribute, {})[value] = counterfactual.ranked(d)
-    regions.remove(made)
+    for (k, step), (value, d, a, b) in sorted(results.items()):
+        p = planned[k]
+        attribute, choice, _, own_box = p.changes[step]
+        if keep is not None:
+            keep(p.obj.id, attribute, choice, a, b)
+        if attribute == counterfactual.PRESENCE:
+            maps[p.obj.id] = (own_box, d, a)
+            presence[p.obj.id] = value
+        else:
+            found.setdefault(p.obj.id, {}).setdefault(attribute, {})[choice] = value
     merged: dict[int, dict[int, float]] = {}
     blur = {p.obj.id: p.blur for p in planned}
     for a, b in itertools.combinations(sorted(maps), 2):

@@ -32,7 +32,8 @@ The rules built on it, for the question generator and `byo audit` alike:
 
 The renders of objects whose regions (widened by GROUP_MARGIN) do not overlap are shared where
 that is cheaper: one render per alternative for a whole group (`groups`), each object's region
-cropped from it.
+cropped from it. A first pass renders every change at half the samples; only the changes it
+leaves near a threshold are rendered again at the check's samples (`settled`).
 
 Thresholds from bench/counterfactual.py; docs/readability_calibration.md publishes them.
 """
@@ -79,6 +80,12 @@ MERGE_FIELD = "merged"  # Measured's JSON: other object's id -> merge_ratio, for
 GROUP_MARGIN = 0.5
 GROUP_MARGIN_PX = 4
 GROUP_RENDER_PIXELS = 330
+# The first pass at half the samples (render.counterfactual.screen) settles a change whose difference
+# lies below SETTLED_BELOW or at SETTLED_FROM and above: on bench/counterfactual.py's grid, rendered at
+# 2 and at 4 samples (bench/counterfactual_screen.py), no change so settled at 2 is decided otherwise
+# at 4. The rest are rendered again at the check's samples.
+SETTLED_BELOW = 8.0  # ΔE00
+SETTLED_FROM = 24.0
 
 
 def _lab(rgb: np.ndarray) -> np.ndarray:
@@ -126,6 +133,23 @@ def presence_rank(area: int) -> int:
 def visible(difference: float) -> bool:
     """Whether a change of this difference shows in the image."""
     return difference >= MIN_DIFFERENCE
+
+
+def may_settle(attribute: str, rank: int = TOP_PIXELS, blur_px: float = 0.0) -> bool:
+    """Whether the first pass (half the samples) may settle a change: one measured at TOP_PIXELS,
+    and for a removal one blurred by less than MERGE_MIN_BLUR_PX (a smaller rank is noisier than
+    the calibrated one, and blurred removals are kept as maps for `merge_ratio`)."""
+    return rank == TOP_PIXELS and (attribute != PRESENCE or blur_px < MERGE_MIN_BLUR_PX)
+
+
+def settled(attribute: str, difference: float) -> bool:
+    """Whether a change the first pass measured (one that `may_settle`) keeps that measure: its
+    difference lies clearly on one side of MIN_DIFFERENCE (below SETTLED_BELOW, or SETTLED_FROM and
+    above). A removal settles only when clearly visible: its presence band has a second threshold
+    (HIDDEN_SHARE x MIN_DIFFERENCE) which the calibration did not test."""
+    if attribute == PRESENCE:
+        return difference >= SETTLED_FROM
+    return difference < SETTLED_BELOW or difference >= SETTLED_FROM
 
 
 Box = tuple[int, int, int, int]

@@ -302,6 +302,9 @@ class CounterfactualConfig(Strict):
     enabled: bool = True
     samples: int = Field(4, ge=1, le=4096)  # per pixel of a region render (Cycles; Workbench takes its own)
     denoise: bool = False  # the image's denoiser on the region renders too (slower; see docs/readability.md)
+    # A first pass at half the samples settles the changes clearly on one side of the threshold;
+    # the rest are rendered again at `samples` (byo/scene/counterfactual.py, `settled`).
+    screen: bool = True
     # The attributes rendered with each other value; None: the family's choice (Family.rendered_attributes).
     attributes: list[str] | None = None
 

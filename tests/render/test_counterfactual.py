@@ -16,11 +16,18 @@ import pytest
 from conftest import write_config
 
 from byo.audit.run import audit_dataset, unmeasured
+from byo.blender import engine, regions
 from byo.cli import main
 from byo.core.dataset import Layout
+from byo.families import load_config
 from byo.families.base import seen_as_rendered
 from byo.questions.generate import generate
+from byo.render import counterfactuals
+from byo.render.job import build_scene
 from byo.scene import counterfactual as cf
+from byo.scene.measure import measure as measure_mask
+from byo.scene.plan import make_job
+from byo.scene.spec import sample_spec
 
 pytestmark = pytest.mark.render
 
@@ -192,3 +199,46 @@ def test_the_audit_of_a_dataset_with_the_measurements_renders_nothing_and_agrees
         assert unmeasured(layout.root) == []
         report = audit_dataset(layout.root, show_progress=False)
         assert report.count("ill_posed") == 0 and report.count("wrong") == 0, report.to_json()["findings"]
+
+
+def _measured_once(config: dict, screen: bool) -> tuple[dict[int, cf.Measured], list[int]]:
+    """The check's measurements of the config's first image, and the samples of each region render."""
+    config = json.loads(json.dumps(config))
+    config["scene"]["render"]["counterfactual"] = {"screen": screen}  # 4 samples, the default
+    cfg = load_config(config)
+    spec = sample_spec(cfg, make_job(cfg, 0))
+    samples: list[int] = []
+    render_region = regions.render_region
+
+    def counted(scene, box):
+        samples.append(scene.cycles.samples)
+        return render_region(scene, box)
+
+    with engine.own_scene("screen_test") as scene, pytest.MonkeyPatch.context() as patch:
+        _, built = build_scene(spec, cfg.family, scene, 2)
+        ids = engine.render_instance_ids(scene, built)
+        mask = measure_mask(ids, [o.id for o in spec.objects], cfg.family.mask_parts(spec))
+        patch.setattr(regions, "render_region", counted)
+        return counterfactuals.measure(spec, cfg.family, scene, built, mask), samples
+
+
+def test_a_first_pass_at_half_the_samples_settles_the_clear_changes_and_decides_every_change_as_one_pass_would():
+    config = _config("a")
+    config["variables"] = {"camera.elevation": {"type": "varying_all", "levels": [90]}}  # near-threshold shapes
+    screened, screened_samples = _measured_once(config, screen=True)
+    single, single_samples = _measured_once(config, screen=False)
+    assert set(single_samples) == {4} and set(screened_samples) == {2, 4}
+    assert screened_samples.count(4) < len(single_samples)  # fewer renders at the check's samples
+    settled = again = 0
+    for oid, one in single.items():
+        two = screened[oid]
+        changes = [(cf.PRESENCE, None, one.presence, two.presence)] + [
+            (a, v, d, two.alternatives[a][v]) for a, values in one.alternatives.items() for v, d in values.items()]
+        for attribute, value, full, first in changes:
+            assert cf.visible(first) == cf.visible(full), (oid, attribute, value, first, full)
+            if cf.settled(attribute, first):
+                settled += 1
+            else:  # rendered again at 4 samples, with the same seed: the one pass's measure exactly
+                assert first == full, (oid, attribute, value)
+                again += 1
+    assert settled and again  # both paths taken

@@ -180,3 +180,20 @@ def test_regions_that_do_not_overlap_share_their_renders_where_that_is_cheaper()
     boxes = [*column, (0, 5, 10, 25)]
     assert sorted(map(sorted, cf.groups(boxes))) == [[0, 1], [2, 3]]
     assert cf.crop(np.arange(100).reshape(10, 10), (2, 3, 12, 13), (4, 5, 6, 8)).tolist() == [[22, 23], [32, 33], [42, 43]]
+
+
+@pytest.mark.parametrize(("attribute", "difference", "rank", "blur", "settles"), [
+    ("shape", 7.9, cf.TOP_PIXELS, 0.0, True),  # clearly hidden
+    ("shape", cf.SETTLED_BELOW, cf.TOP_PIXELS, 0.0, False),  # the band's lower edge: rendered again
+    ("shape", cf.MIN_DIFFERENCE, cf.TOP_PIXELS, 0.0, False),
+    ("shape", 23.9, cf.TOP_PIXELS, 0.0, False),
+    ("shape", cf.SETTLED_FROM, cf.TOP_PIXELS, 0.0, True),  # clearly visible
+    ("shape", 40.0, cf.TOP_PIXELS, 9.0, True),  # an attribute's blur does not matter
+    (cf.PRESENCE, 30.0, cf.TOP_PIXELS, 0.0, True),
+    (cf.PRESENCE, 2.0, cf.TOP_PIXELS, 0.0, False),  # hidden or ambiguous: a second threshold at 7
+    (cf.PRESENCE, 30.0, cf.TOP_PIXELS, cf.MERGE_MIN_BLUR_PX, False),  # blurred: kept for the merge maps
+    (cf.PRESENCE, 30.0, 12, 0.0, False),  # a small object's rank: noisier than the calibrated one
+])
+def test_the_first_pass_settles_only_changes_clearly_on_one_side_of_the_threshold(attribute, difference, rank, blur,
+                                                                                 settles):
+    assert (cf.may_settle(attribute, rank, blur) and cf.settled(attribute, difference)) is settles
