@@ -218,7 +218,9 @@ def write_doc(results: dict, path: Path) -> None:
                      f"{f'{blur:g}' if blur is not None else 'never'} |")
     lines += ["", "The question generator uses the highest elevation at which 16 px pieces still read "
               "(byo/families/chess/model.py, TYPE_READABLE_*): type questions are asked about pieces seen "
-              "from at most that elevation, at least that tall and at most that blurred.", ""]
+              "from at most that elevation and at most that blurred. Their least height, 20 px, is calibrated "
+              "against the counterfactual check (docs/readability_calibration.md): a silhouette stretched to a "
+              "common box reads from 16 px, where a king and a queen differ in a few pixels of the image.", ""]
     height, smallest, pixels = visibility_rule(results)
     views = [e for e in results["elevations"] if e <= TYPE_READABLE_MAX_ELEVATION]
     lines += ["## When does a piece count as seen?", "",

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.render
 CHESS_KEYS = ["localize_row_closest_piece", "localize_column_closest_piece", "count_localization_piece_type_row",
               "count_localization_piece_type_column"]
 CONFIGS = {
-    # Pieces tall enough to read their type (16 px) at 640x360.
+    # Pieces tall enough to read their type (20 px) at 640x360.
     "chess": ({"dataset": {"name": "keys", "family": "chess", "seed": 6, "n_images": 3},
                "scene": {"resolution": [640, 360], "render": {"samples": 2, "denoise": "off", "on_hidden": "flag"},
                          "content": {"count": [3, 5]}}}, CHESS_KEYS),

@@ -53,10 +53,12 @@ def _grid(legend: dict) -> Skip | None:
     return None
 
 
-def _types_unreadable(legend: dict, pieces: list[dict]) -> Problem | None:
-    """The type rule: a piece whose type cannot be read off its silhouette (model.TYPE_READABLE_*);
-    where the render drew each piece as every other type (render.counterfactual.attributes: [type]),
-    a piece whose render as another type does not differ visibly (the counterfactual check)."""
+def _types_unreadable(legend: dict, pieces: list[dict],
+                      min_height_px: float = TYPE_READABLE_MIN_HEIGHT_PX) -> Problem | None:
+    """The type rule: a piece whose type cannot be read off its silhouette (model.TYPE_READABLE_*;
+    `min_height_px` for the calibration bench's candidates); where the render drew each piece as
+    every other type (render.counterfactual.attributes: [type]), a piece whose render as another
+    type does not differ visibly (the counterfactual check)."""
     if pieces and measured_attribute(pieces, "type"):
         return attribute_unreadable(pieces, "type")
     for o in pieces:
@@ -64,8 +66,8 @@ def _types_unreadable(legend: dict, pieces: list[dict]) -> Problem | None:
         if view_elevation(legend, (x, y, z + o["attributes"]["height"] / 2)) > TYPE_READABLE_MAX_ELEVATION:
             return "type", "piece types are not readable from this high a view (their silhouettes look alike)"
         height = box_size(o)[1]
-        if height < TYPE_READABLE_MIN_HEIGHT_PX:
-            return "type", f"a piece is under {TYPE_READABLE_MIN_HEIGHT_PX} px tall: too small to read its type"
+        if height < min_height_px:
+            return "type", f"a piece is under {min_height_px:g} px tall: too small to read its type"
         if blur_px(legend, o) > TYPE_READABLE_MAX_BLUR * height:
             return "type", "a piece is too blurred to read its type"
     return None

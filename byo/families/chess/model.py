@@ -50,12 +50,15 @@ FOOTPRINT_RADIUS = {"staunton": {**dict.fromkeys(PIECE_TYPES, 0.37), "knight": 0
 ROWS_READABLE_WITHIN = 30.0
 
 
-# A piece's type is asked about only when its silhouette tells it apart (measured by
-# bench/silhouettes.py, docs/piece_silhouettes.md: the highest view at which 16 px silhouettes of
-# both styles are told apart 90% of the time): seen from at most this elevation, at least this many
-# pixels tall, blurred by a disc at most this fraction of its height.
+# A piece's type is asked about only when its silhouette tells it apart: seen from at most this
+# elevation, at least this many pixels tall, blurred by a disc at most this fraction of its height.
+# The elevation and the blur are bench/silhouettes.py's (docs/piece_silhouettes.md: the highest
+# view at which silhouettes of both styles are told apart 90% of the time). The height is
+# bench/counterfactual.py's: the one at which the rule agrees most with rendering each piece as
+# every other type (docs/readability_calibration.md); the silhouettes, each stretched to a common
+# box, read from 16 px, where a king and a queen differ in a few pixels of the image.
 TYPE_READABLE_MAX_ELEVATION = 50.0
-TYPE_READABLE_MIN_HEIGHT_PX = 16
+TYPE_READABLE_MIN_HEIGHT_PX = 20
 TYPE_READABLE_MAX_BLUR = 0.3
 # A piece counts as seen (counted, located) from this many mask pixels of the image as rendered,
 # whatever its size (render.min_visible_pixels, byo/scene/measure.py's band): what the smallest
