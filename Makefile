@@ -101,6 +101,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/adaptive_bench.py --json $(BENCH_RESULTS)/adaptive.json   # byo adapt against a simulated observer
 	$(BIN)/python bench/family_presets.py --confirm --json $(BENCH_RESULTS)/family_presets.json   # each family's standard against BYO-Eval's at 640x360 and 1920x1080
 	$(BIN)/python bench/plan_bench.py --json $(BENCH_RESULTS)/plan.json   # byo plan --estimate against the real run
+	$(BIN)/python bench/counterfactual_cost.py --json $(BENCH_RESULTS)/counterfactual_cost.json   # the readability check's share of the demos' render
 	$(BIN)/python bench/throughput.py --json $(BENCH_RESULTS)/throughput.json   # images per CPU-hour, paper configs' full size
 	$(BIN)/python bench/real_answers.py --json $(BENCH_RESULTS)/real_answers.json   # skipped without ../shared/real-answers
 	$(BIN)/python bench/report.py $(BENCH_RESULTS) --json bench/results.json --md bench/results.md

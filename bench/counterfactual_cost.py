@@ -4,8 +4,10 @@ in one run (both sides measured in the same run, so the machine's load weighs on
 the seconds per image of each side, their ratio, and the check's own phase (the render log's
 `counterfactual`) as a share of the render without it.
 
-    .venv/bin/python bench/counterfactual_cost.py [--out output/bench_counterfactual_cost]
-Writes the cost section of docs/readability_calibration.md (between its markers) and cost.json.
+    .venv/bin/python bench/counterfactual_cost.py [--out output/bench_counterfactual_cost] [--json FILE]
+Writes the cost section of docs/readability_calibration.md (between its markers) and cost.json;
+`--json`: the bench section `make bench` merges (bench/report.py), with the check's share of the
+CLEVR demo's render at the standard preset held to at most 30% (issue 45).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import json
 from pathlib import Path
 
 import yaml
-from figures import write_block
+from figures import Section, write_block
 
 from byo.render.executors.inprocess import InProcess
 from byo.render.runner import render_dataset
@@ -78,14 +80,34 @@ def markdown(rows: list[dict]) -> str:
     return "\n".join([*lines, "", END]) + "\n"
 
 
+def section(out: Section, rows: list[dict]) -> Section:
+    """The bench section (begun before the renders): each config's check share and on / off ratio, and the table."""
+    for r in rows:
+        key = f"{Path(r['config']).stem}_{r['preset'].replace(' ', '_')}"
+        limit = 0.30 if r["config"].endswith("demo.yaml") and r["preset"] == "standard preset" else None
+        out.figure(f"{key}_check_share", r["check_share"], "", f"{r['config']}, {r['preset']}: the check / render",
+                   at_most=limit)
+        out.figure(f"{key}_on_off", r["ratio"], "", f"{r['config']}, {r['preset']}: seconds with the check / without")
+    out.table("cost", [("config", ""), ("samples", ""), ("images", ""), ("check on", "s"), ("check off", "s"),
+                       ("check", "s")],
+              [[r["config"], r["preset"], r["images"], r["seconds_on"], r["seconds_off"], r["check_seconds"]]
+               for r in rows])
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "output" / "bench_counterfactual_cost"))
+    parser.add_argument("--json", type=Path, help="write the bench section here (make bench)")
     args = parser.parse_args()
+    begun = Section("counterfactual_cost", "The counterfactual check's cost on the demo configs",
+                    "Each demo config rendered with render.counterfactual on and off in one run, as written and at the "
+                    "standard preset's samples: seconds per image from the render log, the check's own phase over the "
+                    "render without it.")
     rows = measure(Path(args.out))
     (Path(args.out) / "cost.json").write_text(json.dumps(rows, indent=1))
     write_block(DOC, markdown(rows), BEGIN, END)
-    print(json.dumps(rows, indent=1))
+    section(begun, rows).write(args.json)
 
 
 if __name__ == "__main__":
