@@ -32,8 +32,9 @@ The rules built on it, for the question generator and `byo audit` alike:
 
 The renders of objects whose regions (widened by GROUP_MARGIN) do not overlap are shared where
 that is cheaper: one render per alternative for a whole group (`groups`), each object's region
-cropped from it. A first pass renders every change at half the samples; only the changes it
-leaves near a threshold are rendered again at the check's samples (`settled`).
+cropped from it. A first pass renders at half the samples the changes it may settle
+(`may_settle`); only those it leaves near the threshold (`settled`), and the rest, are rendered at
+the check's samples.
 
 Thresholds from bench/counterfactual.py; docs/readability_calibration.md publishes them.
 """
