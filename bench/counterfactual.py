@@ -15,8 +15,8 @@ value of an attribute) at the check's samples, every pair of renders kept:
 The chess silhouette rule decides each piece-type question of the grid; the check's thresholds
 (smoothing, pixel rank, level) and the rule's least piece height are chosen together where the two
 agree most beyond chance (Cohen's kappa), ties to the lowest, and the agreement is reported as a
-confusion table (and at each candidate height). The same thresholds are then applied, unchanged, to CLEVR, whose shapes have no
-measured rule for the view's elevation.
+confusion table (and at each candidate height). The same thresholds are then applied, unchanged,
+to CLEVR, whose shapes have no measured rule for the view's elevation.
 
 Writes the calibration section of docs/readability_calibration.md (between its markers), the
 figures docs/counterfactual_*.png, a contact sheet of the borderline cases and the measurements as
@@ -353,12 +353,14 @@ def by_height(rows: list[dict], p: dict) -> dict[int, dict]:
 def confusion(rows: list[dict], p: dict, board: str = "contrast") -> dict:
     qs = questions(rows, "chess", "type", board)
     table = {(a, b): 0 for a in (True, False) for b in (True, False)}
+    said: list[tuple[bool, bool]] = []  # (rule, check) per question
     by_level: dict[str, dict] = {}
     hidden_pairs: dict[str, int] = {}  # where the rule asks and the check does not: the types that look alike
     for v in qs.values():
         rule = chess_rule(v, p["height"])
         check = all(visible(r, p) for r in v)
         table[(rule, check)] += 1
+        said.append((rule, check))
         if rule and not check:
             for r in v:
                 if not visible(r, p):
@@ -371,8 +373,7 @@ def confusion(rows: list[dict], p: dict, board: str = "contrast") -> dict:
             cell["agree"] += rule == check
             cell["rule"] += rule
             cell["check"] += check
-    rule_says = np.array([a for (a, _), n in table.items() for _ in range(n)], dtype=bool)
-    check_says = np.array([b for (_, b), n in table.items() for _ in range(n)], dtype=bool)
+    rule_says, check_says = np.array(said, dtype=bool).reshape(-1, 2).T
     return {"table": {f"{a}/{b}": n for (a, b), n in table.items()}, "by_level": by_level,
             "kappa": kappa(rule_says, check_says),
             "hidden_pairs": dict(sorted(hidden_pairs.items(), key=lambda kv: -kv[1])),

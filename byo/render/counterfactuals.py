@@ -132,20 +132,24 @@ def _render_changes(scene, planned: list[_Planned], batches: list[list[int]],
     return pairs
 
 
-def _compared(p: _Planned, attribute: str, truth: np.ndarray, other: np.ndarray) -> tuple[float, np.ndarray]:
-    """A change's difference and its per-pixel map (a removal's at the object's rank and blur)."""
+def _rank(p: _Planned, attribute: str) -> int:
+    """The pixel rank a change is measured at: a removal's by the object's size, else TOP_PIXELS."""
     if attribute == counterfactual.PRESENCE:
-        d = counterfactual.pixel_differences(truth, other, counterfactual.presence_smoothing(p.blur))
-        return counterfactual.ranked(d, counterfactual.presence_rank(p.seen["visible_pixels"])), d
-    d = counterfactual.pixel_differences(truth, other)
-    return counterfactual.ranked(d), d
+        return counterfactual.presence_rank(p.seen["visible_pixels"])
+    return counterfactual.TOP_PIXELS
+
+
+def _compared(p: _Planned, attribute: str, truth: np.ndarray, other: np.ndarray) -> tuple[float, np.ndarray]:
+    """A change's difference and its per-pixel map (a removal's smoothed by the object's blur)."""
+    smooth = (counterfactual.presence_smoothing(p.blur) if attribute == counterfactual.PRESENCE
+              else counterfactual.SMOOTH_PX)
+    d = counterfactual.pixel_differences(truth, other, smooth)
+    return counterfactual.ranked(d, _rank(p, attribute)), d
 
 
 def _may_settle(p: _Planned, step: int) -> bool:
     attribute = p.changes[step][0]
-    rank = (counterfactual.presence_rank(p.seen["visible_pixels"]) if attribute == counterfactual.PRESENCE
-            else counterfactual.TOP_PIXELS)
-    return counterfactual.may_settle(attribute, rank, p.blur)
+    return counterfactual.may_settle(attribute, _rank(p, attribute), p.blur)
 
 
 def _first_pass_samples(scene, settings) -> int | None:
