@@ -251,10 +251,28 @@ def prompt_sentences(prompt: str) -> tuple[str, ...]:
     return tuple(p for p in parts if len(p.split()) >= 3)
 
 
+def words_pattern(phrase: str) -> str:
+    """A phrase as a pattern of its words, whatever the case, spacing and punctuation between them
+    ("There is a cube. There is a sphere" matches "there is a cube, there is a sphere")."""
+    return r"\W+".join(re.escape(w) for w in re.findall(r"\w+", phrase))
+
+
+def without_options(prompt: str, choices: tuple[str, ...] | None) -> str:
+    """The prompt without its lettered options ("(B) There is a cube."): an option's sentences are
+    the answers, not an echo of the question."""
+    if not choices:
+        return prompt
+    for i, choice in enumerate(choices):
+        if body := words_pattern(choice):
+            prompt = re.sub(rf"\(?{re.escape(option_label(i))}[).:]\s*{body}\W?", " ", prompt, flags=re.IGNORECASE)
+    return prompt
+
+
 @functools.lru_cache(maxsize=PROMPT_CACHE)
 def _echo_patterns(prompt: str, choices: tuple[str, ...] | None) -> tuple[re.Pattern, ...]:
-    """The prompt's sentences (the options list first), longest first, as patterns to remove."""
-    candidates = sorted(prompt_sentences(prompt), key=len, reverse=True)
+    """The prompt's sentences (the options list first, and no sentence of an option), longest
+    first, as patterns to remove."""
+    candidates = sorted(prompt_sentences(without_options(prompt, choices)), key=len, reverse=True)
     if choices:
         candidates.insert(0, " ".join(f"({option_label(i)}) {c}" for i, c in enumerate(choices)))
     patterns = []

@@ -13,6 +13,7 @@ from typing import Any
 from byo.families.base import option_index
 from byo.providers.reasoning import split_reasoning
 from byo.score import text
+from byo.score.parse.choice import contradiction
 from byo.score.parse.kinds import KINDS
 from byo.score.parse.model import Kind, Mention, Parse, ParseContext
 
@@ -250,6 +251,8 @@ def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok",
     if not raw:
         return Parse(status="unparsed", note="empty answer")
     unechoed = text.strip_echo(raw, ctx.prompt, ctx.choices)
+    if ctx.choices and ctx.answer_type == "multiple_choice" and (note := contradiction(unechoed, ctx)):
+        return Parse(status="ambiguous", method="contradiction", note=note)
     for method in MARKED:  # each looked for only when the ones before found nothing
         if method == "structured":
             spans = text.structured_spans(raw)
@@ -280,6 +283,7 @@ RULES = {
     "cue": "after a cue: \"the answer is\", \"Answer:\" (cue+first: the value right after it)",
     "template": "the blank of an echoed fill-in-the-blank sentence, or after an echoed declarative lead",
     "refusal": "the answer declines",
+    "contradiction": "multiple choice: a letter followed by another option's text (\"A: No\" where (B) is No): ambiguous",
     "only": "the only value the answer gives",
     "loop": "degenerate text that repeats itself: unparsed",
     "hedge": "the answer hedges between values (\"3 or 4\", \"10-12\"): ambiguous",
