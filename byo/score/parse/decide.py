@@ -225,6 +225,27 @@ def _final_line(body: str, kind: Kind, ctx: ParseContext, *, anchored: bool = Fa
     return None if _NOT_WORD.sub("", rest) else found[0]
 
 
+_EQUALS = re.compile(r"=")
+_NUMERAL = re.compile(r"\d")
+
+
+def _result(body: str, kind: Kind, ctx: ParseContext) -> Mention | None:
+    """The result of a calculation that ends the answer ("9 - 5 = 4", "... so 3 x 4 = 12 boxes."):
+    the value after its last "=", when no other number follows it (a count)."""
+    if ctx.answer_type != "integer":
+        return None
+    last = None
+    for last in _EQUALS.finditer(body):
+        pass
+    if last is None:
+        return None
+    after = body[last.end():]
+    found = kind.find(after, ctx)
+    if len(found) != 1 or _NUMERAL.search(after[found[0].end:]) or len(after) - found[0].end > 80:
+        return None
+    return found[0]
+
+
 def _total(body: str, mentions: list[Mention]) -> Mention | None:
     """A stated total before its breakdown ("2 squares: one inside a larger square", "28 containers.
     14 in the top row and 14 below"): the first anchored value, when no anchored value after it
@@ -288,6 +309,7 @@ RULES = {
     "loop": "degenerate text that repeats itself: unparsed",
     "hedge": "the answer hedges between values (\"3 or 4\", \"10-12\"): ambiguous",
     "revision": "a corrected value (\"after checking again, 7\")",
+    "result": "the result of a calculation that ends the answer (\"9 - 5 = 4\"): the value after its last \"=\"",
     "final line": "the value alone on the last line of the answer (after the conclusion: its one value tied to "
                   "what is asked, \"= 42 containers\")",
     "conclusion": "after the last conclusion cue (\"therefore\", \"in total\", \"so\")",
@@ -326,6 +348,8 @@ def _whole(body: str, kind: Kind, ctx: ParseContext) -> Parse:
             return _hedge(values)
         if found := _revision(body, kind, ctx):
             return _ok(found.value, "revision", candidates=values)
+        if found := _result(body, kind, ctx):
+            return _ok(found.value, "result", candidates=values)
         if found := _final_line(body, kind, ctx):
             return _ok(found.value, "final line", candidates=values)
         if found := _conclusion(body, kind, ctx):
@@ -342,6 +366,8 @@ def _whole(body: str, kind: Kind, ctx: ParseContext) -> Parse:
         return _hedge(values)
     if found := _revision(body, kind, ctx):
         return _ok(found.value, "revision", candidates=values)
+    if found := _result(body, kind, ctx):
+        return _ok(found.value, "result", candidates=values)
     if found := _final_line(body, kind, ctx):
         return _ok(found.value, "final line", candidates=values)
     if found := _conclusion(body, kind, ctx):
