@@ -32,6 +32,21 @@ def clean(text: str | None) -> str:
     return "\n".join(_SPACES.sub(" ", line).strip() for line in text.splitlines()).strip()
 
 
+# A new turn the model wrote itself ("... The answer is 0.\n\nQuestion: How many ...? The answer is 1."):
+# a turn marker after the answer's own text, at a line's start or after a sentence's end.
+_NEW_TURN = re.compile(r"(?:\n|(?<=[.!?])[ \t]+)[ \t]*(?:#+[ \t]*)?(?:question|q|user|human|problem)[ \t]*\d*[ \t]*:",
+                       re.IGNORECASE)
+
+
+def first_turn(text: str) -> str:
+    """The answer up to a new turn the model wrote after it (a "Question: ..." of its own): only
+    the first turn answers the question asked."""
+    for m in _NEW_TURN.finditer(text):
+        if text[: m.start()].strip():
+            return text[: m.start()].rstrip()
+    return text
+
+
 # --- structured answers ---------------------------------------------------------------
 # Each form is found in one pass over the answer, whatever its length: an opener without its
 # closer ends the search (no later opener can have one either), and nested forms are read once,

@@ -266,7 +266,7 @@ def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok",
     kind = KINDS.get(ctx.answer_type)
     if kind is None:
         return Parse(status="unparsed", note=f"no parser for answer type {ctx.answer_type!r}")
-    raw = text.clean(split_reasoning(response)[0])  # a reasoning model's <think> block is never read
+    raw = text.first_turn(text.clean(split_reasoning(response)[0]))  # never a <think> block, nor a turn of its own
     if refusal:
         return Parse(status="refusal", note="the provider flagged a refusal")
     if not raw:
