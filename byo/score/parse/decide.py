@@ -75,10 +75,18 @@ class _Parentheses:
 _PAREN = re.compile(r"[()]")
 
 
-def _leading(body: str, mentions: list[Mention], kind: Kind) -> Mention | None:
+_SET_APART = re.compile(r"[ \t]*(?:[,.;:!]|-\s|\n|$)")  # "Yes, ...", "No. ...", "Yes - ...", "Yes" alone
+
+
+def _leading(body: str, mentions: list[Mention], kind: Kind, ctx: ParseContext) -> Mention | None:
+    """The value the answer starts with: alone in its first sentence, or (a label, yes/no, choice
+    or card) the only value of it; a yes or no set apart at the start ("Yes, there are no
+    cracks") whatever words follow."""
     first = mentions[0]
     if body[: first.start].strip(" \t\n\"'([{-:"):
         return None
+    if ctx.answer_type == "yes_no" and _SET_APART.match(body, first.end):
+        return first
     first_sentence = _FIRST_SENTENCE_END.split(body, maxsplit=1)[0]
     in_first = [m for m in mentions if m.end <= len(first_sentence)]
     if len(_distinct(in_first)) != 1:
@@ -358,7 +366,7 @@ def _whole(body: str, kind: Kind, ctx: ParseContext) -> Parse:
             return _ok(anchored[0], "anchored", candidates=values)
         return _ok(mentions[-1].value, "last", candidates=values)
     if kind.leading:  # a label, yes/no, choice or card: said first, then explained
-        if found := _leading(body, mentions, kind):
+        if found := _leading(body, mentions, kind, ctx):
             return _ok(found.value, "leading", candidates=values)
         if found := _first_sentence(body, mentions):
             return _ok(found.value, "first sentence", candidates=values)
@@ -374,7 +382,7 @@ def _whole(body: str, kind: Kind, ctx: ParseContext) -> Parse:
         return _ok(found.value, "conclusion", candidates=values)
     if found := _final_line(body, kind, ctx, anchored=True):
         return _ok(found.value, "final line", candidates=values)
-    if found := _leading(body, mentions, kind):
+    if found := _leading(body, mentions, kind, ctx):
         return _ok(found.value, "leading", candidates=values)
     if len(anchored) == 1:
         return _ok(anchored[0], "anchored", candidates=values)
