@@ -233,7 +233,6 @@ def _final_line(body: str, kind: Kind, ctx: ParseContext, *, anchored: bool = Fa
     return None if _NOT_WORD.sub("", rest) else found[0]
 
 
-_EQUALS = re.compile(r"=")
 _NUMERAL = re.compile(r"\d")
 
 
@@ -242,12 +241,10 @@ def _result(body: str, kind: Kind, ctx: ParseContext) -> Mention | None:
     the value after its last "=", when no other number follows it (a count)."""
     if ctx.answer_type != "integer":
         return None
-    last = None
-    for last in _EQUALS.finditer(body):
-        pass
-    if last is None:
+    at = body.rfind("=")
+    if at < 0:
         return None
-    after = body[last.end():]
+    after = body[at + 1:]
     found = kind.find(after, ctx)
     if len(found) != 1 or _NUMERAL.search(after[found[0].end:]) or len(after) - found[0].end > 80:
         return None
