@@ -370,6 +370,45 @@ def is_refusal(text: str) -> bool:
     return bool(_REFUSAL.search(_IDIOM.sub(" ", text) if "help" in text else text))
 
 
+# --- a question that does not apply ---------------------------------------------------------
+_NO_OPTION = re.compile(
+    r"\bnone of the (?:\w+\s+){0,2}?(?:choices|options|answers)\b"
+    r"|\b(?:is|are) not (?:listed|provided|given|included|offered|among)\b[^.\n]{0,40}?\b(?:choices|options)\b"
+    r"|\bthe question is (?:incorrect|wrong|invalid|mistaken|not applicable)\b", re.IGNORECASE)
+_NO_SUCH = (r"(?:there (?:is|are) no|(?:i )?(?:do not|don't|cannot|can't) see (?:an?|any)|"
+            r"(?:does not|doesn't|do not|don't) (?:show|contain|include|depict) (?:an?|any)|no)\s+(?:[\w-]+\s+){0,2}?")
+_SUBJECT = re.compile(r"\b(?:the|which|what)\s+((?:[a-z-]+\s+)?[a-z-]+)", re.IGNORECASE)
+_QUESTION_WORDS = frozenset("is are was were does do did has have can could being of in on to with".split())
+
+
+@functools.lru_cache(maxsize=PROMPT_CACHE)
+def _premise_pattern(prompt: str) -> re.Pattern | None:
+    """"there is no letter", "I don't see a conveyor belt": what the question takes as given (a
+    noun after "the", "which" or "what": "which letter", "the conveyor belt") said to be absent."""
+    nouns = set()
+    for phrase in _SUBJECT.findall(clean(prompt)):
+        words = [w for w in phrase.lower().split() if w not in _QUESTION_WORDS]
+        if words:
+            nouns.add(words[-1])
+    nouns -= {"image", "picture", "photo", "colour", "color", "number", "answer", "one", "following"}
+    if not nouns:
+        return None
+    forms = "|".join(sorted({re.escape(n) + suffix for n in nouns for suffix in ("", "s", "es")}, key=len, reverse=True))
+    return re.compile(rf"\b{_NO_SUCH}(?:{forms})\b", re.IGNORECASE)
+
+
+def denies_premise(text: str, prompt: str, choices: list[str] | None = None) -> str | None:
+    """Why the answer says the question does not apply, if it does: none of the options fits
+    ("none of the choices (A) 4, (B) 3 ... is correct"), or what the question takes as given is
+    not in the image ("There is no letter being circled", asked which letter is circled)."""
+    if choices and _NO_OPTION.search(text):
+        return "the answer says none of the options fits"
+    pattern = _premise_pattern(prompt) if prompt else None
+    if pattern is not None and pattern.search(text):
+        return "the answer says what the question asks about is not in the image"
+    return None
+
+
 _NEGATORS = {"not", "no", "never", "neither", "nor", "without", "except", "excluding", "isn't", "aren't", "wasn't",
              "weren't", "doesn't", "don't", "didn't", "nothing", "lacks", "absent"}
 _SCOPE_BREAK = re.compile(r"[,.;:!?()\n]|\bbut\b|\bhowever\b|\band\b|\bwhile\b|\bwhereas\b", re.IGNORECASE)

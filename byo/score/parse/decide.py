@@ -296,7 +296,11 @@ def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok",
                 return _decide_marked(span, mentions, kind, method)
     if text.is_refusal(raw):
         return Parse(status="refusal", method="refusal", note="the answer declines")
-    return _whole(unechoed, kind, ctx)
+    parse = _whole(unechoed, kind, ctx)
+    if parse.status in ("unparsed", "ambiguous") and parse.method != "loop" and ctx.answer_type != "integer" and (
+            why := text.denies_premise(unechoed, ctx.prompt, ctx.choices)):
+        return Parse(status="refusal", method="premise", candidates=parse.candidates, note=why)
+    return parse
 
 
 MARKED = ("structured", "braces", "cue", "template")
@@ -309,6 +313,8 @@ RULES = {
     "cue": "after a cue: \"the answer is\", \"Answer:\" (cue+first: the value right after it)",
     "template": "the blank of an echoed fill-in-the-blank sentence, or after an echoed declarative lead",
     "refusal": "the answer declines",
+    "premise": "no value, and the answer says the question does not apply: none of the options fits, or what it "
+               "asks about is not in the image (\"There is no letter being circled\"): a refusal",
     "contradiction": "multiple choice: a letter followed by another option's text (\"A: No\" where (B) is No): ambiguous",
     "only": "the only value the answer gives",
     "loop": "degenerate text that repeats itself: unparsed",
