@@ -374,7 +374,7 @@ def is_refusal(text: str) -> bool:
 _NO_OPTION = re.compile(
     r"\bnone of the (?:\w+\s+){0,2}?(?:choices|options|answers)\b"
     r"|\b(?:is|are) not (?:listed|provided|given|included|offered|among)\b[^.\n]{0,40}?\b(?:choices|options)\b"
-    r"|\bthe question is (?:incorrect|wrong|invalid|mistaken|not applicable)\b", re.IGNORECASE)
+    r"|\bthe question\b[^.\n]{0,120}?\bis (?:incorrect|wrong|invalid|mistaken|not applicable)\b", re.IGNORECASE)
 _NO_SUCH = (r"(?:there (?:is|are) no|(?:i )?(?:do not|don't|cannot|can't) see (?:an?|any)|"
             r"(?:does not|doesn't|do not|don't) (?:show|contain|include|depict) (?:an?|any)|no)\s+(?:[\w-]+\s+){0,2}?")
 _SUBJECT = re.compile(r"\b(?:the|which|what)\s+((?:[a-z-]+\s+)?[a-z-]+)", re.IGNORECASE)
@@ -402,7 +402,7 @@ def denies_premise(text: str, prompt: str, choices: list[str] | None = None) -> 
     ("none of the choices (A) 4, (B) 3 ... is correct"), or what the question takes as given is
     not in the image ("There is no letter being circled", asked which letter is circled)."""
     if choices and _NO_OPTION.search(text):
-        return "the answer says none of the options fits"
+        return "the answer says none of the options fits, or that the question does not apply"
     pattern = _premise_pattern(prompt) if prompt else None
     if pattern is not None and pattern.search(text):
         return "the answer says what the question asks about is not in the image"
