@@ -124,12 +124,20 @@ def lenient_program(text: str) -> str | None:
     return next(iter(found.values())) if len(codes) == 1 else None
 
 
+# A reply that names its label form before the label marks it as the answer, as "Answer:" does.
+_FORM_LABEL = re.compile(r"(?:the\s+)?(?:program(?:\s+code)?|code|kdl|english(?:\s+label|\s+description)?|"
+                         r"description|translation|label)\s*[:：]\s*", re.IGNORECASE)
+
+
 def whole_reply(span: str, answer_type: str) -> list[tuple[str, int, int]]:
-    """The reply (or the part of it the model marked as its answer) as one prediction: the paper
-    scores the whole string a model emits, so a reply that contains the target among other words
-    is not the target. Prose (several lines, braces or brackets, or longer than BARE_WORDS words
+    """The reply (or the part of it the model marked as its answer: after "Answer:", or after its
+    label form, "Program:", "KDL:", "English:", without the sentence's full stop) as one
+    prediction, in every form alike: the paper scores the whole string a model emits, so a reply
+    that contains the target among other words is not the target. Prose (several lines, braces or brackets, or longer than BARE_WORDS words
     / BARE_CHARS characters) is no prediction."""
     said = span.strip()
+    if (label := _FORM_LABEL.match(said)) and said[label.end():].strip():  # "Program: C:01 X:3 M:0008."
+        said = said[label.end():].strip().removesuffix(".").removesuffix("。").strip()
     if not said or "\n" in said or set(said) & set("{}<>[]"):
         return []
     if answer_type == "crest_kdl" and len("".join(said.split())) > BARE_CHARS:

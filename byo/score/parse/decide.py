@@ -100,6 +100,9 @@ def _first_sentence(body: str, mentions: list[Mention]) -> Mention | None:
     holds bolts. Screws would have pointed tips...")."""
     end = text.sentence_end(body, 0)
     first = [m for m in mentions if m.start < end]
+    while first and (last := max(m.end for m in first)) > end:  # a value of several sentences (a caption)
+        end = text.sentence_end(body, last)
+        first = [m for m in mentions if m.start < end]
     return first[0] if first and len(_distinct(first)) == 1 else None
 
 
