@@ -16,6 +16,7 @@ from byo.score import text
 from byo.score.parse.choice import contradiction
 from byo.score.parse.kinds import KINDS
 from byo.score.parse.model import Kind, Mention, Parse, ParseContext
+from byo.score.parse.yes_no import statement
 
 
 def _key(value: Any) -> Any:
@@ -300,6 +301,8 @@ def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok",
     if text.is_refusal(raw):
         return Parse(status="refusal", method="refusal", note="the answer declines")
     parse = _whole(unechoed, kind, ctx)
+    if parse.status == "unparsed" and ctx.answer_type == "yes_no" and (said := statement(raw, ctx.prompt)):
+        return _ok(said, "statement")
     if parse.status in ("unparsed", "ambiguous") and parse.method != "loop" and ctx.answer_type != "integer" and (
             why := text.denies_premise(unechoed, ctx.prompt, ctx.choices)):
         return Parse(status="refusal", method="premise", candidates=parse.candidates, note=why)
@@ -316,6 +319,8 @@ RULES = {
     "cue": "after a cue: \"the answer is\", \"Answer:\" (cue+first: the value right after it)",
     "template": "the blank of an echoed fill-in-the-blank sentence, or after an echoed declarative lead",
     "refusal": "the answer declines",
+    "statement": "yes/no: the first sentence restates the question as a statement (\"The function is not convex\": "
+                 "no)",
     "premise": "no value, and the answer says the question does not apply: none of the options fits, or what it "
                "asks about is not in the image (\"There is no letter being circled\"): a refusal",
     "contradiction": "multiple choice: a letter followed by another option's text (\"A: No\" where (B) is No): ambiguous",

@@ -26,3 +26,24 @@ def test_a_leading_yes_or_no_is_not_overridden_by_a_later_word(response, prompt,
 
 def test_yes_and_no_together_stay_ambiguous():
     assert parse_answer("Yes and no.", ParseContext("yes_no", "Is the wood cracked?")).status == "ambiguous"
+
+
+@pytest.mark.parametrize("response, prompt, value", [
+    # issue 60, held-out set: statements instead of yes/no
+    ("there are fewer metallic fighters than rubber objects", "Are there fewer metallic fighters than rubber "
+     "objects?", "yes"),
+    ("The function is not convex", "Is the function convex?", "no"),
+    ("The conveyor belt isn't empty: two boxes sit on it.", "Is the conveyor belt empty? Return either yes or no.",
+     "no"),
+])
+def test_a_statement_that_restates_the_question_is_its_yes_or_no(response, prompt, value):
+    p = parse_answer(response, ParseContext("yes_no", prompt))
+    assert (p.status, p.value, p.method) == ("ok", value, "statement")
+
+
+@pytest.mark.parametrize("response, prompt", [
+    ("It is unclear whether the function is convex.", "Is the function convex?"),  # hedges
+    ("The cube is blue.", "Is the cube red?"),  # says something else: for a judge
+])
+def test_a_statement_that_does_not_restate_the_question_stays_unparsed(response, prompt):
+    assert parse_answer(response, ParseContext("yes_no", prompt)).status == "unparsed"
