@@ -5,7 +5,7 @@ format and where each file comes from).
     python bench/real_answers.py [CORPUS] [--json bench/results/real_answers.json] [--samples 3]
 
 Each answer is parsed with `byo.score.parse.parse_answer` in the context its question gives
-(answer type, prompt, preprompt, choices, labels), and compared with the gold answer. Per source
+(answer type, prompt, preprompt, choices, labels), and compared with the gold answer. Per source,
 per answer type (the class of question: integer, yes_no, label, multiple_choice...), per
 deciding rule (the class of reading: byo.score.parse.decide.RULES) and per model it prints:
 - one value: answers read as one value (status ok), out of all;
