@@ -370,6 +370,21 @@ def is_refusal(text: str) -> bool:
     return bool(_REFUSAL.search(_IDIOM.sub(" ", text) if "help" in text else text))
 
 
+# --- options the answer lists itself -----------------------------------------------------------
+_LONE_LETTER = re.compile(r"^\W*\(?([A-Z])\)?\W*$")
+
+
+def own_option(span: str, answer: str) -> str | None:
+    """The text of the option a marked answer names by a lone letter ("Answer: (A)") where the
+    question offers no options but the answer lists its own ("(A) Yes (B) No"); None otherwise."""
+    m = _LONE_LETTER.match(span)
+    if not m:
+        return None
+    listed = re.findall(r"\(([A-Z])\)\s*([^()\n]+?)\s*(?=\([A-Z]\)|\n|$)", answer)
+    texts = {letter: t.strip(" .,;") for letter, t in listed}
+    return texts.get(m.group(1)) if len(listed) >= 2 and len(texts) == len(listed) else None
+
+
 # --- a question that does not apply ---------------------------------------------------------
 _NO_OPTION = re.compile(
     r"\bnone of the (?:\w+\s+){0,2}?(?:choices|options|answers)\b"

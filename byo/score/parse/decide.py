@@ -296,6 +296,9 @@ def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok",
             if span.strip().lower() in ("<answer>", "answer", "____", ""):
                 continue
             mentions = kind.find(span, ctx) or (kind.fallback(span, ctx) if kind.fallback else [])
+            if not mentions and not ctx.choices and (own := text.own_option(span, raw)):
+                span = own  # "(A) Yes (B) No ... Answer: (A)": the text of the answer's own option A
+                mentions = kind.find(span, ctx)
             if mentions:
                 return _decide_marked(span, mentions, kind, method)
     if text.is_refusal(raw):

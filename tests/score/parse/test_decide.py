@@ -43,3 +43,14 @@ def test_a_negated_thing_that_is_the_answer_is_no_refusal():
     # a count of 0, not a refusal
     p = parse_answer("There are no cubes.", ParseContext("integer", "How many cubes are there?"))
     assert (p.status, p.value) == ("ok", 0)
+
+
+def test_a_letter_names_the_answers_own_option_where_the_question_offers_none():
+    """issue 60, held-out set: "(C) Yes (D) No" written for a yes/no question offering no
+    options: the letters are no option of the question; the list alone names both answers, and a
+    marked letter picks the answer's own option."""
+    ctx = ParseContext("yes_no", "Is there a cube?")
+    assert parse_answer("(C) Yes (D) No", ctx).status == "ambiguous"
+    p = parse_answer("(C) Yes (D) No\n\nAnswer: D", ctx)
+    assert (p.status, p.value) == ("ok", "no")
+    assert parse_answer("Answer: (A)", ctx).status == "unparsed"  # no list of its own: nothing to name
