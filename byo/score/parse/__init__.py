@@ -5,7 +5,8 @@ Statuses: `ok` (one answer), `ambiguous` (several different answers and no rule 
 
 A reasoning model's `<think>` block is never read (byo.providers.reasoning), nor a turn the
 model wrote after its answer ("... Question: ..."). A minus sign makes a number negative ("-2"
-is a wrong count of 2). The stages, first hit wins (each parse names the rule that decided it: `Parse.method`, one of decide.RULES):
+is a wrong count of 2). The stages, first hit wins (each parse names the rule that decided it:
+`Parse.method`, one of decide.RULES):
 1. structured answers: `{answer: 5}`, `<answer>5</answer>`, `\\boxed{5}`, JSON (the last one);
    then a value alone in braces as prompts ask for ("{5}", "rows={4} columns={5}");
 2. cue phrases: "the answer is 5", "Answer: C" (the last one; its first value when it goes on);
@@ -20,8 +21,9 @@ is a wrong count of 2). The stages, first hit wins (each parse names the rule th
    choice or card said first (the answer starts with it, or its first sentence names only it);
    a yes or no set apart at the start ("Yes, there are no cracks"); a hedge ("3 or 4",
    "10-12"; not a list's dash nor a sum) is ambiguous; a corrected value ("after checking again,
-   7"); the result of a calculation that ends the answer ("9 - 5 = 4"); the value alone on the last line; the value after the last
-   conclusion cue ("therefore", "in total", "so"); the value the answer starts with; the one
+   7"); the result of a calculation that ends the answer ("9 - 5 = 4"); the value alone on the
+   last line; the value after the last conclusion cue ("therefore", "in total", "so"); the
+   value the answer starts with; the one
    value tied to what is asked ("5 pieces", "they cross twice", "do not intersect": 0; see
    byo.score.parse.integer); a stated total before its breakdown; a value outside parentheses.
    Chain-of-thought prompts: the corrected value, the last line, the concluded value, an

@@ -126,4 +126,3 @@ def contradiction(span: str, ctx: ParseContext) -> str | None:
                 longest = max(said, key=lambda k: len(choices[k]))
                 return f"the letter {letter} is followed by the text of option {letters[longest]}"
     return None
-

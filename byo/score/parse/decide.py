@@ -322,11 +322,6 @@ RULES = {
     "cue": "after a cue: \"the answer is\", \"Answer:\" (cue+first: the value right after it)",
     "template": "the blank of an echoed fill-in-the-blank sentence, or after an echoed declarative lead",
     "refusal": "the answer declines",
-    "statement": "yes/no: the first sentence restates the question as a statement (\"The function is not convex\": "
-                 "no)",
-    "premise": "no value, and the answer says the question does not apply: none of the options fits, or what it "
-               "asks about is not in the image (\"There is no letter being circled\"): a refusal",
-    "contradiction": "multiple choice: a letter followed by another option's text (\"A: No\" where (B) is No): ambiguous",
     "only": "the only value the answer gives",
     "loop": "degenerate text that repeats itself: unparsed",
     "hedge": "the answer hedges between values (\"3 or 4\", \"10-12\"): ambiguous",
@@ -342,6 +337,11 @@ RULES = {
     "outside parentheses": "the only value outside parentheses",
     "last": "chain of thought: the last value",
     "set": "every value of a set answer",
+    "statement": "yes/no: the first sentence restates the question as a statement (\"The function is not convex\": "
+                 "no)",
+    "premise": "no value, and the answer says the question does not apply: none of the options fits, or what it "
+               "asks about is not in the image (\"There is no letter being circled\"): a refusal",
+    "contradiction": "multiple choice: a letter followed by another option's text (\"A: No\" where (B) is No): ambiguous",
     "judge": "byo score --judge: a language model read what the rules left unparsed or ambiguous (byo.score.judge)",
 }
 

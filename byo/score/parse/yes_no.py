@@ -51,4 +51,3 @@ def statement(body: str, prompt: str) -> str | None:
         return None
     negated = len(_STATEMENT_NEGATOR.findall(sentence)) - len(_STATEMENT_NEGATOR.findall(asked[0]))
     return "no" if negated % 2 else "yes" if negated == 0 else None
-
