@@ -412,13 +412,14 @@ def _premise_pattern(prompt: str) -> re.Pattern | None:
     return re.compile(rf"\b{_NO_SUCH}(?:{forms})\b", re.IGNORECASE)
 
 
-def denies_premise(text: str, prompt: str, choices: list[str] | None = None) -> str | None:
+def denies_premise(text: str, prompt: str, choices: list[str] | None = None, *, found: bool = False) -> str | None:
     """Why the answer says the question does not apply, if it does: none of the options fits
-    ("none of the choices (A) 4, (B) 3 ... is correct"), or what the question takes as given is
-    not in the image ("There is no letter being circled", asked which letter is circled)."""
+    ("none of the choices (A) 4, (B) 3 ... is correct"), or (in an answer where no value was
+    `found`) what the question takes as given is not in the image ("There is no letter being
+    circled", asked which letter is circled)."""
     if choices and _NO_OPTION.search(text):
         return "the answer says none of the options fits, or that the question does not apply"
-    pattern = _premise_pattern(prompt) if prompt else None
+    pattern = _premise_pattern(prompt) if prompt and not found else None
     if pattern is not None and pattern.search(text):
         return "the answer says what the question asks about is not in the image"
     return None

@@ -307,7 +307,7 @@ def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok",
     if parse.status == "unparsed" and ctx.answer_type == "yes_no" and (said := statement(raw, ctx.prompt)):
         return _ok(said, "statement")
     if parse.status in ("unparsed", "ambiguous") and parse.method != "loop" and ctx.answer_type != "integer" and (
-            why := text.denies_premise(unechoed, ctx.prompt, ctx.choices)):
+            why := text.denies_premise(unechoed, ctx.prompt, ctx.choices, found=parse.status == "ambiguous")):
         return Parse(status="refusal", method="premise", candidates=parse.candidates, note=why)
     return parse
 

@@ -54,3 +54,12 @@ def test_a_letter_names_the_answers_own_option_where_the_question_offers_none():
     p = parse_answer("(C) Yes (D) No\n\nAnswer: D", ctx)
     assert (p.status, p.value) == ("ok", "no")
     assert parse_answer("Answer: (A)", ctx).status == "unparsed"  # no list of its own: nothing to name
+
+
+def test_an_ambiguous_answer_naming_an_absent_thing_stays_ambiguous_for_the_judge():
+    """Only an answer without any value is a refusal for naming what is absent: one with several
+    values stays ambiguous (and goes to the judge), "none of the options" aside."""
+    from byo.score.vocab import domain_for
+
+    ctx = ParseContext("label", "What colour is the cube?", domain=domain_for(["red", "blue", "green"]))
+    assert parse_answer("There are red and blue cubes; no cube is green.", ctx).status == "ambiguous"
