@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import importlib.util
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from families.clevr.test_compass import legend
 from scipy import stats
 
+from byo.families import get_family
 from byo.families.api import ScoringOptions
+from byo.families.clevr.compass import KEYS
 from byo.families.clevr.compass_metrics import (
     PERPLEXITY,
     cell_slopes,
@@ -22,6 +24,9 @@ from byo.families.clevr.compass_metrics import (
     skill_load_figure,
     skill_load_table,
 )
+from byo.questions.generate import Summary, _questions, load_templates
+from byo.questions.load import Question
+from byo.score.rows import score_rows
 
 
 def row(image: str, key: str, credit: float, facts: dict | None = None, variant: str = "neutral/direct",
@@ -258,17 +263,6 @@ def test_a_chat_oracle_answering_with_the_captions_text_has_no_integration_gap()
     """A chat model that answers every COMPASS question with the true caption's text instead of its
     letter (multi-sentence captions whose sentences the prompt also holds) is read as that option:
     R@1 1 composed and decomposed, a gap of 0 (the parser once left the composed ones unparsed)."""
-    import sys
-
-    from byo.families import get_family
-    from byo.families.clevr.compass import KEYS
-    from byo.questions.generate import Summary, _questions, load_templates
-    from byo.questions.load import Question
-    from byo.score.rows import score_rows
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_compass import legend
-
     plugin = get_family("clevr")
     _, templates, common = load_templates(plugin)
     questions = []

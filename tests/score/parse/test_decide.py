@@ -8,6 +8,7 @@ import pytest
 
 from byo.score.parse import ParseContext, parse_answer
 from byo.score.parse.decide import RULES
+from byo.score.vocab import domain_for
 
 
 def test_only_the_first_turn_is_read():
@@ -59,7 +60,5 @@ def test_a_letter_names_the_answers_own_option_where_the_question_offers_none():
 def test_an_ambiguous_answer_naming_an_absent_thing_stays_ambiguous_for_the_judge():
     """Only an answer without any value is a refusal for naming what is absent: one with several
     values stays ambiguous (and goes to the judge), "none of the options" aside."""
-    from byo.score.vocab import domain_for
-
     ctx = ParseContext("label", "What colour is the cube?", domain=domain_for(["red", "blue", "green"]))
     assert parse_answer("There are red and blue cubes; no cube is green.", ctx).status == "ambiguous"
