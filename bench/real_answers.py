@@ -5,8 +5,9 @@ format and where each file comes from).
     python bench/real_answers.py [CORPUS] [--json bench/results/real_answers.json] [--samples 3]
 
 Each answer is parsed with `byo.score.parse.parse_answer` in the context its question gives
-(answer type, prompt, preprompt, choices, labels), and compared with the gold answer. Per source
-and per model it prints:
+(answer type, prompt, preprompt, choices, labels), and compared with the gold answer. Per source,
+per answer type (the class of question: integer, yes_no, label, multiple_choice...), per
+deciding rule (the class of reading: byo.score.parse.decide.RULES) and per model it prints:
 - one value: answers read as one value (status ok), out of all;
 - parse rate: answers the parser read, out of the non-empty ones: one value, a refusal, a hedge
   between values ("10-12 pallets") or a degenerate loop, each a reading the answer supports; the
@@ -18,8 +19,8 @@ and per model it prints:
   gives the reviewed verdict, the kind of error and the reason for those ids. Rows with no
   verdict (the source kept none) are left out. Beside it, the agreement with the source's own
   verdicts, unreviewed;
-- the outcomes (refusal, hedge, loop, ambiguous, unparsed, empty answer), the rule that decided
-  each parse, and samples of the disagreements left.
+- the outcomes (refusal, hedge, loop, ambiguous, unparsed, empty answer), and samples of the
+  disagreements left.
 A folder that is absent is skipped with a message (the corpus is not part of the project).
 """
 
@@ -65,7 +66,8 @@ def same(value, gold) -> bool:
 def judge(row: dict) -> dict:
     parse = parse_answer(row["response"], context(row))
     correct = parse.status == "ok" and same(parse.value, row["gold"])
-    return {"id": row["id"], "source": row["source"], "model": row["model"], "status": parse.status,
+    return {"id": row["id"], "source": row["source"], "model": row["model"], "answer_type": row["answer_type"],
+            "status": parse.status,
             "value": parse.value, "method": parse.method, "note": parse.note, "gold": row["gold"],
             "correct": correct, "source_correct": row.get("source_correct"), "response": row["response"]}
 
@@ -177,10 +179,17 @@ def main() -> None:
     section.figure("parse_rate", pct(total["parse_rate"]), "%", "all: parse rate")
     section.figure("agreement", pct(total["agreement"]), "%", "all: verdict agreement")
     model_rows = [table_row([source, model], summarize(rs, review)) for (source, model), rs in sorted(by_model.items())]
+    by_type: dict[str, list[dict]] = defaultdict(list)
+    by_rule: dict[str, list[dict]] = defaultdict(list)
+    for r in results:
+        by_type[r["answer_type"]].append(r)
+        by_rule[r["method"] or r["status"]].append(r)
+    type_rows = [table_row([t], summarize(rs, review)) for t, rs in sorted(by_type.items())]
+    rule_rows = [table_row([k], summarize(rs, review)) for k, rs in sorted(by_rule.items(), key=lambda kv: -len(kv[1]))]
     section.table("per source", [("source", ""), *COLUMNS], source_rows)
+    section.table("per answer type", [("answer type", ""), *COLUMNS], type_rows)
+    section.table("per deciding rule", [("rule", ""), *COLUMNS], rule_rows)
     section.table("per model", [("source", ""), ("model", ""), *COLUMNS], model_rows)
-    rules = Counter(r["method"] or r["status"] for r in results)
-    section.table("deciding rule", [("rule", ""), ("answers", "")], [[k, v] for k, v in rules.most_common()])
     samples = []
     for source, rs in sorted(by_source.items()):
         for r in summarize(rs, review)["disagreements"][: args.samples]:
@@ -192,6 +201,9 @@ def main() -> None:
     console = Console(width=max(Console().width, 170))  # the tables are wide; a pipe gets them whole
     names = [c for c, _ in COLUMNS]
     print_table(console, "per source", ["source", *names], source_rows)
+    print_table(console, "per answer type", ["answer type", *names], type_rows)
+    print_table(console, "per deciding rule (the rule that read each answer: byo.score.parse.decide.RULES)",
+                ["rule", *names], rule_rows)
     print_table(console, "per model", ["source", "model", *names], model_rows)
     print_table(console, "disagreement samples", ["source", "model", "id", "status", "parsed", "rule", "gold", "answer"],
                 samples)

@@ -108,6 +108,10 @@ def print_judge(scores) -> None:
     console.print(f"judge {j['judge']} ({j['template']}, sha256 {j['template_sha256'][:12]}): {j['asked']} answers "
                   f"the rules could not read were asked ({asked}), {j['read']} judged{left}{failed}; "
                   f"{j['cached']} replies from the cache, {j['requests']} requests sent", highlight=False)
+    if j.get("scored"):
+        console.print(f"verdicts: {j['right_by_rules']} of {j['scored']} right by the rules alone "
+                      f"({100 * j['accuracy_rules']:.1f}%), {j['right_with_judge']} with the judge's readings "
+                      f"({100 * j['accuracy_with_judge']:.1f}%)", highlight=False)
 
 
 def print_declared(scores) -> None:

@@ -10,7 +10,10 @@ it. A judge never overrides a rule's parse: rows the rules read (ok), refusals a
 are never sent.
 
 Every row of parsed.jsonl names its `path`: "rule" or "judge"; a row sent to the judge names the
-judge (`judge`) and keeps its reply (`judge_reply`). Judge requests are cached like eval answers
+judge (`judge`) and keeps its reply (`judge_reply`); a row the judge decided keeps the rules'
+reading and verdict beside the judge's (`rule_status`, `rule_method`, `rule_correct`). The report
+(scores.json `run.judge`, and `byo score`'s output) gives the accuracy both ways: the rows right
+as the rules read them, and right with the judge's readings of what the rules left. Judge requests are cached like eval answers
 (byo.eval.cache, the run's dataset cache by default): scoring again sends none.
 """
 
@@ -96,10 +99,17 @@ class JudgeReport:
     cached: int = 0  # replies taken from the cache
     requests: int = 0  # requests sent, retries included
     asked_by_status: dict = field(default_factory=dict)
+    scored: int = 0  # rows scored, all of them
+    right_by_rules: int = 0  # rows right as the rules read them
+    right_with_judge: int = 0  # rows right with the judge's readings in place of the rules' unread ones
 
     def to_json(self) -> dict:
-        return {k: getattr(self, k) for k in ("judge", "template", "template_sha256", "asked", "read", "left",
-                                              "failed", "cached", "requests", "asked_by_status")}
+        out = {k: getattr(self, k) for k in ("judge", "template", "template_sha256", "asked", "read", "left",
+                                             "failed", "cached", "requests", "asked_by_status", "scored",
+                                             "right_by_rules", "right_with_judge")}
+        out["accuracy_rules"] = self.right_by_rules / self.scored if self.scored else None
+        out["accuracy_with_judge"] = self.right_with_judge / self.scored if self.scored else None
+        return out
 
 
 class Judge:
@@ -181,6 +191,8 @@ def judge_rows(rows: list[dict], run_dir: Path, judge: Judge) -> JudgeReport:
     by_id = {q.id: q for q in questions}
     domains = Domains.from_questions(questions)
     report = JudgeReport(judge.name, TEMPLATE.name, judge.sha256)
+    report.scored = len(rows)
+    report.right_by_rules = report.right_with_judge = sum(bool(r.get("correct")) for r in rows)
     sent = [r for r in rows if r["status"] in ASKED and not r.get("ranked") and r["id"] in by_id]
     report.asked = len(sent)
     report.asked_by_status = {s: sum(r["status"] == s for r in sent) for s in ASKED}
@@ -205,8 +217,11 @@ def judge_rows(rows: list[dict], run_dir: Path, judge: Judge) -> JudgeReport:
             continue
         report.read += 1
         rules = f"the rules left it {row['status']}" + (f" ({row['note']})" if row["note"] else "")
-        row.update({"status": "ok", "value": parsed.value, "method": "judge", "path": "judge", "note": rules,
+        # the rules' reading and verdict are kept beside the judge's
+        row.update({"rule_status": row["status"], "rule_method": row["method"], "rule_correct": bool(row["correct"]),
+                    "status": "ok", "value": parsed.value, "method": "judge", "path": "judge", "note": rules,
                     "correct": is_correct(row["answer_type"], parsed.value, row["answer"])})
+        report.right_with_judge += int(row["correct"]) - int(row["rule_correct"])
         if row["answer_type"] in NUMERIC:
             row["error"] = float(parsed.value) - float(row["answer"])
         if row.get("recall_at_1") is not None:  # a chat answer to candidate captions

@@ -1,6 +1,7 @@
 """Numbers in text: digits and English number words, found as whole tokens with their spans.
 
-Never substring matching: "1" is not found in "10", "8x8" or "1st". Words: "zero" to
+Never substring matching: "1" is not found in "10", "8x8" or "1st". A sign is read: "-2" is -2
+(a wrong count of 2), not 2. Words: "zero" to
 "ninety-nine", "a hundred" / "one hundred and five", "a dozen", "half a dozen", "a single",
 "no" / "none" meaning 0 ("no black pieces"; not "No, ..."), and the multiplicatives "once",
 "twice", "thrice" ("the lines cross twice"; not "once again", "once you look", "twice as many").
@@ -154,7 +155,13 @@ def word_numbers(text: str) -> list[NumberMention]:
 MAX_DIGITS = 15  # longer runs of digits are no count an answer gives (and Python caps int() at 4300)
 
 
+_MINUS = "-\u2212"  # a hyphen-minus, a minus sign
+_BEFORE_SIGN = " \t\n:=([{\"'"  # what may come before a sign: "is: -3", "x = -2", "(-1)"
+
+
 def digit_numbers(text: str) -> list[NumberMention]:
+    """Numbers in digits; a minus sign right before one makes it negative ("-2", "is: -3") where
+    the sign starts a word (not the dash of a range, "3-4", nor a list's dash, "- 2 cubes")."""
     out = []
     for m in _DIGITS.finditer(text):
         raw = m.group(1)
@@ -163,7 +170,10 @@ def digit_numbers(text: str) -> list[NumberMention]:
         value = float(raw) if "." in raw else int(raw)
         if isinstance(value, float) and value.is_integer():
             value = int(value)
-        out.append(NumberMention(value, m.start(1), m.end(1)))
+        start = m.start(1)
+        if start and text[start - 1] in _MINUS and (start == 1 or text[start - 2] in _BEFORE_SIGN):
+            value, start = -value, start - 1
+        out.append(NumberMention(value, start, m.end(1)))
     return out
 
 

@@ -32,6 +32,21 @@ def clean(text: str | None) -> str:
     return "\n".join(_SPACES.sub(" ", line).strip() for line in text.splitlines()).strip()
 
 
+# A new turn the model wrote itself ("... The answer is 0.\n\nQuestion: How many ...? The answer is 1."):
+# a turn marker after the answer's own text, at a line's start or after a sentence's end.
+_NEW_TURN = re.compile(r"(?:\n|(?<=[.!?])[ \t]+)[ \t]*(?:#+[ \t]*)?(?:question|q|user|human|problem)[ \t]*\d*[ \t]*:",
+                       re.IGNORECASE)
+
+
+def first_turn(text: str) -> str:
+    """The answer up to a new turn the model wrote after it (a "Question: ..." of its own): only
+    the first turn answers the question asked."""
+    for m in _NEW_TURN.finditer(text):
+        if text[: m.start()].strip():
+            return text[: m.start()].rstrip()
+    return text
+
+
 # --- structured answers ---------------------------------------------------------------
 # Each form is found in one pass over the answer, whatever its length: an opener without its
 # closer ends the search (no later opener can have one either), and nested forms are read once,
@@ -251,10 +266,28 @@ def prompt_sentences(prompt: str) -> tuple[str, ...]:
     return tuple(p for p in parts if len(p.split()) >= 3)
 
 
+def words_pattern(phrase: str) -> str:
+    """A phrase as a pattern of its words, whatever the case, spacing and punctuation between them
+    ("There is a cube. There is a sphere" matches "there is a cube, there is a sphere")."""
+    return r"\W+".join(re.escape(w) for w in re.findall(r"\w+", phrase))
+
+
+def without_options(prompt: str, choices: tuple[str, ...] | None) -> str:
+    """The prompt without its lettered options ("(B) There is a cube."): an option's sentences are
+    the answers, not an echo of the question."""
+    if not choices:
+        return prompt
+    for i, choice in enumerate(choices):
+        if body := words_pattern(choice):
+            prompt = re.sub(rf"\(?{re.escape(option_label(i))}[).:]\s*{body}\W?", " ", prompt, flags=re.IGNORECASE)
+    return prompt
+
+
 @functools.lru_cache(maxsize=PROMPT_CACHE)
 def _echo_patterns(prompt: str, choices: tuple[str, ...] | None) -> tuple[re.Pattern, ...]:
-    """The prompt's sentences (the options list first), longest first, as patterns to remove."""
-    candidates = sorted(prompt_sentences(prompt), key=len, reverse=True)
+    """The prompt's sentences (the options list first, and no sentence of an option), longest
+    first, as patterns to remove."""
+    candidates = sorted(prompt_sentences(without_options(prompt, choices)), key=len, reverse=True)
     if choices:
         candidates.insert(0, " ".join(f"({option_label(i)}) {c}" for i, c in enumerate(choices)))
     patterns = []
@@ -335,6 +368,61 @@ _IDIOM = re.compile(r"\b(?:can ?not|can't) help but\b", re.IGNORECASE)  # "you c
 
 def is_refusal(text: str) -> bool:
     return bool(_REFUSAL.search(_IDIOM.sub(" ", text) if "help" in text else text))
+
+
+# --- options the answer lists itself -----------------------------------------------------------
+_LONE_LETTER = re.compile(r"^\W*\(?([A-Z])\)?\W*$")
+
+
+def own_option(span: str, answer: str) -> str | None:
+    """The text of the option a marked answer names by a lone letter ("Answer: (A)") where the
+    question offers no options but the answer lists its own ("(A) Yes (B) No"); None otherwise."""
+    m = _LONE_LETTER.match(span)
+    if not m:
+        return None
+    listed = re.findall(r"\(([A-Z])\)\s*([^()\n]+?)\s*(?=\([A-Z]\)|\n|$)", answer)
+    texts = {letter: t.strip(" .,;") for letter, t in listed}
+    return texts.get(m.group(1)) if len(listed) >= 2 and len(texts) == len(listed) else None
+
+
+# --- a question that does not apply ---------------------------------------------------------
+_NO_OPTION = re.compile(
+    r"\bnone of the (?:\w+\s+){0,2}?(?:choices|options|answers)\b"
+    r"|\b(?:is|are) not (?:listed|provided|given|included|offered|among)\b[^.\n]{0,40}?\b(?:choices|options)\b"
+    r"|\bthe question\b[^.\n]{0,120}?\bis (?:incorrect|wrong|invalid|mistaken|not applicable)\b", re.IGNORECASE)
+_NO_SUCH = (r"(?:there (?:is|are) no|(?:i )?(?:do not|don't|cannot|can't) see (?:an?|any)|"
+            r"(?:does not|doesn't|do not|don't) (?:show|contain|include|depict) (?:an?|any)|no)\s+(?:[\w-]+\s+){0,2}?")
+_SUBJECT = re.compile(r"\b(?:the|which|what)\s+((?:[a-z-]+\s+)?[a-z-]+)", re.IGNORECASE)
+_QUESTION_WORDS = frozenset("is are was were does do did has have can could being of in on to with".split())
+
+
+@functools.lru_cache(maxsize=PROMPT_CACHE)
+def _premise_pattern(prompt: str) -> re.Pattern | None:
+    """"there is no letter", "I don't see a conveyor belt": what the question takes as given (a
+    noun after "the", "which" or "what": "which letter", "the conveyor belt") said to be absent."""
+    nouns = set()
+    for phrase in _SUBJECT.findall(clean(prompt)):
+        words = [w for w in phrase.lower().split() if w not in _QUESTION_WORDS]
+        if words:
+            nouns.add(words[-1])
+    nouns -= {"image", "picture", "photo", "colour", "color", "number", "answer", "one", "following"}
+    if not nouns:
+        return None
+    forms = "|".join(sorted({re.escape(n) + suffix for n in nouns for suffix in ("", "s", "es")}, key=len, reverse=True))
+    return re.compile(rf"\b{_NO_SUCH}(?:{forms})\b", re.IGNORECASE)
+
+
+def denies_premise(text: str, prompt: str, choices: list[str] | None = None, *, found: bool = False) -> str | None:
+    """Why the answer says the question does not apply, if it does: none of the options fits
+    ("none of the choices (A) 4, (B) 3 ... is correct"), or (in an answer where no value was
+    `found`) what the question takes as given is not in the image ("There is no letter being
+    circled", asked which letter is circled)."""
+    if choices and _NO_OPTION.search(text):
+        return "the answer says none of the options fits, or that the question does not apply"
+    pattern = _premise_pattern(prompt) if prompt and not found else None
+    if pattern is not None and pattern.search(text):
+        return "the answer says what the question asks about is not in the image"
+    return None
 
 
 _NEGATORS = {"not", "no", "never", "neither", "nor", "without", "except", "excluding", "isn't", "aren't", "wasn't",

@@ -67,8 +67,18 @@ def test_the_figures_per_source_and_overall(tmp_path):
     assert rows["counts"]["source agreement"] == round(100 * 2 / 3, 2)  # counts/2 disagrees with the source
     assert rows["counts"]["empty"] == 1 and rows["mixed"]["hedge"] == 1 and rows["mixed"]["with verdict"] == 2
     assert rows["all"]["n"] == 6 and rows["all"]["verdict agreement"] == 100.0
-    rules = dict(next(t for t in doc["tables"] if t["name"] == "deciding rule")["rows"])
-    assert rules["cue"] == 1 and rules["anchored"] == 1
+    def table(name: str) -> dict:
+        t = next(t for t in doc["tables"] if t["name"] == name)
+        cols = [c["name"] for c in t["columns"]]
+        return {r[0]: dict(zip(cols, r, strict=True)) for r in t["rows"]}
+
+    rules = table("per deciding rule")  # the class of reading: the rule that read each answer
+    assert rules["cue"]["n"] == 1 and rules["anchored"]["n"] == 1 and rules["hedge"]["hedge"] == 1
+    assert rules["anchored"]["verdict agreement"] == 100.0  # the reviewed verdict of counts/2
+    types = table("per answer type")  # the class of question
+    assert types["integer"]["n"] == 3 and types["integer"]["empty"] == 1 and types["integer"]["one value"] == round(
+        100 * 2 / 3, 2)
+    assert types["yes_no"]["with verdict"] == 0 and types["multiple_choice"]["accuracy"] == 100.0
 
 
 def test_a_missing_corpus_is_skipped_with_a_message(tmp_path):

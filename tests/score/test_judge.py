@@ -87,6 +87,8 @@ def test_the_judge_reads_only_what_the_rules_cannot_and_is_cached(tmp_path, keys
         elif "letters in" in before["response"]:
             assert (row["path"], row["status"], row["method"], row["correct"]) == ("judge", "ok", "judge", True)
             assert row["judge"] == "openai:judge-model" and row["note"].startswith("the rules left it unparsed")
+            # the rules' reading and verdict beside the judge's
+            assert (row["rule_status"], row["rule_correct"]) == ("unparsed", False)
         else:  # NONE for the hedge, garbage for the other: left as the rules left them
             assert (row["path"], row["status"]) == ("rule", before["status"])
             assert row["judge"] == "openai:judge-model" and row["judge_reply"] and "named no answer" in row["note"]
@@ -97,6 +99,13 @@ def test_the_judge_reads_only_what_the_rules_cannot_and_is_cached(tmp_path, keys
     assert scores["run"]["judge"]["read"] == judged == sum("letters in" in r["response"] for r in left) == 2
     assert scores["run"]["judge"]["cached"] == len(left) and scores["run"]["judge"]["requests"] == 0
     assert scores["overall"]["parse_rate"] == plain.overall["parse_rate"] + judged / len(rows)
+    # both verdicts: right by the rules alone, and with the judge's two right readings
+    report = scores["run"]["judge"]
+    by_rules = sum(bool(r["correct"]) for r in plain.rows)
+    assert (report["scored"], report["right_by_rules"], report["right_with_judge"]) == (len(rows), by_rules,
+                                                                                         by_rules + 2)
+    assert report["accuracy_with_judge"] == pytest.approx((by_rules + 2) / len(rows))
+    assert f"{by_rules} of {len(rows)} right by the rules alone" in printed
 
 
 def test_the_prompt_is_the_template_filled_in(tmp_path, keys):

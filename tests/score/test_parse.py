@@ -108,12 +108,15 @@ def test_past_26_options_the_labels_run_on_to_aa():
 
 
 def test_program_codes_keep_what_was_written():
-    """A program is the run of tokens as written: case and separators count under the paper's
-    rule (whitespace aside), and only the lenient rule forgives them."""
+    """A program is the reply as written, as a KDL or English label is: case, separators and a
+    frame count under the paper's rule (whitespace aside), and only the lenient rule forgives them."""
     ctx = ParseContext("crest_program", "Write the program code.")
     assert parse_answer("c:01 x:3 m:0008", ctx).value == "c:01 x:3 m:0008"
-    assert parse_answer("C:01, X:3, M:0008.", ctx).value == "C:01, X:3, M:0008"
-    assert parse_answer("The code is C : 01 X:3 M:0008.", ctx).value == "C:01 X:3 M:0008"
+    assert parse_answer("C:01, X:3, M:0008.", ctx).value == "C:01, X:3, M:0008."
+    assert parse_answer("The code is C : 01 X:3 M:0008.", ctx).value == "The code is C : 01 X:3 M:0008."
+    assert parse_answer("Program: C : 01 X:3 M:0008.", ctx).value == "C : 01 X:3 M:0008"  # marked by its form
+    assert crest.exact_match(["C : 01 X:3 M:0008", "The code is C : 01 X:3 M:0008."], ["C:01 X:3 M:0008"] * 2,
+                             "crest_program") == [True, False]
     assert crest.exact_match(["c:01 x:3 m:0008", "C:01, X:3, M:0008"], ["C:01 X:3 M:0008"] * 2,
                              "crest_program") == [False, False]
     assert crest.exact_match(["c:01 x:3 m:0008", "C:01, X:3, M:0008"], ["C:01 X:3 M:0008"] * 2,

@@ -88,7 +88,7 @@ def test_a_stated_total_beats_its_breakdown(text, value):
     ("First I counted 8 pieces, then 9 pieces when looking at the corners.\n\n9", 9, "final line"),
     ("Row one holds 1 piece, row two holds 2 pieces. The answer is 3.", 3, "cue"),
     ("Counting by rank:\n- rank 1: 4 pieces\n- rank 2: 5 pieces\nAdding them, the total count of pieces is:\n"
-     "4 (rank 1) + 5 (rank 2) = 9 pieces.", 9, "final line"),
+     "4 (rank 1) + 5 (rank 2) = 9 pieces.", 9, "result"),
 ])
 def test_a_conclusion_beats_the_working(text, value, rule):
     p = parse_answer(text, PIECES)

@@ -15,24 +15,31 @@ The metrics are KamonBench's, as the paper defines them (section 4):
 > "We call a prediction parseable when it contains optional container codes, exactly one
 > modifier code, and exactly one motif code."
 
-The prediction: the paper's models emit the label and nothing else, and it is that whole string
-that must match. A VLM's reply is read the same way: the prediction is the whole reply, or the
-part the model marked as its answer (a JSON field, `{answer: ...}`, `<answer>`, "Answer: ...",
-the blank of a fill-in prompt, read by byo.score.parse), never a known label found inside it.
+One extraction policy for every label form (program code, KDL, English): the paper's models
+emit the label and nothing else, and it is that whole string that must match. A VLM's reply is
+read the same way, whatever its form: the prediction is the whole reply, or the part the model
+marked as its answer (a JSON field, `{answer: ...}`, `<answer>`, "Answer: ...", the blank of a
+fill-in prompt, read by byo.score.parse), never a label found inside prose. "The program code is
+C:01 X:3 M:0008.", "The crest is 丸に桔梗." and "The crest shows bellflower in a circle." are all
+predictions that hold the target among other words: wrong by the paper's rule (Acc 0, their extra
+units cost CER / TER), right by the lenient reading, which finds the label inside them.
 "丸に丸に桔梗" for 丸に桔梗, or "bellflower in a circle in a square" for "bellflower in a
-circle", is a wrong prediction (the extra container costs its characters in CER). A program
-prediction is the run of program tokens the reply holds, as written (case and separators
-kept). A reply of prose (several lines, or longer than BARE_WORDS words / BARE_CHARS
-characters) holds no prediction: unparsed, it costs its whole target.
+circle", is wrong under both (the extra container costs its characters). A reply of prose
+(several lines, braces or brackets, or longer than BARE_WORDS words / BARE_CHARS characters)
+holds no prediction, in every form: unparsed, it costs its whole target.
 
-Normalisation (`RULES`): `kamonbench` (the default of every KamonBench table) is the paper's:
-whitespace removed, katakana turned into hiragana, nothing else (case, articles and a final
-full stop count); a program is parseable with optional C tokens, exactly one X and exactly one
-M, written `C:<id>`, `X:<k>`, `M:<id>`. `lenient` is this project's variant, kept under its own
-name (column `exact_lenient`): English lowercased without a leading frame ("The crest shows"),
-article, quotes or final punctuation; KDL reduced to its Japanese characters without a polite
-frame ("この家紋は...です"); a program in any case, with commas between tokens, and a missing X
-read as `X:0`. Every table row says which rule its main columns used (`normalisation`).
+Normalisation (`RULES`): `kamonbench` (the headline of every KamonBench table) is the paper's:
+whitespace removed, katakana turned into hiragana, nothing else (case, articles, a frame and a
+final full stop count; characters written apart, "丸 に 桔 梗" or "C : 01 X : 3 M : 0008", are
+the label); a program is the whitespace-free string cut before each `C:`, `X:`, `M:`, its tokens
+(TER counts them), parseable with optional C tokens, exactly one X and exactly one M. `lenient`
+is this project's reading, kept beside it under its own name (column `exact_lenient`), the
+same for every form: the label found inside the prediction; English lowercased without a
+leading frame ("The crest shows"), article, quotes or final punctuation; KDL reduced to its
+Japanese characters without a polite frame ("この家紋は...です"); a program the one code its
+prediction holds (the same code written twice is one; two different codes are none), in any
+case, with commas between tokens, and a missing X read as `X:0`. Every table row says which
+rule its main columns used (`normalisation`).
 
 Metrics (all functions take aligned lists; a prediction of None is a failed parse):
 - exact match (Acc); CER / TER = total Levenshtein edits / total target length, in characters
@@ -66,7 +73,7 @@ from rapidfuzz.distance import Levenshtein
 
 from byo.families.api import AnswerType, Column, ReportTable
 
-_TOKEN = re.compile(r"(?<![\w:])([CXMcxm])\s?:\s?([A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*)")
+_TOKEN = re.compile(r"(?<![A-Za-z0-9_:])([CXMcxm])\s?:\s?([A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*)")
 _CODE = re.compile(r"([CXM]):([A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*)")  # one program token, as the paper writes it
 _RUN_GAP = re.compile(r"^[\s,;|>+\-]*$")
 _SPACE = re.compile(r"\s+")
@@ -107,17 +114,35 @@ def program_runs(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
+def lenient_program(text: str) -> str | None:
+    """The lenient reading of a program prediction: the one code it holds, as written (the same
+    code twice is one; None for none or two different ones)."""
+    if program_factors(text, "kamonbench"):  # the whole prediction is one code ("C : 01 X : 3 M : 0008")
+        return " ".join(paper_tokens(text))
+    found = {_SPACE.sub("", code): code for code, _, _ in program_runs(text)}
+    codes = {f.code if (f := program_factors(code, "lenient")) else key for key, code in found.items()}
+    return next(iter(found.values())) if len(codes) == 1 else None
+
+
+# A reply that names its label form before the label marks it as the answer, as "Answer:" does.
+_FORM_LABEL = re.compile(r"(?:the\s+)?(?:program(?:\s+code)?|code|kdl|english(?:\s+label|\s+description)?|"
+                         r"description|translation|label)\s*[:：]\s*", re.IGNORECASE)
+
+
 def whole_reply(span: str, answer_type: str) -> list[tuple[str, int, int]]:
-    """The reply (or the part of it the model marked as its answer) as one prediction: the paper
-    scores the whole string a model emits, so a reply that contains the target among other words
-    is not the target. Prose (several lines, braces or brackets, or longer than BARE_WORDS words
+    """The reply (or the part of it the model marked as its answer: after "Answer:", or after its
+    label form, "Program:", "KDL:", "English:", without the sentence's full stop) as one
+    prediction, in every form alike: the paper scores the whole string a model emits, so a reply
+    that contains the target among other words is not the target. Prose (several lines, braces or brackets, or longer than BARE_WORDS words
     / BARE_CHARS characters) is no prediction."""
     said = span.strip()
+    if (label := _FORM_LABEL.match(said)) and said[label.end():].strip():  # "Program: C:01 X:3 M:0008."
+        said = said[label.end():].strip().removesuffix(".").removesuffix("。").strip()
     if not said or "\n" in said or set(said) & set("{}<>[]"):
         return []
     if answer_type == "crest_kdl" and len("".join(said.split())) > BARE_CHARS:
         return []
-    if answer_type == "crest_english" and len(said.split()) > BARE_WORDS:
+    if answer_type in ("crest_english", "crest_program") and len(said.split()) > BARE_WORDS:
         return []
     return [(said, span.index(said), span.index(said) + len(said))]
 
@@ -127,9 +152,10 @@ def hiragana(text: str) -> str:
 
 
 def english_text(text: str) -> str:
-    """The lenient rule's English: lowercased, without a leading frame ("The crest shows") or
-    article, surrounding quotes and final punctuation."""
-    t = " ".join(_EN_FILLER.sub("", text.strip()).lower().split()).strip(" \"'.,;:!?")
+    """The lenient rule's English: lowercased, without a leading frame ("The crest shows", or a
+    Japanese one: no English label has a Japanese character), article, surrounding quotes and final
+    punctuation."""
+    t = " ".join(_EN_FILLER.sub("", _JAPANESE.sub(" ", text).strip()).lower().split()).strip(" \"'.,;:!?。、「」")
     return re.sub(r"^(?:an?|the)\s+", "", t)
 
 
@@ -161,7 +187,7 @@ def program_factors(code: str | None, rule: str = "kamonbench") -> Factors | Non
     if not code:
         return None
     containers, modifiers, motifs = [], [], []
-    tokens = code.split() if rule == "kamonbench" else [t for t in re.split(r"[\s,;|]+", code) if t]
+    tokens = paper_tokens(code) if rule == "kamonbench" else [t for t in re.split(r"[\s,;|]+", code) if t]
     for token in tokens:
         m = _CODE.fullmatch(token if rule == "kamonbench" else token[:1].upper() + token[1:])
         if m is None:
@@ -172,12 +198,30 @@ def program_factors(code: str | None, rule: str = "kamonbench") -> Factors | Non
     return Factors(tuple(containers), modifiers[0] if modifiers else "0", motifs[0])
 
 
+_TOKEN_START = re.compile(r"(?=[CXM]:)")
+
+
+def paper_tokens(code: str) -> list[str]:
+    """A program prediction's tokens by the paper's rule: whitespace removed, then cut before each
+    C:, X: and M: ("C : 01 X:3 M:0008" -> C:01, X:3, M:0008; prose before the code is one token)."""
+    return [t for t in _TOKEN_START.split("".join(code.split())) if t]
+
+
+def predicted_factors(prediction: str | None, rule: str = "kamonbench") -> Factors | None:
+    """A prediction's factors: the whole prediction's by the paper's rule, the one code it holds
+    by the lenient one."""
+    if rule == "lenient" and prediction:
+        prediction = lenient_program(prediction) or prediction
+    return program_factors(prediction, rule)
+
+
 def normalize(value: str | None, answer_type: str, rule: str = "kamonbench") -> str | None:
     """The string compared for exact match and CER (see the module docstring)."""
     if value is None:
         return None
     if rule == "lenient":
         if answer_type == "crest_program":
+            value = lenient_program(value) or value
             f = program_factors(value, rule)
             return "".join((f.code if f else value).split())
         if answer_type == "crest_english":
@@ -193,7 +237,10 @@ def units(value: str | None, answer_type: str, rule: str = "kamonbench") -> list
     if value is None:
         return []
     if answer_type == "crest_program":
-        f = program_factors(value, rule) if rule == "lenient" else None
+        if rule == "kamonbench":
+            return paper_tokens(value)
+        value = lenient_program(value) or value
+        f = program_factors(value, rule)
         return (f.code if f else value).split()
     return list(normalize(value, answer_type, rule) or "")
 
@@ -231,7 +278,7 @@ def factor_accuracy(preds: Sequence[str | None], golds: Sequence[str], rule: str
     """Parseable rate and accuracy per factor (KamonBench Table 2: "'C Acc' is evaluated only
     when a container is present; 'R' includes spatial arrangements and modifications"), motif
     accuracy over contained and containerless rows, and exact match over contained rows."""
-    rows = [(program_factors(p, rule), program_factors(g, "lenient"), p, g) for p, g in zip(preds, golds, strict=True)]
+    rows = [(predicted_factors(p, rule), program_factors(g, "lenient"), p, g) for p, g in zip(preds, golds, strict=True)]
     rows = [r for r in rows if r[1] is not None]
     contained = [r for r in rows if r[1].containers]
     free = [r for r in rows if not r[1].containers]
@@ -266,7 +313,7 @@ def motif_sensitivity(preds: Sequence[str | None], golds: Sequence[str], rule: s
     for p, g in zip(preds, golds, strict=True):
         gf = program_factors(g, "lenient")
         if gf is not None and gf.containers:
-            groups[(gf.containers, gf.modifier)].append((program_factors(p, rule), gf))
+            groups[(gf.containers, gf.modifier)].append((predicted_factors(p, rule), gf))
     separated = correct = pairs = 0
     collapsed = []
     for members in groups.values():
@@ -463,8 +510,4 @@ def _answer_type(name: str, find) -> AnswerType:
     return AnswerType(find=find, table=TABLE, correct=lambda value, truth: exact_match([value], [truth], name)[0])
 
 
-SCORING = {
-    "crest_program": _answer_type("crest_program", lambda text, labels: program_runs(text)),
-    **{name: _answer_type(name, lambda text, labels, n=name: whole_reply(text, n))
-       for name in ("crest_kdl", "crest_english")},
-}
+SCORING = {name: _answer_type(name, lambda text, labels, n=name: whole_reply(text, n)) for name in ANSWER_TYPES}

@@ -37,8 +37,9 @@ _LONG_PATTERNS = [
 
 @functools.lru_cache(maxsize=text.PROMPT_CACHE)
 def _choice_pattern(choice: str) -> re.Pattern:
-    """A choice's own text, as whole words."""
-    body = r"\s+".join(re.escape(w) for w in choice.lower().split())
+    """A choice's own text, as whole words, whatever the case, spacing and punctuation between
+    them (text.words_pattern); a choice without a word (":)") as it is written."""
+    body = text.words_pattern(choice) or re.escape(choice.strip())
     return re.compile(rf"(?<![\w-]){body}(?![\w-])", re.IGNORECASE)
 
 
@@ -76,6 +77,8 @@ def find_choice(span: str, ctx: ParseContext) -> list[Mention]:
                 found.setdefault(m.start(1), Mention(letter, m.start(1), m.end(1)))
     spans = []
     for i, choice in enumerate(choices):
+        if not choice.strip():
+            continue
         for m in _choice_pattern(choice).finditer(span):
             spans.append((m.start(), m.end(), letters[i]))
     spans.sort()
@@ -102,3 +105,24 @@ def find_choice(span: str, ctx: ParseContext) -> list[Mention]:
             continue
         out.append(m)
     return out
+
+
+_AFTER_LETTER = re.compile(r"[\s).:\-]*")
+
+
+def contradiction(span: str, ctx: ParseContext) -> str | None:
+    """A letter followed by another option's text ("A: No" where (A) is Yes and (B) No): which
+    option the answer means is in doubt. Returns a note naming both, or None."""
+    choices = ctx.choices or []
+    letters = option_labels(len(choices))
+    for pattern in _LONG_PATTERNS[:2] if len(choices) > 26 else (*_LETTER_PATTERNS[:2], _LETTER_PATTERNS[3]):
+        for m in pattern.finditer(span):
+            letter = m.group(1).upper()
+            if letter not in letters:
+                continue
+            at = _AFTER_LETTER.match(span, m.end()).end()
+            said = [k for k, c in enumerate(choices) if c.strip() and _choice_pattern(c).match(span, at)]
+            if said and letters.index(letter) not in said:
+                longest = max(said, key=lambda k: len(choices[k]))
+                return f"the letter {letter} is followed by the text of option {letters[longest]}"
+    return None

@@ -13,8 +13,10 @@ from typing import Any
 from byo.families.base import option_index
 from byo.providers.reasoning import split_reasoning
 from byo.score import text
+from byo.score.parse.choice import contradiction
 from byo.score.parse.kinds import KINDS
 from byo.score.parse.model import Kind, Mention, Parse, ParseContext
+from byo.score.parse.yes_no import statement
 
 
 def _key(value: Any) -> Any:
@@ -74,10 +76,18 @@ class _Parentheses:
 _PAREN = re.compile(r"[()]")
 
 
-def _leading(body: str, mentions: list[Mention], kind: Kind) -> Mention | None:
+_SET_APART = re.compile(r"[ \t]*(?:[,.;:!]|-\s|\n|$)")  # "Yes, ...", "No. ...", "Yes - ...", "Yes" alone
+
+
+def _leading(body: str, mentions: list[Mention], kind: Kind, ctx: ParseContext) -> Mention | None:
+    """The value the answer starts with: alone in its first sentence, or (a label, yes/no, choice
+    or card) the only value of it; a yes or no set apart at the start ("Yes, there are no
+    cracks") whatever words follow."""
     first = mentions[0]
     if body[: first.start].strip(" \t\n\"'([{-:"):
         return None
+    if ctx.answer_type == "yes_no" and _SET_APART.match(body, first.end):
+        return first
     first_sentence = _FIRST_SENTENCE_END.split(body, maxsplit=1)[0]
     in_first = [m for m in mentions if m.end <= len(first_sentence)]
     if len(_distinct(in_first)) != 1:
@@ -91,6 +101,9 @@ def _first_sentence(body: str, mentions: list[Mention]) -> Mention | None:
     holds bolts. Screws would have pointed tips...")."""
     end = text.sentence_end(body, 0)
     first = [m for m in mentions if m.start < end]
+    while first and (last := max(m.end for m in first)) > end:  # a value of several sentences (a caption)
+        end = text.sentence_end(body, last)
+        first = [m for m in mentions if m.start < end]
     return first[0] if first and len(_distinct(first)) == 1 else None
 
 
@@ -224,6 +237,24 @@ def _final_line(body: str, kind: Kind, ctx: ParseContext, *, anchored: bool = Fa
     return None if _NOT_WORD.sub("", rest) else found[0]
 
 
+_NUMERAL = re.compile(r"\d")
+
+
+def _result(body: str, kind: Kind, ctx: ParseContext) -> Mention | None:
+    """The result of a calculation that ends the answer ("9 - 5 = 4", "... so 3 x 4 = 12 boxes."):
+    the value after its last "=", when no other number follows it (a count)."""
+    if ctx.answer_type != "integer":
+        return None
+    at = body.rfind("=")
+    if at < 0:
+        return None
+    after = body[at + 1:]
+    found = kind.find(after, ctx)
+    if len(found) != 1 or _NUMERAL.search(after[found[0].end:]) or len(after) - found[0].end > 80:
+        return None
+    return found[0]
+
+
 def _total(body: str, mentions: list[Mention]) -> Mention | None:
     """A stated total before its breakdown ("2 squares: one inside a larger square", "28 containers.
     14 in the top row and 14 below"): the first anchored value, when no anchored value after it
@@ -244,12 +275,14 @@ def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok",
     kind = KINDS.get(ctx.answer_type)
     if kind is None:
         return Parse(status="unparsed", note=f"no parser for answer type {ctx.answer_type!r}")
-    raw = text.clean(split_reasoning(response)[0])  # a reasoning model's <think> block is never read
+    raw = text.first_turn(text.clean(split_reasoning(response)[0]))  # never a <think> block, nor a turn of its own
     if refusal:
         return Parse(status="refusal", note="the provider flagged a refusal")
     if not raw:
         return Parse(status="unparsed", note="empty answer")
     unechoed = text.strip_echo(raw, ctx.prompt, ctx.choices)
+    if ctx.choices and ctx.answer_type == "multiple_choice" and (note := contradiction(unechoed, ctx)):
+        return Parse(status="ambiguous", method="contradiction", note=note)
     for method in MARKED:  # each looked for only when the ones before found nothing
         if method == "structured":
             spans = text.structured_spans(raw)
@@ -263,11 +296,20 @@ def parse_answer(response: str | None, ctx: ParseContext, *, status: str = "ok",
             if span.strip().lower() in ("<answer>", "answer", "____", ""):
                 continue
             mentions = kind.find(span, ctx) or (kind.fallback(span, ctx) if kind.fallback else [])
+            if not mentions and not ctx.choices and (own := text.own_option(span, raw)):
+                span = own  # "(A) Yes (B) No ... Answer: (A)": the text of the answer's own option A
+                mentions = kind.find(span, ctx)
             if mentions:
                 return _decide_marked(span, mentions, kind, method)
     if text.is_refusal(raw):
         return Parse(status="refusal", method="refusal", note="the answer declines")
-    return _whole(unechoed, kind, ctx)
+    parse = _whole(unechoed, kind, ctx)
+    if parse.status == "unparsed" and ctx.answer_type == "yes_no" and (said := statement(raw, ctx.prompt)):
+        return _ok(said, "statement")
+    if parse.status in ("unparsed", "ambiguous") and parse.method != "loop" and ctx.answer_type != "integer" and (
+            why := text.denies_premise(unechoed, ctx.prompt, ctx.choices, found=parse.status == "ambiguous")):
+        return Parse(status="refusal", method="premise", candidates=parse.candidates, note=why)
+    return parse
 
 
 MARKED = ("structured", "braces", "cue", "template")
@@ -284,6 +326,7 @@ RULES = {
     "loop": "degenerate text that repeats itself: unparsed",
     "hedge": "the answer hedges between values (\"3 or 4\", \"10-12\"): ambiguous",
     "revision": "a corrected value (\"after checking again, 7\")",
+    "result": "the result of a calculation that ends the answer (\"9 - 5 = 4\"): the value after its last \"=\"",
     "final line": "the value alone on the last line of the answer (after the conclusion: its one value tied to "
                   "what is asked, \"= 42 containers\")",
     "conclusion": "after the last conclusion cue (\"therefore\", \"in total\", \"so\")",
@@ -294,6 +337,11 @@ RULES = {
     "outside parentheses": "the only value outside parentheses",
     "last": "chain of thought: the last value",
     "set": "every value of a set answer",
+    "statement": "yes/no: the first sentence restates the question as a statement (\"The function is not convex\": "
+                 "no)",
+    "premise": "no value, and the answer says the question does not apply: none of the options fits, or what it "
+               "asks about is not in the image (\"There is no letter being circled\"): a refusal",
+    "contradiction": "multiple choice: a letter followed by another option's text (\"A: No\" where (B) is No): ambiguous",
     "judge": "byo score --judge: a language model read what the rules left unparsed or ambiguous (byo.score.judge)",
 }
 
@@ -322,6 +370,8 @@ def _whole(body: str, kind: Kind, ctx: ParseContext) -> Parse:
             return _hedge(values)
         if found := _revision(body, kind, ctx):
             return _ok(found.value, "revision", candidates=values)
+        if found := _result(body, kind, ctx):
+            return _ok(found.value, "result", candidates=values)
         if found := _final_line(body, kind, ctx):
             return _ok(found.value, "final line", candidates=values)
         if found := _conclusion(body, kind, ctx):
@@ -330,7 +380,7 @@ def _whole(body: str, kind: Kind, ctx: ParseContext) -> Parse:
             return _ok(anchored[0], "anchored", candidates=values)
         return _ok(mentions[-1].value, "last", candidates=values)
     if kind.leading:  # a label, yes/no, choice or card: said first, then explained
-        if found := _leading(body, mentions, kind):
+        if found := _leading(body, mentions, kind, ctx):
             return _ok(found.value, "leading", candidates=values)
         if found := _first_sentence(body, mentions):
             return _ok(found.value, "first sentence", candidates=values)
@@ -338,13 +388,15 @@ def _whole(body: str, kind: Kind, ctx: ParseContext) -> Parse:
         return _hedge(values)
     if found := _revision(body, kind, ctx):
         return _ok(found.value, "revision", candidates=values)
+    if found := _result(body, kind, ctx):
+        return _ok(found.value, "result", candidates=values)
     if found := _final_line(body, kind, ctx):
         return _ok(found.value, "final line", candidates=values)
     if found := _conclusion(body, kind, ctx):
         return _ok(found.value, "conclusion", candidates=values)
     if found := _final_line(body, kind, ctx, anchored=True):
         return _ok(found.value, "final line", candidates=values)
-    if found := _leading(body, mentions, kind):
+    if found := _leading(body, mentions, kind, ctx):
         return _ok(found.value, "leading", candidates=values)
     if len(anchored) == 1:
         return _ok(anchored[0], "anchored", candidates=values)

@@ -138,16 +138,48 @@ def _prev_word(s: str, start: int) -> str:
     return words[-1].lower() if words else ""
 
 
+_NEXT_TOKEN = re.compile(r"\s*(%|[A-Za-z]+)")
+
+
+def _next_token(s: str, end: int) -> str:
+    """The word right after a number, or "%" ("50%", "50 %")."""
+    m = _NEXT_TOKEN.match(s, end)
+    return m.group(1).lower() if m else ""
+
+
+@functools.lru_cache(maxsize=text.PROMPT_CACHE)
+def echo_pairs(prompt: str) -> frozenset[tuple]:
+    """The question's numbers with the word before and the word (or "%") after each, by value
+    ("less than 5 units", "at least one store", "50%"): the same value between the same words in
+    an answer ("in at least 1 store") is the question's number, not an answer."""
+    p = text.clean(prompt)
+    out = set()
+    for n in numbers(p):
+        out.add(("before", _prev_word(p, n.start), n.value))
+        if after := _next_token(p, n.end):
+            out.add(("after", n.value, after))
+    return frozenset(out)
+
+
 def find_numbers(span: str, ctx: ParseContext, anchor: Callable[[str, int, int], bool]) -> list[Mention]:
-    """The numbers of the span, less the question's own ("row 3"); `anchor` tells which are tied to it."""
+    """The numbers of the span, less the question's own: a digit after the word it follows in the
+    question ("row 3"); and, where other numbers remain, a number (in digits or words, a
+    percentage) beside the same word as in the question ("less than 5 units", "in at least one
+    store"). `anchor` tells which are tied to what is asked."""
     echoes = text.echo_bigrams(ctx.prompt)
-    out = []
+    pairs = echo_pairs(ctx.prompt) if ctx.prompt else frozenset()
+    out, echoed = [], []
     for n in numbers(span):
         prev = _prev_word(span, n.start)
         if (prev, str(n.value)) in echoes:
             continue  # the question's own number ("row 3"), not an answer
-        out.append(Mention(n.value, n.start, n.end, anchor(span, n.start, n.end)))
-    return out
+        mention = Mention(n.value, n.start, n.end, anchor(span, n.start, n.end))
+        after = _next_token(span, n.end)
+        if ("before", prev, n.value) in pairs or (after and ("after", n.value, after) in pairs):
+            echoed.append(mention)
+        else:
+            out.append(mention)
+    return out if out else echoed
 
 
 # --- working that is not an answer ---------------------------------------------------------------

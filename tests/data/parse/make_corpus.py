@@ -645,10 +645,11 @@ def mc_cases():
         add(f"Either ({chr(65 + a)}) or ({chr(65 + b)}), I'm not sure.", "ambiguous", None, ["several"], kind,
             choices, options)
     for t in ["I'm sorry, but I can't determine which option is correct.", "I cannot see the image.",
-              "Unable to identify the objects in the picture.", "As an AI, I can't view images."]:
+              "Unable to identify the objects in the picture.", "As an AI, I can't view images.",
+              "None of the options match."]:
         kind, choices, options = mc_question()
         add(t, "refusal", None, ["refusal"], kind, choices, options)
-    for t in ["None of the options match.", "", "The objects are colourful.", "F", "Option Z."]:
+    for t in ["", "The objects are colourful.", "F", "Option Z."]:
         kind, choices, options = mc_question()
         add(t, "unparsed", None, ["unparsed"], kind, choices, options)
     return out
@@ -720,18 +721,22 @@ def crest_cases(answer_type: str):
                        preprompt=preprompt, labels=labels, prompt_text=p))
 
     if answer_type == "crest_program":
-        templates = [("{v}", ["plain"]), ("{v}.", ["plain"]), ("`{v}`", ["markdown"]), ("Program: {v}", ["plain"]),
-                     ("The program code is {v}.", ["plain"]), ("{{answer: {v}}}", ["structured"]),
-                     ("<answer>{v}</answer>", ["structured"]), ('{{"program": "{v}"}}', ["structured", "json"]),
-                     ("Answer: {v}", ["cue"]), ("The answer is {v}", ["cue"]), ("```\n{v}\n```", ["markdown"]),
-                     ("Code: {v} (circle container, stacked motif)", ["plain"]), ("{lower}", ["case"]),
-                     ("{commas}", ["punctuation"]), ("I read this crest as {v}.", ["plain"])]
-        for template, tags in templates:
+        # (template, what the paper's rule reads from it, tags): as for KDL and English below, the
+        # whole reply, or the answer it marks (a cue, a structure, its label form "Program:")
+        templates = [("{v}", "{v}", ["plain"]), ("{v}.", "{v}.", ["plain"]), ("`{v}`", "{v}", ["markdown"]),
+                     ("Program: {v}", "{v}", ["plain"]),
+                     ("The program code is {v}.", "The program code is {v}.", ["plain", "frame"]),
+                     ("{{answer: {v}}}", "{v}", ["structured"]), ("<answer>{v}</answer>", "{v}", ["structured"]),
+                     ('{{"program": "{v}"}}', "{v}", ["structured", "json"]), ("Answer: {v}", "{v}", ["cue"]),
+                     ("The answer is {v}", "{v}", ["cue"]), ("```\n{v}\n```", "{v}", ["markdown"]),
+                     ("Code: {v} (circle container, stacked motif)", "{v} (circle container, stacked motif)",
+                      ["plain", "frame"]), ("{lower}", "{lower}", ["case"]), ("{commas}", "{commas}", ["punctuation"]),
+                     ("I read this crest as {v}.", "I read this crest as {v}.", ["plain", "frame"])]
+        for template, read, tags in templates:
             for _ in range(10):
                 v = random_crest()[0]
-                written = {"{lower}": v.lower(), "{commas}": v.replace(" ", ", ")}.get(template, v)  # kept as written
-                add(template.format(v=v, lower=v.lower(), commas=v.replace(" ", ", ")), "ok", written, tags,
-                    pick(["neutral", "debiased"]))
+                fields = {"v": v, "lower": v.lower(), "commas": v.replace(" ", ", ")}  # kept as written
+                add(template.format(**fields), "ok", read.format(**fields), tags, pick(["neutral", "debiased"]))
         for _ in range(10):
             prog = random_crest()[0]
             no_x = " ".join(t for t in prog.split() if not t.startswith("X:"))
@@ -747,14 +752,18 @@ def crest_cases(answer_type: str):
                 ["cot", "structured"], "cot")
         for _ in range(6):
             v, w = random_crest()[0], random_crest()[0]
-            if v != w:
-                add(f"Either {v} or {w}.", "ambiguous", None, ["several"])
+            if v != w:  # a hedge is a wrong prediction, not two
+                add(f"Either {v} or {w}.", "ok", f"Either {v} or {w}.", ["several"])
         for t in ["I'm sorry, but I can't identify this crest.", "I cannot see the image.",
                   "Unable to determine the program code from the picture."]:
             add(t, "refusal", None, ["refusal"])
-        for t in ["It's a bellflower in a circle.", "", "A Japanese family crest.", "{answer: <answer>}",
-                  "The motif is a flower."]:
-            add(t, "unparsed", None, ["unparsed"])
+        for t in ["It's a bellflower in a circle.", "A Japanese family crest.", "The motif is a flower."]:
+            add(t, "ok", t, ["plain", "frame"])  # a prediction, as in every form: a wrong one
+        for t in ["", "{answer: <answer>}", "It's a bellflower.\nIt sits in a circle.",
+                  "This is a traditional Japanese family crest drawn in black on a white ground, with a ring around "
+                  "a flower of five petals, each petal rounded at its tip, and a small circle at the centre of the "
+                  "flower where the petals meet, like many crests of its kind."]:
+            add(t, "unparsed", None, ["unparsed"])  # prose: no prediction in any form
         return out
 
     # (template, what the paper's rule reads from it, tags): KamonBench scores the whole string a
@@ -987,7 +996,7 @@ HANDWRITTEN = [
     ("crest_program", None, "neutral", "Program code: `C:07 X:0 M:0025`", "ok", "C:07 X:0 M:0025"),
     ("crest_program", None, "neutral", "C:01 C:02 X:2 M:0006", "ok", "C:01 C:02 X:2 M:0006"),
     ("crest_program", None, "neutral", "The crest is a circle containing three stacked bellflowers, so: C:01 X:3 "
-     "M:0008", "ok", "C:01 X:3 M:0008"),
+     "M:0008", "ok", "The crest is a circle containing three stacked bellflowers, so: C:01 X:3 M:0008"),
     ("crest_program", None, "neutral", "X:5 M:0024", "ok", "X:5 M:0024"),
     ("crest_kdl", None, "neutral", "丸に桔梗", "ok", "丸に桔梗"),
     ("crest_kdl", None, "neutral", "答え：丸に三つ盛り桜", "ok", "丸に三つ盛り桜"),

@@ -9,9 +9,12 @@ import math
 
 import numpy as np
 import pytest
+from families.clevr.test_compass import legend
 from scipy import stats
 
+from byo.families import get_family
 from byo.families.api import ScoringOptions
+from byo.families.clevr.compass import KEYS
 from byo.families.clevr.compass_metrics import (
     PERPLEXITY,
     cell_slopes,
@@ -21,6 +24,9 @@ from byo.families.clevr.compass_metrics import (
     skill_load_figure,
     skill_load_table,
 )
+from byo.questions.generate import Summary, _questions, load_templates
+from byo.questions.load import Question
+from byo.score.rows import score_rows
 
 
 def row(image: str, key: str, credit: float, facts: dict | None = None, variant: str = "neutral/direct",
@@ -251,3 +257,25 @@ def test_the_perplexity_lines_name_level_negative_type_and_effect_size(capsys):
     print_declared(Scores())
     out = capsys.readouterr().out
     assert "OAR" in out and "skill R" in out and "0.26" in out and "small" in out
+
+
+def test_a_chat_oracle_answering_with_the_captions_text_has_no_integration_gap():
+    """A chat model that answers every COMPASS question with the true caption's text instead of its
+    letter (multi-sentence captions whose sentences the prompt also holds) is read as that option:
+    R@1 1 composed and decomposed, a gap of 0 (the parser once left the composed ones unparsed)."""
+    plugin = get_family("clevr")
+    _, templates, common = load_templates(plugin)
+    questions = []
+    for seed in range(3):
+        lg = {**legend(seed, n=5), "image": f"images/img{seed}.png", "levels": {}}
+        questions += [Question.model_validate(q) for q in _questions(
+            lg, plugin, list(KEYS), templates, common, ["neutral"], ["direct"], "clevr", Summary(policy="ask"))]
+    composed = [q for q in questions if q.params["compass"]["role"] == "composed"]
+    assert sum(q.retrieval.captions[0].count(".") >= 2 for q in composed) >= len(composed) / 2  # multi-sentence
+    predictions = [{"id": q.id, "status": "ok", "response": q.retrieval.captions[q.retrieval.truth]} for q in questions]
+    rows = score_rows(questions, predictions, "caption-oracle")
+    assert all(r["status"] == "ok" and r["recall_at_1"] == 1.0 for r in rows)
+    table = integration_table([{**r, "variant": "neutral/direct"} for r in rows])
+    assert {t["level"] for t in table} == {"OA", "OR", "OAR"}
+    for t in table:
+        assert t["r1_composed"] == 1.0 and t["r1_decomposed"] == 1.0 and t["delta"] == 0.0, t
