@@ -175,6 +175,11 @@ class OverlapConfig(Strict):
     factor: float = Field(0.3, ge=0.0, le=0.99)
     cards: list[str] = []
     face_down: Count = 0
+    # The cards shared out over this many rows (horizontal) or columns (vertical), the first ones
+    # taking one card more when they do not share evenly, `line_gap` metres apart (BYO-Eval's
+    # card_overlap_config n_lines and line_gap, n_columns and column_gap).
+    lines: int = Field(1, ge=1, le=13)
+    line_gap: float = Field(0.02, ge=0.0, le=0.5)
 
     _check_cards = field_validator("cards")(_cards)
 
@@ -260,6 +265,12 @@ class PokerContent(Strict):
     hand: HandConfig = HandConfig()
     players: list[PlayerConfig] = []  # per-player settings, player 1 first
     total_cards: Count | None = None  # deal this many cards over the hands and the river instead
+    # Face-down cards over the whole table, hands and river together (which ones is drawn), instead
+    # of hand.face_down and river.face_down (BYO-Eval's card_distribution_inputs.n_verso).
+    face_down: Count | None = None
+    # Every card drawn from a full deck, so that a card may lie twice on the table (BYO-Eval's
+    # card_type_config.allow_repetition); otherwise a scene is dealt from one deck.
+    repeat_cards: bool = False
     river: RiverConfig = RiverConfig()
     chips: ChipsConfig = ChipsConfig()
     seats: SeatConfig = SeatConfig()
@@ -313,8 +324,15 @@ class PokerContent(Strict):
     @model_validator(mode="after")
     def _feasible(self):
         named = self.named_cards()
-        if self.max_cards() > 52:
+        if self.max_cards() > 52 and not self.repeat_cards:
             raise ValueError(f"this scene can hold {self.max_cards()} cards; a scene is dealt from one deck of 52")
+        if self.face_down is not None:
+            own = [name for name, hd in [("hand", self.hand), ("river", self.river)]
+                   + [(f"players.{k}.hand", p.hand) for k, p in enumerate(self.players) if p.hand]
+                   if count_range(hd.face_down)[1]]
+            if own:
+                raise keyed_error("face_down", f"face_down over the whole table replaces {own[0]}.face_down: "
+                                  "give one of them")
         doubles = sorted({c for c in named if named.count(c) > 1})
         if doubles:
             raise ValueError(f"card {doubles[0]} is named twice; a scene is dealt from one deck")
