@@ -8,10 +8,14 @@ on the table are 90 degrees more than here."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from byo.families.api import ForeignKey, MissingAsset, NoCounterpart
+from byo.families.poker.faces import CARD_ASPECT
+
+HAND_CAPACITY = 5  # the family's most cards in a hand when total_cards deals them (family.py)
 
 AUTHORS_CARD_HEIGHT = 1.4  # the .blend card's height over its width, at scale 1
 MIN_HAND_STEP, MAX_HAND_STEP = 0.3, 1.5  # the authors' hand step between card centres, x card width
@@ -246,6 +250,79 @@ def _most(values: Mapping[str, Any], variables: Mapping[str, Any], path: str) ->
     return int(value[1] if isinstance(value, list | tuple) else value)
 
 
+def _range(values: Mapping[str, Any], variables: Mapping[str, Any], path: str, default: Any) -> tuple[int, int]:
+    if path in variables:
+        v = variables[path]
+        levels = [v["min"], v["max"]] if "min" in v else v.get("levels", v.get("choices"))
+        flat = [x for level in levels for x in (level if isinstance(level, list | tuple) else [level])]
+        return int(min(flat)), int(max(flat))
+    value = values.get(path, default)
+    return (int(value[0]), int(value[1])) if isinstance(value, list | tuple) else (int(value), int(value))
+
+
+def _boxes_meet(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _seats(values: dict[str, Any], variables: dict[str, dict]) -> list[tuple[str, Any, str]]:
+    """The players' seats: the authors' sit on the table's edge inset 0.1 m, then 10% towards the
+    centre (poker/player_location_builder.py); their code checks nothing for overlap, so a long
+    river runs through the hands. Here hands, mats and river must lie apart: the seats stand
+    back as far as the largest scene needs, and the table grows to hold them when it must."""
+    if _set(values, variables, "content.seats.radius"):
+        return []
+    h = float(values.get("content.card.height", 0.089))
+    w = h * CARD_ASPECT
+    gap = float(values.get("content.river.gap", 0.008))
+    river = _range(values, variables, "content.river.count", 5)[1]
+    total = _range(values, variables, "content.total_cards", 0)[1] if _set(values, variables,
+                                                                           "content.total_cards") else 0
+    river = max(river, 0 if not total else min(river, total))
+    hand = min(HAND_CAPACITY, total) if total else _range(values, variables, "content.hand.count", 2)[1]
+    piles = _range(values, variables, "content.chips.piles_per_player", (0, 2))[1]
+    spread = float(values.get("content.hand.spread", 1.08))
+    hand_w = w + max(hand - 1, 0) * spread * w if hand else w
+    depth = (h if hand else 0.0) + ((0.01 if hand else 0.0) + 2 * 0.0195 * 1.08 + 0.008) * (piles > 0) or h
+    chip_row = piles * (2 * 0.0195 * 1.08 + 0.008)
+    half_long, half_deep = max(hand_w, chip_row) / 2 + 0.03, depth / 2 + 0.03
+    river_box = (-(river * w + max(river - 1, 0) * gap) / 2, -h / 2, (river * w + max(river - 1, 0) * gap) / 2, h / 2)
+    length, width = float(values["table.length"]), float(values["table.width"])
+    radius = [max(0.05, 0.9 * (length / 2 - 0.1)), max(0.05, 0.9 * (width / 2 - 0.1))]
+    authors = list(radius)
+    low, high = _range(values, variables, "content.n_players", 4)
+    start = float(values.get("content.seats.start", -90.0))
+    for _ in range(60):
+        clear = True
+        for n in range(max(low, 1), high + 1):
+            boxes = []
+            for k in range(n):
+                a = math.radians(start + 360.0 * k / n)
+                x, y = radius[0] * math.cos(a), radius[1] * math.sin(a)
+                along_x = abs(math.sin(a)) >= abs(math.cos(a)) - 1e-9
+                dx, dy = (half_long, half_deep) if along_x else (half_deep, half_long)
+                boxes.append((x - dx, y - dy, x + dx, y + dy))
+            river_ok = river == 0 or not any(_boxes_meet(b, river_box) for b in boxes)
+            if not river_ok or any(_boxes_meet(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:]):
+                clear = False
+        if clear:
+            break
+        radius = [r * 1.08 for r in radius]
+    radius = [round(r, 4) for r in radius]
+    out: list[tuple[str, Any, str]] = []
+    values["content.seats.radius"] = radius
+    moved = radius != [round(r, 4) for r in authors]
+    out.append(("content.seats.radius", radius, f"the authors' seats at ({authors[0]:.3g}, {authors[1]:.3g}) m"
+                + (" stand back until the hands, mats and river lie apart (the authors' overlap)" if moved else "")))
+    if not moved:
+        return out
+    need = (2 * (radius[0] + max(half_long, half_deep) + 0.02), 2 * (radius[1] + max(half_long, half_deep) + 0.02))
+    for path, size, wanted in (("table.length", length, need[0]), ("table.width", width, need[1])):
+        if wanted > size:
+            values[path] = round(wanted, 3)
+            out.append((path, round(wanted, 3), f"the authors' {size:g} m table grown to hold the seats"))
+    return out
+
+
 def finish(values: dict[str, Any], variables: dict[str, dict]) -> list[tuple[str, Any, str]]:
     """What the authors' poker code does beyond the keys, on the mapped values (project path ->
     value) and variables (project path -> variation), in place; (path, value, why) of each change."""
@@ -282,6 +359,7 @@ def finish(values: dict[str, Any], variables: dict[str, dict]) -> list[tuple[str
                     values[path] = 0
                     out.append((path, 0, "the authors' dealer deals no cards there unless overall_cards, "
                                          "player_cards or river_cards says so"))
+        out += _seats(values, variables)
         if not any(k.startswith("content.chips.") for k in [*values, *variables]):
             values |= {"content.chips.piles_per_player": 0, "content.chips.table_piles": 0}
             out.append(("content.chips", {"piles_per_player": 0, "table_piles": 0},
