@@ -122,7 +122,7 @@ class PokerFamily(Family):
             raise PlacementError("poker cards show their faces as image textures, which Workbench does not draw: "
                                  "use render.engine: cycles")
         c = content
-        deck = Deck(c.named_cards(), draw, repeat=c.repeat_cards)
+        deck = Deck(c.named_cards(), draw, repeat=bool(c.repeat_cards))
         extras: dict[str, Any] = {"mode": c.mode, "card": {"width": _r(c.card.width), "height": c.card.height,
                                                          "thickness": c.card.thickness, "back": c.card.back}}
         piles: list[dict] = []
@@ -130,8 +130,8 @@ class PokerFamily(Family):
         if c.mode == "overlap":
             cards = self._overlap(c, deck, draw, setup)
             extras["overlap"] = {"direction": c.overlap.direction, "factor": c.overlap.factor}
-            if c.overlap.lines > 1:
-                extras["overlap"] |= {"lines": c.overlap.lines, "line_gap": c.overlap.line_gap}
+            if c.overlap.n_lines > 1:
+                extras["overlap"] |= {"lines": c.overlap.n_lines, "line_gap": c.overlap.gap_between_lines}
         elif c.mode == "grid":
             cards, frame = self._grid(c, deck, draw, place, setup)
             extras["grid"] = {"rows": frame.rows, "columns": frame.columns, "pitch": [_r(p) for p in frame.pitch],
@@ -187,12 +187,13 @@ class PokerFamily(Family):
         w, h = c.card.width, c.card.height
         # At factor 0 the cards lie OVERLAP_GAP apart; the gap shrinks with the overlap.
         if o.direction == "horizontal":  # each card lies on the one to its left; rows one below another
-            along, step, across, pitch = right, (w + OVERLAP_GAP) * (1 - o.factor), down, h + o.line_gap
+            along, step, across, pitch = right, (w + OVERLAP_GAP) * (1 - o.factor), down, h + o.gap_between_lines
         else:  # each card lies on the one above it in the image; columns side by side
-            along, step, across, pitch = down, (h + OVERLAP_GAP) * (1 - o.factor), right, w + o.line_gap
-        if o.lines == 1:
+            along, step, across, pitch = down, (h + OVERLAP_GAP) * (1 - o.factor), right, w + o.gap_between_lines
+        if o.n_lines == 1:
             return lay.row_places(codes, face_up, "row", (0.0, 0.0), along, -down, step)
-        sizes = [len(codes) // o.lines + (k < len(codes) % o.lines) for k in range(o.lines)]
+        n_lines = o.n_lines
+        sizes = [len(codes) // n_lines + (k < len(codes) % n_lines) for k in range(n_lines)]
         sizes = [n for n in sizes if n]
         places: list[lay.CardPlace] = []
         for line, n in enumerate(sizes):
