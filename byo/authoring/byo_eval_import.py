@@ -51,6 +51,7 @@ FORMAT = "byo-eval"
 VARIATIONS = {"fixed", "varying_all", "varying_all_range", "varying_random", "varying_among", "varying_among_range"}
 AUTHORS = "(the authors' code)"  # the file of a row that their code implies, not a key
 SAME = "nothing to set: this project does the same"
+READ = "read as the base config"
 
 
 @dataclass
@@ -73,7 +74,8 @@ class Row:
         value = yaml.safe_dump(self.value, default_flow_style=True, width=10**6).strip().removesuffix("...").strip()
         value = value if len(value) <= 60 else value[:57] + "..."
         where = f"{self.file}: {self.key}" if self.key else self.file
-        target = ", ".join(self.project) if self.project else "no counterpart" if self.note != SAME else "-"
+        quiet = self.note.startswith((SAME, READ))
+        target = ", ".join(self.project) if self.project else "-" if quiet else "no counterpart"
         text = f"{where} = {value} -> {target}" + (f": {self.note}" if self.note else "")
         return text + (f" (overridden by {self.overridden_by})" if self.overridden_by else "")
 
@@ -475,7 +477,7 @@ def convert(data: Any, file: str, family: str | None = None, base_dir: Path | No
     for k, v in (dataset.items() if isinstance(dataset, dict) else ()):
         if k in ("name", "base_config"):
             found.rows.append(Row(name, f"dataset.{k}", v, ["dataset.name"] if k == "name" else [],
-                                  "" if k == "name" else f"read: {base_file}"))
+                                  "" if k == "name" else f"{READ}: {base_file}"))
         elif k == "seed":
             out_dataset[k] = v
             found.rows.append(Row(name, "dataset.seed", v, ["dataset.seed"]))

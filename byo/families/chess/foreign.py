@@ -172,13 +172,13 @@ def _board(prefix: str) -> dict[str, ForeignKey]:
         f"{prefix}thickness": ForeignKey("content.board.thickness"),
         f"{prefix}location": ForeignKey("content.board.location", _location, note=LOCATION),
         f"{prefix}random_pattern": ForeignKey("content.board.random_pattern"),
-        f"{prefix}pattern_seed": ForeignKey(None, note="patterns are drawn from dataset.seed"),
+        f"{prefix}pattern_seed": ForeignKey(None, changes="a random pattern is drawn from dataset.seed here"),
         f"{prefix}board_material.color": ForeignKey("content.board.frame_color", _rgb),
         f"{prefix}white_material.color": ForeignKey("content.board.light_color", _rgb),
         f"{prefix}black_material.color": ForeignKey("content.board.dark_color", _rgb),
-        f"{prefix}board_material.roughness": ForeignKey(None, note=NO_ROUGHNESS),
-        f"{prefix}white_material.roughness": ForeignKey(None, note=NO_ROUGHNESS),
-        f"{prefix}black_material.roughness": ForeignKey(None, note=NO_ROUGHNESS),
+        f"{prefix}board_material.roughness": ForeignKey(None, changes=NO_ROUGHNESS),
+        f"{prefix}white_material.roughness": ForeignKey(None, changes=NO_ROUGHNESS),
+        f"{prefix}black_material.roughness": ForeignKey(None, changes=NO_ROUGHNESS),
         f"{prefix}rotation": ForeignKey(None, changes="no effect in the authors' code either (BoardModel reads no "
                                         "rotation, chess/config/models.py): the board does not turn; camera.azimuth "
                                         "turns the view"),
@@ -189,7 +189,7 @@ LOCATION = ("x, y in this project's axes (the authors' x is -y here); z: the boa
             "(table.height)")
 
 
-NO_ROUGHNESS = "the board's materials have fixed roughness"
+NO_ROUGHNESS = "the board's materials have fixed roughness here: a look only"
 INERT_COUNT = ("no effect in the authors' code: it reads count_config.type and value only "
                "(chess/generate_img_from_yaml.py), which chess.count_config sets: the scene keeps that count")
 BYO_EVAL = {
