@@ -75,8 +75,9 @@ def test_a_repository_dataset_config_imports_whole(tmp_path):
                                                        "levels": [1.7, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5]}}
     content = config["scene"]["content"]
     assert content["count"] == 1 and content["n_types"] == 1
-    assert content["board"] == {"rows": 8, "columns": 8, "length": 0.7, "width": 0.7, "thickness": 0.05,
-                                "location": [0.0, 0.0]}  # the variables' squares in the base's board
+    # The variables' squares in the base's board: 0.7 m of squares in the authors' 0.2 m wider frame.
+    assert content["board"] == {"rows": 8, "columns": 8, "length": 0.9, "width": 0.9, "border": 0.1,
+                                "thickness": 0.05, "location": [0.0, 0.0]}
     assert config["scene"]["resolution"] == [1920, 1080] and config["dataset"]["n_images"] == 20
     assert image_count(load_config(config)) == 140
 
@@ -127,8 +128,9 @@ def test_the_public_default_config_imports_naming_its_piece_set_as_missing(tmp_p
     assert "# Missing: dataset.piece_set: piece set 'old_school' is a .blend asset" in text
     config = yaml.safe_load(text)
     scene = config["scene"]
-    # The board's outer 0.7 m (border 0.025 m here: BoardModel's 0.05 is not given) and location.
-    assert scene["content"]["board"] == {"length": 0.7, "width": 0.7, "thickness": 0.05, "location": [0.0, 0.0]}
+    # The board's 0.7 m of squares in the authors' frame, border_width 0.2 m wider (BoardModel's default).
+    assert scene["content"]["board"] == {"length": 0.9, "width": 0.9, "border": 0.1, "thickness": 0.05,
+                                         "location": [0.0, 0.0]}
     assert scene["content"]["count"] == 5 and scene["content"]["n_types"] == 1  # the authors' low: 5 pieces
     assert scene["camera"] == {"distance": 2.5, "elevation": 50.0, "azimuth": 0.0,
                                "jitter": {"distance": 0.0, "elevation": 0.0}, "target": [0.0, 0.0, 0.2]}
@@ -136,7 +138,7 @@ def test_the_public_default_config_imports_naming_its_piece_set_as_missing(tmp_p
     assert scene["table"] == {"shape": "elliptic", "length": 2.5, "width": 1.8, "height": 0.8, "texture": "low"}
     cfg = load_config(config)
     board = sample_spec(cfg, jobs(cfg)[0]).content["board"]
-    assert board["square_size"] == pytest.approx((0.7 - 2 * 0.025) / 8)
+    assert board["square_size"] == pytest.approx(0.7 / 8)
 
 
 def test_noise_lighting_and_board_colors_map(tmp_path):
@@ -150,10 +152,11 @@ def test_noise_lighting_and_board_colors_map(tmp_path):
     (roughness,) = [r for r in rows if r.key == "chess.board_config.white_material.roughness"]
     assert roughness.project == [] and "fixed roughness here" in roughness.line()
     board = config["scene"]["content"]["board"]
-    assert board == {"rows": 4, "columns": 4, "border": 0.05, "length": 0.7, "light_color": [0.9, 0.9, 0.8]}
+    # 0.7 m of squares, the frame 0.05 m wider: 0.025 m each side.
+    assert board == {"rows": 4, "columns": 4, "border": 0.025, "length": 0.75, "light_color": [0.9, 0.9, 0.8]}
     assert config["scene"]["lighting"] == {"intensity": "very_low"}
     cfg = load_config(config)
-    assert sample_spec(cfg, jobs(cfg)[0]).content["board"]["square_size"] == pytest.approx(0.15)
+    assert sample_spec(cfg, jobs(cfg)[0]).content["board"]["square_size"] == pytest.approx(0.7 / 4)
 
 
 @pytest.mark.parametrize("text, problem", [
@@ -166,7 +169,7 @@ def test_noise_lighting_and_board_colors_map(tmp_path):
     ("camera: {distance: 2}\n", "give --family"),
     ("dataset: {name: x}\nvariables: {chess.count_config: {variate_type: fixed, variate_levels: -3}}", "content.count"),
     ("board: {length: 0.7, width: 0.5}\n", "squares are square"),
-    ("board: {length: 0.04, border_width: 0.05}\n", "leaves no room for squares"),
+    ("board: {length: 0.0}\n", "leaves no room for squares"),
     ("pieces: [{type: king, position: [0, 4], scale: 0.08}]\n", "pieces[0]: scale: no counterpart"),
     ("pieces: [{type: emperor, position: [0, 4]}]\n", "pieces[0].type"),
     ("pieces: [{type: king, position: [0, 9]}]\n", "off the 8x8 board"),

@@ -63,9 +63,12 @@ def test_a_chess_dataset_config_renders_the_authors_default_scene():
     assert setup.camera.target[2] == pytest.approx(1.0 - table["height"])
     assert (setup.table.shape, setup.table.length, setup.table.width, setup.table.height) == (
         table["shape"], pytest.approx(table["length"]), pytest.approx(table["width"]), pytest.approx(table["height"]))
+    # The authors' board (chess/board.py): its length and width are the squares', the frame 0.2 m
+    # wider (BoardModel's border_width).
     board = spec.content["board"]
-    assert board["length"] == pytest.approx(_default("chess.board_config.length"))
-    assert board["width"] == pytest.approx(_default("chess.board_config.width"))
+    assert board["square_size"] * board["columns"] == pytest.approx(_default("chess.board_config.width"))
+    assert board["square_size"] * board["rows"] == pytest.approx(_default("chess.board_config.length"))
+    assert board["length"] == pytest.approx(_default("chess.board_config.length") + 0.2)
     assert board["thickness"] == pytest.approx(_default("chess.board_config.thickness"))
     render = _default("scene.render")
     assert tuple(setup.resolution) == (render["resolution_x"], render["resolution_y"])

@@ -166,9 +166,9 @@ def _board(prefix: str) -> dict[str, ForeignKey]:
         f"{prefix}rows": ForeignKey("content.board.rows"),
         f"{prefix}columns": ForeignKey("content.board.columns"),
         f"{prefix}row_columns": ForeignKey(None, lambda n: {"content.board.rows": n, "content.board.columns": n}),
-        f"{prefix}length": ForeignKey("content.board.length"),
-        f"{prefix}width": ForeignKey("content.board.width"),
-        f"{prefix}border_width": ForeignKey("content.board.border"),
+        f"{prefix}length": ForeignKey(SQUARES_LENGTH, note=SQUARES),
+        f"{prefix}width": ForeignKey(SQUARES_WIDTH, note=SQUARES),
+        f"{prefix}border_width": ForeignKey(BORDER, note="the frame's width beyond the squares, both sides together"),
         f"{prefix}thickness": ForeignKey("content.board.thickness"),
         f"{prefix}location": ForeignKey("content.board.location", _location, note=LOCATION),
         f"{prefix}random_pattern": ForeignKey("content.board.random_pattern"),
@@ -185,8 +185,14 @@ def _board(prefix: str) -> dict[str, ForeignKey]:
     }
 
 
-LOCATION = ("x, y in this project's axes (the authors' x is -y here); z: the board lies on the table top "
-            "(table.height)")
+LOCATION = ("x, y in this project's axes (the authors' x is -y here); z: the board lies on the table top here "
+            "(the authors' stands at z above the floor, its table top at table.height)")
+# The authors' board (chess/board.py): `length` and `width` are the squares' extent, the frame
+# `border_width` wider (BoardModel's default 0.2 m); resolved by `finish` once both are known.
+SQUARES_LENGTH, SQUARES_WIDTH, BORDER = ("content.board.length@squares", "content.board.width@squares",
+                                         "content.board.border@frame")
+SQUARES = "the squares' extent; the frame is border_width wider (chess/board.py)"
+AUTHORS_BORDER = 0.2  # BoardModel.border_width
 
 
 NO_ROUGHNESS = "the board's materials have fixed roughness here: a look only"
@@ -206,3 +212,21 @@ BYO_EVAL = {
     "pieces": ForeignKey("content.pieces", _pieces),  # appendix A.1's explicit pieces
     "dataset.piece_set": ForeignKey(None, _piece_set),
 }
+
+
+def finish(values: dict[str, Any], variables: dict[str, dict]) -> list[tuple[str, Any, str]]:
+    """The authors' board sizes as this project's: their squares span `length` x `width` and the
+    frame adds `border_width` (0.2 m unless given); here the outer size includes a border each side."""
+    squares = {path: values.pop(key) for key, path in ((SQUARES_LENGTH, "content.board.length"),
+                                                       (SQUARES_WIDTH, "content.board.width")) if key in values}
+    frame = values.pop(BORDER, None)
+    if not squares and frame is None:
+        return []
+    frame = AUTHORS_BORDER if frame is None else float(frame)
+    out: list[tuple[str, Any, str]] = []
+    values["content.board.border"] = round(frame / 2, 6)
+    out.append(("content.board.border", round(frame / 2, 6), f"half the authors' {frame:g} m frame each side"))
+    for path, size in squares.items():
+        values[path] = round(float(size) + frame, 6)
+        out.append((path, values[path], f"the authors' {size:g} m of squares and their {frame:g} m frame"))
+    return out
