@@ -46,8 +46,8 @@ COMMANDS = {
                           "rendered, asked and scored; stops at a target interval width or a budget"),
     "explain": ("diagnose", "re-render each failure with one factor changed at a time (the family's, and each "
                             "variable at its easiest level), ask again, and table which change turns it right"),
-    "import-config": ("plan", "a BYO-Eval config (appendix D) as a project config; keys without a counterpart "
-                              "are named (exit 2)"),
+    "import-config": ("plan", "a BYO-Eval config (appendix D) over its base config as a project config, with "
+                              "a table of what each key became; keys truly without a counterpart are named (exit 2)"),
 }
 
 

@@ -168,19 +168,24 @@ def print_power(args, cfg, result: dict, shown: Console) -> None:
 
 
 def cmd_import_config(args) -> int:
-    config, text, skipped, missing = import_config(args.config, family=args.family, skip_unmapped=args.skip_unmapped)
-    if args.json:
-        if args.output:
-            atomic_write_text(args.output, text)
-        print_json({"config": config, "left_out": [{"key": key, "why": why} for key, why in skipped],
-                    "missing": [{"key": key, "why": why} for key, why in missing], "output": args.output})
-        return 0
-    for key, why in skipped:
-        console.print(f"[yellow]left out[/yellow] {key}: {why}")
-    for key, why in missing:
-        console.print(f"[yellow]missing[/yellow] {key}: {why}")
+    imported = import_config(args.config, family=args.family, skip_unmapped=args.skip_unmapped, base=args.base)
+    config, text, skipped, missing, rows = imported
     if args.output:
         atomic_write_text(args.output, text)
+    if args.json:
+        print_json({"config": config, "mapping": [row.as_dict() for row in rows],
+                    "left_out": [{"key": key, "why": why} for key, why in skipped],
+                    "missing": [{"key": key, "why": why} for key, why in missing], "output": args.output})
+        return 0
+    console.print("[bold]mapping[/bold] (source key = value -> project key, or no counterpart: what that changes)",
+                  highlight=False)
+    for row in rows:
+        console.print(row.line(), markup=False, highlight=False, soft_wrap=True)
+    for key, why in skipped:
+        console.print(f"[yellow]left out[/yellow] {key}: {why}", highlight=False)
+    for key, why in missing:
+        console.print(f"[yellow]missing[/yellow] {key}: {why}", highlight=False)
+    if args.output:
         console.print(f"{config['dataset']['name']} ({config['dataset']['family']}): {args.output}\n"
                       f"next: byo plan {args.output}")
     else:
@@ -239,6 +244,8 @@ def add_import_config(imp: argparse.ArgumentParser) -> None:
     imp.add_argument("config", type=Path, help="BYO-Eval YAML: a dataset config (variables) or a base config")
     imp.add_argument("-o", "--output", type=Path, help="write the project config here (default: print it)")
     imp.add_argument("--family", choices=family_names(), help="the family, when the config does not say")
+    imp.add_argument("--base", type=Path, help="the base config to lay a dataset config over (the authors' "
+                     "--default-config; default: default_config.yml beside it, or its dataset.base_config)")
     imp.add_argument("--skip-unmapped", action="store_true",
                      help="leave out keys without a counterpart (listed, and as comments in the output)")
     add_json(imp)

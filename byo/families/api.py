@@ -80,6 +80,7 @@ from byo.families.base import (
     Family,
     ForeignKey,
     MissingAsset,
+    NoCounterpart,
     Problem,
     ReportTable,
     Retrieval,
@@ -115,7 +116,7 @@ from byo.scene.setup import HD_PIXELS, QualityPreset, ResolvedSetup
 from byo.scene.spec import PlacementError, SceneObject, SceneSpec
 
 __all__ = [
-    "ForeignKey", "MissingAsset", "Factor", "NO_BLUR", "BRIGHT_LIGHT", "OVERHEAD",
+    "ForeignKey", "MissingAsset", "NoCounterpart", "Factor", "NO_BLUR", "BRIGHT_LIGHT", "OVERHEAD",
     "CATALOG", "EDGE", "HD_PIXELS", "QualityPreset", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
     "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "InputError", "Layout",
     "MeasuredImage", "PackError", "PlacementError", "Problem", "ReportTable", "ResolvedSetup", "Retrieval", "SceneObject", "SceneSpec",

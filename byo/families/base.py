@@ -524,9 +524,17 @@ class ForeignKey:
     path: str | None
     convert: Callable[[Any], Any] | None = None
     note: str = ""
+    # A key without a counterpart that still imports (the importer's mapping table says what that
+    # changes): set for what changes no answer, e.g. a key the other tool's own code never reads.
+    changes: str = ""
 
 
-class MissingAsset(ValueError):
+class NoCounterpart(ValueError):
+    """Raised by a ForeignKey's `convert` for a value without a counterpart that still imports:
+    its message, in the importer's mapping table, says what that changes in the scene."""
+
+
+class MissingAsset(NoCounterpart):
     """Raised by a ForeignKey's `convert` for a value naming an asset of the other tool that is not
     shipped here (a .blend file): the config still imports, with the asset named as missing."""
 
@@ -591,6 +599,10 @@ class Family:
     # Configs of other tools it reads (`byo import-config`): format -> their key -> ForeignKey.
     # A config is the family's when one of its keys starts with a key (or section) listed here.
     foreign_keys: Mapping[str, Mapping[str, ForeignKey]] = {}
+    # Per format, what the other tool's own code does beyond its keys: a function given the mapped
+    # scene values (project path -> value) and variables (path -> variation), which it completes in
+    # place, returning (path, value, why) for each change, for the importer's mapping table.
+    foreign_finish: Mapping[str, Callable[[dict[str, Any], dict[str, dict]], list[tuple[str, Any, str]]]] = {}
 
     def applies(self, key: str, legend: dict) -> bool:
         """Whether `key` is a question of the design of the image `legend` describes (key_modes)."""

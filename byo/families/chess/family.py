@@ -122,6 +122,7 @@ class ChessFamily(Family):
     content_model = ChessContent
     template_file = "chess.yaml"
     foreign_keys = {"byo-eval": foreign.BYO_EVAL}  # byo import-config
+    foreign_finish = {"byo-eval": foreign.finish}
     answers = ANSWERS
     design_keys = ("board.rows", "board.columns", "count", "types", "n_types", "colors", "style", "piece_set",
                    "scale", "max_rotation", "placement.spread", "placement.start")

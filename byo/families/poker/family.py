@@ -69,12 +69,15 @@ CARDS_APART = Factor("cards apart", "the overlapping row laid side by side (over
 class Deck:
     """The scene's one deck: named cards are taken out first, the rest dealt in a seeded order."""
 
-    def __init__(self, named: list[str], rng: np.random.Generator):
+    def __init__(self, named: list[str], rng: np.random.Generator, repeat: bool = False):
         rest = [c for c in DECK if c not in set(named)]
         self.order = [rest[k] for k in rng.permutation(len(rest))]
+        self.rng, self.repeat = rng, repeat
 
     def deal(self, named: list[str], n: int) -> list[str]:
         extra = max(0, n - len(named))
+        if self.repeat:  # each card drawn from a full deck of its own
+            return list(named) + [DECK[int(k)] for k in self.rng.integers(len(DECK), size=extra)]
         if extra > len(self.order):
             raise PlacementError(f"the deck has {len(self.order)} cards left, {extra} more are needed")
         dealt, self.order = self.order[:extra], self.order[extra:]
@@ -90,6 +93,7 @@ class PokerFamily(Family):
     content_model = PokerContent
     template_file = "poker.yaml"
     foreign_keys = {"byo-eval": foreign.BYO_EVAL}  # byo import-config
+    foreign_finish = {"byo-eval": foreign.finish}
     answers = ANSWERS
     design_keys = ("players", "river")
     audit = "audit"
@@ -118,7 +122,7 @@ class PokerFamily(Family):
             raise PlacementError("poker cards show their faces as image textures, which Workbench does not draw: "
                                  "use render.engine: cycles")
         c = content
-        deck = Deck(c.named_cards(), draw)
+        deck = Deck(c.named_cards(), draw, repeat=bool(c.repeat_cards))
         extras: dict[str, Any] = {"mode": c.mode, "card": {"width": _r(c.card.width), "height": c.card.height,
                                                          "thickness": c.card.thickness, "back": c.card.back}}
         piles: list[dict] = []
@@ -126,6 +130,8 @@ class PokerFamily(Family):
         if c.mode == "overlap":
             cards = self._overlap(c, deck, draw, setup)
             extras["overlap"] = {"direction": c.overlap.direction, "factor": c.overlap.factor}
+            if c.overlap.n_lines > 1:
+                extras["overlap"] |= {"lines": c.overlap.n_lines, "line_gap": c.overlap.gap_between_lines}
         elif c.mode == "grid":
             cards, frame = self._grid(c, deck, draw, place, setup)
             extras["grid"] = {"rows": frame.rows, "columns": frame.columns, "pitch": [_r(p) for p in frame.pitch],
@@ -137,13 +143,18 @@ class PokerFamily(Family):
 
         objects: list[SceneObject] = []
         h, t = c.card.height, c.card.thickness
+        names: set[str] = set()
         for card in cards:
             z = lay.card_z(card, t)
+            name = f"card_{card.code}"  # a card dealt again (repeat_cards) gets its own name
+            name = next(f"{name}_{k}" for k in range(2, 2 + len(cards)) if f"{name}_{k}" not in names) \
+                if name in names else name
+            names.add(name)
             attrs = {"card": card.code, "rank": card.code[:-1], "suit": card.code[-1], "name": card_name(card.code),
                      "color": card_color(card.code), "face_up": card.face_up, "owner": card.owner,
                      "position": card.position, **card.extra}
             objects.append(SceneObject(
-                id=len(objects) + 1, name=f"card_{card.code}", kind="card", attributes=attrs,
+                id=len(objects) + 1, name=name, kind="card", attributes=attrs,
                 location=(_r(card.x), _r(card.y), _r(z, 7)), rotation=_r(card.rotation % 360.0, 4), scale=h))
         for pile in piles:
             objects.append(SceneObject(id=len(objects) + 1, name=f"chips_{len(objects) + 1}", kind="chip_pile",
@@ -175,11 +186,24 @@ class PokerFamily(Family):
         codes, face_up, right, down = self._deal(o, deck, draw, setup)
         w, h = c.card.width, c.card.height
         # At factor 0 the cards lie OVERLAP_GAP apart; the gap shrinks with the overlap.
-        if o.direction == "horizontal":  # each card lies on the one to its left
-            along, step = right, (w + OVERLAP_GAP) * (1 - o.factor)
-        else:  # each card lies on the one above it in the image
-            along, step = down, (h + OVERLAP_GAP) * (1 - o.factor)
-        return lay.row_places(codes, face_up, "row", (0.0, 0.0), along, -down, step)
+        if o.direction == "horizontal":  # each card lies on the one to its left; rows one below another
+            along, step, across, pitch = right, (w + OVERLAP_GAP) * (1 - o.factor), down, h + o.gap_between_lines
+        else:  # each card lies on the one above it in the image; columns side by side
+            along, step, across, pitch = down, (h + OVERLAP_GAP) * (1 - o.factor), right, w + o.gap_between_lines
+        if o.n_lines == 1:
+            return lay.row_places(codes, face_up, "row", (0.0, 0.0), along, -down, step)
+        n_lines = o.n_lines
+        sizes = [len(codes) // n_lines + (k < len(codes) % n_lines) for k in range(n_lines)]
+        sizes = [n for n in sizes if n]
+        places: list[lay.CardPlace] = []
+        for line, n in enumerate(sizes):
+            first = sum(sizes[:line])
+            centre = np.asarray(across, float) * (line - (len(sizes) - 1) / 2) * pitch
+            for p in lay.row_places(codes[first:first + n], face_up[first:first + n], "row", centre, along, -down,
+                                    step):
+                p.position, p.extra = first + p.position, {"line": line}
+                places.append(p)
+        return places
 
     def _grid(self, c: PokerContent, deck: Deck, draw, place, setup: ResolvedSetup):
         g = c.grid
@@ -233,8 +257,13 @@ class PokerFamily(Family):
             river_n = max(len(c.river.cards), _draw_count(c.river.count, draw))
         hand_codes = [deck.deal(hd.cards, k) for hd, k in zip(hands, counts, strict=True)]
         river_codes = deck.deal(c.river.cards, river_n)
-        hand_up = [_face_up(k, hd.face_down, draw) for hd, k in zip(hands, counts, strict=True)]
-        river_up = _face_up(river_n, c.river.face_down, draw)
+        if c.face_down is None:
+            hand_up = [_face_up(k, hd.face_down, draw) for hd, k in zip(hands, counts, strict=True)]
+            river_up = _face_up(river_n, c.river.face_down, draw)
+        else:  # face-down cards drawn over the whole table
+            ups = _face_up(sum(counts) + river_n, c.face_down, draw)
+            hand_up = [ups[sum(counts[:k]):sum(counts[:k + 1])] for k in range(len(counts))]
+            river_up = ups[sum(counts):]
         pile_counts = [_draw_count(p, draw) for p in c.player_piles(n)]
         table_piles = _draw_count(c.chips.table_piles, draw)
 

@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from byo.families.api import ColorDef, Strict, custom_rgb, keyed_error
+from byo.families.api import ColorDef, Strict, custom_rgb, keyed_error, left_out_when_none
 from byo.families.poker.faces import CARD_ASPECT, normalize
 
 RawCount = int | tuple[int, int]
@@ -175,6 +175,21 @@ class OverlapConfig(Strict):
     factor: float = Field(0.3, ge=0.0, le=0.99)
     cards: list[str] = []
     face_down: Count = 0
+    # The cards shared out over this many rows (horizontal) or columns (vertical), the first ones
+    # taking one card more when they do not share evenly, `line_gap` metres apart (BYO-Eval's
+    # card_overlap_config n_lines and line_gap, n_columns and column_gap). None: one line, 0.02 m.
+    lines: int | None = Field(None, ge=1, le=13)
+    line_gap: float | None = Field(None, ge=0.0, le=0.5)
+
+    _serialize = left_out_when_none("lines", "line_gap")  # legends of one-line rows stay as they were
+
+    @property
+    def n_lines(self) -> int:
+        return self.lines or 1
+
+    @property
+    def gap_between_lines(self) -> float:
+        return 0.02 if self.line_gap is None else self.line_gap
 
     _check_cards = field_validator("cards")(_cards)
 
@@ -260,6 +275,12 @@ class PokerContent(Strict):
     hand: HandConfig = HandConfig()
     players: list[PlayerConfig] = []  # per-player settings, player 1 first
     total_cards: Count | None = None  # deal this many cards over the hands and the river instead
+    # Face-down cards over the whole table, hands and river together (which ones is drawn), instead
+    # of hand.face_down and river.face_down (BYO-Eval's card_distribution_inputs.n_verso).
+    face_down: Count | None = None
+    # Every card drawn from a full deck, so that a card may lie twice on the table (BYO-Eval's
+    # card_type_config.allow_repetition); None or false: a scene is dealt from one deck.
+    repeat_cards: bool | None = None
     river: RiverConfig = RiverConfig()
     chips: ChipsConfig = ChipsConfig()
     seats: SeatConfig = SeatConfig()
@@ -267,6 +288,8 @@ class PokerContent(Strict):
     overlap: OverlapConfig = OverlapConfig()
     grid: GridConfig = GridConfig()
     identity: IdentityConfig = IdentityConfig()
+
+    _serialize = left_out_when_none("face_down", "repeat_cards")  # legends without them stay as they were
 
     @field_validator("n_players")
     @classmethod
@@ -313,8 +336,15 @@ class PokerContent(Strict):
     @model_validator(mode="after")
     def _feasible(self):
         named = self.named_cards()
-        if self.max_cards() > 52:
+        if self.max_cards() > 52 and not self.repeat_cards:
             raise ValueError(f"this scene can hold {self.max_cards()} cards; a scene is dealt from one deck of 52")
+        if self.face_down is not None:
+            own = [name for name, hd in [("hand", self.hand), ("river", self.river)]
+                   + [(f"players.{k}.hand", p.hand) for k, p in enumerate(self.players) if p.hand]
+                   if count_range(hd.face_down)[1]]
+            if own:
+                raise keyed_error("face_down", f"face_down over the whole table replaces {own[0]}.face_down: "
+                                  "give one of them")
         doubles = sorted({c for c in named if named.count(c) > 1})
         if doubles:
             raise ValueError(f"card {doubles[0]} is named twice; a scene is dealt from one deck")

@@ -247,3 +247,44 @@ def test_a_grid_a_few_pixels_out_of_the_frame_is_in_it():
     assert _grid_legend(0.0)["extras"]["grid"]["in_frame"]
     assert _grid_legend(2.0)["extras"]["grid"]["in_frame"]  # 2 px out: a person still counts its rows
     assert not _grid_legend(slack + 1)["extras"]["grid"]["in_frame"]
+
+
+# --- keys of BYO-Eval's poker configs (byo import-config) ---------------------------------------
+def test_face_down_over_the_whole_table(tmp_path):
+    """content.face_down (BYO-Eval's n_verso): that many face-down cards among hands and river."""
+    got = specs(tmp_path, n_images=12, n_players=2, hand={"count": 2}, river={"count": 3}, face_down=2,
+                chips={"piles_per_player": 0, "table_piles": 0})
+    owners = set()
+    for spec in got:
+        down = [o for o in cards(spec) if not o.attributes["face_up"]]
+        assert len(cards(spec)) == 7 and len(down) == 2
+        owners |= {o.attributes["owner"] for o in down}
+    assert owners == {"player_1", "player_2", "river"}  # drawn over the whole table
+    with pytest.raises(ConfigError, match="face_down over the whole table replaces river.face_down"):
+        load_config(poker_config(face_down=1, river={"count": 3, "face_down": 1}))
+
+
+def test_repeated_cards_each_drawn_from_a_full_deck(tmp_path):
+    """content.repeat_cards (BYO-Eval's allow_repetition): a card may lie twice, each object named apart."""
+    got = specs(tmp_path, n_images=6, mode="overlap", overlap={"count": 20, "factor": 0.0}, repeat_cards=True)
+    repeats = 0
+    for spec in got:
+        codes = [o.attributes["card"] for o in cards(spec)]
+        assert len(codes) == 20 and len({o.name for o in cards(spec)}) == 20
+        repeats += len(codes) - len(set(codes))
+    assert repeats > 0  # 20 draws from 52 repeat a card in 98% of scenes
+    one_deck = specs(tmp_path, n_images=6, mode="overlap", overlap={"count": 20, "factor": 0.0})
+    assert all(len({o.attributes["card"] for o in cards(s)}) == 20 for s in one_deck)
+
+
+def test_overlap_cards_share_out_over_lines(tmp_path):
+    """overlap.lines (BYO-Eval's n_lines): 7 cards over 3 rows, 3 + 2 + 2, rows a card and a gap apart."""
+    (spec,) = specs(tmp_path, mode="overlap", overlap={"count": 7, "factor": 0.5, "lines": 3, "line_gap": 0.05},
+                    card={"height": 0.1}, scene={"camera": {"elevation": 90.0}})
+    by_line: dict[int, list] = {}
+    for o in cards(spec):
+        by_line.setdefault(o.attributes["line"], []).append(o)
+    assert [len(by_line[k]) for k in range(3)] == [3, 2, 2]
+    centres = [np.mean([o.location[:2] for o in by_line[k]], axis=0) for k in range(3)]
+    assert np.linalg.norm(centres[1] - centres[0]) == pytest.approx(0.1 + 0.05, abs=1e-6)
+    assert np.linalg.norm(centres[2] - centres[1]) == pytest.approx(0.1 + 0.05, abs=1e-6)
