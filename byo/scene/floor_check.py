@@ -115,6 +115,23 @@ def _with(job: ImageJob, **levels) -> ImageJob:
     return replace(job, levels={**job.levels, **{k.replace("__", "."): v for k, v in levels.items()}})
 
 
+COUNT_RESTARTS = 2  # draws of a scene tried at each smaller count (a count that places, places at once)
+
+
+def placeable_count(cfg: DatasetConfig, job: ImageJob, n: int, file: str) -> int:
+    """The largest object count below `n` at which the scene of `job` places (0: none does, or
+    the family's content has no `count`)."""
+    for k in range(n - 1, 0, -1):
+        try:
+            placed_spec(cfg, _with(job, content__count=k), file, restarts=COUNT_RESTARTS)
+            return k
+        except PlacementError:
+            continue
+        except ConfigError:
+            return 0
+    return 0
+
+
 def count_fix(cfg: DatasetConfig, found: Sequence[Unmet], distance: float, file: str) -> int | None:
     """With the camera at `distance`: None when every image in `found` still places; else the
     largest object count at which each does (0: none does)."""
@@ -126,13 +143,7 @@ def count_fix(cfg: DatasetConfig, found: Sequence[Unmet], distance: float, file:
             continue
         except PlacementError:
             pass
-        n = len(u.spec.objects) - 1
-        while n >= 1:
-            try:
-                placed_spec(cfg, _with(job, content__count=n), file)
-                break
-            except (PlacementError, ConfigError):
-                n -= 1
+        n = placeable_count(cfg, job, len(u.spec.objects), file)
         fits = n if fits is None else min(fits, n)
     return fits
 

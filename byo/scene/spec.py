@@ -83,13 +83,14 @@ def sample_spec(cfg: DatasetConfig, job: ImageJob, attempt: int = 0, file: str =
     )
 
 
-def placed_spec(cfg: DatasetConfig, job: ImageJob, file: str = "<config>", restart: int = 0) -> SceneSpec:
+def placed_spec(cfg: DatasetConfig, job: ImageJob, file: str = "<config>", restart: int = 0,
+                restarts: int = MAX_RESTARTS) -> SceneSpec:
     """The first scene of `job` that places, from restart `restart` on; PlacementError (the last
-    restart's) when none of the MAX_RESTARTS does."""
+    restart's) when none up to restart `restarts` does."""
     while True:
         try:
             return sample_spec(cfg, job, 0, file, restart)
         except PlacementError as err:
-            if restart >= MAX_RESTARTS:
-                raise PlacementError(f"{err} (the scene drawn again {MAX_RESTARTS} times)") from None
+            if restart >= restarts:
+                raise PlacementError(f"{err} (the scene drawn again {restarts} times)") from None
             restart += 1
