@@ -111,8 +111,9 @@ def distance_fix(cfg: DatasetConfig, found: Sequence[Unmet]) -> float | None:
     return math.floor(min(fixes) * 100) / 100 if fixes else None
 
 
-def _with(job: ImageJob, **levels) -> ImageJob:
-    return replace(job, levels={**job.levels, **{k.replace("__", "."): v for k, v in levels.items()}})
+def _with(job: ImageJob, levels: dict) -> ImageJob:
+    """`job` with some of its levels (key paths) set otherwise."""
+    return replace(job, levels={**job.levels, **levels})
 
 
 COUNT_RESTARTS = 2  # draws of a scene tried at each smaller count (a count that places, places at once)
@@ -123,7 +124,7 @@ def placeable_count(cfg: DatasetConfig, job: ImageJob, n: int, file: str) -> int
     the family's content has no `count`)."""
     for k in range(n - 1, 0, -1):
         try:
-            placed_spec(cfg, _with(job, content__count=k), file, restarts=COUNT_RESTARTS)
+            placed_spec(cfg, _with(job, {"content.count": k}), file, restarts=COUNT_RESTARTS)
             return k
         except PlacementError:
             continue
@@ -137,7 +138,7 @@ def count_fix(cfg: DatasetConfig, found: Sequence[Unmet], distance: float, file:
     largest object count at which each does (0: none does)."""
     fits = None
     for u in found:
-        job = _with(u.job, camera__distance=distance)
+        job = _with(u.job, {"camera.distance": distance})
         try:
             placed_spec(cfg, job, file)
             continue

@@ -34,12 +34,6 @@ from byo.scene import camera as camera_math
 GRID = 9  # placement positions per side of the placement area at which an object is projected
 
 
-def silhouette_area(projector: camera_math.Projector, points: np.ndarray) -> float:
-    """Pixels the convex hull of `points` (world metres, N x 3) covers in the image, unclipped;
-    0 when any point is behind the camera."""
-    return _hull_area(projector.project(points))  # in 2D, the hull's "volume" is its area
-
-
 def placements(area: tuple[tuple[float, float], tuple[float, float]] | None, location, grid: int = GRID) -> np.ndarray:
     """Centres an object may stand at (M x 3): a grid over the placement area at the object's
     height, or its own location when it has no area (an explicit position, a layout)."""
@@ -80,11 +74,13 @@ def reach(projector: camera_math.Projector, shape: np.ndarray, centres: np.ndarr
 
 
 def _hull_area(px: np.ndarray) -> float:
+    """Pixels the convex hull of projected points (N x 3: x, y, depth) covers, unclipped; 0 when
+    any point is behind the camera."""
     if np.any(px[:, 2] <= 1e-9):
         return 0.0
     try:
-        return float(ConvexHull(px[:, :2]).volume)
-    except QhullError:
+        return float(ConvexHull(px[:, :2]).volume)  # in 2D, the hull's "volume" is its area
+    except QhullError:  # degenerate: the points project onto a line or a point
         return 0.0
 
 

@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 from conftest import write_config
 from visibility_data import DISTANCES, fixed_distance, newcomer, refused
 
 from byo.cli import main
 from byo.core.seeding import restart_seed
-from byo.families import load_config
+from byo.families import get_family, load_config
 from byo.scene import floor_check
+from byo.scene.camera import Projector
 from byo.scene.plan import jobs
-from byo.scene.spec import placed_spec, sample_spec
+from byo.scene.spec import SceneObject, placed_spec, sample_spec
+from byo.scene.visibility import reach
 
 
 def test_plan_refuses_before_rendering_with_a_camera_distance_that_works(tmp_path, capsys, monkeypatch):
@@ -88,3 +91,22 @@ def test_a_restarted_scene_is_drawn_from_a_derived_seed_and_says_so():
     assert own.restart is None and "restart" not in own.model_dump()  # legends without restarts as they were
     assert [o.location for o in own.objects] != [o.location for o in first.objects]
     assert own.setup == first.setup  # the camera, lights and table are the image's own
+
+
+def test_a_spheres_silhouette_is_the_pinhole_disc():
+    """A sphere of radius r straight ahead at D metres covers pi (f r / D)^2 pixels, f the focal
+    length in pixels (the sensor width spanning the image width); its hull of points a little less."""
+
+    clevr = get_family("clevr")
+    ball = SceneObject(id=1, name="ball", kind="sphere", attributes={}, location=(0.0, 0.0, 0.0), rotation=0.0,
+                       scale=0.05)
+    projector = Projector(location=(0.0, -2.0, 0.0), target=(0.0, 0.0, 0.0), azimuth=0.0, focal_length=35.0,
+                          sensor_width=36.0, resolution=(240, 180))
+    r = reach(projector, clevr.silhouette(None, ball), np.zeros((1, 3)), "ball")
+    focal_px = 35.0 / 36.0 * 240
+    disc = np.pi * (focal_px * 0.05 / 2.0) ** 2
+    assert r.best == r.worst and 0.97 * disc <= r.best <= 1.01 * disc
+    # twice as far, a quarter of the pixels; behind the camera, none
+    assert reach(projector, clevr.silhouette(None, ball), np.array([[0.0, 2.0, 0.0]]), "ball").best == \
+        pytest.approx(r.best / 4, rel=0.01)
+    assert reach(projector, clevr.silhouette(None, ball), np.array([[0.0, -3.0, 0.0]]), "ball").best == 0
