@@ -163,7 +163,8 @@ def resolution_fix(found: Sequence[Unmet]) -> tuple[int, int] | None:
 
 
 def refusal(cfg: DatasetConfig, found: Sequence[Unmet], total: int, file: str) -> ConfigError:
-    """One line: the images that cannot meet the floor, why, and the change that would let them."""
+    """The refusal: its first line names the key and the changes that would let the images meet
+    the floor; the second, the floor and the images."""
     first = found[0]
     floor = first.spec.setup.min_visible_pixels
     worst = min(first.short, key=lambda r: r.best)
@@ -175,7 +176,8 @@ def refusal(cfg: DatasetConfig, found: Sequence[Unmet], total: int, file: str) -
     distance = distance_fix(cfg, found)
     if distance is not None:
         n = count_fix(cfg, found, distance, file)
-        fixes.append(f"camera.distance at most {distance:g} m" + (f" with content.count at most {n}" if n else ""))
+        if n != 0:  # 0: at that distance no count places
+            fixes.append(f"camera.distance at most {distance:g} m" + (f" with content.count at most {n}" if n else ""))
     size = resolution_fix(found)
     if size is not None:
         fixes.append(f"resolution at least {size[0]}x{size[1]}")
