@@ -199,7 +199,8 @@ def add_plan(plan: argparse.ArgumentParser) -> None:
     plan.add_argument("--max-rows", type=whole(1), default=50, help="combinations to list")
     add_max_images(plan)
     plan.add_argument("--no-sample", action="store_true",
-                      help="skip sampling every scene (which catches placements that cannot be met)")
+                      help="skip sampling every scene (which catches placements that cannot be met and "
+                           "objects the camera cannot show on the visibility floor)")
     plan.add_argument("--power", action="store_true", help="images needed to tell two models apart and for an "
                       "accuracy's interval to be --interval wide (printed; -o writes them as JSON)")
     plan.add_argument("-o", "--output", type=Path, help="--power: write the figures to this JSON file")

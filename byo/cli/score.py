@@ -44,8 +44,11 @@ def cmd_score(args) -> int:
     table = new_table("key", "type", "n", "parse rate", "accuracy", "F1 BYO-Eval", "F1 macro", "MAE", "NMAE",
                       title=f"{args.run} ({scores.facts.get('model')}, all prompt variants"
                             f"{', ' + scores.partial if scores.partial else ''})")
+    if not scores.readable:  # every question flagged: their keys' rows only, tagged [unreadable]
+        table.add_row("[bold]all questions[/bold]", "", "0", "", "none readable", "", "", "", "")
+        table.caption = scores.overall["note"]
     for r in overall_rows(scores):
-        table.add_row(r["key"] if r["key"] != "*" else "[bold]all questions[/bold]", r["answer_type"], str(r["n"]),
+        table.add_row(escape(r["key"]) if r["key"] != "*" else "[bold]all questions[/bold]", r["answer_type"], str(r["n"]),
                       f"{r['parse_rate']:.0%}", f"{r['accuracy']:.0%} [{r['accuracy_lo']:.0%}-{r['accuracy_hi']:.0%}]",
                       fmt(r.get("f1_byoeval")), fmt(r.get("f1_macro")), fmt(r.get("mae")), fmt(r.get("nmae")))
     out().print(table)

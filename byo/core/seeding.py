@@ -14,6 +14,7 @@ STREAM_VARIABLES = 1
 STREAM_SETUP = 2
 STREAM_CONTENT = 3
 STREAM_PLACEMENT = 4
+STREAM_RESTART = 5
 
 
 def image_seed(dataset_seed: int, index: int) -> int:
@@ -36,3 +37,10 @@ def split_seed(dataset_seed: int, split: str, index: int) -> int:
 
 def rng(seed: int, stream: int, *keys: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy=seed, spawn_key=(stream, *keys))))
+
+
+def restart_seed(seed: int, restart: int) -> int:
+    """The seed a scene is drawn again from on its `restart`-th restart (1, 2, ...): derived from
+    the image's seed alone, so a restarted image is the same on every worker."""
+    seq = np.random.SeedSequence(entropy=seed, spawn_key=(STREAM_RESTART, restart))
+    return int(seq.generate_state(1, dtype=np.uint32)[0])

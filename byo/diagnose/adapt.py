@@ -73,7 +73,7 @@ from byo.scene.config import (
     validate_scene,
 )
 from byo.scene.plan import ImageJob, draw_random_levels, image_name
-from byo.scene.spec import PlacementError, sample_spec
+from byo.scene.spec import PlacementError, placed_spec
 from byo.score.psychometric import LINKS, hit
 from byo.score.rows import score_rows
 
@@ -349,7 +349,7 @@ class Adaptive:
         level = self.method.next_level()
         job = trial_job(self.working, self.variable, index, level)
         try:
-            spec = sample_spec(self.working, job, 0, self.file)
+            spec = placed_spec(self.working, job, self.file)
         except PlacementError as err:
             raise ConfigError(self.file, [("scene.content", f"trial {index} ({self.variable.path}="
                                                             f"{self.variable.value(level):g}): {err}")]) from None

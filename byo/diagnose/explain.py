@@ -170,7 +170,8 @@ def plan_twins(cfg: DatasetConfig, layout: Layout, failures: list[dict], changes
         if name not in jobs:
             legend = read_json(layout.legend(name))
             job = original_job(cfg, legend, layout)
-            jobs[name] = job, sample_spec(cfg, job, legend.get("attempt", 0), file)
+            jobs[name] = job, sample_spec(cfg, job, legend.get("attempt", 0), file,
+                                          (legend.get("restart") or {}).get("number", 0))
         job, original = jobs[name]
         for change in changes:
             twin = Twin(failure=row, change=change)
@@ -182,7 +183,8 @@ def plan_twins(cfg: DatasetConfig, layout: Layout, failures: list[dict], changes
             made[(name, change.name)] = twin
             twin.job = replace(job, levels={**job.levels, **change.changes})
             try:
-                twin.spec = sample_spec(cfg, twin.job, original.attempt, file)
+                twin.spec = sample_spec(cfg, twin.job, original.attempt, file,
+                                        original.restart["number"] if original.restart else 0)
             except (ConfigError, PlacementError, TypeError, ValueError) as err:
                 twin.outcome, twin.note = INVALID, str(err)[:300]
                 continue

@@ -639,6 +639,18 @@ class Family:
         Only attributes the family can vary; none by default."""
         return {}
 
+    # Visibility before rendering (byo/scene/visibility.py): `byo plan` projects each object's
+    # silhouette to tell the images that cannot meet the visibility floor, and what would.
+    def silhouette(self, spec: SceneSpec, obj: SceneObject) -> np.ndarray | None:
+        """Points (N x 3, world metres, relative to the object's location) whose convex hull is
+        the object as built; None (the default) when the family does not say: no projection."""
+        return None
+
+    def placement_area(self, spec: SceneSpec) -> tuple[tuple[float, float], tuple[float, float]] | None:
+        """The ground rectangle ((x0, x1), (y0, y1), world metres) an object's centre may be
+        placed in; None: each object stands where the spec puts it (explicit positions, layouts)."""
+        return None
+
     def landmarks(self, spec: SceneSpec) -> dict[str, list[tuple[float, float, float]]]:
         """Named 3D points whose projection the legend records (e.g. board corners)."""
         return {}

@@ -21,7 +21,7 @@ from byo.render import counterfactuals
 from byo.render import legend as legends
 from byo.render.messages import RenderResult, RenderTask
 from byo.scene.measure import measure
-from byo.scene.spec import PlacementError, SceneSpec, sample_spec
+from byo.scene.spec import MAX_RESTARTS, PlacementError, SceneSpec, placed_spec, sample_spec
 
 
 def build_scene(spec: SceneSpec, family: Family, scene, threads: int) -> tuple[dict, dict[int, list]]:
@@ -101,22 +101,38 @@ def render_job(spec: SceneSpec, family: Family, *, threads: int) -> RenderResult
     phases["engine"] = engine.engine_seconds() - engine_before
     phases["cpu"] = time.process_time() - cpu_before  # this process's CPU time, every thread: a busy machine's steady measure
     return RenderResult(name=spec.name, image=image, instance_ids=ids, legend=legend,
-                        legend_text=legends.legend_text(legend, family), attempts=spec.attempt + 1,
+                        legend_text=legends.legend_text(legend, family), attempts=_placements(spec),
                         seconds=seconds, rss_mb=engine.current_rss_mb(),
                         worker=f"{socket.gethostname()}:{os.getpid()}", phases=phases, passes=arrays)
 
 
+def _placements(spec: SceneSpec) -> int:
+    """Placements tried up to this one, the draws restarted included."""
+    restarts = spec.restart["number"] if spec.restart else 0
+    return restarts * spec.setup.render.max_visibility_attempts + spec.attempt + 1
+
+
 def _next_placement(task: RenderTask, spec: SceneSpec, hidden: list[str]) -> SceneSpec:
+    """The scene placed again; after render.max_visibility_attempts placements, the scene drawn
+    again from a derived seed (byo.scene.spec.MAX_RESTARTS times at most), as CLEVR's generator
+    starts a scene over."""
     attempts = spec.setup.render.max_visibility_attempts
-    if spec.attempt + 1 >= attempts:
-        raise RenderError(
-            f"{spec.name}: after {attempts} placements some objects stay below "
-            f"{spec.setup.min_visible_pixels} visible pixels ({', '.join(hidden)}); raise the camera, "
-            f"lower render.min_visible_pixels, set render.on_hidden: flag or reduce the object count")
+    restart = spec.restart["number"] if spec.restart else 0
     try:
-        return sample_spec(task.config, task.job, spec.attempt + 1)
+        if spec.attempt + 1 < attempts:
+            try:
+                return sample_spec(task.config, task.job, spec.attempt + 1, restart=restart)
+            except PlacementError:
+                pass  # this draw places no more: the next restart's
+        if restart < MAX_RESTARTS:
+            return placed_spec(task.config, task.job, restart=restart + 1)
     except PlacementError as err:
         raise RenderError(f"{spec.name}: {err}") from None
+    raise RenderError(
+        f"{spec.name}: after {attempts} placements of each of {MAX_RESTARTS + 1} draws of the scene some objects "
+        f"stay below {spec.setup.min_visible_pixels} visible pixels ({', '.join(hidden)}); byo plan says which "
+        f"camera distance, resolution or count would show them; or lower render.min_visible_pixels, or set "
+        f"render.on_hidden: flag")
 
 
 def render_task(task: RenderTask, threads: int = os.cpu_count() or 1) -> RenderResult:

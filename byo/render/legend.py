@@ -55,12 +55,17 @@ def _table_surface(table: dict) -> str:
     return f"texture {table['texture']}, colour {table['color']}"
 
 
+def _restart(legend: dict) -> str:
+    r = legend.get("restart")
+    return f" of the scene drawn again (restart {r['number']}, seed {r['seed']})" if r else ""
+
+
 def legend_text(legend: dict, family) -> str:
     s = legend["setup"]
     cam, blur = s["camera"], s["blur"]
     lines = [
         f"{legend['name']}  ({legend['family']}, dataset {legend['dataset']}, split {legend['split']})",
-        f"seed {legend['seed']}, attempt {legend['attempt']}; byo-render {legend['tool']['version']}, "
+        f"seed {legend['seed']}, attempt {legend['attempt']}{_restart(legend)}; byo-render {legend['tool']['version']}, "
         f"Blender {legend['blender']['version']}",
         "levels: " + (", ".join(f"{k}={v}" for k, v in legend["levels"].items()) or "-"),
         f"camera: distance {cam['distance']} m, elevation {cam['elevation']} deg, azimuth {cam['azimuth']} deg, "

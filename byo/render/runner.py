@@ -42,10 +42,11 @@ from byo.render.executors import Executor
 from byo.render.executors.pool import LocalPool
 from byo.render.messages import RenderResult, RenderTask
 from byo.render.writer import write_result
-from byo.scene.config import DatasetConfig
+from byo.scene import floor_check
+from byo.scene.config import DatasetConfig, scene_for_levels
 from byo.scene.plan import ImageJob, Shard, image_count, jobs, selected_jobs
 from byo.scene.setup import level_label
-from byo.scene.spec import PlacementError, sample_spec
+from byo.scene.spec import PlacementError, placed_spec
 
 
 @dataclass(frozen=True)
@@ -79,17 +80,31 @@ def resolved_config(cfg: DatasetConfig) -> dict:
     } | ({"questions": cfg.questions.model_dump()} if "questions" in cfg.model_fields_set else {})
 
 
+def count_of(cfg: DatasetConfig, job: ImageJob) -> int:
+    """The most objects the scene of `job` asks for (its content.count, or the top of its range;
+    0 when its content has no count)."""
+    count = scene_for_levels(cfg, job.levels).get("content", {}).get("count")
+    return max(count) if isinstance(count, list | tuple) else count if isinstance(count, int) else 0
+
+
 def sample_tasks(cfg: DatasetConfig, todo: Iterable[ImageJob], file: str) -> list[RenderTask]:
     """Sample every scene that will be rendered; impossible requests fail here, before any work."""
     tasks = []
     for job in todo:
         try:
-            tasks.append(RenderTask(cfg, job, sample_spec(cfg, job, 0, file=file)))
+            tasks.append(RenderTask(cfg, job, placed_spec(cfg, job, file=file)))
         except PlacementError as err:
             # The image first: a long path or explanation may cut the line's end, never the image.
             levels = ", ".join(f"{k}={shown(v)}" for k, v in job.levels.items())
             image = f"image {job.index} ({levels})" if levels else f"image {job.index}"
-            raise ConfigError(file, [(format_key_path(("scene", "content")), f"{image}: {err}")]) from None
+            n = floor_check.placeable_count(cfg, job, count_of(cfg, job), file)
+            fix = f"expected content.count at most {n} here: " if n else ""
+            raise ConfigError(file, [(format_key_path(("scene", "content")), f"{image}: {fix}{err}")]) from None
+    # Images whose objects the camera cannot show on the visibility floor fail every try: refused
+    # here, with the change that would let them (byo/scene/floor_check.py).
+    short = floor_check.unmet(cfg, [(t.job, t.spec) for t in tasks])
+    if short:
+        raise floor_check.refusal(cfg, short, len(tasks), file)
     return tasks
 
 

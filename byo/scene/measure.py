@@ -37,13 +37,22 @@ def measure(mask: np.ndarray, ids, parts: dict[int, int] | None = None) -> dict[
 
 
 VISIBLE, AMBIGUOUS, HIDDEN = "visible", "ambiguous", "hidden"
-# The visibility band, in pixels of the image as rendered (never a share of its area: a 1920x1080
-# image shows small things a 640x360 one does not). An object is visible from MIN_VISIBLE_PIXELS
-# mask pixels (render.min_visible_pixels; this default is CLEVR's generator's absolute minimum,
-# 200 px; a family sets its own, calibrated for its objects), hidden below HIDDEN_FRACTION of that
-# (render.hidden_fraction), ambiguous in between.
+# The visibility band, in mask pixels of the image as rendered. An object is visible from
+# render.min_visible_pixels mask pixels, hidden below HIDDEN_FRACTION of that
+# (render.hidden_fraction), ambiguous in between. A family may set its own floor, calibrated for
+# its objects (chess: a piece's outline; byo/families/*/model.py); otherwise the floor is
+# CLEVR's, in the image's terms: its generator asks every object to cover at least
+# `min_pixels_per_object` = 200 pixels of its default 320x240 image (render_images.py), the
+# share 200 / (320 x 240) of the image, and `scaled_floor` asks the same share of any size.
 MIN_VISIBLE_PIXELS = 200
+MIN_VISIBLE_AT = (320, 240)  # the image size CLEVR's 200 px are stated for
 HIDDEN_FRACTION = 0.25
+
+
+def scaled_floor(pixels: int) -> int:
+    """CLEVR's floor for an image of `pixels` pixels (width x height): MIN_VISIBLE_PIXELS at
+    MIN_VISIBLE_AT, scaled with the area (at least 1 px): 112 px at 240x180, 800 px at 640x480."""
+    return max(1, round(MIN_VISIBLE_PIXELS * pixels / (MIN_VISIBLE_AT[0] * MIN_VISIBLE_AT[1])))
 
 
 def hidden_below(min_visible_pixels: int, hidden_fraction: float = HIDDEN_FRACTION) -> int:

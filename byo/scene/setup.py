@@ -21,7 +21,7 @@ from byo.core.errors import Note
 from byo.core.schema import SRGB, Strict, left_out_when_none, srgb
 from byo.scene import camera as camera_math
 from byo.scene.assets import PackError, find_pack
-from byo.scene.measure import HIDDEN_FRACTION, MIN_VISIBLE_PIXELS, hidden_below
+from byo.scene.measure import HIDDEN_FRACTION, MIN_VISIBLE_PIXELS, hidden_below, scaled_floor
 
 # --- presets (BYO-Eval appendix D) -------------------------------------------------------
 CAMERA_DISTANCE = {"low": 1.0, "medium": 3.0, "high": 5.0}  # metres from the scene centre
@@ -338,8 +338,9 @@ class RenderConfig(Strict):
     dither: float = Field(1.0, ge=0, le=2)  # 0: no noise before 8-bit quantization (exact flat colours)
     workbench_lighting: Literal["studio", "flat"] = "studio"  # flat: unlit material colours (2D art)
     workbench_aa: Literal["off", "fxaa", "5", "8", "11", "16", "32"] = "8"  # samples; off: crisp edges
-    # An object counts as visible with at least this many mask pixels of the image as rendered,
-    # whatever its size (byo/scene/measure.py; the family's default, else CLEVR's 200 px).
+    # An object counts as visible with at least this many mask pixels of the image as rendered
+    # (byo/scene/measure.py): the family's own floor where it sets one, else CLEVR's 200 px at
+    # 320x240 scaled with the image's area (SetupConfig._visibility_floor).
     min_visible_pixels: int = Field(MIN_VISIBLE_PIXELS, ge=1, le=8192 * 8192)
     # The visibility band: below this fraction of the threshold an object is hidden (it enters no
     # answer); between the two it is ambiguous (a person may or may not see it), and the scene is
@@ -425,6 +426,14 @@ class SetupConfig(Strict):
         presets = (info.context or {}).get(FAMILY_PRESETS)
         if presets:
             self.render.apply_preset(preset_settings(self.render.quality, self.pixels, presets))
+        return self
+
+    @model_validator(mode="after")
+    def _visibility_floor(self):
+        """The visibility floor in the image's terms: unless the config (or its family) sets
+        render.min_visible_pixels, CLEVR's 200 px at 320x240 scaled with this image's area."""
+        if "min_visible_pixels" not in self.render.model_fields_set:
+            self.render.apply_preset({"min_visible_pixels": scaled_floor(self.pixels)})
         return self
 
     @model_validator(mode="after")

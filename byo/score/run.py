@@ -104,6 +104,9 @@ DEFINITIONS = {
 }
 
 
+NO_READABLE = "no readable question: every question was flagged unreadable (questions.unreadable: flag)"
+
+
 @dataclass
 class Scores:
     facts: dict
@@ -114,8 +117,20 @@ class Scores:
 
     @property
     def overall(self) -> dict:
-        return next(r for r in self.tables["metrics"]
-                    if r["key"] == "*" and r["variant"] == tables.ALL and not r["variable"])
+        """The row of all questions asked unflagged; when every question was flagged unreadable
+        (questions.unreadable: flag) there is none: a row of 0 questions, its metrics empty, says so."""
+        pooled = next((r for r in self.tables["metrics"]
+                       if r["key"] == "*" and r["variant"] == tables.ALL and not r["variable"]), None)
+        if pooled is not None:
+            return pooled
+        return {"run": self.facts.get("run"), "model": self.facts.get("model"), "key": "*", "task": "*",
+                "answer_type": "*", "variant": tables.ALL, "variable": None, "level": None, "n": 0,
+                "accuracy": None, "note": NO_READABLE}
+
+    @property
+    def readable(self) -> bool:
+        """Whether any question was asked unflagged (the row of all questions exists)."""
+        return "note" not in self.overall
 
     @property
     def partial(self) -> str | None:

@@ -15,7 +15,7 @@ from byo.core.inputs import read_json
 from byo.families import load_config
 from byo.families.base import Answer, ask
 from byo.scene.plan import jobs
-from byo.scene.spec import PlacementError, sample_spec
+from byo.scene.spec import PlacementError, placed_spec
 
 TRAIN = "train"
 
@@ -41,7 +41,7 @@ def training_answers(dataset: Path, keys: Iterable[str]) -> dict[str, list]:
     out: dict[str, list] = {k: [] for k in wanted}
     for job in jobs(cfg):
         try:
-            legend = sample_spec(cfg, job).model_dump(mode="json")
+            legend = placed_spec(cfg, job).model_dump(mode="json")
         except PlacementError:
             continue
         if family.image_split(legend) != TRAIN:

@@ -11,6 +11,7 @@ import sys
 import sysconfig
 import tomllib
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -21,9 +22,36 @@ from setuptools import find_packages
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
+def folders(root: Path, package: str) -> set[str]:
+    """The dotted name of `root` (as `package`) and of every folder under it, caches left out."""
+    return {package, *(".".join([package, *d.relative_to(root).parts]) for d in root.rglob("*")
+                       if d.is_dir() and "__pycache__" not in d.parts)}
+
+
 def test_every_package_is_listed_for_the_wheel():
     listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
-    assert listed == {*find_packages(str(ROOT), include=["byo*"]), "byo.catalog", "byo.packs"}
+    assert set(find_packages(str(ROOT), include=["byo*"])) <= listed
+    # Data folders too (templates, static files, the catalogue, the packs): each one left out of
+    # the list is a setuptools warning banner on every build.
+    assert listed == folders(ROOT / "byo", "byo") | folders(ROOT / "questions", "byo.catalog") | folders(
+        ROOT / "assets", "byo.packs")
+
+
+def test_a_build_prints_no_warning(tmp_path):
+    """`make install` builds the package: setuptools warns of nothing (no data folder left out)."""
+    source = tmp_path / "source"
+    for name in ("byo", "questions", "assets"):
+        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w",
+                            str(tmp_path / "dist"), str(source)], capture_output=True, text=True, cwd=tmp_path)
+    assert build.returncode == 0, build.stderr[-2000:]
+    assert "Warning" not in build.stdout + build.stderr
+    (wheel,) = (tmp_path / "dist").glob("byo_render-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+    assert {"byo/score/templates/report.html.j2", "byo/packs/simple_deck/pack.yaml", "byo/catalog/clevr.yaml"} <= names
 
 
 def test_the_asset_packs_ship_as_byo_packs_with_their_files():

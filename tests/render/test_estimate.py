@@ -90,6 +90,14 @@ def test_a_config_whose_calibration_images_all_fail_is_one_line_not_a_traceback(
     data = clevr_config(n_images=2, content={"mode": "random", "count": [3, 3]},
                         render={"samples": 1, "denoise": "off", "min_visible_pixels": 5000})  # more than the frame holds
     path = write_config(tmp_path, data, name="never_visible.yaml")
+    # CLEVR's objects are projected before any render: refused at once (byo/scene/floor_check.py)
+    assert main(["plan", str(path), "--no-sample", "--estimate", "--calibration-images", "1", "--threads", "1"]) == 2
+    assert "visibility floor (5000 px)" in " ".join(capsys.readouterr().err.split())
+    # a family that gives no silhouettes is found out by its calibration renders
+    data = {"dataset": {"name": "tiny", "family": "chess", "seed": 1, "n_images": 2},
+            "scene": {"resolution": [64, 48], "content": {"count": 2},
+                      "render": {"samples": 1, "denoise": "off", "min_visible_pixels": 5000}}}
+    path = write_config(tmp_path, data, name="never_visible.yaml")
     assert main(["plan", str(path), "--no-sample", "--estimate", "--calibration-images", "1", "--threads", "1"]) == 1
     captured = capsys.readouterr()
     shown = captured.out + captured.err

@@ -1,6 +1,7 @@
-"""Visibility is counted in pixels of the image as rendered (byo/scene/measure.py): the same number
-of mask pixels at 640x360 and at 1920x1080, so a larger image shows smaller things; a config
-that still gives a share of the image is told so. A quick run (--quality, --resolution) renders a
+"""Visibility is counted in pixels of the image as rendered (byo/scene/measure.py). A family's own
+floor (chess, poker) is the same number of mask pixels at 640x360 and at 1920x1080; without one,
+the floor is CLEVR's 200 px at 320x240 scaled with the image's area, unless the config sets
+render.min_visible_pixels; a config that gives a share of the image is told so. A quick run (--quality, --resolution) renders a
 config written at full size smaller, and says so in the dataset."""
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ def chess(resolution, **render) -> dict:
             "scene": {"resolution": resolution, "render": render, "content": {"count": 2}}}
 
 
-@pytest.mark.parametrize("family, pixels", [("chess", CHESS_PIXELS), ("poker", POKER_PIXELS), ("clevr", 200)])
-def test_the_threshold_is_the_same_number_of_pixels_at_every_size(family, pixels):
+@pytest.mark.parametrize("family, pixels", [("chess", CHESS_PIXELS), ("poker", POKER_PIXELS)])
+def test_a_familys_own_threshold_is_the_same_number_of_pixels_at_every_size(family, pixels):
     for size in ([320, 240], [640, 360], [1920, 1080]):
         cfg = load_config({"dataset": {"name": "v", "family": family, "seed": 1, "n_images": 1},
                            "scene": {"resolution": size}})
@@ -37,6 +38,42 @@ def test_the_threshold_is_the_same_number_of_pixels_at_every_size(family, pixels
         assert setup.resolution == tuple(size)
         assert setup.min_visible_pixels == pixels
         assert setup.hidden_below_pixels == max(1, round(0.25 * pixels))
+
+
+@pytest.mark.parametrize("size, pixels", [([320, 240], 200), ([240, 180], 112), ([224, 224], 131),
+                                          ([640, 480], 800), ([64, 48], 8), ([1, 1], 1)])
+def test_clevrs_floor_is_its_share_of_the_image(size, pixels):
+    """CLEVR's generator asks 200 px of its 320x240 image; any other size is asked the same share."""
+    cfg = load_config({"dataset": {"name": "v", "family": "clevr", "seed": 1, "n_images": 1},
+                       "scene": {"resolution": size}})
+    setup = sample_spec(cfg, jobs(cfg)[0]).setup
+    assert (setup.min_visible_pixels, setup.render.min_visible_pixels) == (pixels, pixels)
+    assert setup.hidden_below_pixels == max(1, round(0.25 * pixels))
+
+
+def test_a_floor_the_config_sets_is_kept_at_every_size():
+    for size in ([240, 180], [640, 480]):
+        cfg = load_config({"dataset": {"name": "v", "family": "clevr", "seed": 1, "n_images": 1},
+                           "scene": {"resolution": size, "render": {"min_visible_pixels": 50}}})
+        assert sample_spec(cfg, jobs(cfg)[0]).setup.min_visible_pixels == 50
+
+
+def test_a_resolution_variable_moves_the_floor_with_each_image():
+    cfg = load_config({"dataset": {"name": "v", "family": "clevr", "seed": 1, "n_images": 1},
+                       "variables": {"resolution": {"type": "varying_all", "levels": [[240, 180], [640, 480]]}}})
+    assert [sample_spec(cfg, job).setup.min_visible_pixels for job in jobs(cfg)] == [112, 800]
+
+
+@pytest.mark.parametrize("value, expected", [(0, "greater than or equal to 1"), ("lots", "valid integer"),
+                                             (1.5, "expected a whole number")])
+def test_a_bad_floor_is_one_line_naming_the_file_and_key(value, expected, tmp_path, capsys):
+    data = {"dataset": {"name": "v", "family": "clevr", "seed": 1, "n_images": 1},
+            "scene": {"resolution": [240, 180], "render": {"min_visible_pixels": value}}}
+    path = write_config(tmp_path, data)
+    assert main(["plan", str(path), "--no-sample"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(path) in err and "scene.render.min_visible_pixels" in err
+    assert expected in err and "Traceback" not in err
 
 
 def test_the_band_reads_pixels():

@@ -50,6 +50,25 @@ from byo.families.clevr.sheet import SHEETS
 from byo.families.clevr.vocab import VOCABULARY
 
 
+def _ring(z: float, segments: int = 32) -> np.ndarray:
+    t = np.linspace(0.0, 2 * np.pi, segments, endpoint=False)
+    return np.column_stack([np.cos(t), np.sin(t), np.full(segments, z)])
+
+
+def _unit_sphere(rings: int = 16, segments: int = 32) -> np.ndarray:
+    polar = np.linspace(0.0, np.pi, rings + 1)
+    return np.vstack([_ring(np.cos(p)) * [np.sin(p), np.sin(p), 1.0] for p in polar])
+
+
+# Each shape's points as builder.py makes it, at unit size (its silhouette, projected, is their hull).
+UNIT_POINTS = {
+    "cube": np.array([[x, y, z] for x in (-1.0, 1.0) for y in (-1.0, 1.0) for z in (-1.0, 1.0)]),
+    "sphere": _unit_sphere(),
+    "cylinder": np.vstack([_ring(-1.0), _ring(1.0)]),
+    "cone": np.vstack([_ring(-1.0), [[0.0, 0.0, 1.0]]]),
+}
+
+
 class ClevrFamily(Family):
     name = "clevr"
     content_model = ClevrContent
@@ -295,6 +314,23 @@ class ClevrFamily(Family):
             f"could not place {len(idents)} objects in [-{c.extent}, {c.extent}]^2 with min_gap {c.min_gap}, "
             f"direction_margin {c.direction_margin} and x_margin {c.x_margin} inside the camera's view "
             f"after {c.max_restarts} restarts; lower `count`, use smaller `sizes` or raise `extent`")
+
+    # -- visibility before rendering (byo/scene/visibility.py) -------------------------------------
+    def silhouette(self, spec, obj: SceneObject) -> np.ndarray:
+        """The object's points as the builder makes it (each unit shape spans [-1, 1]^3, scaled by
+        `scale`, turned by `rotation` about the vertical): convex shapes, so their hull is the object."""
+        a = np.radians(obj.rotation)
+        turn = np.array([[np.cos(a), -np.sin(a), 0.0], [np.sin(a), np.cos(a), 0.0], [0.0, 0.0, 1.0]])
+        return UNIT_POINTS[obj.kind] @ turn.T * obj.scale
+
+    def placement_area(self, spec) -> tuple[tuple[float, float], tuple[float, float]] | None:
+        """CLEVR's placement square, [-extent, extent]^2 CLEVR units; none for Auto-Comp's grid
+        in the view plane or objects at explicit positions."""
+        c = ClevrContent.model_validate(spec.content)
+        if c.mode == "autocomp" or any(o.position is not None for o in c.objects):
+            return None
+        half = c.extent * c.scale
+        return (-half, half), (-half, half)
 
     # -- the counterfactual check (byo/scene/counterfactual.py) ------------------------------------
     # Shape, material and size are told by rendering each other value; colour by the colour rule
