@@ -48,6 +48,23 @@ def check_numbers(s: EvalSettings) -> None:
         raise ConfigError("<command line>", [(flag, f"expected {expected}") for flag, expected in bad])
 
 
+def capped_price(s: EvalSettings) -> None:
+    """A cap needs the model's price: without one there is nothing to count (ConfigError, naming
+    where to give it, before any request). Callers that ask as they go (byo adapt) check it before
+    their first render too."""
+    if s.max_cost is None:
+        return
+    catalog = load_catalog(s.providers_file) if s.providers_file else None
+    file = str(s.providers_file) if s.providers_file else None
+    ptype, entry = provider_entry(s.provider, catalog, file)
+    model = s.model or ptype
+    if not PROVIDERS[ptype].reference and entry.models.get(model, ModelEntry()).cost(0, 0) is None:
+        raise ConfigError(file or "<command line>", [("--max-cost", f"needs the price of {model}: give "
+                                                      f"providers.{s.provider}.models.{model} its "
+                                                      "input_per_million and output_per_million in --providers "
+                                                      "FILE")])
+
+
 class Evaluation:
     """Everything resolved and validated, before any request or file is written. `questions`: the
     questions to ask, instead of the question file's (a run asked as its questions are made: byo
@@ -79,11 +96,7 @@ class Evaluation:
             raise ConfigError("<command line>", [("--batch", f"the {self.ptype} provider has no batch API through byo; "
                                                   "openai, azure and openai-compatible (a server with OpenAI's /files "
                                                   "and /batches) do")])
-        if s.max_cost is not None and not reference and self.price.cost(0, 0) is None:
-            raise ConfigError(file or "<command line>", [("--max-cost", f"needs the price of {self.model}: give "
-                                                          f"providers.{s.provider}.models.{self.model} its "
-                                                          "input_per_million and output_per_million in --providers "
-                                                          "FILE")])
+        capped_price(s)
         questions_path = Path(s.questions) if s.questions else self.dataset / QUESTIONS
         all_questions = load_questions(questions_path, self.dataset) if questions is None else list(questions)
         self.questions_path = questions_path

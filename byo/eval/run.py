@@ -222,7 +222,7 @@ class Run:
                     await self.cache.close()
 
             if self.stopped is None and self.budget.reached is not None:
-                self.stopped = budget_reached(self.budget.reached)
+                self.stopped = budget_reached(self.budget.stop_line())
             kept = [row for q in ev.all_questions if (row := self.rows.get(q.id) or earlier.get(q.id))]
             write_predictions(ev.run_dir, kept)
             report = self.report(kept, time.perf_counter() - started)
@@ -255,9 +255,13 @@ class Session(Run):
     question; `close` writes the predictions in the order asked, and run.json. The caller holds
     the run's lock."""
 
-    async def open(self) -> None:
+    async def open(self, earlier: list[Question] | None = None) -> None:
+        """Opens the run. `earlier`: the questions an interrupted invocation asked, in order (byo
+        adapt resuming): their rows are kept; other rows of that invocation are dropped (their
+        questions, asked again, are answered from the cache). Without it, the run starts empty."""
         ev = self.ev
-        if earlier_rows(ev.run_dir / PREDICTIONS):
+        before = earlier_rows(ev.run_dir / PREDICTIONS)
+        if before and earlier is None:
             raise InputError(ev.run_dir / PREDICTIONS, "a run asked question by question starts empty; choose "
                              "another run or output directory")
         ev.run_dir.mkdir(parents=True, exist_ok=True)
@@ -265,6 +269,12 @@ class Session(Run):
         self.budget = Budget(ev.settings.max_cost, ev.price, max_tokens=ev.settings.params.max_tokens,
                              spent=self.cache.spent(self.run_id) if self.cache is not None else 0.0)
         self.asked: list[Question] = []
+        for q in earlier or []:
+            if q.id in before:
+                self.rows[q.id] = before[q.id]
+                self.statuses[before[q.id]["status"]] += 1
+                self.asked.append(q)
+        self.ev.questions = self.asked
         self.started = time.perf_counter()
         write_run_file(ev.run_dir, self.run_info(None))
         self.journal = open_journal(ev.run_dir)
