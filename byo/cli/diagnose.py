@@ -153,7 +153,7 @@ def cmd_explain(args) -> int:
         console.print(f"byo explain: {plan.describe()}", highlight=False)
         if args.dry_run:
             return False
-        if not plan.questions:
+        if not plan.questions and plan.failures:
             console.print("nothing to render or ask")
         return True
 
