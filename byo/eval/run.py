@@ -105,7 +105,7 @@ class Run:
         self.cache: RequestCache | None = None
         self.scheduler = Scheduler(concurrency=s.concurrency, rpm=s.rpm, timeout=ev.timeout, retries=s.retries,
                                    backoff_base=s.backoff_base, backoff_max=s.backoff_max,
-                                   reads_headers=ev.provider.reads_rate_headers)
+                                   reads_headers=ev.provider.reads_rate_headers, endpoint=ev.provider.endpoint)
         ev.provider.on_headers = self.scheduler.limiter.observe  # the rate limits each reply states
         self.run_id = run_id(ev.run_dir)
         self.budget: Budget | None = None  # once the cache (and with it the run's spend) is open
