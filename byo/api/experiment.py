@@ -30,8 +30,10 @@ from byo.audit.run import AuditReport, audit_dataset
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
 from byo.core.inputs import reading
+from byo.core.paths import as_name
 from byo.core.schema import Strict, validation_problems
 from byo.eval.layout import PREDICTIONS, run_name
+from byo.eval.resolve import preflight
 from byo.eval.run import EvalSettings, evaluate
 from byo.families import load_config
 from byo.providers import GenerationParams
@@ -127,6 +129,9 @@ def load_experiment(path: str | Path, models: Sequence[str] = (), baseline: str 
             target = (path.parent / entry).resolve()
             configs += _configs_in(target) if target.is_dir() else [target]
         listed = [m if isinstance(m, ModelSpec) else model_spec(m) for m in spec.models]
+        if spec.name is not None and as_name(spec.name) != spec.name:  # it names the report's folder
+            raise ConfigError(str(path), [("experiment.name", f"expected a plain folder name (letters, digits, '.', "
+                                                              f"'_' or '-'), got {spec.name!r}")])
         exp = Experiment(name=spec.name or path.stem, configs=configs, models=listed + extra,
                          baseline=spec.baseline, questions=spec.questions)
     else:
@@ -204,6 +209,9 @@ def run_experiment(experiment: Experiment, *, workers: int | None = None, execut
     say = on_step or (lambda _: None)
     work: list[str] = []
     configs = [(path, load_config(path)) for path in experiment.configs]  # every config checked first
+    for model in experiment.models:  # and every model's endpoint (a base URL no client reaches, say)
+        preflight(EvalSettings(dataset=Path("."), provider=model.provider, model=model.model,
+                               base_url=model.base_url, key_env=model.key_env))
     outcomes = [_one_dataset(path, cfg, experiment, executor or LocalPool(workers or default_workers()),
                              work, say, progress) for path, cfg in configs]
     names = [run_of(m) for m in experiment.models]

@@ -50,7 +50,7 @@ from byo.diagnose.adaptive import (
     candidate_levels,
 )
 from byo.diagnose.plots import adapt_figure
-from byo.eval.resolve import Evaluation, capped_price
+from byo.eval.resolve import Evaluation, preflight
 from byo.eval.run import EvalSettings, Session
 from byo.eval.schedule import EndpointDown
 from byo.families import load_config
@@ -265,7 +265,7 @@ def check(settings: AdaptSettings) -> tuple[DatasetConfig, Variable, str]:
                                     "captions; use a chat model, oracle or simulated"))
     if problems:
         raise ConfigError("<command line>", problems)
-    capped_price(eval_settings(settings, Path(".")))  # a cap with no price to count it by: refused now
+    preflight(eval_settings(settings, Path(".")))  # a cap with no price, a base URL no client reaches: refused now
     return cfg, variable_range(cfg, settings.variable, settings.range, file), file
 
 

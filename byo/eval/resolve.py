@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from byo.core.errors import ConfigError
-from byo.core.urls import url_secrets
+from byo.core.urls import redact_url, url_problem, url_secrets
 from byo.eval.layout import (
     MAX_REPEATS,
     check_same_request,
@@ -63,6 +63,35 @@ def capped_price(s: EvalSettings) -> None:
                                                       f"providers.{s.provider}.models.{model} its "
                                                       "input_per_million and output_per_million in --providers "
                                                       "FILE")])
+
+
+def check_base_url(s: EvalSettings, ptype: str, listed: str | None, file: str | None) -> None:
+    """A base URL that no client can reach is refused before any request (ConfigError naming where
+    it came from: --base-url, the providers file, or the environment variable the SDK reads)."""
+    env = BASE_URL_ENV.get(ptype, "")
+    url = s.base_url or listed or os.environ.get(env)
+    if not url:
+        return
+    problem = url_problem(url, bare_host=ptype == "ollama")
+    if problem is None:
+        return
+    if s.base_url:
+        where, key = "<command line>", "--base-url"
+    elif listed:
+        where, key = file or "<providers>", f"providers.{s.provider}.base_url"
+    else:
+        where, key = "<environment>", env
+    raise ConfigError(where, [(key, f"{problem}; got {redact_url(url)}")])
+
+
+def preflight(s: EvalSettings) -> None:
+    """What can be checked of a run's settings before its output folder exists (byo adapt checks
+    them before its first render): the cap's price and the base URL."""
+    capped_price(s)
+    catalog = load_catalog(s.providers_file) if s.providers_file else None
+    file = str(s.providers_file) if s.providers_file else None
+    ptype, entry = provider_entry(s.provider, catalog, file)
+    check_base_url(s, ptype, entry.base_url, file)
 
 
 class Evaluation:
@@ -126,6 +155,7 @@ class Evaluation:
         self.api = s.api or entry.api
         # The SDKs also read these variables; naming the URL here puts it into the cache key.
         self.base_url = s.base_url or entry.base_url or os.environ.get(BASE_URL_ENV.get(self.ptype, ""))
+        check_base_url(s, self.ptype, entry.base_url, file)
         # Redacted from every recorded message (the ollama SDK reads OLLAMA_API_KEY by itself; a
         # server may echo the URL, and with it a key in its user information or query).
         self.secrets = [os.environ.get("OLLAMA_API_KEY"), *url_secrets(self.base_url)]
