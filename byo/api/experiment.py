@@ -243,7 +243,8 @@ def run_experiment(experiment: Experiment, *, workers: int | None = None, execut
 
 def _one_dataset(path: Path, cfg: DatasetConfig, experiment: Experiment, executor: Executor, work: list[str],
                  say: Callable[[str], None], progress: bool) -> DatasetOutcome:
-    rendered = render_dataset(cfg, None, executor=executor, resume=True, file=str(path), show_progress=progress)
+    rendered = render_dataset(cfg, None, executor=executor, resume=True, file=str(path), show_progress=progress,
+                              wait_flag=None)  # byo run has no --wait
     dataset = rendered.out_dir
     outcome = DatasetOutcome(config=path, dataset=dataset, rendered=len(rendered.rendered))
     if rendered.failed:
@@ -284,7 +285,7 @@ def _one_dataset(path: Path, cfg: DatasetConfig, experiment: Experiment, executo
             report = evaluate(EvalSettings(dataset=dataset, provider=model.provider, model=model.model, run=name,
                                            base_url=model.base_url, key_env=model.key_env,
                                            concurrency=model.concurrency, params=GenerationParams()),
-                              show_progress=progress)
+                              show_progress=progress, wait_flag=None)
             outcome.requests[name] = report.requests_sent
             if report.stopped or report.unanswered:
                 raise ConfigError(str(run_dir), [(None, f"{report.unanswered} questions unanswered "

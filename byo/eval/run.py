@@ -53,17 +53,18 @@ __all__ = ["EvalReport", "EvalSettings", "Session", "evaluate", "run_name"]
 
 
 def evaluate(settings: EvalSettings, *, show_progress: bool = True,
-             on_wait: Callable[[str], None] | None = None) -> EvalReport:
+             on_wait: Callable[[str], None] | None = None, wait_flag: str | None = "--wait") -> EvalReport:
     """Ask every question. One process writes a run: another one on the same run is refused (exit
-    2, naming it), or waited for with `settings.wait` (`on_wait(holder)` is told)."""
-    return run_locked(Evaluation(settings), show_progress=show_progress, on_wait=on_wait)
+    2, naming it, and `wait_flag`, the caller's way to wait, when it has one), or waited for with
+    `settings.wait` (`on_wait(holder)` is told)."""
+    return run_locked(Evaluation(settings), show_progress=show_progress, on_wait=on_wait, wait_flag=wait_flag)
 
 
 def run_locked(ev: Evaluation, *, show_progress: bool = True,
-               on_wait: Callable[[str], None] | None = None) -> EvalReport:
+               on_wait: Callable[[str], None] | None = None, wait_flag: str | None = "--wait") -> EvalReport:
     """Run a resolved evaluation while holding its run's lock (see `evaluate`)."""
     check_run_folder(ev.run_dir, ev.dataset)
-    with writer_lock(ev.run_dir, what="run", wait=ev.settings.wait, on_wait=on_wait, wait_flag="--wait"):
+    with writer_lock(ev.run_dir, what="run", wait=ev.settings.wait, on_wait=on_wait, wait_flag=wait_flag):
         check_same_request(ev.run_dir, ev.identity)  # again, now that no one else writes
         earlier = earlier_rows(ev.run_dir / PREDICTIONS)
         lost_answers(earlier, ev.all_questions, ev.run_dir / PREDICTIONS)

@@ -134,7 +134,7 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
                    shard: Shard | None = None, file: str | None = None, show_progress: bool = True,
                    max_images: int | None = None, sample: int | None = None,
                    on_result: Callable[[RenderResult], None] | None = None, wait: bool = False,
-                   on_wait: Callable[[str], None] | None = None) -> RenderReport:
+                   on_wait: Callable[[str], None] | None = None, wait_flag: str | None = "--wait") -> RenderReport:
     """Render `config` (a validated config, data, or a YAML file) into `out_dir`: the first
     `limit` images of the plan (or a stratified `sample` of it, every combination of levels before
     any is repeated: byo.scene.plan.stratified_indices), only those of `shard` when given. One process writes a dataset:
@@ -150,7 +150,7 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
                                   f"{max_images:,}; raise it with --max-images, or render a part with --limit")])
     resolved = resolved_config(cfg)
     out = _output_dir(cfg, out_dir, file)
-    with writer_lock(out, what="dataset", wait=wait, on_wait=on_wait, wait_flag="--wait"):
+    with writer_lock(out, what="dataset", wait=wait, on_wait=on_wait, wait_flag=wait_flag):
         return _render_locked(cfg, config, file, out, resolved, selected, executor=executor, limit=limit,
                               resume=resume, shard=shard, sample=sample, show_progress=show_progress,
                               on_result=on_result)
