@@ -19,9 +19,12 @@ from pathlib import Path
 import yaml
 
 from byo.core.dataset import (
+    COUNTERFACTUALS,
     IMAGES,
     LEGENDS,
     MASKS,
+    METADATA,
+    PASSES,
     RESOLVED_CONFIG,
     SOURCE_CONFIG,
     Layout,
@@ -122,6 +125,12 @@ def _output(out: Path, resolved: dict, resume: bool, file: str) -> Layout:
             shown = ", ".join(names[:5]) + (f" ... and {len(names) - 5} more" if len(names) > 5 else "")
             raise ConfigError(file, [("<output>", f"{out} is not empty (it holds {shown}); pass --resume to "
                                       "continue a render of this config there, or choose another output directory")])
+        started = {IMAGES, MASKS, LEGENDS, PASSES, COUNTERFACTUALS, METADATA, SOURCE_CONFIG, runlog.RENDER_LOG}
+        foreign = sorted(p.name for p in held if p.name not in started and not p.name.startswith("."))
+        if not previous.is_file() and foreign:  # a folder of the user's, not a render begun there
+            shown = ", ".join(foreign[:5]) + (f" ... and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+            raise ConfigError(file, [("<output>", f"{out} holds files that are no render's ({shown}); byo renders "
+                                      "into an empty folder or one it rendered: choose another output directory")])
         if previous.is_file() and read_json(previous) != resolved:
             raise ConfigError(file, [("<output>", f"{out} was rendered from a different config "
                                       f"({first_difference(read_json(previous), resolved)}, as rendered vs now); "

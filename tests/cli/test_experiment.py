@@ -111,3 +111,26 @@ def test_byo_eval_refuses_a_malformed_base_url_before_any_request(tmp_path, caps
     assert main(["eval", str(ds), "--provider", "openai", "--model", "m", "--base-url", "htp://localhost:1/v1"]) == 2
     assert "--base-url: expected an http:// or https:// URL" in capsys.readouterr().err
     assert not (ds / "runs").exists()
+
+
+def test_a_users_report_or_folder_in_the_way_is_refused_before_any_render(tmp_path, capsys, monkeypatch):
+    """A file of the user's where the report goes is refused before any work (--force would replace
+    it); a folder of the user's where the dataset goes is not rendered into, --resume-like as byo run
+    is; neither is touched."""
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "demo.yaml"
+    config.write_text(yaml.safe_dump(tiny_config(ROOT / "dataset_configs" / "demo.yaml"), sort_keys=False))
+    mine = tmp_path / "mine.html"
+    mine.write_text("my own page")
+    assert main(["run", str(config), "--model", "blind", "--report", str(mine)]) == 2
+    err = capsys.readouterr().err
+    assert "--report: exists and byo did not write it" in err and "pass --force" in err
+    assert mine.read_text() == "my own page" and not (tmp_path / "output").exists()
+
+    folder = tmp_path / "output" / "demo"
+    folder.mkdir(parents=True)
+    (folder / "notes.txt").write_text("my notes")
+    assert main(["run", str(config), "--model", "blind", "--report", str(tmp_path / "report.html")]) == 2
+    err = capsys.readouterr().err
+    assert "holds files that are no render's (notes.txt)" in err
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
