@@ -130,9 +130,12 @@ def load_experiment(path: str | Path, models: Sequence[str] = (), baseline: str 
             target = (path.parent / entry).resolve()
             configs += _configs_in(target) if target.is_dir() else [target]
         listed = [m if isinstance(m, ModelSpec) else model_spec(m) for m in spec.models]
-        if spec.name is not None and as_name(spec.name) != spec.name:  # it names the report's folder
-            raise ConfigError(str(path), [("experiment.name", f"expected a plain folder name (letters, digits, '.', "
-                                                              f"'_' or '-'), got {spec.name!r}")])
+        named = [("experiment.name", spec.name)] + [(f"experiment.models[{i}].run", m.run)
+                                                    for i, m in enumerate(listed) if isinstance(m, ModelSpec)]
+        for key, name in named:  # the report's folder, the runs' folders
+            if name is not None and as_name(name) != name:
+                raise ConfigError(str(path), [(key, f"expected a plain folder name (letters, digits, '.', '_' or "
+                                                    f"'-'), got {name!r}")])
         exp = Experiment(name=spec.name or path.stem, configs=configs, models=listed + extra,
                          baseline=spec.baseline, questions=spec.questions)
     else:

@@ -93,6 +93,10 @@ def test_a_name_from_the_file_that_would_lead_outside_and_a_malformed_base_url_a
     assert main(["run", str(experiment)]) == 2
     err = capsys.readouterr().err
     assert "experiment.name: expected a plain folder name" in err and len(err.strip().splitlines()) == 1
+    experiment.write_text(yaml.safe_dump({"experiment": {"configs": ["demo.yaml"], "models": [
+        {"provider": "blind", "run": "../../out"}]}}))
+    assert main(["run", str(experiment)]) == 2
+    assert "experiment.models[0].run: expected a plain folder name" in capsys.readouterr().err
     for url, says in (("localhost:8000/v1", "expected an http:// or https:// URL"),
                       ("http://localhost:80x0/v1", "expected a URL such as"), ("http:///v1", "expected a host")):
         experiment.write_text(yaml.safe_dump({"experiment": {"configs": ["demo.yaml"], "models": [
