@@ -30,8 +30,11 @@ from byo.audit.run import AuditReport, audit_dataset
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
 from byo.core.inputs import reading
+from byo.core.outputs import check_file_output, writing_outputs
+from byo.core.paths import as_name
 from byo.core.schema import Strict, validation_problems
 from byo.eval.layout import PREDICTIONS, run_name
+from byo.eval.resolve import preflight
 from byo.eval.run import EvalSettings, evaluate
 from byo.families import load_config
 from byo.providers import GenerationParams
@@ -43,7 +46,7 @@ from byo.scene.config import DatasetConfig
 from byo.score.compare import compare, default_output, write_comparison
 from byo.score.report import write_report
 from byo.score.run import Scores, load_scores
-from byo.view.build import write_view
+from byo.view.build import check_view_output, write_view
 
 STAMP = ".byo-run.json"  # what a stage's output was made from, beside it
 
@@ -127,6 +130,12 @@ def load_experiment(path: str | Path, models: Sequence[str] = (), baseline: str 
             target = (path.parent / entry).resolve()
             configs += _configs_in(target) if target.is_dir() else [target]
         listed = [m if isinstance(m, ModelSpec) else model_spec(m) for m in spec.models]
+        named = [("experiment.name", spec.name)] + [(f"experiment.models[{i}].run", m.run)
+                                                    for i, m in enumerate(listed) if isinstance(m, ModelSpec)]
+        for key, name in named:  # the report's folder, the runs' folders
+            if name is not None and as_name(name) != name:
+                raise ConfigError(str(path), [(key, f"expected a plain folder name (letters, digits, '.', '_' or "
+                                                    f"'-'), got {name!r}")])
         exp = Experiment(name=spec.name or path.stem, configs=configs, models=listed + extra,
                          baseline=spec.baseline, questions=spec.questions)
     else:
@@ -199,11 +208,18 @@ class ExperimentOutcome:
 
 def run_experiment(experiment: Experiment, *, workers: int | None = None, executor: Executor | None = None,
                    report: str | Path | None = None, on_step: Callable[[str], None] | None = None,
-                   progress: bool = True) -> ExperimentOutcome:
-    """Every stage of `experiment`, each done only when what it is made from changed."""
+                   progress: bool = True, force: bool = False) -> ExperimentOutcome:
+    """Every stage of `experiment`, each done only when what it is made from changed. The report
+    (and its sample viewer) replaces only files byo wrote, unless `force`."""
     say = on_step or (lambda _: None)
     work: list[str] = []
     configs = [(path, load_config(path)) for path in experiment.configs]  # every config checked first
+    page = Path(report or Path("output") / experiment.name / "report.html")
+    check_file_output(page, force=force, flag="--report")  # a file of the user's there: refused before any work
+    check_view_output(viewer_page(page), force=force)
+    for model in experiment.models:  # and every model's endpoint (a base URL no client reaches, say)
+        preflight(EvalSettings(dataset=Path("."), provider=model.provider, model=model.model,
+                               base_url=model.base_url, key_env=model.key_env))
     outcomes = [_one_dataset(path, cfg, experiment, executor or LocalPool(workers or default_workers()),
                              work, say, progress) for path, cfg in configs]
     names = [run_of(m) for m in experiment.models]
@@ -222,20 +238,26 @@ def run_experiment(experiment: Experiment, *, workers: int | None = None, execut
                 _mark(out, "compare", made_from)
                 work.append(f"compared {name} with {baseline} on {outcome.dataset.name}")
             comparisons.append(out)
-    page = Path(report or Path("output") / experiment.name / "report.html")
     scores = [s for outcome in outcomes for s in outcome.scores.values()]
     made_from = files_digest([o.dataset / "runs" / n / "scores.json" for o in outcomes for n in o.scores])
     if not (page.is_file() and _fresh(page.parent, f"report {page.name}", made_from)):
-        viewer = write_view(scores, page.with_name(page.stem + "_samples.html"))
-        write_report(scores, page, title=f"{experiment.name}: " + ", ".join(names), viewer=viewer)
+        viewer = write_view(scores, viewer_page(page), force=force)
+        with writing_outputs([page], "byo run"):
+            write_report(scores, page, title=f"{experiment.name}: " + ", ".join(names), viewer=viewer)
         _mark(page.parent, f"report {page.name}", made_from)
         work.append(f"wrote {page}")
     return ExperimentOutcome(experiment, outcomes, page, comparisons, work)
 
 
+def viewer_page(page: Path) -> Path:
+    """The sample viewer beside a report: REPORT_samples.html."""
+    return page.with_name(page.stem + "_samples.html")
+
+
 def _one_dataset(path: Path, cfg: DatasetConfig, experiment: Experiment, executor: Executor, work: list[str],
                  say: Callable[[str], None], progress: bool) -> DatasetOutcome:
-    rendered = render_dataset(cfg, None, executor=executor, resume=True, file=str(path), show_progress=progress)
+    rendered = render_dataset(cfg, None, executor=executor, resume=True, file=str(path), show_progress=progress,
+                              wait_flag=None)  # byo run has no --wait
     dataset = rendered.out_dir
     outcome = DatasetOutcome(config=path, dataset=dataset, rendered=len(rendered.rendered))
     if rendered.failed:
@@ -276,7 +298,7 @@ def _one_dataset(path: Path, cfg: DatasetConfig, experiment: Experiment, executo
             report = evaluate(EvalSettings(dataset=dataset, provider=model.provider, model=model.model, run=name,
                                            base_url=model.base_url, key_env=model.key_env,
                                            concurrency=model.concurrency, params=GenerationParams()),
-                              show_progress=progress)
+                              show_progress=progress, wait_flag=None)
             outcome.requests[name] = report.requests_sent
             if report.stopped or report.unanswered:
                 raise ConfigError(str(run_dir), [(None, f"{report.unanswered} questions unanswered "

@@ -52,9 +52,8 @@ def interval(estimate) -> str:
 
 def cmd_adapt(args) -> int:
     provider, model = provider_and_model(args.model)
-    budget = byo.Budget(width=args.width, trials=args.max_trials, images=args.max_images, cost=args.max_cost)
-    if budget == byo.Budget():
-        budget = byo.Budget(trials=100)
+    budget = byo.Budget(width=args.width, trials=args.max_trials or byo.Budget().trials, images=args.max_images,
+                        cost=args.max_cost)
 
     def show(trial) -> None:
         if args.quiet or args.json:
@@ -78,7 +77,7 @@ def cmd_adapt(args) -> int:
                           "cost_usd": result.cost_usd, "dataset": str(result.out_dir), "run": str(result.run_dir),
                           "result": str(result.result), "figure": str(result.figure) if result.figure else None},
                          indent=1))
-        return 0
+        return answered(result)
     cost = f", ${result.cost_usd:.4f}" if result.cost_usd is not None else ""
     shown = new_table("variable", "threshold [95% interval]", "trials", "answers", title=f"byo adapt: {args.key}, "
                   f"{args.model}")
@@ -87,7 +86,16 @@ def cmd_adapt(args) -> int:
     console.print(f"stopped: {result.stopped}{cost}", highlight=False)
     console.print(f"dataset: {result.out_dir}\nrun: {result.run_dir}\nresult: {result.result}"
                   + (f"\nfigure: {result.figure}" if result.figure else ""), highlight=False)
-    return 0
+    return answered(result)
+
+
+def answered(result) -> int:
+    """The exit status of byo adapt: 1 when the model answered no trial (every request failed, or
+    none could be made), else 0."""
+    if result.answers:
+        return 0
+    console.print(f"[red]byo adapt: no answer[/red] in {len(result.trials)} trials ({result.stopped})", highlight=False)
+    return 1
 
 
 def add_endpoint_options(p: argparse.ArgumentParser) -> None:
@@ -117,7 +125,7 @@ def add_adapt(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run", help="run name (default PROVIDER-MODEL)")
     p.add_argument("--range", type=float, nargs=2, metavar=("LO", "HI"),
                    help="the tested range (default: the config's levels of the variable)")
-    stop = p.add_argument_group("when to stop (the first reached; none given: 100 answers)")
+    stop = p.add_argument_group("when to stop (the first reached; at most 100 answers unless --max-trials)")
     stop.add_argument("--width", type=positive, help="the 95%% interval at most this wide, in the variable's units")
     stop.add_argument("--max-trials", type=whole(1), help="answers")
     stop.add_argument("--max-images", type=whole(1), help="images rendered")
@@ -145,7 +153,7 @@ def cmd_explain(args) -> int:
         console.print(f"byo explain: {plan.describe()}", highlight=False)
         if args.dry_run:
             return False
-        if not plan.questions:
+        if not plan.questions and plan.failures:
             console.print("nothing to render or ask")
         return True
 

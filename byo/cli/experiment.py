@@ -41,7 +41,7 @@ def cmd_run(args) -> int:
     experiment = byo.load_experiment(args.experiment, models=args.model or [], baseline=args.baseline)
     outcome = byo.run_experiment(experiment, workers=args.workers, report=args.report,
                                  on_step=None if args.quiet else lambda line: console.print(line, highlight=False),
-                                 progress=not args.quiet)
+                                 progress=not args.quiet, force=args.force)
     rows = results(outcome)
     if args.json:
         print_json({"experiment": experiment.name, "report": outcome.report, "work": outcome.work,
@@ -64,6 +64,8 @@ def add_run(p: argparse.ArgumentParser) -> None:
                    "first model)")
     p.add_argument("--report", type=Path, help="the report (default output/EXPERIMENT/report.html)")
     p.add_argument("--workers", type=whole(1), help="render processes (default: one per CPU)")
+    p.add_argument("--force", action="store_true", help="replace a report (and its viewer's files) that byo did not "
+                   "write; nothing else is removed")
     add_quiet(p, "the results table")
     add_json(p)
     p.set_defaults(func=cmd_run)

@@ -55,3 +55,23 @@ def url_secrets(url: str | None) -> list[str]:
     if parts.username is not None or parts.password is not None:  # as an HTTP client sends them: basic auth
         found.append(base64.b64encode(unquote(f"{parts.username or ''}:{parts.password or ''}").encode()).decode())
     return [s for v in found if v for s in {v, unquote(v)}]
+
+
+def url_problem(url: str, *, bare_host: bool = False) -> str | None:
+    """What makes `url` no endpoint an HTTP client can reach (None: nothing): a scheme other than
+    http or https, no host, a port that is no number, white space. `bare_host`: `HOST[:PORT]`
+    alone is taken as http (as the ollama client takes OLLAMA_HOST)."""
+    if any(c.isspace() for c in url):
+        return "expected a URL without spaces"
+    if bare_host and "://" not in url:
+        url = "http://" + url
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is no number or out of range
+    except ValueError as err:
+        return f"expected a URL such as http://localhost:8000/v1 ({err})"
+    if parts.scheme not in ("http", "https"):
+        return "expected an http:// or https:// URL such as http://localhost:8000/v1"
+    if not parts.hostname:
+        return "expected a host in the URL, such as http://localhost:8000/v1"
+    return None

@@ -37,7 +37,8 @@ from byo.core.dataset import (
     atomic_write_bytes,
     atomic_write_text,
 )
-from byo.core.errors import ConfigError, RenderError
+from byo.core.errors import ConfigError
+from byo.core.inputs import read_json
 from byo.core.locks import entries, writer_lock
 from byo.core.seeding import split_seed
 from byo.diagnose.adaptive import (
@@ -49,13 +50,13 @@ from byo.diagnose.adaptive import (
     candidate_levels,
 )
 from byo.diagnose.plots import adapt_figure
-from byo.eval.resolve import Evaluation
+from byo.eval.resolve import Evaluation, preflight
 from byo.eval.run import EvalSettings, Session
 from byo.eval.schedule import EndpointDown
 from byo.families import load_config
 from byo.providers import PROVIDERS
 from byo.questions.generate import QuestionMaker
-from byo.questions.load import Question
+from byo.questions.load import QUESTIONS, Question
 from byo.render import log as runlog
 from byo.render.executors import Executor
 from byo.render.executors.inprocess import InProcess
@@ -81,15 +82,17 @@ RESULT = "adapt.json"
 FIGURE = "adapt.png"
 MAX_TRIALS = 100  # the default budget when no other is given
 MAX_SILENT = 10  # trials in a row without an answer (skipped, failed requests) end the run
+MAX_FAILED = 10  # trials that failed (a scene that cannot be placed, a render that failed) end the run
 
 
 @dataclass(frozen=True)
 class Budget:
-    """When to stop: the interval at most `width` wide, or `trials` answers, `images` renders or
-    `cost` USD spent, whichever comes first (None: no such limit)."""
+    """When to stop: the interval at most `width` wide, or `trials` answers (100 unless given),
+    `images` renders or `cost` USD spent, whichever comes first (None: no such limit). The cost is
+    the run's own ledger (byo.eval.budget): no request is sent that could pass it."""
 
     width: float | None = None
-    trials: int | None = None
+    trials: int | None = MAX_TRIALS
     images: int | None = None
     cost: float | None = None
 
@@ -111,10 +114,11 @@ class Trial:
     questions: list[dict] = field(default_factory=list)  # id, status, response, value, hit
     skipped: str | None = None  # why the image asked no question
     estimate: Estimate | None = None
+    failed: str | None = None  # why the trial has no image (its scene could not be placed, its render failed)
 
     def to_json(self) -> dict:
         return {"trial": self.index, "image": self.image, "level": self.level, "hits": self.hits,
-                "questions": self.questions, "skipped": self.skipped,
+                "questions": self.questions, "skipped": self.skipped, "failed": self.failed,
                 "estimate": self.estimate.to_json() if self.estimate else None}
 
 
@@ -261,24 +265,61 @@ def check(settings: AdaptSettings) -> tuple[DatasetConfig, Variable, str]:
                                     "captions; use a chat model, oracle or simulated"))
     if problems:
         raise ConfigError("<command line>", problems)
+    preflight(eval_settings(settings, Path(".")))  # a cap with no price, a base URL no client reaches: refused now
     return cfg, variable_range(cfg, settings.variable, settings.range, file), file
+
+
+def eval_settings(settings: AdaptSettings, root: Path) -> EvalSettings:
+    """The settings of the trials' run: the endpoint's, and the cost budget as the run's cap."""
+    return EvalSettings(dataset=root, provider=settings.provider, model=settings.model, run=settings.run,
+                        **{"max_cost": settings.budget.cost, **settings.eval})
 
 
 def default_out(cfg: DatasetConfig, variable: str) -> Path:
     return Path("output") / f"{cfg.dataset.name}_adapt_{variable.replace('.', '_')}"
 
 
+SAME_ON_RESUME = ("variable", "range", "key", "provider", "model", "direction", "link", "tolerance")
+
+
+def earlier_record(out: Path, settings: AdaptSettings, variable: Variable) -> dict | None:
+    """The record of an interrupted or finished byo adapt in `out`, to go on from (None: `out` is
+    empty). A folder byo adapt did not make, or one made with other settings, is refused."""
+    if not entries(out):
+        return None
+    path = out / RESULT
+    try:
+        record = read_json(path) if path.is_file() else None
+    except (OSError, ValueError):
+        record = None
+    if not isinstance(record, dict) or not isinstance(record.get("trials"), list):
+        raise ConfigError(str(out), [("<output>", f"{out} is not empty and holds no byo adapt record ({RESULT}): "
+                                                  "byo adapt writes a new dataset; choose another output directory")])
+    now = {"variable": variable.path, "range": [variable.lo, variable.hi], "key": settings.key,
+           "provider": settings.provider, "model": settings.model, "direction": settings.direction,
+           "link": settings.link, "tolerance": settings.tolerance}
+    differ = [k for k in SAME_ON_RESUME if record.get(k) != now[k]]
+    if differ:
+        raise ConfigError(str(path), [(k, f"the run there has {record.get(k)!r}, this command {now[k]!r}: resuming "
+                                          "goes on with the same settings; choose another output directory")
+                                      for k in differ])
+    return record
+
+
 def adapt(settings: AdaptSettings, *, executor: Executor | None = None,
           on_trial: Callable[[Trial], None] | None = None) -> AdaptResult:
-    """Run the adaptive procedure of `settings` into its output directory (which must be empty)."""
+    """Run the adaptive procedure of `settings` into its output directory: an empty one, or the
+    folder of an earlier byo adapt with the same settings, which goes on from its record (a run
+    killed mid-trial redoes that trial; its answers come from the cache)."""
     cfg, variable, file = check(settings)
     working = load_config(trials_config(cfg, variable, [variable.lo, variable.hi]), file)
     out = Path(settings.out) if settings.out else default_out(cfg, settings.variable)
     with writer_lock(out, what="dataset"):
-        if entries(out):
-            raise ConfigError(str(out), [("<output>", f"{out} is not empty: byo adapt writes a new dataset; choose "
-                                                      "another output directory")])
-        return Adaptive(settings, cfg, working, variable, Layout(out), file).run(executor or InProcess(), on_trial)
+        record = earlier_record(out, settings, variable)
+        adaptive = Adaptive(settings, cfg, working, variable, Layout(out), file)
+        if record is not None:
+            adaptive.restore(record)
+        return adaptive.run(executor or InProcess(), on_trial)
 
 
 class Adaptive:
@@ -294,9 +335,8 @@ class Adaptive:
         self.method = self.new_method(settings.chance or 0.0)
         self.questions: list[Question] = []
         self.question_rows: list[dict] = []
-        ev_settings = EvalSettings(dataset=layout.root, provider=settings.provider, model=settings.model,
-                                   run=settings.run, **settings.eval)
-        self.session = Session(Evaluation(ev_settings, questions=[]))
+        self.resumed = False
+        self.session = Session(Evaluation(eval_settings(settings, layout.root), questions=[]))
         self.maker = QuestionMaker(layout, cfg.family, keys=[settings.key], preprompts=settings.preprompts,
                                    instructions=settings.instructions,
                                    unreadable=settings.unreadable or cfg.questions.unreadable,
@@ -306,15 +346,40 @@ class Adaptive:
         return PsiMethod(self.levels, chance=chance, direction=self.s.direction, link=self.s.link,
                          lo=self.variable.lo, hi=self.variable.hi)
 
+    def restore(self, record: dict) -> None:
+        """The trials, questions and posterior of an earlier invocation (its record)."""
+        for t in record["trials"]:
+            est = t.get("estimate")
+            estimate = Estimate(threshold=est["threshold"], lo=est["lo"], hi=est["hi"], trials=est["trials"],
+                                closed=est["closed"], falls=est["p_falls"]) if isinstance(est, dict) else None
+            self.trials.append(Trial(index=t["trial"], image=t["image"], level=float(t["level"]),
+                                     hits=list(t.get("hits") or []), questions=list(t.get("questions") or []),
+                                     skipped=t.get("skipped"), estimate=estimate, failed=t.get("failed")))
+        names = {t.image for t in self.trials}
+        path = self.layout.root / QUESTIONS
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.is_file() else []
+        self.question_rows = [r for r in rows if Path(r["image"]).stem in names]
+        self.questions = [Question.model_validate(r) for r in self.question_rows]
+        if self.s.chance is None and any(t.questions for t in self.trials):
+            self.chance = float(record.get("chance") or 0.0)
+        self.method = self.new_method(self.chance or 0.0)
+        for t in self.trials:
+            for right in t.hits:
+                self.method.update(t.level, right)
+        self.resumed = True
+
     def run(self, executor: Executor, on_trial: Callable[[Trial], None] | None) -> AdaptResult:
         layout = self.layout
         layout.make_dirs()
         loop = asyncio.new_event_loop()
         runlog.append(layout.root, {"event": "start", "images": None, "limit": None, "shard": None, "planned": None,
                                     "to_render": None, "executor": type(executor).__name__, "adaptive": True})
-        stopped = None
+        stopped, error = None, None
         try:
-            loop.run_until_complete(self.session.open())
+            loop.run_until_complete(self.session.open(self.questions if self.resumed else None))
+            self.write_files()
+            self.write_record("running")  # from here on, the same command resumes the run
+            stopped = self.stop_reason() if self.trials else None
             while stopped is None:
                 trial = self.trial(executor, loop)
                 self.write_files()
@@ -324,13 +389,16 @@ class Adaptive:
                 stopped = self.stop_reason()
         except EndpointDown as down:
             stopped = f"the endpoint is down: {down}"
+        except BaseException as err:  # the state and plot are written; the error goes on to the caller
+            stopped, error = f"interrupted: {type(err).__name__}: {err}", err
         finally:
             report = loop.run_until_complete(self.session.close())
             loop.close()
-            if self.trials:
-                self.write_files()
+            self.write_files()
+            if any(not t.failed for t in self.trials):
                 finalize(layout, self.cfg.family)
-        runlog.append(layout.root, {"event": "end", "rendered": len(self.trials), "failed": 0})
+        failed = sum(1 for t in self.trials if t.failed)
+        runlog.append(layout.root, {"event": "end", "rendered": len(self.trials) - failed, "failed": failed})
         estimate = self.method.estimate() if self.method.history else None
         figure = None
         if self.method.history:
@@ -338,30 +406,32 @@ class Adaptive:
             atomic_write_bytes(figure, adapt_figure(self.method, self.trials, self.variable.path, self.s.key,
                                                     self.s.model or self.s.provider))
         result = self.write_record(stopped)
+        if error is not None:
+            raise error
         return AdaptResult(out_dir=layout.root, run_dir=self.session.ev.run_dir, variable=self.variable.path,
                            unit_range=(self.variable.lo, self.variable.hi), estimate=estimate, stopped=stopped,
-                           trials=self.trials, images=len(self.trials), answers=len(self.method.history),
-                           cost_usd=report.cost_usd, result=result, figure=figure)
+                           trials=self.trials, images=len(self.trials) - failed, answers=len(self.method.history),
+                           cost_usd=report.spent_usd if report.max_cost_usd is not None else report.cost_usd,
+                           result=result, figure=figure)
 
     # --- one trial -----------------------------------------------------------------------------
     def trial(self, executor: Executor, loop: asyncio.AbstractEventLoop) -> Trial:
         index = len(self.trials)
-        level = self.method.next_level()
+        level = self.method.next_level(exclude=[t.level for t in self.trials if t.failed])
         job = trial_job(self.working, self.variable, index, level)
+        trial = Trial(index=index, image=job.name, level=float(self.variable.value(level)))
         try:
             spec = placed_spec(self.working, job, self.file)
         except PlacementError as err:
-            raise ConfigError(self.file, [("scene.content", f"trial {index} ({self.variable.path}="
-                                                            f"{self.variable.value(level):g}): {err}")]) from None
+            return self.failed(trial, f"its scene cannot be placed: {err}")
         outcomes = list(executor.run([RenderTask(self.working, job, spec)]))
         _, result, error = outcomes[0]
         if result is None:
-            raise RenderError(f"trial {index} ({job.name}): {error}")
+            return self.failed(trial, f"its render failed: {error}")
         write_result(self.layout, result)
         runlog.append(self.layout.root, {"event": "image", "name": job.name, "status": "done",
                                          "seconds": round(result.seconds, 3), "attempts": result.attempts,
                                          "worker": result.worker})
-        trial = Trial(index=index, image=job.name, level=float(self.variable.value(level)))
         self.trials.append(trial)  # its image is written: the record keeps it, whatever happens next
         before = Counter(self.maker.summary.reasons.get(self.s.key, {}))
         rows = self.maker.of(result.legend)
@@ -379,6 +449,10 @@ class Adaptive:
         except EndpointDown:
             trial.skipped = "the endpoint went down"
             raise
+        if not predictions:  # none sent: the next request could pass the cost budget
+            trial.skipped = "not asked: the cost budget (--max-cost) is reached"
+            trial.estimate = self.method.estimate() if self.method.history else None
+            return trial
         if self.chance is None:  # the guess rate of the question as asked (0 for open answers)
             self.chance = float(questions[0].chance or 0.0)
             if self.chance:
@@ -394,6 +468,15 @@ class Adaptive:
         trial.estimate = self.method.estimate() if self.method.history else None
         return trial
 
+    def failed(self, trial: Trial, why: str) -> Trial:
+        """A trial with no image: recorded with its reason (its index stays taken, so that the
+        trials that follow keep their seeds), and the search goes on."""
+        trial.failed = why
+        trial.estimate = self.method.estimate() if self.method.history else None
+        self.trials.append(trial)
+        runlog.append(self.layout.root, {"event": "image", "name": trial.image, "status": "failed", "error": why})
+        return trial
+
     def replay(self, chance: float) -> None:
         """The posterior again from the answers so far, under the question's guess rate."""
         method = self.new_method(chance)
@@ -407,13 +490,17 @@ class Adaptive:
             reason = Stop(width=b.width, trials=b.trials).reason(self.method.estimate())
             if reason:
                 return reason
-        if b.images is not None and len(self.trials) >= b.images:
-            return f"{len(self.trials)} image{'s' if len(self.trials) > 1 else ''} (the budget)"
-        if b.cost is not None and (spent := self.session.cost()) is not None and spent >= b.cost:
-            return f"${spent:.4f} spent (the budget: ${b.cost:g})"
+        rendered = sum(1 for t in self.trials if not t.failed)
+        if b.images is not None and rendered >= b.images:
+            return f"{rendered} image{'s' if rendered > 1 else ''} (the budget)"
+        if (line := self.session.budget.stop_line()) is not None:  # the next request would pass --max-cost
+            return line
+        failed = [t for t in self.trials if t.failed]
+        if len(failed) >= MAX_FAILED:
+            return f"{len(failed)} trials failed (the last: {failed[-1].failed})"
         silent = list(itertools.takewhile(lambda t: not t.hits, reversed(self.trials)))
         if len(silent) >= MAX_SILENT:
-            why = silent[0].skipped or next((q["status"] for q in silent[0].questions), "no answer")
+            why = silent[0].failed or silent[0].skipped or next((q["status"] for q in silent[0].questions), "no answer")
             return f"{len(silent)} trials in a row without an answer (the last: {why})"
         return None
 
@@ -440,7 +527,7 @@ class Adaptive:
             "criterion": m.criterion, "confidence": CONFIDENCE, "tolerance": s.tolerance,
             "budget": {"width": s.budget.width, "trials": s.budget.trials, "images": s.budget.images,
                        "cost_usd": s.budget.cost},
-            "stopped": stopped, "images": len(self.trials), "answers": len(m.history), "cost_usd": self.session.cost(),
+            "stopped": stopped, "images": sum(1 for t in self.trials if not t.failed), "answers": len(m.history), "cost_usd": self.session.cost(),
             "estimate": estimate.to_json() if estimate else None,
             "posterior": {"thresholds": m.thresholds.tolist(), "mass": m.marginal().tolist()},
             "trials": [t.to_json() for t in self.trials],

@@ -145,8 +145,14 @@ class PsiMethod:
             expected -= (joint * np.log(np.where(conditional > 0, conditional, 1.0))).sum(axis=0)
         return expected
 
-    def next_level(self) -> float:
-        return float(self.levels[int(np.argmin(self.expected_entropy()))])
+    def next_level(self, exclude: Sequence[float] = ()) -> float:
+        """The candidate level of least expected entropy; `exclude`: levels not to choose (byo adapt:
+        those whose trial failed, a scene that cannot be placed), unless no other is left."""
+        entropy = self.expected_entropy()
+        barred = np.isin(self.levels, np.asarray(exclude, float))
+        if barred.any() and not barred.all():
+            entropy = np.where(barred, np.inf, entropy)
+        return float(self.levels[int(np.argmin(entropy))])
 
     # --- what is known --------------------------------------------------------------------------
     def marginal(self) -> np.ndarray:

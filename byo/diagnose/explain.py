@@ -39,7 +39,7 @@ from byo.core.inputs import read_json
 from byo.core.locks import writer_lock
 from byo.diagnose.twins import RECORD, TABLE, TWINS, explain_dir, factor_slug
 from byo.eval.layout import read_predictions
-from byo.eval.resolve import Evaluation
+from byo.eval.resolve import Evaluation, capped_price
 from byo.eval.run import EvalSettings, Session
 from byo.families.base import Factor
 from byo.providers import GenerationParams
@@ -98,6 +98,8 @@ class ExplainPlan:
         return None if self.cost_per_answer is None else self.cost_per_answer * self.questions
 
     def describe(self) -> str:
+        if not self.failures:
+            return "the run has no failures: nothing to explain"
         cost = (f"about ${self.cost:.4f} (the run's ${self.cost_per_answer:.5f} per answer)"
                 if self.cost is not None else "no cost known (the run has no price)")
         return (f"{len(self.explained)} of {self.failures} failures x {len(self.changes)} factors: "
@@ -259,14 +261,19 @@ def explain(run_dir: str | Path, *, tolerance: float = 0.0, max_failures: int | 
     found, context = plan(run_dir, tolerance=tolerance, max_failures=max_failures, max_questions=max_questions,
                           max_cost=max_cost, seed=seed)
     folder = explain_dir(run_dir)
-    if folder.exists():
+    if (folder / RECORD).exists():
         raise ConfigError(str(folder), [("<output>", "the run is explained already: remove this folder to explain it "
                                                      "again")])
-    settings = run_settings(run_dir, eval_options or {})
+    settings = run_settings(run_dir, {**(eval_options or {}), "max_cost": max_cost})
+    capped_price(settings)  # a cap with no price to count it by: refused before any work
     Evaluation(settings, questions=[])  # the model and its key, checked before any work
     if on_plan is not None and on_plan(found) is False:
         return None
+    if not found.failures:
+        return None  # nothing to explain, nothing written
     with writer_lock(folder, what="explanation"):
+        # a folder without its record is an explanation killed early: it goes on (renders that
+        # are there are kept, answers come from the cache)
         spent = Explanation(found, context, folder, settings, tolerance).run(executor or InProcess())
     rows = table(found)
     record = {"run": str(run_dir), "model": context["facts"].get("model"), "provider": settings.provider,
@@ -291,15 +298,24 @@ class Explanation:
         self.options = options_cap(original, None)
 
     def run(self, executor: Executor) -> float | None:
-        spent = []
+        """Every factor's twins, one dataset after another; with a cap (settings.max_cost) each
+        factor's run is capped at what the ones before left, so that the whole explanation holds it."""
+        spent: list[float] = []
         for change in self.found.changes:
             twins = [t for t in self.found.twins if t.change is change and t.outcome is None]
-            if twins:
-                spent.append(self.one_factor(change, twins, executor))
-        known = [s for s in spent if s is not None]
-        return sum(known) if known else None
+            if not twins:
+                continue
+            left = None if self.settings.max_cost is None else self.settings.max_cost - sum(spent)
+            if left is not None and left <= 0:
+                for t in twins:
+                    t.outcome, t.note = NOT_ASKED, "the cost budget (--max-cost) is spent"
+                continue
+            cost = self.one_factor(change, twins, executor, left)
+            if cost is not None:
+                spent.append(cost)
+        return sum(spent) if spent else None
 
-    def one_factor(self, change: Change, twins: list[Twin], executor: Executor) -> float | None:
+    def one_factor(self, change: Change, twins: list[Twin], executor: Executor, cap: float | None) -> float | None:
         root = self.folder / TWINS / factor_slug(change.name)
         layout = Layout(root)
         layout.make_dirs()
@@ -331,10 +347,10 @@ class Explanation:
                 t.outcome, t.note = NOT_ASKED, "its question is not asked of the twin (readability, or a skip)"
         if not questions:
             return None
-        session = Session(Evaluation(replace(self.settings, dataset=root), questions=[]))
+        session = Session(Evaluation(replace(self.settings, dataset=root, max_cost=cap), questions=[]))
         loop = asyncio.new_event_loop()
         try:
-            loop.run_until_complete(session.open())
+            loop.run_until_complete(session.open(earlier=[]))  # rows of a killed explanation: asked again, from the cache
             predictions = loop.run_until_complete(session.ask_all(questions))
         finally:
             report = loop.run_until_complete(session.close())
@@ -349,7 +365,10 @@ class Explanation:
                     t.outcome, t.note = NOT_ASKED, f"the request failed: {prediction['status']}"
                 else:
                     t.outcome = FLIPPED if hit(row, self.tolerance) else STILL_WRONG
-        return report.cost_usd
+        for t in twins:
+            if t.outcome is None:  # not sent: it could pass the cost budget
+                t.outcome, t.note = NOT_ASKED, "the cost budget (--max-cost) is reached"
+        return report.spent_usd if report.max_cost_usd is not None else report.cost_usd
 
 
 def asked_policy(layout: Layout) -> str:

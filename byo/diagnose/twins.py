@@ -29,7 +29,8 @@ def explain_dir(run_dir: str | Path) -> Path:
 
 def factor_slug(name: str) -> str:
     """A factor's folder name: `camera overhead` -> camera_overhead, `blur.fstop = 9` -> blur.fstop_9."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "factor"
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_.")
+    return slug or "factor"  # never "." or "..": the folder stays inside twins/
 
 
 def load_twins(run_dir: str | Path) -> dict[str, list[dict]]:

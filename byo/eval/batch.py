@@ -220,6 +220,8 @@ class BatchRun:
         self.collected = 0  # answers collected by this invocation
         self.tokens_new: dict = {}
         self.stopped: Stopped | None = None
+        self.planned: set[str] = set()  # the keys this invocation put in parts
+        self.probing = False  # the plan holds one request alone until its usage corrects the estimates
         self.woken = asyncio.Event()
         self.rng = random.Random()
         self.settings_record = settings_record(s, ev.run_dir)
@@ -315,7 +317,8 @@ class BatchRun:
         waiting = {key for p in self.ledger.waiting() for key in p["keys"]}
         todo, seen = [], set()
         for item in self.items:
-            if item.key is None or item.key in seen or item.key in waiting or self.cache.get(item.key) is not None:
+            if item.key is None or item.key in seen or item.key in waiting or item.key in self.planned \
+                    or self.cache.get(item.key) is not None:
                 continue
             seen.add(item.key)
             todo.append(item)
@@ -325,13 +328,15 @@ class BatchRun:
                 item.failure = ProviderFailure("rejected", f"the request alone ({item.size:,} bytes) is larger than a "
                                                f"batch input file may be ({self.max_bytes:,} bytes)")
                 continue
-            est = self.budget.estimate(item.raw_input)
-            usd = est.usd or 0.0
-            if self.budget.cap is not None and self.budget.spent + self.budget.reserved + usd > self.budget.cap:
-                self.budget.reached = (f"stopped: the next request (about ${usd:.4f} at the batch price) would bring "
-                                       f"the run's spend to ${self.budget.spent + self.budget.reserved + usd:.4f}, "
-                                       f"over --max-cost ${self.budget.cap:g}")
+            if self.budget.cap is not None and self.budget.input_ratio is None and (parts or waiting):
+                # nothing learnt of this model's usage yet: one request goes alone, and the others are
+                # estimated from its usage once it is collected (this invocation, or the next one)
+                self.probing = True
                 break
+            est = self.budget.estimate(item.raw_input)
+            if not self.budget.admit(est, " at the batch price"):
+                break
+            usd = est.usd or 0.0
             if current is None or len(current["keys"]) >= self.max_requests \
                     or current["bytes"] + item.size > self.max_bytes:
                 current = {"token": uuid.uuid4().hex, "keys": [], "bytes": 0, "usd_estimate": 0.0,
@@ -339,9 +344,9 @@ class BatchRun:
                            "failures": {}, "planned_at": time.time()}
                 parts.append(current)
             current["keys"].append(item.key)
+            self.planned.add(item.key)  # a request that fails is sent again by the next invocation, not this one
             current["bytes"] += item.size
             current["usd_estimate"] += usd
-            self.budget.reserved += usd
         for part in parts:
             part["requests"] = len(part["keys"])
         self.ledger.parts.extend(parts)
@@ -421,7 +426,7 @@ class BatchRun:
                 self.budget.learn(raw_inputs[key], record["tokens"])
             self.collected += 1
         await asyncio.gather(*commits)
-        self.budget.reserved -= part.get("usd_estimate") or 0.0
+        self.budget.release(part.get("usd_estimate"))
         part.update(state="collected", failures=redact_all(failures, ev.secrets))
         self.ledger.save()
         bar.advance(len(answers), note=self.note())
@@ -496,13 +501,19 @@ class BatchRun:
             with on_signals(self.stop), bar:
                 bar.advance(self.cached, note=self.note())
                 try:
-                    if not s.collect_only:
-                        self.plan()
-                    for part in self.ledger.unsent():
-                        if self.stopped is not None:
+                    while True:
+                        self.probing = False
+                        if not s.collect_only:
+                            self.plan()
+                        for part in self.ledger.unsent():
+                            if self.stopped is not None:
+                                break
+                            await self.submit(part)
+                        await self.poll(bar)
+                        # the first request's usage is known once its batch is collected: plan the rest
+                        if not self.probing or self.budget.input_ratio is None or self.ledger.waiting() \
+                                or self.stopped is not None:
                             break
-                        await self.submit(part)
-                    await self.poll(bar)
                 except BatchApiError as err:
                     self.stopped = endpoint_down(redact(str(err), ev.secrets))
             rows = self.rows()
@@ -510,7 +521,7 @@ class BatchRun:
             await ev.provider.close()
             await self.cache.close()
         if self.stopped is None and self.budget.reached is not None:
-            self.stopped = Stopped("budget", self.budget.reached, 1)
+            self.stopped = Stopped("budget", self.budget.stop_line(), 1)
         if self.stopped is None and self.ledger.waiting():
             waiting = sum(p["requests"] for p in self.ledger.waiting())
             self.stopped = Stopped("batch", f"{waiting} requests wait in {len(self.ledger.waiting())} batches at "

@@ -1,20 +1,30 @@
-"""`byo eval --max-cost USD`: a run stops before a request that would bring its spend over the cap.
+"""`byo eval --max-cost USD` (and the caps of `byo adapt` and `byo explain`, which ask through the
+same run): one ledger of what a run spends, which admits a request, or a batch's request, only
+if its worst-case cost fits what is left of the cap.
 
 The spend of a run is what its requests cost at the providers file's prices (the batch price for
 answers from a batch), over every invocation of the run: each answer's charge is committed to
 the request cache in the same transaction as the answer (`RequestCache.put(..., charge=)`), so a
 killed run neither loses nor double-counts what it paid, and a rerun with a higher cap goes on
-from there. Answers from the cache are free: they were paid when first asked.
+from there. Answers from the cache are free: they were paid when first asked. Retries and repeats
+are requests like any other: each attempt is admitted by the ledger before it is sent.
 
 Before a request is sent its cost is estimated: the prompt's characters over 4, plus each image's
 tokens by OpenAI's published rule (85 for `detail: low`; else the image scaled down into 2048 x
-2048, then down to a short side of 768, and 170 per 512-pixel tile plus 85), for input, and for output
-`--max-tokens` or, without it, a guess of 512 tokens. The first request goes alone; its usage
-then corrects the estimate: input tokens are scaled by the largest ratio of counted to estimated
-input seen so far, and the output is the longest answer seen so far (capped by `--max-tokens`).
-A request starts only while the spend, plus the estimates of the requests in flight, plus its own
-estimate stays within the cap; so the spend passes the cap only by what the requests in flight
-cost over their estimates (the first one's, a guess, included).
+2048, then down to a short side of 768, and 170 per 512-pixel tile plus 85), for input, and for
+output `--max-tokens` (the most the model may write: the worst case) or, without it, the longest
+answer seen so far (a guess of 512 tokens before the first). The first request goes alone (in
+batch mode: the first batch holds one request, collected before the others are planned); its
+usage then corrects the estimate: input tokens are scaled by the largest ratio of counted to
+estimated input seen so far. A request starts only while the spend, plus the reservations of the
+requests in flight (or waiting in batches), plus its own estimate stays within the cap; it is
+settled from the provider's usage when it comes back. So with `--max-tokens` the spend passes the
+cap only by what a request's input costs over its corrected estimate; without it, also by answers
+longer than the longest seen (a deviation from a strict worst case, named here: the model's
+output limit is unknown to byo).
+
+The stop line and run.json read the same ledger, at the end of the invocation
+(`Budget.stop_line`): the spend they state is the one the cache recorded.
 """
 
 from __future__ import annotations
@@ -113,10 +123,10 @@ class Budget:
 
     def estimate(self, raw_input: int) -> Estimate:
         tokens_in = math.ceil(raw_input * (self.input_ratio or 1.0))
-        if self.longest_output is not None:
-            tokens_out = min(self.longest_output, self.max_tokens or self.longest_output)
+        if self.max_tokens is not None:  # the most the model may write
+            tokens_out = self.max_tokens
         else:
-            tokens_out = self.max_tokens or FIRST_OUTPUT_GUESS
+            tokens_out = self.longest_output if self.longest_output is not None else FIRST_OUTPUT_GUESS
         return Estimate(raw_input, tokens_in, tokens_out, self.price.cost(tokens_in, tokens_out))
 
     async def reserve(self, raw_input: int) -> Estimate | None:
@@ -130,21 +140,39 @@ class Budget:
         if self.reached is not None:
             return None
         est = self.estimate(raw_input)
-        usd = est.usd or 0.0
-        if self.spent + self.reserved + usd > self.cap:
-            self.reached = (f"stopped: the next request (about ${usd:.4f}) would bring the run's spend to "
-                            f"${self.spent + self.reserved + usd:.4f}, over --max-cost ${self.cap:g}; "
-                            f"spent ${self.spent:.4f}" + (" with requests in flight" if self.in_flight else ""))
+        if not self.admit(est):
             return None
-        self.reserved += usd
         self.in_flight += 1
         return est
+
+    def admit(self, est: Estimate, price: str = "") -> bool:
+        """Reserves `est` when it fits what is left of the cap (always without a cap); else records
+        why no more requests start (`price`: which price, for the message) and returns False."""
+        if self.cap is None:
+            return True
+        usd = est.usd or 0.0
+        if self.spent + self.reserved + usd > self.cap:
+            self.reached = (f"stopped: the next request (about ${usd:.4f}{price}) would bring the run's spend to "
+                            f"${self.spent + self.reserved + usd:.4f}, over --max-cost ${self.cap:g}")
+            return False
+        self.reserved += usd
+        return True
+
+    def release(self, usd: float | None) -> None:
+        """A reservation ends (its request settled, or its batch collected)."""
+        self.reserved = max(0.0, self.reserved - (usd or 0.0))
+
+    def stop_line(self) -> str | None:
+        """Why the run stopped at its cap, with the spend as the ledger holds it now (None: it did not)."""
+        if self.reached is None:
+            return None
+        return f"{self.reached}; the run has spent ${self.spent:.4f} of it"
 
     def settle(self, est: Estimate, tokens: dict | None, usd: float | None) -> None:
         """The request came back: its usage corrects the estimates, its cost is spent. A failed or
         dropped request (`tokens` None) frees its reservation."""
         if self.cap is not None:
-            self.reserved -= est.usd or 0.0
+            self.release(est.usd)
             self.in_flight -= 1
         self.spent += usd or 0.0
         if tokens is not None:
@@ -163,4 +191,4 @@ class Budget:
     def summary(self) -> dict:
         """What run.json records of the spend."""
         return {"max_cost_usd": self.cap, "spent_usd": round(self.spent, 6),
-                "spent_new_usd": round(self.spent - self.spent_before, 6), "budget_reached": self.reached}
+                "spent_new_usd": round(self.spent - self.spent_before, 6), "budget_reached": self.stop_line()}

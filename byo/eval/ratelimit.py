@@ -3,8 +3,10 @@
 A hosted API tells its limits in each response's headers: OpenAI, Azure OpenAI and Groq send
 `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` (the reset as a duration: `1s`, `6m0s`,
 `20ms`), Anthropic `anthropic-ratelimit-{requests,tokens}-{limit,remaining,reset}` (the reset as an
-RFC 3339 time), and a refused request a 429 with `Retry-After` (handled by the scheduler's
-throttle, which every worker waits on).
+RFC 3339 time), and a refused request a 429 with `Retry-After`: a pause of every request to that
+endpoint, those already waiting to start included (`RateLimiter.pause`), kept per endpoint for the
+whole process, so that the runs that follow one another in it (byo explain's factors, repeats)
+honour it too.
 
 `RateLimiter` decides when the next request may start. The rule that keeps a run within a
 limit, whatever the network's delays: a request starts only when the requests already in flight,
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field
 RESOURCES = ("requests", "tokens")
 DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 RESET_MARGIN = 0.05  # seconds added to every reset: a server rounding its reset down is still honoured
+PAUSED_UNTIL: dict[str, float] = {}  # endpoint -> time.monotonic() before which no request starts (Retry-After)
 
 
 def parse_duration(text: str) -> float | None:
@@ -139,7 +142,9 @@ class RateLimiter:
     start (see the module's docstring). `reads_headers`: the provider reports its replies' headers
     (Provider.on_headers); when False, only the concurrency (and its halving after a 429) applies."""
 
-    def __init__(self, concurrency: int, *, reads_headers: bool):
+    def __init__(self, concurrency: int, *, reads_headers: bool, endpoint: str = "", clock=time.monotonic):
+        self.endpoint = endpoint  # the pauses a Retry-After asks for are the endpoint's
+        self.clock = clock  # the clock of every hold (the event loop's runs on time.monotonic too)
         self.most = concurrency
         self.cap = concurrency
         self.in_flight = 0
@@ -155,19 +160,27 @@ class RateLimiter:
     def loop(self) -> asyncio.AbstractEventLoop:
         return asyncio.get_running_loop()
 
+    def pause(self, seconds: float) -> None:
+        """No request to the endpoint starts for `seconds` (a Retry-After), those waiting included."""
+        PAUSED_UNTIL[self.endpoint] = max(PAUSED_UNTIL.get(self.endpoint, 0.0), self.clock() + seconds)
+        self.notify()  # the waiting ones look again, and find the pause
+
     def notify(self) -> None:
         if self.change is not None and not self.change.done():
             self.change.set_result(None)
 
     def observe(self, headers: Mapping[str, str]) -> None:
         """A reply's headers (every reply: answers, 429s and errors alike)."""
-        now = self.loop().time()
+        now = self.clock()
         for resource, reading in read_headers(headers, time.time()).items():
             self.windows[resource].add(reading, now)
         self.notify()
 
     def blocked(self, tokens: int, now: float) -> Hold | None:
         """What holds a request of about `tokens` tokens back now; None when it may start."""
+        paused = PAUSED_UNTIL.get(self.endpoint, 0.0) - self.clock()
+        if paused > 0:
+            return Hold(f"paused {paused:.1f} s by the server's Retry-After", paused, stated=True)
         if self.in_flight >= self.cap:
             return Hold(f"concurrency {self.cap} of {self.most} after 429s" if self.cap < self.most else "")
         if self.probing and self.in_flight:
@@ -186,13 +199,13 @@ class RateLimiter:
     async def acquire(self, tokens: int = 0) -> None:
         """Waits until a request of about `tokens` tokens may start, and counts it in flight."""
         loop = self.loop()
-        while (hold := self.blocked(tokens, loop.time())) is not None:
-            if self.change is None or self.change.done():
+        while (hold := self.blocked(tokens, self.clock())) is not None:
+            if self.change is None or self.change.done() or self.change.get_loop() is not loop:
                 self.change = loop.create_future()
-            began = loop.time()
+            began = self.clock()
             await asyncio.wait([self.change], timeout=hold.wait)
             if hold.stated:
-                self.held_s += loop.time() - began
+                self.held_s += self.clock() - began
         self.in_flight += 1
         self.tokens_in_flight += tokens
 
@@ -215,7 +228,7 @@ class RateLimiter:
 
     def note(self) -> str:
         """The progress line's word on rate limits: empty when nothing holds requests back."""
-        hold = self.blocked(0, self.loop().time())
+        hold = self.blocked(0, self.clock())
         if hold is not None and hold.reason:
             return hold.reason
         if self.cap < self.most:

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from byo.core.errors import ConfigError
-from byo.core.urls import url_secrets
+from byo.core.urls import redact_url, url_problem, url_secrets
 from byo.eval.layout import (
     MAX_REPEATS,
     check_same_request,
@@ -48,6 +48,52 @@ def check_numbers(s: EvalSettings) -> None:
         raise ConfigError("<command line>", [(flag, f"expected {expected}") for flag, expected in bad])
 
 
+def capped_price(s: EvalSettings) -> None:
+    """A cap needs the model's price: without one there is nothing to count (ConfigError, naming
+    where to give it, before any request). Callers that ask as they go (byo adapt) check it before
+    their first render too."""
+    if s.max_cost is None:
+        return
+    catalog = load_catalog(s.providers_file) if s.providers_file else None
+    file = str(s.providers_file) if s.providers_file else None
+    ptype, entry = provider_entry(s.provider, catalog, file)
+    model = s.model or ptype
+    if not PROVIDERS[ptype].reference and entry.models.get(model, ModelEntry()).cost(0, 0) is None:
+        raise ConfigError(file or "<command line>", [("--max-cost", f"needs the price of {model}: give "
+                                                      f"providers.{s.provider}.models.{model} its "
+                                                      "input_per_million and output_per_million in --providers "
+                                                      "FILE")])
+
+
+def check_base_url(s: EvalSettings, ptype: str, listed: str | None, file: str | None) -> None:
+    """A base URL that no client can reach is refused before any request (ConfigError naming where
+    it came from: --base-url, the providers file, or the environment variable the SDK reads)."""
+    env = BASE_URL_ENV.get(ptype, "")
+    url = s.base_url or listed or os.environ.get(env)
+    if not url:
+        return
+    problem = url_problem(url, bare_host=ptype == "ollama")
+    if problem is None:
+        return
+    if s.base_url:
+        where, key = "<command line>", "--base-url"
+    elif listed:
+        where, key = file or "<providers>", f"providers.{s.provider}.base_url"
+    else:
+        where, key = "<environment>", env
+    raise ConfigError(where, [(key, f"{problem}; got {redact_url(url)}")])
+
+
+def preflight(s: EvalSettings) -> None:
+    """What can be checked of a run's settings before its output folder exists (byo adapt checks
+    them before its first render): the cap's price and the base URL."""
+    capped_price(s)
+    catalog = load_catalog(s.providers_file) if s.providers_file else None
+    file = str(s.providers_file) if s.providers_file else None
+    ptype, entry = provider_entry(s.provider, catalog, file)
+    check_base_url(s, ptype, entry.base_url, file)
+
+
 class Evaluation:
     """Everything resolved and validated, before any request or file is written. `questions`: the
     questions to ask, instead of the question file's (a run asked as its questions are made: byo
@@ -79,11 +125,7 @@ class Evaluation:
             raise ConfigError("<command line>", [("--batch", f"the {self.ptype} provider has no batch API through byo; "
                                                   "openai, azure and openai-compatible (a server with OpenAI's /files "
                                                   "and /batches) do")])
-        if s.max_cost is not None and not reference and self.price.cost(0, 0) is None:
-            raise ConfigError(file or "<command line>", [("--max-cost", f"needs the price of {self.model}: give "
-                                                          f"providers.{s.provider}.models.{self.model} its "
-                                                          "input_per_million and output_per_million in --providers "
-                                                          "FILE")])
+        capped_price(s)
         questions_path = Path(s.questions) if s.questions else self.dataset / QUESTIONS
         all_questions = load_questions(questions_path, self.dataset) if questions is None else list(questions)
         self.questions_path = questions_path
@@ -113,6 +155,7 @@ class Evaluation:
         self.api = s.api or entry.api
         # The SDKs also read these variables; naming the URL here puts it into the cache key.
         self.base_url = s.base_url or entry.base_url or os.environ.get(BASE_URL_ENV.get(self.ptype, ""))
+        check_base_url(s, self.ptype, entry.base_url, file)
         # Redacted from every recorded message (the ollama SDK reads OLLAMA_API_KEY by itself; a
         # server may echo the URL, and with it a key in its user information or query).
         self.secrets = [os.environ.get("OLLAMA_API_KEY"), *url_secrets(self.base_url)]

@@ -53,17 +53,18 @@ __all__ = ["EvalReport", "EvalSettings", "Session", "evaluate", "run_name"]
 
 
 def evaluate(settings: EvalSettings, *, show_progress: bool = True,
-             on_wait: Callable[[str], None] | None = None) -> EvalReport:
+             on_wait: Callable[[str], None] | None = None, wait_flag: str | None = "--wait") -> EvalReport:
     """Ask every question. One process writes a run: another one on the same run is refused (exit
-    2, naming it), or waited for with `settings.wait` (`on_wait(holder)` is told)."""
-    return run_locked(Evaluation(settings), show_progress=show_progress, on_wait=on_wait)
+    2, naming it, and `wait_flag`, the caller's way to wait, when it has one), or waited for with
+    `settings.wait` (`on_wait(holder)` is told)."""
+    return run_locked(Evaluation(settings), show_progress=show_progress, on_wait=on_wait, wait_flag=wait_flag)
 
 
 def run_locked(ev: Evaluation, *, show_progress: bool = True,
-               on_wait: Callable[[str], None] | None = None) -> EvalReport:
+               on_wait: Callable[[str], None] | None = None, wait_flag: str | None = "--wait") -> EvalReport:
     """Run a resolved evaluation while holding its run's lock (see `evaluate`)."""
     check_run_folder(ev.run_dir, ev.dataset)
-    with writer_lock(ev.run_dir, what="run", wait=ev.settings.wait, on_wait=on_wait, wait_flag="--wait"):
+    with writer_lock(ev.run_dir, what="run", wait=ev.settings.wait, on_wait=on_wait, wait_flag=wait_flag):
         check_same_request(ev.run_dir, ev.identity)  # again, now that no one else writes
         earlier = earlier_rows(ev.run_dir / PREDICTIONS)
         lost_answers(earlier, ev.all_questions, ev.run_dir / PREDICTIONS)
@@ -105,7 +106,7 @@ class Run:
         self.cache: RequestCache | None = None
         self.scheduler = Scheduler(concurrency=s.concurrency, rpm=s.rpm, timeout=ev.timeout, retries=s.retries,
                                    backoff_base=s.backoff_base, backoff_max=s.backoff_max,
-                                   reads_headers=ev.provider.reads_rate_headers)
+                                   reads_headers=ev.provider.reads_rate_headers, endpoint=ev.provider.endpoint)
         ev.provider.on_headers = self.scheduler.limiter.observe  # the rate limits each reply states
         self.run_id = run_id(ev.run_dir)
         self.budget: Budget | None = None  # once the cache (and with it the run's spend) is open
@@ -222,7 +223,7 @@ class Run:
                     await self.cache.close()
 
             if self.stopped is None and self.budget.reached is not None:
-                self.stopped = budget_reached(self.budget.reached)
+                self.stopped = budget_reached(self.budget.stop_line())
             kept = [row for q in ev.all_questions if (row := self.rows.get(q.id) or earlier.get(q.id))]
             write_predictions(ev.run_dir, kept)
             report = self.report(kept, time.perf_counter() - started)
@@ -255,9 +256,13 @@ class Session(Run):
     question; `close` writes the predictions in the order asked, and run.json. The caller holds
     the run's lock."""
 
-    async def open(self) -> None:
+    async def open(self, earlier: list[Question] | None = None) -> None:
+        """Opens the run. `earlier`: the questions an interrupted invocation asked, in order (byo
+        adapt resuming): their rows are kept; other rows of that invocation are dropped (their
+        questions, asked again, are answered from the cache). Without it, the run starts empty."""
         ev = self.ev
-        if earlier_rows(ev.run_dir / PREDICTIONS):
+        before = earlier_rows(ev.run_dir / PREDICTIONS)
+        if before and earlier is None:
             raise InputError(ev.run_dir / PREDICTIONS, "a run asked question by question starts empty; choose "
                              "another run or output directory")
         ev.run_dir.mkdir(parents=True, exist_ok=True)
@@ -265,6 +270,12 @@ class Session(Run):
         self.budget = Budget(ev.settings.max_cost, ev.price, max_tokens=ev.settings.params.max_tokens,
                              spent=self.cache.spent(self.run_id) if self.cache is not None else 0.0)
         self.asked: list[Question] = []
+        for q in earlier or []:
+            if q.id in before:
+                self.rows[q.id] = before[q.id]
+                self.statuses[before[q.id]["status"]] += 1
+                self.asked.append(q)
+        self.ev.questions = self.asked
         self.started = time.perf_counter()
         write_run_file(ev.run_dir, self.run_info(None))
         self.journal = open_journal(ev.run_dir)

@@ -70,25 +70,22 @@ class Breaker:
 
 
 class Throttle:
-    """Spaces request starts to `rpm` per minute; after a Retry-After, every worker waits."""
+    """Spaces request starts to `rpm` per minute (a Retry-After pauses them in the rate limiter,
+    which every request passes last, right before it is sent)."""
 
     def __init__(self, rpm: float | None):
         self.interval = 60.0 / rpm if rpm else 0.0
         self.next_start = 0.0
-        self.paused_until = 0.0
         self.lock = asyncio.Lock()
 
     async def wait(self) -> None:
         loop = asyncio.get_running_loop()
         async with self.lock:
             now = loop.time()
-            start = max(now, self.next_start, self.paused_until)
+            start = max(now, self.next_start)
             self.next_start = start + self.interval
         if start > now:
             await asyncio.sleep(start - now)
-
-    def pause(self, seconds: float) -> None:
-        self.paused_until = max(self.paused_until, asyncio.get_running_loop().time() + seconds)
 
 
 def backoff_delay(attempt: int, base: float, cap: float, rng: random.Random) -> float:
@@ -109,10 +106,10 @@ class Outcome:
 
 class Scheduler:
     def __init__(self, *, concurrency: int, rpm: float | None, timeout: float, retries: int,
-                 backoff_base: float, backoff_max: float, reads_headers: bool = False):
+                 backoff_base: float, backoff_max: float, reads_headers: bool = False, endpoint: str = ""):
         self.concurrency = concurrency
         self.throttle = Throttle(rpm)
-        self.limiter = RateLimiter(concurrency, reads_headers=reads_headers)
+        self.limiter = RateLimiter(concurrency, reads_headers=reads_headers, endpoint=endpoint)
         self.timeout = timeout
         self.retries = retries
         self.backoff_base, self.backoff_max = backoff_base, backoff_max
@@ -156,7 +153,7 @@ class Scheduler:
             delay = backoff_delay(attempt, self.backoff_base, self.backoff_max, self.rng)
             if failure.retry_after is not None:
                 wait = min(failure.retry_after, MAX_RETRY_AFTER)
-                self.throttle.pause(wait)
+                self.limiter.pause(wait)
                 delay = max(delay, wait)
             await asyncio.sleep(delay)
 

@@ -182,11 +182,27 @@ def read_lmms(path: Path) -> Imported:
     return Imported(answers, model=model, provider="lmms-eval", info=info)
 
 
+MAX_MEMBER_BYTES = 256 * 1024 * 1024  # an .eval entry inflating past this is refused (a sample's images included)
+
+
+def _bounded(stream, name: str) -> bytes:
+    """At most MAX_MEMBER_BYTES of `stream`, whatever the archive says of its size (an entry that
+    inflates without end is refused, not read until memory runs out)."""
+    data = stream.read(MAX_MEMBER_BYTES + 1)
+    if len(data) > MAX_MEMBER_BYTES:
+        raise ValueError(f"{name} inflates past {MAX_MEMBER_BYTES // 2**20} MiB: not a log byo reads")
+    return data
+
+
 def _zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
-    """A member's bytes; Inspect compresses .eval entries with zstd (method 93), which zipfile
-    cannot read by itself."""
+    """A member's bytes, at most MAX_MEMBER_BYTES; Inspect compresses .eval entries with zstd
+    (method 93), which zipfile cannot read by itself."""
+    if info.file_size > MAX_MEMBER_BYTES:
+        raise ValueError(f"{info.filename} holds {info.file_size:,} bytes, over {MAX_MEMBER_BYTES // 2**20} MiB: "
+                         "not a log byo reads")
     if info.compress_type != 93:
-        return archive.read(info)
+        with archive.open(info) as member:
+            return _bounded(member, info.filename)
     import zstandard
 
     raw = archive.fp
@@ -194,7 +210,8 @@ def _zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
     header = raw.read(30)
     name_len, extra_len = struct.unpack("<HH", header[26:30])
     raw.seek(info.header_offset + 30 + name_len + extra_len)
-    data = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw.read(info.compress_size))).read()
+    reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw.read(info.compress_size)))
+    data = _bounded(reader, info.filename)
     if zlib.crc32(data) != info.CRC:
         raise ValueError(f"{info.filename}: CRC mismatch after zstd decompression")
     return data
@@ -297,6 +314,9 @@ def read_inspect(path: Path) -> Imported:
     except ImportError as err:
         raise ConfigError(str(path), [("<file>", f"reading this Inspect log needs {err.name} (pip install "
                                        "'byo-render[export]')")]) from None
+    except MemoryError:
+        raise ConfigError(str(path), [("<file>", "too large to read in this machine's memory: not a log byo "
+                                                 "reads")]) from None
     except (KeyError, ValueError, TypeError, AttributeError, OSError, EOFError, RecursionError, zlib.error,
             zipfile.BadZipFile, zipfile.LargeZipFile) as err:
         if isinstance(err, ConfigError):

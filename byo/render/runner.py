@@ -19,9 +19,12 @@ from pathlib import Path
 import yaml
 
 from byo.core.dataset import (
+    COUNTERFACTUALS,
     IMAGES,
     LEGENDS,
     MASKS,
+    METADATA,
+    PASSES,
     RESOLVED_CONFIG,
     SOURCE_CONFIG,
     Layout,
@@ -137,6 +140,12 @@ def _output(out: Path, resolved: dict, resume: bool, file: str) -> Layout:
             shown = ", ".join(names[:5]) + (f" ... and {len(names) - 5} more" if len(names) > 5 else "")
             raise ConfigError(file, [("<output>", f"{out} is not empty (it holds {shown}); pass --resume to "
                                       "continue a render of this config there, or choose another output directory")])
+        started = {IMAGES, MASKS, LEGENDS, PASSES, COUNTERFACTUALS, METADATA, SOURCE_CONFIG, runlog.RENDER_LOG}
+        foreign = sorted(p.name for p in held if p.name not in started and not p.name.startswith("."))
+        if not previous.is_file() and foreign:  # a folder of the user's, not a render begun there
+            shown = ", ".join(foreign[:5]) + (f" ... and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+            raise ConfigError(file, [("<output>", f"{out} holds files that are no render's ({shown}); byo renders "
+                                      "into an empty folder or one it rendered: choose another output directory")])
         if previous.is_file() and read_json(previous) != resolved:
             raise ConfigError(file, [("<output>", f"{out} was rendered from a different config "
                                       f"({first_difference(read_json(previous), resolved)}, as rendered vs now); "
@@ -149,7 +158,7 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
                    shard: Shard | None = None, file: str | None = None, show_progress: bool = True,
                    max_images: int | None = None, sample: int | None = None,
                    on_result: Callable[[RenderResult], None] | None = None, wait: bool = False,
-                   on_wait: Callable[[str], None] | None = None) -> RenderReport:
+                   on_wait: Callable[[str], None] | None = None, wait_flag: str | None = "--wait") -> RenderReport:
     """Render `config` (a validated config, data, or a YAML file) into `out_dir`: the first
     `limit` images of the plan (or a stratified `sample` of it, every combination of levels before
     any is repeated: byo.scene.plan.stratified_indices), only those of `shard` when given. One process writes a dataset:
@@ -165,7 +174,7 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
                                   f"{max_images:,}; raise it with --max-images, or render a part with --limit")])
     resolved = resolved_config(cfg)
     out = _output_dir(cfg, out_dir, file)
-    with writer_lock(out, what="dataset", wait=wait, on_wait=on_wait, wait_flag="--wait"):
+    with writer_lock(out, what="dataset", wait=wait, on_wait=on_wait, wait_flag=wait_flag):
         return _render_locked(cfg, config, file, out, resolved, selected, executor=executor, limit=limit,
                               resume=resume, shard=shard, sample=sample, show_progress=show_progress,
                               on_result=on_result)

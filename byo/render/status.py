@@ -13,7 +13,7 @@ from pathlib import Path
 
 from byo.core.dataset import RESOLVED_CONFIG, SOURCE_CONFIG, Layout
 from byo.core.errors import ConfigError, InputError
-from byo.core.locks import LOCK_FILE, busy, holder
+from byo.core.locks import LOCK_FILE, busy, entries, holder
 from byo.families import load_config
 from byo.render import log as runlog
 from byo.scene.plan import Shard, selected_jobs
@@ -41,13 +41,27 @@ def dataset_config(root: Path):
         if (root / ".byo-merge.json").is_file():
             raise ConfigError(str(root), [("<directory>", "an interrupted byo merge: run the same byo merge again to "
                                            "finish it")])
-        who = holder(root / LOCK_FILE) if (root / LOCK_FILE).is_file() else None
+        lock = root / LOCK_FILE
+        who = holder(lock) if lock.is_file() else None
         if who is not None and busy(root):
             raise ConfigError(str(root), [("<directory>", f"a render or merge is starting here ({who}): its config "
                                            "is not written yet; ask again in a moment")])
+        if root.is_dir() and (not entries(root) or lock.is_file() and not _said(lock)):
+            # a writer's first instant: its folder made, its lock file not yet saying who it is
+            raise ConfigError(str(root), [("<directory>", "not a rendered dataset yet: nothing is written here (a "
+                                           "render or merge starting here writes its config first); ask again in a "
+                                           "moment")])
         raise ConfigError(str(root), [("<directory>", f"not a rendered dataset: no {RESOLVED_CONFIG} "
                                        f"or {SOURCE_CONFIG} in {root}")])
     return load_config(source)
+
+
+def _said(lock: Path) -> bool:
+    """Whether a lock file says who holds it (a writer fills it in just after making it)."""
+    try:
+        return bool(lock.read_text().strip())
+    except OSError:
+        return False
 
 
 def _state(events: list[dict], start: dict) -> str:

@@ -107,6 +107,26 @@ def test_status_while_a_render_starts_says_so(tmp_path):
         dataset_status(out)
 
 
+def test_status_in_a_writers_first_instant_says_to_ask_again(tmp_path):
+    """The instant a writer has made its folder and lock file but not yet said who it is (the lock
+    file still empty): byo status says nothing is written yet, to ask again, not that the folder is
+    no dataset."""
+    import fcntl
+    import os
+
+    from byo.core.locks import LOCK_FILE
+
+    out = tmp_path / "starting"
+    out.mkdir()
+    fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with pytest.raises(ConfigError, match="nothing is written here .* ask again in a moment"):
+            dataset_status(out)
+    finally:
+        os.close(fd)
+
+
 def test_resume_after_a_config_edit_names_the_key(tmp_path):
     (tmp_path / RESOLVED_CONFIG).write_text(json.dumps({"scene": {"render": {"samples": 4}}, "seed": 1}))
     (tmp_path / SOURCE_CONFIG).write_text("x: 1\n")

@@ -17,6 +17,7 @@ from PIL import Image
 from byo.cli import main
 from byo.core.errors import ConfigError
 from byo.diagnose.adapt import AdaptSettings, Budget, adapt
+from byo.providers import GenerationParams
 
 pytestmark = pytest.mark.render
 
@@ -132,8 +133,9 @@ def test_bad_settings_are_named_before_any_work(tmp_path):
 
 def test_a_cost_budget_stops_the_run(tmp_path):
     """A priced model (the fake VLM on loopback, always answering 3: right, the scene holds 3 pieces)
-    at 1,000 USD per million tokens: the run stops once its answers cost the budget, each trial's
-    cost the request's tokens at the providers file's price."""
+    at 1,000 USD per million tokens: the run's ledger sends no request that could pass the budget
+    (each estimated at --max-tokens), and the run stops there; each trial's cost is the request's
+    tokens at the providers file's price."""
     from fake_vlm import FakeVLM
 
     config = chess_config(tmp_path)
@@ -144,10 +146,12 @@ def test_a_cost_budget_stops_the_run(tmp_path):
             "models": {"tiny-vlm": {"input_per_million": 1000.0, "output_per_million": 1000.0}}}}}))
         result = adapt(AdaptSettings(config=config, variable="blur.fstop", provider="fake", model="tiny-vlm",
                                      key="count_pieces", out=tmp_path / "out", budget=Budget(cost=0.5, trials=50),
-                                     eval={"providers_file": providers}))
+                                     eval={"providers_file": providers,
+                                           "params": GenerationParams(max_tokens=16)}))
         billed = [s.tokens for s in fake.log]
     per_answer = [1000.0 * (t["input"] + t["output"]) / 1e6 for t in billed]
-    assert result.stopped.startswith(f"${result.cost_usd:.4f} spent (the budget: $0.5)")
+    assert result.stopped.startswith("stopped: the next request (about $") and "--max-cost $0.5" in result.stopped
+    assert result.stopped.endswith(f"the run has spent ${result.cost_usd:.4f} of it")
     assert result.cost_usd == pytest.approx(sum(per_answer))
-    assert sum(per_answer[:-1]) < 0.5 <= sum(per_answer)
+    assert sum(per_answer) <= 0.5 < sum(per_answer) + 2 * per_answer[-1]  # stopped before passing it
     assert all(h for t in result.trials for h in t.hits) and len(asked(result)) == len(billed)

@@ -140,3 +140,61 @@ def test_the_cost_is_stated_and_a_budget_keeps_a_sample(dataset, explained):
     assert not (dataset / "explain" / "azimuth-again").exists()
     with pytest.raises(ConfigError, match="explained already"):
         byo.explain_failures(dataset / "runs" / "blur")
+
+
+def test_a_run_without_failures_is_said_so_and_nothing_is_written(dataset, capsys):
+    byo.evaluate(dataset, "oracle", run="right")
+    assert main(["explain", str(dataset / "runs" / "right")]) == 0
+    assert "byo explain: the run has no failures: nothing to explain" in capsys.readouterr().err
+    assert not (dataset / "explain" / "right").exists()
+
+
+def test_a_cap_for_a_model_without_a_price_is_refused_before_any_work(dataset, monkeypatch, tmp_path, capsys):
+    from fake_vlm import FakeVLM
+
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test-explain")
+    with FakeVLM() as fake:  # answers "3": right or wrong by the image
+        providers = tmp_path / "providers.yaml"
+        providers.write_text(yaml.safe_dump({"providers": {"fake": {
+            "type": "openai-compatible", "base_url": f"{fake.url}/v1", "api_key_env": "FAKE_API_KEY",
+            "models": {"tiny-vlm": {}}}}}))
+        byo.evaluate(dataset, "fake", "tiny-vlm", run="unpriced", providers_file=providers)
+        sent = len(fake.log)
+        assert main(["explain", str(dataset / "runs" / "unpriced"), "--providers", str(providers),
+                     "--max-cost", "1"]) == 2
+        assert len(fake.log) == sent
+    assert "--max-cost: needs the price of tiny-vlm" in capsys.readouterr().err
+    assert not (dataset / "explain" / "unpriced").exists()
+
+
+def test_an_explanation_killed_early_goes_on_when_run_again(dataset, explained):
+    """byo explain is killed (SIGKILL) once its first twin is rendered: the same command then
+    finishes it (the renders there are kept) and writes its record; a third says it is done."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import ROOT
+
+    byo.evaluate(dataset, "simulated", BLUR_OBSERVER, run="blur-killed")
+    folder = dataset / "explain" / "blur-killed"
+    command = [sys.executable, "-m", "byo.cli", "explain", str(dataset / "runs" / "blur-killed")]
+    proc = subprocess.Popen(command, cwd=ROOT, env=dict(os.environ), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while not list(folder.glob("twins/*/legends/*.json")):
+        assert proc.poll() is None, f"byo explain exited ({proc.returncode}): {proc.stderr.read()[-3000:]}"
+        assert time.monotonic() < deadline, "timed out waiting for a twin"
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(300)
+    assert not (folder / "explain.json").exists()
+    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    record = json.loads((folder / "explain.json").read_text())
+    reference = json.loads((dataset / "explain" / "blur" / "explain.json").read_text())
+    assert record["table"] == reference["table"]  # the same observer, the same explanation
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "explained already" in done.stderr

@@ -300,3 +300,35 @@ def test_azure_batches_go_to_its_routes_with_the_deployment_as_model(tmp_path, m
     assert {r["model"] for r in report.rows} == {"gpt-4o"}
     assert fake.calls and all(c.split()[1].startswith("/openai/") and "api-version=2024-10-21" in c
                               for c in fake.calls), fake.calls
+
+
+def test_a_cap_holds_in_batch_mode_and_the_stop_line_states_the_recorded_spend(tmp_path, key):
+    """Answers far longer than the first guess of an answer's length (2,000 tokens, no --max-tokens):
+    with a cap, the first batch holds one request, whose usage corrects the estimates before the
+    rest are planned; so the spend at the batch price stays within the cap, and the stop line states
+    the spend run.json records. A higher cap then sends the rest, none twice."""
+    ds = make_dataset(tmp_path / "ds", 12)
+    providers = providers_file(tmp_path, 100, input_per_million=1000.0, output_per_million=4000.0)
+    long_answer = " ".join(["three"] * 2000)
+    cap = 10.0
+
+    def billed(seen) -> float:  # at the batch price: half the live one
+        return sum(s.tokens["input"] * 500.0 + s.tokens["output"] * 2000.0 for s in seen) / 1e6
+
+    with FakeBatchAPI(lambda seen: long_answer) as fake:
+        capped = evaluate_fake(ds, "openai", fake.url + "/v1", providers_file=providers, batch=True, batch_poll=0.01,
+                               max_cost=cap)
+        spent = billed(fake.log)
+        assert 0 < len(fake.log) < 12 and spent <= cap, f"{len(fake.log)} requests cost ${spent:.2f}"
+        assert [b["request_counts"]["total"] for b in fake.batches][0] == 1  # the first batch goes alone
+        run = json.loads((ds / RUN / "run.json").read_text())
+        assert run["spent_usd"] == pytest.approx(spent) and capped.spent_usd == pytest.approx(spent)
+        assert capped.stopped.reason == "budget" and capped.stopped.message.endswith(
+            f"the run has spent ${spent:.4f} of it")
+        assert run["stopped"] == capped.stopped.message
+
+        report = evaluate_fake(ds, "openai", fake.url + "/v1", providers_file=providers, batch=True, batch_poll=0.01,
+                               max_cost=1000.0)
+    assert report.statuses == {"ok": 12} and report.stopped is None
+    assert len(fake.submitted) == 12 and set(fake.submitted.values()) == {1}
+    assert report.spent_usd == pytest.approx(billed(fake.log))

@@ -112,3 +112,21 @@ def test_estimates_follow_the_rule_and_are_corrected_by_usage():
     assert corrected == Estimate(raw, 178, 10, (178 * 1e3 + 10 * 4e3) / 1e6)
     assert budget.spent == pytest.approx(0.468)
     assert IMAGE_TOKENS == 85  # the fake bills images as OpenAI's low detail
+
+
+def test_a_cap_holds_for_all_the_repeats_together(tmp_path, key):
+    """--repeats 3 with --max-cost: each repeat's ledger is capped at what the others left, so the
+    three runs together spend no more than the cap (each alone could have spent all of it)."""
+    ds = make_dataset(tmp_path / "ds", 6)
+    prices = providers_file(tmp_path)
+    cap = 2.0
+    with FakeVLM(answerer(ds, "right")) as fake:
+        assert main(["eval", str(ds), "--provider", "openai", "--model", "fake-vlm", "--providers", prices,
+                     "--base-url", fake.url + "/v1", "--max-tokens", "64", "--repeats", "3",
+                     "--max-cost", str(cap)]) == 1
+        seen = fake.answered()
+    assert 6 < len(seen) < 18 and billed_usd(seen) <= cap  # into the second repeat, and stopped there
+    runs = ds / "runs"
+    spent = [json.loads((runs / name / "run.json").read_text())["spent_usd"]
+             for name in ("openai-fake-vlm", "openai-fake-vlm.repeat-2") if (runs / name / "run.json").is_file()]
+    assert sum(spent) == pytest.approx(billed_usd(seen))

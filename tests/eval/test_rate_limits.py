@@ -131,3 +131,45 @@ def test_the_progress_line_says_what_holds_requests_back():
     line = figures(sent=3, elapsed_s=1.0, tokens_new={"total": 10}, price=ModelEntry(), cached=0, failed=0,
                    limit=held)
     assert line == "3.0 req/s  10 tok  $ n/a  cached 0  [yellow]rate limit: requests left 1, in flight 1[/yellow]"
+
+
+def test_a_retry_after_pauses_every_worker_those_waiting_to_start_included(tmp_path, key):
+    """The first request (sent alone, to learn the limits) is refused with a 429 and Retry-After 2;
+    the 7 other workers are already waiting to start. None of them may reach the server within
+    the pause: the server counts what arrives in the 1.5 s after the refusal (a slow machine only
+    makes arrivals later), and every question is answered after it."""
+    ds = make_dataset(tmp_path / "ds", 16)
+
+    def plan(seen, before):
+        return "429" if seen is fake.log[0] else None
+
+    with FakeVLM(answerer(ds), plan=plan, retry_after="2") as fake:
+        report = evaluate_fake(ds, "openai", fake.url + "/v1", concurrency=8, backoff_base=0.01)
+    refused = fake.log[0]
+    assert refused.outcome == "429" and report.statuses == {"ok": 16}
+    early = [s for s in fake.log[1:] if s.at < refused.at + 1.5]
+    assert not early, f"{len(early)} requests arrived within the pause"
+    assert run_file(report)["rate_limits"]["rate_limited_replies"] == 1
+
+
+def test_a_pause_holds_requests_by_the_injected_clock_and_outlives_the_run():
+    """By an injected clock: a Retry-After holds every request to the endpoint until it passes,
+    in a limiter made afterwards for the same endpoint too (the next run of the process), and not
+    another endpoint's."""
+    now = [100.0]
+    first = RateLimiter(4, reads_headers=False, endpoint="http://pause.test/v1", clock=lambda: now[0])
+
+    async def pause() -> None:
+        first.pause(2.0)
+
+    asyncio.run(pause())
+    later = RateLimiter(4, reads_headers=False, endpoint="http://pause.test/v1", clock=lambda: now[0])
+    other = RateLimiter(4, reads_headers=False, endpoint="http://other.test/v1", clock=lambda: now[0])
+    for limiter in (first, later):
+        hold = limiter.blocked(0, now[0])
+        assert hold is not None and hold.wait == pytest.approx(2.0) and "Retry-After" in hold.reason
+    assert other.blocked(0, now[0]) is None
+    now[0] += 1.9
+    assert later.blocked(0, now[0]).wait == pytest.approx(0.1)
+    now[0] += 0.2
+    assert first.blocked(0, now[0]) is None and later.blocked(0, now[0]) is None

@@ -108,3 +108,27 @@ def test_a_large_json_log_keeps_one_sample_of_objects(tmp_path):
     proc = import_under_limit(large, dataset, "large", limit)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "60 answers (ok 60)" in proc.stderr
+
+
+def test_an_entry_that_inflates_past_the_bound_is_one_line_not_a_memory_error(tmp_path):
+    """A sample entry of 400 MB of zeros (400 KB zipped), under an address-space limit of the small
+    import's plus MEMORY_BOUND: the import is refused in one line naming the file (exit 2), instead
+    of inflating the entry until memory runs out."""
+    dataset = make_dataset(tmp_path / "ds", n=3)
+    ids = [json.loads(line)["id"] for line in (dataset / "questions.jsonl").read_text().splitlines()]
+    small = eval_log(tmp_path / "small.eval", ids, heavy=False)
+    bomb = tmp_path / "bomb.eval"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        archive.writestr("header.json", json.dumps({"version": 2, "status": "success",
+                                                    "eval": {"task": "byo_demo", "model": "openai/fake-vlm"}}))
+        with archive.open(f"samples/{ids[0]}_epoch_1.json", "w") as member:
+            zeros = bytes(2**20)
+            for _ in range(400):
+                member.write(zeros)
+    assert bomb.stat().st_size < 4 * 2**20
+    limit = baseline_address_space(small, dataset) + MEMORY_BOUND
+    proc = import_under_limit(bomb, dataset, "bomb", limit)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "MemoryError" not in proc.stderr and "Traceback" not in proc.stderr
+    assert f"{bomb}: not an Inspect log" in proc.stderr and "not a log byo reads" in proc.stderr
+    assert not (dataset / "runs" / "bomb").exists()
