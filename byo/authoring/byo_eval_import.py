@@ -440,7 +440,7 @@ def _find_base(path: Path, data: dict, base: Path | None, found: Findings) -> Pa
                                                       "the base config (--base)"))
         return None
     found.problems.append(("dataset", "a dataset config without its base config: the authors' generator reads "
-                                      "default_config.yml beside it or --default-config; give it (--base)"))
+                                      "default_config.yml beside it or the default config it is given; give it (--base)"))
     return None
 
 

@@ -245,8 +245,8 @@ def add_import_config(imp: argparse.ArgumentParser) -> None:
     imp.add_argument("config", type=Path, help="BYO-Eval YAML: a dataset config (variables) or a base config")
     imp.add_argument("-o", "--output", type=Path, help="write the project config here (default: print it)")
     imp.add_argument("--family", choices=family_names(), help="the family, when the config does not say")
-    imp.add_argument("--base", type=Path, help="the base config to lay a dataset config over (the authors' "
-                     "--default-config; default: default_config.yml beside it, or its dataset.base_config)")
+    imp.add_argument("--base", type=Path, help="the base config to lay a dataset config over (what the authors' "
+                     "generator takes as its default config; default: default_config.yml beside it, or its dataset.base_config)")
     imp.add_argument("--skip-unmapped", action="store_true",
                      help="leave out keys without a counterpart (listed, and as comments in the output)")
     add_json(imp)
