@@ -519,6 +519,22 @@ def skill(level: str, n: int, t: str):
     return answer
 
 
+def coverage(legends: list[dict]) -> list[dict]:
+    """Questions per level, skill and N over `legends`: captions built, skill questions asked (one
+    per caption whose type has a false negative) and their mean number of negatives, the table
+    docs/compass.md prints. Readability rules aside (the images' own)."""
+    out = []
+    for level, types in LEVELS.items():
+        lo, hi = N_RANGE[level]
+        for t in types:
+            for n in range(lo, hi + 1):
+                built = [inst for lg in legends if not isinstance(inst := instance(lg, level, n), Skip)]
+                asked = [inst.skills[t] for inst in built if inst.skills[t]]
+                out.append({"level": level.upper(), "skill": t, "n": n, "captions": len(built), "questions": len(asked),
+                            "negatives": float(np.mean([len(c) for c in asked])) if asked else None})
+    return out
+
+
 def key(level: str, n: int, role: str) -> str:
     """compass_<level>_n<NN>_<role>: role composed, decomposed_<i> or skill_<t>."""
     return f"compass_{level}_n{n:02d}_{role}"
