@@ -191,3 +191,41 @@ def test_the_candidate_order_is_seeded_by_the_question_and_recorded(questions):
         again = ask(family.answers[key], legend, key).retrieval
         assert list(again.captions) == q.retrieval.captions and again.truth == q.retrieval.truth
         assert q.retrieval.order_seed == again.order_seed == candidate_seed(legend, key)
+
+
+# What the docs say a ranker scores: (file, the sentence with its number, key, ranker, split or None).
+CLAIMS = [
+    ("docs/binding.md", r"only reads which shapes are named scores (\S+) on OOD test", "relation_zsl_split",
+     "bag-of-shapes", "ood_test"),
+    ("docs/binding.md", r"such a ranker ties the three captions and scores (\S+), the chance", "relation_zsl",
+     "bag-of-shapes", None),
+    ("dataset_configs/compgen/README.md", r"not where they stand, scores (\S+) on OOD test", "relation_zsl_split",
+     "bag-of-shapes", "ood_test"),
+    ("dataset_configs/compgen/README.md", r"the relation-blind ranker scores (\S+), the chance", "relation_zsl",
+     "bag-of-shapes", None),
+    ("docs/scoring.md", r"reads only which shapes a caption names scores (\S+) there", "relation_zsl_split",
+     "bag-of-shapes", "ood_test"),
+    ("docs/scoring.md", r"holds it to the chance, (\S+)\.", "relation_zsl", "bag-of-shapes", None),
+    ("byo/families/clevr/answers.py", r"not where they stand, scores the chance (\S+)\.", "relation_zsl",
+     "bag-of-shapes", None),
+]
+
+
+def number(text: str) -> float:
+    """"1/3" or "1.00" as a number."""
+    top, _, bottom = text.rstrip(".,").partition("/")
+    return float(top) / float(bottom) if bottom else float(top)
+
+
+@pytest.mark.parametrize("path, sentence, key, name, split", CLAIMS, ids=[f"{c[0]}:{c[2]}" for c in CLAIMS])
+def test_the_docs_say_what_the_scorer_prints(questions, path, sentence, key, name, split):
+    text = " ".join((ROOT / path).read_text().split())
+    found = re.search(sentence, text)
+    assert found, f"{path} no longer says {sentence!r}"
+    rows = scored(name, questions[key])
+    if split is None:
+        (table,) = [t for t in retrieval_table(rows) if t["variant"] == "all"]
+        score = table["recall_at_1"]
+    else:
+        score = next(r["accuracy"] for r in measure_splits(rows, []) if r["split"] == split)
+    assert score == pytest.approx(number(found.group(1)), abs=0.005), (path, found.group(0), score)
