@@ -25,6 +25,7 @@ from byo.families.clevr.compass import (
     compass_answers,
     instance,
     key,
+    replacements,
 )
 from byo.families.clevr.compass_audit import one_primitive_apart, parse
 from byo.scene.plan import jobs
@@ -81,7 +82,10 @@ def _check(lg: dict, level: str, n: int) -> bool:
     for t, chosen in inst.skills.items():
         if chosen is None:
             continue
-        assert len(chosen) == K and len({c.replaced(p, v).text() for p, v in chosen}) == K
+        # K distinct negatives, or every false one of the type when the vocabulary gives fewer
+        false = {(p, v) for p in c.primitives() if p[0] == t for v in replacements(c, p, scene.colors)
+                 if scene.false(c.replaced(p, v))}
+        assert len(chosen) == min(K, len(false)) and len({c.replaced(p, v).text() for p, v in chosen}) == len(chosen)
         assert all(p[0] == t and scene.false(c.replaced(p, v)) for p, v in chosen)
     return True
 
