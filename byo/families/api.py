@@ -26,7 +26,7 @@ What is here, by the part of a family that uses it:
 - files and sheets: `atomic_write_text`, `atomic_write_bytes`, `png_bytes`, `Layout`,
   `RESOLVED_CONFIG`, the sheet grid (`grid`, `thumbnail`, `wrap`, `font`); checked reads
   (`read_json`, `reading`, and `InputError` for a damaged file);
-- statistics: `proportion` (a share with its Wilson interval), `clustered_mean` and `cluster_index`
+- statistics: `proportion` (a share with its Wilson interval), `wilson`, `clustered_mean` and `cluster_index`
   (clustered by image); `ScoringOptions` for tables measured over a whole run;
 - figures: `subplots` (a figure and its axes in the house style, matplotlib imported on first use),
   `pyplot` (for its helpers), `png`, `color`; and
@@ -53,7 +53,7 @@ from byo.core.schema import (
     left_out_when_none,
 )
 from byo.core.sheets import font, grid, thumbnail, wrap
-from byo.core.stats import cluster_index, clustered_mean, proportion
+from byo.core.stats import cluster_index, clustered_mean, proportion, wilson
 from byo.families.audit_kit import (
     EDGE,
     SHOWN,
@@ -124,5 +124,5 @@ __all__ = [
     "Seen", "Sheet", "SheetOption", "SheetRequest", "Skip", "Unreadable", "Strict", "atomic_write_bytes", "atomic_write_text", "attribute_unreadable", "blur_px", "box_size", "color_name", "color_unreadable", "custom_rgb", "domain",
     "find_pack", "font", "grid", "guarded", "keyed_error", "left_out_when_none", "letter_of", "measured_attribute", "multiple_choice", "not_separable", "not_shown",
     "option_index", "option_label", "option_labels", "options_shown", "plural",
-    "png_bytes", "proportion", "read_json", "reading", "retrieval_choice", "seen_as_rendered", "thumbnail", "unless", "unseen", "view_elevation", "visible", "wrap",
+    "png_bytes", "proportion", "read_json", "reading", "retrieval_choice", "seen_as_rendered", "thumbnail", "unless", "unseen", "view_elevation", "visible", "wilson", "wrap",
 ]

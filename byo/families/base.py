@@ -101,6 +101,7 @@ class Retrieval:
     captions: tuple[str, ...]
     truth: int  # the index of the true caption
     tags: tuple[str, ...]  # one per caption: "truth", or what a distractor changed ("swap:color")
+    order_seed: int | None = None  # the seed that drew the captions' order (candidate_order); None: as built
 
     def __post_init__(self):
         if not 0 <= self.truth < len(self.captions) or len(self.tags) != len(self.captions):
@@ -315,7 +316,41 @@ def not_told_apart(objects: list[dict]) -> Problem | None:
                           f"them is {ratio:.0%} of the lower peak (>= {counterfactual.MAX_MERGE:.0%})", (a, b))
 
 
+# The stream of the candidates' order, apart from the answer function's own draws (rng_for).
+CANDIDATE_ORDER_STREAM = 0x6F72646572
+
+
+def candidate_seed(legend: dict, key: str) -> int:
+    """The seed of a question's candidate order: from the image's seed and the key only."""
+    return int(np.random.SeedSequence([int(legend["seed"]), zlib.crc32(key.encode()),
+                                       CANDIDATE_ORDER_STREAM]).generate_state(1)[0])
+
+
+def candidate_order(retrieval: Retrieval, seed: int) -> Retrieval:
+    """`retrieval` with its captions (and their tags) in an order drawn from `seed`: a uniform
+    permutation, so the truth's stored index is uniform over the positions and no ranker that
+    prefers a position (the first maximum, the first caption) scores above chance by it."""
+    order = np.random.default_rng(seed).permutation(len(retrieval.captions))
+    return Retrieval(tuple(retrieval.captions[k] for k in order), int(np.flatnonzero(order == retrieval.truth)[0]),
+                     tuple(retrieval.tags[k] for k in order), seed)
+
+
+def _in_candidate_order(result: Answer | Skip | Unreadable, legend: dict, key: str) -> Answer | Skip | Unreadable:
+    if isinstance(result, Unreadable):
+        return Unreadable(result.rule, result.reason, _in_candidate_order(result.answer, legend, key), result.objects)
+    if not isinstance(result, Answer) or result.retrieval is None or result.retrieval.order_seed is not None:
+        return result
+    r = candidate_order(result.retrieval, candidate_seed(legend, key))
+    return Answer(result.value, result.params, result.choices, r, result.chance)
+
+
 def ask(fn: AnswerFn, legend: dict, key: str) -> Answer | Skip | Unreadable:
+    """The answer of `fn` for this image, its candidate captions (if any) in the question's own
+    seeded order (candidate_order, candidate_seed), or a Skip (`ask_as_built`)."""
+    return _in_candidate_order(ask_as_built(fn, legend, key), legend, key)
+
+
+def ask_as_built(fn: AnswerFn, legend: dict, key: str) -> Answer | Skip | Unreadable:
     """The answer of `fn` for this image, or a Skip when it would depend on an object in the
     ambiguous band (a person may or may not see it): every way of seeing those objects must give
     the same question and answer. A count whose counted objects include two that blur into one

@@ -468,7 +468,7 @@ def _questions(legend: dict, plugin, keys: list[str], family_t: FamilyTemplates,
                     row["unreadable"] = flag
                 if result.retrieval is not None:
                     row["retrieval"] = {"captions": list(result.retrieval.captions), "truth": result.retrieval.truth,
-                                        "tags": list(result.retrieval.tags)}
+                                        "tags": list(result.retrieval.tags), "order_seed": result.retrieval.order_seed}
                 rows.append(row)
                 summary.questions[key] += 1
     return rows

@@ -37,6 +37,7 @@ class RetrievalSet(BaseModel):
     captions: list[str] = Field(min_length=2)
     truth: int = Field(ge=0)
     tags: list[str]
+    order_seed: int | None = None  # the seed that drew the captions' order (byo.families.base.candidate_order)
 
     @field_validator("tags")
     @classmethod

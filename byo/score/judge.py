@@ -225,7 +225,7 @@ def judge_rows(rows: list[dict], run_dir: Path, judge: Judge) -> JudgeReport:
         if row["answer_type"] in NUMERIC:
             row["error"] = float(parsed.value) - float(row["answer"])
         if row.get("recall_at_1") is not None:  # a chat answer to candidate captions
-            row["recall_at_1"] = 1.0 if row["correct"] else 0.0
+            row["recall_at_1"] = row["recall_at_1_strict"] = row["recall_at_1_first"] = 1.0 if row["correct"] else 0.0
     return report
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from byo.core.dataset import Layout
 from byo.core.errors import ConfigError, InputError
 from byo.core.inputs import json_kind, read_json, reading
@@ -94,16 +96,30 @@ def grid_position(answer_type: str, value) -> list[int] | None:
 
 
 def ranked_credit(similarities: list[float], truth: int) -> float:
-    """Recall@1 of one ranking: 1 when the true caption's similarity is strictly higher than every
-    other caption's, else 0, the retrieval papers' "1[s(I, c) > s(I, c~_i), for all i]" and the
-    project's one tie policy (docs/scoring.md): a tie at the top is a miss, so a ranker that cannot
-    tell the captions apart scores 0 in every table, never the chance."""
+    """Recall@1 of one ranking, ties broken uniformly at random and the expectation taken: 1 / k
+    when the true caption is among the k captions tied for the highest similarity, else 0. Without
+    a tie this is the retrieval papers' "1[s(I, c) > s(I, c~_i), for all i]"; a ranker that cannot
+    tell the captions apart scores the chance 1 / captions (docs/scoring.md's tie policy)."""
+    top = tied_top(similarities)
+    return 1 / len(top) if truth in top else 0.0
+
+
+def strict_credit(similarities: list[float], truth: int) -> float:
+    """The strict rule, a sensitivity column: 1 only when the truth is strictly the most similar
+    (a tie at the top is a miss)."""
     return float(all(similarities[truth] > s for k, s in enumerate(similarities) if k != truth))
+
+
+def first_max_credit(similarities: list[float], truth: int) -> float:
+    """The first-maximum rule, a sensitivity column: 1 when the truth is the first of the tied top
+    captions in the stored order (numpy's argmax, as the compositional-generalisation study's
+    clip_predict.py takes it)."""
+    return float(int(np.argmax(similarities)) == truth)
 
 
 def tied_top(similarities: list[float]) -> list[int]:
     """Indices of the captions with the highest similarity: the ranking's prediction when there is
-    one; several are a tie at the top, which is a miss (no single caption chosen)."""
+    one; several are a tie at the top (each the choice with chance 1 / their number)."""
     top = max(similarities)
     return [k for k, s in enumerate(similarities) if s == top]
 
@@ -116,16 +132,19 @@ def _ranked(q: Question, p: dict) -> tuple[dict, float | None]:
             or len(sims) != len(q.retrieval.captions):
         status = p["status"] if p["status"] != "ok" else "unparsed"
         return {"status": status, "value": None, "method": None, "candidates": None, "top": None,
+                "recall_at_1_strict": 0.0, "recall_at_1_first": 0.0,
                 "note": "no ranking of the question's candidate captions" if p["status"] == "ok" else None}, None
     sims = [float(s) for s in sims]
-    credit = ranked_credit(sims, q.retrieval.truth)
+    truth = q.retrieval.truth
+    credit = ranked_credit(sims, truth)
     top = tied_top(sims)
+    rules = {"recall_at_1_strict": strict_credit(sims, truth), "recall_at_1_first": first_max_credit(sims, truth)}
     if len(top) > 1:
         return {"status": "ambiguous", "value": None, "method": "ranking", "top": top,
-                "candidates": [q.retrieval.captions[k] for k in top],
-                "note": f"{len(top)} captions tie at the top: no single choice (a tie is a miss)"}, credit
+                "candidates": [q.retrieval.captions[k] for k in top], **rules,
+                "note": f"{len(top)} captions tie at the top: each the choice with chance 1/{len(top)}"}, credit
     return {"status": "ok", "value": q.retrieval.captions[top[0]], "method": "ranking", "candidates": None,
-            "top": top, "note": None}, credit
+            "top": top, "note": None, **rules}, credit
 
 
 def legend_splits(questions: list[Question], dataset: Path) -> dict[str, str]:
@@ -203,11 +222,13 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str,
 
 
 def _retrieval_fields(q: Question, credit: float | None, chance: float | None, *, ranked: bool) -> dict:
-    """recall_at_1 (the question's recall@1: 1 or 0 for a chat answer or a ranking, a tie a miss),
-    the chance as asked, the size of the candidate set; None without one."""
+    """recall_at_1 (the question's recall@1: 1 or 0 for a chat answer, a ranking's 1 / k for the truth
+    among k tied top captions), the chance as asked, the size of the candidate set; None without one.
+    A chat answer's strict and first-maximum credits are its own (it names one option)."""
     if q.retrieval is None:
         return {"ranked": ranked, "recall_at_1": None, "chance": chance, "n_candidates": None}
-    return {"ranked": ranked, "recall_at_1": credit, "chance": chance, "n_candidates": len(q.retrieval.captions),
+    rules = {} if ranked else {"recall_at_1_strict": credit, "recall_at_1_first": credit}
+    return {"ranked": ranked, "recall_at_1": credit, **rules, "chance": chance, "n_candidates": len(q.retrieval.captions),
             "retrieval": q.retrieval.model_dump()}
 
 

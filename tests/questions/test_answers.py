@@ -283,7 +283,9 @@ def test_a_candidate_set_is_recorded_once_with_the_chance_as_asked(datasets, mon
         assert set(row["choices"]) <= set(candidates["captions"])
         assert row["params"]["presented"] == "26 of 41 captions"
     loaded = load_questions(datasets["binding"] / "questions.jsonl", datasets["binding"])
-    assert [q.retrieval.truth for q in loaded] == [40] * len(rows)
+    # stored in the question's own seeded order, recorded with it: the truth no longer at 40 (as built)
+    assert [q.retrieval.truth for q in loaded] == [r["retrieval"]["truth"] for r in rows]
+    assert all(q.retrieval.order_seed is not None for q in loaded) and {q.retrieval.truth for q in loaded} != {40}
     again, _ = rows_of(datasets["binding"], keys=["binding_confusion"], preprompts=["neutral"], instructions=["direct"])
     assert again == rows  # the options a chat model sees are drawn from the question's own seed
 

@@ -30,8 +30,9 @@ column 1, king, {king}, yes, B, C:02 X:1 M:0011). blind: the blind baseline (`--
 each key's most frequent true answer, ties to the first in file order: 2, row 0, column 0, pawn,
 {pawn}, no, A (swap), A (label_choice), C:01 X:0 M:0010, A (composed), A (primitive 1), B
 (primitive 2), A (skill). Rankers, for questions with candidate captions: perfect (the truth's
-similarity 1, the others 0), all-ties (every similarity 0: `rank-blind`), constant (the first
-caption always most similar).
+similarity 1, the others 0), all-ties (every similarity 0: `rank-blind`; a truth among k tied
+captions scores 1 / k, a uniformly random tie-break's expectation: docs/scoring.md), constant (the
+first caption always most similar).
 """
 
 from __future__ import annotations
@@ -270,12 +271,13 @@ CASES = [
                                                                if p["key"] == "count_pieces"
                                                                and p["variable"] == "content.count"],
            perfect=[1.0, 1.0, 1.0, 1.0], constant=[0.0, 0.0, 1.0, 0.0], blind=[0.0, 1.0, 0.0, 0.0]),
-    # recall@1: 1 when the truth's caption is strictly first (a chat answer: the truth's letter)
+    # recall@1: 1 when the truth's caption is strictly first, 1/2 for the tie of both (a chat answer: the
+    # truth's letter)
     *cases("recall@1", row_of("retrieval", "recall_at_1", key="autocomp_swap"), perfect=1.0, constant=2 / 6,
-           blind=4 / 6, perfect_ranker=1.0, all_ties_ranker=0.0, constant_ranker=4 / 6),
+           blind=4 / 6, perfect_ranker=1.0, all_ties_ranker=1 / 2, constant_ranker=4 / 6),
     # Auto-Comp's accuracy on the same questions: the same numbers
     *cases("Auto-Comp accuracy", row_of("autocomp", "accuracy", key="autocomp_swap"), perfect=1.0, constant=2 / 6,
-           blind=4 / 6, perfect_ranker=1.0, all_ties_ranker=0.0, constant_ranker=4 / 6),
+           blind=4 / 6, perfect_ranker=1.0, all_ties_ranker=1 / 2, constant_ranker=4 / 6),
     # the compositional-generalisation study's accuracy per split (truths A A on train, B B on test_id, C C on test_ood)
     *cases("accuracy per split", lambda t: {r["split"]: r["accuracy"] for r in t["compgen_splits"]
                                             if r["variant"] == "all"},
@@ -283,22 +285,23 @@ CASES = [
            constant={"train": 0.0, "test_id": 1.0, "test_ood": 0.0},
            blind={"train": 1.0, "test_id": 0.0, "test_ood": 0.0},
            perfect_ranker={"train": 1.0, "test_id": 1.0, "test_ood": 1.0},
-           all_ties_ranker={"train": 0.0, "test_id": 0.0, "test_ood": 0.0},
+           all_ties_ranker={"train": 1 / 3, "test_id": 1 / 3, "test_ood": 1 / 3},
            constant_ranker={"train": 1.0, "test_id": 0.0, "test_ood": 0.0}),
     # COMPASS (OA, N = 2): R@1 composed, decomposed (both primitives right), Delta = decomposed - composed.
     # constant B: composed right on image 1 (1/4); primitive 1 on 1, 3, primitive 2 on 0, 3: both on 3 (1/4).
     # blind A, A, B: composed on 0, 3 (2/4); primitive 1 on 0, 2, primitive 2 on 0, 3: both on 0 (1/4).
     # constant ranker (first caption, A): composed on 0, 3; primitive 1 on 0, 2; primitive 2 on 1, 2: both on 2.
+    # all-ties: composed 1/3 (a tie of 3), each primitive 1/2, both 1/4; Delta = 1/4 - 1/3.
     *cases("COMPASS (R@1 composed, R@1 decomposed, Delta)",
            lambda t: next((r["r1_composed"], r["r1_decomposed"], r["delta"]) for r in t["compass_integration"]
                           if r["variant"] == "all" and r["n"] == 2),
            perfect=(1.0, 1.0, 0.0), constant=(1 / 4, 1 / 4, 0.0), blind=(2 / 4, 1 / 4, -1 / 4),
-           perfect_ranker=(1.0, 1.0, 0.0), all_ties_ranker=(0.0, 0.0, 0.0), constant_ranker=(2 / 4, 1 / 4, -1 / 4)),
+           perfect_ranker=(1.0, 1.0, 0.0), all_ties_ranker=(1 / 3, 1 / 4, -1 / 12), constant_ranker=(2 / 4, 1 / 4, -1 / 4)),
     # COMPASS skill load: R@1 the same on every question has nothing to regress
     *cases("COMPASS skill load", row_of("compass_skill_load", "note"),
            perfect="not estimable: R@1 is 1 on every question (a perfect predictor): nothing varies to regress",
            perfect_ranker="not estimable: R@1 is 1 on every question (a perfect predictor): nothing varies to regress",
-           all_ties_ranker="not estimable: R@1 is 0 on every question (a constant predictor): nothing varies to "
+           all_ties_ranker="not estimable: R@1 is 0.2 on every question (a constant predictor): nothing varies to "
                            "regress"),
     # the same regression where R@1 varies: OLS by the normal equations on (1, n_O, n_A)
     *cases("COMPASS skill load (beta)", lambda t: [r["beta"] for r in t["compass_skill_load"] if r["variant"] == "all"],

@@ -7,15 +7,19 @@ import pytest
 
 from byo.core.stats import clustered_mean
 from byo.score.retrieval import retrieval_table
-from byo.score.rows import ranked_credit
+from byo.score.rows import first_max_credit, ranked_credit, strict_credit
 
 
-def test_recall_at_1_is_strict_and_a_tie_is_a_miss():
+def test_recall_at_1_credits_a_tie_as_a_random_tie_break_and_the_rules_beside_it():
     assert ranked_credit([0.9, 0.1, 0.2], 0) == 1.0
     assert ranked_credit([0.1, 0.9, 0.2], 0) == 0.0
-    assert ranked_credit([0.5, 0.5, 0.2], 0) == 0.0  # COMPASS's ">": the truth must beat every negative
-    assert ranked_credit([0.3, 0.3, 0.3, 0.3], 2) == 0.0  # no information: 0, never the chance
+    assert ranked_credit([0.5, 0.5, 0.2], 0) == 0.5  # the truth one of 2 tied on top: a coin flip's expectation
+    assert ranked_credit([0.5, 0.5, 0.2], 2) == 0.0  # the truth below the tie
+    assert ranked_credit([0.3, 0.3, 0.3, 0.3], 2) == 0.25  # no information: the chance 1 / 4
     assert ranked_credit([0.30000001, 0.3, 0.2], 0) == 1.0  # unrounded similarities do not tie
+    # the sensitivity rules: strict (COMPASS's ">", a tie a miss) and the first maximum (numpy's argmax)
+    assert strict_credit([0.5, 0.5, 0.2], 0) == 0.0 and strict_credit([0.9, 0.5, 0.2], 0) == 1.0
+    assert first_max_credit([0.5, 0.5, 0.2], 0) == 1.0 and first_max_credit([0.5, 0.5, 0.2], 1) == 0.0
 
 
 def row(image: str, key: str, credit: float, facts: dict | None = None, variant: str = "neutral/direct",

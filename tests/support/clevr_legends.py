@@ -46,7 +46,8 @@ def asked(legends: list[dict], key: str) -> list[tuple[dict, Question]]:
             id=f"{legend['name']}/{key}", image=legend["image"], family="clevr", task="combined", key=key, levels={},
             preprompt="neutral", instruction="direct", prompt=key, answer_type="multiple_choice", answer=answer.value,
             params=answer.params, choices=answer.choices, chance=answer.chance,
-            retrieval={"captions": list(r.captions), "truth": r.truth, "tags": list(r.tags)})))
+            retrieval=None if r is None else {"captions": list(r.captions), "truth": r.truth, "tags": list(r.tags),
+                                              "order_seed": r.order_seed})))
     return out
 
 

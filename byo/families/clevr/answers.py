@@ -334,7 +334,8 @@ def photo(label: str) -> str:
 
 
 def _labelled(legend, rng, labels: list[str], tags: list[str], split: str) -> Answer:
-    """The question of a candidate set of class labels (the truth first), each as its photo prompt."""
+    """The question of a candidate set of class labels (the truth first as built; `ask` stores them in
+    the question's seeded order), each as its photo prompt."""
     return tagged(legend, Retrieval(tuple(photo(lab) for lab in labels), 0, tuple(tags)), rng, {"split": split})
 
 

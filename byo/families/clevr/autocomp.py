@@ -210,7 +210,8 @@ def position_tag(shapes: Sequence[str], relations: Sequence[str], truth_shapes: 
 
 
 def candidates(concept: dict, benchmark: str, style: str, vocabulary: dict | None = None) -> tuple[list[str], list[str]]:
-    """(captions, tags), the truth first. benchmark: swap, confusion, vary_color, vary_object."""
+    """(captions, tags), the truth first (a question stores them in its own seeded order:
+    byo.families.base.candidate_order). benchmark: swap, confusion, vary_color, vary_object."""
     objs = concept["objects"]
     shapes, colors = [o["shape"] for o in objs], [o["color"] for o in objs]
     frame, mods = concept["frame"], concept["modifiers"]

@@ -33,6 +33,7 @@ from byo.families.api import (
     atomic_write_text,
     unseen,
 )
+from byo.families.crest import concentration
 from byo.families.crest.answers import ANSWERS
 from byo.families.crest.metrics import SCORING
 from byo.families.crest.model import CrestContent, colors, layer_offset, record
@@ -58,6 +59,7 @@ class CrestFamily(Family):
     audit = "audit"
     sheets = SHEETS
     answer_types = SCORING
+    tables = (concentration.TABLE,)  # KamonBench Table 13, over any run's program answers
     vocabulary = VOCABULARY  # every motif's and container's names: open recall over the whole inventory
     # The standard preset of a 3D crest (Cycles): 12 samples, no adaptive stopping, the denoiser's
     # albedo and normal guides prefiltered accurately. On the busiest 3D crest it gives 49.2 dB and
