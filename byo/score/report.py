@@ -29,7 +29,7 @@ from byo.questions.load import SUMMARY_FILE
 from byo.scene.setup import preset_unit
 from byo.score import humans, plots
 from byo.score import psychometric as psy
-from byo.score.compare import compare, question_difference
+from byo.score.compare import TEST_SIGN, compare, question_difference, testing_summary
 from byo.score.cost import cost_section
 from byo.score.heat import confusion_table, heat_table
 from byo.score.metrics import clustered_proportion, group_by, nmae_term
@@ -721,13 +721,13 @@ def breaking_section(runs: Runs) -> list[dict]:
 def _pair_row(r: dict, la: str, lb: str) -> dict:
     """A paired row for people: a row without a test says why in its interval's cell."""
     if r["p_clustered"] is None:
-        difference, adjusted = f"{r['difference']:+.1%} (no interval: {r['interval_note']})", "–"
-        clustered = "–"
+        difference, adjusted, clustered = f"{r['difference']:+.1%} (no test)", "–", "–"
     else:
         difference = f"{r['difference']:+.1%} [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]"
         adjusted = (f"[{r['difference_adjusted_lo']:+.1%}, {r['difference_adjusted_hi']:+.1%}] at "
                     f"{r['confidence_adjusted']:.2%}")
-        clustered = f"{r['p_clustered']:.2g} ({r['p_clustered_adjusted']:.2g})"
+        clustered = (f"{r['p_clustered']:.2g} ({r['p_clustered_adjusted']:.2g})"
+                     + (" sign" if r["test"] == TEST_SIGN else ""))
     mcnemar = f"{r['p_mcnemar']:.2g}" + (f" ({r['p_mcnemar_adjusted']:.2g})" if r["p_mcnemar_adjusted"] is not None
                                          else "")
     return {"key": "all questions" if r["key"] == "*" else r["key"], "variable": r["variable"],
@@ -758,10 +758,9 @@ def paired_section(runs: Runs) -> list[dict]:
             fig = figure(plots.forest(["all questions" if r["key"] == "*" else r["key"] for r in keys],
                                       forest_rows(keys), xlabel=f"accuracy {la} − {lb}", title=f"{la} vs {lb}"),
                          f"Accuracy of {la} minus {lb} on the same {result['paired']} questions, per key, with the "
-                         "interval each verdict is read from: the t interval on the cluster-robust standard error "
-                         "(images as clusters) at the level of the row's adjusted test "
-                         f"({result['settings']['correction']}; 95% for all questions); filled: it excludes 0. A "
-                         "point without an interval has no spread between images to test against.")
+                         "interval at the level of the row's adjusted test: Newcombe's paired interval with images as "
+                         f"clusters ({result['settings']['correction']}; 95% for all questions); filled: the adjusted "
+                         "test shows a difference. A point without an interval has no test.")
             thresholds = []
             for t in result["thresholds"]:
                 ci = (f" [{t['difference_lo']:+.3g}, {t['difference_hi']:+.3g}]" if t.get("difference_lo") is not None
@@ -774,9 +773,7 @@ def paired_section(runs: Runs) -> list[dict]:
             out.append({"a": la, "b": lb, "paired": result["paired"], "figure": fig, "correction": result["settings"]["correction"],
                         "keys": [_pair_row(r, la, lb) for r in keys],
                         "levels": [_pair_row(r, la, lb) for r in result["differences"] if r["variable"]],
-                        "untested": [f"{'all questions' if r['key'] == '*' else r['key']}"
-                                     f"{' ' + r['variable'] + ' ' + r['level'] if r['variable'] else ''}: "
-                                     f"{r['interval_note']}" for r in result["differences"] if r["interval_note"]],
+                        "tests": testing_summary(result["differences"]),
                         "thresholds": thresholds})
     return out
 
