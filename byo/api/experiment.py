@@ -5,14 +5,25 @@ records the content hash of what it was made from (`.byo-run.json` beside its ou
 invocation renders nothing and sends no request, and a model added later is the only one asked.
 
 EXPERIMENT is a dataset config, a folder of them (a paper's suite: `dataset_configs/byo_eval/`), or
-an experiment file:
+an experiment file, checked against `ExperimentFile` before any work (an unknown key is refused
+with its path and the keys expected):
 
     experiment:
       name: counting_by_elevation           # the report goes to output/NAME/report.html
       configs: [count.yaml, ../clevr/count.yaml]   # relative to this file; folders allowed
-      models: [blind, oracle, "openai:gpt-4.1-mini"]
+      models:                                # PROVIDER:MODEL[@BASE_URL], a reference, or a mapping
+        - blind
+        - oracle
+        - "openai:gpt-4.1-mini"
+        - "openai-compatible:qwen2.5-vl@http://localhost:8000/v1"
+        - {provider: openai-compatible, model: qwen2.5-vl, base_url: "http://localhost:8000/v1",
+           key_env: LOCAL_KEY, run: qwen-local, concurrency: 4}
       baseline: blind                        # default: the first model
       questions: {preprompts: [neutral, cot], instructions: [direct], keys: ["count_*"], prompts: byo}
+
+`output` (the `out` argument of `run_experiment`, `byo run -o OUT`): every dataset goes to
+OUT/DATASET and the report to OUT/report.html; without it, each dataset goes where its config says
+(dataset.output_dir, else output/DATASET) and the report to output/NAME/report.html.
 """
 
 from __future__ import annotations
@@ -22,9 +33,10 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
 import yaml
-from pydantic import Field, ValidationError
+from pydantic import BeforeValidator, Field, ValidationError, field_validator
 
 from byo.audit.run import AuditReport, audit_dataset
 from byo.core.dataset import atomic_write_text
@@ -35,6 +47,7 @@ from byo.eval.layout import PREDICTIONS, run_name
 from byo.eval.run import EvalSettings, evaluate
 from byo.families import load_config
 from byo.providers import GenerationParams
+from byo.providers.catalog import PROVIDER_TYPES
 from byo.questions.generate import DEFAULT_PROMPTS, generate
 from byo.render.executors import Executor
 from byo.render.executors.pool import LocalPool, default_workers
@@ -57,28 +70,88 @@ class QuestionSettings(Strict):
 
 
 class ModelSpec(Strict):
-    provider: str
+    """A model to evaluate: its provider (a type of byo.providers, or a reference: blind, oracle),
+    model name, run name (default PROVIDER-MODEL), endpoint, key variable and concurrency."""
+
+    provider: str = Field(min_length=1)
     model: str | None = None
     run: str | None = None
     base_url: str | None = None
     key_env: str | None = None
     concurrency: int = Field(8, ge=1)
 
+    @field_validator("provider")
+    @classmethod
+    def _a_provider_type(cls, provider: str) -> str:
+        if provider not in PROVIDER_TYPES:
+            raise ValueError(f"unknown provider {provider!r}; expected one of {', '.join(sorted(PROVIDER_TYPES))}")
+        return provider
+
+    @field_validator("base_url")
+    @classmethod
+    def _an_http_url(cls, url: str | None) -> str | None:
+        if url is not None and not url.startswith(("http://", "https://")):
+            raise ValueError(f"expected an http:// or https:// URL, got {url!r}")
+        return url
+
 
 class ExperimentFile(Strict):
+    """The `experiment:` section of an experiment file (the only top-level key)."""
+
     name: str | None = None
     configs: list[str] = Field(min_length=1)
-    models: list[str | ModelSpec] = Field(default_factory=list)
+    models: list[Annotated[ModelSpec, BeforeValidator(lambda m: model_fields(m) if isinstance(m, str) else m)]] = (
+        Field(default_factory=list))
     baseline: str | None = None
     questions: QuestionSettings = Field(default_factory=QuestionSettings)
 
 
+MODEL_FORMAT = ("PROVIDER:MODEL (openai:gpt-4.1-mini), PROVIDER:MODEL@BASE_URL "
+                "(openai-compatible:qwen2.5-vl@http://localhost:8000/v1) or a reference provider (blind)")
+
+
+def model_fields(text: str) -> dict:
+    """`PROVIDER:MODEL`, `PROVIDER:MODEL@BASE_URL` (the endpoint of an OpenAI-compatible server, a
+    local ollama...), or `PROVIDER` alone (blind, oracle, rank-blind...), as ModelSpec's fields."""
+    provider, _, rest = text.partition(":")
+    model, at, url = rest.partition("@")
+    if not provider or (":" in text and not model) or (at and not url):
+        raise ValueError(f"expected {MODEL_FORMAT}, got {text!r}")
+    return {"provider": provider, "model": model or None, "base_url": url or None}
+
+
 def model_spec(text: str) -> ModelSpec:
-    """`PROVIDER:MODEL`, or `PROVIDER` alone (blind, oracle, rank-blind...)."""
-    provider, _, model = text.partition(":")
-    if not provider or (":" in text and not model):
-        raise ValueError(f"expected PROVIDER:MODEL (openai:gpt-4.1-mini) or a reference provider (blind), got {text!r}")
-    return ModelSpec(provider=provider, model=model or None)
+    """A --model's text as a ModelSpec (ValueError naming the format otherwise)."""
+    try:
+        return ModelSpec(**model_fields(text))
+    except ValidationError as err:
+        raise ValueError("; ".join(m for _, m in validation_problems(err))) from None
+
+
+# The keys each part of an experiment file takes, for the message that refuses another one.
+SECTIONS_OF = {"experiment": ExperimentFile, "questions": QuestionSettings, "models": ModelSpec}
+
+
+def _expected_keys(key: str) -> str:
+    """`experiment.questions.prompt` -> "expected one of preprompts, instructions, ..."."""
+    parts = [part.split("[")[0] for part in key.split(".")[:-1]]
+    model = SECTIONS_OF.get(parts[-1]) if parts else None
+    return f"expected one of {', '.join(model.model_fields)}" if model else "expected no other key"
+
+
+def _file_problems(path: Path, data) -> list[tuple[str, str]]:
+    """The experiment file's problems, each with its key path and what was expected."""
+    others = sorted(str(k) for k in data if k != "experiment")
+    if others:
+        return [(k, "unknown key: an experiment file holds one section, experiment") for k in others]
+    if not isinstance(data["experiment"], dict):
+        return [("experiment", f"expected a mapping of {', '.join(ExperimentFile.model_fields)}")]
+    try:
+        ExperimentFile.model_validate(data["experiment"])
+    except ValidationError as err:
+        return [(k, f"unknown key: {_expected_keys(k)}" if m == "unknown key" else m)
+                for k, m in validation_problems(err, ("experiment",))]
+    return []
 
 
 @dataclass
@@ -117,17 +190,20 @@ def load_experiment(path: str | Path, models: Sequence[str] = (), baseline: str 
     elif not path.is_file():
         raise ConfigError(str(path), [(None, "no such file or folder: expected a dataset config, a folder of "
                                              "them or an experiment file")])
-    elif "experiment" in (data := _yaml(path) or {}):
-        try:
-            spec = ExperimentFile.model_validate(data["experiment"])
-        except ValidationError as err:
-            raise ConfigError(str(path), [(f"experiment.{k}", m) for k, m in validation_problems(err)]) from None
+    elif isinstance(data := _yaml(path), dict) and "experiment" in data:
+        problems = _file_problems(path, data)
+        if problems:
+            raise ConfigError(str(path), problems)
+        spec = ExperimentFile.model_validate(data["experiment"])
         configs: list[Path] = []
-        for entry in spec.configs:
+        for i, entry in enumerate(spec.configs):
             target = (path.parent / entry).resolve()
+            if not target.exists():
+                raise ConfigError(str(path), [(f"experiment.configs[{i}]", f"no such file or folder: {entry} "
+                                               f"(relative to {path.parent}); expected a dataset config or a "
+                                               "folder of them")])
             configs += _configs_in(target) if target.is_dir() else [target]
-        listed = [m if isinstance(m, ModelSpec) else model_spec(m) for m in spec.models]
-        exp = Experiment(name=spec.name or path.stem, configs=configs, models=listed + extra,
+        exp = Experiment(name=spec.name or path.stem, configs=configs, models=spec.models + extra,
                          baseline=spec.baseline, questions=spec.questions)
     else:
         exp = Experiment(name=path.stem, configs=[path], models=extra)
@@ -197,15 +273,18 @@ class ExperimentOutcome:
     work: list[str]  # what was done this invocation, in order (empty: everything was up to date)
 
 
-def run_experiment(experiment: Experiment, *, workers: int | None = None, executor: Executor | None = None,
-                   report: str | Path | None = None, on_step: Callable[[str], None] | None = None,
-                   progress: bool = True) -> ExperimentOutcome:
-    """Every stage of `experiment`, each done only when what it is made from changed."""
+def run_experiment(experiment: Experiment, *, out: str | Path | None = None, workers: int | None = None,
+                   executor: Executor | None = None, report: str | Path | None = None,
+                   on_step: Callable[[str], None] | None = None, progress: bool = True) -> ExperimentOutcome:
+    """Every stage of `experiment`, each done only when what it is made from changed. `out`: the
+    folder of everything (OUT/DATASET for each dataset, OUT/report.html); `report`: the report's
+    path, when not there."""
     say = on_step or (lambda _: None)
     work: list[str] = []
     configs = [(path, load_config(path)) for path in experiment.configs]  # every config checked first
     outcomes = [_one_dataset(path, cfg, experiment, executor or LocalPool(workers or default_workers()),
-                             work, say, progress) for path, cfg in configs]
+                             work, say, progress, Path(out) / cfg.dataset.name if out is not None else None)
+                for path, cfg in configs]
     names = [run_of(m) for m in experiment.models]
     baseline = experiment.baseline or names[0]
     comparisons = []
@@ -214,15 +293,15 @@ def run_experiment(experiment: Experiment, *, workers: int | None = None, execut
             if name == baseline:
                 continue
             a, b = outcome.scores[name], outcome.scores[baseline]
-            out = default_output(a, b)
+            folder = default_output(a, b)
             made_from = digest(a.facts, b.facts, files_digest([outcome.dataset / "runs" / n / "scores.json"
                                                                  for n in (name, baseline)]))
-            if not _fresh(out, "compare", made_from):
-                write_comparison(compare(a, b), out)
-                _mark(out, "compare", made_from)
+            if not _fresh(folder, "compare", made_from):
+                write_comparison(compare(a, b), folder)
+                _mark(folder, "compare", made_from)
                 work.append(f"compared {name} with {baseline} on {outcome.dataset.name}")
-            comparisons.append(out)
-    page = Path(report or Path("output") / experiment.name / "report.html")
+            comparisons.append(folder)
+    page = Path(report or (Path(out) if out is not None else Path("output") / experiment.name) / "report.html")
     scores = [s for outcome in outcomes for s in outcome.scores.values()]
     made_from = files_digest([o.dataset / "runs" / n / "scores.json" for o in outcomes for n in o.scores])
     if not (page.is_file() and _fresh(page.parent, f"report {page.name}", made_from)):
@@ -234,8 +313,8 @@ def run_experiment(experiment: Experiment, *, workers: int | None = None, execut
 
 
 def _one_dataset(path: Path, cfg: DatasetConfig, experiment: Experiment, executor: Executor, work: list[str],
-                 say: Callable[[str], None], progress: bool) -> DatasetOutcome:
-    rendered = render_dataset(cfg, None, executor=executor, resume=True, file=str(path), show_progress=progress)
+                 say: Callable[[str], None], progress: bool, out_dir: Path | None = None) -> DatasetOutcome:
+    rendered = render_dataset(cfg, out_dir, executor=executor, resume=True, file=str(path), show_progress=progress)
     dataset = rendered.out_dir
     outcome = DatasetOutcome(config=path, dataset=dataset, rendered=len(rendered.rendered))
     if rendered.failed:

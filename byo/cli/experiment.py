@@ -39,7 +39,7 @@ def print_results(outcome, rows: list[dict]) -> None:
 
 def cmd_run(args) -> int:
     experiment = byo.load_experiment(args.experiment, models=args.model or [], baseline=args.baseline)
-    outcome = byo.run_experiment(experiment, workers=args.workers, report=args.report,
+    outcome = byo.run_experiment(experiment, out=args.output, workers=args.workers, report=args.report,
                                  on_step=None if args.quiet else lambda line: console.print(line, highlight=False),
                                  progress=not args.quiet)
     rows = results(outcome)
@@ -58,11 +58,14 @@ def cmd_run(args) -> int:
 def add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("experiment", type=Path, help="a dataset config, a folder of them (a paper's suite), or an "
                    "experiment file (experiment: configs, models, baseline, questions)")
-    p.add_argument("--model", action="append", metavar="PROVIDER:MODEL", help="a model to evaluate (repeatable): "
-                   "openai:gpt-4.1-mini, ollama:gemma3:4b, or a reference: blind, oracle")
+    p.add_argument("--model", action="append", metavar="PROVIDER:MODEL[@URL]", help="a model to evaluate "
+                   "(repeatable): openai:gpt-4.1-mini, ollama:gemma3:4b, a server's endpoint after @ "
+                   "(openai-compatible:qwen2.5-vl@http://localhost:8000/v1), or a reference: blind, oracle")
     p.add_argument("--baseline", metavar="RUN", help="the run every other model is compared with (default: the "
                    "first model)")
-    p.add_argument("--report", type=Path, help="the report (default output/EXPERIMENT/report.html)")
+    p.add_argument("-o", "--output", type=Path, metavar="OUT", help="where everything goes: OUT/DATASET for each "
+                   "dataset, OUT/report.html (default: each config's output folder, output/EXPERIMENT/report.html)")
+    p.add_argument("--report", type=Path, help="the report's path, when not OUT/report.html")
     p.add_argument("--workers", type=whole(1), help="render processes (default: one per CPU)")
     add_quiet(p, "the results table")
     add_json(p)

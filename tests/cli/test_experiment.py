@@ -77,3 +77,71 @@ def test_a_bad_model_or_experiment_is_one_line_before_any_work(tmp_path, capsys)
     err = capsys.readouterr().err
     assert "experiment.configs" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "output").exists()
+
+
+@pytest.mark.render
+def test_output_folder_and_a_model_at_a_base_url_without_an_experiment_file(tmp_path, capsys, monkeypatch):
+    """`-o OUT` puts the dataset and the report under OUT (nothing in ./output); `--model
+    openai-compatible:NAME@URL` reaches that server (a fake one on loopback, the real OpenAI client)
+    with no experiment file. Outside a terminal the progress is plain lines, not a bar."""
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "demo.yaml"
+    config.write_text(yaml.safe_dump(tiny_config(ROOT / "dataset_configs" / "demo.yaml"), sort_keys=False))
+    out = tmp_path / "results"
+    with FakeVLM(lambda seen: "3") as fake:
+        capsys.readouterr()
+        assert main(["run", str(config), "--model", "blind", "--model", f"openai-compatible:fake-vlm@{fake.url}/v1",
+                     "-o", str(out), "--workers", "1", "--json"]) == 0
+        captured = capsys.readouterr()
+        result = json.loads(captured.out)
+        questions = len((out / "demo" / "questions.jsonl").read_text().splitlines())
+        assert len(fake.log) == questions > 0
+    assert result["report"] == str(out / "report.html") and (out / "report.html").is_file()
+    assert (out / "report_samples.html").is_file() and (out / "demo" / "runs" / "openai-compatible-fake-vlm").is_dir()
+    assert {r["model"] for r in result["results"]} == {"blind", "openai-compatible-fake-vlm"}
+    assert not (tmp_path / "output").exists()
+    assert f"eval openai-compatible/fake-vlm: {questions} of {questions} q" in captured.err
+    assert "━" not in captured.err
+
+
+def test_an_experiment_file_is_checked_key_by_key_before_any_work(tmp_path, capsys):
+    """Every problem on a line naming the file, the key and what was expected; nothing written."""
+    config = tmp_path / "demo.yaml"
+    config.write_text(yaml.safe_dump(tiny_config(ROOT / "dataset_configs" / "demo.yaml"), sort_keys=False))
+    experiment = tmp_path / "exp.yaml"
+    cases = [
+        ({"experiment": {"configs": ["demo.yaml"], "models": ["blind"], "modles": ["oracle"]}},
+         "exp.yaml: experiment.modles: unknown key: expected one of name, configs, models, baseline, questions"),
+        ({"experiment": {"configs": ["demo.yaml"], "models": ["blind"], "questions": {"prompt": "byo"}}},
+         "exp.yaml: experiment.questions.prompt: unknown key: expected one of preprompts, instructions, keys, "
+         "prompts, unreadable"),
+        ({"experiment": {"configs": ["demo.yaml"], "models": [{"provider": "blind", "url": "x"}]}},
+         "exp.yaml: experiment.models[0].url: unknown key: expected one of provider, model, run, base_url, "
+         "key_env, concurrency"),
+        ({"experiment": {"configs": ["demo.yaml"], "models": ["blind", "openai-compatible:m@localhost:8000"]}},
+         "exp.yaml: experiment.models[1].base_url: expected an http:// or https:// URL, got 'localhost:8000'"),
+        ({"experiment": {"configs": ["demo.yaml"], "models": ["nosuch:model"]}},
+         "exp.yaml: experiment.models[0].provider: unknown provider 'nosuch'; expected one of"),
+        ({"experiment": {"configs": ["gone.yaml"], "models": ["blind"]}},
+         "exp.yaml: experiment.configs[0]: no such file or folder: gone.yaml"),
+        ({"experiment": {"configs": ["demo.yaml"], "models": ["blind"]}, "models": ["oracle"]},
+         "exp.yaml: models: unknown key: an experiment file holds one section, experiment"),
+    ]
+    for data, message in cases:
+        experiment.write_text(yaml.safe_dump(data))
+        assert main(["run", str(experiment)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert message in err and len(err.splitlines()) == 1, err
+    assert main(["run", str(config), "--model", "openai-compatible:m@"]) == 2
+    assert "--model: expected PROVIDER:MODEL" in capsys.readouterr().err
+    assert not (tmp_path / "output").exists()
+
+
+def test_progress_outside_a_terminal_is_plain_lines(capsys):
+    from byo.core import progress
+
+    with progress.Bar("[bold]eval[/bold] blind/blind", 8, unit="q") as bar:
+        for _ in range(8):
+            bar.advance()
+    err = capsys.readouterr().err
+    assert err.startswith("eval blind/blind: 8 of 8 q, ") and len(err.splitlines()) == 1 and "━" not in err
