@@ -4,37 +4,76 @@ score, compare and report in one command, redoing only what changed (byo.api.exp
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
+
+from rich.markup import escape
 
 import byo
 from byo.cli.console import add_json, add_quiet, console, new_table, out, print_json, quiet
 from byo.cli.options import whole
+from byo.score.design import fixed_answers, level_cells, pooled
 
 
 def results(outcome) -> list[dict]:
-    """Accuracy per dataset, key and model (every prompt variant pooled), with its interval."""
+    """Accuracy per dataset, key and model (every prompt variant pooled), with its interval; the
+    pooled row ("*") leaves out the keys whose answer the design fixes, listed apart (`fixed`)."""
     rows = []
     for d in outcome.datasets:
         for name, scores in d.scores.items():
+            fixed = fixed_answers(scores.rows)
+            rows.append({"dataset": d.dataset.name, "key": "*", "model": name, **pooled(scores.rows, fixed),
+                         "fixed": None})
             for r in scores.tables["metrics"]:
-                if r["variant"] == "all" and not r["variable"]:
+                if r["variant"] == "all" and not r["variable"] and r["key"] != "*":
                     rows.append({"dataset": d.dataset.name, "key": r["key"], "model": name, "n": r["n"],
                                  "accuracy": r["accuracy"], "accuracy_lo": r["accuracy_lo"],
-                                 "accuracy_hi": r["accuracy_hi"]})
+                                 "accuracy_hi": r["accuracy_hi"], "fixed": fixed.get(r["key"])})
     return rows
 
 
-def print_results(outcome, rows: list[dict]) -> None:
+def level_results(outcome) -> list[dict]:
+    """Accuracy per level of every varied variable and per cell of every two crossed, per dataset
+    and model, with n (the keys whose answer the design fixes left out)."""
+    return [{"dataset": d.dataset.name, "model": name, **cell} for d in outcome.datasets
+            for name, scores in d.scores.items() for cell in level_cells(scores.rows, fixed_answers(scores.rows))]
+
+
+def _cell(c: dict | None) -> str:
+    return f"{c['accuracy']:.0%} [{c['accuracy_lo']:.0%}-{c['accuracy_hi']:.0%}]" if c else ""
+
+
+def print_results(outcome, rows: list[dict], levels: list[dict]) -> None:
     models = list(dict.fromkeys(r["model"] for r in rows))
     cells = {(r["dataset"], r["key"], r["model"]): r for r in rows}
     shown = new_table("dataset", "key", "n", *models, title=f"{outcome.experiment.name}: accuracy [95% interval, "
                   "clustered by image], every prompt variant pooled")
-    for dataset, key in dict.fromkeys((r["dataset"], r["key"]) for r in rows):
+    ordered = sorted(dict.fromkeys((r["dataset"], r["key"]) for r in rows),
+                     key=lambda dk: any(c["fixed"] for m in models if (c := cells.get((*dk, m)))))
+    notes = []
+    for dataset, key in ordered:
         first = next(cells[(dataset, key, m)] for m in models if (dataset, key, m) in cells)
-        shown.add_row(dataset, "all questions" if key == "*" else key, str(first["n"]), *(
-            f"{c['accuracy']:.0%} [{c['accuracy_lo']:.0%}-{c['accuracy_hi']:.0%}]" if (c := cells.get(
-                (dataset, key, m))) else "" for m in models))
-    out().print(shown)
+        label = "all questions" if key == "*" else key
+        if first["fixed"]:
+            f = first["fixed"]
+            label += " (fixed answer)"
+            notes.append(f"{dataset}: {key} is answered {json.dumps(f['answer'])} on every one of its {f['images']} "
+                         "images: a prior answers it here; not pooled into all questions")
+        shown.add_row(dataset, label, str(first["n"]), *(_cell(cells.get((dataset, key, m))) for m in models))
+    shown_on = out()
+    shown_on.print(shown)
+    for note in notes:
+        shown_on.print(escape(note), highlight=False)
+    by_cell = {(r["dataset"], r["variable"], r["level"], r["variable2"], r["level2"], r["model"]): r for r in levels}
+    for dataset in dict.fromkeys(r["dataset"] for r in levels):
+        table = new_table("variable", "level", "n / images", *models, title=f"{dataset}: accuracy per level and per "
+                          "cell of two variables crossed, all questions but those with a fixed answer")
+        for where in dict.fromkeys(k[:5] for k in by_cell if k[0] == dataset):
+            _, var, level, var2, level2 = where
+            first = next(by_cell[(*where, m)] for m in models if (*where, m) in by_cell)
+            table.add_row(f"{var} x {var2}" if var2 else var, f"{level} x {level2}" if var2 else level,
+                          f"{first['n']} / {first['images']}", *(_cell(by_cell.get((*where, m))) for m in models))
+        out().print(table)
 
 
 def cmd_run(args) -> int:
@@ -42,12 +81,12 @@ def cmd_run(args) -> int:
     outcome = byo.run_experiment(experiment, out=args.output, workers=args.workers, report=args.report,
                                  on_step=None if args.quiet else lambda line: console.print(line, highlight=False),
                                  progress=not args.quiet)
-    rows = results(outcome)
+    rows, levels = results(outcome), level_results(outcome)
     if args.json:
         print_json({"experiment": experiment.name, "report": outcome.report, "work": outcome.work,
-                    "comparisons": outcome.comparisons, "results": rows})
+                    "comparisons": outcome.comparisons, "results": rows, "levels": levels})
         return 0
-    print_results(outcome, rows)
+    print_results(outcome, rows, levels)
     with quiet(args.quiet):
         if not outcome.work:
             console.print("nothing to do: every stage is up to date")

@@ -31,7 +31,7 @@ from byo.score import humans, plots
 from byo.score import psychometric as psy
 from byo.score.compare import TEST_SIGN, compare, question_difference, testing_summary
 from byo.score.cost import cost_section
-from byo.score.heat import confusion_table, heat_table
+from byo.score.heat import MIN_CELL_QUESTIONS, confusion_table, heat_table
 from byo.score.metrics import clustered_proportion, group_by, nmae_term
 from byo.score.parse import STATUSES
 from byo.score.registry import TABLES as DECLARED
@@ -51,9 +51,6 @@ SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("skills",
             ("confusion", "Confusion matrices"), ("localization", "Localization"), ("parsing", "Parsing"),
             ("mistakes", "Worst mistakes"), ("cost", "Cost"), ("definitions", "Definitions")]
 MIN_SPOKES = 3  # a radar chart needs three skills
-# A cell of a level x level heatmap with fewer questions is greyed, with its n: its 95% interval
-# spans more than +-25 points at any accuracy; a heatmap without a larger cell is not drawn.
-MIN_CELL_QUESTIONS = 10
 # The precision / recall / F1 a key may have (byo.score.tables), each named for what it is.
 PRF_KINDS = (("byoeval", "BYO-Eval"), ("macro", "macro"), ("micro", "set (micro)"), ("yes", "yes"))
 CLUSTERED = "95% intervals clustered by image (design-effect Wilson: all questions of an image and its prompt variants " \

@@ -83,10 +83,15 @@ def test_a_bad_model_or_experiment_is_one_line_before_any_work(tmp_path, capsys)
 def test_output_folder_and_a_model_at_a_base_url_without_an_experiment_file(tmp_path, capsys, monkeypatch):
     """`-o OUT` puts the dataset and the report under OUT (nothing in ./output); `--model
     openai-compatible:NAME@URL` reaches that server (a fake one on loopback, the real OpenAI client)
-    with no experiment file. Outside a terminal the progress is plain lines, not a bar."""
+    with no experiment file. Outside a terminal the progress is plain lines, not a bar. The results
+    give accuracy per level of both varied variables and per cell of the two crossed, with n, and
+    a key the design fixes (all objects large: query_size_unique_shape) is listed apart, not pooled."""
     monkeypatch.chdir(tmp_path)
     config = tmp_path / "demo.yaml"
-    config.write_text(yaml.safe_dump(tiny_config(ROOT / "dataset_configs" / "demo.yaml"), sort_keys=False))
+    data = tiny_config(ROOT / "dataset_configs" / "demo.yaml")
+    data["dataset"]["n_images"] = 4  # 16 images: 2 counts x 2 azimuths, 4 of each
+    data["scene"]["content"]["sizes"] = ["large"]  # every object large: query_size_unique_shape is fixed
+    config.write_text(yaml.safe_dump(data, sort_keys=False))
     out = tmp_path / "results"
     with FakeVLM(lambda seen: "3") as fake:
         capsys.readouterr()
@@ -96,12 +101,37 @@ def test_output_folder_and_a_model_at_a_base_url_without_an_experiment_file(tmp_
         result = json.loads(captured.out)
         questions = len((out / "demo" / "questions.jsonl").read_text().splitlines())
         assert len(fake.log) == questions > 0
+        assert main(["run", str(config), "--model", "blind", "--model", f"openai-compatible:fake-vlm@{fake.url}/v1",
+                     "-o", str(out), "--workers", "1"]) == 0
+        assert len(fake.log) == questions  # nothing asked again
+        printed = " ".join(capsys.readouterr().out.split())
     assert result["report"] == str(out / "report.html") and (out / "report.html").is_file()
     assert (out / "report_samples.html").is_file() and (out / "demo" / "runs" / "openai-compatible-fake-vlm").is_dir()
     assert {r["model"] for r in result["results"]} == {"blind", "openai-compatible-fake-vlm"}
     assert not (tmp_path / "output").exists()
     assert f"eval openai-compatible/fake-vlm: {questions} of {questions} q" in captured.err
     assert "━" not in captured.err
+
+    # the user's variables: per level and per cell of the two crossed, with n; the fixed key apart
+    asked = [json.loads(line) for line in (out / "demo" / "questions.jsonl").read_text().splitlines()]
+    size = [q for q in asked if q["key"] == "query_size_unique_shape"]
+    assert len({q["image"] for q in size}) >= 3 and {q["answer"] for q in size} == {"large"}
+    by_key = {(r["model"], r["key"]): r for r in result["results"]}
+    assert by_key[("blind", "query_size_unique_shape")]["fixed"] == {"answer": "large", "images": len(
+        {q["image"] for q in size}), "questions": len(size)}
+    fixed = {k for (m, k), r in by_key.items() if m == "blind" and r["fixed"]}
+    assert by_key[("blind", "*")]["n"] == sum(1 for q in asked if q["key"] not in fixed)  # not pooled
+    cells = [c for c in result["levels"] if c["model"] == "blind"]
+    assert {(c["variable"], c["level"]) for c in cells if not c["variable2"]} == {
+        ("content.count", "3"), ("content.count", "6"), ("camera.azimuth", "20"), ("camera.azimuth", "200")}
+    crossed = {(c["level"], c["level2"]): c for c in cells if c["variable2"] == "camera.azimuth"}
+    assert set(crossed) == {("3", "20"), ("3", "200"), ("6", "20"), ("6", "200")}
+    assert sum(c["n"] for c in crossed.values()) == by_key[("blind", "*")]["n"]
+    assert "query_size_unique_shape (fixed answer)" in printed
+    assert 'query_size_unique_shape is answered "large" on every one of its' in printed
+    three_by_twenty = crossed[("3", "20")]
+    assert (f"content.count x camera.azimuth │ 3 x 20 │ {three_by_twenty['n']} / {three_by_twenty['images']}"
+            in printed)
 
 
 def test_an_experiment_file_is_checked_key_by_key_before_any_work(tmp_path, capsys):
@@ -145,3 +175,23 @@ def test_progress_outside_a_terminal_is_plain_lines(capsys):
             bar.advance()
     err = capsys.readouterr().err
     assert err.startswith("eval blind/blind: 8 of 8 q, ") and len(err.splitlines()) == 1 and "━" not in err
+
+
+def test_plan_says_what_each_cell_gets_and_warns_of_a_heatmap_it_cannot_fill(tmp_path, capsys):
+    """The demo's 2 counts x 2 azimuths x 2 images: 2 images a cell, under the 10 questions the
+    report's heatmap of a key needs; at 10 images a combination, no warning."""
+    config = tmp_path / "demo.yaml"
+    data = tiny_config(ROOT / "dataset_configs" / "demo.yaml")
+    config.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert main(["plan", str(config), "--no-sample"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "content.count: 2 levels, 4 images each" in printed
+    assert "content.count x camera.azimuth: 4 cells, 2 images each" in printed
+    assert ("the report's content.count x camera.azimuth heatmap of a key needs 10 questions a cell: with 2 images a "
+            "cell, ask 5 prompt variants or more") in printed
+    data["dataset"]["n_images"] = 10
+    config.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert main(["plan", str(config), "--no-sample", "--json"]) == 0
+    (cells,) = json.loads(capsys.readouterr().out)["cells"]
+    assert cells == {"variables": ["content.count", "camera.azimuth"], "cells": 4, "images_per_cell": 10,
+                     "fills_heatmap": True}
