@@ -444,20 +444,20 @@ def levels_block(runs: Runs, key_info: tuple) -> dict | None:
             for i, la in enumerate(levels[a]):
                 for j, lb in enumerate(levels[b]):
                     r = runs.metric(s, key, ALL, a, la, b, lb)
-                    if r and r["n"] < MIN_CELL_QUESTIONS:
-                        notes[i, j] = f"n={r['n']}"  # greyed: too few questions to colour
+                    if r and r["n"] < MIN_CELL_QUESTIONS:  # greyed: too few questions to colour, its value said
+                        value = r.get(metric)
+                        shown_value = "" if value is None else (pct(value) if good_high else f"{value:.2f}") + " "
+                        notes[i, j] = f"{shown_value}n={r['n']}"
                     elif r:
                         m[i, j] = r[metric] if r.get(metric) is not None else np.nan
                         notes[i, j] = f"n={r['n']} p={pct(r['parse_rate'])}"
-            if np.isfinite(m).any():
+            if np.isfinite(m).any() or (notes != "").any():
                 heatmaps.append(heat_table(
                     m, levels[b], levels[a], kind="two variables", title=f"{label}: {metric.upper()} ({name})",
                     column_label=b, row_label=a, cmap="viridis" if good_high else "viridis_r", vmax=vmax,
                     notes=notes, caption=f"{label}: {metric.upper()} over {a} x {b}; each cell shows n and the "
-                    f"parse rate p; a cell of fewer than {MIN_CELL_QUESTIONS} questions is grey, with its n."))
-        if not heatmaps:
-            figures[-1]["caption"] += (f" No {a} x {b} heatmap: no cell of it has {MIN_CELL_QUESTIONS} questions "
-                                       "or more.")
+                    f"parse rate p; a cell of fewer than {MIN_CELL_QUESTIONS} questions is grey, with its value "
+                    "and n (too few to colour: byo plan says how many each cell gets)."))
     return {"key": name, "task": task, "answer_type": answer_type, "figures": figures, "heatmaps": heatmaps,
             "skipped": skipped}
 
