@@ -718,18 +718,19 @@ def breaking_section(runs: Runs) -> list[dict]:
 def _pair_row(r: dict, la: str, lb: str) -> dict:
     """A paired row for people: a row without a test says why in its interval's cell."""
     if r["p_clustered"] is None:
-        difference, adjusted, clustered = f"{r['difference']:+.1%} (no test)", "–", "–"
+        interval, adjusted, level, clustered = "no test", "–", "", "–"
     else:
-        difference = f"{r['difference']:+.1%} [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]"
-        adjusted = (f"[{r['difference_adjusted_lo']:+.1%}, {r['difference_adjusted_hi']:+.1%}] at "
-                    f"{r['confidence_adjusted']:.2%}")
+        interval = f"[{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]"
+        adjusted = f"[{r['difference_adjusted_lo']:+.1%}, {r['difference_adjusted_hi']:+.1%}]"
+        level = f"at {r['confidence_adjusted']:.2%}"
         clustered = (f"{r['p_clustered']:.2g} ({r['p_clustered_adjusted']:.2g})"
                      + (" sign" if r["test"] == TEST_SIGN else ""))
     mcnemar = f"{r['p_mcnemar']:.2g}" + (f" ({r['p_mcnemar_adjusted']:.2g})" if r["p_mcnemar_adjusted"] is not None
                                          else "")
     return {"key": "all questions" if r["key"] == "*" else r["key"], "variable": r["variable"],
             "level": r["level"], "n": r["n"], "images": r["images"], "a": pct(r["accuracy_a"]),
-            "b": pct(r["accuracy_b"]), "difference": difference, "adjusted": adjusted,
+            "b": pct(r["accuracy_b"]), "difference": f"{r['difference']:+.1%}", "interval": interval,
+            "adjusted": adjusted, "adjusted_level": level,
             "discordant": f"{r['a_only']} / {r['b_only']}", "mcnemar": mcnemar, "clustered": clustered,
             "verdict": r["verdict"].replace("A better", f"{la} better").replace("B better", f"{lb} better")}
 
