@@ -42,7 +42,10 @@ def test_the_demo_in_one_command_then_nothing_to_do_then_only_the_new_model(tmp_
     render_log = tmp_path / "output" / "demo" / "render_log.jsonl"
     rendered = rendered_images(render_log)
     assert rendered == 8
+    sheet = tmp_path / "output" / "demo" / "contact_sheet.png"
+    made = sheet.stat().st_mtime_ns
     again = run_json(capsys, str(config), "--model", "blind", "--model", "oracle")
+    assert sheet.stat().st_mtime_ns == made  # nothing rendered: the contact sheet is not rewritten
     assert again["work"] == [] and again["results"] == first["results"]  # nothing rendered, asked or written
     assert rendered_images(render_log) == rendered
 
