@@ -53,6 +53,7 @@ from byo.render.executors import Executor
 from byo.render.executors.pool import LocalPool, default_workers
 from byo.render.runner import render_dataset
 from byo.scene.config import DatasetConfig
+from byo.score.bins import Bins, parse_bins
 from byo.score.compare import compare, default_output, write_comparison
 from byo.score.report import write_report
 from byo.score.run import Scores, load_scores
@@ -62,8 +63,11 @@ STAMP = ".byo-run.json"  # what a stage's output was made from, beside it
 
 
 class QuestionSettings(Strict):
-    preprompts: list[str] = Field(default_factory=lambda: ["neutral"], min_length=1)
-    instructions: list[str] = Field(default_factory=lambda: ["direct"], min_length=1)
+    """What `byo questions` asks; preprompts or instructions None: the prompt set's own grid
+    (`prompts: byo-eval`: BYO-Eval's neutral, helpful, cot x declarative, fill_blank)."""
+
+    preprompts: list[str] | None = Field(default_factory=lambda: ["neutral"], min_length=1)
+    instructions: list[str] | None = Field(default_factory=lambda: ["direct"], min_length=1)
     keys: list[str] | None = None
     prompts: str = DEFAULT_PROMPTS
     unreadable: str | None = None
@@ -154,6 +158,44 @@ def _file_problems(path: Path, data) -> list[tuple[str, str]]:
     return []
 
 
+PROTOCOL = "protocol.yml"  # a suite folder's protocol, beside its configs (.yml: its .yaml files are configs)
+
+
+class Protocol(Strict):
+    """A paper's protocol, declared by its suite's folder (PROTOCOL: a `protocol:` section): the
+    questions it asks (its prompt set and grid, its keys) and the ranges its tables pool a
+    variable's levels into (`bins`: VARIABLE: LO-HI,LO-HI,... or a named set, `byo-eval` for
+    Table 3's 1-4 / 5-9 / 10-21). `byo run FOLDER` asks and scores as it says."""
+
+    paper: str
+    questions: QuestionSettings = Field(default_factory=QuestionSettings)
+    bins: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("bins")
+    @classmethod
+    def _ranges(cls, bins: dict[str, str]) -> dict[str, str]:
+        for variable, spec in bins.items():
+            parse_bins(f"{variable}={spec}")  # ValueError says what is wrong
+        return bins
+
+    def ranges(self) -> Bins:
+        return dict(parse_bins(f"{variable}={spec}") for variable, spec in self.bins.items())
+
+
+def load_protocol(folder: Path) -> Protocol | None:
+    """The folder's protocol, checked (ConfigError naming the file and key), or None."""
+    path = folder / PROTOCOL
+    if not path.is_file():
+        return None
+    data = _yaml(path)
+    if not isinstance(data, dict) or set(data) != {"protocol"}:
+        raise ConfigError(str(path), [("protocol", "expected one section, protocol: paper, questions, bins")])
+    try:
+        return Protocol.model_validate(data["protocol"])
+    except ValidationError as err:
+        raise ConfigError(str(path), validation_problems(err, ("protocol",))) from None
+
+
 @dataclass
 class Experiment:
     name: str
@@ -161,6 +203,11 @@ class Experiment:
     models: list[ModelSpec]
     baseline: str | None = None
     questions: QuestionSettings = field(default_factory=QuestionSettings)
+    protocol: Protocol | None = None  # a paper's suite's: its questions and bins
+
+    @property
+    def bins(self) -> Bins | None:
+        return self.protocol.ranges() if self.protocol is not None and self.protocol.bins else None
 
 
 def _configs_in(path: Path) -> list[Path]:
@@ -186,7 +233,9 @@ def load_experiment(path: str | Path, models: Sequence[str] = (), baseline: str 
     except ValueError as err:
         raise ConfigError("<command line>", [("--model", str(err))]) from None
     if path.is_dir():
-        exp = Experiment(name=path.name, configs=_configs_in(path), models=extra)
+        protocol = load_protocol(path)
+        exp = Experiment(name=path.resolve().name, configs=_configs_in(path), models=extra, protocol=protocol,
+                         questions=protocol.questions if protocol is not None else QuestionSettings())
     elif not path.is_file():
         raise ConfigError(str(path), [(None, "no such file or folder: expected a dataset config, a folder of "
                                              "them or an experiment file")])
@@ -365,5 +414,5 @@ def _one_dataset(path: Path, cfg: DatasetConfig, experiment: Experiment, executo
             work.append(f"evaluated {name} on {dataset.name} ({report.requests_sent} requests)")
             say(f"{dataset.name}: {name} answered {len(report.rows)} questions "
                 f"({report.requests_sent} requests, {report.cached} from the cache)")
-        outcome.scores[name] = load_scores(run_dir)
+        outcome.scores[name] = load_scores(run_dir, bins=experiment.bins)
     return outcome

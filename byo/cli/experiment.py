@@ -35,8 +35,10 @@ def results(outcome) -> list[dict]:
 def level_results(outcome) -> list[dict]:
     """Accuracy per level of every varied variable and per cell of every two crossed, per dataset
     and model, with n (the keys whose answer the design fixes left out)."""
+    bins = outcome.experiment.bins
     return [{"dataset": d.dataset.name, "model": name, **cell} for d in outcome.datasets
-            for name, scores in d.scores.items() for cell in level_cells(scores.rows, fixed_answers(scores.rows))]
+            for name, scores in d.scores.items()
+            for cell in level_cells(scores.rows, fixed_answers(scores.rows), bins)]
 
 
 def _cell(c: dict | None) -> str:

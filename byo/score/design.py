@@ -17,6 +17,7 @@ import json
 from collections.abc import Sequence
 
 from byo.core.stats import clustered_proportion
+from byo.score.bins import Bins
 from byo.score.tables import Levels
 
 MIN_IMAGES_FIXED = 3
@@ -46,12 +47,13 @@ def pooled(rows: Sequence[dict], fixed: dict[str, dict]) -> dict:
     return _accuracy([r for r in rows if r["key"] not in fixed])
 
 
-def level_cells(rows: Sequence[dict], fixed: dict[str, dict]) -> list[dict]:
+def level_cells(rows: Sequence[dict], fixed: dict[str, dict], bins: Bins | None = None) -> list[dict]:
     """Accuracy per level of each varied variable, then per cell of each pair of them crossed, over
     the keys without a fixed answer (every prompt variant pooled): {"variable", "level",
-    "variable2", "level2", "n", "images", "accuracy", "accuracy_lo", "accuracy_hi"}."""
+    "variable2", "level2", "n", "images", "accuracy", "accuracy_lo", "accuracy_hi"}. `bins`: a
+    variable's levels pooled into ranges (a paper's protocol: Table 3's 1-4 / 5-9 / 10-21)."""
     kept = [r for r in rows if r["key"] not in fixed]
-    levels = Levels(kept)
+    levels = Levels(kept, bins)
     labels = [{v: levels.of(r, v) for v in levels.variables} for r in kept]
     out = []
     for v in levels.variables:

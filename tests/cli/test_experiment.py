@@ -198,3 +198,30 @@ def test_plan_says_what_each_cell_gets_and_warns_of_a_heatmap_it_cannot_fill(tmp
     (cells,) = json.loads(capsys.readouterr().out)["cells"]
     assert cells == {"variables": ["content.count", "camera.azimuth"], "cells": 4, "images_per_cell": 10,
                      "fills_heatmap": True}
+
+
+@pytest.mark.render
+def test_a_papers_suite_asks_its_prompt_grid_and_pools_its_table_3_ranges(tmp_path, capsys):
+    """`byo run` on a shrunk copy of BYO-Eval's suite (its protocol.yml and chess_count.yaml at 2,
+    3, 5 and 6 pieces, an image each): every question in B.2's grid (neutral, helpful, cot x
+    declarative, fill_blank), and the levels of the count pooled into Table 3's ranges, in the
+    results and the report's Table 3, with no --bins."""
+    suite = tmp_path / "byo_eval"
+    suite.mkdir()
+    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "byo_eval" / "protocol.yml").read_text())
+    data = tiny_config(ROOT / "dataset_configs" / "byo_eval" / "chess_count.yaml", resolution=[384, 216])
+    data["dataset"]["n_images"] = 1
+    data["variables"]["content.count"] = {"type": "varying_all", "levels": [2, 3, 5, 6]}  # readable at 384 px
+    (suite / "chess_count.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "out"
+    result = run_json(capsys, str(suite), "--model", "blind", "--model", "oracle", "-o", str(out))
+    asked = [json.loads(line) for line in (out / "byo_eval_chess_count" / "questions.jsonl").read_text().splitlines()]
+    grid = {(p, i) for p in ("neutral", "helpful", "cot") for i in ("declarative", "fill_blank")}
+    assert {(q["preprompt"], q["instruction"]) for q in asked} == grid and len(asked) == 4 * len(grid)
+    assert {q["key"] for q in asked} == {"count_pieces"}
+    ranges = {c["level"]: c for c in result["levels"] if c["model"] == "oracle" and c["variable"] == "content.count"}
+    assert set(ranges) == {"1-4", "5-9"} and all(c["n"] == 12 and c["images"] == 2 for c in ranges.values())
+    report = (out / "report.html").read_text()
+    table_3 = report[report.index('<section id="ranges">'):report.index("</section>", report.index('id="ranges"'))]
+    assert "<th>content.count: 1-4</th><th>content.count: 5-9</th>" in table_3  # Table 3's columns by default
+    assert result["experiment"] == "byo_eval"
