@@ -165,11 +165,13 @@ class Protocol(Strict):
     """A paper's protocol, declared by its suite's folder (PROTOCOL: a `protocol:` section): the
     questions it asks (its prompt set and grid, its keys) and the ranges its tables pool a
     variable's levels into (`bins`: VARIABLE: LO-HI,LO-HI,... or a named set, `byo-eval` for
-    Table 3's 1-4 / 5-9 / 10-21). `byo run FOLDER` asks and scores as it says."""
+    Table 3's 1-4 / 5-9 / 10-21) and the split its headline is taken on (`headline_split`: the
+    results table pools that split's questions only). `byo run FOLDER` asks and scores as it says."""
 
     paper: str
     questions: QuestionSettings = Field(default_factory=QuestionSettings)
     bins: dict[str, str] = Field(default_factory=dict)
+    headline_split: str | None = None  # the split the results are taken on (KamonBench's Table 1: test)
 
     @field_validator("bins")
     @classmethod

@@ -19,17 +19,24 @@ def results(outcome) -> list[dict]:
     """Accuracy per dataset, key and model (every prompt variant pooled), with its interval; the
     pooled row ("*") leaves out the keys whose answer the design fixes, listed apart (`fixed`)."""
     rows = []
+    split = headline_split(outcome)
     for d in outcome.datasets:
         for name, scores in d.scores.items():
             fixed = fixed_answers(scores.rows)
-            rows.append({"dataset": d.dataset.name, "key": "*", "model": name, **pooled(scores.rows, fixed),
+            taken = [r for r in scores.rows if split is None or r.get("split") == split]
+            if not taken:
+                continue
+            rows.append({"dataset": d.dataset.name, "key": "*", "model": name, **pooled(taken, fixed),
                          "fixed": None})
-            for r in scores.tables["metrics"]:
-                if r["variant"] == "all" and not r["variable"] and r["key"] != "*":
-                    rows.append({"dataset": d.dataset.name, "key": r["key"], "model": name, "n": r["n"],
-                                 "accuracy": r["accuracy"], "accuracy_lo": r["accuracy_lo"],
-                                 "accuracy_hi": r["accuracy_hi"], "fixed": fixed.get(r["key"])})
+            for key in dict.fromkeys(r["key"] for r in taken):
+                rows.append({"dataset": d.dataset.name, "key": key, "model": name,
+                             **pooled([r for r in taken if r["key"] == key], {}), "fixed": fixed.get(key)})
     return rows
+
+
+def headline_split(outcome) -> str | None:
+    protocol = outcome.experiment.protocol
+    return protocol.headline_split if protocol is not None else None
 
 
 def level_results(outcome) -> list[dict]:
@@ -48,8 +55,10 @@ def _cell(c: dict | None) -> str:
 def print_results(outcome, rows: list[dict], levels: list[dict]) -> None:
     models = list(dict.fromkeys(r["model"] for r in rows))
     cells = {(r["dataset"], r["key"], r["model"]): r for r in rows}
+    split = headline_split(outcome)
+    on = f", on the {split} split (the paper's headline)" if split else ""
     shown = new_table("dataset", "key", "n", *models, title=f"{outcome.experiment.name}: accuracy [95% interval, "
-                  "clustered by image], every prompt variant pooled")
+                      f"clustered by image], every prompt variant pooled{on}")
     ordered = sorted(dict.fromkeys((r["dataset"], r["key"]) for r in rows),
                      key=lambda dk: any(c["fixed"] for m in models if (c := cells.get((*dk, m)))))
     notes = []
@@ -88,6 +97,11 @@ def cmd_run(args) -> int:
         print_json({"experiment": experiment.name, "report": outcome.report, "work": outcome.work,
                     "comparisons": outcome.comparisons, "results": rows, "levels": levels})
         return 0
+    split = headline_split(outcome)
+    missing = [d.dataset.name for d in outcome.datasets if split and not any(r["dataset"] == d.dataset.name for r in rows)]
+    if missing:
+        console.print(f"[yellow]{', '.join(missing)}: no question on the {split} split, the paper's headline: render "
+                      "more images (dataset.n_images)[/yellow]", highlight=False)
     print_results(outcome, rows, levels)
     with quiet(args.quiet):
         if not outcome.work:

@@ -5,6 +5,7 @@ one asked."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -225,3 +226,28 @@ def test_a_papers_suite_asks_its_prompt_grid_and_pools_its_table_3_ranges(tmp_pa
     table_3 = report[report.index('<section id="ranges">'):report.index("</section>", report.index('id="ranges"'))]
     assert "<th>content.count: 1-4</th><th>content.count: 5-9</th>" in table_3  # Table 3's columns by default
     assert result["experiment"] == "byo_eval"
+
+
+@pytest.mark.render
+def test_kamonbench_suite_takes_its_headline_on_the_test_split(tmp_path, capsys):
+    """`byo run` on a shrunk copy of KamonBench's suite (protocol.yml and composite.yaml, 40 crests,
+    3 of them in the test split): the results table pools the test crests' questions only, as the
+    paper's Table 1, not the 33 training crests'."""
+    suite = tmp_path / "crest"
+    suite.mkdir()
+    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "crest" / "protocol.yml").read_text())
+    data = tiny_config(ROOT / "dataset_configs" / "crest" / "composite.yaml", resolution=[64, 64])
+    data["dataset"]["n_images"] = 40
+    (suite / "composite.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "out"
+    result = run_json(capsys, str(suite), "--model", "blind", "--model", "oracle", "-o", str(out))
+    dataset = out / "crest_composite"
+    split = {p.stem: json.loads(p.read_text())["extras"]["split"] for p in (dataset / "legends").glob("*.json")}
+    asked = [json.loads(line) for line in (dataset / "questions.jsonl").read_text().splitlines()]
+    on_test = [q for q in asked if split[Path(q["image"]).stem] == "test"]
+    assert 0 < len(on_test) < len(asked)
+    pooled = {r["model"]: r for r in result["results"] if r["key"] == "*"}
+    assert pooled["oracle"]["n"] == pooled["blind"]["n"] == len(on_test)
+    assert pooled["oracle"]["images"] == len({q["image"] for q in on_test})
+    assert main(["run", str(suite), "--model", "blind", "--model", "oracle", "-o", str(out), "--workers", "1"]) == 0
+    assert "on the test split (the paper's headline)" in " ".join(capsys.readouterr().out.split())
