@@ -165,13 +165,15 @@ class Protocol(Strict):
     """A paper's protocol, declared by its suite's folder (PROTOCOL: a `protocol:` section): the
     questions it asks (its prompt set and grid, its keys) and the ranges its tables pool a
     variable's levels into (`bins`: VARIABLE: LO-HI,LO-HI,... or a named set, `byo-eval` for
-    Table 3's 1-4 / 5-9 / 10-21) and the split its headline is taken on (`headline_split`: the
-    results table pools that split's questions only). `byo run FOLDER` asks and scores as it says."""
+    Table 3's 1-4 / 5-9 / 10-21), the split its headline is taken on (`headline_split`: the
+    results table pools that split's questions only) and the split parts it asks (`splits`: the
+    other images' questions are not asked). `byo run FOLDER` asks and scores as it says."""
 
     paper: str
     questions: QuestionSettings = Field(default_factory=QuestionSettings)
     bins: dict[str, str] = Field(default_factory=dict)
     headline_split: str | None = None  # the split the results are taken on (KamonBench's Table 1: test)
+    splits: list[str] | None = None  # the split parts asked (the binding studies evaluate val and test only)
 
     @field_validator("bins")
     @classmethod
@@ -363,6 +365,28 @@ def run_experiment(experiment: Experiment, *, out: str | Path | None = None, wor
     return ExperimentOutcome(experiment, outcomes, page, comparisons, work)
 
 
+def _keep_splits(questions_file: Path, dataset: Path, cfg: DatasetConfig, splits: list[str]) -> int:
+    """Rewrite the question file with the questions of images in `splits` only (the split read
+    from the question's params, its split level, else its legend's extras); returns how many."""
+    kept = []
+    legends: dict[str, str | None] = {}
+    for line in questions_file.read_text().splitlines():
+        if not line.strip():
+            continue
+        q = json.loads(line)
+        split = (q.get("params") or {}).get("split") or q["levels"].get(cfg.dataset.split_key or "split")
+        if split is None:
+            stem = Path(q["image"]).stem
+            if stem not in legends:
+                legend = json.loads((dataset / "legends" / f"{stem}.json").read_text())
+                legends[stem] = (legend.get("extras") or {}).get("split")
+            split = legends[stem]
+        if split in splits:
+            kept.append(line)
+    atomic_write_text(questions_file, "".join(f"{line}\n" for line in kept))
+    return len(kept)
+
+
 def _one_dataset(path: Path, cfg: DatasetConfig, experiment: Experiment, executor: Executor, work: list[str],
                  say: Callable[[str], None], progress: bool, out_dir: Path | None = None) -> DatasetOutcome:
     rendered = render_dataset(cfg, out_dir, executor=executor, resume=True, file=str(path), show_progress=progress)
@@ -385,6 +409,11 @@ def _one_dataset(path: Path, cfg: DatasetConfig, experiment: Experiment, executo
         _mark(dataset, "questions", made_from)
         work.append(f"asked {dataset.name}")
         say(f"{dataset.name}: {sum(summary.questions.values())} questions")
+    splits = experiment.protocol.splits if experiment.protocol is not None else None
+    if splits and not _fresh(dataset, "splits", files_digest([questions_file])):  # the file as filtered
+        kept = _keep_splits(questions_file, dataset, cfg, splits)
+        _mark(dataset, "splits", files_digest([questions_file]))
+        say(f"{dataset.name}: {kept} questions on the split parts the paper evaluates ({', '.join(splits)})")
     outcome.questions = sum(1 for _ in questions_file.open())
 
     asked = files_digest([questions_file, *legends])

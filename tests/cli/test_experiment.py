@@ -251,3 +251,26 @@ def test_kamonbench_suite_takes_its_headline_on_the_test_split(tmp_path, capsys)
     assert pooled["oracle"]["images"] == len({q["image"] for q in on_test})
     assert main(["run", str(suite), "--model", "blind", "--model", "oracle", "-o", str(out), "--workers", "1"]) == 0
     assert "on the test split (the paper's headline)" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.render
+def test_binding_study_suite_asks_its_label_keys_on_val_and_test_only(tmp_path, capsys):
+    """`byo run` on a shrunk copy of the compositional-generalisation study's suite (protocol.yml and
+    two_object.yaml at 12 images over its five splits): only the paper's label keys are asked, and
+    only on the validation and test splits; no CLEVR key is pooled into its results."""
+    suite = tmp_path / "compgen"
+    suite.mkdir()
+    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "compgen" / "protocol.yml").read_text())
+    data = tiny_config(ROOT / "dataset_configs" / "compgen" / "two_object.yaml", resolution=[64, 64])
+    data["dataset"]["n_images"] = 12
+    (suite / "two_object.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "out"
+    result = run_json(capsys, str(suite), "--model", "blind", "-o", str(out))
+    asked = [json.loads(line) for line in (out / "compgen_two_object" / "questions.jsonl").read_text().splitlines()]
+    assert asked and {q["key"] for q in asked} == {"label_zsl", "label_choice"}
+    assert {q["levels"]["content.split"] for q in asked} <= {"id_val", "id_test", "ood_val", "ood_test"}
+    splits = {json.loads(p.read_text())["levels"]["content.split"]
+              for p in (out / "compgen_two_object" / "legends").glob("*.json")}
+    assert "train" in splits  # rendered, not asked
+    assert {r["key"] for r in result["results"]} == {"*", "label_zsl", "label_choice"}
+    assert next(r for r in result["results"] if r["key"] == "*")["n"] == len(asked)
