@@ -5,14 +5,25 @@ records the content hash of what it was made from (`.byo-run.json` beside its ou
 invocation renders nothing and sends no request, and a model added later is the only one asked.
 
 EXPERIMENT is a dataset config, a folder of them (a paper's suite: `dataset_configs/byo_eval/`), or
-an experiment file:
+an experiment file, checked against `ExperimentFile` before any work (an unknown key is refused
+with its path and the keys expected):
 
     experiment:
       name: counting_by_elevation           # the report goes to output/NAME/report.html
       configs: [count.yaml, ../clevr/count.yaml]   # relative to this file; folders allowed
-      models: [blind, oracle, "openai:gpt-4.1-mini"]
+      models:                                # PROVIDER:MODEL[@BASE_URL], a reference, or a mapping
+        - blind
+        - oracle
+        - "openai:gpt-4.1-mini"
+        - "openai-compatible:qwen2.5-vl@http://localhost:8000/v1"
+        - {provider: openai-compatible, model: qwen2.5-vl, base_url: "http://localhost:8000/v1",
+           key_env: LOCAL_KEY, run: qwen-local, concurrency: 4}
       baseline: blind                        # default: the first model
       questions: {preprompts: [neutral, cot], instructions: [direct], keys: ["count_*"], prompts: byo}
+
+`output` (the `out` argument of `run_experiment`, `byo run -o OUT`): every dataset goes to
+OUT/DATASET and the report to OUT/report.html; without it, each dataset goes where its config says
+(dataset.output_dir, else output/DATASET) and the report to output/NAME/report.html.
 """
 
 from __future__ import annotations
@@ -22,9 +33,10 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
 import yaml
-from pydantic import Field, ValidationError
+from pydantic import BeforeValidator, Field, ValidationError, field_validator
 
 from byo.audit.run import AuditReport, audit_dataset
 from byo.core.dataset import atomic_write_text
@@ -38,11 +50,13 @@ from byo.eval.resolve import preflight
 from byo.eval.run import EvalSettings, evaluate
 from byo.families import load_config
 from byo.providers import GenerationParams
+from byo.providers.catalog import PROVIDER_TYPES
 from byo.questions.generate import DEFAULT_PROMPTS, generate
 from byo.render.executors import Executor
 from byo.render.executors.pool import LocalPool, default_workers
 from byo.render.runner import render_dataset
 from byo.scene.config import DatasetConfig
+from byo.score.bins import Bins, parse_bins
 from byo.score.compare import compare, default_output, write_comparison
 from byo.score.report import write_report
 from byo.score.run import Scores, load_scores
@@ -52,36 +66,141 @@ STAMP = ".byo-run.json"  # what a stage's output was made from, beside it
 
 
 class QuestionSettings(Strict):
-    preprompts: list[str] = Field(default_factory=lambda: ["neutral"], min_length=1)
-    instructions: list[str] = Field(default_factory=lambda: ["direct"], min_length=1)
+    """What `byo questions` asks; preprompts or instructions None: the prompt set's own grid
+    (`prompts: byo-eval`: BYO-Eval's neutral, helpful, cot x declarative, fill_blank)."""
+
+    preprompts: list[str] | None = Field(default_factory=lambda: ["neutral"], min_length=1)
+    instructions: list[str] | None = Field(default_factory=lambda: ["direct"], min_length=1)
     keys: list[str] | None = None
     prompts: str = DEFAULT_PROMPTS
     unreadable: str | None = None
 
 
 class ModelSpec(Strict):
-    provider: str
+    """A model to evaluate: its provider (a type of byo.providers, or a reference: blind, oracle),
+    model name, run name (default PROVIDER-MODEL), endpoint, key variable and concurrency."""
+
+    provider: str = Field(min_length=1)
     model: str | None = None
     run: str | None = None
     base_url: str | None = None
     key_env: str | None = None
     concurrency: int = Field(8, ge=1)
 
+    @field_validator("provider")
+    @classmethod
+    def _a_provider_type(cls, provider: str) -> str:
+        if provider not in PROVIDER_TYPES:
+            raise ValueError(f"unknown provider {provider!r}; expected one of {', '.join(sorted(PROVIDER_TYPES))}")
+        return provider
+
+    @field_validator("base_url")
+    @classmethod
+    def _an_http_url(cls, url: str | None) -> str | None:
+        if url is not None and not url.startswith(("http://", "https://")):
+            raise ValueError(f"expected an http:// or https:// URL, got {url!r}")
+        return url
+
 
 class ExperimentFile(Strict):
+    """The `experiment:` section of an experiment file (the only top-level key)."""
+
     name: str | None = None
     configs: list[str] = Field(min_length=1)
-    models: list[str | ModelSpec] = Field(default_factory=list)
+    models: list[Annotated[ModelSpec, BeforeValidator(lambda m: model_fields(m) if isinstance(m, str) else m)]] = (
+        Field(default_factory=list))
     baseline: str | None = None
     questions: QuestionSettings = Field(default_factory=QuestionSettings)
 
 
+MODEL_FORMAT = ("PROVIDER:MODEL (openai:gpt-4.1-mini), PROVIDER:MODEL@BASE_URL "
+                "(openai-compatible:qwen2.5-vl@http://localhost:8000/v1) or a reference provider (blind)")
+
+
+def model_fields(text: str) -> dict:
+    """`PROVIDER:MODEL`, `PROVIDER:MODEL@BASE_URL` (the endpoint of an OpenAI-compatible server, a
+    local ollama...), or `PROVIDER` alone (blind, oracle, rank-blind...), as ModelSpec's fields."""
+    provider, _, rest = text.partition(":")
+    model, at, url = rest.partition("@")
+    if not provider or (":" in text and not model) or (at and not url):
+        raise ValueError(f"expected {MODEL_FORMAT}, got {text!r}")
+    return {"provider": provider, "model": model or None, "base_url": url or None}
+
+
 def model_spec(text: str) -> ModelSpec:
-    """`PROVIDER:MODEL`, or `PROVIDER` alone (blind, oracle, rank-blind...)."""
-    provider, _, model = text.partition(":")
-    if not provider or (":" in text and not model):
-        raise ValueError(f"expected PROVIDER:MODEL (openai:gpt-4.1-mini) or a reference provider (blind), got {text!r}")
-    return ModelSpec(provider=provider, model=model or None)
+    """A --model's text as a ModelSpec (ValueError naming the format otherwise)."""
+    try:
+        return ModelSpec(**model_fields(text))
+    except ValidationError as err:
+        raise ValueError("; ".join(m for _, m in validation_problems(err))) from None
+
+
+# The keys each part of an experiment file takes, for the message that refuses another one.
+SECTIONS_OF = {"experiment": ExperimentFile, "questions": QuestionSettings, "models": ModelSpec}
+
+
+def _expected_keys(key: str) -> str:
+    """`experiment.questions.prompt` -> "expected one of preprompts, instructions, ..."."""
+    parts = [part.split("[")[0] for part in key.split(".")[:-1]]
+    model = SECTIONS_OF.get(parts[-1]) if parts else None
+    return f"expected one of {', '.join(model.model_fields)}" if model else "expected no other key"
+
+
+def _file_problems(path: Path, data) -> list[tuple[str, str]]:
+    """The experiment file's problems, each with its key path and what was expected."""
+    others = sorted(str(k) for k in data if k != "experiment")
+    if others:
+        return [(k, "unknown key: an experiment file holds one section, experiment") for k in others]
+    if not isinstance(data["experiment"], dict):
+        return [("experiment", f"expected a mapping of {', '.join(ExperimentFile.model_fields)}")]
+    try:
+        ExperimentFile.model_validate(data["experiment"])
+    except ValidationError as err:
+        return [(k, f"unknown key: {_expected_keys(k)}" if m == "unknown key" else m)
+                for k, m in validation_problems(err, ("experiment",))]
+    return []
+
+
+PROTOCOL = "protocol.yml"  # a suite folder's protocol, beside its configs (.yml: its .yaml files are configs)
+
+
+class Protocol(Strict):
+    """A paper's protocol, declared by its suite's folder (PROTOCOL: a `protocol:` section): the
+    questions it asks (its prompt set and grid, its keys) and the ranges its tables pool a
+    variable's levels into (`bins`: VARIABLE: LO-HI,LO-HI,... or a named set, `byo-eval` for
+    Table 3's 1-4 / 5-9 / 10-21), the split its headline is taken on (`headline_split`: the
+    results table pools that split's questions only) and the split parts it asks (`splits`: the
+    other images' questions are not asked). `byo run FOLDER` asks and scores as it says."""
+
+    paper: str
+    questions: QuestionSettings = Field(default_factory=QuestionSettings)
+    bins: dict[str, str] = Field(default_factory=dict)
+    headline_split: str | None = None  # the split the results are taken on (KamonBench's Table 1: test)
+    splits: list[str] | None = None  # the split parts asked (the binding studies evaluate val and test only)
+
+    @field_validator("bins")
+    @classmethod
+    def _ranges(cls, bins: dict[str, str]) -> dict[str, str]:
+        for variable, spec in bins.items():
+            parse_bins(f"{variable}={spec}")  # ValueError says what is wrong
+        return bins
+
+    def ranges(self) -> Bins:
+        return dict(parse_bins(f"{variable}={spec}") for variable, spec in self.bins.items())
+
+
+def load_protocol(folder: Path) -> Protocol | None:
+    """The folder's protocol, checked (ConfigError naming the file and key), or None."""
+    path = folder / PROTOCOL
+    if not path.is_file():
+        return None
+    data = _yaml(path)
+    if not isinstance(data, dict) or set(data) != {"protocol"}:
+        raise ConfigError(str(path), [("protocol", "expected one section, protocol: paper, questions, bins")])
+    try:
+        return Protocol.model_validate(data["protocol"])
+    except ValidationError as err:
+        raise ConfigError(str(path), validation_problems(err, ("protocol",))) from None
 
 
 @dataclass
@@ -91,6 +210,11 @@ class Experiment:
     models: list[ModelSpec]
     baseline: str | None = None
     questions: QuestionSettings = field(default_factory=QuestionSettings)
+    protocol: Protocol | None = None  # a paper's suite's: its questions and bins
+
+    @property
+    def bins(self) -> Bins | None:
+        return self.protocol.ranges() if self.protocol is not None and self.protocol.bins else None
 
 
 def _configs_in(path: Path) -> list[Path]:
@@ -116,18 +240,24 @@ def load_experiment(path: str | Path, models: Sequence[str] = (), baseline: str 
     except ValueError as err:
         raise ConfigError("<command line>", [("--model", str(err))]) from None
     if path.is_dir():
-        exp = Experiment(name=path.name, configs=_configs_in(path), models=extra)
+        protocol = load_protocol(path)
+        exp = Experiment(name=path.resolve().name, configs=_configs_in(path), models=extra, protocol=protocol,
+                         questions=protocol.questions if protocol is not None else QuestionSettings())
     elif not path.is_file():
         raise ConfigError(str(path), [(None, "no such file or folder: expected a dataset config, a folder of "
                                              "them or an experiment file")])
-    elif "experiment" in (data := _yaml(path) or {}):
-        try:
-            spec = ExperimentFile.model_validate(data["experiment"])
-        except ValidationError as err:
-            raise ConfigError(str(path), [(f"experiment.{k}", m) for k, m in validation_problems(err)]) from None
+    elif isinstance(data := _yaml(path), dict) and "experiment" in data:
+        problems = _file_problems(path, data)
+        if problems:
+            raise ConfigError(str(path), problems)
+        spec = ExperimentFile.model_validate(data["experiment"])
         configs: list[Path] = []
-        for entry in spec.configs:
+        for i, entry in enumerate(spec.configs):
             target = (path.parent / entry).resolve()
+            if not target.exists():
+                raise ConfigError(str(path), [(f"experiment.configs[{i}]", f"no such file or folder: {entry} "
+                                               f"(relative to {path.parent}); expected a dataset config or a "
+                                               "folder of them")])
             configs += _configs_in(target) if target.is_dir() else [target]
         listed = [m if isinstance(m, ModelSpec) else model_spec(m) for m in spec.models]
         named = [("experiment.name", spec.name)] + [(f"experiment.models[{i}].run", m.run)
@@ -206,22 +336,26 @@ class ExperimentOutcome:
     work: list[str]  # what was done this invocation, in order (empty: everything was up to date)
 
 
-def run_experiment(experiment: Experiment, *, workers: int | None = None, executor: Executor | None = None,
-                   report: str | Path | None = None, on_step: Callable[[str], None] | None = None,
-                   progress: bool = True, force: bool = False) -> ExperimentOutcome:
-    """Every stage of `experiment`, each done only when what it is made from changed. The report
-    (and its sample viewer) replaces only files byo wrote, unless `force`."""
+def run_experiment(experiment: Experiment, *, out: str | Path | None = None, workers: int | None = None,
+                   executor: Executor | None = None, report: str | Path | None = None,
+                   on_step: Callable[[str], None] | None = None, progress: bool = True,
+                   force: bool = False) -> ExperimentOutcome:
+    """Every stage of `experiment`, each done only when what it is made from changed. `out`: the
+    folder of everything (OUT/DATASET for each dataset, OUT/report.html); `report`: the report's
+    path, when not there. The report (and its sample viewer) replaces only files byo wrote, unless
+    `force`."""
     say = on_step or (lambda _: None)
     work: list[str] = []
     configs = [(path, load_config(path)) for path in experiment.configs]  # every config checked first
-    page = Path(report or Path("output") / experiment.name / "report.html")
+    page = Path(report or (Path(out) if out is not None else Path("output") / experiment.name) / "report.html")
     check_file_output(page, force=force, flag="--report")  # a file of the user's there: refused before any work
     check_view_output(viewer_page(page), force=force)
     for model in experiment.models:  # and every model's endpoint (a base URL no client reaches, say)
         preflight(EvalSettings(dataset=Path("."), provider=model.provider, model=model.model,
                                base_url=model.base_url, key_env=model.key_env))
     outcomes = [_one_dataset(path, cfg, experiment, executor or LocalPool(workers or default_workers()),
-                             work, say, progress) for path, cfg in configs]
+                             work, say, progress, Path(out) / cfg.dataset.name if out is not None else None)
+                for path, cfg in configs]
     names = [run_of(m) for m in experiment.models]
     baseline = experiment.baseline or names[0]
     comparisons = []
@@ -230,14 +364,14 @@ def run_experiment(experiment: Experiment, *, workers: int | None = None, execut
             if name == baseline:
                 continue
             a, b = outcome.scores[name], outcome.scores[baseline]
-            out = default_output(a, b)
+            folder = default_output(a, b)
             made_from = digest(a.facts, b.facts, files_digest([outcome.dataset / "runs" / n / "scores.json"
                                                                  for n in (name, baseline)]))
-            if not _fresh(out, "compare", made_from):
-                write_comparison(compare(a, b), out)
-                _mark(out, "compare", made_from)
+            if not _fresh(folder, "compare", made_from):
+                write_comparison(compare(a, b), folder)
+                _mark(folder, "compare", made_from)
                 work.append(f"compared {name} with {baseline} on {outcome.dataset.name}")
-            comparisons.append(out)
+            comparisons.append(folder)
     scores = [s for outcome in outcomes for s in outcome.scores.values()]
     made_from = files_digest([o.dataset / "runs" / n / "scores.json" for o in outcomes for n in o.scores])
     if not (page.is_file() and _fresh(page.parent, f"report {page.name}", made_from)):
@@ -254,9 +388,31 @@ def viewer_page(page: Path) -> Path:
     return page.with_name(page.stem + "_samples.html")
 
 
+def _keep_splits(questions_file: Path, dataset: Path, cfg: DatasetConfig, splits: list[str]) -> int:
+    """Rewrite the question file with the questions of images in `splits` only (the split read
+    from the question's params, its split level, else its legend's extras); returns how many."""
+    kept = []
+    legends: dict[str, str | None] = {}
+    for line in questions_file.read_text().splitlines():
+        if not line.strip():
+            continue
+        q = json.loads(line)
+        split = (q.get("params") or {}).get("split") or q["levels"].get(cfg.dataset.split_key or "split")
+        if split is None:
+            stem = Path(q["image"]).stem
+            if stem not in legends:
+                legend = json.loads((dataset / "legends" / f"{stem}.json").read_text())
+                legends[stem] = (legend.get("extras") or {}).get("split")
+            split = legends[stem]
+        if split in splits:
+            kept.append(line)
+    atomic_write_text(questions_file, "".join(f"{line}\n" for line in kept))
+    return len(kept)
+
+
 def _one_dataset(path: Path, cfg: DatasetConfig, experiment: Experiment, executor: Executor, work: list[str],
-                 say: Callable[[str], None], progress: bool) -> DatasetOutcome:
-    rendered = render_dataset(cfg, None, executor=executor, resume=True, file=str(path), show_progress=progress,
+                 say: Callable[[str], None], progress: bool, out_dir: Path | None = None) -> DatasetOutcome:
+    rendered = render_dataset(cfg, out_dir, executor=executor, resume=True, file=str(path), show_progress=progress,
                               wait_flag=None)  # byo run has no --wait
     dataset = rendered.out_dir
     outcome = DatasetOutcome(config=path, dataset=dataset, rendered=len(rendered.rendered))
@@ -277,6 +433,11 @@ def _one_dataset(path: Path, cfg: DatasetConfig, experiment: Experiment, executo
         _mark(dataset, "questions", made_from)
         work.append(f"asked {dataset.name}")
         say(f"{dataset.name}: {sum(summary.questions.values())} questions")
+    splits = experiment.protocol.splits if experiment.protocol is not None else None
+    if splits and not _fresh(dataset, "splits", files_digest([questions_file])):  # the file as filtered
+        kept = _keep_splits(questions_file, dataset, cfg, splits)
+        _mark(dataset, "splits", files_digest([questions_file]))
+        say(f"{dataset.name}: {kept} questions on the split parts the paper evaluates ({', '.join(splits)})")
     outcome.questions = sum(1 for _ in questions_file.open())
 
     asked = files_digest([questions_file, *legends])
@@ -308,5 +469,5 @@ def _one_dataset(path: Path, cfg: DatasetConfig, experiment: Experiment, executo
             work.append(f"evaluated {name} on {dataset.name} ({report.requests_sent} requests)")
             say(f"{dataset.name}: {name} answered {len(report.rows)} questions "
                 f"({report.requests_sent} requests, {report.cached} from the cache)")
-        outcome.scores[name] = load_scores(run_dir)
+        outcome.scores[name] = load_scores(run_dir, bins=experiment.bins)
     return outcome

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 from collections import Counter
 from pathlib import Path
@@ -32,6 +33,7 @@ from byo.render.estimate import CALIBRATION_IMAGES
 from byo.render.runner import sample_tasks
 from byo.scene.plan import combination, combination_count, image_count, images_per_combination, jobs
 from byo.scene.setup import level_label
+from byo.score.heat import MIN_CELL_QUESTIONS
 from byo.score.power import PowerSettings, plan_power
 
 
@@ -73,6 +75,7 @@ def cmd_plan(args) -> int:
     if n_combos > args.max_rows:
         shown.print(f"... {n_combos - args.max_rows:,} more combinations")
     print_readability(cfg, shown)
+    print_cells(cfg, shown)
     if power:
         print_power(args, cfg, power, shown)
     if args.estimate:
@@ -81,6 +84,37 @@ def cmd_plan(args) -> int:
         shown.print("render time, questions and cost: byo plan CONFIG --estimate [--model PROVIDER:MODEL "
                     "--providers FILE] (a short calibration render, cached per machine)")
     return 0
+
+
+def cell_rows(cfg) -> list[dict]:
+    """Per pair of varied variables: the cells the report's heatmap of the two has, and the images
+    (so the questions of one key and prompt variant) each cell gets."""
+    enumerated = {k: v.count() for k, v in cfg.enumerated().items() if v.count() > 1}
+    n_images = image_count(cfg)
+    return [{"variables": [a, b], "cells": enumerated[a] * enumerated[b],
+             "images_per_cell": n_images // (enumerated[a] * enumerated[b])}
+            for a, b in itertools.combinations(enumerated, 2)]
+
+
+def print_cells(cfg, shown) -> None:
+    """What each level and each cell of two varied variables will get, and a warning for a heatmap
+    the report cannot fill: it colours a cell of MIN_CELL_QUESTIONS questions or more."""
+    enumerated = {k: v.count() for k, v in cfg.enumerated().items() if v.count() > 1}
+    n_images = image_count(cfg)
+    for variable, levels in enumerated.items():
+        shown.print(f"{variable}: {levels} levels, {n_images // levels:,} images each (as many questions per key "
+                    "and prompt variant)", highlight=False)
+    for row in cell_rows(cfg):
+        a, b = row["variables"]
+        per_cell = row["images_per_cell"]
+        shown.print(f"{a} x {b}: {row['cells']} cells, {per_cell:,} images each (as many questions per key and "
+                    "prompt variant)", highlight=False)
+        if per_cell < MIN_CELL_QUESTIONS:
+            variants = -(-MIN_CELL_QUESTIONS // per_cell)
+            shown.print(f"[yellow]the report's {a} x {b} heatmap of a key needs {MIN_CELL_QUESTIONS} questions a "
+                        f"cell: with {per_cell} images a cell, ask {variants} prompt variants or more (byo questions "
+                        f"--preprompts), or render {-(-MIN_CELL_QUESTIONS // per_cell)}x the images per combination "
+                        "(dataset.n_images)[/yellow]", highlight=False)
 
 
 def combination_rows(cfg, n_combos: int, reps: int, sizes, max_rows: int) -> list[dict]:
@@ -104,7 +138,9 @@ def plan_document(args, cfg, sizes, power: dict | None) -> dict:
                       "images": reps} for r in rows],
             "more_combinations": max(0, n_combos - len(rows)),
             "unreadable": cfg.questions.unreadable,
-            "questions_per_level": read_json(summary) if summary.is_file() else None, "power": power}
+            "questions_per_level": read_json(summary) if summary.is_file() else None,
+            "cells": [{**c, "fills_heatmap": c["images_per_cell"] >= MIN_CELL_QUESTIONS} for c in cell_rows(cfg)],
+            "power": power}
 
 
 def summary_file(cfg) -> Path:

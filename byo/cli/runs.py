@@ -31,7 +31,14 @@ from byo.cli.options import (
 from byo.cli.score import warn_partial
 from byo.core.dataset import atomic_write_text
 from byo.core.outputs import check_file_output, writing_outputs
-from byo.score.compare import CORRECTIONS, default_output, write_comparison
+from byo.score.compare import (
+    CORRECTIONS,
+    TEST_SIGN,
+    default_output,
+    testing_summary,
+    where,
+    write_comparison,
+)
 from byo.score.correlate import correlation_table, prompt_table, scene_pair_table
 from byo.score.psychometric import ESTIMATED
 from byo.score.rows import load_run
@@ -87,21 +94,18 @@ def print_comparison(args, a, b, result: dict) -> None:
     s = result["settings"]
     table = new_table("questions", "n / images", "A", "B", "A - B [95% CI]", "p", "adjusted interval", "adj. p",
                   "verdict", title=f"A = {a.facts['run']} ({a.facts.get('model')}), B = {b.facts['run']} "
-                  f"({b.facts.get('model')}): {result['paired']} paired questions; t test on the cluster-robust "
-                  f"standard error (images as clusters); adjusted: {s['correction']}; the verdict is the adjusted "
-                  "interval's (McNemar's p, for reference: differences.csv)")
-    notes = []
-    for r in result["differences"]:
-        if r["variable"] and not levels:
-            continue
-        where = "all questions" if r["key"] == "*" else " ".join(x for x in (r["key"], r["variable"], r["level"]) if x)
-        table.add_row(f"[bold]{where}[/bold]" if r["key"] == "*" else escape(where), f"{r['n']} / {r['images']}",
+                  f"({b.facts.get('model')}): {result['paired']} paired questions; Newcombe's paired "
+                  f"interval and its score test with images as clusters (sign test over images where all differ "
+                  f"alike); adjusted: {s['correction']}; the verdict is the adjusted p-value's (McNemar's p, for "
+                  "reference: differences.csv)")
+    listed = [r for r in result["differences"] if levels or not r["variable"]]
+    for r in listed:
+        name = where(r)
+        table.add_row(f"[bold]{name}[/bold]" if r["key"] == "*" else escape(name), f"{r['n']} / {r['images']}",
                       f"{r['accuracy_a']:.1%}", f"{r['accuracy_b']:.1%}", *compare_cells(r))
-        if r["interval_note"]:
-            notes.append(f"{where}: no interval, no test: {r['interval_note']}")
     shown.print(table)
-    for note in notes:
-        shown.print(escape(note), highlight=False)
+    for line in testing_summary(listed):
+        shown.print(escape(line), highlight=False)
     either = [r for r in result["thresholds"] if args.verbose or {r["verdict_a"], r["verdict_b"]} & set(ESTIMATED)]
     if either:
         thresholds = new_table("key", "variable", "threshold A", "threshold B", "A - B [95% CI]", "note",
@@ -123,8 +127,10 @@ def compare_cells(r: dict) -> list[str]:
     """A paired row's difference, test, adjusted interval and verdict; a row without a test points to
     the note under the table."""
     if r["p_clustered"] is None:
-        return [f"{r['difference']:+.1%} (no interval: below)", "–", "–", "–", r["verdict"]]
-    return [f"{r['difference']:+.1%} [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]", f"{r['p_clustered']:.2g}",
+        return [f"{r['difference']:+.1%} (no test: below)", "–", "–", "–", r["verdict"]]
+    sign = " (sign)" if r["test"] == TEST_SIGN else ""
+    return [f"{r['difference']:+.1%} [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]",
+            f"{r['p_clustered']:.2g}{sign}",
             f"[{r['difference_adjusted_lo']:+.1%}, {r['difference_adjusted_hi']:+.1%}] at "
             f"{r['confidence_adjusted']:.2%}", f"{r['p_clustered_adjusted']:.2g}", r["verdict"]]
 

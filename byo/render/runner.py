@@ -36,7 +36,7 @@ from byo.core.inputs import DATA_ERRORS, read_json, reading
 from byo.core.locks import entries, writer_lock
 from byo.core.progress import Bar
 from byo.core.schema import shown
-from byo.core.sheets import contact_sheet
+from byo.core.sheets import SHEET, contact_sheet
 from byo.core.stops import Stopped
 from byo.families import load_config
 from byo.families.base import Family
@@ -303,9 +303,23 @@ def finalize(layout: Layout, family: Family) -> dict[str, Path]:
     except DATA_ERRORS:
         raise _unreadable_legend(layout, family, legends) from None
     if legends:
-        written["contact_sheet"] = contact_sheet(layout.root, caption=family.caption, legends=legends,
-                                                 level_text=level_label)
+        sheet = layout.root / SHEET
+        written["contact_sheet"] = sheet if _sheet_current(layout, sheet, legends) else contact_sheet(
+            layout.root, caption=family.caption, legends=legends, level_text=level_label)
     return written
+
+
+def _sheet_current(layout: Layout, sheet: Path, legends: list[dict]) -> bool:
+    """Whether the contact sheet is newer than every legend and image it shows: a rerun with
+    nothing rendered leaves it as it is (byo render never removes an image, so a newer sheet
+    shows them all)."""
+    if not sheet.is_file():
+        return False
+    try:
+        return max(max(layout.legend(g["name"]).stat().st_mtime_ns, (layout.root / g["image"]).stat().st_mtime_ns)
+                   for g in legends) <= sheet.stat().st_mtime_ns
+    except OSError:
+        return False
 
 
 def _unreadable_legend(layout: Layout, family: Family, legends: list[dict]) -> InputError:

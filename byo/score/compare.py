@@ -3,25 +3,30 @@
 Per question key and per level of every varying variable (prompt variants pooled), and over all
 questions:
 - the accuracy of each run and the difference A - B;
-- the clustered test of that difference, with the questions of one image as one cluster: the
-  cluster-robust (CR1) standard error of the paired difference, a t test on images - 1 degrees of
-  freedom (the clustered McNemar test), and its 95% interval, d +- t(0.975, images - 1) se: the
-  interval excludes 0 exactly when p < 0.05;
+- the 95% interval of that difference: Newcombe's hybrid score interval for paired proportions
+  (Newcombe 1998, method 10), with an image's questions as one cluster (each accuracy's Wilson
+  interval on its effective sample size, the correlation of the two accuracies' cluster-robust
+  estimates, t(0.975, images - 1) for z: `byo.core.stats.PairedProportions`). It never leaves
+  [-100%, +100%];
+- the clustered test of that difference (`p_clustered`, `test`): the score test the interval
+  inverts, so that the interval excludes 0 exactly when p < 0.05; where every image differs alike
+  (no spread between images, as blind always wrong and oracle always right), the exact sign test
+  over images instead (each image one observation: 6 of 6 one way, p = 2 / 2^6 = 0.031);
 - the multiple-comparison correction (Holm by default, Benjamini-Hochberg with `correction="bh"`)
   over every row but the first (all questions, the primary test): the adjusted p-value, and the
   interval at the level the row's adjusted test is run at (Holm: 1 - 0.05 / (m - j + 1) for the j-th
   smallest p while they are rejected, 1 - 0.05 / (m - R) for the others, R the rejections; BH:
   1 - R 0.05 / m, Benjamini & Yekutieli's false-coverage-rate intervals), so that the adjusted
-  interval excludes 0 exactly when the adjusted p-value is under 0.05;
+  interval excludes 0 exactly when the adjusted p-value is under 0.05 (with the score test);
 - McNemar's exact test (the two-sided binomial test of the discordant pairs), which takes the
   questions as independent, beside it for reference, with its adjusted p-value; it decides nothing;
 - for each curve both runs have (byo score's breaking points, logistic), the difference of the
   thresholds with a paired bootstrap interval (the same images drawn for both runs).
 
-A row's verdict names the better run when its adjusted interval excludes 0 (`verdict`; the
-unadjusted interval's is `verdict_unadjusted`). A row with no spread between images (one image, or
-every image's questions differing alike) has no test: its `interval_note` says why, in the
-terminal and the report too.
+A row's verdict names the better run when its adjusted p-value is under 0.05 (`verdict`; the
+unadjusted p-value's is `verdict_unadjusted`): with the score test, exactly when its adjusted
+interval excludes 0. A row of one image, or whose images all differ by 0, has no test: its
+`interval_note` says why, summed up in one line in the terminal and the report.
 """
 
 from __future__ import annotations
@@ -37,12 +42,16 @@ import scipy  # scipy.stats loads on first use
 
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
+from byo.core.stats import PairedProportions, cluster_index, cluster_sign_test
 from byo.score import psychometric as psy
 from byo.score.metrics import rng_for
 from byo.score.run import Scores, json_line, to_csv
 from byo.score.tables import Levels
 
 ALPHA = 0.05
+TEST_SCORE = "score"  # the test Newcombe's interval inverts
+TEST_SIGN = "sign"  # the exact sign test over images, where every image differs alike
+TEST_NAMES = {TEST_SCORE: "Newcombe's score test (clustered)", TEST_SIGN: "sign test over images (exact)"}
 CORRECTIONS = {"holm": "holm", "bh": "fdr_bh"}
 CORRECTION_NAMES = {"holm": "Holm (family-wise error)", "bh": "Benjamini-Hochberg (false discovery rate)"}
 MAX_EXAMPLES = 3
@@ -89,36 +98,44 @@ def _paired(values_a: Sequence[bool], values_b: Sequence[bool], images: Sequence
     n = len(d)
     a_only, b_only = int(((a == 1) & (b == 0)).sum()), int(((a == 0) & (b == 1)).sum())
     p_mcnemar = float(scipy.stats.binomtest(a_only, a_only + b_only, 0.5).pvalue) if a_only + b_only else 1.0
-    ids: dict = {}
-    index = np.array([ids.setdefault(i, len(ids)) for i in images])
-    g = len(ids)
-    resid = np.bincount(index, weights=d - d.mean(), minlength=g)
+    index = cluster_index(images)
+    cluster, g = index
+    resid = np.bincount(cluster, weights=d - d.mean(), minlength=g)
     se = math.sqrt((resid ** 2).sum() / n ** 2 * (g / (g - 1))) if g > 1 else 0.0
     out = {"n": n, "images": g, "accuracy_a": float(a.mean()), "accuracy_b": float(b.mean()),
            "difference": float(d.mean()), "a_only": a_only, "b_only": b_only, "p_mcnemar": p_mcnemar,
-           "se_clustered": se, "df": g - 1, "p_clustered": None, "difference_lo": None, "difference_hi": None,
-           "interval_note": None}
+           "se_clustered": se, "df": g - 1, "test": None, "p_clustered": None, "difference_lo": None,
+           "difference_hi": None, "images_a_better": None, "images_b_better": None, "interval_note": None,
+           "_paired": PairedProportions.of(a, b, index)}
     if g < 2:
         out["interval_note"] = "one image: no spread between images to test the difference against"
-    elif se < 1e-12 * max(1.0, abs(d.mean())):
-        out["interval_note"] = (f"all {g} images differ alike ({d.mean():+.1%} each): no spread between images "
-                                "to test the difference against")
+        return out
+    per_image = np.bincount(cluster, weights=d, minlength=g) / np.bincount(cluster, minlength=g)
+    out["images_a_better"], out["images_b_better"] = int((per_image > 0).sum()), int((per_image < 0).sum())
+    if se < 1e-12 * max(1.0, abs(d.mean())):
+        if d.mean() == 0:
+            out["interval_note"] = f"all {g} images differ by 0 (each run as often right on every image): nothing to test"
+            return out
+        out["test"] = TEST_SIGN
+        out["p_clustered"] = cluster_sign_test(per_image)[0]
     else:
-        out["p_clustered"] = float(2 * scipy.stats.t.sf(abs(d.mean()) / se, g - 1))
-        out["difference_lo"], out["difference_hi"] = _interval(out, ALPHA)
+        out["test"] = TEST_SCORE
+        out["p_clustered"] = out["_paired"].p_value()
+    out["difference_lo"], out["difference_hi"] = _interval(out, ALPHA)
     return out
 
 
 def _interval(row: dict, alpha: float) -> tuple[float, float]:
-    """The (1 - alpha) t interval of a row's difference."""
-    half = float(scipy.stats.t.ppf(1 - alpha / 2, row["df"])) * row["se_clustered"]
-    return row["difference"] - half, row["difference"] + half
+    """The (1 - alpha) Newcombe interval of a row's difference."""
+    return row["_paired"].interval(1 - alpha)
 
 
-def _verdict(row: dict, lo: float | None, hi: float | None) -> str:
-    if lo is None:
+def _verdict(row: dict, p: float | None) -> str:
+    """The test's verdict at ALPHA; with the score test, exactly where the row's interval at the
+    same level excludes 0."""
+    if p is None:
         return "not testable"
-    if lo > 0 or hi < 0:
+    if p < ALPHA:
         return "A better" if row["difference"] > 0 else "B better"
     return "no difference shown"
 
@@ -180,6 +197,34 @@ def adjusted_levels(p: Sequence[float], correction: str, alpha: float = ALPHA) -
     return out
 
 
+def where(r: dict) -> str:
+    """A row's name for people: "all questions", a key, or a key, variable and level."""
+    return "all questions" if r["key"] == "*" else " ".join(x for x in (r["key"], r["variable"], r["level"]) if x)
+
+
+def testing_summary(table: list[dict]) -> list[str]:
+    """At most two lines for the whole table, in place of a note per row: the rows tested with the
+    sign test over images (every image differing alike), and the rows without a test, grouped by why."""
+    lines = []
+    signed = [r for r in table if r["test"] == TEST_SIGN]
+    if signed:
+        named = ", ".join(f"{where(r)} ({r['images_a_better'] or r['images_b_better']} of {r['images']})"
+                          for r in signed[:MAX_EXAMPLES])
+        lines.append(f"{len(signed)} of {len(table)} rows have every image differing alike (no spread for the score "
+                     f"test): tested with the exact sign test over images, e.g. {named}"
+                     + (f" and {len(signed) - MAX_EXAMPLES} more" if len(signed) > MAX_EXAMPLES else ""))
+    untested = [r for r in table if r["p_clustered"] is None]
+    if untested:
+        why: dict[str, list[str]] = {}
+        for r in untested:
+            why.setdefault("one image" if r["images"] < 2 else "every image differing by 0", []).append(where(r))
+        lines.append(f"{len(untested)} of {len(table)} rows have no test: " + "; ".join(
+            f"{reason} ({len(names)}: {', '.join(names[:MAX_EXAMPLES])}"
+            + (f" and {len(names) - MAX_EXAMPLES} more)" if len(names) > MAX_EXAMPLES else ")")
+            for reason, names in why.items()))
+    return lines
+
+
 def _adjust(table: list[dict], correction: str) -> None:
     """Adjusted p-values, levels, intervals and verdicts over every testable row but the first (all
     questions: the primary test, at 95%). McNemar's p-values are adjusted over the same rows."""
@@ -201,8 +246,9 @@ def _adjust(table: list[dict], correction: str) -> None:
             r["difference_adjusted_lo"] = r["difference_adjusted_hi"] = None
         else:
             r["difference_adjusted_lo"], r["difference_adjusted_hi"] = _interval(r, 1 - r["confidence_adjusted"])
-        r["verdict_unadjusted"] = _verdict(r, r["difference_lo"], r["difference_hi"])
-        r["verdict"] = _verdict(r, r["difference_adjusted_lo"], r["difference_adjusted_hi"])
+        r["verdict_unadjusted"] = _verdict(r, r["p_clustered"])
+        r["verdict"] = _verdict(r, r["p_clustered_adjusted"])
+        del r["_paired"]
 
 
 def threshold_differences(a: Scores, b: Scores, pairs: list[tuple[dict, dict]], *, n_boot: int, seed: int,

@@ -14,6 +14,10 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 
+# A cell of a level x level heatmap with fewer questions is greyed, with its n: its 95% interval
+# spans more than +-25 points at any accuracy; a heatmap without a larger cell is not drawn (and
+# byo plan warns of it before anything is rendered).
+MIN_CELL_QUESTIONS = 10
 NO_DATA = "#f3f4f6"  # a cell without a value (too few questions, or none)
 EMPTY = "#f8fafc"  # a confusion cell no answer fell in
 DARK_TEXT, LIGHT_TEXT, MUTED_TEXT = "#111111", "#ffffff", "#6b7280"

@@ -29,9 +29,9 @@ from byo.questions.load import SUMMARY_FILE
 from byo.scene.setup import preset_unit
 from byo.score import humans, plots
 from byo.score import psychometric as psy
-from byo.score.compare import compare, question_difference
+from byo.score.compare import TEST_SIGN, compare, question_difference, testing_summary
 from byo.score.cost import cost_section
-from byo.score.heat import confusion_table, heat_table
+from byo.score.heat import MIN_CELL_QUESTIONS, confusion_table, heat_table
 from byo.score.metrics import clustered_proportion, group_by, nmae_term
 from byo.score.parse import STATUSES
 from byo.score.registry import TABLES as DECLARED
@@ -51,9 +51,6 @@ SECTIONS = [("overview", "Overview"), ("models", "Model comparison"), ("skills",
             ("confusion", "Confusion matrices"), ("localization", "Localization"), ("parsing", "Parsing"),
             ("mistakes", "Worst mistakes"), ("cost", "Cost"), ("definitions", "Definitions")]
 MIN_SPOKES = 3  # a radar chart needs three skills
-# A cell of a level x level heatmap with fewer questions is greyed, with its n: its 95% interval
-# spans more than +-25 points at any accuracy; a heatmap without a larger cell is not drawn.
-MIN_CELL_QUESTIONS = 10
 # The precision / recall / F1 a key may have (byo.score.tables), each named for what it is.
 PRF_KINDS = (("byoeval", "BYO-Eval"), ("macro", "macro"), ("micro", "set (micro)"), ("yes", "yes"))
 CLUSTERED = "95% intervals clustered by image (design-effect Wilson: all questions of an image and its prompt variants " \
@@ -447,20 +444,20 @@ def levels_block(runs: Runs, key_info: tuple) -> dict | None:
             for i, la in enumerate(levels[a]):
                 for j, lb in enumerate(levels[b]):
                     r = runs.metric(s, key, ALL, a, la, b, lb)
-                    if r and r["n"] < MIN_CELL_QUESTIONS:
-                        notes[i, j] = f"n={r['n']}"  # greyed: too few questions to colour
+                    if r and r["n"] < MIN_CELL_QUESTIONS:  # greyed: too few questions to colour, its value said
+                        value = r.get(metric)
+                        shown_value = "" if value is None else (pct(value) if good_high else f"{value:.2f}") + " "
+                        notes[i, j] = f"{shown_value}n={r['n']}"
                     elif r:
                         m[i, j] = r[metric] if r.get(metric) is not None else np.nan
                         notes[i, j] = f"n={r['n']} p={pct(r['parse_rate'])}"
-            if np.isfinite(m).any():
+            if np.isfinite(m).any() or (notes != "").any():
                 heatmaps.append(heat_table(
                     m, levels[b], levels[a], kind="two variables", title=f"{label}: {metric.upper()} ({name})",
                     column_label=b, row_label=a, cmap="viridis" if good_high else "viridis_r", vmax=vmax,
                     notes=notes, caption=f"{label}: {metric.upper()} over {a} x {b}; each cell shows n and the "
-                    f"parse rate p; a cell of fewer than {MIN_CELL_QUESTIONS} questions is grey, with its n."))
-        if not heatmaps:
-            figures[-1]["caption"] += (f" No {a} x {b} heatmap: no cell of it has {MIN_CELL_QUESTIONS} questions "
-                                       "or more.")
+                    f"parse rate p; a cell of fewer than {MIN_CELL_QUESTIONS} questions is grey, with its value "
+                    "and n (too few to colour: byo plan says how many each cell gets)."))
     return {"key": name, "task": task, "answer_type": answer_type, "figures": figures, "heatmaps": heatmaps,
             "skipped": skipped}
 
@@ -721,18 +718,19 @@ def breaking_section(runs: Runs) -> list[dict]:
 def _pair_row(r: dict, la: str, lb: str) -> dict:
     """A paired row for people: a row without a test says why in its interval's cell."""
     if r["p_clustered"] is None:
-        difference, adjusted = f"{r['difference']:+.1%} (no interval: {r['interval_note']})", "–"
-        clustered = "–"
+        interval, adjusted, level, clustered = "no test", "–", "", "–"
     else:
-        difference = f"{r['difference']:+.1%} [{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]"
-        adjusted = (f"[{r['difference_adjusted_lo']:+.1%}, {r['difference_adjusted_hi']:+.1%}] at "
-                    f"{r['confidence_adjusted']:.2%}")
-        clustered = f"{r['p_clustered']:.2g} ({r['p_clustered_adjusted']:.2g})"
+        interval = f"[{r['difference_lo']:+.1%}, {r['difference_hi']:+.1%}]"
+        adjusted = f"[{r['difference_adjusted_lo']:+.1%}, {r['difference_adjusted_hi']:+.1%}]"
+        level = f"at {r['confidence_adjusted']:.2%}"
+        clustered = (f"{r['p_clustered']:.2g} ({r['p_clustered_adjusted']:.2g})"
+                     + (" sign" if r["test"] == TEST_SIGN else ""))
     mcnemar = f"{r['p_mcnemar']:.2g}" + (f" ({r['p_mcnemar_adjusted']:.2g})" if r["p_mcnemar_adjusted"] is not None
                                          else "")
     return {"key": "all questions" if r["key"] == "*" else r["key"], "variable": r["variable"],
             "level": r["level"], "n": r["n"], "images": r["images"], "a": pct(r["accuracy_a"]),
-            "b": pct(r["accuracy_b"]), "difference": difference, "adjusted": adjusted,
+            "b": pct(r["accuracy_b"]), "difference": f"{r['difference']:+.1%}", "interval": interval,
+            "adjusted": adjusted, "adjusted_level": level,
             "discordant": f"{r['a_only']} / {r['b_only']}", "mcnemar": mcnemar, "clustered": clustered,
             "verdict": r["verdict"].replace("A better", f"{la} better").replace("B better", f"{lb} better")}
 
@@ -758,10 +756,9 @@ def paired_section(runs: Runs) -> list[dict]:
             fig = figure(plots.forest(["all questions" if r["key"] == "*" else r["key"] for r in keys],
                                       forest_rows(keys), xlabel=f"accuracy {la} − {lb}", title=f"{la} vs {lb}"),
                          f"Accuracy of {la} minus {lb} on the same {result['paired']} questions, per key, with the "
-                         "interval each verdict is read from: the t interval on the cluster-robust standard error "
-                         "(images as clusters) at the level of the row's adjusted test "
-                         f"({result['settings']['correction']}; 95% for all questions); filled: it excludes 0. A "
-                         "point without an interval has no spread between images to test against.")
+                         "interval at the level of the row's adjusted test: Newcombe's paired interval with images as "
+                         f"clusters ({result['settings']['correction']}; 95% for all questions); filled: the adjusted "
+                         "test shows a difference. A point without an interval has no test.")
             thresholds = []
             for t in result["thresholds"]:
                 ci = (f" [{t['difference_lo']:+.3g}, {t['difference_hi']:+.3g}]" if t.get("difference_lo") is not None
@@ -774,9 +771,7 @@ def paired_section(runs: Runs) -> list[dict]:
             out.append({"a": la, "b": lb, "paired": result["paired"], "figure": fig, "correction": result["settings"]["correction"],
                         "keys": [_pair_row(r, la, lb) for r in keys],
                         "levels": [_pair_row(r, la, lb) for r in result["differences"] if r["variable"]],
-                        "untested": [f"{'all questions' if r['key'] == '*' else r['key']}"
-                                     f"{' ' + r['variable'] + ' ' + r['level'] if r['variable'] else ''}: "
-                                     f"{r['interval_note']}" for r in result["differences"] if r["interval_note"]],
+                        "tests": testing_summary(result["differences"]),
                         "thresholds": thresholds})
     return out
 

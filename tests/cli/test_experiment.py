@@ -5,6 +5,7 @@ one asked."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -42,7 +43,10 @@ def test_the_demo_in_one_command_then_nothing_to_do_then_only_the_new_model(tmp_
     render_log = tmp_path / "output" / "demo" / "render_log.jsonl"
     rendered = rendered_images(render_log)
     assert rendered == 8
+    sheet = tmp_path / "output" / "demo" / "contact_sheet.png"
+    made = sheet.stat().st_mtime_ns
     again = run_json(capsys, str(config), "--model", "blind", "--model", "oracle")
+    assert sheet.stat().st_mtime_ns == made  # nothing rendered: the contact sheet is not rewritten
     assert again["work"] == [] and again["results"] == first["results"]  # nothing rendered, asked or written
     assert rendered_images(render_log) == rendered
 
@@ -138,3 +142,196 @@ def test_a_users_report_or_folder_in_the_way_is_refused_before_any_render(tmp_pa
     err = capsys.readouterr().err
     assert "holds files that are no render's (notes.txt)" in err
     assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
+
+
+@pytest.mark.render
+def test_output_folder_and_a_model_at_a_base_url_without_an_experiment_file(tmp_path, capsys, monkeypatch):
+    """`-o OUT` puts the dataset and the report under OUT (nothing in ./output); `--model
+    openai-compatible:NAME@URL` reaches that server (a fake one on loopback, the real OpenAI client)
+    with no experiment file. Outside a terminal the progress is plain lines, not a bar. The results
+    give accuracy per level of both varied variables and per cell of the two crossed, with n, and
+    a key the design fixes (all objects large: query_size_unique_shape) is listed apart, not pooled."""
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "demo.yaml"
+    data = tiny_config(ROOT / "dataset_configs" / "demo.yaml")
+    data["dataset"]["n_images"] = 4  # 16 images: 2 counts x 2 azimuths, 4 of each
+    data["scene"]["content"]["sizes"] = ["large"]  # every object large: query_size_unique_shape is fixed
+    config.write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "results"
+    with FakeVLM(lambda seen: "3") as fake:
+        capsys.readouterr()
+        assert main(["run", str(config), "--model", "blind", "--model", f"openai-compatible:fake-vlm@{fake.url}/v1",
+                     "-o", str(out), "--workers", "1", "--json"]) == 0
+        captured = capsys.readouterr()
+        result = json.loads(captured.out)
+        questions = len((out / "demo" / "questions.jsonl").read_text().splitlines())
+        assert len(fake.log) == questions > 0
+        assert main(["run", str(config), "--model", "blind", "--model", f"openai-compatible:fake-vlm@{fake.url}/v1",
+                     "-o", str(out), "--workers", "1"]) == 0
+        assert len(fake.log) == questions  # nothing asked again
+        printed = " ".join(capsys.readouterr().out.split())
+    assert result["report"] == str(out / "report.html") and (out / "report.html").is_file()
+    assert (out / "report_samples.html").is_file() and (out / "demo" / "runs" / "openai-compatible-fake-vlm").is_dir()
+    assert {r["model"] for r in result["results"]} == {"blind", "openai-compatible-fake-vlm"}
+    assert not (tmp_path / "output").exists()
+    assert f"eval openai-compatible/fake-vlm: {questions} of {questions} q" in captured.err
+    assert "━" not in captured.err
+
+    # the user's variables: per level and per cell of the two crossed, with n; the fixed key apart
+    asked = [json.loads(line) for line in (out / "demo" / "questions.jsonl").read_text().splitlines()]
+    size = [q for q in asked if q["key"] == "query_size_unique_shape"]
+    assert len({q["image"] for q in size}) >= 3 and {q["answer"] for q in size} == {"large"}
+    by_key = {(r["model"], r["key"]): r for r in result["results"]}
+    assert by_key[("blind", "query_size_unique_shape")]["fixed"] == {"answer": "large", "images": len(
+        {q["image"] for q in size}), "questions": len(size)}
+    fixed = {k for (m, k), r in by_key.items() if m == "blind" and r["fixed"]}
+    assert by_key[("blind", "*")]["n"] == sum(1 for q in asked if q["key"] not in fixed)  # not pooled
+    cells = [c for c in result["levels"] if c["model"] == "blind"]
+    assert {(c["variable"], c["level"]) for c in cells if not c["variable2"]} == {
+        ("content.count", "3"), ("content.count", "6"), ("camera.azimuth", "20"), ("camera.azimuth", "200")}
+    crossed = {(c["level"], c["level2"]): c for c in cells if c["variable2"] == "camera.azimuth"}
+    assert set(crossed) == {("3", "20"), ("3", "200"), ("6", "20"), ("6", "200")}
+    assert sum(c["n"] for c in crossed.values()) == by_key[("blind", "*")]["n"]
+    assert "query_size_unique_shape (fixed answer)" in printed
+    assert 'query_size_unique_shape is answered "large" on every one of its' in printed
+    three_by_twenty = crossed[("3", "20")]
+    assert (f"content.count x camera.azimuth │ 3 x 20 │ {three_by_twenty['n']} / {three_by_twenty['images']}"
+            in printed)
+
+
+def test_an_experiment_file_is_checked_key_by_key_before_any_work(tmp_path, capsys):
+    """Every problem on a line naming the file, the key and what was expected; nothing written."""
+    config = tmp_path / "demo.yaml"
+    config.write_text(yaml.safe_dump(tiny_config(ROOT / "dataset_configs" / "demo.yaml"), sort_keys=False))
+    experiment = tmp_path / "exp.yaml"
+    cases = [
+        ({"experiment": {"configs": ["demo.yaml"], "models": ["blind"], "modles": ["oracle"]}},
+         "exp.yaml: experiment.modles: unknown key: expected one of name, configs, models, baseline, questions"),
+        ({"experiment": {"configs": ["demo.yaml"], "models": ["blind"], "questions": {"prompt": "byo"}}},
+         "exp.yaml: experiment.questions.prompt: unknown key: expected one of preprompts, instructions, keys, "
+         "prompts, unreadable"),
+        ({"experiment": {"configs": ["demo.yaml"], "models": [{"provider": "blind", "url": "x"}]}},
+         "exp.yaml: experiment.models[0].url: unknown key: expected one of provider, model, run, base_url, "
+         "key_env, concurrency"),
+        ({"experiment": {"configs": ["demo.yaml"], "models": ["blind", "openai-compatible:m@localhost:8000"]}},
+         "exp.yaml: experiment.models[1].base_url: expected an http:// or https:// URL, got 'localhost:8000'"),
+        ({"experiment": {"configs": ["demo.yaml"], "models": ["nosuch:model"]}},
+         "exp.yaml: experiment.models[0].provider: unknown provider 'nosuch'; expected one of"),
+        ({"experiment": {"configs": ["gone.yaml"], "models": ["blind"]}},
+         "exp.yaml: experiment.configs[0]: no such file or folder: gone.yaml"),
+        ({"experiment": {"configs": ["demo.yaml"], "models": ["blind"]}, "models": ["oracle"]},
+         "exp.yaml: models: unknown key: an experiment file holds one section, experiment"),
+    ]
+    for data, message in cases:
+        experiment.write_text(yaml.safe_dump(data))
+        assert main(["run", str(experiment)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert message in err and len(err.splitlines()) == 1, err
+    assert main(["run", str(config), "--model", "openai-compatible:m@"]) == 2
+    assert "--model: expected PROVIDER:MODEL" in capsys.readouterr().err
+    assert not (tmp_path / "output").exists()
+
+
+def test_progress_outside_a_terminal_is_plain_lines(capsys):
+    from byo.core import progress
+
+    with progress.Bar("[bold]eval[/bold] blind/blind", 8, unit="q") as bar:
+        for _ in range(8):
+            bar.advance()
+    err = capsys.readouterr().err
+    assert err.startswith("eval blind/blind: 8 of 8 q, ") and len(err.splitlines()) == 1 and "━" not in err
+
+
+def test_plan_says_what_each_cell_gets_and_warns_of_a_heatmap_it_cannot_fill(tmp_path, capsys):
+    """The demo's 2 counts x 2 azimuths x 2 images: 2 images a cell, under the 10 questions the
+    report's heatmap of a key needs; at 10 images a combination, no warning."""
+    config = tmp_path / "demo.yaml"
+    data = tiny_config(ROOT / "dataset_configs" / "demo.yaml")
+    config.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert main(["plan", str(config), "--no-sample"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "content.count: 2 levels, 4 images each" in printed
+    assert "content.count x camera.azimuth: 4 cells, 2 images each" in printed
+    assert ("the report's content.count x camera.azimuth heatmap of a key needs 10 questions a cell: with 2 images a "
+            "cell, ask 5 prompt variants or more") in printed
+    data["dataset"]["n_images"] = 10
+    config.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert main(["plan", str(config), "--no-sample", "--json"]) == 0
+    (cells,) = json.loads(capsys.readouterr().out)["cells"]
+    assert cells == {"variables": ["content.count", "camera.azimuth"], "cells": 4, "images_per_cell": 10,
+                     "fills_heatmap": True}
+
+
+@pytest.mark.render
+def test_a_papers_suite_asks_its_prompt_grid_and_pools_its_table_3_ranges(tmp_path, capsys):
+    """`byo run` on a shrunk copy of BYO-Eval's suite (its protocol.yml and chess_count.yaml at 2,
+    3, 5 and 6 pieces, an image each): every question in B.2's grid (neutral, helpful, cot x
+    declarative, fill_blank), and the levels of the count pooled into Table 3's ranges, in the
+    results and the report's Table 3, with no --bins."""
+    suite = tmp_path / "byo_eval"
+    suite.mkdir()
+    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "byo_eval" / "protocol.yml").read_text())
+    data = tiny_config(ROOT / "dataset_configs" / "byo_eval" / "chess_count.yaml", resolution=[384, 216])
+    data["dataset"]["n_images"] = 1
+    data["variables"]["content.count"] = {"type": "varying_all", "levels": [2, 3, 5, 6]}  # readable at 384 px
+    (suite / "chess_count.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "out"
+    result = run_json(capsys, str(suite), "--model", "blind", "--model", "oracle", "-o", str(out))
+    asked = [json.loads(line) for line in (out / "byo_eval_chess_count" / "questions.jsonl").read_text().splitlines()]
+    grid = {(p, i) for p in ("neutral", "helpful", "cot") for i in ("declarative", "fill_blank")}
+    assert {(q["preprompt"], q["instruction"]) for q in asked} == grid and len(asked) == 4 * len(grid)
+    assert {q["key"] for q in asked} == {"count_pieces"}
+    ranges = {c["level"]: c for c in result["levels"] if c["model"] == "oracle" and c["variable"] == "content.count"}
+    assert set(ranges) == {"1-4", "5-9"} and all(c["n"] == 12 and c["images"] == 2 for c in ranges.values())
+    report = (out / "report.html").read_text()
+    table_3 = report[report.index('<section id="ranges">'):report.index("</section>", report.index('id="ranges"'))]
+    assert "<th>content.count: 1-4</th><th>content.count: 5-9</th>" in table_3  # Table 3's columns by default
+    assert result["experiment"] == "byo_eval"
+
+
+@pytest.mark.render
+def test_kamonbench_suite_takes_its_headline_on_the_test_split(tmp_path, capsys):
+    """`byo run` on a shrunk copy of KamonBench's suite (protocol.yml and composite.yaml, 40 crests,
+    3 of them in the test split): the results table pools the test crests' questions only, as the
+    paper's Table 1, not the 33 training crests'."""
+    suite = tmp_path / "crest"
+    suite.mkdir()
+    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "crest" / "protocol.yml").read_text())
+    data = tiny_config(ROOT / "dataset_configs" / "crest" / "composite.yaml", resolution=[64, 64])
+    data["dataset"]["n_images"] = 40
+    (suite / "composite.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "out"
+    result = run_json(capsys, str(suite), "--model", "blind", "--model", "oracle", "-o", str(out))
+    dataset = out / "crest_composite"
+    split = {p.stem: json.loads(p.read_text())["extras"]["split"] for p in (dataset / "legends").glob("*.json")}
+    asked = [json.loads(line) for line in (dataset / "questions.jsonl").read_text().splitlines()]
+    on_test = [q for q in asked if split[Path(q["image"]).stem] == "test"]
+    assert 0 < len(on_test) < len(asked)
+    pooled = {r["model"]: r for r in result["results"] if r["key"] == "*"}
+    assert pooled["oracle"]["n"] == pooled["blind"]["n"] == len(on_test)
+    assert pooled["oracle"]["images"] == len({q["image"] for q in on_test})
+    assert main(["run", str(suite), "--model", "blind", "--model", "oracle", "-o", str(out), "--workers", "1"]) == 0
+    assert "on the test split (the paper's headline)" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.render
+def test_binding_study_suite_asks_its_label_keys_on_val_and_test_only(tmp_path, capsys):
+    """`byo run` on a shrunk copy of the compositional-generalisation study's suite (protocol.yml and
+    two_object.yaml at 12 images over its five splits): only the paper's label keys are asked, and
+    only on the validation and test splits; no CLEVR key is pooled into its results."""
+    suite = tmp_path / "compgen"
+    suite.mkdir()
+    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "compgen" / "protocol.yml").read_text())
+    data = tiny_config(ROOT / "dataset_configs" / "compgen" / "two_object.yaml", resolution=[64, 64])
+    data["dataset"]["n_images"] = 12
+    (suite / "two_object.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "out"
+    result = run_json(capsys, str(suite), "--model", "blind", "-o", str(out))
+    asked = [json.loads(line) for line in (out / "compgen_two_object" / "questions.jsonl").read_text().splitlines()]
+    assert asked and {q["key"] for q in asked} == {"label_zsl", "label_choice"}
+    assert {q["levels"]["content.split"] for q in asked} <= {"id_val", "id_test", "ood_val", "ood_test"}
+    splits = {json.loads(p.read_text())["levels"]["content.split"]
+              for p in (out / "compgen_two_object" / "legends").glob("*.json")}
+    assert "train" in splits  # rendered, not asked
+    assert {r["key"] for r in result["results"]} == {"*", "label_zsl", "label_choice"}
+    assert next(r for r in result["results"] if r["key"] == "*")["n"] == len(asked)

@@ -4,9 +4,12 @@ different questions are refused before anything is written."""
 from __future__ import annotations
 
 import json
+import math
+import re
 
 import numpy as np
 import pytest
+import scipy.stats
 from planted import (
     count_questions,
     exact_predictions,
@@ -18,6 +21,7 @@ from planted import (
 )
 
 from byo.cli import main
+from byo.core.stats import PairedProportions, cluster_index
 from byo.score import compare as cmp
 from byo.score.psychometric import breaking_point_tables
 from byo.score.rows import score_rows
@@ -137,6 +141,12 @@ def walk(result: dict) -> int:
             assert r["interval_note"] and r["verdict"] == r["verdict_unadjusted"] == "not testable"
             assert r["difference_lo"] is None and r["difference_adjusted_lo"] is None
             continue
+        assert -1 <= r["difference_adjusted_lo"] <= r["difference_lo"] and r["difference_hi"] <= r["difference_adjusted_hi"] <= 1
+        if r["test"] == cmp.TEST_SIGN:  # every image alike: the sign test over images decides
+            k = max(r["images_a_better"], r["images_b_better"])
+            m = r["images_a_better"] + r["images_b_better"]
+            assert r["p_clustered"] == pytest.approx(min(1.0, 2 * sum(math.comb(m, i) for i in range(k, m + 1)) / 2**m))
+            continue
         for verdict, lo, hi, p in ((r["verdict_unadjusted"], r["difference_lo"], r["difference_hi"], r["p_clustered"]),
                                    (r["verdict"], r["difference_adjusted_lo"], r["difference_adjusted_hi"],
                                     r["p_clustered_adjusted"])):
@@ -178,10 +188,11 @@ def test_runs_differing_on_one_key_by_a_planted_amount_agree_on_every_row(tmp_pa
     assert planted["verdict"] == "A better" and planted["difference_lo"] < 0.4 < planted["difference_hi"]
     assert by_key["same_1"]["verdict"] == by_key["same_2"]["verdict"] == "no difference shown"
     alike = by_key["all_alike"]
-    assert alike["verdict"] == "not testable" and alike["difference"] == 1.0
-    assert alike["interval_note"] == ("all 5 images differ alike (+100.0% each): no spread between images to test "
-                                      "the difference against")
-    assert "all_alike: no interval, no test: all 5 images differ alike (+100.0% each)" in terminal  # said in the terminal, not only in the CSV
+    # 5 of 5 images one way: the sign test's p = 2 / 2^5, one-image rows (its levels) have none
+    assert alike["test"] == cmp.TEST_SIGN and alike["p_clustered"] == pytest.approx(2 / 2**5)
+    assert alike["difference"] == 1.0 and alike["difference_hi"] == 1.0
+    assert "tested with the exact sign test over images, e.g. all_alike (5 of 5)" in terminal
+    assert "5 of 34 rows have no test: one image (5: all_alike content.count 1" in terminal  # one line, not one per row
     assert rows == 1 + 4 + 3 * len(counts) + 5  # all questions, 4 keys, their levels
 
 
@@ -193,3 +204,81 @@ def test_adjusted_levels_reject_exactly_what_the_adjusted_p_values_reject():
             adjusted = cmp.adjusted_p_values(p, correction)
             levels = cmp.adjusted_levels(p, correction)
             assert np.array_equal(p < levels, adjusted < cmp.ALPHA)
+
+
+def test_newcombe_interval_matches_the_papers_example():
+    """Newcombe (1998), Table II, example (a): 36 pairs both right, 12 and 2 discordant, 0 both
+    wrong; method 10 (hybrid score, no continuity correction) gives 0.0569 to 0.3404 for 0.2. With one
+    question per pair, z for t and the plain n, PairedProportions is that method."""
+    a_b = [(1, 1)] * 36 + [(1, 0)] * 12 + [(0, 1)] * 2
+    n = len(a_b)
+    phi = (36 * 0 - 12 * 2) / math.sqrt(48 * 2 * 38 * 12)
+    clustered = PairedProportions.of([x for x, _ in a_b], [y for _, y in a_b], cluster_index(range(n)))
+    assert clustered.phi == pytest.approx(phi) and clustered.difference == pytest.approx(0.2)
+    newcombe = PairedProportions(48 / n, 38 / n, n, n, phi, n)
+    lo, hi = newcombe.interval_at(1.959963985)
+    assert (round(lo, 4), round(hi, 4)) == (0.0569, 0.3404)
+
+
+def test_all_alike_images_get_the_sign_test():
+    """Blind always wrong, oracle always right, 3 prompt variants on each of 6 images (2 per count):
+    the clustered spread is 0, the sign test over images decides: 6 of 6 one way, p = 2 * (1/2)^6 =
+    0.03125; each count's 2 images, p = 2 * (1/2)^2 = 0.5."""
+    questions = count_questions(2, counts=[1, 2, 3], variants=(("neutral", "direct"), ("helpful", "direct"),
+                                                               ("neutral", "declarative")))
+    oracle = score_rows(questions, planted_predictions(questions, constant(1.0), np.random.default_rng(0), "o"), "oracle")
+    blind = score_rows(questions, planted_predictions(questions, constant(0.0), np.random.default_rng(0), "b"), "blind")
+    result = cmp.compare(Scores(facts={"run": "blind"}, rows=blind), Scores(facts={"run": "oracle"}, rows=oracle),
+                         n_boot=0)
+    top = overall(result)
+    assert top["images"] == 6 and top["difference"] == -1.0 and top["se_clustered"] == 0
+    assert top["test"] == cmp.TEST_SIGN and top["images_b_better"] == 6 and top["images_a_better"] == 0
+    assert top["p_clustered"] == pytest.approx(2 * 0.5**6) == pytest.approx(0.03125)
+    assert top["verdict"] == "B better" and top["difference_lo"] == -1.0 and top["difference_hi"] < 0
+    walk(result)
+    levels = [r for r in result["differences"] if r["variable"]]
+    assert len(levels) == 3 and all(r["p_clustered"] == pytest.approx(0.5) and r["verdict"] == "no difference shown"
+                                    for r in levels)
+    assert cmp.testing_summary(result["differences"]) == [
+        "5 of 5 rows have every image differing alike (no spread for the score test): tested with the exact sign "
+        "test over images, e.g. all questions (6 of 6), count_pieces (6 of 6), count_pieces content.count 1 (2 of 2)"
+        " and 2 more"]
+
+
+INTERVAL = re.compile(r"\[([+-]?\d+(?:\.\d+)?)%, ([+-]?\d+(?:\.\d+)?)%\]")
+
+
+def test_no_printed_interval_of_a_difference_leaves_minus_100_to_100(tmp_path, capsys):
+    """Adversarial runs: near-extreme accuracies (97% against 3%, 100% against 70%, 2% against
+    0%), few images with many questions, strongly correlated runs. Every interval, in the JSON, the
+    terminal and the report, stays inside [-100%, +100%]; the clustered t interval of the earlier
+    comparison printed -70.0% [-104.6%, -35.4%] on such runs, and would on several rows here."""
+    from byo.score.report import write_report
+    from byo.score.run import load_scores
+
+    questions = [q for key, images in (("extreme", 4), ("ceiling", 3), ("floor", 6))
+                 for q in count_questions(images, counts=list(range(1, 9)), key=key)]
+    p_right = {"a": {"extreme": 0.97, "ceiling": 1.0, "floor": 0.02}, "b": {"extreme": 0.03, "ceiling": 0.7, "floor": 0.0}}
+    root = write_dataset(tmp_path / "data", questions)
+    for run, seed in (("a", 1), ("b", 2)):
+        rng = np.random.default_rng(seed)
+        write_run(root, run, [p for q in questions
+                              for p in planted_predictions([q], lambda c, k=q.key, r=run: p_right[r][k], rng, run)])
+    out = tmp_path / "cmp"
+    assert main(["compare", str(root / "runs" / "a"), str(root / "runs" / "b"), "--levels", "-o", str(out),
+                 "--bootstrap", "0"]) == 0
+    terminal = capsys.readouterr().out
+    result = json.loads((out / "comparison.json").read_text())
+    walk(result)
+    bounds = [v for r in result["differences"] for v in (r["difference_lo"], r["difference_hi"],
+                                                         r["difference_adjusted_lo"], r["difference_adjusted_hi"])
+              if v is not None]
+    assert bounds and min(bounds) >= -1 and max(bounds) <= 1
+    # adversarial indeed: the t interval d +- t(0.975, images - 1) se would leave [-1, 1] on some rows
+    t_out = [r for r in result["differences"] if r["images"] > 1 and r["se_clustered"] > 0
+             and abs(r["difference"]) + scipy.stats.t.ppf(0.975, r["df"]) * r["se_clustered"] > 1]
+    assert len(t_out) >= 3
+    report = write_report([load_scores(root / "runs" / name, n_boot=0) for name in ("a", "b")], tmp_path / "r.html")
+    printed = [float(x) for text in (terminal, report.read_text()) for m in INTERVAL.finditer(text) for x in m.groups()]
+    print(f"{len(printed) // 2} printed intervals, from {min(printed):+.1f}% to {max(printed):+.1f}%")
+    assert len(printed) > 20 and all(-100 <= x <= 100 for x in printed)

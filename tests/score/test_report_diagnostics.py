@@ -71,3 +71,71 @@ def test_the_report_opens_and_links_the_viewer(report, tmp_path):
         assert page.inner_text("#count") == "384 of 384 questions"
         assert errors == []
         browser.close()
+
+
+OVERFLOW = """() => [...document.querySelectorAll('section table')].map(t => {
+  const card = t.closest('section');
+  const box = t.getBoundingClientRect(), cardBox = card.getBoundingClientRect();
+  const style = getComputedStyle(card);
+  const inner = cardBox.right - parseFloat(style.paddingRight) - parseFloat(style.borderRightWidth);
+  let scroller = t.parentElement, clipped = false;
+  while (scroller && scroller !== card) {  // a scroll box that hides part of its table clips it too
+    if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(scroller).overflowX)) {
+      clipped = clipped || scroller.scrollWidth > scroller.clientWidth + 1;
+    }
+    scroller = scroller.parentElement;
+  }
+  return {section: card.id, over: Math.round(box.right - inner), clipped, visible: t.offsetParent !== null};
+})"""
+
+
+@pytest.mark.browser
+def test_every_table_fits_its_card_at_1280_px(report, tmp_path):
+    """At a 1280 px window, no table of the report (the paired tables, the breaking points', the
+    confusion matrices, the per-level ones inside their details opened) reaches past its card's
+    right edge, nor has part of it hidden in a scroll box."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    from browser import browser_or_skip
+
+    with playwright_api.sync_playwright() as p:
+        browser = browser_or_skip(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(report.as_uri())
+        page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+        tables = [t for t in page.evaluate(OVERFLOW) if t["visible"]]
+        page.locator("#paired").screenshot(path=str(tmp_path / "paired.png"))  # to look at, when it fails
+        browser.close()
+    over = [t for t in tables if t["over"] > 0 or t["clipped"]]
+    print(f"{len(tables)} tables; over their card: {over}")
+    assert {t["section"] for t in tables} >= {"paired", "breaking"}
+    assert over == []
+
+
+ROW_OVERFLOW = """() => [...document.querySelectorAll('article.row')].slice(0, 20).map(row => {
+  const box = row.getBoundingClientRect(), style = getComputedStyle(row);
+  const inner = box.right - parseFloat(style.paddingRight) - parseFloat(style.borderRightWidth);
+  const right = Math.max(...[...row.children].map(c => c.getBoundingClientRect().right));
+  return {over: Math.round(right - inner), page: document.documentElement.scrollWidth - window.innerWidth};
+})"""
+
+
+@pytest.mark.browser
+def test_the_viewers_answer_column_fits_its_row_at_1280_px(report, tmp_path):
+    """The sample viewer of three runs at a 1280 px window: the third column (the runs' answers)
+    ends inside its row, and the page does not scroll sideways."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    from browser import browser_or_skip
+
+    runs = [str(report.parent / "runs" / name) for name in ("early", "late", "early.repeat-2")]
+    viewer = tmp_path / "view.html"
+    assert main(["view", *runs, "-o", str(viewer)]) == 0
+    with playwright_api.sync_playwright() as p:
+        browser = browser_or_skip(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(viewer.as_uri())
+        page.wait_for_selector("article.row")
+        rows = page.evaluate(ROW_OVERFLOW)
+        page.screenshot(path=str(tmp_path / "viewer.png"))
+        browser.close()
+    print(f"{len(rows)} rows; most over: {max(r['over'] for r in rows)} px, page {rows[0]['page']} px")
+    assert rows and all(r["over"] <= 0 and r["page"] <= 0 for r in rows)
