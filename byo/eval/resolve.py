@@ -86,6 +86,11 @@ class Evaluation:
                                                           "FILE")])
         questions_path = Path(s.questions) if s.questions else self.dataset / QUESTIONS
         all_questions = load_questions(questions_path, self.dataset) if questions is None else list(questions)
+        # byo questions --for MODEL: what this model receives too small to decide is not asked of it
+        names = {f"{s.provider}:{self.model}", f"{self.ptype}:{self.model}"}
+        self.undecidable_here = [q.id for q in all_questions if names & set(q.unreadable_for or {})]
+        if self.undecidable_here:
+            all_questions = [q for q in all_questions if not names & set(q.unreadable_for or {})]
         self.questions_path = questions_path
         self.all_questions = all_questions  # the run keeps its earlier answers beyond --limit
         self.questions = all_questions[: s.limit] if s.limit is not None else all_questions
@@ -132,6 +137,7 @@ class Evaluation:
             self.provider.limits = replace(self.provider.limits, max_bytes=entry.max_image_bytes)
         if entry.max_image_pixels:
             self.provider.limits = replace(self.provider.limits, max_pixels=entry.max_image_pixels)
+        self.pipeline = self.provider.image_pipeline()  # what the model receives of each image sent
 
         name = s.run if s.run is not None else (run_name(s.provider, self.model) + ("-structured" if s.structured else "")
                                                 + (f"-{s.shots}shot" if s.shots else "")
