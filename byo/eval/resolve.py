@@ -7,7 +7,8 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from byo.core.errors import ConfigError
+from byo.core.errors import ConfigError, InputError
+from byo.core.inputs import read_json
 from byo.core.urls import url_secrets
 from byo.eval.layout import (
     MAX_REPEATS,
@@ -21,6 +22,7 @@ from byo.eval.settings import EvalSettings
 from byo.eval.shots import MAX_SHOTS, Shots
 from byo.providers import PROVIDERS, Provider, create_provider
 from byo.providers.catalog import ModelEntry, load_catalog, provider_entry
+from byo.providers.image_pipeline import RENDERED_FOR, rendered_for_problem
 from byo.providers.keys import redact_all, resolve_key
 from byo.questions.load import QUESTIONS, Question, load_questions
 
@@ -138,6 +140,11 @@ class Evaluation:
         if entry.max_image_pixels:
             self.provider.limits = replace(self.provider.limits, max_pixels=entry.max_image_pixels)
         self.pipeline = self.provider.image_pipeline()  # what the model receives of each image sent
+        rendered_for = self.dataset / RENDERED_FOR  # byo render --for: rendered smaller, for those models
+        if rendered_for.is_file() and self.provider.needs_image and not reference and not s.text_only:
+            problem = rendered_for_problem(read_json(rendered_for), f"{self.ptype}:{self.model}", self.pipeline)
+            if problem:
+                raise InputError(rendered_for, problem, key="models")
 
         name = s.run if s.run is not None else (run_name(s.provider, self.model) + ("-structured" if s.structured else "")
                                                 + (f"-{s.shots}shot" if s.shots else "")

@@ -352,3 +352,45 @@ def pipeline_for(provider_type: str, model: str, *, detail: str | None = None) -
         if name.startswith(("llava-v1.6", "llava-next")):
             return Pipeline(f"LLaVA-NeXT anyres ({model})", llava_next)
     return unknown(f"{provider_type} model {model!r}: no published image rule byo knows")
+
+
+# --- rendering what is received (byo render --for MODEL) ------------------------------------------
+RENDERED_FOR = "rendered_for.json"  # a dataset's record of the models it was rendered for
+
+
+def render_size(config_size: tuple[int, int], pipelines: Mapping[str, Pipeline]) -> tuple[tuple[int, int], dict]:
+    """The size to render for `pipelines` (name -> rule): the largest image's own pixels any of
+    them receives of a render at `config_size` (by area), never above `config_size`; and what each
+    receives. A model whose received size is unknown is a ValueError naming it (rendering smaller
+    for it would be a guess)."""
+    received = {name: p.receive(*config_size) for name, p in pipelines.items()}
+    unknown_models = [name for name, r in received.items() if not r.known]
+    if unknown_models:
+        raise ValueError(f"the size {', '.join(unknown_models)} receives is not published: render at the config's "
+                         "resolution (leave out --for)")
+    shown = max((r.shown for r in received.values()), key=lambda s: (s[0] * s[1], s))
+    size = (min(shown[0], config_size[0]), min(shown[1], config_size[1]))
+    return size, {name: r.to_json() for name, r in received.items()}
+
+
+def rendered_for_problem(record: Mapping, name: str, pipeline: Pipeline) -> str | None:
+    """Why model `name` may not be asked about a dataset rendered smaller for other models
+    (`record`: its RENDERED_FOR file): it would receive more of a render at the config's size
+    than was rendered, so it would be sent an image upscaled, or smaller than it takes."""
+    try:
+        config, rendered = (int(record["config"][0]), int(record["config"][1])), \
+            (int(record["rendered"][0]), int(record["rendered"][1]))
+        models = list(record.get("models") or {})
+    except (KeyError, IndexError, TypeError, ValueError):
+        return "expected config and rendered as [width, height] and models as a mapping (byo render --for writes it)"
+    if name in models or rendered == config:
+        return None
+    got = pipeline.receive(*config)
+    if not got.known:
+        return (f"rendered at {rendered[0]}x{rendered[1]} for {', '.join(models)}; the size {name} "
+                f"receives is not published: render again at the config's {config[0]}x{config[1]}")
+    if got.shown[0] > rendered[0] or got.shown[1] > rendered[1]:
+        return (f"rendered at {rendered[0]}x{rendered[1]} for {', '.join(models)}; {name} receives "
+                f"{got.shown[0]}x{got.shown[1]} of the config's {config[0]}x{config[1]}: render again with "
+                f"--for {name}")
+    return None
