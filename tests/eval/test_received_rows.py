@@ -43,4 +43,5 @@ def test_a_question_marked_undecidable_for_a_model_is_not_asked_of_it(tmp_path, 
         gpt = evaluate_fake(ds, "openai", fake.url + "/v1", model="gpt-4o", run="gpt")
         other = evaluate_fake(ds, "openai", fake.url + "/v1", model="gpt-4.1", run="other")
     assert sorted(r["id"] for r in gpt.rows) == sorted(r["id"] for r in rows[1:])
-    assert len(other.rows) == 3
+    assert gpt.undecidable == 1 and gpt.n_questions == 2
+    assert len(other.rows) == 3 and other.undecidable == 0
