@@ -313,7 +313,7 @@ def processor_pipeline(config: Mapping, model: str = "") -> Pipeline:
     LLaVA-NeXT's grid pinpoints, a CLIP-style shortest edge and centre crop, or a fixed square
     resize. Any other processor says it is unknown."""
     kind = str(config.get("image_processor_type", ""))
-    size = config.get("size") or {}
+    size = config.get("size") if isinstance(config.get("size"), Mapping) else {}
     if "min_pixels" in config or "max_pixels" in config or "Qwen2VL" in kind:
         lo = config.get("min_pixels") or size.get("shortest_edge") or QWEN_MIN_PIXELS
         hi = config.get("max_pixels") or size.get("longest_edge") or QWEN_MAX_PIXELS
@@ -325,7 +325,7 @@ def processor_pipeline(config: Mapping, model: str = "") -> Pipeline:
     if config.get("image_grid_pinpoints"):
         return _sized(f"processor: LLaVA-NeXT anyres ({model})", llava_next,
                       pinpoints=[tuple(p) for p in config["image_grid_pinpoints"]], side=int(side or 336))
-    if isinstance(size, Mapping) and "shortest_edge" in size and config.get("do_center_crop") and side:
+    if "shortest_edge" in size and config.get("do_center_crop") and side:
         if int(side) == int(size["shortest_edge"]):
             return _sized(f"processor: shortest edge {side}, centre crop ({model})", llava_15, mode="crop",
                           side=int(side))

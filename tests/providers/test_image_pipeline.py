@@ -126,6 +126,7 @@ def test_processor_configs_are_read():
            "crop_size": {"height": 336, "width": 336}, "size": {"shortest_edge": 336}}
     assert processor_pipeline(nxt).receive(1920, 1080).size == (672, 336)
     assert not processor_pipeline({"image_processor_type": "SiglipImageProcessor"}).receive(64, 48).known
+    assert not processor_pipeline({"size": 384, "crop_size": 384, "do_center_crop": True}).receive(64, 48).known
 
 
 def test_each_provider_exposes_its_pipeline():
