@@ -103,6 +103,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/plan_bench.py --json $(BENCH_RESULTS)/plan.json   # byo plan --estimate against the real run
 	$(BIN)/python bench/counterfactual_cost.py --json $(BENCH_RESULTS)/counterfactual_cost.json   # the readability check's share of the demos' render
 	$(BIN)/python bench/throughput.py --json $(BENCH_RESULTS)/throughput.json   # images per CPU-hour, paper configs' full size
+	$(BIN)/python bench/received_size.py --json $(BENCH_RESULTS)/received_size.json   # 1920x1080 against what GPT-4.1 and Claude receive
 	$(BIN)/python bench/real_answers.py --json $(BENCH_RESULTS)/real_answers.json   # skipped without ../shared/real-answers
 	$(BIN)/python bench/report.py $(BENCH_RESULTS) --json bench/results.json --md bench/results.md
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from byo.audit.run import AuditReport
 from byo.audit.run import audit_dataset as _audit
+from byo.providers import pipeline_of
 from byo.questions.generate import DEFAULT_PROMPTS, Summary, generate
 
 __all__ = ["AuditReport", "Questions", "audit_dataset", "write_questions"]
@@ -25,14 +26,24 @@ class Questions:
         return sum(self.summary.questions.values())
 
 
+def _receiver(pipeline):
+    """A pipeline as the question generator takes it: sent size -> the image's own received pixels."""
+    return lambda width, height: pipeline.receive(width, height).shown
+
+
 def write_questions(dataset: str | Path, *, keys: Sequence[str] | None = None,
                     preprompts: Sequence[str] | None = None, instructions: Sequence[str] | None = None,
-                    prompts: str = DEFAULT_PROMPTS, unreadable: str | None = None, **options) -> Questions:
+                    prompts: str = DEFAULT_PROMPTS, unreadable: str | None = None,
+                    for_models: Sequence[str] = (), detail: str | None = None, **options) -> Questions:
     """Write DATASET/questions.jsonl: every key of the family (or `keys`, patterns allowed) in each
     preprompt x instruction variant (default: the prompt set's grid; the project's own set asks
     the neutral question alone, BYO-Eval's its six), skipping what the image cannot decide
     (`unreadable`: skip, flag or ask). Further options as byo.questions.generate.generate
-    (templates, out, options...)."""
+    (templates, out, options...). `for_models` (PROVIDER:MODEL each, with OpenAI's `detail`):
+    each question also decided at the size that model receives (byo.providers.image_pipeline),
+    and marked `unreadable_for` the models that cannot decide it there."""
+    if for_models:
+        options["received"] = {spec: _receiver(pipeline_of(spec, detail=detail)) for spec in for_models}
     path, summary = generate(dataset, keys=list(keys) if keys else None,
                              preprompts=list(preprompts) if preprompts else None,
                              instructions=list(instructions) if instructions else None, prompts=prompts,

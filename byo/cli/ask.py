@@ -45,7 +45,7 @@ def cmd_questions(args) -> int:
                                     instructions=listed(args.instructions), keys=listed(args.keys),
                                     templates=args.templates, out=args.output, wait=args.wait, on_wait=waiting,
                                     unreadable=args.unreadable, prompts=args.prompts, options=args.options,
-                                    force=args.force)
+                                    force=args.force, for_models=args.for_models or (), detail=args.detail)
     path, summary = asked.path, asked.summary
     sheet = (unreadable_sheet(args.dataset, out=path.with_name(SHEET_FILE), summary_file=path.with_name(SUMMARY_FILE))
              if args.sheet else None)
@@ -75,6 +75,10 @@ def print_question_summary(args, path: Path, summary) -> None:
     other = (f"; {len(summary.not_applicable)} keys of other designs left out" if summary.not_applicable
              and not args.verbose else "")
     per_level = "" if args.verbose or not summary.levels else " (-v: per level, and why)"
+    for model, got in summary.received.items():
+        size = "x".join(map(str, got["received"])) if got["received"] else "unknown (not published)"
+        console.print(f"{escape(model)}: receives {'x'.join(map(str, got['sent']))} as {size}; "
+                      f"{got['undecidable']} questions undecidable there", highlight=False)
     console.print(f"{sum(summary.questions.values())} questions ({sum(summary.flagged.values())} flagged as "
                   f"unreadable), {sum(summary.skipped.values())} skipped{per_level}{other}: {path}", highlight=False)
 
@@ -180,6 +184,14 @@ def add_questions(questions: argparse.ArgumentParser) -> None:
                            help="the most lettered options a chat model is shown for a question with candidate "
                                 "captions (default: the config's questions.options, else the paper's count, "
                                 "Auto-Comp's 50)")
+    questions.add_argument("--for", dest="for_models", action="append", metavar="PROVIDER:MODEL",
+                           help="also decide each question at the size this model receives the image (its "
+                                "provider's published resize; repeatable): a question it cannot decide there is "
+                                "marked unreadable_for it, and byo eval does not ask it of that model "
+                                "(docs/evaluation.md)")
+    questions.add_argument("--detail", choices=("auto", "low", "high"), default=None,
+                           help="with --for an OpenAI model: the image detail it will be asked at (default auto, "
+                                "taken as high)")
     questions.add_argument("--sheet", action="store_true",
                            help=f"also draw DATASET/{SHEET_FILE}: the skipped and flagged unreadable cases, each "
                                 "object outlined and the reason written under it")

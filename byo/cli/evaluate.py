@@ -133,6 +133,9 @@ def eval_summary(report, args) -> int:
         console.print(f"{len(report.rows)} questions: {statuses}; {report.cached} from the cache, "
                       f"{report.requests_sent} requests sent; tokens {report.tokens_new.get('total', 0):,} "
                       f"this run ({report.tokens.get('total', 0):,} in all), cost {cost}")
+    if report.undecidable:
+        console.print(f"{report.undecidable} questions left out: undecidable at the size {args.provider}:"
+                      f"{args.model} receives (byo questions --for)", highlight=False)
     console.print(f"predictions: {report.run_dir / PREDICTIONS}")
     if report.failed:
         console.print("[yellow]rerun the same command to retry the failed questions[/yellow]")

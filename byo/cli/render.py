@@ -27,6 +27,7 @@ from byo.cli.options import (
     slurm_name,
     whole,
 )
+from byo.cli.received import received_render, write_record
 from byo.core.dataset import IMAGES, LEGENDS
 from byo.core.errors import ConfigError
 from byo.eval.layout import RUN_FILE
@@ -50,6 +51,13 @@ def executor_for(args) -> Executor:
 
 
 def cmd_render(args) -> int:
+    record = None
+    if args.for_models:  # render what those models receive, never above the config's size
+        if args.executor == "slurm":
+            raise ConfigError("<command line>", [("--for", "not with --executor slurm (its tasks read the config "
+                                                  "file): write the size into a copy of the config")])
+        size, record = received_render(args.config, args.for_models, detail=args.detail, resolution=args.resolution)
+        args.resolution = f"{size[0]}x{size[1]}"
     if args.executor == "slurm":
         if args.quality is not None or args.resolution is not None:
             raise ConfigError("<command line>", [("--quality / --resolution", "not with --executor slurm (its tasks "
@@ -61,6 +69,8 @@ def cmd_render(args) -> int:
                                     max_images=args.max_images, wait=args.wait, on_wait=waiting,
                                     progress=not args.quiet)
     root = report.out_dir
+    if record is not None:
+        report.written["rendered_for"] = write_record(root, record)
     if args.json:
         print_json({"directory": root, "planned": report.planned, "rendered": [r.name for r in report.rendered],
                     "already_complete": report.skipped, "rendered_again": dict(report.repaired),
@@ -172,6 +182,12 @@ def cmd_merge(args) -> int:
 def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config")
     add_quick_run(p)
+    p.add_argument("--for", dest="for_models", action="append", metavar="PROVIDER:MODEL",
+                   help="render at the largest size any of these models receives of the config's resolution "
+                        "(its provider's published resize; repeatable), never above the config's; recorded in "
+                        "DATASET/rendered_for.json, and a model that would receive more is refused later")
+    p.add_argument("--detail", choices=("auto", "low", "high"), default=None,
+                   help="with --for an OpenAI model: the image detail it will be asked at (default auto, taken as high)")
     p.add_argument("-o", "--output", help="output directory (default: dataset.output_dir or output/NAME)")
     chosen = p.add_mutually_exclusive_group()
     chosen.add_argument("--limit", type=whole(1), help="only the first N images of the plan")

@@ -9,9 +9,12 @@ questions, per question, times the questions:
 - an in-process transformers model (`hf`) reads the tokens its own processor makes of the chat
   template, the prompt and the image: counted exactly, without loading the model;
 - an API model reads the prompt, at OpenAI's rule of thumb of 4 characters per token, and the
-  image as sent: the price file's `image_tokens` for the model where it gives one, else
-  OpenAI's rule for its tile-based models (the image fit into 2048x2048, its shorter side then
-  to at most 768 px, 85 tokens plus 170 per 512-px tile);
+  image as sent: the price file's `image_tokens` for the model where it gives one, else the
+  tokens of the model's own image pipeline (byo.providers.image_pipeline: OpenAI's tiles or
+  patches, Claude's width x height / 750, Gemini's 258 a tile...), the same function that
+  records what each prediction row's model received; a model whose rule gives no tokens is
+  counted at OpenAI's tile rule (the image fit into 2048x2048, its shorter side then to at most
+  768 px, 85 tokens plus 170 per 512-px tile), and the estimate says so;
 - it writes `answer_tokens` per answer (`--answer-tokens`; default ANSWER_TOKENS: a short
   answer, or a reasoning for a chain-of-thought preprompt): an assumption, said so in the output.
 
@@ -33,6 +36,7 @@ from byo.providers import PROVIDERS
 from byo.providers.catalog import Catalog, ModelEntry, provider_entry
 from byo.providers.hf_local import HuggingFace
 from byo.providers.hf_local import input_tokens as hf_input_tokens
+from byo.providers.image_pipeline import Pipeline, openai_tiles, pipeline_for
 from byo.providers.image_text import ImageText
 from byo.questions.generate import DEFAULT_PROMPTS, generate
 from byo.questions.load import Question, load_questions
@@ -44,11 +48,7 @@ DEFAULT_ANSWER_TOKENS = 10
 
 def tile_tokens(width: int, height: int) -> int:
     """OpenAI's documented image tokens for its tile-based models at detail high or auto."""
-    scale = min(1.0, 2048 / max(width, height))
-    width, height = width * scale, height * scale
-    scale = min(1.0, 768 / min(width, height))
-    width, height = width * scale, height * scale
-    return 85 + 170 * math.ceil(width / 512) * math.ceil(height / 512)
+    return openai_tiles(width, height).tokens
 
 
 @dataclass(frozen=True)
@@ -106,9 +106,21 @@ def _image(dataset: Path, q: Question) -> Image.Image:
         return im.copy()
 
 
-def _api_input_tokens(q: Question, size: tuple[int, int], entry: ModelEntry | None) -> int:
-    image = entry.image_tokens if entry is not None and entry.image_tokens is not None else tile_tokens(*size)
-    return math.ceil(len(q.prompt) / CHARS_PER_TOKEN) + image
+def image_tokens(size: tuple[int, int], entry: ModelEntry | None, pipeline: Pipeline) -> tuple[int, str]:
+    """The input tokens of one image sent at `size`, and where the figure comes from: the price
+    file's `image_tokens`, else the model's image pipeline, else OpenAI's tile rule."""
+    if entry is not None and entry.image_tokens is not None:
+        return entry.image_tokens, "the price file's image_tokens"
+    tokens = pipeline.receive(*size).tokens
+    if tokens is not None:
+        return tokens, f"the model's image pipeline ({pipeline.name})"
+    return tile_tokens(*size), f"OpenAI's tile rule (85 + 170 per 512-px tile): {pipeline.name}"
+
+
+def _api_input_tokens(q: Question, size: tuple[int, int], entry: ModelEntry | None,
+                      pipeline: Pipeline) -> tuple[int, str]:
+    image, source = image_tokens(size, entry, pipeline)
+    return math.ceil(len(q.prompt) / CHARS_PER_TOKEN) + image, source
 
 
 def estimate_model(model: str, questions: QuestionEstimate, dataset: Path, *, catalog: Catalog | None = None,
@@ -135,10 +147,11 @@ def estimate_model(model: str, questions: QuestionEstimate, dataset: Path, *, ca
     if issubclass(cls, HuggingFace):
         per_question = [hf_input_tokens(name, q.prompt, _image(dataset, q).resize(sizes[q.image])) for q in questions.sample]
     else:
-        per_question = [_api_input_tokens(q, sizes[q.image], price) for q in questions.sample]
+        pipeline = pipeline_for(ptype, name)
+        counted = [_api_input_tokens(q, sizes[q.image], price, pipeline) for q in questions.sample]
+        per_question = [tokens for tokens, _ in counted]
         assumptions.append(f"text at {CHARS_PER_TOKEN} characters per token, images at "
-                           + ("the price file's image_tokens" if price is not None and price.image_tokens is not None
-                              else "OpenAI's tile rule (85 + 170 per 512-px tile)"))
+                           + "; ".join(dict.fromkeys(source for _, source in counted)))
     if answer_tokens is None:
         answers = [ANSWER_TOKENS.get(q.preprompt, DEFAULT_ANSWER_TOKENS) for q in questions.sample]
         assumptions.append(f"answers of {statistics.fmean(answers):.0f} tokens on average (the preprompts' "

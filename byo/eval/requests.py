@@ -59,7 +59,8 @@ async def prepare(ev: Evaluation, q: Question) -> Prepared:
     if provider.needs_image and not s.text_only:
         payload, image = await asyncio.to_thread(
             prepare_image, ev.dataset / q.image, provider.limits, s.max_side, s.provider)
-        image = {"path": q.image, **image}
+        # what the model receives of it, by its provider's published rule (unknown: said so)
+        image = {"path": q.image, **image, "received": ev.pipeline.receive(*image["sent_size"]).to_json()}
     schema = schema_for(q) if s.structured else None
     shots, records = await prepare_shots(ev, q, image["sha256"]) if ev.shots is not None else ([], [])
     key = None

@@ -7,7 +7,8 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from byo.core.errors import ConfigError
+from byo.core.errors import ConfigError, InputError
+from byo.core.inputs import read_json
 from byo.core.urls import redact_url, url_problem, url_secrets
 from byo.eval.layout import (
     MAX_REPEATS,
@@ -21,6 +22,7 @@ from byo.eval.settings import EvalSettings
 from byo.eval.shots import MAX_SHOTS, Shots
 from byo.providers import PROVIDERS, Provider, create_provider
 from byo.providers.catalog import ModelEntry, load_catalog, provider_entry
+from byo.providers.image_pipeline import RENDERED_FOR, rendered_for_problem
 from byo.providers.keys import redact_all, resolve_key
 from byo.questions.load import QUESTIONS, Question, load_questions
 
@@ -128,6 +130,11 @@ class Evaluation:
         capped_price(s)
         questions_path = Path(s.questions) if s.questions else self.dataset / QUESTIONS
         all_questions = load_questions(questions_path, self.dataset) if questions is None else list(questions)
+        # byo questions --for MODEL: what this model receives too small to decide is not asked of it
+        names = {f"{s.provider}:{self.model}", f"{self.ptype}:{self.model}"}
+        self.undecidable_here = [q.id for q in all_questions if names & set(q.unreadable_for or {})]
+        if self.undecidable_here:
+            all_questions = [q for q in all_questions if not names & set(q.unreadable_for or {})]
         self.questions_path = questions_path
         self.all_questions = all_questions  # the run keeps its earlier answers beyond --limit
         self.questions = all_questions[: s.limit] if s.limit is not None else all_questions
@@ -175,6 +182,12 @@ class Evaluation:
             self.provider.limits = replace(self.provider.limits, max_bytes=entry.max_image_bytes)
         if entry.max_image_pixels:
             self.provider.limits = replace(self.provider.limits, max_pixels=entry.max_image_pixels)
+        self.pipeline = self.provider.image_pipeline()  # what the model receives of each image sent
+        rendered_for = self.dataset / RENDERED_FOR  # byo render --for: rendered smaller, for those models
+        if rendered_for.is_file() and self.provider.needs_image and not reference and not s.text_only:
+            problem = rendered_for_problem(read_json(rendered_for), f"{self.ptype}:{self.model}", self.pipeline)
+            if problem:
+                raise InputError(rendered_for, problem, key="models")
 
         name = s.run if s.run is not None else (run_name(s.provider, self.model) + ("-structured" if s.structured else "")
                                                 + (f"-{s.shots}shot" if s.shots else "")

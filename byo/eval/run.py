@@ -241,7 +241,8 @@ class Run:
             cost_usd=price.cost(tokens.get("input", 0), tokens.get("output", 0)),
             cost_new_usd=price.cost(new.get("input", 0), new.get("output", 0)),
             elapsed_s=elapsed_s, reference=self.ev.provider.reference, n_questions=len(self.ev.questions),
-            stopped=self.stopped, spent_usd=self.budget.spent, max_cost_usd=self.budget.cap)
+            stopped=self.stopped, spent_usd=self.budget.spent, max_cost_usd=self.budget.cap,
+            undecidable=len(self.ev.undecidable_here))
 
     def run_info(self, report: EvalReport | None) -> dict:
         """The contents of run.json: the settings, and the totals once the run has finished."""

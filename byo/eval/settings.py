@@ -71,6 +71,8 @@ class EvalReport:
     stopped: Stopped | None = None  # why the run ended early, if it did
     spent_usd: float = 0.0  # what the run's requests cost, over all its invocations
     max_cost_usd: float | None = None
+    # questions left out: undecidable at the size this model receives (byo questions --for)
+    undecidable: int = 0
 
     @property
     def failed(self) -> int:

@@ -24,9 +24,10 @@ from byo.providers.base import (
     Request,
     Response,
 )
+from byo.providers.image_pipeline import Pipeline
 
 __all__ = ["PROVIDERS", "GenerationParams", "ImageLimits", "Provider", "ProviderFailure", "Request", "Response",
-           "create_provider"]
+           "create_provider", "pipeline_of"]
 
 
 class _Classes(Mapping):
@@ -98,3 +99,13 @@ def create_provider(ptype: str, model: str, params: GenerationParams, *, api: st
     base_url = base_url or cls.default_base_url  # anthropic, gemini: the vendor's
     return cls(model, params, api_key=api_key, base_url=base_url, timeout=timeout, limits=limits,
                connections=connections, **extra)
+
+
+def pipeline_of(spec: str, *, detail: str | None = None, flag: str = "--for") -> Pipeline:
+    """What model `spec` (PROVIDER:MODEL, a provider type and its model) receives of a sent image
+    (byo.providers.image_pipeline), with OpenAI's `detail` when given."""
+    ptype, _, model = spec.partition(":")
+    if ptype not in PROVIDERS or not model:
+        raise ConfigError("<command line>", [(flag, f"{spec!r}: expected PROVIDER:MODEL with PROVIDER one of "
+                                              + ", ".join(PROVIDERS))])
+    return PROVIDERS[ptype].pipeline_of(model, GenerationParams(detail=detail))

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from byo.core.urls import redact_url
+from byo.providers.image_pipeline import Pipeline, pipeline_for, unknown
 
 CONNECT_TIMEOUT = 10.0  # seconds to open a connection; a server that is there accepts at once
 
@@ -219,6 +220,18 @@ class Provider:
     def endpoint(self) -> str:
         """Where requests go, for messages: the URL the client uses, redacted."""
         return redact_url(self.base_url) if self.base_url else self.type
+
+    @classmethod
+    def pipeline_of(cls, model: str, params: GenerationParams) -> Pipeline:
+        """What `model` receives of a sent image: its provider's published rule for this model
+        and request options (byo.providers.image_pipeline); unknown where none is known."""
+        if cls.reference or not cls.needs_image:
+            return unknown(f"{cls.type} is a baseline: no model receives the image")
+        return pipeline_for(cls.type, model, detail=params.detail)
+
+    def image_pipeline(self) -> Pipeline:
+        """What this provider's model receives of a sent image (`pipeline_of`)."""
+        return self.pipeline_of(self.model, self.params)
 
     async def answer(self, request: Request) -> Response:
         raise NotImplementedError

@@ -35,6 +35,7 @@ from byo.providers.base import (
     Request,
     Response,
 )
+from byo.providers.image_pipeline import Pipeline, processor_pipeline
 
 DEFAULT_MAX_TOKENS = 512
 DTYPES = ("auto", "float32", "bfloat16", "float16")
@@ -110,6 +111,17 @@ def input_tokens(name: str, prompt: str, image: Image.Image) -> int:
     return int(inputs["attention_mask"].sum())
 
 
+def image_processor_config(processor) -> dict:
+    """The image processor's settings of a loaded processor (its preprocessor_config.json)."""
+    image_processor = getattr(processor, "image_processor", processor)
+    return image_processor.to_dict() if hasattr(image_processor, "to_dict") else {}
+
+
+def model_pipeline(name: str) -> Pipeline:
+    """What model `name` receives, read from its processor, without loading the model."""
+    return processor_pipeline(image_processor_config(_processor(name)), name)
+
+
 class HuggingFace(Provider):
     type = "hf"
     local = True
@@ -119,6 +131,7 @@ class HuggingFace(Provider):
                  base_url: str | None = None, timeout: float = 60.0, limits: ImageLimits | None = None,
                  connections: int | None = None, device: str = "auto", dtype: str = "auto", batch_size: int = 8):
         super().__init__(model, params, limits=limits)
+        self.model_name = model  # self.model becomes the loaded model
         torch, transformers = _libraries()
         if dtype not in DTYPES:
             raise ConfigError("<command line>", [("--dtype", f"expected one of {', '.join(DTYPES)}, got {dtype!r}")])
@@ -137,6 +150,16 @@ class HuggingFace(Provider):
     @property
     def identity(self) -> str:
         return f"hf:{self.dtype}"
+
+    @classmethod
+    def pipeline_of(cls, model: str, params: GenerationParams) -> Pipeline:
+        """What `model` receives: read from its own image processor's config (the processor is
+        fetched, not the model)."""
+        return model_pipeline(model)
+
+    def image_pipeline(self) -> Pipeline:
+        """What the loaded model receives: read from its own image processor's config."""
+        return processor_pipeline(image_processor_config(self.processor), self.model_name)
 
     @property
     def endpoint(self) -> str:

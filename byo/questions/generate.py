@@ -23,8 +23,18 @@ from byo.core.locks import writer_lock
 from byo.core.outputs import check_file_output, writing_outputs
 from byo.core.schema import Strict, validation_problems
 from byo.families import get_family
-from byo.families.base import ASKING, CATALOG, Answer, Skip, Unreadable, ask, seen_as_rendered
+from byo.families.base import (
+    ASKING,
+    CATALOG,
+    Answer,
+    Skip,
+    Unreadable,
+    ask,
+    box_size,
+    seen_as_rendered,
+)
 from byo.questions.load import QUESTIONS, SUMMARY_FILE
+from byo.questions.received import Receiver, at_size
 from byo.scene.config import MAX_OPTIONS, UNREADABLE_POLICIES
 from byo.scene.evidence import measure_objects
 
@@ -206,6 +216,8 @@ class Summary:
     key_levels: dict[str, dict[str, dict[str, Counter]]] = field(default_factory=dict)
     examples: list[dict] = field(default_factory=list)  # skipped / flagged cases: image, key, rule, reason
     not_applicable: list[str] = field(default_factory=list)  # keys of other designs (Family.key_modes), left out
+    # --for MODEL: per model, the questions its received size makes undecidable, and examples of them
+    received: dict[str, dict] = field(default_factory=dict)
 
     def count(self, levels: dict, outcome: str, n: int, reason: str | None = None, key: str | None = None) -> None:
         for variable, level in levels.items():
@@ -225,7 +237,8 @@ class Summary:
                 "why": {v: {lv: dict(c) for lv, c in levels.items()} for v, levels in self.why.items()},
                 "key_levels": {k: {v: {lv: dict(c) for lv, c in levels.items()} for v, levels in variables.items()}
                                for k, variables in sorted(self.key_levels.items())},
-                "unreadable": self.examples, "not_applicable": self.not_applicable}
+                "unreadable": self.examples, "not_applicable": self.not_applicable,
+                **({"received": self.received} if self.received else {})}
 
 
 def unreadable_policy(layout: Layout, given: str | None) -> str:
@@ -281,6 +294,11 @@ def with_evidence(layout: Layout, legend: dict) -> dict:
     presence, where the render measured it, folded into its visibility (seen_as_rendered)."""
     rgb = read_image(layout.image(legend["name"]), "RGB")
     mask = read_image(layout.mask(legend["name"]), "L")
+    return evidence_in(layout, legend, rgb, mask)
+
+
+def evidence_in(layout: Layout, legend: dict, rgb, mask) -> dict:
+    """`with_evidence` on given pixels and mask (an image as a model receives it)."""
     parts: dict[int, list[int]] = {}
     for p in legend.get("parts", []):
         parts.setdefault(p["object"], []).append(p["id"])
@@ -295,7 +313,8 @@ def with_evidence(layout: Layout, legend: dict) -> dict:
 def generate(dataset: str | Path, *, preprompts=None, instructions=None, keys=None,
              templates: str | Path | None = None, out: str | Path | None = None, wait: bool = False,
              on_wait: Callable[[str], None] | None = None, unreadable: str | None = None,
-             prompts: str = DEFAULT_PROMPTS, options: int | None = None, force: bool = False) -> tuple[Path, Summary]:
+             prompts: str = DEFAULT_PROMPTS, options: int | None = None, force: bool = False,
+             received: dict[str, Receiver] | None = None) -> tuple[Path, Summary]:
     """Write the questions of a rendered dataset (and beside them SUMMARY_FILE: what was asked,
     skipped and flagged, per key and per level). The dataset is locked meanwhile: a render still
     writing it is named (or waited for, `wait`) instead of giving the questions of part of it.
@@ -303,7 +322,9 @@ def generate(dataset: str | Path, *, preprompts=None, instructions=None, keys=No
     config's questions.unreadable, else skip); `prompts`: the prompt set (PROMPT_SETS), whose grid
     gives the preprompts and instructions not named (`None`); `options`: the most options a chat
     model is shown for a question with a candidate set (default: the config's questions.options,
-    else the family's own count)."""
+    else the family's own count); `received`: per model (`--for MODEL`), its rule from the sent
+    size to the size it receives (byo.questions.received): each question it cannot decide there is
+    marked `unreadable_for` it, and counted per model in the summary."""
     if not Path(dataset).is_dir():
         raise ConfigError(str(dataset), [("<dataset>", "not a directory: render the dataset first")])
     # Elsewhere than the dataset's own files (-o), a file byo did not write is not replaced; no link anywhere.
@@ -313,7 +334,7 @@ def generate(dataset: str | Path, *, preprompts=None, instructions=None, keys=No
         check_file_output(path, force=force, own_place=out is None or path.resolve() in own)
     with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait, wait_flag="--wait"):
         return _generate(Layout(dataset), preprompts, instructions, keys, templates, out, unreadable, prompts,
-                         options)
+                         options, received)
 
 
 class QuestionMaker:
@@ -323,8 +344,9 @@ class QuestionMaker:
 
     def __init__(self, layout: Layout, plugin, *, preprompts=None, instructions=None, keys=None,
                  templates: str | Path | None = None, unreadable: str | None = None, prompts: str = DEFAULT_PROMPTS,
-                 options: int | None = None, images: int = 0):
+                 options: int | None = None, images: int = 0, received: dict[str, Receiver] | None = None):
         self.layout, self.plugin = layout, plugin
+        self.received = dict(received or {})  # --for MODEL: the model's rule, sent size -> received size
         family = plugin.name
         # The family's templates and the shared preprompts, from the installed catalogue unless a
         # folder of one's own is given, in the prompt set asked for.
@@ -351,9 +373,51 @@ class QuestionMaker:
     def of(self, legend: dict) -> list[dict]:
         """The question rows of one image, its readability measured from the dataset's files."""
         with reading(self.layout.legend(legend["name"]), "a legend"):
-            seen = {**with_evidence(self.layout, legend), **self.asking}
-            return _questions(seen, self.plugin, self.keys, self.family_t, self.common, self.preprompts,
+            if not self.received:
+                seen = {**with_evidence(self.layout, legend), **self.asking}
+                return _questions(seen, self.plugin, self.keys, self.family_t, self.common, self.preprompts,
+                                  self.instructions, self.where, self.summary)
+            rgb = read_image(self.layout.image(legend["name"]), "RGB")
+            mask = read_image(self.layout.mask(legend["name"]), "L")
+            seen = {**evidence_in(self.layout, legend, rgb, mask), **self.asking}
+            rows = _questions(seen, self.plugin, self.keys, self.family_t, self.common, self.preprompts,
                               self.instructions, self.where, self.summary)
+            for model, receive in self.received.items():
+                self._decide_for(model, receive, legend, rgb, mask, rows)
+            return rows
+
+    def _decide_for(self, model: str, receive: Receiver, legend: dict, rgb, mask, rows: list[dict]) -> None:
+        """Mark the rows `model` cannot decide at the size it receives (`unreadable_for`), and
+        count them in the summary with the objects' heights rendered and received."""
+        sent = (mask.shape[1], mask.shape[0])
+        size = receive(*sent)
+        entry = self.summary.received.setdefault(model, {"sent": list(sent), "received": None, "undecidable": 0,
+                                                         "examples": []})
+        entry["received"] = list(size) if size is not None else None
+        if size is None or (size[0] >= sent[0] and size[1] >= sent[1]):
+            return  # unknown (said so: received null), or received whole
+        small = at_size(legend, rgb, mask, size)
+        probe = Summary(variants=1, policy="flag")
+        seen = {**evidence_in(self.layout, small.legend, small.rgb, small.mask), **self.asking}
+        decided = {r["id"] for r in _questions(seen, self.plugin, self.keys, self.family_t, self.common,
+                                               self.preprompts, self.instructions, self.where, probe)
+                   if "unreadable" not in r}
+        why = {e["key"]: (e["rule"], e["reason"]) for e in probe.examples}
+        why.update({k: ("skipped", next(iter(c))) for k, c in probe.reasons.items() if k not in why})
+        heights = {o["id"]: (box_size(o)[1], box_size(s)[1]) for o, s in zip(legend["objects"], small.legend["objects"],
+                                                                          strict=True)}
+        for row in rows:
+            if row["id"] in decided or "unreadable" in row:
+                continue
+            rule, reason = why.get(row["key"], ("skipped", "not asked at this size"))
+            row.setdefault("unreadable_for", {})[model] = {"rule": rule, "reason": reason}
+            entry["undecidable"] += 1
+            if len(entry["examples"]) < 50 and row["preprompt"] == self.preprompts[0] \
+                    and row["instruction"] == self.instructions[0]:
+                entry["examples"].append({"name": legend["name"], "key": row["key"], "levels": legend["levels"],
+                                          "rule": rule, "reason": reason,
+                                          "height_px": {str(k): {"rendered": r, "received": s}
+                                                        for k, (r, s) in heights.items()}})
 
     def write(self, rows: list[dict], out: str | Path | None = None) -> Path:
         """The question file (and beside it SUMMARY_FILE) of `rows`."""
@@ -366,14 +430,14 @@ class QuestionMaker:
 
 
 def _generate(layout: Layout, preprompts, instructions, keys, templates, out, unreadable=None,
-              prompts=DEFAULT_PROMPTS, options=None) -> tuple[Path, Summary]:
+              prompts=DEFAULT_PROMPTS, options=None, received=None) -> tuple[Path, Summary]:
     dataset = layout.root
     legends = layout.legends()
     if not legends:
         raise ConfigError(str(dataset), [("<dataset>", "no complete images (render the dataset first)")])
     maker = QuestionMaker(layout, legend_family(layout, legends), preprompts=preprompts, instructions=instructions,
                           keys=keys, templates=templates, unreadable=unreadable, prompts=prompts, options=options,
-                          images=len(legends))
+                          images=len(legends), received=received)
     if not maker.asked:  # every key of the family: those of another design are left out, not skipped
         maker.summary.not_applicable = [k for k in maker.keys if not any(maker.plugin.applies(k, lg) for lg in legends)]
         maker.keys = [k for k in maker.keys if k not in maker.summary.not_applicable]

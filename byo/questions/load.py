@@ -69,6 +69,8 @@ class Question(BaseModel):
     chance: float | None = Field(None, ge=0, le=1)  # a guess's chance as asked (none for open answers)
     retrieval: RetrievalSet | None = None  # candidate captions, for image-text models to rank
     unreadable: UnreadableFlag | None = None  # flagged: the image does not show the answer
+    # byo questions --for MODEL: the models that receive the image too small to decide it, and why
+    unreadable_for: dict[str, UnreadableFlag] | None = None
 
     @field_validator("answer")
     @classmethod
