@@ -5,6 +5,10 @@ BIN := $(VENV)/bin
 WHEELS ?= $(HOME)/.cache/byo-wheels
 BPY_WHEEL := bpy==5.0.1
 STAMP := $(VENV)/.installed
+# setuptools prints a banner for every editable install whose package folders are mapped (byo.catalog
+# is questions/, byo.packs is assets/): "Editable installation ... be careful with folders in your
+# working directory". It is information, not a fault; only that message is filtered.
+EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 # Python caches compiled modules (and pytest its rewritten test modules) in __pycache__ even where
 # the environment says not to (PYTHONDONTWRITEBYTECODE, set in many containers): without the caches
 # every test worker and every `byo` the tests start compiles the sources again.
@@ -42,7 +46,7 @@ $(STAMP): pyproject.toml
 	@# The bpy wheel is 374 MB: keep a copy so that new virtualenvs install it offline.
 	@mkdir -p $(WHEELS)
 	@ls $(WHEELS)/bpy-5.0.1-*.whl >/dev/null 2>&1 || $(BIN)/pip download -q --no-deps -d $(WHEELS) $(BPY_WHEEL)
-	$(BIN)/pip install -q --find-links $(WHEELS) -e '.[blender,dev]'
+	$(EDITABLE) $(BIN)/pip install -q --find-links $(WHEELS) -e '.[blender,dev]'
 	@touch $(STAMP)
 
 # Harness virtualenvs for the round-trip tests of `byo export` (tests/export/test_harnesses.py):
@@ -61,14 +65,14 @@ harness: $(HARNESS)/inspect/.installed $(HARNESS)/lmms/.installed
 
 $(HARNESS)/inspect/.installed: pyproject.toml
 	rm -rf $(HARNESS)/inspect && $(PYTHON) -m venv $(HARNESS)/inspect
-	$(HARNESS)/inspect/bin/pip install -q -e '.[inspect]'
+	$(EDITABLE) $(HARNESS)/inspect/bin/pip install -q -e '.[inspect]'
 	@touch $@
 
 $(HARNESS)/lmms/.installed: pyproject.toml Makefile
 	rm -rf $(HARNESS)/lmms && $(PYTHON) -m venv $(HARNESS)/lmms
 	$(HARNESS)/lmms/bin/pip install -q --no-deps 'lmms-eval>=0.7,<0.8'
 	$(HARNESS)/lmms/bin/pip install -q --no-warn-conflicts $(LMMS_DEPS)
-	$(HARNESS)/lmms/bin/pip install -q --no-warn-conflicts -e .
+	$(EDITABLE) $(HARNESS)/lmms/bin/pip install -q --no-warn-conflicts -e .
 	@touch $@
 
 demo: $(STAMP)
