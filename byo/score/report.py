@@ -172,6 +172,7 @@ def overview(runs: Runs) -> list[dict]:
         out.append({"label": label, "run": s.facts["run"], "provider": s.facts.get("provider"),
                     "reference": s.facts.get("reference"), "dataset": s.facts.get("dataset"),
                     "n": len(s.rows), "asked": s.facts.get("asked", len(s.rows)), "partial": s.partial,
+                    "undecidable": s.facts.get("undecidable", 0),
                     "stopped": s.facts.get("stopped"),
                     "statuses": ", ".join(f"{k} {counts[k]}" for k in STATUSES if counts[k]),
                     "parse_rate": pct(o["parse_rate"]), "accuracy": pct(o["accuracy"]),

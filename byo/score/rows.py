@@ -265,13 +265,25 @@ def asked_questions(questions: list[Question], info: dict) -> list[Question]:
     return questions[:limit] if isinstance(limit, int) and limit > 0 else questions
 
 
-def completeness(questions: list[Question], predictions: list[dict], info: dict) -> dict:
+def undecidable_ids(questions: list[Question], info: dict, provider: str | None, model: str | None) -> set[str]:
+    """The questions byo eval left out of the run as undecidable at the size its model receives:
+    those whose `unreadable_for` names the model as run.json's `received_as` records it (an older
+    run: as PROVIDER:MODEL of its predictions)."""
+    names = info.get("received_as")
+    names = set(names) if isinstance(names, list) else {f"{provider}:{model}"} if model else set()
+    return {q.id for q in questions if names & set(q.unreadable_for or {})}
+
+
+def completeness(questions: list[Question], predictions: list[dict], info: dict,
+                 undecidable: set[str] = frozenset()) -> dict:
     """How much of the run is there: `answered` of `asked` questions have a prediction (a failed
-    request counts, as a wrong answer); `partial` when some have none."""
+    request counts, as a wrong answer); `partial` when some have none. A question left out as
+    undecidable for the model (`undecidable`) was not asked; `undecidable` counts them."""
     answered = {p["id"] for p in predictions}
-    asked = {q.id for q in asked_questions(questions, info)} | answered
+    asked = {q.id for q in asked_questions(questions, info) if q.id not in undecidable} | answered
     return {"answered": len(answered), "asked": len(asked), "unanswered": len(asked) - len(answered),
-            "partial": len(answered) < len(asked), "finished": info.get("finished"), "stopped": info.get("stopped")}
+            "partial": len(answered) < len(asked), "finished": info.get("finished"), "stopped": info.get("stopped"),
+            "undecidable": len(undecidable - answered)}
 
 
 def partial_note(facts: dict) -> str | None:
@@ -312,5 +324,6 @@ def load_run(run_dir: Path) -> tuple[list[dict], dict]:
              "reference": bool(info.get("reference", first.get("reference"))),
              "n_questions": len(rows), "n_in_file": len(questions),
              "spent_usd": info.get("spent_usd"), "max_cost_usd": info.get("max_cost_usd"), "batch": info.get("batch"),
-             **completeness(questions, predictions, info)}
+             **completeness(questions, predictions, info,
+                            undecidable_ids(questions, info, first.get("provider"), first.get("model")))}
     return rows, facts
