@@ -29,7 +29,7 @@ from byo.cli.options import (
 from byo.score.judge import Judge, JudgeSettings
 from byo.score.psychometric import ESTIMATED
 from byo.score.registry import TABLES as DECLARED
-from byo.score.report import FORMATS
+from byo.score.report import FORMATS, object_px_text
 
 
 def cmd_score(args) -> int:
@@ -146,12 +146,13 @@ def print_breaking_points(scores, verbose: bool = False) -> None:
 
 def breaking_point_table(fits: list[dict]) -> Table:
     table = new_table("key", "variable", "breaks at [95% CI]", "slope", "lapse", "fit p", "subitizing",
+                      "object rendered → received",
                   title="Breaking points (logistic; criterion halfway from chance to the ceiling; profile-likelihood "
                         "intervals)")
     for f in fits:
         prior = f" [yellow](the answer prior's curve: {f['answer_prior']})[/yellow]" if f.get("answer_prior") else ""
         table.add_row(f["key"], f["variable"], escape(f["breaking_point"]) + prior, fmt(f.get("slope")),
-                      fmt(f.get("lapse")), fmt(f.get("gof_p")), fmt(f.get("subitizing")))
+                      fmt(f.get("lapse")), fmt(f.get("gof_p")), fmt(f.get("subitizing")), object_px_text(f))
     return table
 
 

@@ -212,6 +212,7 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str,
             "error": None, "split": _split(q, splits or {}), "chance": q.chance,
             "cost_usd": p.get("cost_usd"), "tokens": p.get("tokens"),  # the report's cost (byo.score.cost)
         }
+        row["received_scale"] = received_scale(p.get("image"))
         if q.answer_type in NUMERIC and value is not None:
             row["error"] = float(value) - float(q.answer)
         row.update(_retrieval_fields(q, 1.0 if row["correct"] else 0.0, q.chance, ranked=False))
@@ -248,6 +249,42 @@ def _ranked_row(q: Question, p: dict, run: str, splits: dict[str, str] | None) -
     if q.unreadable is not None:
         row["unreadable"] = q.unreadable.model_dump()
     return row
+
+
+def received_scale(image) -> float | None:
+    """Received pixels per rendered pixel (linear) of a prediction row's image record: what its
+    provider's pipeline (byo.providers.image_pipeline) made of the image byo sent; None where the row
+    records no received size (an older run, a provider that does not publish its rule)."""
+    if not isinstance(image, dict) or not isinstance(received := image.get("received"), dict):
+        return None
+    try:
+        rendered, sent = image["size"], image["sent_size"]
+        scale = received.get("scale")
+        if scale is None:
+            shown = received.get("content") or received.get("size")
+            if shown is None:
+                return None
+            scale = min(shown[0] / sent[0], shown[1] / sent[1])
+        return float(scale) * sent[0] / rendered[0]
+    except (KeyError, TypeError, IndexError, ZeroDivisionError):  # a row damaged by hand: no received size
+        return None
+
+
+def object_heights(rows: list[dict], dataset: Path) -> None:
+    """Sets each row's `object_px`, the median height in rendered pixels of the boxes of its legend's
+    visible objects (None without a legend or a box): the object's size beside its received size,
+    for rows that record one."""
+    layout, heights = Layout(dataset), {}
+    for r in rows:
+        if r.get("received_scale") is None:
+            continue
+        if r["image"] not in heights:
+            legend, _ = layout.read_legend(Path(r["image"]).stem)
+            boxes = [o["bbox"] for o in (legend or {}).get("objects", [])
+                     if isinstance(o, dict) and o.get("visible", True) and isinstance(o.get("bbox"), list)
+                     and len(o["bbox"]) == 4]
+            heights[r["image"]] = float(np.median([b[3] - b[1] for b in boxes])) if boxes else None
+        r["object_px"] = heights[r["image"]]
 
 
 UNREADABLE_TAG = " [unreadable]"
@@ -316,6 +353,7 @@ def load_run(run_dir: Path) -> tuple[list[dict], dict]:
     order = {q.id: i for i, q in enumerate(questions)}
     predictions = sorted(load_predictions(run_dir), key=lambda p: order.get(p["id"], len(order)))
     rows = score_rows(questions, predictions, run_dir.name, legend_splits(questions, dataset))
+    object_heights(rows, dataset)
     info = run_info(run_dir)
     first = predictions[0] if predictions else {}
     facts = {"run": run_dir.name, "run_dir": str(run_dir), "dataset": str(dataset), "questions": str(questions_path),
