@@ -89,7 +89,8 @@ def score_document(run: Path, scores) -> dict:
     """byo score --json: what the terminal shows, as data (every logistic breaking-point row with its
     verdict), and the files written."""
     return {"run": run, "model": scores.facts.get("model"), "partial": scores.partial, "answered":
-            scores.facts.get("answered"), "undecidable": scores.facts.get("undecidable", 0), "metrics": overall_rows(scores), "tables": declared_rows(scores),
+            scores.facts.get("answered"), "undecidable": scores.facts.get("undecidable", 0),
+            "metrics": overall_rows(scores), "tables": declared_rows(scores),
             "breaking_points": logistic_fits(scores), "stability": scores.tables.get("stability") or [],
             "judge": scores.facts.get("judge"), "written": scores.written}
 
