@@ -70,7 +70,7 @@ def test_a_distance_breaking_point_shows_the_object_rendered_and_received(tmp_pa
     assert fit["object_px_received"] == pytest.approx(expected * 1365 / 1920)
     text = f"{fit['object_px_rendered']:.0f} px → {fit['object_px_received']:.0f} px"
     html = write_report([scores], tmp_path / "report.html").read_text()
-    assert "object at it, rendered → received" in html and text in html
+    assert f"the object at it, rendered → received: {text}" in html
     assert main(["score", str(run), "--bootstrap", "50"]) == 0
     assert text in capsys.readouterr().out
 
