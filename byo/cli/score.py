@@ -29,7 +29,7 @@ from byo.cli.options import (
 from byo.score.judge import Judge, JudgeSettings
 from byo.score.psychometric import ESTIMATED
 from byo.score.registry import TABLES as DECLARED
-from byo.score.report import FORMATS
+from byo.score.report import FORMATS, object_px_text
 
 
 def cmd_score(args) -> int:
@@ -59,6 +59,7 @@ def cmd_score(args) -> int:
     print_stability(scores)
     with quiet(args.quiet):
         warn_partial(args.run, scores)
+        note_undecidable(args.run, scores)
         console.print("wrote " + ", ".join(str(p) for p in scores.written.values()), highlight=False)
     return 0
 
@@ -88,7 +89,8 @@ def score_document(run: Path, scores) -> dict:
     """byo score --json: what the terminal shows, as data (every logistic breaking-point row with its
     verdict), and the files written."""
     return {"run": run, "model": scores.facts.get("model"), "partial": scores.partial, "answered":
-            scores.facts.get("answered"), "metrics": overall_rows(scores), "tables": declared_rows(scores),
+            scores.facts.get("answered"), "undecidable": scores.facts.get("undecidable", 0),
+            "metrics": overall_rows(scores), "tables": declared_rows(scores),
             "breaking_points": logistic_fits(scores), "stability": scores.tables.get("stability") or [],
             "judge": scores.facts.get("judge"), "written": scores.written}
 
@@ -145,12 +147,13 @@ def print_breaking_points(scores, verbose: bool = False) -> None:
 
 def breaking_point_table(fits: list[dict]) -> Table:
     table = new_table("key", "variable", "breaks at [95% CI]", "slope", "lapse", "fit p", "subitizing",
+                      "object rendered → received",
                   title="Breaking points (logistic; criterion halfway from chance to the ceiling; profile-likelihood "
                         "intervals)")
     for f in fits:
         prior = f" [yellow](the answer prior's curve: {f['answer_prior']})[/yellow]" if f.get("answer_prior") else ""
         table.add_row(f["key"], f["variable"], escape(f["breaking_point"]) + prior, fmt(f.get("slope")),
-                      fmt(f.get("lapse")), fmt(f.get("gof_p")), fmt(f.get("subitizing")))
+                      fmt(f.get("lapse")), fmt(f.get("gof_p")), fmt(f.get("subitizing")), object_px_text(f))
     return table
 
 
@@ -165,6 +168,14 @@ def print_stability(scores) -> None:
                       fmt(r["fleiss_kappa"]), f"{r['accuracy_mean']:.1%}", f"{r['accuracy_sd']:.1%}",
                       f"{r['accuracy_min']:.1%}-{r['accuracy_max']:.1%}")
     out().print(table)
+
+
+def note_undecidable(run: Path, scores) -> None:
+    """How many questions the run left out: undecidable at the size its model receives."""
+    if scores.facts.get("undecidable"):
+        console.print(f"{escape(str(run))}: {scores.facts['undecidable']} questions left out, undecidable at the "
+                      f"size {scores.facts.get('model')} receives (byo questions --for); not counted in any figure",
+                      highlight=False)
 
 
 def warn_partial(run: Path, scores) -> None:

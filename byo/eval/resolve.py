@@ -132,6 +132,7 @@ class Evaluation:
         all_questions = load_questions(questions_path, self.dataset) if questions is None else list(questions)
         # byo questions --for MODEL: what this model receives too small to decide is not asked of it
         names = {f"{s.provider}:{self.model}", f"{self.ptype}:{self.model}"}
+        self.received_as = sorted(names)  # the names unreadable_for may give this model (run.json records them)
         self.undecidable_here = [q.id for q in all_questions if names & set(q.unreadable_for or {})]
         if self.undecidable_here:
             all_questions = [q for q in all_questions if not names & set(q.unreadable_for or {})]

@@ -31,6 +31,8 @@ def run_file_info(ev: Evaluation, run_id: str, report: EvalReport | None, totals
         "cache": str(ev.cache_path) if ev.provider.cacheable else None,
         "max_cost_usd": s.max_cost,
         "batch": s.batch,
+        # byo questions --for: the questions left out as undecidable at the size this model receives
+        "undecidable": len(ev.undecidable_here), "received_as": ev.received_as,
         "finished": report is not None and report.stopped is None,
         "stopped": report.stopped.message if report is not None and report.stopped else None,
     }

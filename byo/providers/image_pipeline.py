@@ -74,6 +74,8 @@ class Received:
             out["content"] = list(self.content)
         if self.tiles is not None:
             out["tiles"] = list(self.tiles)
+        if self.scale is not None:  # received pixels per sent pixel (a crop's too, which `content` does not give)
+            out["scale"] = round(self.scale, 6)
         if self.cropped:
             out["cropped"] = True
         if self.note:

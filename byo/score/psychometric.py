@@ -715,10 +715,30 @@ def breaking_point_tables(rows: Sequence[dict], *, tolerance: float = 0, criteri
                 subitizing = subitizing_range(exact.levels, *exact.counts())
             for link in links:
                 row = analyse(trials, chance, link=link, criterion=criterion)
+                rendered, received = object_at(used, variable, row["threshold"]) if variable != TRUTH else (None, None)
                 fits.append({**base, "variable": variable, **row,
+                             "object_px_rendered": rendered, "object_px_received": received,
                              "subitizing": subitizing if variable == TRUTH else None,
                              "clustering": "images (the dispersion between images scales the likelihood ratios)"})
     return fits, points
+
+
+def object_at(rows: Sequence[dict], variable: str, threshold: float | None) -> tuple[float | None, float | None]:
+    """The object's height at a breaking point, in rendered pixels and in the pixels its model
+    receives: per tested level the median over its rows of `object_px` (byo.score.rows) and of
+    `object_px` x `received_scale`, interpolated linearly to the threshold. (None, None) without a
+    threshold or where the rows record no received size."""
+    if threshold is None:
+        return None, None
+    at_level: dict[float, list[tuple[float, float]]] = {}
+    for r in rows:
+        if r.get("object_px") is not None and r.get("received_scale") is not None:
+            at_level.setdefault(float(x_of(r, variable)), []).append((r["object_px"], r["object_px"] * r["received_scale"]))
+    if not at_level:
+        return None, None
+    levels = sorted(at_level)
+    medians = np.array([np.median(np.array(at_level[x]), axis=0) for x in levels])
+    return (float(np.interp(threshold, levels, medians[:, 0])), float(np.interp(threshold, levels, medians[:, 1])))
 
 
 def _level_name(variable: str, row: dict) -> str | None:

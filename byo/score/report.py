@@ -172,6 +172,7 @@ def overview(runs: Runs) -> list[dict]:
         out.append({"label": label, "run": s.facts["run"], "provider": s.facts.get("provider"),
                     "reference": s.facts.get("reference"), "dataset": s.facts.get("dataset"),
                     "n": len(s.rows), "asked": s.facts.get("asked", len(s.rows)), "partial": s.partial,
+                    "undecidable": s.facts.get("undecidable", 0),
                     "stopped": s.facts.get("stopped"),
                     "statuses": ", ".join(f"{k} {counts[k]}" for k in STATUSES if counts[k]),
                     "parse_rate": pct(o["parse_rate"]), "accuracy": pct(o["accuracy"]),
@@ -641,6 +642,14 @@ def _breaking_text(f: dict, variable: str) -> str:
     return f["breaking_point"]
 
 
+def object_px_text(f: dict) -> str:
+    """"24 px → 17 px": the object's height at the breaking point rendered and as its model
+    receives it, or "–" where the run's rows record no received size."""
+    if f.get("object_px_received") is None:
+        return "–"
+    return f"{f['object_px_rendered']:.0f} px → {f['object_px_received']:.0f} px"
+
+
 def variable_name(f: dict) -> str:
     if f["variable"] == psy.TRUTH:
         return "true count" if f["answer_type"] == "integer" else "true answer"
@@ -690,7 +699,7 @@ def breaking_section(runs: Runs) -> list[dict]:
                 "probit": other["breaking_point"] if other else "–", "slope": num(f.get("slope"), 3),
                 "lapse": num(f.get("lapse")), "gof": num(f.get("gof_p"), 3), "dispersion": num(f.get("dispersion")),
                 "flat": num(f.get("flat_p"), 3), "subitizing": "–" if f.get("subitizing") is None else f"{f['subitizing']:g}",
-                "n": f["n"], "images": f["images"], "chance": pct(f["chance"])})
+                "n": f["n"], "images": f["images"], "chance": pct(f["chance"]), "object_px": object_px_text(f)})
     out = []
     for block in blocks.values():
         priors = [(label, f) for label, f in block["fits"] if f.get("answer_prior")]

@@ -212,6 +212,7 @@ def score_rows(questions: list[Question], predictions: list[dict], run: str,
             "error": None, "split": _split(q, splits or {}), "chance": q.chance,
             "cost_usd": p.get("cost_usd"), "tokens": p.get("tokens"),  # the report's cost (byo.score.cost)
         }
+        row["received_scale"] = received_scale(p.get("image"))
         if q.answer_type in NUMERIC and value is not None:
             row["error"] = float(value) - float(q.answer)
         row.update(_retrieval_fields(q, 1.0 if row["correct"] else 0.0, q.chance, ranked=False))
@@ -250,6 +251,42 @@ def _ranked_row(q: Question, p: dict, run: str, splits: dict[str, str] | None) -
     return row
 
 
+def received_scale(image) -> float | None:
+    """Received pixels per rendered pixel (linear) of a prediction row's image record: what its
+    provider's pipeline (byo.providers.image_pipeline) made of the image byo sent; None where the row
+    records no received size (an older run, a provider that does not publish its rule)."""
+    if not isinstance(image, dict) or not isinstance(received := image.get("received"), dict):
+        return None
+    try:
+        rendered, sent = image["size"], image["sent_size"]
+        scale = received.get("scale")
+        if scale is None:
+            shown = received.get("content") or received.get("size")
+            if shown is None:
+                return None
+            scale = min(shown[0] / sent[0], shown[1] / sent[1])
+        return float(scale) * sent[0] / rendered[0]
+    except (KeyError, TypeError, IndexError, ZeroDivisionError):  # a row damaged by hand: no received size
+        return None
+
+
+def object_heights(rows: list[dict], dataset: Path) -> None:
+    """Sets each row's `object_px`, the median height in rendered pixels of the boxes of its legend's
+    visible objects (None without a legend or a box): the object's size beside its received size,
+    for rows that record one."""
+    layout, heights = Layout(dataset), {}
+    for r in rows:
+        if r.get("received_scale") is None:
+            continue
+        if r["image"] not in heights:
+            legend, _ = layout.read_legend(Path(r["image"]).stem)
+            boxes = [o["bbox"] for o in (legend or {}).get("objects", [])
+                     if isinstance(o, dict) and o.get("visible", True) and isinstance(o.get("bbox"), list)
+                     and len(o["bbox"]) == 4]
+            heights[r["image"]] = float(np.median([b[3] - b[1] for b in boxes])) if boxes else None
+        r["object_px"] = heights[r["image"]]
+
+
 UNREADABLE_TAG = " [unreadable]"
 
 
@@ -265,13 +302,25 @@ def asked_questions(questions: list[Question], info: dict) -> list[Question]:
     return questions[:limit] if isinstance(limit, int) and limit > 0 else questions
 
 
-def completeness(questions: list[Question], predictions: list[dict], info: dict) -> dict:
+def undecidable_ids(questions: list[Question], info: dict, provider: str | None, model: str | None) -> set[str]:
+    """The questions byo eval left out of the run as undecidable at the size its model receives:
+    those whose `unreadable_for` names the model as run.json's `received_as` records it (an older
+    run: as PROVIDER:MODEL of its predictions)."""
+    names = info.get("received_as")
+    names = set(names) if isinstance(names, list) else {f"{provider}:{model}"} if model else set()
+    return {q.id for q in questions if names & set(q.unreadable_for or {})}
+
+
+def completeness(questions: list[Question], predictions: list[dict], info: dict,
+                 undecidable: set[str] = frozenset()) -> dict:
     """How much of the run is there: `answered` of `asked` questions have a prediction (a failed
-    request counts, as a wrong answer); `partial` when some have none."""
+    request counts, as a wrong answer); `partial` when some have none. A question left out as
+    undecidable for the model (`undecidable`) was not asked; `undecidable` counts them."""
     answered = {p["id"] for p in predictions}
-    asked = {q.id for q in asked_questions(questions, info)} | answered
+    asked = {q.id for q in asked_questions(questions, info) if q.id not in undecidable} | answered
     return {"answered": len(answered), "asked": len(asked), "unanswered": len(asked) - len(answered),
-            "partial": len(answered) < len(asked), "finished": info.get("finished"), "stopped": info.get("stopped")}
+            "partial": len(answered) < len(asked), "finished": info.get("finished"), "stopped": info.get("stopped"),
+            "undecidable": len(undecidable - answered)}
 
 
 def partial_note(facts: dict) -> str | None:
@@ -304,6 +353,7 @@ def load_run(run_dir: Path) -> tuple[list[dict], dict]:
     order = {q.id: i for i, q in enumerate(questions)}
     predictions = sorted(load_predictions(run_dir), key=lambda p: order.get(p["id"], len(order)))
     rows = score_rows(questions, predictions, run_dir.name, legend_splits(questions, dataset))
+    object_heights(rows, dataset)
     info = run_info(run_dir)
     first = predictions[0] if predictions else {}
     facts = {"run": run_dir.name, "run_dir": str(run_dir), "dataset": str(dataset), "questions": str(questions_path),
@@ -312,5 +362,6 @@ def load_run(run_dir: Path) -> tuple[list[dict], dict]:
              "reference": bool(info.get("reference", first.get("reference"))),
              "n_questions": len(rows), "n_in_file": len(questions),
              "spent_usd": info.get("spent_usd"), "max_cost_usd": info.get("max_cost_usd"), "batch": info.get("batch"),
-             **completeness(questions, predictions, info)}
+             **completeness(questions, predictions, info,
+                            undecidable_ids(questions, info, first.get("provider"), first.get("model")))}
     return rows, facts

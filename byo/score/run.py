@@ -56,7 +56,11 @@ DEFINITIONS = {
                        "chi2(1), or F(1, df) with the dispersion between images of a level scaling the likelihood "
                        "ratios); answer_prior: why a run's answers do not depend on the image (blind, one answer to "
                        "every question): its curve is its answer prior's; counts score |error| <= tolerance; "
-                       "subitizing: the largest count up to which every tested count is answered at >= 90%",
+                       "subitizing: the largest count up to which every tested count is answered at >= 90%; "
+                       "object_px_rendered / object_px_received: the object's height at the threshold in rendered "
+                       "pixels and in the pixels the model receives (per level the median height of the legend's "
+                       "visible boxes, and that times the row's received scale, interpolated to the threshold), "
+                       "null where the rows record no received size",
     "errors": "signed error, MAE, MSE, RMSE, NMAE over parsed answers only; `excluded` counts the others "
               "(95% percentile bootstrap resampling images)",
     "nmae": "mean of |prediction - truth| / max(|truth|, 1): relative error, the absolute error when the truth is 0 "
