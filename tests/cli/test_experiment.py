@@ -335,3 +335,30 @@ def test_binding_study_suite_asks_its_label_keys_on_val_and_test_only(tmp_path, 
     assert "train" in splits  # rendered, not asked
     assert {r["key"] for r in result["results"]} == {"*", "label_zsl", "label_choice"}
     assert next(r for r in result["results"] if r["key"] == "*")["n"] == len(asked)
+
+
+@pytest.mark.render
+def test_byo_eval_poker_suite_asks_its_prompt_grid_and_reports_its_key_alone(tmp_path, capsys):
+    """`byo run` on a shrunk copy of BYO-Eval's suite with its poker count config (protocol.yml and
+    poker_count.yaml at 2 and 3 cards, an image each): every question in B.2's grid (neutral,
+    helpful, cot x declarative, fill_blank), the config's own key only, and a results table whose
+    rows are that key and the pool of it, nothing else."""
+    suite = tmp_path / "byo_eval"
+    suite.mkdir()
+    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "byo_eval" / "protocol.yml").read_text())
+    data = tiny_config(ROOT / "dataset_configs" / "byo_eval" / "poker_count.yaml", resolution=[384, 216])
+    data["dataset"]["n_images"] = 1
+    data["variables"]["content.total_cards"] = {"type": "varying_all", "levels": [2, 3]}
+    (suite / "poker_count.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "out"
+    result = run_json(capsys, str(suite), "--model", "blind", "--model", "oracle", "-o", str(out))
+    asked = [json.loads(line) for line in (out / "byo_eval_poker_count" / "questions.jsonl").read_text().splitlines()]
+    grid = {(p, i) for p in ("neutral", "helpful", "cot") for i in ("declarative", "fill_blank")}
+    assert {(q["preprompt"], q["instruction"]) for q in asked} == grid and len(asked) == 2 * len(grid)
+    assert {q["key"] for q in asked} == {"count_total_cards"}
+    rows = {(r["model"], r["key"]): r for r in result["results"]}
+    assert set(rows) == {(m, k) for m in ("blind", "oracle") for k in ("*", "count_total_cards")}
+    assert rows[("oracle", "*")]["n"] == rows[("oracle", "count_total_cards")]["n"] == len(asked)
+    assert rows[("oracle", "count_total_cards")]["accuracy"] == 1.0
+    levels = {c["level"] for c in result["levels"] if c["variable"] == "content.total_cards"}
+    assert levels == {"2", "3"}
