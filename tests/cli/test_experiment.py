@@ -362,3 +362,47 @@ def test_byo_eval_poker_suite_asks_its_prompt_grid_and_reports_its_key_alone(tmp
     assert rows[("oracle", "count_total_cards")]["accuracy"] == 1.0
     levels = {c["level"] for c in result["levels"] if c["variable"] == "content.total_cards"}
     assert levels == {"2", "3"}
+
+
+@pytest.mark.render
+def test_autocomp_suite_asks_its_binding_keys_and_prints_table_4(tmp_path, capsys):
+    """`byo run` on a shrunk copy of Auto-Comp's suite (protocol.yml and color.yaml at one N = 2
+    concept, rendered Minimal and Contextual): only the paper's Swap and Confusion sets are asked,
+    in one prompt variant, no CLEVR key; it prints Table 4 (accuracy beside chance per set, N and
+    condition) and Table 5's paired Minimal vs Contextual rows."""
+    suite = tmp_path / "autocomp"
+    suite.mkdir()
+    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "autocomp" / "protocol.yml").read_text())
+    data = tiny_config(ROOT / "dataset_configs" / "autocomp" / "color.yaml", resolution=[160, 120])
+    data["variables"]["content.count"] = {"type": "varying_all", "levels": [2]}
+    data["variables"]["content.concept"] = {"type": "varying_all_range", "min": 0, "max": 0}
+    (suite / "color.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "out"
+    result = run_json(capsys, str(suite), "--model", "blind", "--model", "oracle", "-o", str(out))
+    asked = [json.loads(line) for line in (out / "autocomp_color" / "questions.jsonl").read_text().splitlines()]
+    assert {q["key"] for q in asked} == {"autocomp_swap", "autocomp_confusion"} and len(asked) == 4
+    assert {(q["preprompt"], q["instruction"]) for q in asked} == {("neutral", "direct")}
+    assert {r["key"] for r in result["results"]} == {"*", "autocomp_swap", "autocomp_confusion"}
+    table_4 = {e["model"]: e["rows"] for e in result["headline"] if e["table"] == "autocomp"}
+    assert {(r["key"], r["task"], r["n_objects"], r["condition"]) for r in table_4["oracle"]} == {
+        (k, "color", 2, c) for k in ("autocomp_swap", "autocomp_confusion") for c in ("minimal", "contextual")}
+    assert all(r["accuracy"] == 1.0 and r["n"] == 1 for r in table_4["oracle"])
+    assert {r["key"]: r["chance"] for r in table_4["blind"]} == pytest.approx(
+        {"autocomp_swap": 1 / 2, "autocomp_confusion": 1 / 15})
+    paired = {e["model"]: e["rows"] for e in result["headline"] if e["table"] == "autocomp_paired"}
+    assert {(r["key"], r["concepts"], r["delta_pp"]) for r in paired["oracle"]} == {
+        ("autocomp_swap", 1, 0.0), ("autocomp_confusion", 1, 0.0)}
+    assert main(["run", str(suite), "--model", "blind", "--model", "oracle", "-o", str(out), "--workers", "1"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "autocomp_color, oracle, Auto-Comp's headline: Binding (Auto-Comp) beside chance" in printed
+
+
+def test_a_protocol_naming_an_unknown_headline_table_is_refused_before_any_work(tmp_path, capsys):
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "demo.yaml").write_text(yaml.safe_dump(tiny_config(ROOT / "dataset_configs" / "demo.yaml"), sort_keys=False))
+    (suite / "protocol.yml").write_text(yaml.safe_dump({"protocol": {"paper": "X", "tables": ["autocomp", "nosuch"]}}))
+    assert main(["run", str(suite), "--model", "blind", "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "protocol.yml: protocol.tables: unknown table 'nosuch'; expected one of" in err and "autocomp" in err, err
+    assert len(err.splitlines()) == 1 and not (tmp_path / "out").exists()
