@@ -406,3 +406,33 @@ def test_a_protocol_naming_an_unknown_headline_table_is_refused_before_any_work(
     err = capsys.readouterr().err.strip()
     assert "protocol.yml: protocol.tables: unknown table 'nosuch'; expected one of" in err and "autocomp" in err, err
     assert len(err.splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+@pytest.mark.render
+def test_compass_suite_asks_composed_and_decomposed_captions_and_prints_its_integration_gap(tmp_path, capsys):
+    """`byo run` on a shrunk copy of COMPASS's suite (protocol.yml and compass.yaml at one image,
+    240 x 180: at 160 x 120 that image gets no question):
+    only its questions are asked (composed, decomposed and skill-targeted captions at every level
+    and N), in one prompt variant; it prints Table 2 (R@1 composed vs decomposed and the gap per
+    structural level, the rows per N folded away) and Table 3's skill load."""
+    suite = tmp_path / "compass"
+    suite.mkdir()
+    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "compass" / "protocol.yml").read_text())
+    data = tiny_config(ROOT / "dataset_configs" / "compass" / "compass.yaml", resolution=[240, 180])
+    data["dataset"]["n_images"] = 1
+    (suite / "compass.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "out"
+    result = run_json(capsys, str(suite), "--model", "blind", "--model", "oracle", "-o", str(out))
+    asked = [json.loads(line) for line in (out / "compass" / "questions.jsonl").read_text().splitlines()]
+    kinds = {(q["key"].split("_")[1], q["key"].split("_")[3]) for q in asked}
+    assert kinds == {(level, kind) for level in ("oa", "or", "oar") for kind in ("composed", "decomposed", "skill")}
+    assert all(q["key"].startswith("compass_") for q in asked)
+    assert {(q["preprompt"], q["instruction"]) for q in asked} == {("neutral", "direct")}
+    assert all(r["key"] == "*" or r["key"].startswith("compass_") for r in result["results"])
+    table_2 = {e["model"]: e["rows"] for e in result["headline"] if e["table"] == "compass_integration"}
+    assert {(r["level"], r["n"]) for r in table_2["oracle"]} == {("OA", "all"), ("OR", "all"), ("OAR", "all")}
+    assert all(r["r1_composed"] == r["r1_decomposed"] == 1.0 and r["delta"] == 0 for r in table_2["oracle"])
+    assert {r["level"] for r in table_2["blind"]} == {"OA", "OR", "OAR"}
+    skill = {(r["level"], r["skill"]) for e in result["headline"] if e["table"] == "compass_skill_load"
+             for r in e["rows"] if e["model"] == "oracle"}
+    assert skill == {("OA", "O"), ("OA", "A"), ("OR", "O"), ("OR", "R"), ("OAR", "O"), ("OAR", "A"), ("OAR", "R")}
