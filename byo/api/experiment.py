@@ -58,6 +58,7 @@ from byo.render.runner import render_dataset
 from byo.scene.config import DatasetConfig
 from byo.score.bins import Bins, parse_bins
 from byo.score.compare import compare, default_output, write_comparison
+from byo.score.registry import TABLES as DECLARED_TABLES
 from byo.score.report import write_report
 from byo.score.run import Scores, load_scores
 from byo.view.build import check_view_output, write_view
@@ -170,13 +171,24 @@ class Protocol(Strict):
     variable's levels into (`bins`: VARIABLE: LO-HI,LO-HI,... or a named set, `byo-eval` for
     Table 3's 1-4 / 5-9 / 10-21), the split its headline is taken on (`headline_split`: the
     results table pools that split's questions only) and the split parts it asks (`splits`: the
-    other images' questions are not asked). `byo run FOLDER` asks and scores as it says."""
+    other images' questions are not asked) and its headline tables (`tables`: tables of
+    byo.score.registry, such as Auto-Comp's `autocomp` or COMPASS's `compass_integration`, printed
+    after the results table per dataset and model). `byo run FOLDER` asks and scores as it says."""
 
     paper: str
     questions: QuestionSettings = Field(default_factory=QuestionSettings)
     bins: dict[str, str] = Field(default_factory=dict)
     headline_split: str | None = None  # the split the results are taken on (KamonBench's Table 1: test)
     splits: list[str] | None = None  # the split parts asked (the binding studies evaluate val and test only)
+    tables: list[str] = Field(default_factory=list)  # the paper's headline tables, printed after the results
+
+    @field_validator("tables")
+    @classmethod
+    def _declared_tables(cls, names: list[str]) -> list[str]:
+        unknown = [n for n in names if n not in DECLARED_TABLES]
+        if unknown:
+            raise ValueError(f"unknown table {unknown[0]!r}; expected one of {', '.join(sorted(DECLARED_TABLES))}")
+        return names
 
     @field_validator("bins")
     @classmethod

@@ -13,6 +13,8 @@ import byo
 from byo.cli.console import add_json, add_quiet, console, new_table, out, print_json, quiet
 from byo.cli.options import whole
 from byo.score.design import fixed_answers, level_cells, pooled
+from byo.score.registry import TABLES as DECLARED
+from byo.score.report import FORMATS
 
 
 def results(outcome) -> list[dict]:
@@ -37,6 +39,36 @@ def results(outcome) -> list[dict]:
 def headline_split(outcome) -> str | None:
     protocol = outcome.experiment.protocol
     return protocol.headline_split if protocol is not None else None
+
+
+def headline_tables(outcome) -> list[dict]:
+    """The protocol's headline tables (its `tables`), per dataset and model: their rows over every
+    prompt variant, not folded; a dataset without rows of a table has none."""
+    protocol = outcome.experiment.protocol
+    found = []
+    for name in protocol.tables if protocol is not None else ():
+        declared = DECLARED[name]
+        for d in outcome.datasets:
+            for model, scores in d.scores.items():
+                rows = [r for r in scores.tables.get(name, []) if r.get("variant", "all") == "all"
+                        and not (declared.folded and declared.folded(r))]
+                if rows:
+                    found.append({"dataset": d.dataset.name, "model": model, "table": name, "rows": rows})
+    return found
+
+
+def print_headline(outcome, headline: list[dict]) -> None:
+    paper = outcome.experiment.protocol.paper if outcome.experiment.protocol is not None else ""
+    for entry in headline:
+        declared = DECLARED[entry["table"]]
+        keyed = any("key" in r for r in entry["rows"])
+        table = new_table(*(["key"] if keyed else []), *(c.header for c in declared.columns),
+                          title=f"{entry['dataset']}, {entry['model']}, {paper}'s headline: {declared.title}")
+        for r in entry["rows"]:
+            table.add_row(*([str(r.get("key", ""))] if keyed else []),
+                          *(" ".join(filter(None, [FORMATS[c.format](r.get(c.field)), c.note(r) if c.note else ""]))
+                            for c in declared.columns))
+        out().print(table)
 
 
 def level_results(outcome) -> list[dict]:
@@ -92,10 +124,10 @@ def cmd_run(args) -> int:
     outcome = byo.run_experiment(experiment, out=args.output, workers=args.workers, report=args.report,
                                  on_step=None if args.quiet else lambda line: console.print(line, highlight=False),
                                  progress=not args.quiet, force=args.force)
-    rows, levels = results(outcome), level_results(outcome)
+    rows, levels, headline = results(outcome), level_results(outcome), headline_tables(outcome)
     if args.json:
         print_json({"experiment": experiment.name, "report": outcome.report, "work": outcome.work,
-                    "comparisons": outcome.comparisons, "results": rows, "levels": levels})
+                    "comparisons": outcome.comparisons, "results": rows, "levels": levels, "headline": headline})
         return 0
     split = headline_split(outcome)
     missing = [d.dataset.name for d in outcome.datasets if split and not any(r["dataset"] == d.dataset.name for r in rows)]
@@ -103,6 +135,7 @@ def cmd_run(args) -> int:
         console.print(f"[yellow]{', '.join(missing)}: no question on the {split} split, the paper's headline: render "
                       "more images (dataset.n_images)[/yellow]", highlight=False)
     print_results(outcome, rows, levels)
+    print_headline(outcome, headline)
     with quiet(args.quiet):
         if not outcome.work:
             console.print("nothing to do: every stage is up to date")

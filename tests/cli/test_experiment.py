@@ -335,3 +335,104 @@ def test_binding_study_suite_asks_its_label_keys_on_val_and_test_only(tmp_path, 
     assert "train" in splits  # rendered, not asked
     assert {r["key"] for r in result["results"]} == {"*", "label_zsl", "label_choice"}
     assert next(r for r in result["results"] if r["key"] == "*")["n"] == len(asked)
+
+
+@pytest.mark.render
+def test_byo_eval_poker_suite_asks_its_prompt_grid_and_reports_its_key_alone(tmp_path, capsys):
+    """`byo run` on a shrunk copy of BYO-Eval's suite with its poker count config (protocol.yml and
+    poker_count.yaml at 2 and 3 cards, an image each): every question in B.2's grid (neutral,
+    helpful, cot x declarative, fill_blank), the config's own key only, and a results table whose
+    rows are that key and the pool of it, nothing else."""
+    suite = tmp_path / "byo_eval"
+    suite.mkdir()
+    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "byo_eval" / "protocol.yml").read_text())
+    data = tiny_config(ROOT / "dataset_configs" / "byo_eval" / "poker_count.yaml", resolution=[384, 216])
+    data["dataset"]["n_images"] = 1
+    data["variables"]["content.total_cards"] = {"type": "varying_all", "levels": [2, 3]}
+    (suite / "poker_count.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "out"
+    result = run_json(capsys, str(suite), "--model", "blind", "--model", "oracle", "-o", str(out))
+    asked = [json.loads(line) for line in (out / "byo_eval_poker_count" / "questions.jsonl").read_text().splitlines()]
+    grid = {(p, i) for p in ("neutral", "helpful", "cot") for i in ("declarative", "fill_blank")}
+    assert {(q["preprompt"], q["instruction"]) for q in asked} == grid and len(asked) == 2 * len(grid)
+    assert {q["key"] for q in asked} == {"count_total_cards"}
+    rows = {(r["model"], r["key"]): r for r in result["results"]}
+    assert set(rows) == {(m, k) for m in ("blind", "oracle") for k in ("*", "count_total_cards")}
+    assert rows[("oracle", "*")]["n"] == rows[("oracle", "count_total_cards")]["n"] == len(asked)
+    assert rows[("oracle", "count_total_cards")]["accuracy"] == 1.0
+    levels = {c["level"] for c in result["levels"] if c["variable"] == "content.total_cards"}
+    assert levels == {"2", "3"}
+
+
+@pytest.mark.render
+def test_autocomp_suite_asks_its_binding_keys_and_prints_table_4(tmp_path, capsys):
+    """`byo run` on a shrunk copy of Auto-Comp's suite (protocol.yml and color.yaml at one N = 2
+    concept, rendered Minimal and Contextual): only the paper's Swap and Confusion sets are asked,
+    in one prompt variant, no CLEVR key; it prints Table 4 (accuracy beside chance per set, N and
+    condition) and Table 5's paired Minimal vs Contextual rows."""
+    suite = tmp_path / "autocomp"
+    suite.mkdir()
+    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "autocomp" / "protocol.yml").read_text())
+    data = tiny_config(ROOT / "dataset_configs" / "autocomp" / "color.yaml", resolution=[160, 120])
+    data["variables"]["content.count"] = {"type": "varying_all", "levels": [2]}
+    data["variables"]["content.concept"] = {"type": "varying_all_range", "min": 0, "max": 0}
+    (suite / "color.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "out"
+    result = run_json(capsys, str(suite), "--model", "blind", "--model", "oracle", "-o", str(out))
+    asked = [json.loads(line) for line in (out / "autocomp_color" / "questions.jsonl").read_text().splitlines()]
+    assert {q["key"] for q in asked} == {"autocomp_swap", "autocomp_confusion"} and len(asked) == 4
+    assert {(q["preprompt"], q["instruction"]) for q in asked} == {("neutral", "direct")}
+    assert {r["key"] for r in result["results"]} == {"*", "autocomp_swap", "autocomp_confusion"}
+    table_4 = {e["model"]: e["rows"] for e in result["headline"] if e["table"] == "autocomp"}
+    assert {(r["key"], r["task"], r["n_objects"], r["condition"]) for r in table_4["oracle"]} == {
+        (k, "color", 2, c) for k in ("autocomp_swap", "autocomp_confusion") for c in ("minimal", "contextual")}
+    assert all(r["accuracy"] == 1.0 and r["n"] == 1 for r in table_4["oracle"])
+    assert {r["key"]: r["chance"] for r in table_4["blind"]} == pytest.approx(
+        {"autocomp_swap": 1 / 2, "autocomp_confusion": 1 / 15})
+    paired = {e["model"]: e["rows"] for e in result["headline"] if e["table"] == "autocomp_paired"}
+    assert {(r["key"], r["concepts"], r["delta_pp"]) for r in paired["oracle"]} == {
+        ("autocomp_swap", 1, 0.0), ("autocomp_confusion", 1, 0.0)}
+    assert main(["run", str(suite), "--model", "blind", "--model", "oracle", "-o", str(out), "--workers", "1"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "autocomp_color, oracle, Auto-Comp's headline: Binding (Auto-Comp) beside chance" in printed
+
+
+def test_a_protocol_naming_an_unknown_headline_table_is_refused_before_any_work(tmp_path, capsys):
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "demo.yaml").write_text(yaml.safe_dump(tiny_config(ROOT / "dataset_configs" / "demo.yaml"), sort_keys=False))
+    (suite / "protocol.yml").write_text(yaml.safe_dump({"protocol": {"paper": "X", "tables": ["autocomp", "nosuch"]}}))
+    assert main(["run", str(suite), "--model", "blind", "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "protocol.yml: protocol.tables: unknown table 'nosuch'; expected one of" in err and "autocomp" in err, err
+    assert len(err.splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+@pytest.mark.render
+def test_compass_suite_asks_composed_and_decomposed_captions_and_prints_its_integration_gap(tmp_path, capsys):
+    """`byo run` on a shrunk copy of COMPASS's suite (protocol.yml and compass.yaml at one image,
+    240 x 180: at 160 x 120 that image gets no question):
+    only its questions are asked (composed, decomposed and skill-targeted captions at every level
+    and N), in one prompt variant; it prints Table 2 (R@1 composed vs decomposed and the gap per
+    structural level, the rows per N folded away) and Table 3's skill load."""
+    suite = tmp_path / "compass"
+    suite.mkdir()
+    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "compass" / "protocol.yml").read_text())
+    data = tiny_config(ROOT / "dataset_configs" / "compass" / "compass.yaml", resolution=[240, 180])
+    data["dataset"]["n_images"] = 1
+    (suite / "compass.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "out"
+    result = run_json(capsys, str(suite), "--model", "blind", "--model", "oracle", "-o", str(out))
+    asked = [json.loads(line) for line in (out / "compass" / "questions.jsonl").read_text().splitlines()]
+    kinds = {(q["key"].split("_")[1], q["key"].split("_")[3]) for q in asked}
+    assert kinds == {(level, kind) for level in ("oa", "or", "oar") for kind in ("composed", "decomposed", "skill")}
+    assert all(q["key"].startswith("compass_") for q in asked)
+    assert {(q["preprompt"], q["instruction"]) for q in asked} == {("neutral", "direct")}
+    assert all(r["key"] == "*" or r["key"].startswith("compass_") for r in result["results"])
+    table_2 = {e["model"]: e["rows"] for e in result["headline"] if e["table"] == "compass_integration"}
+    assert {(r["level"], r["n"]) for r in table_2["oracle"]} == {("OA", "all"), ("OR", "all"), ("OAR", "all")}
+    assert all(r["r1_composed"] == r["r1_decomposed"] == 1.0 and r["delta"] == 0 for r in table_2["oracle"])
+    assert {r["level"] for r in table_2["blind"]} == {"OA", "OR", "OAR"}
+    skill = {(r["level"], r["skill"]) for e in result["headline"] if e["table"] == "compass_skill_load"
+             for r in e["rows"] if e["model"] == "oracle"}
+    assert skill == {("OA", "O"), ("OA", "A"), ("OR", "O"), ("OR", "R"), ("OAR", "O"), ("OAR", "A"), ("OAR", "R")}
