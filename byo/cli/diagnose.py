@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 import byo
-from byo.api.experiment import model_spec
+from byo.api.experiment import model_fields
 from byo.cli.console import console, new_table, out
 from byo.cli.options import positive, unit, whole
 from byo.core.errors import ConfigError
@@ -21,11 +21,13 @@ from byo.score.psychometric import LINKS
 
 
 def provider_and_model(text: str) -> tuple[str, str | None]:
+    """PROVIDER:MODEL, parsed only: the provider may be one a providers file names, so it is resolved
+    with that file, later."""
     try:
-        spec = model_spec(text)
+        fields = model_fields(text)
     except ValueError as err:
         raise ConfigError("<command line>", [("--model", str(err))]) from None
-    return spec.provider, spec.model
+    return fields["provider"], fields["model"]
 
 
 def eval_options(args) -> dict:

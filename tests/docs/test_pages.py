@@ -51,6 +51,8 @@ SKIPPED = {
     r"inspect eval task\.py|^cd output/demo-inspect$": "Inspect runs in its own virtualenv in tests/export/test_harnesses.py",
     r"python run\.py --data|^cp output/demo-vlmevalkit/": "VLMEvalKit is not installed here; tests/export/test_export.py checks "
                                                        "the TSV layout",
+    r"^byo run experiment\.yaml": "the page's experiment file is an example (a hosted model, a server on port 8000, "
+                                  "../clevr/); tests/cli/test_experiment.py runs and refuses experiment files",
     r"^pip install": "would install into this environment; tests/families/test_entry_points.py installs the copy",
     r"--provider (clip|hf-clip) |runs/(clip|hf-clip)-": "loads a real image-text model's weights; "
                                                        "tests/providers/test_image_text.py runs tiny ones end to end",
