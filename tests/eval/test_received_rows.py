@@ -33,12 +33,19 @@ def test_each_row_records_the_received_size_beside_the_sent_one(tmp_path, keys):
                for r in unknown.rows)
 
 
-def test_a_question_marked_undecidable_for_a_model_is_not_asked_of_it(tmp_path, keys):
+def dataset_undecidable_for_gpt_4o(tmp_path) -> tuple:
+    """A 3-question dataset whose first question `byo questions --for` marked undecidable for
+    openai:gpt-4o; with its question rows."""
     ds = make_dataset(tmp_path / "ds", 3)
     path = ds / "questions.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     rows[0]["unreadable_for"] = {"openai:gpt-4o": {"rule": "type", "reason": "a piece is under 20 px tall"}}
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return ds, rows
+
+
+def test_a_question_marked_undecidable_for_a_model_is_not_asked_of_it(tmp_path, keys):
+    ds, rows = dataset_undecidable_for_gpt_4o(tmp_path)
     with FakeVLM() as fake:
         gpt = evaluate_fake(ds, "openai", fake.url + "/v1", model="gpt-4o", run="gpt")
         other = evaluate_fake(ds, "openai", fake.url + "/v1", model="gpt-4.1", run="other")
@@ -52,11 +59,7 @@ def test_the_score_and_the_report_count_the_questions_left_out_as_undecidable(tm
     from byo.score.report import write_report
     from byo.score.run import load_scores
 
-    ds = make_dataset(tmp_path / "ds", 3)
-    path = ds / "questions.jsonl"
-    rows = [json.loads(line) for line in path.read_text().splitlines()]
-    rows[0]["unreadable_for"] = {"openai:gpt-4o": {"rule": "type", "reason": "a piece is under 20 px tall"}}
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    ds, rows = dataset_undecidable_for_gpt_4o(tmp_path)
     with FakeVLM() as fake:
         evaluate_fake(ds, "openai", fake.url + "/v1", model="gpt-4o", run="gpt")
         evaluate_fake(ds, "openai", fake.url + "/v1", model="gpt-4.1", run="other")

@@ -132,6 +132,17 @@ def test_runs_over_different_questions_are_refused(tmp_path, capsys):
     assert exit_.value.code == 2
 
 
+def planted_runs(tmp_path, questions, p_right: dict, seeds: tuple[int, int]):
+    """A dataset of `questions` with runs a and b, each question right with p_right[run][key]
+    (each run drawn from its own seed); returns the dataset's folder."""
+    root = write_dataset(tmp_path / "data", questions)
+    for run, seed in zip(("a", "b"), seeds, strict=True):
+        rng = np.random.default_rng(seed)
+        write_run(root, run, [p for q in questions
+                              for p in planted_predictions([q], lambda c, k=q.key, r=run: p_right[r][k], rng, run)])
+    return root
+
+
 def walk(result: dict) -> int:
     """Every row: the verdicts are their intervals', the intervals contain the difference, the
     adjusted interval holds the unadjusted one, and a row without a test says why. Returns the rows
@@ -168,11 +179,7 @@ def test_runs_differing_on_one_key_by_a_planted_amount_agree_on_every_row(tmp_pa
     questions += count_questions(1, counts=[1, 2, 3, 4, 5], key="all_alike")
     p_right = {"a": {"planted": 0.85, "same_1": 0.6, "same_2": 0.6, "all_alike": 1.0},
                "b": {"planted": 0.45, "same_1": 0.6, "same_2": 0.6, "all_alike": 0.0}}
-    root = write_dataset(tmp_path / "data", questions)
-    for run, seed in (("a", 11), ("b", 12)):
-        rng = np.random.default_rng(seed)
-        write_run(root, run, [p for q in questions
-                              for p in planted_predictions([q], lambda c, k=q.key, r=run: p_right[r][k], rng, run)])
+    root = planted_runs(tmp_path, questions, p_right, seeds=(11, 12))
     out = tmp_path / "cmp"
     assert main(["compare", str(root / "runs" / "a"), str(root / "runs" / "b"), "--levels", "--correction",
                  correction, "-o", str(out), "--bootstrap", "0"]) == 0
@@ -259,11 +266,7 @@ def test_no_printed_interval_of_a_difference_leaves_minus_100_to_100(tmp_path, c
     questions = [q for key, images in (("extreme", 4), ("ceiling", 3), ("floor", 6))
                  for q in count_questions(images, counts=list(range(1, 9)), key=key)]
     p_right = {"a": {"extreme": 0.97, "ceiling": 1.0, "floor": 0.02}, "b": {"extreme": 0.03, "ceiling": 0.7, "floor": 0.0}}
-    root = write_dataset(tmp_path / "data", questions)
-    for run, seed in (("a", 1), ("b", 2)):
-        rng = np.random.default_rng(seed)
-        write_run(root, run, [p for q in questions
-                              for p in planted_predictions([q], lambda c, k=q.key, r=run: p_right[r][k], rng, run)])
+    root = planted_runs(tmp_path, questions, p_right, seeds=(1, 2))
     out = tmp_path / "cmp"
     assert main(["compare", str(root / "runs" / "a"), str(root / "runs" / "b"), "--levels", "-o", str(out),
                  "--bootstrap", "0"]) == 0
