@@ -262,6 +262,18 @@ def test_plan_says_what_each_cell_gets_and_warns_of_a_heatmap_it_cannot_fill(tmp
                      "fills_heatmap": True}
 
 
+def shrunk_suite(tmp_path, paper: str, config: str, resolution: list[int], n_images: int) -> Path:
+    """A copy of dataset_configs/PAPER/ holding its protocol.yml and one config, shrunk to
+    `resolution` and `n_images` images per combination."""
+    suite = tmp_path / paper
+    suite.mkdir()
+    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / paper / "protocol.yml").read_text())
+    data = tiny_config(ROOT / "dataset_configs" / paper / config, resolution=resolution)
+    data["dataset"]["n_images"] = n_images
+    (suite / config).write_text(yaml.safe_dump(data, sort_keys=False))
+    return suite
+
+
 @pytest.mark.render
 def test_a_papers_suite_asks_its_prompt_grid_and_pools_its_table_3_ranges(tmp_path, capsys):
     """`byo run` on a shrunk copy of BYO-Eval's suite (its protocol.yml and chess_count.yaml at 2,
@@ -294,12 +306,7 @@ def test_kamonbench_suite_takes_its_headline_on_the_test_split(tmp_path, capsys)
     """`byo run` on a shrunk copy of KamonBench's suite (protocol.yml and composite.yaml, 40 crests,
     3 of them in the test split): the results table pools the test crests' questions only, as the
     paper's Table 1, not the 33 training crests'."""
-    suite = tmp_path / "crest"
-    suite.mkdir()
-    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "crest" / "protocol.yml").read_text())
-    data = tiny_config(ROOT / "dataset_configs" / "crest" / "composite.yaml", resolution=[64, 64])
-    data["dataset"]["n_images"] = 40
-    (suite / "composite.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    suite = shrunk_suite(tmp_path, "crest", "composite.yaml", [64, 64], 40)
     out = tmp_path / "out"
     result = run_json(capsys, str(suite), "--model", "blind", "--model", "oracle", "-o", str(out))
     dataset = out / "crest_composite"
@@ -319,12 +326,7 @@ def test_binding_study_suite_asks_its_label_keys_on_val_and_test_only(tmp_path, 
     """`byo run` on a shrunk copy of the compositional-generalisation study's suite (protocol.yml and
     two_object.yaml at 12 images over its five splits): only the paper's label keys are asked, and
     only on the validation and test splits; no CLEVR key is pooled into its results."""
-    suite = tmp_path / "compgen"
-    suite.mkdir()
-    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "compgen" / "protocol.yml").read_text())
-    data = tiny_config(ROOT / "dataset_configs" / "compgen" / "two_object.yaml", resolution=[64, 64])
-    data["dataset"]["n_images"] = 12
-    (suite / "two_object.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    suite = shrunk_suite(tmp_path, "compgen", "two_object.yaml", [64, 64], 12)
     out = tmp_path / "out"
     result = run_json(capsys, str(suite), "--model", "blind", "-o", str(out))
     asked = [json.loads(line) for line in (out / "compgen_two_object" / "questions.jsonl").read_text().splitlines()]
@@ -415,12 +417,7 @@ def test_compass_suite_asks_composed_and_decomposed_captions_and_prints_its_inte
     only its questions are asked (composed, decomposed and skill-targeted captions at every level
     and N), in one prompt variant; it prints Table 2 (R@1 composed vs decomposed and the gap per
     structural level, the rows per N folded away) and Table 3's skill load."""
-    suite = tmp_path / "compass"
-    suite.mkdir()
-    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "compass" / "protocol.yml").read_text())
-    data = tiny_config(ROOT / "dataset_configs" / "compass" / "compass.yaml", resolution=[240, 180])
-    data["dataset"]["n_images"] = 1
-    (suite / "compass.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    suite = shrunk_suite(tmp_path, "compass", "compass.yaml", [240, 180], 1)
     out = tmp_path / "out"
     result = run_json(capsys, str(suite), "--model", "blind", "--model", "oracle", "-o", str(out))
     asked = [json.loads(line) for line in (out / "compass" / "questions.jsonl").read_text().splitlines()]
