@@ -22,6 +22,7 @@ keeps a seeded sample of the failures that fits.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import csv
 import io
 import json
@@ -47,9 +48,9 @@ from byo.questions.generate import QuestionMaker, options_cap, unreadable_policy
 from byo.questions.load import SUMMARY_FILE, Question
 from byo.render.executors import Executor
 from byo.render.executors.inprocess import InProcess
+from byo.render.loop import RenderLoop
 from byo.render.messages import RenderTask
 from byo.render.status import dataset_config
-from byo.render.writer import write_result
 from byo.scene.config import UNREADABLE_POLICIES, DatasetConfig
 from byo.scene.plan import ImageJob, image_count, make_job
 from byo.scene.spec import PlacementError, SceneSpec, sample_spec
@@ -324,12 +325,15 @@ class Explanation:
         for t in twins:
             by_image[t.job.name].append(t)
         legends = {}
-        tasks = [RenderTask(cfg, group[0].job, group[0].spec) for group in by_image.values()
-                 if not layout.legend(group[0].job.name).is_file()]
-        for task, result, error in executor.run(tasks):
-            if result is None:
-                raise RenderError(f"{change.name}: the twin of {task.name}: {error}")
-            write_result(layout, result)
+        renders = RenderLoop(layout, executor)
+        todo, _ = renders.still_to_render(group[0].job for group in by_image.values())  # a killed explanation's kept
+        tasks = [RenderTask(cfg, job, by_image[job.name][0].spec) for job in todo]
+        renders.start(images=len(by_image), planned=len(by_image), to_render=len(tasks), explain=change.name)
+        with contextlib.closing(renders.render(tasks)) as outcomes:
+            for outcome in outcomes:
+                if outcome.result is None:
+                    raise RenderError(f"{change.name}: the twin of {outcome.task.name}: {outcome.error}")
+        renders.end()
         for name in by_image:
             legends[name] = read_json(layout.legend(name))
         failures = {t.failure["id"] for t in twins}
