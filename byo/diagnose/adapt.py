@@ -80,8 +80,8 @@ from byo.score.rows import score_rows
 RESULT = "adapt.json"
 FIGURE = "adapt.png"
 MAX_TRIALS = 100  # the default budget when no other is given
-MAX_SILENT = 10  # trials in a row without an answer (skipped, failed requests) end the run
-MAX_FAILED = 10  # trials that failed (a scene that cannot be placed, a render that failed) end the run
+MAX_SILENT = 10  # trials in a row without an answer (skipped, failed requests) end the search
+MAX_FAILED = 10  # trials that failed (a scene that cannot be placed, a render that failed) end the search
 
 
 @dataclass(frozen=True)
@@ -299,7 +299,7 @@ def earlier_record(out: Path, settings: AdaptSettings, variable: Variable) -> di
            "link": settings.link, "tolerance": settings.tolerance}
     differ = [k for k in SAME_ON_RESUME if record.get(k) != now[k]]
     if differ:
-        raise ConfigError(str(path), [(k, f"the run there has {record.get(k)!r}, this command {now[k]!r}: resuming "
+        raise ConfigError(str(path), [(k, f"the search there has {record.get(k)!r}, this command {now[k]!r}: resuming "
                                           "goes on with the same settings; choose another output directory")
                                       for k in differ])
     return record
@@ -308,7 +308,7 @@ def earlier_record(out: Path, settings: AdaptSettings, variable: Variable) -> di
 def adapt(settings: AdaptSettings, *, executor: Executor | None = None,
           on_trial: Callable[[Trial], None] | None = None) -> AdaptResult:
     """Run the adaptive procedure of `settings` into its output directory: an empty one, or the
-    folder of an earlier byo adapt with the same settings, which goes on from its record (a run
+    folder of an earlier byo adapt with the same settings, which goes on from its record (a search
     killed mid-trial redoes that trial; its answers come from the cache)."""
     cfg, variable, file = check(settings)
     working = load_config(trials_config(cfg, variable, [variable.lo, variable.hi]), file)
@@ -322,7 +322,7 @@ def adapt(settings: AdaptSettings, *, executor: Executor | None = None,
 
 
 class Adaptive:
-    """One adaptive run, in the output directory whose lock this process holds."""
+    """One adaptive search, in the output directory whose lock this process holds."""
 
     def __init__(self, settings: AdaptSettings, cfg: DatasetConfig, working: DatasetConfig, variable: Variable,
                  layout: Layout, file: str):

@@ -275,7 +275,7 @@ def explain(run_dir: str | Path, *, tolerance: float = 0.0, max_failures: int | 
     with writer_lock(folder, what="explanation"):
         # a folder without its record is an explanation killed early: it goes on (renders that
         # are there are kept, answers come from the cache)
-        spent = Explanation(found, context, folder, settings, tolerance).run(executor or InProcess())
+        spent = Explanation(found, context, folder, settings, tolerance).explain_all(executor or InProcess())
     rows = table(found)
     record = {"run": str(run_dir), "model": context["facts"].get("model"), "provider": settings.provider,
               "tolerance": tolerance, "failures_in_run": found.failures, "explained": len(found.explained),
@@ -298,7 +298,7 @@ class Explanation:
         self.policy = asked_policy(original)
         self.options = options_cap(original, None)
 
-    def run(self, executor: Executor) -> float | None:
+    def explain_all(self, executor: Executor) -> float | None:
         """Every factor's twins, one dataset after another; with a cap (settings.max_cost) each
         factor's run is capped at what the ones before left, so that the whole explanation holds it."""
         spent: list[float] = []
