@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from byo.core.report_tables import ReportTable, ScoringOptions, variants
 from byo.families import family_names, get_family
-from byo.families.base import ReportTable, ScoringOptions
 from byo.score import byo_eval, metrics, retrieval
 from byo.score.parse import FAMILY_TYPES
 
@@ -43,12 +43,6 @@ for _table in TABLES.values():
             KEY_TABLES.setdefault(_key, []).append(_table)
 
 
-def _variants(rows: Sequence[dict]):
-    yield ALL, list(rows)
-    for (variant,), group in sorted(metrics.group_by(rows, "variant").items()):
-        yield variant, group
-
-
 def measure(rows: Sequence[dict], train: dict[str, list] | None = None,
             options: ScoringOptions | None = None) -> dict[str, list[dict]]:
     """Every declared table over scored rows. `train`: key -> the true answers of the dataset's
@@ -60,7 +54,7 @@ def measure(rows: Sequence[dict], train: dict[str, list] | None = None,
         own = FAMILY_TYPES[answer_type].table if answer_type in FAMILY_TYPES else None
         train_labels = (train or {}).get(key) or [r["answer"] for r in group if r["split"] == "train"]
         for table in [*([own] if own else []), *KEY_TABLES.get(key, [])]:
-            for variant, vrows in _variants(group):
+            for variant, vrows in variants(group):
                 out[table.name] += [
                     {"run": vrows[0]["run"], "model": vrows[0]["model"], "key": key, "answer_type": answer_type,
                      "variant": variant, **row} for row in table.measure(vrows, train_labels)]

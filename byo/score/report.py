@@ -25,6 +25,7 @@ from byo.core.dataset import atomic_write_text
 from byo.core.figures import preload as preload_drawing
 from byo.core.inputs import read_json
 from byo.core.paths import inside, relative_url
+from byo.core.report_tables import FORMATS, num, pct  # noqa: F401  (FORMATS: byo score's printed tables)
 from byo.questions.load import SUMMARY_FILE
 from byo.scene.setup import preset_unit
 from byo.score import humans, plots
@@ -63,14 +64,6 @@ SKIPPED_SHARE = 0.5
 
 
 # --- formatting ---------------------------------------------------------------------------
-def pct(v) -> str:
-    return "–" if v is None else f"{100 * v:.0f}%"
-
-
-def num(v, digits: int = 2) -> str:
-    return "–" if v is None else f"{v:.{digits}f}"
-
-
 def estimable(v, digits: int = 2) -> str:
     """A statistic the data may not carry (a ratio over no answers): "not estimable" then."""
     return "not estimable" if v is None else f"{v:.{digits}f}"
@@ -534,9 +527,6 @@ def localization_section(runs: Runs) -> dict:
     return {"table": rows, "grids": grids}
 
 
-FORMATS = {"pct": pct, "num": num, "int": lambda v: "–" if v is None else str(v), "text": lambda v: v or ""}
-
-
 def declared_sections(runs: Runs) -> list[dict]:
     """A section per declared table (byo.score.registry) that some run has rows of: its rows from
     every run, formatted as its columns say, the folded ones apart, and its figures."""
@@ -548,8 +538,7 @@ def declared_sections(runs: Runs) -> list[dict]:
         shown, folded = [], []
         for label, rows in per_run:
             for r in rows:
-                cells = [{"text": FORMATS[c.format](r.get(c.field)), "note": c.note(r) if c.note else "",
-                          "numeric": c.format != "text"} for c in table.columns]
+                cells = [{"text": c.text(r), "note": c.small(r), "numeric": c.numeric} for c in table.columns]
                 main = r.get("variant", ALL) == ALL and not (table.folded and table.folded(r))
                 (shown if main else folded).append({"label": label, "key": r.get("key"), "variant": r.get("variant"),
                                                     "cells": cells})

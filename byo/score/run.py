@@ -16,7 +16,7 @@ from byo import __version__
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
 from byo.core.outputs import check_file_output
-from byo.families.base import ScoringOptions
+from byo.core.report_tables import ScoringOptions
 from byo.score import psychometric, registry, stability, tables
 from byo.score.judge import Judge, judge_rows
 from byo.score.parse import FAMILY_TYPES, STATUSES

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from byo.core.report_tables import ALL, variants  # noqa: F401  (ALL: the tables' pooled variant)
 from byo.scene.setup import level_label, preset_number
 from byo.score import metrics
 from byo.score.bins import Bins
@@ -28,7 +29,6 @@ BYOEVAL_TYPES = (*CLASSES, *SETS, "yes_no")
 
 MAX_LEVELS = 8  # a variable drawn from a continuous range (non-integer values) with more levels is binned
 BINS = 5
-ALL = "all"
 
 
 # --- levels ----------------------------------------------------------------------------------
@@ -209,12 +209,6 @@ def _slices(rows: Sequence[dict], levels: Levels, labels: dict[int, dict[str, st
             for lb in levels.order[b]:
                 if (la, lb) in by:
                     yield a, la, b, lb, by[(la, lb)]
-
-
-def variants(rows: Sequence[dict]):
-    yield ALL, list(rows)
-    for (variant,), group in sorted(metrics.group_by(rows, "variant").items()):
-        yield variant, group
 
 
 # --- tables ----------------------------------------------------------------------------------
