@@ -29,7 +29,7 @@ from byo.cli.options import (
 from byo.score.judge import Judge, JudgeSettings
 from byo.score.psychometric import ESTIMATED
 from byo.score.registry import TABLES as DECLARED
-from byo.score.report import object_px_text
+from byo.score.sections import object_px_text
 
 
 def cmd_score(args) -> int:

@@ -9,6 +9,7 @@ without sections of its own, one section of its columns. Pure Python, nothing of
 
 from __future__ import annotations
 
+import operator
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,20 @@ def variants(rows: Sequence[dict]) -> Iterator[tuple[str, list[dict]]]:
     for r in rows:
         by[r["variant"]].append(r)
     yield from sorted(by.items())
+
+
+def group_by(rows: Sequence[dict], *keys: str) -> dict[tuple, list[dict]]:
+    """Rows by the tuple of their values of `keys`, in first-seen order."""
+    out: dict[tuple, list[dict]] = defaultdict(list)
+    if len(keys) == 1:
+        (key,) = keys
+        for r in rows:
+            out[(r[key],)].append(r)
+    else:
+        values = operator.itemgetter(*keys)  # a tuple of them
+        for r in rows:
+            out[values(r)].append(r)
+    return out
 
 
 # --- formatting of a value for people ----------------------------------------------------------
@@ -86,6 +101,8 @@ class ScoringOptions:
     # byo eval --repeats K: each other repeat's scored rows, and every repeat's run name (this one first)
     repeats: tuple[list[dict], ...] = ()
     repeat_names: tuple[str, ...] = ()
+    # the measures of the registered scope-"slice" tables, each adding fields to every metrics row
+    slices: tuple[Callable[[list[dict], str], dict], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ from byo.families.api import (
     ScoringOptions,
     cluster_index,
     clustered_mean,
+    group_by,
     png,
     pyplot,
     subplots,
@@ -59,13 +60,6 @@ from byo.families.api import (
 )
 
 TYPES = ("O", "A", "R")
-
-
-def _group_by(rows: Sequence[dict], *names: str) -> dict[tuple, list[dict]]:
-    out: dict[tuple, list[dict]] = defaultdict(list)
-    for r in rows:
-        out[tuple(r[n] for n in names)].append(r)
-    return out
 
 
 def compass_of(row: dict) -> dict | None:
@@ -141,7 +135,7 @@ def skill_load_table(rows: Sequence[dict], options: ScoringOptions | None = None
     blank = {"beta": None, "se": None, "t": None, "df": None, "p": None, "significance": None, "ci_lo": None,
              "ci_hi": None}
     for variant, vrows in variants(skill):
-        groups = _group_by([{**r, "_level": compass_of(r)["level"], "_skill": compass_of(r)["skill"]}
+        groups = group_by([{**r, "_level": compass_of(r)["level"], "_skill": compass_of(r)["skill"]}
                                    for r in vrows], "_level", "_skill")
         for (level, target), group in sorted(groups.items()):
             terms = [t for t in TYPES if t in level]  # the types the level has
@@ -192,7 +186,7 @@ def skill_cells_table(rows: Sequence[dict], options: ScoringOptions | None = Non
         return out
     run, model = skill[0]["run"], skill[0]["model"]
     for variant, vrows in variants(skill):
-        cells = _group_by([{**r, "_cell": (compass_of(r)["level"], compass_of(r)["skill"],
+        cells = group_by([{**r, "_cell": (compass_of(r)["level"], compass_of(r)["skill"],
                                            *(int(compass_of(r)["counts"][t]) for t in TYPES))} for r in vrows], "_cell")
         for ((level, target, n_o, n_a, n_r),), group in sorted(cells.items()):
             out.append({"run": run, "model": model, "variant": variant, "level": level, "skill": target,
