@@ -14,7 +14,6 @@ from byo.cli.console import add_json, add_quiet, console, new_table, out, print_
 from byo.cli.options import whole
 from byo.score.design import fixed_answers, level_cells, pooled
 from byo.score.registry import TABLES as DECLARED
-from byo.score.report import FORMATS
 
 
 def results(outcome) -> list[dict]:
@@ -66,7 +65,7 @@ def print_headline(outcome, headline: list[dict]) -> None:
                           title=f"{entry['dataset']}, {entry['model']}, {paper}'s headline: {declared.title}")
         for r in entry["rows"]:
             table.add_row(*([str(r.get("key", ""))] if keyed else []),
-                          *(" ".join(filter(None, [FORMATS[c.format](r.get(c.field)), c.note(r) if c.note else ""]))
+                          *(" ".join(filter(None, [c.text(r), c.small(r)]))
                             for c in declared.columns))
         out().print(table)
 

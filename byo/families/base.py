@@ -34,6 +34,7 @@ import numpy as np
 from PIL import Image
 from pydantic import BaseModel
 
+from byo.core.report_tables import ReportTable
 from byo.scene import counterfactual, evidence
 from byo.scene.camera import defocus_diameter_px
 from byo.scene.setup import QualityPresets, ResolvedSetup
@@ -444,55 +445,7 @@ def domain(name: str, **terms: str) -> Domain:
     return Domain(name, {k.replace("_", " "): tuple(v.split("|")) for k, v in terms.items()})
 
 
-# --- metrics of a family's own answer types -------------------------------------------------
-@dataclass(frozen=True)
-class Column:
-    """A column of a family's table in the report: a field of its metric rows, formatted."""
-
-    header: str
-    field: str
-    format: Literal["pct", "num", "int", "text"] = "pct"
-    note: Callable[[dict], str] | None = None  # small print after the value (e.g. its unit)
-
-
-@dataclass(frozen=True)
-class ReportTable:
-    """A metric table, carried by a family's answer types or declared in `Family.tables` (or
-    registered once as a shared metric: byo.score.registry), as Inspect's scorers carry theirs:
-    how the rows are measured, what they mean, and how the report shows them. `byo score`
-    writes it as table `name` (scores.json, NAME.csv); `byo report` gives it a section, with its
-    figures, when some run has rows; `byo score` prints it when it asks to."""
-
-    name: str  # the table's name in scores.json and its CSV file; the report section's anchor
-    title: str  # the report section's heading
-    definition: str  # what the metrics are (scores.json's and the report's definitions)
-    note: str  # the report's paragraph above the table
-    columns: tuple[Column, ...]  # after the model (and, for scope "key", the key and prompt variant)
-    # scope "key": (scored rows of one key and prompt variant, true answers of the key's training
-    # images) -> metric rows, one per slice. Scope "run": (every scored row of the table's keys,
-    # or of the run when it names none, the scoring options: ScoringOptions) -> metric rows.
-    measure: Callable[[list[dict], Any], list[dict]]
-    # Question keys it measures whatever their answer type (a table a family declares in
-    # `Family.tables`, over shared answer types such as multiple choice); () for an answer type's
-    # own, or, for scope "run", every row of the run.
-    keys: tuple[str, ...] = ()
-    scope: Literal["key", "run"] = "key"
-    # rows the report folds under "details" (e.g. one per complexity level below the summary rows)
-    folded: Callable[[dict], bool] | None = None
-    # the report's figures: [(run label, its colour, its rows of this table)] -> [(PNG bytes, caption)]
-    figures: Callable[[list[tuple[str, str, list[dict]]]], list[tuple[bytes, str]]] | None = None
-    terminal: bool = False  # `byo score` prints its rows (all prompt variants pooled, not folded)
-
-
-@dataclass(frozen=True)
-class ScoringOptions:
-    """What `byo score` was asked, for tables measured over a whole run (scope "run")."""
-
-    n_boot: int = 1000
-    seed: int = 0
-    perplexity_model: str | None = None  # a causal language model for perplexity checks; None: skipped
-
-
+# --- a family's own answer types ----------------------------------------------------------
 @dataclass(frozen=True)
 class AnswerType:
     """An answer type of a family's own (e.g. crest program codes), with what the scorer needs:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from byo.families.base import Column, ReportTable, ScoringOptions
+from byo.core.report_tables import Column, ReportTable, ScoringOptions
 from byo.score import metrics, tables
 from byo.score.rows import NUMERIC
 
