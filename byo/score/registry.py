@@ -23,6 +23,8 @@ SHARED: tuple[ReportTable, ...] = (
     retrieval.RETRIEVAL,
     byo_eval.PAPER,
     byo_eval.LEVELS,
+    byo_eval.TASK,
+    byo_eval.ERRORS,
 )
 
 
