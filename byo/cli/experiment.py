@@ -58,14 +58,24 @@ def headline_tables(outcome) -> list[dict]:
 
 
 def print_headline(outcome, headline: list[dict]) -> None:
+    """One table per dataset and headline table, the models side by side as the papers print them:
+    each slice (key, level...) with a row per model (Table 5: a blur level, then each model)."""
     paper = outcome.experiment.protocol.paper if outcome.experiment.protocol is not None else ""
-    for entry in headline:
-        declared = DECLARED[entry["table"]]
-        keyed = any("key" in r for r in entry["rows"])
-        table = new_table(*(["key"] if keyed else []), *(c.header for c in declared.columns),
-                          title=f"{entry['dataset']}, {entry['model']}, {paper}'s headline: {declared.title}")
-        for r in entry["rows"]:
-            table.add_row(*([str(r.get("key", ""))] if keyed else []), *(_formatted(c, r) for c in declared.columns))
+    for dataset, name in dict.fromkeys((e["dataset"], e["table"]) for e in headline):
+        declared = DECLARED[name]
+        entries = [e for e in headline if (e["dataset"], e["table"]) == (dataset, name)]
+        keyed = any("key" in r for e in entries for r in e["rows"])
+        text = [c.field for c in declared.columns if c.format == "text"]
+        by_slice: dict[tuple, list[tuple[str, dict]]] = {}
+        for e in entries:
+            for r in e["rows"]:
+                by_slice.setdefault((r.get("key"), *(r.get(f) for f in text)), []).append((e["model"], r))
+        table = new_table("model", *(["key"] if keyed else []), *(c.header for c in declared.columns),
+                          title=f"{dataset}, {paper}'s headline: {declared.title}")
+        for rows in by_slice.values():
+            for model, r in rows:
+                table.add_row(model, *([str(r.get("key", ""))] if keyed else []),
+                              *(_formatted(c, r) for c in declared.columns))
         out().print(table)
 
 

@@ -478,7 +478,8 @@ def test_autocomp_suite_asks_its_binding_keys_and_prints_table_4(tmp_path, capsy
         ("autocomp_swap", 1, 0.0), ("autocomp_confusion", 1, 0.0)}
     assert main(["run", str(suite), "--model", "blind", "--model", "oracle", "-o", str(out), "--workers", "1"]) == 0
     printed = " ".join(capsys.readouterr().out.split())
-    assert "autocomp_color, oracle, Auto-Comp's headline: Binding (Auto-Comp) beside chance" in printed
+    assert "autocomp_color, Auto-Comp's headline: Binding (Auto-Comp) beside chance" in printed
+    assert "│ blind │ autocomp_swap │" in printed and "│ oracle │ autocomp_swap │" in printed  # the models side by side
 
 
 def test_a_protocol_naming_an_unknown_headline_table_is_refused_before_any_work(tmp_path, capsys):
