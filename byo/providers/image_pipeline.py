@@ -68,6 +68,16 @@ class Received:
             return self.factor
         return min(self.shown[0] / self.sent[0], self.shown[1] / self.sent[1])
 
+    @property
+    def resampled(self) -> tuple[int, int] | None:
+        """The whole sent image at the received scale (width, height): `shown`, except where a
+        centre crop cuts part of it away (then the image before the crop). None when unknown."""
+        if self.shown is None or self.scale is None:
+            return None
+        if not self.cropped:
+            return self.shown
+        return max(1, round(self.sent[0] * self.scale)), max(1, round(self.sent[1] * self.scale))
+
     def to_json(self) -> dict:
         out = {"size": list(self.size) if self.size else None, "tokens": self.tokens, "source": self.source}
         if self.content is not None and self.content != self.size:
@@ -370,8 +380,9 @@ def render_size(config_size: tuple[int, int], pipelines: Mapping[str, Pipeline])
     if unknown_models:
         raise ValueError(f"the size {', '.join(unknown_models)} receives is not published: render at the config's "
                          "resolution (leave out --for)")
-    shown = max((r.shown for r in received.values()), key=lambda s: (s[0] * s[1], s))
-    size = (min(shown[0], config_size[0]), min(shown[1], config_size[1]))
+    # the whole image at each model's scale (a centre crop's before it cuts), the largest by area
+    shown = max((r.resampled for r in received.values()), key=lambda s: (s[0] * s[1], s))
+    size = config_size if shown[0] >= config_size[0] or shown[1] >= config_size[1] else shown
     return size, {name: r.to_json() for name, r in received.items()}
 
 
