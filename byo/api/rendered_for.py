@@ -20,12 +20,13 @@ from pathlib import Path
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
 from byo.families import load_config
-from byo.providers import pipeline_of
+from byo.providers import PROVIDERS, pipeline_of
 from byo.providers.image_pipeline import RENDERED_FOR, render_size
 from byo.scene.config import parse_resolution, quick_run, set_path
 from byo.scene.setup import RESOLUTION
 
-__all__ = ["RENDERED_FOR", "SizedFor", "config_for", "config_resolution", "sized_for", "write_record"]
+__all__ = ["RENDERED_FOR", "SizedFor", "config_for", "config_resolution", "image_models", "receivers",
+           "rendered_for_clash", "sized_for", "write_record"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ def sized_for(config: str | Path, models: Sequence[str], *, detail: str | None =
     try:
         render, of_config = render_size(size, pipelines)
     except ValueError as err:
-        raise ConfigError("<arguments>", [(field, str(err))]) from None
+        raise ConfigError(str(config), [(field, str(err))]) from None
     received = {spec: p.receive(*render).resampled for spec, p in pipelines.items()}
     return SizedFor(size, render, received, of_config)
 
@@ -81,3 +82,39 @@ def write_record(dataset: str | Path, sized: SizedFor) -> Path:
     path = Path(dataset) / RENDERED_FOR
     atomic_write_text(path, json.dumps(sized.record, indent=1) + "\n")
     return path
+
+
+def image_models(specs) -> list[str]:
+    """PROVIDER:MODEL of each model spec (byo.api.experiment.ModelSpec) that looks at the image:
+    the references (blind, oracle...) and text-only providers left out."""
+    return [f"{m.provider}:{m.model}" for m in specs if m.model and m.provider in PROVIDERS
+            and PROVIDERS[m.provider].needs_image and not PROVIDERS[m.provider].reference]
+
+
+def receivers(models: Sequence[str], detail: str | None = None, field: str = "models") -> dict:
+    """Per model whose received size is published, its rule as the question generator takes it
+    (sent size -> the whole image at the received scale): byo.questions.generate's `received`.
+    The others (Gemini's, an unknown model's) are left out: they are asked every question."""
+    pipelines = {spec: pipeline_of(spec, detail=detail, flag=field) for spec in models}
+    return {spec: (lambda w, h, p=p: p.receive(w, h).resampled) for spec, p in pipelines.items()
+            if p.receive(1920, 1080).known}
+
+
+def rendered_for_clash(dataset: str | Path, sized: SizedFor) -> str | None:
+    """Why `dataset`, rendered for other models, cannot be rendered for these (a model receives
+    more than was rendered, or less: the images would change), or None. Never upscaled: it is
+    rendered again only into another folder."""
+    path = Path(dataset) / RENDERED_FOR
+    if not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text())
+        rendered, models = tuple(int(v) for v in record["rendered"]), list(record.get("models") or {})
+    except (ValueError, KeyError, TypeError):
+        return f"{path}: expected config and rendered as [width, height] (byo render --for writes it)"
+    if rendered == sized.size:
+        return None
+    more = [m for m, s in sized.received.items() if m not in models and (s[0] > rendered[0] or s[1] > rendered[1])]
+    why = f"{', '.join(more)} receives more" if more else "the models' largest received size differs"
+    return (f"{dataset} was rendered at {rendered[0]}x{rendered[1]} for {', '.join(models)}; {why} "
+            f"({sized.size[0]}x{sized.size[1]}): render into another output (-o), never upscaled")
