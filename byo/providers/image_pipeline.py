@@ -251,6 +251,19 @@ def llava_15(width: int, height: int, *, mode: str = "pad", side: int = 336) -> 
                     cropped=cropped, factor=s)
 
 
+CLIP_PROCESSOR = ("transformers CLIPImageProcessor (resize: the shortest edge to size['shortest_edge'], bicubic; "
+                  "center_crop: crop_size)")
+
+
+def shortest_edge_crop(width: int, height: int, *, side: int) -> Received:
+    """A CLIP-style processor (transformers' CLIPImageProcessor, SigLIP's with a crop): the short
+    side resized to `side`, then the centre `side` x `side` kept. Tokens depend on the encoder's
+    patch, which the processor does not state: not counted."""
+    got = llava_15(width, height, mode="crop", side=side)
+    return Received((width, height), got.size, None, f"{CLIP_PROCESSOR}: {side} px", content=got.content,
+                    cropped=got.cropped, factor=got.factor)
+
+
 LLAVA_NEXT_PINPOINTS = ((336, 672), (672, 336), (672, 672), (1008, 336), (336, 1008))  # (height, width)
 
 
@@ -339,7 +352,10 @@ def processor_pipeline(config: Mapping, model: str = "") -> Pipeline:
                       pinpoints=[tuple(p) for p in config["image_grid_pinpoints"]], side=int(side or 336))
     if "shortest_edge" in size and config.get("do_center_crop") and side:
         if int(side) == int(size["shortest_edge"]):
-            return _sized(f"processor: shortest edge {side}, centre crop ({model})", llava_15, mode="crop",
+            if "llava" in model.lower():
+                return _sized(f"processor: LLaVA-1.5, shortest edge {side}, centre crop ({model})", llava_15,
+                              mode="crop", side=int(side))
+            return _sized(f"processor: shortest edge {side}, centre crop ({model})", shortest_edge_crop,
                           side=int(side))
     return unknown(f"the image processor of {model or 'this model'} ({kind or 'no type'}) is not one byo reads")
 
