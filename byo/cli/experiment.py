@@ -168,7 +168,7 @@ def cmd_run(args) -> int:
     experiment = byo.load_experiment(args.experiment, models=args.model or [], baseline=args.baseline)
     outcome = byo.run_experiment(experiment, out=args.output, workers=args.workers, report=args.report,
                                  on_step=None if args.quiet else lambda line: console.print(line, highlight=False),
-                                 progress=not args.quiet, force=args.force)
+                                 progress=not args.quiet, force=args.force, received_size=args.received_size)
     rows, levels, headline = results(outcome), level_results(outcome), headline_tables(outcome)
     across = across_tables(outcome)
     if args.json:
@@ -203,6 +203,9 @@ def add_run(p: argparse.ArgumentParser) -> None:
                    "dataset, OUT/report.html (default: each config's output folder, output/EXPERIMENT/report.html)")
     p.add_argument("--report", type=Path, help="the report's path, when not OUT/report.html")
     p.add_argument("--workers", type=whole(1), help="render processes (default: one per CPU)")
+    p.add_argument("--received-size", action="store_true", help="render each config at the largest size its models "
+                   "receive (their providers' published resize), never above the config's; without it, at the "
+                   "config's own resolution (a paper's). Recorded in DATASET/rendered_for.json")
     p.add_argument("--force", action="store_true", help="replace a report (and its viewer's files) that byo did not "
                    "write; nothing else is removed")
     add_quiet(p, "the results table")

@@ -34,7 +34,7 @@ from byo.families.base import (
     seen_as_rendered,
 )
 from byo.questions.load import QUESTIONS, SUMMARY_FILE
-from byo.questions.received import Receiver, at_size
+from byo.questions.received import Receiver, at_size, worse_check
 from byo.scene.config import MAX_OPTIONS, UNREADABLE_POLICIES
 from byo.scene.evidence import measure_objects
 
@@ -397,6 +397,7 @@ class QuestionMaker:
         if size is None or (size[0] >= sent[0] and size[1] >= sent[1]):
             return  # unknown (said so: received null), or received whole
         small = at_size(legend, rgb, mask, size)
+        entry["counterfactual"] = worse_check(entry.get("counterfactual"), small.check)  # received, rendered, none
         probe = Summary(variants=1, policy="flag")
         seen = {**evidence_in(self.layout, small.legend, small.rgb, small.mask), **self.asking}
         decided = {r["id"] for r in _questions(seen, self.plugin, self.keys, self.family_t, self.common,
