@@ -34,7 +34,7 @@ import numpy as np
 from PIL import Image
 from pydantic import BaseModel
 
-from byo.scene import counterfactual, evidence
+from byo.scene import counterfactual, evidence, outline
 from byo.scene.camera import defocus_diameter_px
 from byo.scene.measure import AMBIGUOUS, HIDDEN, VISIBLE
 from byo.scene.setup import QualityPresets, ResolvedSetup
@@ -288,6 +288,22 @@ def attribute_unreadable(objects: list[dict], attribute: str, values: Sequence[s
             own = o["attributes"].get(attribute, o["kind"])
             return (attribute, f"{_where(o)}, {attribute} {own}, would look the same as {bad[0]}: difference "
                                f"{d:g} < {counterfactual.MIN_DIFFERENCE:g} ΔE00", (o["id"],))
+    return outline_unreadable(objects, attribute, values)
+
+
+def outline_unreadable(objects: list[dict], attribute: str, values: Sequence[str] | None = None) -> Problem | None:
+    """The first object whose `attribute` cannot be named from the image alone: its outline,
+    aligned on the object with another value's, blurred as the image blurs it, is that value's
+    (byo/scene/outline.py, the legend's `outline` added at question time). Different is not
+    identifiable: a cone seen from above is a disc, as a sphere is."""
+    for o in objects:
+        found = (o.get(outline.OUTLINE_FIELD) or {}).get(attribute)
+        bad = outline.unidentifiable(found, values) if found else []
+        if bad:
+            own = o["attributes"].get(attribute, o["kind"])
+            return (attribute, f"{_where(o)}, {attribute} {own}, has the outline of a {bad[0]} in the image: "
+                               f"outline difference {found[bad[0]]:g} < {outline.MIN_OUTLINE:g}, aligned on the object",
+                    (o["id"],))
     return None
 
 
