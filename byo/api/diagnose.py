@@ -34,11 +34,14 @@ def adapt_threshold(config, variable: str, provider: str, model: str | None = No
 def explain_failures(run: str | Path, *, tolerance: float = 0.0, max_failures: int | None = None,
                      max_questions: int | None = None, max_cost: float | None = None, seed: int = 0,
                      executor: Executor | None = None, eval: dict | None = None,
-                     on_plan: Callable[[ExplainPlan], bool] | None = None) -> ExplainResult | None:
+                     on_plan: Callable[[ExplainPlan], bool] | None = None,
+                     factors: list[str] | None = None) -> ExplainResult | None:
     """Why each failure of `run` failed (byo.diagnose.explain): its image re-rendered with one factor
     changed at a time, the same model asked the same question. `on_plan(plan)` hears the renders,
     questions and cost before any work and may decline (False: None is returned). `.rows`: per key
     and factor, the share of failures the change turns right; `eval`: EvalSettings fields for the
-    model (base_url, key_env, providers_file...)."""
+    model (base_url, key_env, providers_file...); `factors`: the names of the factors to try (None:
+    every one; "full detail" asks each failure's own image cut to its objects at native resolution)."""
     return explain(run, tolerance=tolerance, max_failures=max_failures, max_questions=max_questions,
-                   max_cost=max_cost, seed=seed, executor=executor, eval_options=eval, on_plan=on_plan)
+                   max_cost=max_cost, seed=seed, executor=executor, eval_options=eval, on_plan=on_plan,
+                   factors=factors)

@@ -161,7 +161,7 @@ def cmd_explain(args) -> int:
 
     result = byo.explain_failures(args.run, tolerance=args.tolerance, max_failures=args.max_failures,
                                   max_questions=args.max_questions, max_cost=args.max_cost, seed=args.sample_seed,
-                                  eval=eval_options(args), on_plan=told)
+                                  eval=eval_options(args), on_plan=told, factors=args.factor)
     if result is None:
         return 0
     if args.json:
@@ -188,6 +188,9 @@ def add_explain(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-cost", type=positive, help="at most this many USD, at the run's own cost per answer")
     p.add_argument("--sample-seed", type=whole(0), default=0, help="which failures a sample keeps")
     p.add_argument("--tolerance", type=whole(0), default=0, help="counts: |error| <= this is no failure")
+    p.add_argument("--factor", action="append", metavar="NAME", help="try only this factor (repeatable; default: "
+                   "every one): a family's (no blur...), a variable's ('blur.fstop = 8.0') or 'full detail' (each "
+                   "failure's image cut to its objects at native resolution: was it resized away?)")
     p.add_argument("--dry-run", action="store_true", help="state the cost and stop")
     add_endpoint_options(p)  # the run's own model, asked with its own generation parameters
     p.add_argument("--json", action="store_true", help="print the table as JSON")

@@ -14,6 +14,13 @@ run's own provider, model and generation parameters. The table, per question key
 failures, how many the factor changed, how many twins were asked (readability applies: a twin the
 image does not show is not asked), how many turned right, and that share of the key's failures.
 
+One more factor, where the run's model was sent the images: full detail. The failure's own image,
+cut to the box around its objects at native resolution (no scene change, no render), is asked the
+same question: a failure it turns right was resized away (the provider's resize, or byo's own
+max_side, left too few pixels of the objects), one it leaves wrong was not seen at any size. A
+failure whose image the model received at full detail already (its row's received scale, by the
+provider's published pipeline, at least 1) is "unchanged": nothing of it was resized away.
+
 The cost is bounded and stated before any render: the renders and questions are counted from the
 scenes alone, the cost estimated from the run's own cost per answer; a budget of questions or USD
 keeps a seeded sample of the failures that fits.
@@ -33,8 +40,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from PIL import Image
 
-from byo.core.dataset import Layout, atomic_write_text
+from byo.core.dataset import Layout, atomic_write_bytes, atomic_write_text, png_bytes
 from byo.core.errors import ConfigError, InputError, RenderError
 from byo.core.inputs import read_json
 from byo.core.locks import writer_lock
@@ -45,7 +53,7 @@ from byo.eval.run import EvalSettings, Session
 from byo.families.base import Factor
 from byo.providers import GenerationParams
 from byo.questions.generate import QuestionMaker, options_cap, unreadable_policy
-from byo.questions.load import SUMMARY_FILE, Question
+from byo.questions.load import QUESTIONS, SUMMARY_FILE, Question, load_questions
 from byo.render.executors import Executor
 from byo.render.executors.inprocess import InProcess
 from byo.render.loop import RenderLoop
@@ -58,6 +66,8 @@ from byo.score.psychometric import hit
 from byo.score.rows import load_run, run_info, score_rows
 
 FLIPPED, STILL_WRONG, NOT_ASKED, UNCHANGED, INVALID = "flipped", "still wrong", "not asked", "unchanged", "invalid"
+FULL_DETAIL = "full detail"  # the resize factor: the failure's image cut to its objects at native resolution
+RESIZE = "resize"  # its source
 
 
 @dataclass(frozen=True)
@@ -81,6 +91,8 @@ class Twin:
     note: str | None = None
     response: str | None = None
     image: str | None = None  # relative to the run's dataset
+    crop: tuple[int, int, int, int] | None = None  # full detail: the region kept (x0, y0, x1, y1, rendered px)
+    received_scale: float | None = None  # received px per rendered px of the twin as asked, where known
 
 
 @dataclass
@@ -145,6 +157,40 @@ def family_changes(factors: tuple[Factor, ...]) -> list[Change]:
     return [Change(f.name, f.description, dict(f.changes), "family") for f in factors]
 
 
+def full_detail_change() -> Change:
+    return Change(FULL_DETAIL, "the failure's own image cut to its objects' region at native resolution (no scene "
+                  "change): right there, the failure was resized away; still wrong, it was not seen", {}, RESIZE)
+
+
+def object_region(legend: dict, margin: float = 0.25, least: int = 8) -> tuple[int, int, int, int] | None:
+    """The box around the legend's visible objects (x0, y0, x1, y1 in rendered pixels), widened on
+    each side by a quarter of its size (at least `least` px) and kept inside the image; None when
+    the legend has no box."""
+    boxes = [o["bbox"] for o in legend.get("objects", []) if isinstance(o, dict) and o.get("visible", True)
+             and isinstance(o.get("bbox"), list) and len(o["bbox"]) == 4]
+    width, height = legend.get("width"), legend.get("height")
+    if not boxes or not isinstance(width, int) or not isinstance(height, int):
+        return None
+    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+    dx, dy = max(least, round(margin * (x1 - x0))), max(least, round(margin * (y1 - y0)))
+    return max(0, int(x0) - dx), max(0, int(y0) - dy), min(width, int(x1) + dx + 1), min(height, int(y1) + dy + 1)
+
+
+def _full_detail_twin(twin: Twin, legend: dict) -> None:
+    """The full-detail twin of a failure: unchanged where the model received the image at full
+    detail already, invalid where the legend has no object box, else the region to cut."""
+    scale = twin.failure.get("received_scale")
+    if scale is not None and scale >= 1 - 1e-9:
+        twin.outcome, twin.note = UNCHANGED, f"received at full detail already ({scale:.2f} received px per rendered px)"
+        return
+    twin.crop = object_region(legend)
+    if twin.crop is None:
+        twin.outcome, twin.note = INVALID, "its legend has no object box to cut the image to"
+    elif twin.crop == (0, 0, legend["width"], legend["height"]):
+        twin.outcome, twin.note = UNCHANGED, "its objects' region is the whole image"
+
+
 def original_job(cfg: DatasetConfig, legend: dict, layout: Layout) -> ImageJob:
     index = legend.get("index")
     if not isinstance(index, int) or not 0 <= index < image_count(cfg):
@@ -167,11 +213,12 @@ def plan_twins(cfg: DatasetConfig, layout: Layout, failures: list[dict], changes
     invalid). Failures of one image share one twin per change."""
     twins = []
     jobs: dict[str, tuple[ImageJob, SceneSpec]] = {}
+    legends: dict[str, dict] = {}
     made: dict[tuple[str, str], Twin] = {}
     for row in failures:
         name = Path(row["image"]).stem
         if name not in jobs:
-            legend = read_json(layout.legend(name))
+            legend = legends[name] = read_json(layout.legend(name))
             job = original_job(cfg, legend, layout)
             jobs[name] = job, sample_spec(cfg, job, legend.get("attempt", 0), file,
                                           (legend.get("restart") or {}).get("number", 0))
@@ -179,6 +226,10 @@ def plan_twins(cfg: DatasetConfig, layout: Layout, failures: list[dict], changes
         for change in changes:
             twin = Twin(failure=row, change=change)
             twins.append(twin)
+            if change.source == RESIZE:  # the image as rendered, cut: no scene to sample
+                twin.job = job
+                _full_detail_twin(twin, legends[name])
+                continue
             if (name, change.name) in made:  # another failed question of the same image
                 first = made[(name, change.name)]
                 twin.job, twin.spec, twin.outcome, twin.note = first.job, first.spec, first.outcome, first.note
@@ -219,9 +270,30 @@ def cost_per_answer(run_dir: Path) -> float | None:
     return float(np.mean(costs)) if costs else None
 
 
+def sent_images(run_dir: Path) -> bool:
+    """Whether the run's model was sent the images (its rows record them; a baseline's do not)."""
+    rows, _ = read_predictions(run_dir / "predictions.jsonl")
+    return any(isinstance(r.get("image"), dict) for r in rows.values())
+
+
+def chosen(changes: list[Change], factors: list[str] | None) -> list[Change]:
+    """The changes named in `factors` (None: all), in their own order; a name that is none of them
+    is refused, naming those there are."""
+    if factors is None:
+        return changes
+    names = [c.name for c in changes]
+    unknown = [f for f in factors if f not in names]
+    if unknown:
+        raise ConfigError("<settings>", [("factors", f"{f!r} is not a factor of this run; its factors: "
+                                                     + ", ".join(names)) for f in unknown])
+    return [c for c in changes if c.name in factors]
+
+
 def plan(run_dir: str | Path, *, tolerance: float = 0.0, max_failures: int | None = None,
-         max_questions: int | None = None, max_cost: float | None = None, seed: int = 0) -> tuple[ExplainPlan, dict]:
-    """What byo explain would render and ask, counted from the scenes alone, within the budget."""
+         max_questions: int | None = None, max_cost: float | None = None, seed: int = 0,
+         factors: list[str] | None = None) -> tuple[ExplainPlan, dict]:
+    """What byo explain would render and ask, counted from the scenes alone, within the budget;
+    `factors`: the names of the factors to try (None: every one)."""
     run_dir = Path(run_dir)
     rows, facts = load_run(run_dir)
     dataset = Path(facts["dataset"])
@@ -230,6 +302,9 @@ def plan(run_dir: str | Path, *, tolerance: float = 0.0, max_failures: int | Non
     file = str(dataset / "config.yaml")
     failures = [r for r in rows if r["request_status"] == "ok" and not r.get("ranked") and not hit(r, tolerance)]
     changes = family_changes(cfg.family.explain_factors) + variable_changes(cfg, failures, rows, tolerance)
+    if sent_images(run_dir):
+        changes.append(full_detail_change())
+    changes = chosen(changes, factors)
     per_answer = cost_per_answer(run_dir)
     order = np.random.default_rng(seed).permutation(len(failures))
     keep, note = len(failures), None
@@ -242,7 +317,8 @@ def plan(run_dir: str | Path, *, tolerance: float = 0.0, max_failures: int | Non
         note = f"a sample of {keep} (seed {seed}) within the budget"
         twins = [t for t in twins if t.failure["id"] in {failures[i]["id"] for i in order[:keep]}]
     explained = [failures[i] for i in sorted(order[:keep])]
-    renders = len({(Path(t.failure["image"]).stem, t.change.name) for t in twins if t.outcome is None})
+    renders = len({(Path(t.failure["image"]).stem, t.change.name) for t in twins
+                   if t.outcome is None and t.change.source != RESIZE})
     return ExplainPlan(failures=len(failures), explained=explained, changes=changes, twins=twins, renders=renders,
                        questions=_questions(twins), cost_per_answer=per_answer, note=note), \
         {"rows": rows, "facts": facts, "cfg": cfg, "layout": layout, "file": file}
@@ -255,12 +331,13 @@ def _questions(twins: list[Twin]) -> int:
 def explain(run_dir: str | Path, *, tolerance: float = 0.0, max_failures: int | None = None,
             max_questions: int | None = None, max_cost: float | None = None, seed: int = 0,
             executor: Executor | None = None, eval_options: dict | None = None,
-            on_plan: Callable[[ExplainPlan], bool] | None = None) -> ExplainResult | None:
+            on_plan: Callable[[ExplainPlan], bool] | None = None,
+            factors: list[str] | None = None) -> ExplainResult | None:
     """Explain the failures of `run_dir`; `on_plan(plan)` is told the plan before any render and
     may decline it (returning False: nothing is done, None is returned)."""
     run_dir = Path(run_dir)
     found, context = plan(run_dir, tolerance=tolerance, max_failures=max_failures, max_questions=max_questions,
-                          max_cost=max_cost, seed=seed)
+                          max_cost=max_cost, seed=seed, factors=factors)
     folder = explain_dir(run_dir)
     if (folder / RECORD).exists():
         raise ConfigError(str(folder), [("<output>", "the run is explained already: remove this folder to explain it "
@@ -283,6 +360,7 @@ def explain(run_dir: str | Path, *, tolerance: float = 0.0, max_failures: int | 
               "factors": [{"name": c.name, "description": c.description, "changes": c.changes, "source": c.source,
                            "folder": f"{TWINS}/{factor_slug(c.name)}"} for c in found.changes],
               "table": rows, "failures": failure_records(found)}
+    folder.mkdir(parents=True, exist_ok=True)  # none there when no twin was made (all unchanged)
     atomic_write_text(folder / RECORD, json.dumps(record, indent=1) + "\n")
     atomic_write_text(folder / TABLE, csv_text(rows))
     return ExplainResult(folder=folder, record=folder / RECORD, table=folder / TABLE, rows=rows, plan=found,
@@ -311,7 +389,10 @@ class Explanation:
                 for t in twins:
                     t.outcome, t.note = NOT_ASKED, "the cost budget (--max-cost) is spent"
                 continue
-            cost = self.one_factor(change, twins, executor, left)
+            if change.source == RESIZE:
+                cost = self.full_detail(change, twins, left)
+            else:
+                cost = self.one_factor(change, twins, executor, left)
             if cost is not None:
                 spent.append(cost)
         return sum(spent) if spent else None
@@ -349,6 +430,38 @@ class Explanation:
             t.image = (root / "images" / f"{t.job.name}.png").relative_to(self.context["layout"].root).as_posix()
             if t.failure["id"] not in asked:
                 t.outcome, t.note = NOT_ASKED, "its question is not asked of the twin (readability, or a skip)"
+        return self.ask(root, questions, twins, cap)
+
+    def full_detail(self, change: Change, twins: list[Twin], cap: float | None) -> float | None:
+        """The failures' own images cut to their objects' regions (no render), asked the same
+        questions, word for word."""
+        root = self.folder / TWINS / factor_slug(change.name)
+        original = self.context["layout"].root
+        ids = {t.failure["id"] for t in twins}
+        lines = Path(self.context["facts"]["questions"]).read_text().splitlines()
+        rows = [r for r in map(json.loads, filter(str.strip, lines)) if r["id"] in ids]
+        for t in twins:
+            image = root / t.failure["image"]
+            if not image.is_file():  # a killed explanation's crops are kept
+                image.parent.mkdir(parents=True, exist_ok=True)
+                with Image.open(original / t.failure["image"]) as whole:
+                    atomic_write_bytes(image, png_bytes(np.asarray(whole.convert("RGB").crop(t.crop))))
+            x0, y0, x1, y1 = t.crop
+            t.image = image.relative_to(original).as_posix()
+            t.note = f"cut to {x1 - x0}x{y1 - y0} px at ({x0}, {y0}) of the image as rendered"
+        atomic_write_text(root / QUESTIONS, "".join(json.dumps(r) + "\n" for r in rows))
+        questions = load_questions(root / QUESTIONS, root)
+        cost = self.ask(root, questions, twins, cap)
+        for t in twins:
+            if t.received_scale is not None:
+                whole = t.failure.get("received_scale")
+                t.note += (f"; received at {t.received_scale:.2f} px per rendered px"
+                           + (f" (the whole image at {whole:.2f})" if whole is not None else ""))
+        return cost
+
+    def ask(self, root: Path, questions: list[Question], twins: list[Twin], cap: float | None) -> float | None:
+        """The twins' questions asked in the run of the same name in `root`, each twin's outcome
+        set from its answer; the cost of the asking."""
         if not questions:
             return None
         session = Session(Evaluation(replace(self.settings, dataset=root, max_cost=cap), questions=[]))
@@ -364,7 +477,7 @@ class Explanation:
         for t in twins:
             if t.failure["id"] in scored:
                 row, prediction = scored[t.failure["id"]]
-                t.response = row["response"]
+                t.response, t.received_scale = row["response"], row.get("received_scale")
                 if prediction["status"] != "ok":
                     t.outcome, t.note = NOT_ASKED, f"the request failed: {prediction['status']}"
                 else:
