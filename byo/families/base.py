@@ -35,8 +35,9 @@ from PIL import Image
 from pydantic import BaseModel
 
 from byo.core.report_tables import ReportTable
-from byo.scene import counterfactual, evidence
+from byo.scene import counterfactual, evidence, outline
 from byo.scene.camera import defocus_diameter_px
+from byo.scene.measure import AMBIGUOUS, HIDDEN, VISIBLE
 from byo.scene.setup import QualityPresets, ResolvedSetup
 from byo.scene.spec import SceneObject, SceneSpec
 
@@ -203,9 +204,11 @@ def not_shown(objects: list[dict]) -> Problem | None:
     whose presence the render measured (counterfactual) is judged by that instead (seen_as_rendered)."""
     for o in objects:
         e = o.get("rendered")
-        if e and counterfactual.measured(o) is None and not (e["contrast"] >= evidence.SHOW_CONTRAST or e["edge"] >= evidence.SHOW_EDGE):
+        if e and counterfactual.measured(o) is None and not (e["contrast"] >= evidence.SHOW_CONTRAST or e["edge"] >= evidence.SHOW_EDGE
+                                                             or contrast_band(e) == VISIBLE):
             return ("contrast", f"{_where(o)} does not stand out: contrast {e['contrast']:.2f} < "
-                                f"{evidence.SHOW_CONTRAST:g} and edge {e['edge']:.2f} < {evidence.SHOW_EDGE:g} grey levels",
+                                f"{evidence.SHOW_CONTRAST:g} and edge {e['edge']:.2f} < {evidence.SHOW_EDGE:g} grey levels, "
+                                f"Weber contrast {abs(e.get('weber', 0.0)):.2f} < {evidence.PRESENT_WEBER:g}",
                     (o["id"],))
     return None
 
@@ -241,19 +244,32 @@ def color_unreadable(objects: list[dict], palette: Mapping[str, Sequence[float]]
 # --- counterfactual readability (byo/scene/counterfactual.py measures, at render time) -----------
 def seen_as_rendered(legend: dict) -> dict:
     """The legend with each object's presence folded into its visibility band: an object the
-    render measured counts as visible only if the image without it differs visibly where it
-    stood (counterfactual.presence); hidden if not even nearly, ambiguous between. Its band is the
-    lower of that and the mask's; `presence` records the presence band itself."""
+    render measured counts as visible if the image without it differs visibly where it stood
+    (counterfactual.presence) or if it stands out from its local background in the image as
+    rendered (`contrast_band`: Weber contrast of linear luminance, which holds across exposure
+    where a colour difference shrinks with the light); hidden if neither even nearly, ambiguous
+    between. Its band is the lower of that and the mask's; `presence` records the presence band."""
     objects = []
     for o in legend["objects"]:
         m = counterfactual.measured(o)
         if m is None:
             objects.append(o)
             continue
-        band = counterfactual.presence(m)
+        band = counterfactual.higher(counterfactual.presence(m), contrast_band(o.get("rendered")))
         seen = counterfactual.lower(o.get("visibility", "visible"), band)
         objects.append({**o, "presence": band, "visibility": seen, "visible": seen == "visible"})
     return {**legend, "objects": objects}
+
+
+def contrast_band(e: Mapping | None) -> str:
+    """The visibility band of an object's Weber contrast against its local background
+    (evidence.stands_out; `nearly` for ambiguous); hidden without evidence."""
+    if not e or "weber" not in e:
+        return HIDDEN
+    found = (e["weber"], e.get("step", 0.0), e.get("standout", 0.0))
+    if evidence.stands_out(*found):
+        return VISIBLE
+    return AMBIGUOUS if evidence.stands_out(*found, nearly=True) else HIDDEN
 
 
 def measured_attribute(objects: list[dict], attribute: str) -> bool:
@@ -273,6 +289,22 @@ def attribute_unreadable(objects: list[dict], attribute: str, values: Sequence[s
             own = o["attributes"].get(attribute, o["kind"])
             return (attribute, f"{_where(o)}, {attribute} {own}, would look the same as {bad[0]}: difference "
                                f"{d:g} < {counterfactual.MIN_DIFFERENCE:g} ΔE00", (o["id"],))
+    return outline_unreadable(objects, attribute, values)
+
+
+def outline_unreadable(objects: list[dict], attribute: str, values: Sequence[str] | None = None) -> Problem | None:
+    """The first object whose `attribute` cannot be named from the image alone: its outline,
+    aligned on the object with another value's, blurred as the image blurs it, is that value's
+    (byo/scene/outline.py, the legend's `outline` added at question time). Different is not
+    identifiable: a cone seen from above is a disc, as a sphere is."""
+    for o in objects:
+        found = (o.get(outline.OUTLINE_FIELD) or {}).get(attribute)
+        bad = outline.unidentifiable(found, values) if found else []
+        if bad:
+            own = o["attributes"].get(attribute, o["kind"])
+            return (attribute, f"{_where(o)}, {attribute} {own}, has the outline of a {bad[0]} in the image: "
+                               f"outline difference {found[bad[0]]:g} < {outline.MIN_OUTLINE:g}, aligned on the object",
+                    (o["id"],))
     return None
 
 

@@ -26,6 +26,8 @@ SHARED: tuple[ReportTable, ...] = (
     byo_eval.PAPER,
     byo_eval.LEVELS,
     builtin.STABILITY,
+    byo_eval.TASK,
+    byo_eval.ERRORS,
 )
 
 
