@@ -23,7 +23,7 @@ from score_fixtures import make_fake_runs
 import byo.score
 
 REGISTRY = Path(byo.score.__file__).with_name("registry.py")
-LAST_SHARED = "    builtin.STABILITY,\n)"  # the end of SHARED in the shipped registry
+SHARED = "SHARED: tuple[ReportTable, ...] = (\n"  # the shipped registry's tuple of shared tables
 REGISTRATION = "    __import__('refusals').TABLE,\n"
 
 METRIC = '''"""Refusals: refused answers / all questions, per slice of the metrics table."""
@@ -56,8 +56,9 @@ sys.exit(main(sys.argv[2:]))
 def added(tmp_path_factory):
     root = tmp_path_factory.mktemp("added")
     source = REGISTRY.read_text()
-    assert source.count(LAST_SHARED) == 1
-    patched = source.replace(LAST_SHARED, LAST_SHARED[:-1] + REGISTRATION + ")")
+    assert source.count(SHARED) == 1
+    end = source.index("\n)\n", source.index(SHARED)) + 1  # its last entry's line ends there
+    patched = source[:end] + REGISTRATION + source[end:]
     (root / "registry.py").write_text(patched)
     (root / "refusals.py").write_text(METRIC)
     (root / "runner.py").write_text(RUNNER)
