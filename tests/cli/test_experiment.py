@@ -388,6 +388,48 @@ def test_binding_study_suite_asks_its_label_keys_on_val_and_test_only(tmp_path, 
 
 
 @pytest.mark.render
+def test_an_experiment_file_over_a_suite_follows_its_protocol_and_pools_other_keys_apart(tmp_path, capsys):
+    """An experiment file listing the compositional-generalisation study's suite folder follows
+    its protocol (val/test splits only), its own `questions` first: asking every key (keys null),
+    the CLEVR keys beyond the paper's are reported apart ("other keys", `paper: false`), and the
+    paper's row, "all questions", pools the paper's label keys alone, as do the per-level cells."""
+    shrunk_suite(tmp_path, "compgen", "two_object.yaml", [64, 64], 12)  # tmp_path/compgen
+    experiment = tmp_path / "exp.yaml"
+    experiment.write_text(yaml.safe_dump({"experiment": {"name": "compgen_all_keys", "configs": ["compgen"],
+                                                         "models": ["blind"], "questions": {"keys": None}}}))
+    out = tmp_path / "out"
+    result = run_json(capsys, str(experiment), "-o", str(out))
+    asked = asked_in(out / "compgen_two_object")
+    paper = [q for q in asked if q["key"] in ("label_zsl", "label_choice")]
+    other = [q for q in asked if q["key"] not in ("label_zsl", "label_choice")]
+    assert paper and other  # every key asked: the paper's and the CLEVR family's others
+    assert {q["levels"]["content.split"] for q in asked} <= {"id_val", "id_test", "ood_val", "ood_test"}
+    rows = {r["key"]: r for r in result["results"]}
+    assert rows["*"]["paper"] and rows["*"]["n"] == len(paper)
+    assert not rows["+"]["paper"] and rows["+"]["n"] == len(other) - sum(
+        f["questions"] for r in result["results"] if (f := r["fixed"]) and not r["paper"])
+    assert {k for k, r in rows.items() if r["paper"]} == {"*", *(q["key"] for q in paper)}
+    level_n = [c["n"] for c in result["levels"] if not c["variable2"] and c["variable"] == "content.split"]
+    assert sum(level_n) == len(paper)  # the per-level cells: the paper's keys alone
+    assert main(["run", str(experiment), "-o", str(out), "--workers", "1"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "other keys (not the paper's), pooled apart" in printed
+
+
+def test_an_experiment_file_over_two_papers_suites_is_refused(tmp_path, capsys):
+    for paper in ("compgen", "crest"):
+        (tmp_path / paper).mkdir()
+        (tmp_path / paper / "protocol.yml").write_text((ROOT / "dataset_configs" / paper / "protocol.yml").read_text())
+        (tmp_path / paper / "demo.yaml").write_text(
+            yaml.safe_dump(tiny_config(ROOT / "dataset_configs" / "demo.yaml"), sort_keys=False))
+    experiment = tmp_path / "exp.yaml"
+    experiment.write_text(yaml.safe_dump({"experiment": {"configs": ["compgen", "crest"], "models": ["blind"]}}))
+    assert main(["run", str(experiment)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "exp.yaml: experiment.configs: folders of several papers' suites" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.render
 def test_byo_eval_poker_suite_asks_its_prompt_grid_and_reports_its_key_alone(tmp_path, capsys):
     """`byo run` on a shrunk copy of BYO-Eval's suite with its poker count config (protocol.yml and
     poker_count.yaml at 2 and 3 cards, an image each): every question in B.2's grid (neutral,
