@@ -365,6 +365,15 @@ def test_kamonbench_suite_takes_its_headline_on_the_test_split(tmp_path, capsys)
     pooled = {r["model"]: r for r in result["results"] if r["key"] == "*"}
     assert pooled["oracle"]["n"] == pooled["blind"]["n"] == len(on_test)
     assert pooled["oracle"]["images"] == len({q["image"] for q in on_test})
+    assert {(q["preprompt"], q["instruction"]) for q in asked} == {("neutral", "direct")}
+    crest = headline_of(result, "crest")  # Table 1's measures, its test split first
+    for model in ("blind", "oracle"):
+        rows = crest[("crest_composite", model)]
+        assert {r["key"] for r in rows} == {q["key"] for q in asked if q["key"].startswith("describe_")}
+        for key in {r["key"] for r in rows}:
+            first = next(r for r in rows if r["key"] == key)
+            assert first["slice"] == "split=test" and first["n"] == sum(q["key"] == key for q in on_test)
+    assert all(r["exact"] == 1.0 for r in crest[("crest_composite", "oracle")] if r["slice"] == "split=test")
     assert main(["run", str(suite), "--model", "blind", "--model", "oracle", "-o", str(out), "--workers", "1"]) == 0
     assert "on the test split (the paper's headline)" in " ".join(capsys.readouterr().out.split())
 
@@ -385,6 +394,13 @@ def test_binding_study_suite_asks_its_label_keys_on_val_and_test_only(tmp_path, 
     assert "train" in splits  # rendered, not asked
     assert {r["key"] for r in result["results"]} == {"*", "label_zsl", "label_choice"}
     assert next(r for r in result["results"] if r["key"] == "*")["n"] == len(asked)
+    assert {(q["preprompt"], q["instruction"]) for q in asked} == {("neutral", "direct")}
+    (table,) = headline_of(result, "compgen_splits").values()  # accuracy per split beside chance
+    per_split = {(r["key"], r["split"]): r for r in table if r["split"] != "all"}
+    assert per_split and {split for _, split in per_split} <= {"id_val", "id_test", "ood_val", "ood_test"}
+    for (key, split), r in per_split.items():
+        assert r["n"] == sum(q["key"] == key and q["levels"]["content.split"] == split for q in asked)
+        assert 0 < r["chance"] < 1
 
 
 @pytest.mark.render
