@@ -279,6 +279,7 @@ def load_experiment(path: str | Path, models: Sequence[str] = (), baseline: str 
         spec = ExperimentFile.model_validate(data["experiment"])
         configs: list[Path] = []
         protocols: dict[str, Protocol] = {}  # a suite folder's, by its paper
+        outside: list[str] = []  # the configs listed that are in no suite's folder
         for i, entry in enumerate(spec.configs):
             target = (path.parent / entry).resolve()
             if not target.exists():
@@ -288,9 +289,15 @@ def load_experiment(path: str | Path, models: Sequence[str] = (), baseline: str 
             configs += _configs_in(target) if target.is_dir() else [target]
             if target.is_dir() and (protocol := load_protocol(target)) is not None:
                 protocols.setdefault(protocol.paper, protocol)
+            else:
+                outside.append(entry)
         if len(protocols) > 1:
             raise ConfigError(str(path), [("experiment.configs", "folders of several papers' suites (" + ", ".join(
                 protocols) + "): an experiment follows one paper's protocol; expected one experiment file each")])
+        if protocols and outside:
+            raise ConfigError(str(path), [("experiment.configs", f"{', '.join(outside)} beside the suite of "
+                                           f"{next(iter(protocols))}: its protocol (keys, splits) would apply to "
+                                           "them too; expected them in an experiment file of their own")])
         listed = [m if isinstance(m, ModelSpec) else model_spec(m) for m in spec.models]
         named = [("experiment.name", spec.name)] + [(f"experiment.models[{i}].run", m.run)
                                                     for i, m in enumerate(listed) if isinstance(m, ModelSpec)]

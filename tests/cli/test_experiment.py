@@ -432,7 +432,9 @@ def test_an_experiment_file_over_a_suite_follows_its_protocol_and_pools_other_ke
     assert "other keys (not the paper's), pooled apart" in printed
 
 
-def test_an_experiment_file_over_two_papers_suites_is_refused(tmp_path, capsys):
+def test_an_experiment_file_over_two_papers_suites_or_a_suite_and_other_configs_is_refused(tmp_path, capsys,
+                                                                                            monkeypatch):
+    monkeypatch.chdir(tmp_path)
     for paper in ("compgen", "crest"):
         (tmp_path / paper).mkdir()
         (tmp_path / paper / "protocol.yml").write_text((ROOT / "dataset_configs" / paper / "protocol.yml").read_text())
@@ -443,6 +445,13 @@ def test_an_experiment_file_over_two_papers_suites_is_refused(tmp_path, capsys):
     assert main(["run", str(experiment)]) == 2
     err = capsys.readouterr().err.strip()
     assert "exp.yaml: experiment.configs: folders of several papers' suites" in err and len(err.splitlines()) == 1
+    experiment.write_text(yaml.safe_dump({"experiment": {"configs": ["compgen", "crest/demo.yaml"],
+                                                         "models": ["blind"]}}))
+    assert main(["run", str(experiment)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert ("exp.yaml: experiment.configs: crest/demo.yaml beside the suite of the compositional-generalisation "
+            "study: its protocol (keys, splits) would apply to them too") in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "output").exists()
 
 
 @pytest.mark.render
