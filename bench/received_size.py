@@ -23,7 +23,7 @@ import yaml
 from figures import Section, write_block
 
 from byo.api.ask import write_questions
-from byo.cli.received import config_resolution, received_render
+from byo.api.rendered_for import config_resolution, sized_for
 from byo.render.executors.inprocess import InProcess
 from byo.render.runner import render_dataset
 
@@ -76,7 +76,7 @@ def measure(out: Path, n: int, distances: list[float], resolution: str | None = 
     smaller); `reuse`: keep the renders of an earlier run in `out` (its render logs' figures)."""
     sizes = {"1920x1080": config_resolution(CONFIG, resolution)}
     for name, spec in MODELS.items():
-        size, _ = received_render(CONFIG, [spec], resolution=resolution)
+        size = sized_for(CONFIG, [spec], resolution=resolution).size
         sizes[name] = size
     runs = {}
     for name, size in sizes.items():

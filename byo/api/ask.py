@@ -27,8 +27,9 @@ class Questions:
 
 
 def _receiver(pipeline):
-    """A pipeline as the question generator takes it: sent size -> the image's own received pixels."""
-    return lambda width, height: pipeline.receive(width, height).shown
+    """A pipeline as the question generator takes it: sent size -> the whole image at the received
+    scale (`Received.resampled`: a centre crop's image before it is cut)."""
+    return lambda width, height: pipeline.receive(width, height).resampled
 
 
 def write_questions(dataset: str | Path, *, keys: Sequence[str] | None = None,

@@ -40,6 +40,15 @@ from typing import Annotated
 import yaml
 from pydantic import BeforeValidator, Field, ValidationError, field_validator
 
+from byo.api.rendered_for import (
+    SizedFor,
+    config_for,
+    image_models,
+    receivers,
+    rendered_for_clash,
+    sized_for,
+    write_record,
+)
 from byo.audit.run import AuditReport, audit_dataset
 from byo.core.dataset import atomic_write_text
 from byo.core.errors import ConfigError
@@ -380,11 +389,12 @@ class ExperimentOutcome:
 def run_experiment(experiment: Experiment, *, out: str | Path | None = None, workers: int | None = None,
                    executor: Executor | None = None, report: str | Path | None = None,
                    on_step: Callable[[str], None] | None = None, progress: bool = True,
-                   force: bool = False) -> ExperimentOutcome:
+                   force: bool = False, received_size: bool = False) -> ExperimentOutcome:
     """Every stage of `experiment`, each done only when what it is made from changed. `out`: the
     folder of everything (OUT/DATASET for each dataset, OUT/report.html); `report`: the report's
     path, when not there. The report (and its sample viewer) replaces only files byo wrote, unless
-    `force`."""
+    `force`. `received_size`: render each config at the largest size its models receive, never
+    above the config's (byo.api.rendered_for.sized_for); else at the config's own (a paper's)."""
     say = on_step or (lambda _: None)
     work: list[str] = []
     configs = [(path, load_config(path)) for path in experiment.configs]  # every config checked first
@@ -395,7 +405,8 @@ def run_experiment(experiment: Experiment, *, out: str | Path | None = None, wor
         preflight(EvalSettings(dataset=Path("."), provider=model.provider, model=model.model,
                                base_url=model.base_url, key_env=model.key_env))
     outcomes = [_one_dataset(path, cfg, experiment, executor or LocalPool(workers or default_workers()),
-                             work, say, progress, Path(out) / cfg.dataset.name if out is not None else None)
+                             work, say, progress, Path(out) / cfg.dataset.name if out is not None else None,
+                             received_size)
                 for path, cfg in configs]
     names = [run_of(m) for m in experiment.models]
     baseline = experiment.baseline or names[0]
@@ -451,11 +462,28 @@ def _keep_splits(questions_file: Path, dataset: Path, cfg: DatasetConfig, splits
     return len(kept)
 
 
+def _sized(path: Path, cfg: DatasetConfig, experiment: Experiment, out_dir: Path | None) -> SizedFor | None:
+    """received_size: the size to render `path` at for the experiment's image models; a dataset
+    already rendered for others at another size is refused (never upscaled)."""
+    models = image_models(experiment.models)
+    if not models:
+        return None
+    sized = sized_for(path, models, field="received_size")
+    clash = rendered_for_clash(Path(out_dir or cfg.dataset.output_dir or Path("output") / cfg.dataset.name), sized)
+    if clash:
+        raise ConfigError(str(path), [("received_size", clash)])
+    return sized
+
+
 def _one_dataset(path: Path, cfg: DatasetConfig, experiment: Experiment, executor: Executor, work: list[str],
-                 say: Callable[[str], None], progress: bool, out_dir: Path | None = None) -> DatasetOutcome:
-    rendered = render_dataset(cfg, out_dir, executor=executor, resume=True, file=str(path), show_progress=progress,
-                              wait_flag=None)  # byo run has no --wait
+                 say: Callable[[str], None], progress: bool, out_dir: Path | None = None,
+                 received_size: bool = False) -> DatasetOutcome:
+    sized = _sized(path, cfg, experiment, out_dir) if received_size else None
+    rendered = render_dataset(config_for(path, sized) if sized else cfg, out_dir, executor=executor, resume=True,
+                              file=str(path), show_progress=progress, wait_flag=None)  # byo run has no --wait
     dataset = rendered.out_dir
+    if sized is not None:
+        write_record(dataset, sized)
     outcome = DatasetOutcome(config=path, dataset=dataset, rendered=len(rendered.rendered))
     if rendered.failed:
         raise ConfigError(str(path), [(None, f"{len(rendered.failed)} images failed to render (byo status "
@@ -466,11 +494,12 @@ def _one_dataset(path: Path, cfg: DatasetConfig, experiment: Experiment, executo
 
     q = experiment.questions
     legends = sorted((dataset / "legends").glob("*.json"))
-    made_from = digest(q.model_dump(mode="json"), files_digest(legends))
+    received = receivers(image_models(experiment.models))  # each model asked what it decides at its received size
+    made_from = digest(q.model_dump(mode="json"), files_digest(legends), *([sorted(received)] if received else []))
     questions_file = dataset / "questions.jsonl"
     if not (questions_file.is_file() and _fresh(dataset, "questions", made_from)):
         _, summary = generate(dataset, preprompts=q.preprompts, instructions=q.instructions, keys=q.keys,
-                              prompts=q.prompts, unreadable=q.unreadable)
+                              prompts=q.prompts, unreadable=q.unreadable, received=received)
         _mark(dataset, "questions", made_from)
         work.append(f"asked {dataset.name}")
         say(f"{dataset.name}: {sum(summary.questions.values())} questions")

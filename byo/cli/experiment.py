@@ -14,7 +14,6 @@ from byo.cli.console import add_json, add_quiet, console, new_table, out, print_
 from byo.cli.options import whole
 from byo.score.design import fixed_answers, level_cells, pooled
 from byo.score.registry import TABLES as DECLARED
-from byo.score.report import FORMATS
 
 OTHER_KEYS = "+"  # the results' row pooling the keys asked beyond the paper's protocol
 
@@ -103,7 +102,7 @@ def across_tables(outcome) -> list[dict]:
 def _formatted(column, row: dict | None) -> str:
     if row is None:
         return ""
-    return " ".join(filter(None, [FORMATS[column.format](row.get(column.field)), column.note(row) if column.note else ""]))
+    return " ".join(filter(None, [column.text(row), column.small(row)]))
 
 
 def print_across(outcome, across: list[dict]) -> None:
@@ -181,7 +180,7 @@ def cmd_run(args) -> int:
     experiment = byo.load_experiment(args.experiment, models=args.model or [], baseline=args.baseline)
     outcome = byo.run_experiment(experiment, out=args.output, workers=args.workers, report=args.report,
                                  on_step=None if args.quiet else lambda line: console.print(line, highlight=False),
-                                 progress=not args.quiet, force=args.force)
+                                 progress=not args.quiet, force=args.force, received_size=args.received_size)
     rows, levels, headline = results(outcome), level_results(outcome), headline_tables(outcome)
     across = across_tables(outcome)
     if args.json:
@@ -216,6 +215,9 @@ def add_run(p: argparse.ArgumentParser) -> None:
                    "dataset, OUT/report.html (default: each config's output folder, output/EXPERIMENT/report.html)")
     p.add_argument("--report", type=Path, help="the report's path, when not OUT/report.html")
     p.add_argument("--workers", type=whole(1), help="render processes (default: one per CPU)")
+    p.add_argument("--received-size", action="store_true", help="render each config at the largest size its models "
+                   "receive (their providers' published resize), never above the config's; without it, at the "
+                   "config's own resolution (a paper's). Recorded in DATASET/rendered_for.json")
     p.add_argument("--force", action="store_true", help="replace a report (and its viewer's files) that byo did not "
                    "write; nothing else is removed")
     add_quiet(p, "the results table")

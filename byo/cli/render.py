@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 import byo
+from byo.api.rendered_for import config_for, sized_for, write_record
 from byo.cli.console import (
     add_json,
     add_quiet,
@@ -19,7 +20,7 @@ from byo.cli.console import (
 )
 from byo.cli.options import (
     add_max_images,
-    add_quick_run,
+    add_quick_options,
     add_wait,
     config_source,
     positive,
@@ -27,7 +28,6 @@ from byo.cli.options import (
     slurm_name,
     whole,
 )
-from byo.cli.received import received_render, write_record
 from byo.core.dataset import IMAGES, LEGENDS
 from byo.core.errors import ConfigError
 from byo.eval.layout import RUN_FILE
@@ -51,26 +51,26 @@ def executor_for(args) -> Executor:
 
 
 def cmd_render(args) -> int:
-    record = None
+    sized = None
     if args.for_models:  # render what those models receive, never above the config's size
         if args.executor == "slurm":
             raise ConfigError("<command line>", [("--for", "not with --executor slurm (its tasks read the config "
                                                   "file): write the size into a copy of the config")])
-        size, record = received_render(args.config, args.for_models, detail=args.detail, resolution=args.resolution)
-        args.resolution = f"{size[0]}x{size[1]}"
+        sized = sized_for(args.config, args.for_models, detail=args.detail, resolution=args.resolution, field="--for")
     if args.executor == "slurm":
         if args.quality is not None or args.resolution is not None:
             raise ConfigError("<command line>", [("--quality / --resolution", "not with --executor slurm (its tasks "
                                                   "read the config file): write them into a copy of the config")])
         return render_slurm(args)
+    source = config_for(args.config, sized, quality=args.quality) if sized is not None else config_source(args)
     with quiet(args.quiet):
-        report = byo.render_dataset(config_source(args), args.output, file=args.config, executor=executor_for(args),
+        report = byo.render_dataset(source, args.output, file=args.config, executor=executor_for(args),
                                     limit=args.limit, sample=args.sample, resume=args.resume, shard=args.shard,
                                     max_images=args.max_images, wait=args.wait, on_wait=waiting,
                                     progress=not args.quiet)
     root = report.out_dir
-    if record is not None:
-        report.written["rendered_for"] = write_record(root, record)
+    if sized is not None:
+        report.written["rendered_for"] = write_record(root, sized)
     if args.json:
         print_json({"directory": root, "planned": report.planned, "rendered": [r.name for r in report.rendered],
                     "already_complete": report.skipped, "rendered_again": dict(report.repaired),
@@ -181,7 +181,7 @@ def cmd_merge(args) -> int:
 
 def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config")
-    add_quick_run(p)
+    add_quick_options(p)
     p.add_argument("--for", dest="for_models", action="append", metavar="PROVIDER:MODEL",
                    help="render at the largest size any of these models receives of the config's resolution "
                         "(its provider's published resize; repeatable), never above the config's; recorded in "
@@ -191,7 +191,7 @@ def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", help="output directory (default: dataset.output_dir or output/NAME)")
     chosen = p.add_mutually_exclusive_group()
     chosen.add_argument("--limit", type=whole(1), help="only the first N images of the plan")
-    chosen.add_argument("--sample", type=whole(1), metavar="N", help="a smoke run of N images that covers every "
+    chosen.add_argument("--sample", type=whole(1), metavar="N", help="a smoke render of N images that covers every "
                         "combination of levels before repeating one (the first image of each, then the second...); "
                         "the same N images every time")
     p.add_argument("--resume", action="store_true", help="continue: skip complete images, redo incomplete ones")

@@ -127,7 +127,9 @@ class RankingRun:
                 try:
                     payload, info = prepare_image(self.ev.dataset / q.image, self.provider.limits,
                                                   self.ev.settings.max_side, self.ev.settings.provider)
-                    images[q.image] = (payload.data, {"path": q.image, **info})
+                    # what the model receives of it, beside the sent size (unknown where not published: said so)
+                    received = self.ev.pipeline.receive(*info["sent_size"]).to_json()
+                    images[q.image] = (payload.data, {"path": q.image, **info, "received": received})
                 except ProviderFailure as failure:
                     images[q.image] = failure
         image_keys = {path: self.key("image", got[1]["sha256"]) for path, got in images.items()

@@ -68,6 +68,16 @@ class Received:
             return self.factor
         return min(self.shown[0] / self.sent[0], self.shown[1] / self.sent[1])
 
+    @property
+    def resampled(self) -> tuple[int, int] | None:
+        """The whole sent image at the received scale (width, height): `shown`, except where a
+        centre crop cuts part of it away (then the image before the crop). None when unknown."""
+        if self.shown is None or self.scale is None:
+            return None
+        if not self.cropped:
+            return self.shown
+        return max(1, round(self.sent[0] * self.scale)), max(1, round(self.sent[1] * self.scale))
+
     def to_json(self) -> dict:
         out = {"size": list(self.size) if self.size else None, "tokens": self.tokens, "source": self.source}
         if self.content is not None and self.content != self.size:
@@ -241,6 +251,19 @@ def llava_15(width: int, height: int, *, mode: str = "pad", side: int = 336) -> 
                     cropped=cropped, factor=s)
 
 
+CLIP_PROCESSOR = ("transformers CLIPImageProcessor (resize: the shortest edge to size['shortest_edge'], bicubic; "
+                  "center_crop: crop_size)")
+
+
+def shortest_edge_crop(width: int, height: int, *, side: int) -> Received:
+    """A CLIP-style processor (transformers' CLIPImageProcessor, SigLIP's with a crop): the short
+    side resized to `side`, then the centre `side` x `side` kept. Tokens depend on the encoder's
+    patch, which the processor does not state: not counted."""
+    got = llava_15(width, height, mode="crop", side=side)
+    return Received((width, height), got.size, None, f"{CLIP_PROCESSOR}: {side} px", content=got.content,
+                    cropped=got.cropped, factor=got.factor)
+
+
 LLAVA_NEXT_PINPOINTS = ((336, 672), (672, 336), (672, 672), (1008, 336), (336, 1008))  # (height, width)
 
 
@@ -329,7 +352,10 @@ def processor_pipeline(config: Mapping, model: str = "") -> Pipeline:
                       pinpoints=[tuple(p) for p in config["image_grid_pinpoints"]], side=int(side or 336))
     if "shortest_edge" in size and config.get("do_center_crop") and side:
         if int(side) == int(size["shortest_edge"]):
-            return _sized(f"processor: shortest edge {side}, centre crop ({model})", llava_15, mode="crop",
+            if "llava" in model.lower():
+                return _sized(f"processor: LLaVA-1.5, shortest edge {side}, centre crop ({model})", llava_15,
+                              mode="crop", side=int(side))
+            return _sized(f"processor: shortest edge {side}, centre crop ({model})", shortest_edge_crop,
                           side=int(side))
     return unknown(f"the image processor of {model or 'this model'} ({kind or 'no type'}) is not one byo reads")
 
@@ -370,8 +396,9 @@ def render_size(config_size: tuple[int, int], pipelines: Mapping[str, Pipeline])
     if unknown_models:
         raise ValueError(f"the size {', '.join(unknown_models)} receives is not published: render at the config's "
                          "resolution (leave out --for)")
-    shown = max((r.shown for r in received.values()), key=lambda s: (s[0] * s[1], s))
-    size = (min(shown[0], config_size[0]), min(shown[1], config_size[1]))
+    # the whole image at each model's scale (a centre crop's before it cuts), the largest by area
+    shown = max((r.resampled for r in received.values()), key=lambda s: (s[0] * s[1], s))
+    size = config_size if shown[0] >= config_size[0] or shown[1] >= config_size[1] else shown
     return size, {name: r.to_json() for name, r in received.items()}
 
 

@@ -39,7 +39,8 @@ from PIL import Image
 
 from byo.core.errors import ConfigError
 from byo.providers.base import GenerationParams, ImageLimits, Provider, Request, Response
-from byo.providers.hf_local import pick_device
+from byo.providers.hf_local import model_pipeline, pick_device
+from byo.providers.image_pipeline import Pipeline, unknown
 
 INSTALL = "pip install 'byo-render[clip]' (torch, transformers and open_clip_torch; or .[clip] from a checkout)"
 
@@ -142,6 +143,15 @@ class HFClip(ImageText):
         except (OSError, ValueError, KeyError) as err:
             raise ConfigError("<command line>", [("--model", f"could not load {model!r} as a transformers "
                                                   f"image-text model: {_first_line(err)}")]) from None
+
+    def image_pipeline(self) -> Pipeline:
+        """What the model receives: read from its own image processor's config (CLIP's and SigLIP's
+        resize and centre crop; byo.providers.image_pipeline.processor_pipeline), unknown where it
+        cannot be read."""
+        try:
+            return model_pipeline(self.model)
+        except ConfigError as err:
+            return unknown(f"the image processor of {self.model!r} could not be read ({err})")
 
     @property
     def endpoint(self) -> str:

@@ -215,8 +215,38 @@ def measure(spec: SceneSpec, family: Family, scene, built: dict[int, list], meas
             pooling = counterfactual.pooling_px(max(blur[a], blur[b]))
             merged.setdefault(a, {})[b] = merged.setdefault(b, {})[a] = counterfactual.merge_ratio(maps[a], maps[b],
                                                                                                    pooling)
+    received = _at_received(spec, planned, results)
     return {p.obj.id: counterfactual.Measured(p.seen["visible_pixels"], presence[p.obj.id], found.get(p.obj.id, {}),
-                                              merged.get(p.obj.id, {})) for p in planned}
+                                              merged.get(p.obj.id, {}), received.get(p.obj.id, {}))
+            for p in planned}
+
+
+def _at_received(spec: SceneSpec, planned: list[_Planned], results: dict) -> dict[int, dict[str, counterfactual.AtReceived]]:
+    """Object id -> model -> the check at the size that model receives (render.counterfactual.received,
+    byo render --for), for each model receiving less than the image: the same pairs of renders
+    resampled (counterfactual.at_scale). The object's received area is its mask pixels scaled."""
+    width, height = spec.setup.resolution
+    sizes = {model: (int(w), int(h)) for model, (w, h) in (spec.setup.render.counterfactual.received or {}).items()
+             if w < width or h < height}
+    out: dict[int, dict[str, counterfactual.AtReceived]] = {}
+    for model, size in sorted(sizes.items()):
+        scale = min(size[0] / width, size[1] / height)
+        presence: dict[int, float] = {}
+        found: dict[int, dict[str, dict[str, float]]] = {}
+        for (k, step), (_, _, a, b) in sorted(results.items()):
+            p = planned[k]
+            attribute, choice, _, _ = p.changes[step]
+            area = round(p.seen["visible_pixels"] * scale * scale)
+            if attribute == counterfactual.PRESENCE:
+                presence[p.obj.id] = counterfactual.at_scale(a, b, scale, removal_area=max(1, area), blur_px=p.blur)
+            else:
+                found.setdefault(p.obj.id, {}).setdefault(attribute, {})[choice] = counterfactual.at_scale(a, b, scale)
+        for p in planned:
+            if p.obj.id in presence:
+                area = round(p.seen["visible_pixels"] * scale * scale)
+                out.setdefault(p.obj.id, {})[model] = counterfactual.AtReceived(size, area, presence[p.obj.id],
+                                                                              found.get(p.obj.id, {}))
+    return out
 
 
 def timed_measure(*args, **kwargs) -> tuple[dict[int, counterfactual.Measured], float, float]:

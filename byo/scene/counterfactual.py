@@ -307,18 +307,74 @@ class Measured:
     alternatives: Mapping[str, Mapping[str, float]]
     # other id -> merge_ratio, for the objects blurred with this one whose regions overlap its own
     merged: Mapping[int, float] = field(default_factory=dict)
+    # model -> the same measured on the renders resampled to the size it receives (RECEIVED_FIELD)
+    received: Mapping[str, AtReceived] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         merged = {MERGE_FIELD: {str(k): v for k, v in sorted(self.merged.items())}} if self.merged else {}
+        received = {RECEIVED_FIELD: {k: r.to_json() for k, r in sorted(self.received.items())}} if self.received else {}
         return {"area": self.area, PRESENCE: self.presence,
-                **{a: dict(sorted(v.items())) for a, v in sorted(self.alternatives.items())}, **merged}
+                **{a: dict(sorted(v.items())) for a, v in sorted(self.alternatives.items())}, **merged, **received}
 
     @classmethod
     def from_json(cls, data: Mapping) -> Measured:
         return cls(int(data["area"]), float(data[PRESENCE]),
                    {k: {str(v): float(n) for v, n in values.items()} for k, values in data.items()
-                    if k not in ("area", PRESENCE, MERGE_FIELD)},
-                   {int(k): float(v) for k, v in (data.get(MERGE_FIELD) or {}).items()})
+                    if k not in ("area", PRESENCE, MERGE_FIELD, RECEIVED_FIELD)},
+                   {int(k): float(v) for k, v in (data.get(MERGE_FIELD) or {}).items()},
+                   {k: AtReceived.from_json(v) for k, v in (data.get(RECEIVED_FIELD) or {}).items()})
+
+
+RECEIVED_FIELD = "received"  # Measured's JSON: model -> AtReceived
+
+
+@dataclass(frozen=True)
+class AtReceived:
+    """An object's check at the size a model receives the image (`size`, width x height): its
+    mask pixels there (`area`), its removal's and each alternative's difference measured on the
+    same two renders resampled to that size (`at_scale`). Merges are not measured again."""
+
+    size: tuple[int, int]
+    area: int
+    presence: float
+    alternatives: Mapping[str, Mapping[str, float]]
+
+    def to_json(self) -> dict:
+        return {"size": list(self.size), "area": self.area, PRESENCE: self.presence,
+                **{a: dict(sorted(v.items())) for a, v in sorted(self.alternatives.items())}}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> AtReceived:
+        return cls((int(data["size"][0]), int(data["size"][1])), int(data["area"]), float(data[PRESENCE]),
+                   {k: {str(v): float(n) for v, n in values.items()} for k, values in data.items()
+                    if k not in ("size", "area", PRESENCE)})
+
+    def as_measured(self, merged: Mapping[int, float]) -> Measured:
+        """The check as if rendered at this size (the merges as rendered)."""
+        return Measured(self.area, self.presence, self.alternatives, merged)
+
+
+def resampled(rgb: np.ndarray, scale: float) -> np.ndarray:
+    """A region render (H x W x 3, 8-bit) at `scale` received pixels per rendered pixel, bicubic
+    with antialiasing (PIL's, as transformers' Qwen2-VL and CLIP processors resize; the APIs
+    publish no filter)."""
+    from PIL import Image  # loaded on first use, as scipy and skimage
+
+    h, w = rgb.shape[:2]
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    return np.asarray(Image.fromarray(np.ascontiguousarray(rgb[..., :3])).resize(size, Image.Resampling.BICUBIC))
+
+
+def at_scale(truth: np.ndarray, other: np.ndarray, scale: float, *, removal_area: int | None = None,
+             blur_px: float = 0.0) -> float:
+    """A change's difference as a model receiving the image at `scale` sees it: both renders
+    resampled (`resampled`), then measured as at the rendered size, in received pixels (a
+    removal at `presence_rank` of the object's received area `removal_area`, smoothed by the blur
+    disc there; an alternative at TOP_PIXELS)."""
+    a, b = resampled(truth, scale), resampled(other, scale)
+    if removal_area is not None:
+        return ranked(pixel_differences(a, b, presence_smoothing(blur_px * scale)), presence_rank(removal_area))
+    return ranked(pixel_differences(a, b))
 
 
 def measured(o: Mapping) -> Measured | None:
@@ -342,6 +398,11 @@ BANDS = (HIDDEN, AMBIGUOUS, VISIBLE)
 def lower(a: str, b: str) -> str:
     """The lower of two visibility bands."""
     return min(a, b, key=BANDS.index)
+
+
+def higher(a: str, b: str) -> str:
+    """The higher of two visibility bands."""
+    return max(a, b, key=BANDS.index)
 
 
 def counting(key: str) -> bool:

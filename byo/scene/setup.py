@@ -307,6 +307,12 @@ class CounterfactualConfig(Strict):
     screen: bool = True
     # The attributes rendered with each other value; None: the family's choice (Family.rendered_attributes).
     attributes: list[str] | None = None
+    # `byo render --for MODEL`: each model and the size it receives of this image (width, height; its
+    # provider's published resize): the check is measured again at each such size smaller than the
+    # image, on its renders resampled as the model receives them (byo/render/counterfactuals.py).
+    received: dict[str, tuple[int, int]] | None = None
+
+    _serialize = left_out_when_none("received")  # legends rendered for no model stay as they were
 
 
 class RenderConfig(Strict):

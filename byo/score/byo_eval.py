@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from byo.families.base import Column, ReportTable, ScoringOptions
+from byo.core.report_tables import Column, ReportTable, ScoringOptions
 from byo.score import metrics, tables
 from byo.score.rows import NUMERIC
 

@@ -583,3 +583,41 @@ def test_compass_suite_asks_composed_and_decomposed_captions_and_prints_its_inte
     skill = {(r["level"], r["skill"]) for e in result["headline"] if e["table"] == "compass_skill_load"
              for r in e["rows"] if e["model"] == "oracle"}
     assert skill == {("OA", "O"), ("OA", "A"), ("OR", "O"), ("OR", "R"), ("OAR", "O"), ("OAR", "A"), ("OAR", "R")}
+
+
+@pytest.mark.render
+def test_received_size_renders_for_the_models_records_it_and_refuses_a_folder_rendered_for_others(
+        tmp_path, capsys, monkeypatch):
+    """byo run --received-size: each config rendered at the largest size its image models receive
+    (here the tiny config's own: GPT-4.1 and Claude receive 64x48 whole), the sizes in
+    rendered_for.json and in every legend; a folder rendered for another model at another size is
+    refused in one line before any work (never upscaled)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    config = tmp_path / "demo.yaml"
+    data = tiny_config(ROOT / "dataset_configs" / "demo.yaml")
+    data["dataset"]["n_images"] = 1
+    config.write_text(yaml.safe_dump(data, sort_keys=False))
+    with FakeVLM(lambda seen: "3") as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{fake.url}/v1")
+        run_json(capsys, str(config), "--model", "blind", "--model", "openai:gpt-4.1", "--received-size",
+                 "-o", str(tmp_path / "out"))
+    dataset = tmp_path / "out" / "demo"
+    record = json.loads((dataset / "rendered_for.json").read_text())
+    assert record["config"] == record["rendered"] == [64, 48] and record["received"] == {"openai:gpt-4.1": [64, 48]}
+    legend = json.loads(next((dataset / "legends").glob("*.json")).read_text())
+    assert legend["setup"]["render"]["counterfactual"]["received"] == {"openai:gpt-4.1": [64, 48]}
+    summary = json.loads((dataset / "questions_summary.json").read_text())
+    assert summary["received"]["openai:gpt-4.1"]["received"] == [64, 48]  # decided for it too: received whole
+
+    other = tmp_path / "other" / "demo"
+    other.mkdir(parents=True)
+    (other / "rendered_for.json").write_text(json.dumps({"config": [64, 48], "rendered": [32, 24],
+                                                         "models": {"openai:gpt-4o": {}}}))
+    capsys.readouterr()
+    assert main(["run", str(config), "--model", "openai:gpt-4.1", "--received-size", "-o", str(tmp_path / "other"),
+                 "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "rendered at 32x24 for openai:gpt-4.1" not in err and "openai:gpt-4.1 receives more" in err
+    assert "received_size" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not (other / "legends").exists()

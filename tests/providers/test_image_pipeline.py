@@ -122,6 +122,10 @@ def test_processor_configs_are_read():
     clip = {"image_processor_type": "CLIPImageProcessor", "size": {"shortest_edge": 336},
             "crop_size": {"height": 336, "width": 336}, "do_center_crop": True}
     assert processor_pipeline(clip).receive(1920, 1080).cropped
+    # transformers' CLIPImageProcessor: the short side to 336 (1920x1080 -> 597x336), the centre 336 x 336
+    got = processor_pipeline(clip).receive(1920, 1080)
+    assert got.size == (336, 336) and got.resampled == (597, 336) and got.tokens is None
+    assert processor_pipeline(clip, "llava-hf/llava-1.5-7b-hf").receive(1920, 1080).tokens == 576
     nxt = {"image_processor_type": "LlavaNextImageProcessor", "image_grid_pinpoints": [[336, 672], [672, 336]],
            "crop_size": {"height": 336, "width": 336}, "size": {"shortest_edge": 336}}
     assert processor_pipeline(nxt).receive(1920, 1080).size == (672, 336)

@@ -147,6 +147,10 @@ def test_tiny_clip_ranks_end_to_end_and_a_second_run_calls_no_model(tiny_clip, t
         sims = p["similarities"]
         assert [sims[k] for k in p["ranking"]] == sorted(sims, reverse=True)
         assert all(-1.0 - 1e-6 <= s <= 1.0 + 1e-6 for s in sims)
+    # what the model receives beside the sent size: its processor's shortest edge and centre crop
+    crop = json.loads((tiny_clip / "processor_config.json").read_text())["image_processor"]["crop_size"]["height"]
+    assert all(p["image"]["received"]["size"] == [crop, crop] and p["image"]["received"]["cropped"]
+               and p["image"]["sent_size"] for p in predictions)
     # stored as computed, not rounded to 6 decimals (a rounding makes ties of near-equal similarities)
     assert any(round(s, 6) != s for p in predictions for s in p["similarities"])
 

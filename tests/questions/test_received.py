@@ -63,3 +63,33 @@ def test_without_for_nothing_is_decided_per_model(tmp_path):
     asked = byo.write_questions(dataset, keys=["identify_type_one_piece"], unreadable="flag", out=tmp_path / "q.jsonl")
     rows = [json.loads(line) for line in asked.path.read_text().splitlines()]
     assert rows and not any("unreadable_for" in r for r in rows) and not asked.summary.received
+
+
+def test_the_question_is_asked_of_the_model_that_can_decide_it_and_not_of_the_one_receiving_512_px(
+        tmp_path, monkeypatch):
+    """End to end: decided per model by byo questions --for, then byo eval of each model (the real
+    OpenAI client against a fake server on loopback): GPT-4o at detail low receives 512x288, where
+    the queen is 19 px tall, and is not asked; Qwen2.5-VL receives 1316x728 (46 px) and is."""
+    from eval_data import FAKE_KEYS, evaluate_fake
+    from fake_vlm import FakeVLM
+
+    from byo.providers import GenerationParams
+
+    for name, value in FAKE_KEYS.items():
+        monkeypatch.setenv(name, value)
+    qwen = "openai-compatible:Qwen2.5-VL-7B-Instruct"
+    dataset = full_hd(tmp_path)
+    asked = byo.write_questions(dataset, keys=["identify_type_one_piece"], unreadable="flag",
+                                for_models=[LOW, qwen], detail="low")
+    rows = [json.loads(line) for line in asked.path.read_text().splitlines()]
+    assert rows and all(set(r.get("unreadable_for", {})) == {LOW} for r in rows)
+    assert asked.summary.received[qwen]["received"] == [1316, 728] and asked.summary.received[qwen]["undecidable"] == 0
+    with FakeVLM() as fake:
+        gpt = evaluate_fake(dataset, "openai", fake.url + "/v1", model="gpt-4o", run="gpt",
+                            params=GenerationParams(detail="low"))
+        other = evaluate_fake(dataset, "openai-compatible", fake.url + "/v1", model="Qwen2.5-VL-7B-Instruct",
+                              run="qwen")
+    assert gpt.rows == [] and gpt.undecidable == len(rows)
+    assert sorted(r["id"] for r in other.rows) == sorted(r["id"] for r in rows)
+    assert {tuple(r["image"]["received"]["size"]) for r in other.rows} == {(1316, 728)}
+    assert {tuple(r["image"]["sent_size"]) for r in other.rows} == {(1920, 1080)}
