@@ -25,9 +25,9 @@ SHARED: tuple[ReportTable, ...] = (
     retrieval.RETRIEVAL,
     byo_eval.PAPER,
     byo_eval.LEVELS,
-    builtin.STABILITY,
     byo_eval.TASK,
     byo_eval.ERRORS,
+    builtin.STABILITY,
 )
 
 
