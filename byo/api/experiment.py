@@ -4,7 +4,8 @@ the baseline and writes one report over everything. Rerun, it redoes only what c
 records the content hash of what it was made from (`.byo-run.json` beside its output), so a second
 invocation renders nothing and sends no request, and a model added later is the only one asked.
 
-EXPERIMENT is a dataset config, a folder of them (a paper's suite: `dataset_configs/byo_eval/`), or
+EXPERIMENT is a dataset config, a folder of them (a paper's suite: `dataset_configs/byo_eval/`, whose
+protocol it follows; so does an experiment file listing the folder, its own `questions` first), or
 an experiment file, checked against `ExperimentFile` before any work (an unknown key is refused
 with its path and the keys expected):
 
@@ -28,6 +29,7 @@ OUT/DATASET and the report to OUT/report.html; without it, each dataset goes whe
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -242,6 +244,13 @@ class Experiment:
     def bins(self) -> Bins | None:
         return self.protocol.ranges() if self.protocol is not None and self.protocol.bins else None
 
+    def papers_key(self, key: str) -> bool:
+        """Whether `key` is one of the protocol's question keys (patterns such as compass_*); every
+        key is when there is no protocol or it names none. An experiment file asking other keys of
+        a suite's configs gets them reported apart, never pooled into the paper's rows."""
+        keys = self.protocol.questions.keys if self.protocol is not None else None
+        return keys is None or any(fnmatch.fnmatchcase(key, pattern) for pattern in keys)
+
 
 def _configs_in(path: Path) -> list[Path]:
     found = sorted(p for p in path.glob("*.yaml") if p.is_file())
@@ -278,6 +287,8 @@ def load_experiment(path: str | Path, models: Sequence[str] = (), baseline: str 
             raise ConfigError(str(path), problems)
         spec = ExperimentFile.model_validate(data["experiment"])
         configs: list[Path] = []
+        protocols: dict[str, Protocol] = {}  # a suite folder's, by its paper
+        outside: list[str] = []  # the configs listed that are in no suite's folder
         for i, entry in enumerate(spec.configs):
             target = (path.parent / entry).resolve()
             if not target.exists():
@@ -285,6 +296,17 @@ def load_experiment(path: str | Path, models: Sequence[str] = (), baseline: str 
                                                f"(relative to {path.parent}); expected a dataset config or a "
                                                "folder of them")])
             configs += _configs_in(target) if target.is_dir() else [target]
+            if target.is_dir() and (protocol := load_protocol(target)) is not None:
+                protocols.setdefault(protocol.paper, protocol)
+            else:
+                outside.append(entry)
+        if len(protocols) > 1:
+            raise ConfigError(str(path), [("experiment.configs", "folders of several papers' suites (" + ", ".join(
+                protocols) + "): an experiment follows one paper's protocol; expected one experiment file each")])
+        if protocols and outside:
+            raise ConfigError(str(path), [("experiment.configs", f"{', '.join(outside)} beside the suite of "
+                                           f"{next(iter(protocols))}: its protocol (keys, splits) would apply to "
+                                           "them too; expected them in an experiment file of their own")])
         listed = [m if isinstance(m, ModelSpec) else model_spec(m) for m in spec.models]
         named = [("experiment.name", spec.name)] + [(f"experiment.models[{i}].run", m.run)
                                                     for i, m in enumerate(listed) if isinstance(m, ModelSpec)]
@@ -292,8 +314,10 @@ def load_experiment(path: str | Path, models: Sequence[str] = (), baseline: str 
             if name is not None and as_name(name) != name:
                 raise ConfigError(str(path), [(key, f"expected a plain folder name (letters, digits, '.', '_' or "
                                                     f"'-'), got {name!r}")])
+        protocol = next(iter(protocols.values()), None)  # a suite's folder: its protocol, the file's questions first
+        asked = spec.questions if protocol is None or "questions" in data["experiment"] else protocol.questions
         exp = Experiment(name=spec.name or path.stem, configs=configs, models=listed + extra,
-                         baseline=spec.baseline, questions=spec.questions)
+                         baseline=spec.baseline, questions=asked, protocol=protocol)
     else:
         exp = Experiment(name=path.stem, configs=[path], models=extra)
     exp.baseline = baseline or exp.baseline

@@ -15,23 +15,30 @@ from byo.cli.options import whole
 from byo.score.design import fixed_answers, level_cells, pooled
 from byo.score.registry import TABLES as DECLARED
 
+OTHER_KEYS = "+"  # the results' row pooling the keys asked beyond the paper's protocol
+
 
 def results(outcome) -> list[dict]:
     """Accuracy per dataset, key and model (every prompt variant pooled), with its interval; the
-    pooled row ("*") leaves out the keys whose answer the design fixes, listed apart (`fixed`)."""
+    pooled row ("*") leaves out the keys whose answer the design fixes, listed apart (`fixed`),
+    and, under a paper's protocol, the keys it does not ask, pooled apart (OTHER_KEYS; `paper`:
+    whether a row is the paper's)."""
     rows = []
     split = headline_split(outcome)
+    papers = outcome.experiment.papers_key
     for d in outcome.datasets:
         for name, scores in d.scores.items():
             fixed = fixed_answers(scores.rows)
             taken = [r for r in scores.rows if split is None or r.get("split") == split]
-            if not taken:
-                continue
-            rows.append({"dataset": d.dataset.name, "key": "*", "model": name, **pooled(taken, fixed),
-                         "fixed": None})
+            for pool, paper in (("*", True), (OTHER_KEYS, False)):
+                chosen = [r for r in taken if papers(r["key"]) == paper]
+                if chosen:
+                    rows.append({"dataset": d.dataset.name, "key": pool, "model": name, **pooled(chosen, fixed),
+                                 "fixed": None, "paper": paper})
             for key in dict.fromkeys(r["key"] for r in taken):
                 rows.append({"dataset": d.dataset.name, "key": key, "model": name,
-                             **pooled([r for r in taken if r["key"] == key], {}), "fixed": fixed.get(key)})
+                             **pooled([r for r in taken if r["key"] == key], {}), "fixed": fixed.get(key),
+                             "paper": papers(key)})
     return rows
 
 
@@ -118,11 +125,12 @@ def print_across(outcome, across: list[dict]) -> None:
 
 def level_results(outcome) -> list[dict]:
     """Accuracy per level of every varied variable and per cell of every two crossed, per dataset
-    and model, with n (the keys whose answer the design fixes left out)."""
+    and model, with n (the keys whose answer the design fixes left out, and those not the paper's)."""
     bins = outcome.experiment.bins
+    papers = outcome.experiment.papers_key
     return [{"dataset": d.dataset.name, "model": name, **cell} for d in outcome.datasets
             for name, scores in d.scores.items()
-            for cell in level_cells(scores.rows, fixed_answers(scores.rows), bins)]
+            for cell in level_cells([r for r in scores.rows if papers(r["key"])], fixed_answers(scores.rows), bins)]
 
 
 def _cell(c: dict | None) -> str:
@@ -136,12 +144,16 @@ def print_results(outcome, rows: list[dict], levels: list[dict]) -> None:
     on = f", on the {split} split (the paper's headline)" if split else ""
     shown = new_table("dataset", "key", "n", *models, title=f"{outcome.experiment.name}: accuracy [95% interval, "
                       f"clustered by image], every prompt variant pooled{on}")
-    ordered = sorted(dict.fromkeys((r["dataset"], r["key"]) for r in rows),
-                     key=lambda dk: any(c["fixed"] for m in models if (c := cells.get((*dk, m)))))
+    head = {(r["dataset"], r["key"]): r for r in reversed(rows)}  # each row's first model's
+    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
+    ordered = sorted(head, key=lambda dk: (datasets.index(dk[0]), not head[dk]["paper"], dk[1] == OTHER_KEYS,
+                                           bool(head[dk]["fixed"])))
     notes = []
     for dataset, key in ordered:
         first = next(cells[(dataset, key, m)] for m in models if (dataset, key, m) in cells)
-        label = "all questions" if key == "*" else key
+        label = {"*": "all questions", OTHER_KEYS: "other keys (not the paper's), pooled apart"}.get(key, key)
+        if not first["paper"] and key != OTHER_KEYS:
+            label += " (not the paper's)"
         if first["fixed"]:
             f = first["fixed"]
             label += " (fixed answer)"

@@ -365,6 +365,15 @@ def test_kamonbench_suite_takes_its_headline_on_the_test_split(tmp_path, capsys)
     pooled = {r["model"]: r for r in result["results"] if r["key"] == "*"}
     assert pooled["oracle"]["n"] == pooled["blind"]["n"] == len(on_test)
     assert pooled["oracle"]["images"] == len({q["image"] for q in on_test})
+    assert {(q["preprompt"], q["instruction"]) for q in asked} == {("neutral", "direct")}
+    crest = headline_of(result, "crest")  # Table 1's measures, its test split first
+    for model in ("blind", "oracle"):
+        rows = crest[("crest_composite", model)]
+        assert {r["key"] for r in rows} == {q["key"] for q in asked if q["key"].startswith("describe_")}
+        for key in {r["key"] for r in rows}:
+            first = next(r for r in rows if r["key"] == key)
+            assert first["slice"] == "split=test" and first["n"] == sum(q["key"] == key for q in on_test)
+    assert all(r["exact"] == 1.0 for r in crest[("crest_composite", "oracle")] if r["slice"] == "split=test")
     assert main(["run", str(suite), "--model", "blind", "--model", "oracle", "-o", str(out), "--workers", "1"]) == 0
     assert "on the test split (the paper's headline)" in " ".join(capsys.readouterr().out.split())
 
@@ -385,6 +394,64 @@ def test_binding_study_suite_asks_its_label_keys_on_val_and_test_only(tmp_path, 
     assert "train" in splits  # rendered, not asked
     assert {r["key"] for r in result["results"]} == {"*", "label_zsl", "label_choice"}
     assert next(r for r in result["results"] if r["key"] == "*")["n"] == len(asked)
+    assert {(q["preprompt"], q["instruction"]) for q in asked} == {("neutral", "direct")}
+    (table,) = headline_of(result, "compgen_splits").values()  # accuracy per split beside chance
+    per_split = {(r["key"], r["split"]): r for r in table if r["split"] != "all"}
+    assert per_split and {split for _, split in per_split} <= {"id_val", "id_test", "ood_val", "ood_test"}
+    for (key, split), r in per_split.items():
+        assert r["n"] == sum(q["key"] == key and q["levels"]["content.split"] == split for q in asked)
+        assert 0 < r["chance"] < 1
+
+
+@pytest.mark.render
+def test_an_experiment_file_over_a_suite_follows_its_protocol_and_pools_other_keys_apart(tmp_path, capsys):
+    """An experiment file listing the compositional-generalisation study's suite folder follows
+    its protocol (val/test splits only), its own `questions` first: asking every key (keys null),
+    the CLEVR keys beyond the paper's are reported apart ("other keys", `paper: false`), and the
+    paper's row, "all questions", pools the paper's label keys alone, as do the per-level cells."""
+    shrunk_suite(tmp_path, "compgen", "two_object.yaml", [64, 64], 12)  # tmp_path/compgen
+    experiment = tmp_path / "exp.yaml"
+    experiment.write_text(yaml.safe_dump({"experiment": {"name": "compgen_all_keys", "configs": ["compgen"],
+                                                         "models": ["blind"], "questions": {"keys": None}}}))
+    out = tmp_path / "out"
+    result = run_json(capsys, str(experiment), "-o", str(out))
+    asked = asked_in(out / "compgen_two_object")
+    paper = [q for q in asked if q["key"] in ("label_zsl", "label_choice")]
+    other = [q for q in asked if q["key"] not in ("label_zsl", "label_choice")]
+    assert paper and other  # every key asked: the paper's and the CLEVR family's others
+    assert {q["levels"]["content.split"] for q in asked} <= {"id_val", "id_test", "ood_val", "ood_test"}
+    rows = {r["key"]: r for r in result["results"]}
+    assert rows["*"]["paper"] and rows["*"]["n"] == len(paper)
+    assert not rows["+"]["paper"] and rows["+"]["n"] == len(other) - sum(
+        f["questions"] for r in result["results"] if (f := r["fixed"]) and not r["paper"])
+    assert {k for k, r in rows.items() if r["paper"]} == {"*", *(q["key"] for q in paper)}
+    level_n = [c["n"] for c in result["levels"] if not c["variable2"] and c["variable"] == "content.split"]
+    assert sum(level_n) == len(paper)  # the per-level cells: the paper's keys alone
+    assert main(["run", str(experiment), "-o", str(out), "--workers", "1"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "other keys (not the paper's), pooled apart" in printed
+
+
+def test_an_experiment_file_over_two_papers_suites_or_a_suite_and_other_configs_is_refused(tmp_path, capsys,
+                                                                                            monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for paper in ("compgen", "crest"):
+        (tmp_path / paper).mkdir()
+        (tmp_path / paper / "protocol.yml").write_text((ROOT / "dataset_configs" / paper / "protocol.yml").read_text())
+        (tmp_path / paper / "demo.yaml").write_text(
+            yaml.safe_dump(tiny_config(ROOT / "dataset_configs" / "demo.yaml"), sort_keys=False))
+    experiment = tmp_path / "exp.yaml"
+    experiment.write_text(yaml.safe_dump({"experiment": {"configs": ["compgen", "crest"], "models": ["blind"]}}))
+    assert main(["run", str(experiment)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "exp.yaml: experiment.configs: folders of several papers' suites" in err and len(err.splitlines()) == 1
+    experiment.write_text(yaml.safe_dump({"experiment": {"configs": ["compgen", "crest/demo.yaml"],
+                                                         "models": ["blind"]}}))
+    assert main(["run", str(experiment)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert ("exp.yaml: experiment.configs: crest/demo.yaml beside the suite of the compositional-generalisation "
+            "study: its protocol (keys, splits) would apply to them too") in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "output").exists()
 
 
 @pytest.mark.render

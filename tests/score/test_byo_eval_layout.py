@@ -125,3 +125,44 @@ def test_cons_as_the_authors_code_counts_reply_texts_beside_the_parsed_answers()
     assert consistency_reply(tied) == 0.25
     once = [row("img0", "count_pieces", "integer", 5, "5")]
     assert consistency_reply(once) is None  # no text asked twice
+
+
+@pytest.mark.browser
+def test_the_reports_byo_eval_tables_fit_their_cards_at_1280_px(tmp_path):
+    """A report of three runs on a poker overlap dataset (2 and 4 cards x overlap 0 and 0.8, two
+    images a cell): its sections of Table 2's cells, Tables 2/4/6 (with both Cons) and Fig. 36
+    are written, Fig. 36 with a row per run and cell, and at a 1280 px window no table reaches
+    past its card or is hidden in a scroll box."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    from browser import OVERFLOW, browser_or_skip
+    from byo_eval_data import question, write_questions
+    from count_data import write_run
+
+    from byo.cli import main
+
+    questions = [question(f"images/c{n}_o{o}_{k}.png", "count_cards_overlap", "counting", "integer", n,
+                          {"content.overlap.count": n, "content.overlap.factor": o}, "How many cards are there?")
+                 for n in (2, 4) for o in (0.0, 0.8) for k in range(2)]
+    write_questions(tmp_path, questions)
+    replies = {"perfect": lambda q: str(q["answer"]), "constant": lambda q: "3",
+               "overlap-blind": lambda q: str(q["answer"] - round(q["levels"]["content.overlap.factor"]
+                                                                  * (q["answer"] - 1)))}
+    runs = [write_run(tmp_path, questions, name, f"{name}-vlm", lambda q, f=f: f"The number is: {f(q)}")
+            for name, f in replies.items()]
+    out = tmp_path / "report.html"
+    assert main(["report", *map(str, runs), "-o", str(out), "--bootstrap", "0", "--no-viewer"]) == 0
+    html = out.read_text()
+    for section in ("byo_eval", "byo_eval_task", "byo_eval_errors"):
+        assert f'<section id="{section}">' in html
+    fig_36 = html[html.index('<section id="byo_eval_errors">'):]
+    fig_36 = fig_36[:fig_36.index("</section>")]
+    assert fig_36.count("<tr") == 1 + 3 * 4  # the header, then a row per run and cell
+    with playwright_api.sync_playwright() as p:
+        browser = browser_or_skip(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(out.as_uri())
+        page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+        tables = [t for t in page.evaluate(OVERFLOW) if t["visible"]]
+        browser.close()
+    assert {"byo_eval", "byo_eval_task", "byo_eval_errors"} <= {t["section"] for t in tables}
+    assert [t for t in tables if t["over"] > 0 or t["clipped"]] == []

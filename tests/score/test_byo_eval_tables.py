@@ -21,7 +21,7 @@ from byo.cli import main
 from byo.score.run import load_scores
 
 POSITIVE = ("1", "yes", "true")
-ALL_COLUMNS = ("Acc", "F1", "Prec", "Rec", "MAE", "MSE", "NMAE", "Rel", "Cons", "Cons (reply)")
+ALL_COLUMNS = ("Acc", "F1", "Prec", "Rec", "MAE", "MSE", "NMAE", "Rel", "Cons")
 SD_COLUMNS = ("Acc", "F1", "MAE", "MSE", "NMAE")
 
 
@@ -74,7 +74,7 @@ def paper_row(items: list[tuple[str, str, object, str]], answer_type: str) -> li
     for _, prompt, _, reply in items:
         replies[prompt][reply] += 1
     shares = [max(c.values()) / sum(c.values()) for c in replies.values() if sum(c.values()) > 1]
-    values["Cons (reply)"] = (np.mean(shares) if shares else None, None)
+    reply = np.mean(shares) if shares else None
 
     cells = []
     for c in ALL_COLUMNS:
@@ -82,8 +82,10 @@ def paper_row(items: list[tuple[str, str, object, str]], answer_type: str) -> li
         text = "–" if value is None else f"{value:.2f}"
         if c in SD_COLUMNS and value is not None:
             text += " (SD not estimable)" if sd is None else f" ({sd:.2f})"
-        elif c in ("Prec", "Rec", "Cons", "Cons (reply)") and value is None:
+        elif c in ("Prec", "Rec", "Cons") and value is None:
             text += " not estimable"
+        elif c == "Cons":
+            text += f" reply {reply:.2f}"  # the authors' Cons, of the reply texts (its no-break space read as one)
         cells.append(text)
     return cells
 
@@ -161,8 +163,9 @@ def test_table_4_counting_every_cell_is_the_papers_formula(tmp_path):
     assert [c.split()[0] for c in steady[2:6]] == ["0.67", "0.80", "0.71", "0.91"]
     # Rel weighs the images alike: (1 + 0 + 1/2 + 1 + 1 + 1 + 1/2 + 1 + 1/2 + 0) / 10 = 0.65, not 10/15.
     assert steady[9] == "0.65"
-    # The drifting model answers "0" to every neutral question: their text's Cons is 1.
-    assert rows[("drifting-vlm", "neutral/declarative")][10] == "1.00"
+    # The drifting model answers "0" to every neutral question: their text's Cons is 1, by the
+    # parsed answers and by the reply texts alike.
+    assert rows[("drifting-vlm", "neutral/declarative")][10] == "1.00 reply 1.00"
     # The model comparison names both F1s with their precision and recall, and gives the MSE.
     (models,) = tables_in(section(html, "models"))
     cells = dict(zip(models[0], next(r for r in models if r[0] == "count_pieces"), strict=True))

@@ -73,29 +73,13 @@ def test_the_report_opens_and_links_the_viewer(report, tmp_path):
         browser.close()
 
 
-OVERFLOW = """() => [...document.querySelectorAll('section table')].map(t => {
-  const card = t.closest('section');
-  const box = t.getBoundingClientRect(), cardBox = card.getBoundingClientRect();
-  const style = getComputedStyle(card);
-  const inner = cardBox.right - parseFloat(style.paddingRight) - parseFloat(style.borderRightWidth);
-  let scroller = t.parentElement, clipped = false;
-  while (scroller && scroller !== card) {  // a scroll box that hides part of its table clips it too
-    if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(scroller).overflowX)) {
-      clipped = clipped || scroller.scrollWidth > scroller.clientWidth + 1;
-    }
-    scroller = scroller.parentElement;
-  }
-  return {section: card.id, over: Math.round(box.right - inner), clipped, visible: t.offsetParent !== null};
-})"""
-
-
 @pytest.mark.browser
 def test_every_table_fits_its_card_at_1280_px(report, tmp_path):
     """At a 1280 px window, no table of the report (the paired tables, the breaking points', the
     confusion matrices, the per-level ones inside their details opened) reaches past its card's
     right edge, nor has part of it hidden in a scroll box."""
     playwright_api = pytest.importorskip("playwright.sync_api")
-    from browser import browser_or_skip
+    from browser import OVERFLOW, browser_or_skip
 
     with playwright_api.sync_playwright() as p:
         browser = browser_or_skip(p)
