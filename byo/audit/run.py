@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
+from byo.audit import readable
 from byo.core.dataset import Layout, atomic_write_text
 from byo.core.errors import ConfigError, InputError
 from byo.core.inputs import DATA_ERRORS, read_image, read_json, reading
@@ -38,6 +39,7 @@ from byo.families import get_family
 from byo.families.audit_kit import (
     EDGE,
     SHOWN,
+    UNSEEN,
     AuditTable,
     Expected,
     IllPosed,
@@ -227,6 +229,12 @@ def judge(fn, question: dict, image: MeasuredImage) -> tuple[str, Any, str]:
     assert isinstance(finding, Expected)
     if counterfactual.counting(question["key"]) and (merged := _merged(fn, question, image, shown, finding)):
         return "ill_posed", None, merged
+    unseen = image.with_status(UNSEEN)
+    hidden = readable.hidden_changes(finding, unseen, lambda extra: fn(question, image, sorted(
+        [*shown, *extra], key=lambda o: o.id)), Expected) if unseen else None
+    if hidden is not None:
+        return "ill_posed", None, (f"unreadable (hidden): the answer changes if {hidden.kind} {hidden.id}, which the "
+                                   f"image does not show ({hidden.pixels} px in the mask), were counted")
     if same(question["answer"], finding.value):
         return "ok", finding.value, ""
     return "wrong", finding.value, f"answer {question['answer']!r}, the pixels give {finding.value!r}"
@@ -270,7 +278,9 @@ def audit_dataset(dataset: str | Path, *, questions: str | Path | None = None,
     if not path.is_file():
         raise ConfigError(str(path), [("<file>", "no questions to audit (run `byo questions DATASET` first)")])
     by_image: dict[str, list] = defaultdict(list)
-    for signature, rows in distinct(load_questions(path, layout.root)).items():
+    # nothing asked (every question skipped): the per-level table still says why
+    asked = load_questions(path, layout.root) if path.read_text().strip() else []
+    for signature, rows in distinct(asked).items():
         by_image[signature[0]].append(rows)
     audits, legend_checks = family_audit(family) if family else (AuditTable(), [])
 
@@ -327,9 +337,13 @@ def audit_image(layout: Layout, legend: dict, report: AuditReport, groups: list[
         return
     try:
         with reading(file, "a legend"):
-            image = MeasuredImage.measure(legend, read_image(layout.mask(legend["name"]), "L"),
-                                          read_image(layout.image(legend["name"]), "RGB"),
-                                          own_alternatives(layout, legend["name"]))
+            mask, rgb = read_image(layout.mask(legend["name"]), "L"), read_image(layout.image(legend["name"]), "RGB")
+            parts: dict[int, list[int]] = {}
+            for p in legend.get("parts", []):
+                parts.setdefault(p["object"], []).append(p["id"])
+            contrast = readable.contrast_bands(rgb, mask, {o["id"]: [o["id"], *parts.get(o["id"], [])]
+                                                           for o in legend["objects"]})
+            image = MeasuredImage.measure(legend, mask, rgb, own_alternatives(layout, legend["name"]), contrast)
     except ValidationError as err:
         raise ConfigError(str(file), [("setup", f"not a legend this version can audit ({err.error_count()} problems; "
                                                 "render the dataset again)")]) from None

@@ -113,10 +113,12 @@ from byo.families.base import (
     visible,
 )
 from byo.scene.assets import PackError, find_pack
+from byo.scene.outline import MIN_RESOLVED_PX
 from byo.scene.setup import HD_PIXELS, QualityPreset, ResolvedSetup
 from byo.scene.spec import PlacementError, SceneObject, SceneSpec
 
 __all__ = [
+    "MIN_RESOLVED_PX",
     "ForeignKey", "MissingAsset", "NoCounterpart", "Factor", "NO_BLUR", "BRIGHT_LIGHT", "OVERHEAD",
     "CATALOG", "EDGE", "HD_PIXELS", "QualityPreset", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
     "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "InputError", "Layout",

@@ -62,9 +62,12 @@ class MeasuredImage:
 
     @classmethod
     def measure(cls, legend: dict, mask: np.ndarray, rgb: np.ndarray | None = None,
-                alternatives: dict[int, dict] | None = None) -> MeasuredImage:
+                alternatives: dict[int, dict] | None = None, contrast: dict[int, str] | None = None) -> MeasuredImage:
         """`alternatives`: object id -> counterfactual measurements rendered for the audit itself
-        (`byo audit` renders them for images whose legend has none); else the legend's."""
+        (`byo audit` renders them for images whose legend has none); else the legend's.
+        `contrast`: object id -> its band by contrast against its local background in the image
+        (presence relative to the scene, measured by byo/audit/readable.py): an object seen by it
+        is seen, whatever its removal changed."""
         setup = ResolvedSetup.model_validate(legend["setup"])
         image = cls(legend, mask, setup, rgb=rgb)
         for o in legend["objects"]:
@@ -77,7 +80,9 @@ class MeasuredImage:
             centre = tuple(float(v) for v in image.projector.project([o["location"]])[0])
             found = (alternatives or {}).get(o["id"]) or o.get(counterfactual.LEGEND_FIELD)
             cf = counterfactual.Measured.from_json(found) if found else None
-            status = image.status(n) if cf is None else counterfactual.lower(image.status(n), counterfactual.presence(cf))
+            seen = counterfactual.higher(counterfactual.presence(cf), (contrast or {}).get(o["id"], UNSEEN)) \
+                if cf is not None else None
+            status = image.status(n) if seen is None else counterfactual.lower(image.status(n), seen)
             image.objects.append(Seen(o["id"], o["kind"], o["attributes"], tuple(o["location"]), o["rotation"], n,
                                       box, centre, status, cf, image.status(n)))
         return image

@@ -400,8 +400,44 @@ def ask_as_built(fn: AnswerFn, legend: dict, key: str) -> Answer | Skip | Unread
                 if fn({**legend, "objects": objects}, rng_for(legend, key)) != result:
                     return Skip("depends on an object at the edge of visibility")
     if isinstance(result, Answer) and counterfactual.counting(key) and not_told_apart(visible(legend)):
-        return unless(not_told_apart(counted(fn, legend, key)), result)
-    return result
+        result = unless(not_told_apart(counted(fn, legend, key)), result)
+    return unless(hidden_decides(fn, legend, key, result), result) if isinstance(result, Answer) else result
+
+
+def _changes(result, asked: Answer) -> bool:
+    """Whether the same question (its parameters) gets another answer, whatever a readability
+    rule says of it; another question drawn, or none, says nothing of this one."""
+    result = result.answer if isinstance(result, Unreadable) else result
+    return isinstance(result, Answer) and result.params == asked.params and result.value != asked.value
+
+
+def hidden_decides(fn: AnswerFn, legend: dict, key: str, result: Answer) -> Problem | None:
+    """Hidden is not absent: the first object the image does not show (hidden, below the
+    ambiguous band) whose being counted would change the answer (each alone, then all together): a count, a "closest", a "which column" that rests on not seeing it. The object
+    stays in the legend; the reason says why it is unreadable."""
+    hidden = [k for k, o in enumerate(legend["objects"]) if not o.get("visible", True)
+              and o.get("visibility") != "ambiguous"]
+    for seen in [[k] for k in hidden] + ([hidden] if len(hidden) > 1 else []):
+        objects = [{**o, "visible": True, "visibility": "visible"} if k in seen else o
+                   for k, o in enumerate(legend["objects"])]
+        if _changes(fn({**legend, "objects": objects}, rng_for(legend, key)), result):
+            o = legend["objects"][seen[0]]
+            return ("hidden", f"the answer changes if {_where(o)}, which the image does not show "
+                              f"({unseen_why(o)}), were counted", tuple(legend["objects"][k]["id"] for k in seen))
+    return None
+
+
+def unseen_why(o: dict) -> str:
+    """Why an object is not seen, in its measured numbers."""
+    m, e = counterfactual.measured(o), o.get("rendered") or {}
+    if m is None and not e:
+        return f"{o.get('visible_pixels', 0)} px in the mask, under the floor"
+    why = [f"{o.get('visible_pixels', 0)} px in the mask"]
+    if m is not None:
+        why.append(f"its removal changes the image by {m.presence:g} ΔE00 < {counterfactual.MIN_DIFFERENCE:g}")
+    if "weber" in e:
+        why.append(f"Weber contrast {abs(e['weber']):.2f} against its background, standout {e.get('standout', 0):.2f}")
+    return ", ".join(why)
 
 
 def multiple_choice(correct: str, distractors: list[str], rng: np.random.Generator,

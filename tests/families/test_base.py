@@ -18,7 +18,7 @@ from byo.audit.run import audit_dataset
 from byo.core.errors import ConfigError
 from byo.core.sheets import font, font_size, wrap
 from byo.families import get_family, load_config
-from byo.families.base import Answer, Skip, ask, option_label
+from byo.families.base import Answer, Skip, Unreadable, ask, option_label
 from byo.families.chess.model import ROWS_READABLE_WITHIN, rows_readable
 from byo.questions.generate import generate
 from byo.render.runner import render_dataset, sample_tasks
@@ -49,7 +49,11 @@ def count_blue(legend, rng):
 
 
 def test_a_question_is_asked_only_if_no_way_of_seeing_an_edge_object_changes_it():
-    assert ask(count_red, legend_with(["visible", "hidden", "visible"]), "k") == Answer(1)
+    # hidden is not absent: counting the hidden red cube would change the answer (rule `hidden`)
+    hidden = ask(count_red, legend_with(["visible", "hidden", "visible"]), "k")
+    assert isinstance(hidden, Unreadable) and hidden.rule == "hidden" and hidden.objects == (2,)
+    assert hidden.answer == Answer(1)
+    assert ask(count_blue, legend_with(["visible", "hidden", "visible"]), "k") == Answer(1)  # the hidden one is red
     assert ask(count_red, legend_with(["visible", "ambiguous", "visible"]), "k") == Skip(
         "depends on an object at the edge of visibility")
     assert ask(count_blue, legend_with(["visible", "ambiguous", "visible"]), "k") == Answer(1)  # the edge one is red
@@ -191,10 +195,14 @@ def test_hidden_objects_enter_no_answer_option_scene_or_caption(tmp_path):
 
     path, _ = generate(out)
     questions = [json.loads(line) for line in path.read_text().splitlines()]
-    assert {q["key"] for q in questions} >= {"count_objects", "exist_color_shape", "relate_left"}
+    assert {q["key"] for q in questions} >= {"exist_color_shape", "relate_left"}
     for q in questions:
         assert "green sphere" not in json.dumps([q["prompt"], q["answer"], q["params"], q["choices"]]), q
-    assert next(q["answer"] for q in questions if q["key"] == "count_objects") == 4
+    # hidden is not absent: "How many objects? 4" rests on not seeing the green sphere
+    assert "count_objects" not in {q["key"] for q in questions}
+    summary = json.loads((out / "questions_summary.json").read_text())
+    assert any(e["key"] == "count_objects" and e["rule"] == "hidden" and "green (object 2)" in e["reason"]
+               for e in summary["unreadable"])
 
     scenes = json.loads((out / "clevr_scenes.json").read_text())["scenes"]
     assert [(o["color"], o["shape"]) for o in scenes[0]["objects"]] == [

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from byo.families.api import Answer, AnswerTable, Skip, multiple_choice
+from byo.families.api import (
+    MIN_RESOLVED_PX,
+    Answer,
+    AnswerTable,
+    Skip,
+    box_size,
+    multiple_choice,
+    unless,
+)
 from byo.families.crest.motifs import labels, library
 from byo.families.crest.motifs.grammar import MODIFIERS, Crest, GrammarError
 
@@ -26,6 +34,28 @@ def _shown(legend: dict) -> Skip | None:
     return None
 
 
+def _motif_unresolved(legend: dict):
+    """Below the floor a motif has no name: the first copy of the motif under MIN_RESOLVED_PX across
+    (its visible box's smaller side) makes a question naming the motif unreadable, as a 4 px dot
+    has no shape (docs/readability.md "Below the floor")."""
+    for o in legend["objects"]:
+        side = min(box_size(o))
+        if o["kind"] == "motif" and o.get("bbox") and o.get("visible", True) and side < MIN_RESOLVED_PX:
+            return ("motif", f"motif {o['attributes'].get('en', o['name'])} (object {o['id']}) is {side} px across: "
+                             f"under {MIN_RESOLVED_PX} px no motif is told from another", (o["id"],))
+    return None
+
+
+def names_motif(fn):
+    """Decorate an answer function whose question names or asks the motif: the motif floor."""
+    def checked(legend, rng):
+        result = fn(legend, rng)
+        return unless(_motif_unresolved(legend), result) if isinstance(result, Answer) else result
+
+    checked.__doc__ = fn.__doc__
+    return checked
+
+
 AMBIGUOUS = Skip("this arrangement looks like three stacked for a motif without an up direction")
 
 
@@ -45,16 +75,19 @@ def _description(legend, fn) -> Answer | Skip:
 
 
 @ANSWERS.key("describe_program")
+@names_motif
 def describe_program(legend, rng):
     return _description(legend, labels.program)
 
 
 @ANSWERS.key("describe_kdl")
+@names_motif
 def describe_kdl(legend, rng):
     return _description(legend, labels.kdl)
 
 
 @ANSWERS.key("describe_english")
+@names_motif
 def describe_english(legend, rng):
     return _description(legend, labels.english)
 
@@ -82,6 +115,7 @@ def identify_modifier(legend, rng):
 
 
 @ANSWERS.key("recall_motif")
+@names_motif
 def recall_motif(legend, rng):
     """Open recall over the whole inventory: the motif's English name (the vocabulary holds every
     motif's names, so any of them is read from the reply). Asked of composites and of motif
@@ -96,6 +130,7 @@ def recall_motif(legend, rng):
 
 
 @ANSWERS.key("identify_motif")
+@names_motif
 def identify_motif(legend, rng):
     crest = _crest(legend)
     if isinstance(crest, Skip):
@@ -129,6 +164,7 @@ def _swapped(crest: Crest, rng) -> list[str]:
 
 
 @ANSWERS.key("crest_choice")
+@names_motif
 def crest_choice(legend, rng):
     """Multiple choice: the crest's English description and one factor-swapped distractor per factor,
     plus a random crest."""
