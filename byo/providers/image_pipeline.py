@@ -418,8 +418,9 @@ def rendered_for_problem(record: Mapping, name: str, pipeline: Pipeline) -> str 
     if not got.known:
         return (f"rendered at {rendered[0]}x{rendered[1]} for {', '.join(models)}; the size {name} "
                 f"receives is not published: render again at the config's {config[0]}x{config[1]}")
-    if got.shown[0] > rendered[0] or got.shown[1] > rendered[1]:
+    whole = got.resampled  # the whole image at its scale (a centre crop's before the cut)
+    if whole[0] > rendered[0] or whole[1] > rendered[1]:
         return (f"rendered at {rendered[0]}x{rendered[1]} for {', '.join(models)}; {name} receives "
-                f"{got.shown[0]}x{got.shown[1]} of the config's {config[0]}x{config[1]}: render again with "
+                f"{whole[0]}x{whole[1]} of the config's {config[0]}x{config[1]}: render again with "
                 f"--for {name}")
     return None
