@@ -369,6 +369,10 @@ def pipeline_for(provider_type: str, model: str, *, detail: str | None = None) -
     if provider_type in ("openai", "azure"):
         return openai_pipeline(model, detail)
     if provider_type == "anthropic":
+        if re.search(r"opus-4[-.]7", name):  # and, likely, later models: the vision page's rule is the 1568 px one
+            return unknown(f"{model}: Claude Opus 4.7 reads images at a higher resolution (about 3.75 megapixels, "
+                           "as reported at its release) than the 1568 px rule of Anthropic's vision page; its exact "
+                           "rule is not one byo knows")
         return Pipeline("anthropic", anthropic)
     if provider_type == "gemini":
         return Pipeline("gemini tokens", gemini)

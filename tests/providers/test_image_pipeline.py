@@ -142,6 +142,8 @@ def test_each_provider_exposes_its_pipeline():
     assert not create_provider("blind", "", params).image_pipeline().receive(64, 48).known
     assert pipeline_for("openai-compatible", "Qwen/Qwen2.5-VL-7B-Instruct").receive(1920, 1080).size == (1316, 728)
     assert not pipeline_for("ollama", "llama3.2-vision").receive(1920, 1080).known
+    assert not pipeline_for("anthropic", "claude-opus-4-7").receive(1920, 1080).known  # a higher-resolution model
+    assert pipeline_for("anthropic", "claude-opus-4-1").receive(1920, 1080).size == anthropic(1920, 1080).size
     with pytest.raises(ValueError, match="at least 1"):
         gpt.image_pipeline().receive(0, 10)
 
