@@ -182,7 +182,9 @@ class Protocol(Strict):
     results table pools that split's questions only) and the split parts it asks (`splits`: the
     other images' questions are not asked) and its headline tables (`tables`: tables of
     byo.score.registry, such as Auto-Comp's `autocomp` or COMPASS's `compass_integration`, printed
-    after the results table per dataset and model). `byo run FOLDER` asks and scores as it says."""
+    after the results table per dataset and model) and those laid across its datasets (`across`:
+    BYO-Eval's Table 2, `byo_eval_task`, a row per model and a column group per task). `byo run
+    FOLDER` asks and scores as it says."""
 
     paper: str
     questions: QuestionSettings = Field(default_factory=QuestionSettings)
@@ -190,8 +192,11 @@ class Protocol(Strict):
     headline_split: str | None = None  # the split the results are taken on (KamonBench's Table 1: test)
     splits: list[str] | None = None  # the split parts asked (the binding studies evaluate val and test only)
     tables: list[str] = Field(default_factory=list)  # the paper's headline tables, printed after the results
+    # tables laid across the suite's datasets, a row per model and a column group per dataset (BYO-Eval's
+    # Table 2: byo_eval_task); their rows of every prompt variant pooled
+    across: list[str] = Field(default_factory=list)
 
-    @field_validator("tables")
+    @field_validator("tables", "across")
     @classmethod
     def _declared_tables(cls, names: list[str]) -> list[str]:
         unknown = [n for n in names if n not in DECLARED_TABLES]

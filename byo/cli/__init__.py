@@ -9,7 +9,7 @@ import sys
 
 from byo import __version__
 from byo.cli.console import Defaults, DefaultsParser, console
-from byo.cli.outcome import run
+from byo.cli.outcome import invoke
 
 # command -> (its module in byo.cli, its one-line help), in the order of the work
 COMMANDS = {
@@ -80,4 +80,4 @@ def main(argv: list[str] | None = None) -> int:
             argv[:1] = renamed
     command = next((a for a in argv if not a.startswith("-")), None)
     args = build_parser(command if command in COMMANDS else None).parse_args(argv)
-    return run(args.func, args)
+    return invoke(args.func, args)

@@ -36,7 +36,7 @@ def pick_provider() -> tuple[dict, str]:
     return {"provider": "blind"}, f"the blind text-only baseline ({why}; set one up to evaluate a real VLM)"
 
 
-def run() -> int:
+def demo() -> int:
     for dataset, config in DATASETS.items():
         rendered = byo.render_dataset(config, dataset, resume=True)
         console.print(f"{config}: {len(rendered.rendered)} rendered, {rendered.skipped} already complete")
@@ -58,4 +58,4 @@ def run() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run())
+    sys.exit(demo())

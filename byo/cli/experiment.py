@@ -14,7 +14,6 @@ from byo.cli.console import add_json, add_quiet, console, new_table, out, print_
 from byo.cli.options import whole
 from byo.score.design import fixed_answers, level_cells, pooled
 from byo.score.registry import TABLES as DECLARED
-from byo.score.report import FORMATS
 
 
 def results(outcome) -> list[dict]:
@@ -58,16 +57,62 @@ def headline_tables(outcome) -> list[dict]:
 
 
 def print_headline(outcome, headline: list[dict]) -> None:
+    """One table per dataset and headline table, the models side by side as the papers print them:
+    each slice (key, level...) with a row per model (Table 5: a blur level, then each model)."""
     paper = outcome.experiment.protocol.paper if outcome.experiment.protocol is not None else ""
-    for entry in headline:
+    for dataset, name in dict.fromkeys((e["dataset"], e["table"]) for e in headline):
+        declared = DECLARED[name]
+        entries = [e for e in headline if (e["dataset"], e["table"]) == (dataset, name)]
+        keyed = any("key" in r for e in entries for r in e["rows"])
+        text = [c.field for c in declared.columns if c.format == "text"]
+        by_slice: dict[tuple, list[tuple[str, dict]]] = {}
+        for e in entries:
+            for r in e["rows"]:
+                by_slice.setdefault((r.get("key"), *(r.get(f) for f in text)), []).append((e["model"], r))
+        table = new_table("model", *(["key"] if keyed else []), *(c.header for c in declared.columns),
+                          title=f"{dataset}, {paper}'s headline: {declared.title}")
+        for rows in by_slice.values():
+            for model, r in rows:
+                table.add_row(model, *([str(r.get("key", ""))] if keyed else []),
+                              *(_formatted(c, r) for c in declared.columns))
+        out().print(table)
+
+
+def across_tables(outcome) -> list[dict]:
+    """The protocol's tables laid across its datasets (its `across`: BYO-Eval's Table 2), each
+    {"table", "datasets", "rows"}: a row per dataset and model, every prompt variant pooled."""
+    protocol = outcome.experiment.protocol
+    found = []
+    for name in protocol.across if protocol is not None else ():
+        rows = [{"dataset": d.dataset.name, "model": model, **r} for d in outcome.datasets
+                for model, scores in d.scores.items() for r in scores.tables.get(name, [])
+                if r.get("variant", "all") == "all"]
+        if rows:
+            found.append({"table": name, "datasets": list(dict.fromkeys(r["dataset"] for r in rows)), "rows": rows})
+    return found
+
+
+def _formatted(column, row: dict | None) -> str:
+    if row is None:
+        return ""
+    return " ".join(filter(None, [column.text(row), column.small(row)]))
+
+
+def print_across(outcome, across: list[dict]) -> None:
+    """As the paper lays them out: a row per model, for each dataset its columns (those with a
+    value there: a task without numeric answers has no MAE)."""
+    paper = outcome.experiment.protocol.paper if outcome.experiment.protocol is not None else ""
+    for entry in across:
         declared = DECLARED[entry["table"]]
-        keyed = any("key" in r for r in entry["rows"])
-        table = new_table(*(["key"] if keyed else []), *(c.header for c in declared.columns),
-                          title=f"{entry['dataset']}, {entry['model']}, {paper}'s headline: {declared.title}")
-        for r in entry["rows"]:
-            table.add_row(*([str(r.get("key", ""))] if keyed else []),
-                          *(" ".join(filter(None, [FORMATS[c.format](r.get(c.field)), c.note(r) if c.note else ""]))
-                            for c in declared.columns))
+        cells = {(r["dataset"], r["model"]): r for r in entry["rows"]}
+        shown = [c for c in declared.columns if c.format != "text" and c.field not in ("images", "n")]
+        groups = [(d, [c for c in shown if any(r.get(c.field) is not None for r in entry["rows"] if r["dataset"] == d)])
+                  for d in entry["datasets"]]
+        table = new_table("model", *(f"{d}: {c.header}" for d, columns in groups for c in columns),
+                          title=f"{paper}'s headline: {declared.title}, across the suite's tasks (mean, standard "
+                                "deviation over images in parentheses)")
+        for model in dict.fromkeys(r["model"] for r in entry["rows"]):
+            table.add_row(model, *(_formatted(c, cells.get((d, model))) for d, columns in groups for c in columns))
         out().print(table)
 
 
@@ -125,9 +170,11 @@ def cmd_run(args) -> int:
                                  on_step=None if args.quiet else lambda line: console.print(line, highlight=False),
                                  progress=not args.quiet, force=args.force, received_size=args.received_size)
     rows, levels, headline = results(outcome), level_results(outcome), headline_tables(outcome)
+    across = across_tables(outcome)
     if args.json:
         print_json({"experiment": experiment.name, "report": outcome.report, "work": outcome.work,
-                    "comparisons": outcome.comparisons, "results": rows, "levels": levels, "headline": headline})
+                    "comparisons": outcome.comparisons, "results": rows, "levels": levels, "headline": headline,
+                    "across": across})
         return 0
     split = headline_split(outcome)
     missing = [d.dataset.name for d in outcome.datasets if split and not any(r["dataset"] == d.dataset.name for r in rows)]
@@ -135,6 +182,7 @@ def cmd_run(args) -> int:
         console.print(f"[yellow]{', '.join(missing)}: no question on the {split} split, the paper's headline: render "
                       "more images (dataset.n_images)[/yellow]", highlight=False)
     print_results(outcome, rows, levels)
+    print_across(outcome, across)
     print_headline(outcome, headline)
     with quiet(args.quiet):
         if not outcome.work:

@@ -7,7 +7,7 @@ import math
 import re
 
 from byo.eval.layout import MAX_ANSWER_CHARS
-from byo.scene.config import quick_run
+from byo.scene.config import quick_config
 from byo.scene.plan import Shard
 from byo.score.bins import parse_bins
 
@@ -154,17 +154,17 @@ def add_max_images(p: argparse.ArgumentParser) -> None:
                    help="refuse to render a dataset (or --limit) of more images than this")
 
 
-def add_quick_run(p: argparse.ArgumentParser) -> None:
+def add_quick_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quality", choices=["draft", "standard", "final"],
                    help="render this quality preset instead of the config's (scene.render.quality)")
     p.add_argument("--resolution", help="render at WIDTHxHEIGHT or a preset (low, medium, high) instead of the "
-                   "config's scene.resolution: a quick run of a config written at full size (what is visible and "
+                   "config's scene.resolution: a quick render of a config written at full size (what is visible and "
                    "readable is then judged at this size)")
 
 
 def config_source(args) -> str | dict:
     """The config to render or plan: the file, or its data with --quality / --resolution laid over
-    it (a quick run of a config written at its paper's size)."""
+    it (a quick render of a config written at its paper's size)."""
     if args.quality is None and args.resolution is None:
         return args.config
-    return quick_run(args.config, quality=args.quality, resolution=args.resolution)
+    return quick_config(args.config, quality=args.quality, resolution=args.resolution)

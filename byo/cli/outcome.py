@@ -23,15 +23,15 @@ def show_notes(message, category, filename, lineno, file=None, line=None) -> Non
 python_showwarning = warnings.showwarning
 
 
-def run(func, args) -> int:
+def invoke(func, args) -> int:
     """Run a command, turning known errors into a one-paragraph message and an exit code, and notes
     into lines of their own."""
     with warnings.catch_warnings():
         warnings.showwarning = show_notes
-        return _run(func, args)
+        return _invoke(func, args)
 
 
-def _run(func, args) -> int:
+def _invoke(func, args) -> int:
     try:
         with stoppable():
             return func(args)

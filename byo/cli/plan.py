@@ -16,7 +16,7 @@ from byo.cli.estimate import print_estimate
 from byo.cli.options import (
     add_force,
     add_max_images,
-    add_quick_run,
+    add_quick_options,
     config_source,
     fraction,
     positive,
@@ -231,7 +231,7 @@ def cmd_import_config(args) -> int:
 
 def add_plan(plan: argparse.ArgumentParser) -> None:
     plan.add_argument("config")
-    add_quick_run(plan)
+    add_quick_options(plan)
     plan.add_argument("--max-rows", type=whole(1), default=50, help="combinations to list")
     add_max_images(plan)
     plan.add_argument("--no-sample", action="store_true",

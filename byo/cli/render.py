@@ -20,7 +20,7 @@ from byo.cli.console import (
 )
 from byo.cli.options import (
     add_max_images,
-    add_quick_run,
+    add_quick_options,
     add_wait,
     config_source,
     positive,
@@ -181,7 +181,7 @@ def cmd_merge(args) -> int:
 
 def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config")
-    add_quick_run(p)
+    add_quick_options(p)
     p.add_argument("--for", dest="for_models", action="append", metavar="PROVIDER:MODEL",
                    help="render at the largest size any of these models receives of the config's resolution "
                         "(its provider's published resize; repeatable), never above the config's; recorded in "
@@ -191,7 +191,7 @@ def add_render_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", help="output directory (default: dataset.output_dir or output/NAME)")
     chosen = p.add_mutually_exclusive_group()
     chosen.add_argument("--limit", type=whole(1), help="only the first N images of the plan")
-    chosen.add_argument("--sample", type=whole(1), metavar="N", help="a smoke run of N images that covers every "
+    chosen.add_argument("--sample", type=whole(1), metavar="N", help="a smoke render of N images that covers every "
                         "combination of levels before repeating one (the first image of each, then the second...); "
                         "the same N images every time")
     p.add_argument("--resume", action="store_true", help="continue: skip complete images, redo incomplete ones")

@@ -29,7 +29,7 @@ from byo.cli.options import (
 from byo.score.judge import Judge, JudgeSettings
 from byo.score.psychometric import ESTIMATED
 from byo.score.registry import TABLES as DECLARED
-from byo.score.report import FORMATS, object_px_text
+from byo.score.sections import object_px_text
 
 
 def cmd_score(args) -> int:
@@ -127,7 +127,7 @@ def print_declared(scores) -> None:
         table = new_table(*(["key"] if keyed else []), *(c.header for c in declared.columns), title=declared.title)
         for r in rows:
             table.add_row(*([str(r.get("key", ""))] if keyed else []),
-                          *(" ".join(filter(None, [FORMATS[c.format](r.get(c.field)), c.note(r) if c.note else ""]))
+                          *(" ".join(filter(None, [c.text(r), c.small(r)]))
                             for c in declared.columns))
         out().print(table)
 

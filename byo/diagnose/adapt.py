@@ -57,12 +57,11 @@ from byo.families import load_config
 from byo.providers import PROVIDERS
 from byo.questions.generate import QuestionMaker
 from byo.questions.load import QUESTIONS, Question
-from byo.render import log as runlog
 from byo.render.executors import Executor
 from byo.render.executors.inprocess import InProcess
+from byo.render.loop import RenderLoop
 from byo.render.messages import RenderTask
 from byo.render.runner import finalize, resolved_config
-from byo.render.writer import write_result
 from byo.scene.config import (
     ENUMERATED,
     DatasetConfig,
@@ -81,8 +80,8 @@ from byo.score.rows import score_rows
 RESULT = "adapt.json"
 FIGURE = "adapt.png"
 MAX_TRIALS = 100  # the default budget when no other is given
-MAX_SILENT = 10  # trials in a row without an answer (skipped, failed requests) end the run
-MAX_FAILED = 10  # trials that failed (a scene that cannot be placed, a render that failed) end the run
+MAX_SILENT = 10  # trials in a row without an answer (skipped, failed requests) end the search
+MAX_FAILED = 10  # trials that failed (a scene that cannot be placed, a render that failed) end the search
 
 
 @dataclass(frozen=True)
@@ -300,7 +299,7 @@ def earlier_record(out: Path, settings: AdaptSettings, variable: Variable) -> di
            "link": settings.link, "tolerance": settings.tolerance}
     differ = [k for k in SAME_ON_RESUME if record.get(k) != now[k]]
     if differ:
-        raise ConfigError(str(path), [(k, f"the run there has {record.get(k)!r}, this command {now[k]!r}: resuming "
+        raise ConfigError(str(path), [(k, f"the search there has {record.get(k)!r}, this command {now[k]!r}: resuming "
                                           "goes on with the same settings; choose another output directory")
                                       for k in differ])
     return record
@@ -309,7 +308,7 @@ def earlier_record(out: Path, settings: AdaptSettings, variable: Variable) -> di
 def adapt(settings: AdaptSettings, *, executor: Executor | None = None,
           on_trial: Callable[[Trial], None] | None = None) -> AdaptResult:
     """Run the adaptive procedure of `settings` into its output directory: an empty one, or the
-    folder of an earlier byo adapt with the same settings, which goes on from its record (a run
+    folder of an earlier byo adapt with the same settings, which goes on from its record (a search
     killed mid-trial redoes that trial; its answers come from the cache)."""
     cfg, variable, file = check(settings)
     working = load_config(trials_config(cfg, variable, [variable.lo, variable.hi]), file)
@@ -319,11 +318,11 @@ def adapt(settings: AdaptSettings, *, executor: Executor | None = None,
         adaptive = Adaptive(settings, cfg, working, variable, Layout(out), file)
         if record is not None:
             adaptive.restore(record)
-        return adaptive.run(executor or InProcess(), on_trial)
+        return adaptive.search(executor or InProcess(), on_trial)
 
 
 class Adaptive:
-    """One adaptive run, in the output directory whose lock this process holds."""
+    """One adaptive search, in the output directory whose lock this process holds."""
 
     def __init__(self, settings: AdaptSettings, cfg: DatasetConfig, working: DatasetConfig, variable: Variable,
                  layout: Layout, file: str):
@@ -368,20 +367,21 @@ class Adaptive:
                 self.method.update(t.level, right)
         self.resumed = True
 
-    def run(self, executor: Executor, on_trial: Callable[[Trial], None] | None) -> AdaptResult:
+    def search(self, executor: Executor, on_trial: Callable[[Trial], None] | None) -> AdaptResult:
+        """Trials until a stop: each rendered through the render loop, asked and scored."""
         layout = self.layout
         layout.make_dirs()
         loop = asyncio.new_event_loop()
-        runlog.append(layout.root, {"event": "start", "images": None, "limit": None, "shard": None, "planned": None,
-                                    "to_render": None, "executor": type(executor).__name__, "adaptive": True})
+        self.renders = RenderLoop(layout, executor)
+        self.renders.start(images=None, limit=None, shard=None, planned=None, to_render=None, adaptive=True)
         stopped, error = None, None
         try:
             loop.run_until_complete(self.session.open(self.questions if self.resumed else None))
             self.write_files()
-            self.write_record("running")  # from here on, the same command resumes the run
+            self.write_record("running")  # from here on, the same command resumes the search
             stopped = self.stop_reason() if self.trials else None
             while stopped is None:
-                trial = self.trial(executor, loop)
+                trial = self.trial(loop)
                 self.write_files()
                 self.write_record("running")
                 if on_trial:
@@ -398,7 +398,7 @@ class Adaptive:
             if any(not t.failed for t in self.trials):
                 finalize(layout, self.cfg.family)
         failed = sum(1 for t in self.trials if t.failed)
-        runlog.append(layout.root, {"event": "end", "rendered": len(self.trials) - failed, "failed": failed})
+        self.renders.end(rendered=len(self.trials) - failed, failed=failed)
         estimate = self.method.estimate() if self.method.history else None
         figure = None
         if self.method.history:
@@ -415,7 +415,7 @@ class Adaptive:
                            result=result, figure=figure)
 
     # --- one trial -----------------------------------------------------------------------------
-    def trial(self, executor: Executor, loop: asyncio.AbstractEventLoop) -> Trial:
+    def trial(self, loop: asyncio.AbstractEventLoop) -> Trial:
         index = len(self.trials)
         level = self.method.next_level(exclude=[t.level for t in self.trials if t.failed])
         job = trial_job(self.working, self.variable, index, level)
@@ -424,14 +424,10 @@ class Adaptive:
             spec = placed_spec(self.working, job, self.file)
         except PlacementError as err:
             return self.failed(trial, f"its scene cannot be placed: {err}")
-        outcomes = list(executor.run([RenderTask(self.working, job, spec)]))
-        _, result, error = outcomes[0]
+        rendered = self.renders.render_one(RenderTask(self.working, job, spec))  # written and logged
+        result = rendered.result
         if result is None:
-            return self.failed(trial, f"its render failed: {error}")
-        write_result(self.layout, result)
-        runlog.append(self.layout.root, {"event": "image", "name": job.name, "status": "done",
-                                         "seconds": round(result.seconds, 3), "attempts": result.attempts,
-                                         "worker": result.worker})
+            return self.failed(trial, f"its render failed: {rendered.error}", logged=True)
         self.trials.append(trial)  # its image is written: the record keeps it, whatever happens next
         before = Counter(self.maker.summary.reasons.get(self.s.key, {}))
         rows = self.maker.of(result.legend)
@@ -468,13 +464,14 @@ class Adaptive:
         trial.estimate = self.method.estimate() if self.method.history else None
         return trial
 
-    def failed(self, trial: Trial, why: str) -> Trial:
+    def failed(self, trial: Trial, why: str, logged: bool = False) -> Trial:
         """A trial with no image: recorded with its reason (its index stays taken, so that the
         trials that follow keep their seeds), and the search goes on."""
         trial.failed = why
         trial.estimate = self.method.estimate() if self.method.history else None
         self.trials.append(trial)
-        runlog.append(self.layout.root, {"event": "image", "name": trial.image, "status": "failed", "error": why})
+        if not logged:  # a render that failed is in the render log already
+            self.renders.record_failure(trial.image, why)
         return trial
 
     def replay(self, chance: float) -> None:

@@ -80,7 +80,7 @@ def candidate_levels(lo: float, hi: float, *, integer: bool = False, count: int 
 
 
 class PsiMethod:
-    """The posterior of one adaptive run. `levels`: the candidate stimulus levels; `lo`, `hi`: the
+    """The posterior of one adaptive search. `levels`: the candidate stimulus levels; `lo`, `hi`: the
     tested range (default: the levels' own); `direction`: rises, falls or either."""
 
     def __init__(self, levels: Sequence[float], *, chance: float = 0.0, direction: str = "either",
@@ -177,7 +177,7 @@ class PsiMethod:
 
 @dataclass(frozen=True)
 class Stop:
-    """When an adaptive run stops: its interval at most `width` wide (a closed one), or `trials`
+    """When an adaptive search stops: its interval at most `width` wide (a closed one), or `trials`
     answers, whichever comes first; None: no such limit."""
 
     width: float | None = None
@@ -197,7 +197,7 @@ class Stop:
 
 
 def simulate(method: PsiMethod, observe, stop: Stop) -> tuple[Estimate, str]:
-    """An adaptive run against a trial function `observe(level) -> hit`, no rendering: the estimate
+    """An adaptive search against a trial function `observe(level) -> hit`, no rendering: the estimate
     when `stop` says so, and why it stopped."""
     while True:
         level = method.next_level()

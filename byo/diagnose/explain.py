@@ -22,6 +22,7 @@ keeps a seeded sample of the failures that fits.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import csv
 import io
 import json
@@ -47,9 +48,9 @@ from byo.questions.generate import QuestionMaker, options_cap, unreadable_policy
 from byo.questions.load import SUMMARY_FILE, Question
 from byo.render.executors import Executor
 from byo.render.executors.inprocess import InProcess
+from byo.render.loop import RenderLoop
 from byo.render.messages import RenderTask
 from byo.render.status import dataset_config
-from byo.render.writer import write_result
 from byo.scene.config import UNREADABLE_POLICIES, DatasetConfig
 from byo.scene.plan import ImageJob, image_count, make_job
 from byo.scene.spec import PlacementError, SceneSpec, sample_spec
@@ -274,7 +275,7 @@ def explain(run_dir: str | Path, *, tolerance: float = 0.0, max_failures: int | 
     with writer_lock(folder, what="explanation"):
         # a folder without its record is an explanation killed early: it goes on (renders that
         # are there are kept, answers come from the cache)
-        spent = Explanation(found, context, folder, settings, tolerance).run(executor or InProcess())
+        spent = Explanation(found, context, folder, settings, tolerance).explain_all(executor or InProcess())
     rows = table(found)
     record = {"run": str(run_dir), "model": context["facts"].get("model"), "provider": settings.provider,
               "tolerance": tolerance, "failures_in_run": found.failures, "explained": len(found.explained),
@@ -297,7 +298,7 @@ class Explanation:
         self.policy = asked_policy(original)
         self.options = options_cap(original, None)
 
-    def run(self, executor: Executor) -> float | None:
+    def explain_all(self, executor: Executor) -> float | None:
         """Every factor's twins, one dataset after another; with a cap (settings.max_cost) each
         factor's run is capped at what the ones before left, so that the whole explanation holds it."""
         spent: list[float] = []
@@ -324,12 +325,15 @@ class Explanation:
         for t in twins:
             by_image[t.job.name].append(t)
         legends = {}
-        tasks = [RenderTask(cfg, group[0].job, group[0].spec) for group in by_image.values()
-                 if not layout.legend(group[0].job.name).is_file()]
-        for task, result, error in executor.run(tasks):
-            if result is None:
-                raise RenderError(f"{change.name}: the twin of {task.name}: {error}")
-            write_result(layout, result)
+        renders = RenderLoop(layout, executor)
+        todo, _ = renders.still_to_render(group[0].job for group in by_image.values())  # a killed explanation's kept
+        tasks = [RenderTask(cfg, job, by_image[job.name][0].spec) for job in todo]
+        renders.start(images=len(by_image), planned=len(by_image), to_render=len(tasks), explain=change.name)
+        with contextlib.closing(renders.render(tasks)) as outcomes:
+            for outcome in outcomes:
+                if outcome.result is None:
+                    raise RenderError(f"{change.name}: the twin of {outcome.task.name}: {outcome.error}")
+        renders.end()
         for name in by_image:
             legends[name] = read_json(layout.legend(name))
         failures = {t.failure["id"] for t in twins}

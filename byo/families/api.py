@@ -9,7 +9,9 @@ What is here, by the part of a family that uses it:
 
 - the family itself: `Family` and the parts it declares (with `alternatives` and
   `rendered_attributes` for the counterfactual check: byo/scene/counterfactual.py) (`Sheet`, `SheetOption`,
-  `SheetRequest`; `ReportTable` and `Column` for its answer types' metrics; `Factor` and the
+  `SheetRequest`; `ReportTable` and `Column` for its answer types' metrics (the contract the scorer's
+  own tables follow too: byo.core.report_tables), with `variants` (a table's rows per prompt variant,
+  `ALL` first) and `group_by`; `Factor` and the
   shared `NO_BLUR`, `BRIGHT_LIGHT`, `OVERHEAD` for what byo explain changes), `SceneObject` and
   `PlacementError` for `sample`, `SceneSpec` for the builder, `ResolvedSetup` (the camera,
   lights, table... as applied), `CATALOG`; `QualityPreset` and `HD_PIXELS` for its own
@@ -43,6 +45,7 @@ from byo.core.dataset import (
 from byo.core.errors import ConfigError, InputError
 from byo.core.figures import color, png, pyplot, subplots
 from byo.core.inputs import read_json, reading
+from byo.core.report_tables import ALL, Column, ReportTable, ScoringOptions, group_by, variants
 from byo.core.schema import (
     SRGB,
     ColorDef,
@@ -75,16 +78,13 @@ from byo.families.base import (
     Answer,
     AnswerTable,
     AnswerType,
-    Column,
     Factor,
     Family,
     ForeignKey,
     MissingAsset,
     NoCounterpart,
     Problem,
-    ReportTable,
     Retrieval,
-    ScoringOptions,
     Sheet,
     SheetOption,
     SheetRequest,
@@ -103,6 +103,7 @@ from byo.families.base import (
     option_label,
     option_labels,
     options_shown,
+    outline_unreadable,
     plural,
     retrieval_choice,
     seen_as_rendered,
@@ -120,9 +121,9 @@ __all__ = [
     "CATALOG", "EDGE", "HD_PIXELS", "QualityPreset", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
     "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "InputError", "Layout",
     "MeasuredImage", "PackError", "PlacementError", "Problem", "ReportTable", "ResolvedSetup", "Retrieval", "SceneObject", "SceneSpec",
-    "ConfigError", "ScoringOptions", "cluster_index", "clustered_mean", "color", "png", "pyplot", "subplots",
-    "Seen", "Sheet", "SheetOption", "SheetRequest", "Skip", "Unreadable", "Strict", "atomic_write_bytes", "atomic_write_text", "attribute_unreadable", "blur_px", "box_size", "color_name", "color_unreadable", "custom_rgb", "domain",
-    "find_pack", "font", "grid", "guarded", "keyed_error", "left_out_when_none", "letter_of", "measured_attribute", "multiple_choice", "not_separable", "not_shown",
+    "ALL", "ConfigError", "ScoringOptions", "cluster_index", "clustered_mean", "color", "png", "pyplot", "subplots",
+    "Seen", "Sheet", "SheetOption", "SheetRequest", "Skip", "Unreadable", "Strict", "atomic_write_bytes", "atomic_write_text", "attribute_unreadable", "outline_unreadable", "blur_px", "box_size", "color_name", "color_unreadable", "custom_rgb", "domain",
+    "find_pack", "font", "grid", "group_by", "guarded", "keyed_error", "left_out_when_none", "letter_of", "measured_attribute", "multiple_choice", "not_separable", "not_shown",
     "option_index", "option_label", "option_labels", "options_shown", "plural",
-    "png_bytes", "proportion", "read_json", "reading", "retrieval_choice", "seen_as_rendered", "thumbnail", "unless", "unseen", "view_elevation", "visible", "wilson", "wrap",
+    "png_bytes", "proportion", "read_json", "reading", "retrieval_choice", "seen_as_rendered", "thumbnail", "unless", "unseen", "variants", "view_elevation", "visible", "wilson", "wrap",
 ]

@@ -34,8 +34,10 @@ import numpy as np
 from PIL import Image
 from pydantic import BaseModel
 
-from byo.scene import counterfactual, evidence
+from byo.core.report_tables import ReportTable
+from byo.scene import counterfactual, evidence, outline
 from byo.scene.camera import defocus_diameter_px
+from byo.scene.measure import AMBIGUOUS, HIDDEN, VISIBLE
 from byo.scene.setup import QualityPresets, ResolvedSetup
 from byo.scene.spec import SceneObject, SceneSpec
 
@@ -202,9 +204,11 @@ def not_shown(objects: list[dict]) -> Problem | None:
     whose presence the render measured (counterfactual) is judged by that instead (seen_as_rendered)."""
     for o in objects:
         e = o.get("rendered")
-        if e and counterfactual.measured(o) is None and not (e["contrast"] >= evidence.SHOW_CONTRAST or e["edge"] >= evidence.SHOW_EDGE):
+        if e and counterfactual.measured(o) is None and not (e["contrast"] >= evidence.SHOW_CONTRAST or e["edge"] >= evidence.SHOW_EDGE
+                                                             or contrast_band(e) == VISIBLE):
             return ("contrast", f"{_where(o)} does not stand out: contrast {e['contrast']:.2f} < "
-                                f"{evidence.SHOW_CONTRAST:g} and edge {e['edge']:.2f} < {evidence.SHOW_EDGE:g} grey levels",
+                                f"{evidence.SHOW_CONTRAST:g} and edge {e['edge']:.2f} < {evidence.SHOW_EDGE:g} grey levels, "
+                                f"Weber contrast {abs(e.get('weber', 0.0)):.2f} < {evidence.PRESENT_WEBER:g}",
                     (o["id"],))
     return None
 
@@ -240,19 +244,32 @@ def color_unreadable(objects: list[dict], palette: Mapping[str, Sequence[float]]
 # --- counterfactual readability (byo/scene/counterfactual.py measures, at render time) -----------
 def seen_as_rendered(legend: dict) -> dict:
     """The legend with each object's presence folded into its visibility band: an object the
-    render measured counts as visible only if the image without it differs visibly where it
-    stood (counterfactual.presence); hidden if not even nearly, ambiguous between. Its band is the
-    lower of that and the mask's; `presence` records the presence band itself."""
+    render measured counts as visible if the image without it differs visibly where it stood
+    (counterfactual.presence) or if it stands out from its local background in the image as
+    rendered (`contrast_band`: Weber contrast of linear luminance, which holds across exposure
+    where a colour difference shrinks with the light); hidden if neither even nearly, ambiguous
+    between. Its band is the lower of that and the mask's; `presence` records the presence band."""
     objects = []
     for o in legend["objects"]:
         m = counterfactual.measured(o)
         if m is None:
             objects.append(o)
             continue
-        band = counterfactual.presence(m)
+        band = counterfactual.higher(counterfactual.presence(m), contrast_band(o.get("rendered")))
         seen = counterfactual.lower(o.get("visibility", "visible"), band)
         objects.append({**o, "presence": band, "visibility": seen, "visible": seen == "visible"})
     return {**legend, "objects": objects}
+
+
+def contrast_band(e: Mapping | None) -> str:
+    """The visibility band of an object's Weber contrast against its local background
+    (evidence.stands_out; `nearly` for ambiguous); hidden without evidence."""
+    if not e or "weber" not in e:
+        return HIDDEN
+    found = (e["weber"], e.get("step", 0.0), e.get("standout", 0.0))
+    if evidence.stands_out(*found):
+        return VISIBLE
+    return AMBIGUOUS if evidence.stands_out(*found, nearly=True) else HIDDEN
 
 
 def measured_attribute(objects: list[dict], attribute: str) -> bool:
@@ -272,6 +289,22 @@ def attribute_unreadable(objects: list[dict], attribute: str, values: Sequence[s
             own = o["attributes"].get(attribute, o["kind"])
             return (attribute, f"{_where(o)}, {attribute} {own}, would look the same as {bad[0]}: difference "
                                f"{d:g} < {counterfactual.MIN_DIFFERENCE:g} ΔE00", (o["id"],))
+    return outline_unreadable(objects, attribute, values)
+
+
+def outline_unreadable(objects: list[dict], attribute: str, values: Sequence[str] | None = None) -> Problem | None:
+    """The first object whose `attribute` cannot be named from the image alone: its outline,
+    aligned on the object with another value's, blurred as the image blurs it, is that value's
+    (byo/scene/outline.py, the legend's `outline` added at question time). Different is not
+    identifiable: a cone seen from above is a disc, as a sphere is."""
+    for o in objects:
+        found = (o.get(outline.OUTLINE_FIELD) or {}).get(attribute)
+        bad = outline.unidentifiable(found, values) if found else []
+        if bad:
+            own = o["attributes"].get(attribute, o["kind"])
+            return (attribute, f"{_where(o)}, {attribute} {own}, has the outline of a {bad[0]} in the image: "
+                               f"outline difference {found[bad[0]]:g} < {outline.MIN_OUTLINE:g}, aligned on the object",
+                    (o["id"],))
     return None
 
 
@@ -444,55 +477,7 @@ def domain(name: str, **terms: str) -> Domain:
     return Domain(name, {k.replace("_", " "): tuple(v.split("|")) for k, v in terms.items()})
 
 
-# --- metrics of a family's own answer types -------------------------------------------------
-@dataclass(frozen=True)
-class Column:
-    """A column of a family's table in the report: a field of its metric rows, formatted."""
-
-    header: str
-    field: str
-    format: Literal["pct", "num", "int", "text"] = "pct"
-    note: Callable[[dict], str] | None = None  # small print after the value (e.g. its unit)
-
-
-@dataclass(frozen=True)
-class ReportTable:
-    """A metric table, carried by a family's answer types or declared in `Family.tables` (or
-    registered once as a shared metric: byo.score.registry), as Inspect's scorers carry theirs:
-    how the rows are measured, what they mean, and how the report shows them. `byo score`
-    writes it as table `name` (scores.json, NAME.csv); `byo report` gives it a section, with its
-    figures, when some run has rows; `byo score` prints it when it asks to."""
-
-    name: str  # the table's name in scores.json and its CSV file; the report section's anchor
-    title: str  # the report section's heading
-    definition: str  # what the metrics are (scores.json's and the report's definitions)
-    note: str  # the report's paragraph above the table
-    columns: tuple[Column, ...]  # after the model (and, for scope "key", the key and prompt variant)
-    # scope "key": (scored rows of one key and prompt variant, true answers of the key's training
-    # images) -> metric rows, one per slice. Scope "run": (every scored row of the table's keys,
-    # or of the run when it names none, the scoring options: ScoringOptions) -> metric rows.
-    measure: Callable[[list[dict], Any], list[dict]]
-    # Question keys it measures whatever their answer type (a table a family declares in
-    # `Family.tables`, over shared answer types such as multiple choice); () for an answer type's
-    # own, or, for scope "run", every row of the run.
-    keys: tuple[str, ...] = ()
-    scope: Literal["key", "run"] = "key"
-    # rows the report folds under "details" (e.g. one per complexity level below the summary rows)
-    folded: Callable[[dict], bool] | None = None
-    # the report's figures: [(run label, its colour, its rows of this table)] -> [(PNG bytes, caption)]
-    figures: Callable[[list[tuple[str, str, list[dict]]]], list[tuple[bytes, str]]] | None = None
-    terminal: bool = False  # `byo score` prints its rows (all prompt variants pooled, not folded)
-
-
-@dataclass(frozen=True)
-class ScoringOptions:
-    """What `byo score` was asked, for tables measured over a whole run (scope "run")."""
-
-    n_boot: int = 1000
-    seed: int = 0
-    perplexity_model: str | None = None  # a causal language model for perplexity checks; None: skipped
-
-
+# --- a family's own answer types ----------------------------------------------------------
 @dataclass(frozen=True)
 class AnswerType:
     """An answer type of a family's own (e.g. crest program codes), with what the scorer needs:

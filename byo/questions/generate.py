@@ -37,6 +37,7 @@ from byo.questions.load import QUESTIONS, SUMMARY_FILE
 from byo.questions.received import Receiver, at_size, worse_check
 from byo.scene.config import MAX_OPTIONS, UNREADABLE_POLICIES
 from byo.scene.evidence import measure_objects
+from byo.scene.outline import OUTLINE_FIELD, outlines
 
 PREPROMPTS = ("neutral", "debiased", "cot", "debiased_cot", "helpful")
 INSTRUCTIONS = ("direct", "declarative", "fill_blank")
@@ -306,8 +307,22 @@ def evidence_in(layout: Layout, legend: dict, rgb, mask) -> dict:
         found = measure_objects(rgb, mask, {o["id"]: [o["id"], *parts.get(o["id"], [])] for o in legend["objects"]})
     except ValueError as err:
         raise InputError(layout.mask(legend["name"]), str(err)) from None
-    return seen_as_rendered({**legend, "objects": [{**o, "rendered": found[o["id"]].to_json()} if o["id"] in found
+    seen = seen_as_rendered({**legend, "objects": [{**o, "rendered": found[o["id"]].to_json()} if o["id"] in found
                                                    else o for o in legend["objects"]]})
+    return with_outlines(seen, (mask.shape[1], mask.shape[0]))
+
+
+def with_outlines(legend: dict, size: tuple[int, int]) -> dict:
+    """The legend with each object's outline evidence (byo/scene/outline.py: how its outline,
+    aligned on it, differs from each other value's in an image of `size`), where its family
+    draws its points: an attribute is asked only where it can be named from the image alone."""
+    try:
+        family = get_family(legend["family"])
+    except KeyError:
+        return legend
+    found = outlines(legend, family, size=size)
+    return {**legend, "objects": [{**o, OUTLINE_FIELD: found[o["id"]]} if o["id"] in found else o
+                                  for o in legend["objects"]]} if found else legend
 
 
 def generate(dataset: str | Path, *, preprompts=None, instructions=None, keys=None,

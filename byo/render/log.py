@@ -1,6 +1,6 @@
 """The render log: one JSON line per event, appended (and flushed to disk) by the process that
 writes the dataset. `byo status` reads it, while a render runs or after: what was planned, which
-images failed and why, how long each took. It is a record of runs, not part of the dataset."""
+images failed and why, how long each took. It is a record of renders, not part of the dataset."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def read(root: Path) -> list[dict]:
     return events
 
 
-def run_settings(root: Path, event: dict) -> tuple[int | None, str | None, int | None]:
+def selection(root: Path, event: dict) -> tuple[int | None, str | None, int | None]:
     """The --limit, --shard and --sample a start (or merge) event records, checked: (limit, shard
     text, sample). Raises ValueError saying what is wrong."""
     limit, shard, sample = event.get("limit"), event.get("shard"), event.get("sample")

@@ -1,4 +1,4 @@
-"""`byo merge DIR... -o OUT`: shard outputs into one dataset, as a single run would have written
+"""`byo merge DIR... -o OUT`: shard outputs into one dataset, as a single render would have written
 it. Refused, before anything is written, when the directories were rendered from different
 configs, when an image is in two of them, damaged, or in none."""
 
@@ -18,7 +18,7 @@ from byo.core.dataset import (
 from byo.core.errors import ConfigError, InputError
 from byo.core.inputs import read_json
 from byo.core.locks import entries, writer_lock
-from byo.render import log as runlog
+from byo.render import log as renderlog
 from byo.render.runner import finalize, first_difference
 from byo.render.status import dataset_config
 from byo.scene.plan import selected_jobs
@@ -36,12 +36,12 @@ def _selection(dirs: list[Path]) -> tuple[int | None, int | None]:
     """The --limit and --sample the shards were rendered with (they must agree); None: the whole plan."""
     found = set()
     for d in dirs:
-        for e in runlog.read(d):
+        for e in renderlog.read(d):
             if e.get("event") in ("start", "merge"):
                 try:
-                    limit, _, sample = runlog.run_settings(d, e)
+                    limit, _, sample = renderlog.selection(d, e)
                 except ValueError as err:
-                    raise InputError(d / runlog.RENDER_LOG, str(err)) from None
+                    raise InputError(d / renderlog.RENDER_LOG, str(err)) from None
                 found.add((limit, sample))
     for i, flag in enumerate(("--limit", "--sample")):
         values = {s[i] for s in found}
@@ -149,6 +149,6 @@ def _copy(dirs: list[Path], out: Path, owner: dict[str, Path], planned: list[str
             atomic_write_bytes(destination, path.read_bytes())  # the legend last, as the writer does
     for file in (SOURCE_CONFIG, RESOLVED_CONFIG):
         atomic_write_bytes(out / file, (dirs[0] / file).read_bytes())
-    runlog.append(out, {"event": "merge", "limit": selection[0], "sample": selection[1], "sources": [str(d) for d in dirs],
+    renderlog.append(out, {"event": "merge", "limit": selection[0], "sample": selection[1], "sources": [str(d) for d in dirs],
                         "images": len(planned)})
     return finalize(target, family)

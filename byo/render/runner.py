@@ -1,5 +1,5 @@
-"""Render a dataset: plan, skip what is done, sample every scene, hand the tasks to an
-executor, write each result as it comes, then the per-dataset files.
+"""Render a dataset: plan, skip what is done, sample every scene, hand the tasks to the render
+loop (byo.render.loop: the executor, the writer, the render log), then the per-dataset files.
 
 Nothing touches the output directory before the config is valid and every image's scene
 could be sampled. Images are independent (own seed, own files), so any executor, any number
@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import tempfile
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,11 +39,11 @@ from byo.core.sheets import SHEET, contact_sheet
 from byo.core.stops import Stopped
 from byo.families import load_config
 from byo.families.base import Family
-from byo.render import log as runlog
+from byo.render import log as renderlog
 from byo.render.executors import Executor
 from byo.render.executors.pool import LocalPool
+from byo.render.loop import Outcome, RenderLoop
 from byo.render.messages import RenderResult, RenderTask
-from byo.render.writer import write_result
 from byo.scene import floor_check
 from byo.scene.config import DatasetConfig, scene_for_levels
 from byo.scene.plan import ImageJob, Shard, image_count, jobs, selected_jobs
@@ -54,7 +53,7 @@ from byo.scene.spec import PlacementError, placed_spec
 
 @dataclass(frozen=True)
 class Rendered:
-    """What a report keeps of a rendered image: not its pixels, which a long run would all hold."""
+    """What a report keeps of a rendered image: not its pixels, which a long render would all hold."""
 
     name: str
     seconds: float
@@ -140,7 +139,7 @@ def _output(out: Path, resolved: dict, resume: bool, file: str) -> Layout:
             shown = ", ".join(names[:5]) + (f" ... and {len(names) - 5} more" if len(names) > 5 else "")
             raise ConfigError(file, [("<output>", f"{out} is not empty (it holds {shown}); pass --resume to "
                                       "continue a render of this config there, or choose another output directory")])
-        started = {IMAGES, MASKS, LEGENDS, PASSES, COUNTERFACTUALS, METADATA, SOURCE_CONFIG, runlog.RENDER_LOG}
+        started = {IMAGES, MASKS, LEGENDS, PASSES, COUNTERFACTUALS, METADATA, SOURCE_CONFIG, renderlog.RENDER_LOG}
         foreign = sorted(p.name for p in held if p.name not in started and not p.name.startswith("."))
         if not previous.is_file() and foreign:  # a folder of the user's, not a render begun there
             shown = ", ".join(foreign[:5]) + (f" ... and {len(foreign) - 5} more" if len(foreign) > 5 else "")
@@ -187,7 +186,8 @@ def _render_locked(cfg: DatasetConfig, config, file: str, out: Path, resolved: d
     """`render_dataset`, in the output directory whose lock this process holds."""
     layout = _output(out, resolved, resume, file)
     fresh = not entries(layout.root)
-    todo, repaired = _still_to_render(layout, selected, show_progress)
+    loop = RenderLoop(layout, executor or LocalPool(1))
+    todo, repaired = loop.still_to_render(selected, show_progress)
     tasks = sample_tasks(cfg, todo, file)
 
     layout.make_dirs()
@@ -200,62 +200,46 @@ def _render_locked(cfg: DatasetConfig, config, file: str, out: Path, resolved: d
 
     report = RenderReport(out_dir=layout.root, planned=len(selected), skipped=len(selected) - len(todo),
                           repaired=repaired)
-    executor = executor or LocalPool(1)
-    runlog.recover(layout.root)
-    runlog.append(layout.root, {"event": "start", "images": image_count(cfg), "limit": limit, "sample": sample,
-                                "shard": str(shard) if shard else None, "planned": len(selected),
-                                "to_render": len(tasks), "executor": type(executor).__name__,
-                                "repaired": dict(repaired)})
+    loop.start(images=image_count(cfg), limit=limit, sample=sample, shard=str(shard) if shard else None,
+               planned=len(selected), to_render=len(tasks), repaired=dict(repaired))
     try:
-        _render_all(executor, tasks, layout, report, show_progress, on_result)
+        _render_all(loop, tasks, report, show_progress, on_result)
     except FatalRenderError:
         if fresh and not report.rendered:
-            _remove_run_files(layout)  # nothing rendered: leave the directory as it was, empty
+            _remove_started_files(layout)  # nothing rendered: leave the directory as it was, empty
         raise
     except Stopped as stop:
         layout.remove_temporary_files()
-        runlog.append(layout.root, {"event": "stopped", "signal": stop.name, "rendered": len(report.rendered)})
+        loop.stopped(stop.name)
         stop.detail = (f"{len(report.rendered)} of {len(tasks)} images rendered; continue with: "
                        f"byo render {file} -o {layout.root} --resume"
                        + "".join(f" --{flag} {value}" for flag, value in (("limit", limit), ("sample", sample)) if value))
         raise
     report.written = finalize(layout, cfg.family)
-    runlog.append(layout.root, {"event": "end", "rendered": len(report.rendered), "failed": len(report.failed)})
+    loop.end()
     return report
 
 
-def _render_all(executor: Executor, tasks: list[RenderTask], layout: Layout, report: RenderReport,
-                show_progress: bool, on_result: Callable[[RenderResult], None] | None) -> None:
-    """Hand the tasks to the executor; write and log each result as it comes."""
-    with Bar("[bold]rendering", len(tasks), unit="img", enabled=show_progress) as bar:
-        outcomes = executor.run(tasks)
-        try:
-            for task, result, error in outcomes:
-                if result is None:
-                    report.failed.append((task.name, error))
-                    runlog.append(layout.root, {"event": "image", "name": task.name, "status": "failed",
-                                                "error": error})
-                    bar.console.print(f"[red]failed[/red] {task.name}: {error}", highlight=False)
-                else:
-                    writing = time.perf_counter()
-                    write_result(layout, result)
-                    phases = {**result.phases, "write": time.perf_counter() - writing}
-                    report.rendered.append(Rendered(result.name, result.seconds, result.attempts, result.worker))
-                    runlog.append(layout.root, {"event": "image", "name": task.name, "status": "done",
-                                                "seconds": round(result.seconds, 3), "attempts": result.attempts,
-                                                "worker": result.worker,
-                                                "phases": {k: round(v, 4) for k, v in phases.items()},
-                                                **({"engine_log": result.engine_log} if result.engine_log else {})})
-                    _notice_device_fallback(task, result, bar, report)
-                    if on_result:
-                        on_result(result)
-                bar.advance(failed=result is None)
-        finally:
-            outcomes.close()  # the executor stops its workers, whatever ended the loop
+def _render_all(loop: RenderLoop, tasks: list[RenderTask], report: RenderReport, show_progress: bool,
+                on_result: Callable[[RenderResult], None] | None) -> None:
+    """The loop's outcomes, as they come, in the report and on the progress bar."""
+    with Bar("[bold]rendering", len(tasks), unit="img", enabled=show_progress) as bar, \
+            contextlib.closing(loop.render(tasks)) as outcomes:
+        for outcome in outcomes:
+            task, result = outcome.task, outcome.result
+            if result is None:
+                report.failed.append((task.name, outcome.error))
+                bar.console.print(f"[red]failed[/red] {task.name}: {outcome.error}", highlight=False)
+            else:
+                report.rendered.append(Rendered(result.name, result.seconds, result.attempts, result.worker))
+                _notice_device_fallback(outcome, bar, report)
+                if on_result:
+                    on_result(result)
+            bar.advance(failed=result is None)
 
 
-def _remove_run_files(layout: Layout) -> None:
-    for name in (RESOLVED_CONFIG, SOURCE_CONFIG, runlog.RENDER_LOG):
+def _remove_started_files(layout: Layout) -> None:
+    for name in (RESOLVED_CONFIG, SOURCE_CONFIG, renderlog.RENDER_LOG):
         (layout.root / name).unlink(missing_ok=True)
     for sub in (IMAGES, MASKS, LEGENDS):
         with contextlib.suppress(OSError):  # only when empty
@@ -264,26 +248,9 @@ def _remove_run_files(layout: Layout) -> None:
         layout.root.rmdir()
 
 
-def _still_to_render(layout: Layout, selected: list[ImageJob], show_progress: bool
-                     ) -> tuple[list[ImageJob], list[tuple[str, list[str]]]]:
-    """The images without a complete, intact copy on disk, and what was wrong with those that
-    had a legend (a truncated image, a legend cut short, a file that does not match its hash)."""
-    if not (layout.root / LEGENDS).is_dir():
-        return list(selected), []
-    todo, repaired = [], []
-    with Bar("[bold]checking", len(selected), unit="img", enabled=show_progress and len(selected) > 500) as bar:
-        for job in selected:
-            found = layout.problems(job.name, deep=True)
-            if found:
-                todo.append(job)
-                if found != ["no legend"]:
-                    repaired.append((job.name, found))
-            bar.advance()
-    return todo, repaired
-
-
-def _notice_device_fallback(task: RenderTask, result: RenderResult, bar: Bar, report: RenderReport) -> None:
+def _notice_device_fallback(outcome: Outcome, bar: Bar, report: RenderReport) -> None:
     """`render.device: auto` on a machine without a GPU Cycles can use: one line, once."""
+    task, result = outcome.task, outcome.result
     used = result.legend.get("blender", {}).get("device")
     if task.spec.setup.render.device == "auto" and used == "cpu" and not report.device_notice:
         report.device_notice = "render.device auto: no GPU that Cycles can use here, rendering on the CPU"
@@ -291,8 +258,8 @@ def _notice_device_fallback(task: RenderTask, result: RenderResult, bar: Bar, re
 
 
 def finalize(layout: Layout, family: Family) -> dict[str, Path]:
-    """Per-dataset files, rebuilt from the legends on disk (so a resumed run writes the same). A
-    damaged image outside this run's selection is left out (`byo status` names it)."""
+    """Per-dataset files, rebuilt from the legends on disk (so a resumed render writes the same). A
+    damaged image outside this render's selection is left out (`byo status` names it)."""
     legends = layout.legends(damaged="skip")
     with reading(layout.root / LEGENDS, "legends"):
         written = {"metadata": write_metadata(layout, legends)}

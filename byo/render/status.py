@@ -15,7 +15,7 @@ from byo.core.dataset import RESOLVED_CONFIG, SOURCE_CONFIG, Layout
 from byo.core.errors import ConfigError, InputError
 from byo.core.locks import LOCK_FILE, busy, entries, holder
 from byo.families import load_config
-from byo.render import log as runlog
+from byo.render import log as renderlog
 from byo.scene.plan import Shard, selected_jobs
 
 
@@ -82,18 +82,18 @@ def _state(events: list[dict], start: dict) -> str:
 
 
 def dataset_status(root: str | Path, *, check: bool = False) -> Status:
-    """Counts against the plan of the latest run in `root`; `check` also compares every file with
+    """Counts against the plan of the latest render in `root`; `check` also compares every file with
     the SHA-256 its legend records (else sizes only)."""
     root = Path(root)
     cfg = dataset_config(root)
-    events = runlog.read(root)
+    events = renderlog.read(root)
     starts = [e for e in events if e.get("event") in ("start", "merge")]
     last = starts[-1] if starts else {}
     try:
-        limit, shard_text, sample = runlog.run_settings(root, last)
+        limit, shard_text, sample = renderlog.selection(root, last)
         shard = Shard.parse(shard_text) if shard_text else None
     except ValueError as err:
-        raise InputError(root / runlog.RENDER_LOG, f"its last start: {err}") from None
+        raise InputError(root / renderlog.RENDER_LOG, f"its last start: {err}") from None
     planned = [j.name for j in selected_jobs(cfg, limit=limit, shard=shard, sample=sample)]
     status = Status(root=root, planned=planned, shard=shard_text, limit=limit, sample=sample)
     outcome: dict[str, dict] = {}

@@ -512,8 +512,8 @@ def check_scene(cfg: DatasetConfig, file: str) -> None:
         raise ConfigError(file, problems)
 
 
-# --- a quick run of a config (byo render / byo plan --quality, --resolution) ------------------
-def quick_run(source: str | Path | dict, *, quality: str | None = None,
+# --- a quick render of a config (byo render / byo plan --quality, --resolution) ------------------
+def quick_config(source: str | Path | dict, *, quality: str | None = None,
               resolution: str | None = None, file: str | None = None) -> dict:
     """The config's data with `scene.render.quality` and `scene.resolution` replaced (a quick,
     smaller run of a config written at its paper's size): `resolution` is WIDTHxHEIGHT or a

@@ -400,6 +400,11 @@ def lower(a: str, b: str) -> str:
     return min(a, b, key=BANDS.index)
 
 
+def higher(a: str, b: str) -> str:
+    """The higher of two visibility bands."""
+    return max(a, b, key=BANDS.index)
+
+
 def counting(key: str) -> bool:
     """Whether the question of `key` asks for a count, resting on objects told apart (every
     family names those count_*)."""

@@ -11,12 +11,20 @@ Per object, over its visible region (the mask pixels of its id and of its parts'
   separated from the object it overlaps or that overlaps it); None where it touches none;
 - `ink`: pixels inside the region (one pixel in from its boundary) darker by INK_STEP grey
   levels than the region's 90th percentile: print, a corner index, a pip;
-- `lab`: the median CIELAB colour (D65) of the region.
+- `lab`: the median CIELAB colour (D65) of the region;
+- `weber`: the Weber contrast of linear luminance (Y, sRGB decoded) of the region against its
+  local background (the ring's pixels no object covers, else the whole ring): (Y_object -
+  Y_background) / Y_background, medians. A ratio of luminances, so it holds across exposure: a grey
+  cone on the grey floor measures -0.41 to -0.44 from lighting x0.02 to x2.0 (docs/readability.md);
+- `standout`: |Y_object - Y_background| over the background's own spread (the interquartile range
+  of its luminance): a chequered board smeared by blur varies as much as a piece on it differs.
 
 The rules (thresholds from bench/readability.py; docs/readability.md publishes the calibration):
 
 - an object **shows** as a thing of its own when `contrast >= SHOW_CONTRAST` or
-  `edge >= SHOW_EDGE`: counted, located and asked about only then;
+  `edge >= SHOW_EDGE`, or it stands out from its local background (`stands_out`: |weber| at least
+  PRESENT_WEBER, `standout` at least PRESENT_STANDOUT and a step of at least MIN_STEP grey levels):
+  counted, located and asked about only then;
 - a card (or any object) that **overlaps** others is **separable** when its strip shows ink
   (`ink >= SEPARATE_INK`) or a seam (`seam >= SEPARATE_SEAM`);
 - a **colour reads** when the median colour is nearer (CIEDE2000, lightness weighted down by
@@ -49,6 +57,17 @@ LIGHTNESS_WEIGHT = 4.0
 # Colours a person may name any object by, whatever the palette: a gray metal cube that renders
 # near black is called black.
 PLAIN_COLORS = {"black": (0.02, 0.02, 0.02), "white": (0.95, 0.95, 0.95)}
+# Presence relative to the scene (calibrated over the lighting presets and blur in
+# bench/presence_weber.py, docs/readability.md "Presence relative to the scene"): an object stands
+# out from its local background from this Weber contrast of linear luminance and this many times the
+# background's own spread, and is not seen at all below HIDDEN_WEBER or HIDDEN_STANDOUT; an absolute
+# step of MIN_STEP grey levels (8-bit sRGB luma) is also needed (a ratio of two near-black levels is noise).
+PRESENT_WEBER = 0.2
+HIDDEN_WEBER = 0.1
+PRESENT_STANDOUT = 1.5
+HIDDEN_STANDOUT = 1.0
+MIN_STEP = 3.0
+_LUMINANCE = np.array([0.2126, 0.7152, 0.0722])  # Rec. 709 / sRGB primaries, linear light
 
 
 @dataclass(frozen=True)
@@ -61,6 +80,9 @@ class Evidence:
     seam: float | None
     ink: int
     lab: tuple[float, float, float]
+    weber: float = 0.0
+    step: float = 0.0  # |median grey inside - median grey of the local background| (grey levels)
+    standout: float = 0.0
 
     def to_json(self) -> dict:
         return {k: (round(v, 2) if isinstance(v, float) else v) for k, v in asdict(self).items()} | {
@@ -76,7 +98,33 @@ class Evidence:
 
 
 def shows(e: Evidence) -> bool:
-    return e.contrast >= SHOW_CONTRAST or e.edge >= SHOW_EDGE
+    return e.contrast >= SHOW_CONTRAST or e.edge >= SHOW_EDGE or stands_out(e.weber, e.step, e.standout)
+
+
+def stands_out(weber: float, step: float, standout: float, nearly: bool = False) -> bool:
+    """Whether an object of this Weber contrast, grey step and standout against its local
+    background is seen (`nearly`: at the lower thresholds, below which it is not seen at all)."""
+    w, k = (HIDDEN_WEBER, HIDDEN_STANDOUT) if nearly else (PRESENT_WEBER, PRESENT_STANDOUT)
+    return abs(weber) >= w and standout >= k and step >= MIN_STEP
+
+
+def linear_luminance(rgb: np.ndarray) -> np.ndarray:
+    """Relative luminance Y (0-1, linear light) of an 8-bit sRGB image."""
+    c = rgb[..., :3].astype(np.float64) / 255.0
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4) @ _LUMINANCE
+
+
+def weber_contrast(luminance: np.ndarray, g: np.ndarray, region: np.ndarray,
+                   background: np.ndarray) -> tuple[float, float, float]:
+    """(Weber contrast, grey step, standout) of `region` against `background` (boolean masks of
+    one crop): medians of linear luminance and of grey, the luminance step over the background's
+    interquartile range; zeros without background pixels."""
+    if not background.any() or not region.any():
+        return 0.0, 0.0, 0.0
+    y_obj, y_bg = float(np.median(luminance[region])), float(np.median(luminance[background]))
+    q1, q3 = np.percentile(luminance[background], [25, 75])
+    step = abs(float(np.median(g[region])) - float(np.median(g[background])))
+    return (y_obj - y_bg) / max(y_bg, 1e-4), step, abs(y_obj - y_bg) / max(float(q3 - q1), 1e-5)
 
 
 def separable(e: Evidence) -> bool:
@@ -95,6 +143,7 @@ def measure_objects(rgb: np.ndarray, mask: np.ndarray, ids: Mapping[int, Sequenc
     if rgb.shape[:2] != mask.shape:
         raise ValueError(f"the image is {rgb.shape[1]}x{rgb.shape[0]}, its mask {mask.shape[1]}x{mask.shape[0]}")
     g = grey(rgb)
+    luminance = linear_luminance(rgb)
     gy, gx = np.gradient(g)
     gradient = np.hypot(gx, gy)
     anything = mask > 0
@@ -109,11 +158,11 @@ def measure_objects(rgb: np.ndarray, mask: np.ndarray, ids: Mapping[int, Sequenc
         y0, y1 = max(0, min(b[0].start for b in found) - pad), min(mask.shape[0], max(b[0].stop for b in found) + pad)
         x0, x1 = max(0, min(b[1].start for b in found) - pad), min(mask.shape[1], max(b[1].stop for b in found) + pad)
         out[oid] = _measure(rgb[y0:y1, x0:x1], mask[y0:y1, x0:x1], g[y0:y1, x0:x1], gradient[y0:y1, x0:x1],
-                            anything[y0:y1, x0:x1], clean[y0:y1, x0:x1], own)
+                            anything[y0:y1, x0:x1], clean[y0:y1, x0:x1], own, luminance[y0:y1, x0:x1])
     return out
 
 
-def _measure(rgb, mask, g, gradient, anything, clean, own) -> Evidence:
+def _measure(rgb, mask, g, gradient, anything, clean, own, luminance) -> Evidence:
     """One object's evidence, in a crop of the image around it (see measure_objects)."""
     region = np.isin(mask, list(own))
     n = int(region.sum())
@@ -126,8 +175,12 @@ def _measure(rgb, mask, g, gradient, anything, clean, own) -> Evidence:
     ink = int((g[inner] < np.percentile(inside, 90) - INK_STEP).sum()) if inner.any() else 0
     lab = skimage.color.rgb2lab(rgb[..., :3][region].reshape(-1, 1, 3).astype(np.float64) / 255.0).reshape(-1, 3)
     seam = _seam(g, region, anything & ~region, clean)
+    # the local background: the ring one pixel out (past the outline's blend), what no object covers
+    outer = ring & ~scipy.ndimage.binary_dilation(region)
+    local = outer & ~anything if (outer & ~anything).any() else (outer if outer.any() else ring)
+    weber, step, standout = weber_contrast(luminance, g, region, local)
     return Evidence(n, contrast, float(gradient[boundary].mean()), seam, ink,
-                    tuple(float(v) for v in np.median(lab, axis=0)))
+                    tuple(float(v) for v in np.median(lab, axis=0)), weber, step, min(standout, 999.0))
 
 
 def _seam(g: np.ndarray, region: np.ndarray, others: np.ndarray, clean: np.ndarray) -> float | None:

@@ -23,13 +23,13 @@ Definitions (also in the README):
 from __future__ import annotations
 
 import math
-import operator
 import zlib
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
 
 import numpy as np
 
+from byo.core.report_tables import group_by  # noqa: F401  (the scorer's grouping, shared with the families)
 from byo.core.stats import (  # noqa: F401  (the scorer's metrics, in one place)
     CONFIDENCE,
     cluster_index,
@@ -251,16 +251,3 @@ def _order(x):
 def localization_error(pred: Sequence[int], truth: Sequence[int]) -> int:
     """|dx| + |dy| on the grid (BYO-Eval)."""
     return abs(pred[0] - truth[0]) + abs(pred[1] - truth[1])
-
-
-def group_by(rows: Sequence[dict], *keys: str) -> dict[tuple, list[dict]]:
-    out: dict[tuple, list[dict]] = defaultdict(list)
-    if len(keys) == 1:
-        (key,) = keys
-        for r in rows:
-            out[(r[key],)].append(r)
-    else:
-        values = operator.itemgetter(*keys)  # a tuple of them
-        for r in rows:
-            out[values(r)].append(r)
-    return out

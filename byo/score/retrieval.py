@@ -19,17 +19,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from byo.core.report_tables import Column, ReportTable, variants
 from byo.core.stats import clustered_mean
-from byo.families.base import Column, ReportTable
 from byo.score import metrics
-
-ALL = "all"
-
-
-def _variants(rows: Sequence[dict]):
-    yield ALL, list(rows)
-    for (variant,), group in sorted(metrics.group_by(rows, "variant").items()):
-        yield variant, group
 
 
 def retrieval_table(rows: Sequence[dict], options=None) -> list[dict]:
@@ -37,7 +29,7 @@ def retrieval_table(rows: Sequence[dict], options=None) -> list[dict]:
     out = []
     scored = [r for r in rows if r.get("recall_at_1") is not None]
     for (key,), group in sorted(metrics.group_by(scored, "key").items()):
-        for variant, vrows in _variants(group):
+        for variant, vrows in variants(group):
             r1 = clustered_mean([r["recall_at_1"] for r in vrows], [r["image"] for r in vrows])
             rules = {name: float(np.mean([r.get(name, r["recall_at_1"]) for r in vrows]))
                      for name in ("recall_at_1_strict", "recall_at_1_first")}
@@ -49,11 +41,6 @@ def retrieval_table(rows: Sequence[dict], options=None) -> list[dict]:
                         "recall_at_1_se": r1["se"], **rules, "chance": float(np.mean(chances)) if chances else None,
                         "candidates": float(np.mean([r["n_candidates"] for r in vrows]))})
     return out
-
-
-def _interval(r: dict) -> str:
-    lo, hi = r.get("recall_at_1_lo"), r.get("recall_at_1_hi")
-    return f"[{100 * lo:.0f}, {100 * hi:.0f}]" if lo is not None and hi is not None else ""
 
 
 RETRIEVAL = ReportTable(
@@ -71,6 +58,6 @@ RETRIEVAL = ReportTable(
          "tied caption in the question's seeded candidate order. 95% interval from the cluster-robust standard "
          "error (by image).",
     columns=(Column("how", "how", "text"), Column("n", "n", "int"), Column("candidates", "candidates", "num"),
-             Column("recall@1", "recall_at_1", note=_interval), Column("chance", "chance"),
+             Column("recall@1", "recall_at_1", interval="pct"), Column("chance", "chance"),
              Column("strict", "recall_at_1_strict"), Column("first max", "recall_at_1_first")),
     measure=retrieval_table, scope="run", terminal=True)

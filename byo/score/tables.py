@@ -9,10 +9,11 @@ from __future__ import annotations
 import itertools
 import json
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from byo.core.report_tables import ALL, variants  # noqa: F401  (ALL: the tables' pooled variant)
 from byo.scene.setup import level_label, preset_number
 from byo.score import metrics
 from byo.score.bins import Bins
@@ -28,7 +29,6 @@ BYOEVAL_TYPES = (*CLASSES, *SETS, "yes_no")
 
 MAX_LEVELS = 8  # a variable drawn from a continuous range (non-integer values) with more levels is binned
 BINS = 5
-ALL = "all"
 
 
 # --- levels ----------------------------------------------------------------------------------
@@ -211,14 +211,11 @@ def _slices(rows: Sequence[dict], levels: Levels, labels: dict[int, dict[str, st
                     yield a, la, b, lb, by[(la, lb)]
 
 
-def variants(rows: Sequence[dict]):
-    yield ALL, list(rows)
-    for (variant,), group in sorted(metrics.group_by(rows, "variant").items()):
-        yield variant, group
-
-
 # --- tables ----------------------------------------------------------------------------------
-def metric_table(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0, bins: Bins | None = None) -> list[dict]:
+def metric_table(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0, bins: Bins | None = None,
+                 columns: Sequence[Callable[[list[dict], str], dict]] = ()) -> list[dict]:
+    """A row per key ("*": every question asked unflagged), prompt variant, level and cross of two
+    variables; `columns`: the shared slice metrics (byo.score.registry), each adding its fields."""
     out = []
     levels = Levels(rows, bins)
     labels = {id(r): {var: levels.of(r, var) for var in levels.variables} for r in rows}  # rows outlive it
@@ -230,6 +227,8 @@ def metric_table(rows: Sequence[dict], *, n_boot: int = 1000, seed: int = 0, bin
             for var, level, var2, level2, group in _slices(vrows, levels, labels):
                 label = f"{key}|{variant}|{var}={level}|{var2}={level2}"
                 summary = summarize(group, answer_type, n_boot=n_boot, seed=seed, label=label, per_image=not var)
+                for measure in columns:
+                    summary.update(measure(group, answer_type))
                 out.append({"run": group[0]["run"], "model": group[0]["model"], "key": key, "task": task,
                             "answer_type": answer_type, "variant": variant, "variable": var, "level": level,
                             "variable2": var2, "level2": level2, **summary})

@@ -274,12 +274,23 @@ def shrunk_suite(tmp_path, paper: str, config: str, resolution: list[int], n_ima
     return suite
 
 
+def headline_of(result: dict, table: str) -> dict[tuple[str, str], list[dict]]:
+    """A headline table's rows per (dataset, model) in byo run's JSON."""
+    return {(e["dataset"], e["model"]): e["rows"] for e in result["headline"] if e["table"] == table}
+
+
+def asked_in(dataset: Path) -> list[dict]:
+    return [json.loads(line) for line in (dataset / "questions.jsonl").read_text().splitlines()]
+
+
 @pytest.mark.render
 def test_a_papers_suite_asks_its_prompt_grid_and_pools_its_table_3_ranges(tmp_path, capsys):
-    """`byo run` on a shrunk copy of BYO-Eval's suite (its protocol.yml and chess_count.yaml at 2,
-    3, 5 and 6 pieces, an image each): every question in B.2's grid (neutral, helpful, cot x
-    declarative, fill_blank), and the levels of the count pooled into Table 3's ranges, in the
-    results and the report's Table 3, with no --bins."""
+    """`byo run` on a shrunk copy of BYO-Eval's suite (its protocol.yml, chess_count.yaml at 2, 3,
+    5 and 6 pieces, an image each, and chess_localization_4x4.yaml at 4 images): every question in
+    B.2's grid (neutral, helpful, cot x declarative, fill_blank); the levels of the count pooled
+    into Table 3's ranges, in the results and the report's Table 3, with no --bins; Table 2 across
+    the two tasks (a row per model: the count's and the localization's Acc, F1, MAE, MSE, NMAE),
+    Tables 2/4/6 per key with both Cons and Table 5 per level, as the paper lays them out."""
     suite = tmp_path / "byo_eval"
     suite.mkdir()
     (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "byo_eval" / "protocol.yml").read_text())
@@ -287,18 +298,55 @@ def test_a_papers_suite_asks_its_prompt_grid_and_pools_its_table_3_ranges(tmp_pa
     data["dataset"]["n_images"] = 1
     data["variables"]["content.count"] = {"type": "varying_all", "levels": [2, 3, 5, 6]}  # readable at 384 px
     (suite / "chess_count.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    data = tiny_config(ROOT / "dataset_configs" / "byo_eval" / "chess_localization_4x4.yaml", resolution=[384, 216])
+    data["dataset"]["n_images"] = 4
+    (suite / "chess_localization_4x4.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     out = tmp_path / "out"
     result = run_json(capsys, str(suite), "--model", "blind", "--model", "oracle", "-o", str(out))
-    asked = [json.loads(line) for line in (out / "byo_eval_chess_count" / "questions.jsonl").read_text().splitlines()]
     grid = {(p, i) for p in ("neutral", "helpful", "cot") for i in ("declarative", "fill_blank")}
+    asked = asked_in(out / "byo_eval_chess_count")
     assert {(q["preprompt"], q["instruction"]) for q in asked} == grid and len(asked) == 4 * len(grid)
     assert {q["key"] for q in asked} == {"count_pieces"}
+    located = asked_in(out / "byo_eval_chess_localization_4x4")
+    images = len({q["image"] for q in located})  # an image whose piece is unreadable at 384 px is not asked
+    assert {(q["preprompt"], q["instruction"]) for q in located} == grid and len(located) == images * 2 * len(grid)
+    assert {q["key"] for q in located} == {"localize_row_one_piece", "localize_column_one_piece"}
     ranges = {c["level"]: c for c in result["levels"] if c["model"] == "oracle" and c["variable"] == "content.count"}
     assert set(ranges) == {"1-4", "5-9"} and all(c["n"] == 12 and c["images"] == 2 for c in ranges.values())
     report = (out / "report.html").read_text()
     table_3 = report[report.index('<section id="ranges">'):report.index("</section>", report.index('id="ranges"'))]
     assert "<th>content.count: 1-4</th><th>content.count: 5-9</th>" in table_3  # Table 3's columns by default
     assert result["experiment"] == "byo_eval"
+
+    # Table 2 across tasks: a row per (task, model), the localization's rows and columns pooled
+    (table_2,) = result["across"]
+    assert table_2["table"] == "byo_eval_task"
+    assert table_2["datasets"] == ["byo_eval_chess_count", "byo_eval_chess_localization_4x4"]
+    cells = {(r["dataset"], r["model"]): r for r in table_2["rows"]}
+    assert set(cells) == {(d, m) for d in table_2["datasets"] for m in ("blind", "oracle")}
+    loc = cells[("byo_eval_chess_localization_4x4", "oracle")]
+    assert (loc["n"], loc["images"], loc["accuracy"], loc["mae"], loc["nmae"]) == (len(located), images, 1.0, 0.0, 0.0)
+    blind = cells[("byo_eval_chess_localization_4x4", "blind")]
+    truths = [q["answer"] for q in located]
+    assert images >= 2 and blind["n"] == len(located) and blind["accuracy"] < 1 and blind["nmae"] is not None
+    assert blind["accuracy"] == pytest.approx(
+        next(r for r in result["results"] if (r["dataset"], r["key"], r["model"]) == (
+            "byo_eval_chess_localization_4x4", "*", "blind"))["accuracy"])
+    assert min(truths) >= 0 and cells[("byo_eval_chess_count", "oracle")]["nmae"] == 0.0
+
+    # Tables 2/4/6 per key, both Cons; Table 5 per level of the count (every level, not the ranges)
+    per_key = headline_of(result, "byo_eval")
+    (oracle_count,) = per_key[("byo_eval_chess_count", "oracle")]
+    assert oracle_count["key"] == "count_pieces" and oracle_count["accuracy"] == 1.0
+    assert oracle_count["consistency"] is not None and oracle_count["consistency_reply"] is not None
+    assert {r["key"] for r in per_key[("byo_eval_chess_localization_4x4", "blind")]} == {
+        "localize_row_one_piece", "localize_column_one_piece"}
+    table_5 = headline_of(result, "byo_eval_levels")[("byo_eval_chess_count", "oracle")]
+    assert [(r["level"], r["n"], r["accuracy_percent"]) for r in table_5] == [
+        (str(n), len(grid), 100.0) for n in (2, 3, 5, 6)]
+    assert main(["run", str(suite), "--model", "blind", "--model", "oracle", "-o", str(out), "--workers", "1"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "BYO-Eval's headline: BYO-Eval's Table 2: each task's questions pooled, across the suite's tasks" in printed
 
 
 @pytest.mark.render
@@ -367,6 +415,40 @@ def test_byo_eval_poker_suite_asks_its_prompt_grid_and_reports_its_key_alone(tmp
 
 
 @pytest.mark.render
+def test_byo_eval_poker_overlap_prints_fig_36s_absolute_error_per_overlap_and_count(tmp_path, capsys):
+    """`byo run` on a shrunk copy of BYO-Eval's suite with its horizontal overlap config (2 and 3
+    cards x overlap 0 and 0.6, an image each): B.2's grid asked, and Fig. 36's absolute error per
+    overlap x count cell, the oracle's 0 in each, the blind's its own replies' mean |error|."""
+    suite = tmp_path / "byo_eval"
+    suite.mkdir()
+    (suite / "protocol.yml").write_text((ROOT / "dataset_configs" / "byo_eval" / "protocol.yml").read_text())
+    data = tiny_config(ROOT / "dataset_configs" / "byo_eval" / "poker_count_overlap_horizontal.yaml",
+                       resolution=[384, 216])
+    data["dataset"]["n_images"] = 1
+    data["variables"]["content.overlap.count"] = {"type": "varying_all", "levels": [2, 3]}
+    data["variables"]["content.overlap.factor"] = {"type": "varying_all", "levels": [0.0, 0.6]}
+    (suite / "poker_count_overlap_horizontal.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "out"
+    result = run_json(capsys, str(suite), "--model", "blind", "--model", "oracle", "-o", str(out))
+    dataset = out / "byo_eval_poker_count_overlap_horizontal"
+    asked = asked_in(dataset)
+    grid = {(p, i) for p in ("neutral", "helpful", "cot") for i in ("declarative", "fill_blank")}
+    assert {(q["preprompt"], q["instruction"]) for q in asked} == grid
+    assert {q["key"] for q in asked} == {"count_cards_overlap"}
+    fig_36 = headline_of(result, "byo_eval_errors")
+    oracle = fig_36[(dataset.name, "oracle")]
+    assert {(r["variable"], r["variable2"]) for r in oracle} == {("content.overlap.count", "content.overlap.factor")}
+    assert {(r["level"], r["level2"]) for r in oracle} == {(n, o) for n in ("2", "3") for o in ("0", "0.6")}
+    assert all(r["mae"] == 0.0 and r["n"] == len(grid) for r in oracle)
+    # the blind answers one count (the most common truth, 2 or 3) whatever the image: its error
+    # is the same at both overlaps, 0 at its own count and 1 at the other
+    blind = {(r["level"], r["level2"]): r["mae"] for r in fig_36[(dataset.name, "blind")]}
+    assert all(blind[(n, "0")] == blind[(n, "0.6")] for n in ("2", "3"))
+    assert sorted([blind[("2", "0")], blind[("3", "0")]]) == [0.0, 1.0]
+    assert [e["table"] for e in result["across"]] == ["byo_eval_task"]
+
+
+@pytest.mark.render
 def test_autocomp_suite_asks_its_binding_keys_and_prints_table_4(tmp_path, capsys):
     """`byo run` on a shrunk copy of Auto-Comp's suite (protocol.yml and color.yaml at one N = 2
     concept, rendered Minimal and Contextual): only the paper's Swap and Confusion sets are asked,
@@ -396,7 +478,8 @@ def test_autocomp_suite_asks_its_binding_keys_and_prints_table_4(tmp_path, capsy
         ("autocomp_swap", 1, 0.0), ("autocomp_confusion", 1, 0.0)}
     assert main(["run", str(suite), "--model", "blind", "--model", "oracle", "-o", str(out), "--workers", "1"]) == 0
     printed = " ".join(capsys.readouterr().out.split())
-    assert "autocomp_color, oracle, Auto-Comp's headline: Binding (Auto-Comp) beside chance" in printed
+    assert "autocomp_color, Auto-Comp's headline: Binding (Auto-Comp) beside chance" in printed
+    assert "│ blind │ autocomp_swap │" in printed and "│ oracle │ autocomp_swap │" in printed  # the models side by side
 
 
 def test_a_protocol_naming_an_unknown_headline_table_is_refused_before_any_work(tmp_path, capsys):

@@ -1,5 +1,5 @@
 """Options every command shares: help that states each default once, `byo render --sample N` (a
-stratified smoke run: every combination of levels before any is repeated), and `byo plan --power`
+stratified smoke render: every combination of levels before any is repeated), and `byo plan --power`
 that writes a file only when asked (-o)."""
 
 from __future__ import annotations

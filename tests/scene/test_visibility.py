@@ -1,7 +1,7 @@
 """Visibility is counted in pixels of the image as rendered (byo/scene/measure.py). A family's own
 floor (chess, poker) is the same number of mask pixels at 640x360 and at 1920x1080; without one,
 the floor is CLEVR's 200 px at 320x240 scaled with the image's area, unless the config sets
-render.min_visible_pixels; a config that gives a share of the image is told so. A quick run (--quality, --resolution) renders a
+render.min_visible_pixels; a config that gives a share of the image is told so. A quick render (--quality, --resolution) renders a
 config written at full size smaller, and says so in the dataset."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from byo.core.errors import ConfigError
 from byo.families import get_family, load_config
 from byo.families.chess.model import MIN_VISIBLE_PIXELS as CHESS_PIXELS
 from byo.families.poker.model import MIN_VISIBLE_PIXELS as POKER_PIXELS
-from byo.scene.config import quick_run
+from byo.scene.config import quick_config
 from byo.scene.measure import AMBIGUOUS, HIDDEN, MIN_VISIBLE_PIXELS, VISIBLE, visibility
 from byo.scene.plan import jobs
 from byo.scene.spec import sample_spec
@@ -105,13 +105,13 @@ def test_families_state_their_threshold_in_pixels():
         assert get_family(name).default_scene["render"]["min_visible_pixels"] == pixels
 
 
-# --- a quick run of a full-size config ---------------------------------------------------------
-def test_a_quick_run_replaces_resolution_and_quality(tmp_path):
+# --- a quick render of a full-size config ---------------------------------------------------------
+def test_a_quick_config_replaces_resolution_and_quality(tmp_path):
     path = write_config(tmp_path, chess("high"))
-    data = quick_run(path, quality="draft", resolution="640x360")
+    data = quick_config(path, quality="draft", resolution="640x360")
     assert data["scene"]["resolution"] == [640, 360] and data["scene"]["render"]["quality"] == "draft"
     assert yaml.safe_load(path.read_text())["scene"]["resolution"] == "high"  # the file is left as it is
-    assert quick_run(path, resolution="low")["scene"]["resolution"] == "low"
+    assert quick_config(path, resolution="low")["scene"]["resolution"] == "low"
     setup = sample_spec(cfg := load_config(data), jobs(cfg)[0]).setup
     assert setup.resolution == (640, 360) and setup.render.samples < load_config(path).scene["render"].get(
         "samples", 64)
@@ -129,11 +129,11 @@ def test_a_varied_resolution_is_not_silently_overridden(tmp_path):
     data = chess("high")
     data["variables"] = {"resolution": {"type": "varying_all", "levels": ["low", "high"]}}
     with pytest.raises(ConfigError) as err:
-        quick_run(write_config(tmp_path, data), resolution="640x360")
+        quick_config(write_config(tmp_path, data), resolution="640x360")
     assert "variables.resolution" in str(err.value)
 
 
-def test_plan_shows_the_quick_run(tmp_path, capsys):
+def test_plan_shows_the_quick_config(tmp_path, capsys):
     path = write_config(tmp_path, chess("high"))
     assert main(["plan", str(path), "--resolution", "320x180", "--quality", "draft", "--no-sample"]) == 0
     assert "1 images" in capsys.readouterr().out

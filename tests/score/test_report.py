@@ -14,11 +14,13 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from markupsafe import escape
 from PIL import Image
 from score_fixtures import VARIANTS, make_dataset, make_fake_runs, make_run
 
 from byo.cli import main
-from byo.score.report import SECTION_BUILDERS, SECTIONS, Runs, build_sections, skipped_levels
+from byo.score.report import Runs, build_sections, page_sections
+from byo.score.report_format import skipped_levels
 from byo.score.run import load_scores
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -65,12 +67,12 @@ def test_report_has_every_section_and_plot(report):
     for section in nav:  # every entry of the navigation has its section, and only those are written
         assert f'<section id="{section}">' in html
     assert len(re.findall("<section id=", html)) == len(nav)
-    titles = dict(SECTIONS)
+    titles = {s.name: s.title for s in page_sections()}
     expected = {"overview", "models", "variants", "prompts", "levels", "ranges", "breaking", "errors", "confusion",
                 "localization", "parsing", "mistakes", "definitions", "autocomp", "crest"}
     assert expected <= set(nav), expected - set(nav)
     assert not {"humans", "stability", "retrieval", "compass_integration"} & set(nav)  # nothing of those here
-    assert all(titles[s] in html for s in nav if s in titles)
+    assert all(str(escape(titles[s])) in html for s in nav)  # every section's title, the tables' among them
     assert 'class="empty"' not in html
     assert "sharp-vlm" in html and "blurry-vlm" in html
     for p, i in VARIANTS:
@@ -91,7 +93,7 @@ def test_report_has_every_section_and_plot(report):
 def test_sections_built_side_by_side_are_the_sections_built_one_by_one(report):
     _, runs, _ = report
     runs = Runs([load_scores(run) for run in runs])
-    builders = {name: SECTION_BUILDERS[name] for name in ("errors", "confusion", "models", "overview")}
+    builders = {s.name: s for s in page_sections() if s.name in ("errors", "confusion", "models", "overview")}
     one_by_one = build_sections(runs, builders, workers=1)
     assert build_sections(runs, builders, workers=2) == one_by_one
     assert sum(html.count("data:image/png") for html in map(str, one_by_one.values())) >= 3  # figures among them

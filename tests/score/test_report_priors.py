@@ -8,9 +8,10 @@ import numpy as np
 from planted import count_questions, planted_predictions
 
 from byo.score import psychometric as psy
-from byo.score.report import Runs, breaking_section
+from byo.score.report_format import Runs
 from byo.score.rows import score_rows
 from byo.score.run import Scores
+from byo.score.sections import breaking_section
 
 COUNTS = [1, 2, 3, 4, 5, 6]
 

@@ -25,6 +25,7 @@ from byo.families.api import (
     option_index,
     option_label,
     options_shown,
+    outline_unreadable,
     plural,
     retrieval_choice,
     unless,
@@ -95,14 +96,19 @@ def attributes_unreadable(legend: dict, attributes: tuple[str, ...], decisive: D
     """The question's `attributes` read: each object the answer rests on, told apart in the image as
     rendered from each other value that would change the answer (`decisive`; default: every
     visible object against every other value), by the counterfactual check where the render
-    measured it for every visible object, else by the size and blur rule (model.ATTRIBUTE_READABLE_*)."""
+    measured it for every visible object, else by the size and blur rule (model.ATTRIBUTE_READABLE_*),
+    and in both cases named from the image alone: its outline aligned on the object is not another
+    value's (outline_unreadable, docs/readability.md)."""
     objects = visible(legend)
-    if not all(measured_attribute(objects, a) for a in attributes):
-        return _shapes_unreadable(legend)
+    measured = all(measured_attribute(objects, a) for a in attributes)
+    if not measured and (problem := _shapes_unreadable(legend)):
+        return problem
     for attribute in attributes:
         pairs = (decisive or {}).get(attribute, [(o, None) for o in objects])
         for o, values in pairs:
-            problem = attribute_unreadable([o], attribute, values)
+            # the rendered alternatives and the outline aligned on the object (attribute_unreadable),
+            # or the outline alone where the render measured none
+            problem = (attribute_unreadable if measured else outline_unreadable)([o], attribute, values)
             if problem:
                 return problem
     return None

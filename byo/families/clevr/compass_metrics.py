@@ -45,34 +45,21 @@ from collections.abc import Sequence
 import numpy as np
 
 from byo.families.api import (
+    ALL,
     Column,
     ConfigError,
     ReportTable,
     ScoringOptions,
     cluster_index,
     clustered_mean,
+    group_by,
     png,
     pyplot,
     subplots,
+    variants,
 )
 
-ALL = "all"
 TYPES = ("O", "A", "R")
-
-
-def _variants(rows: Sequence[dict]):
-    yield ALL, list(rows)
-    by: dict[str, list[dict]] = defaultdict(list)
-    for r in rows:
-        by[r["variant"]].append(r)
-    yield from sorted(by.items())
-
-
-def _group_by(rows: Sequence[dict], *names: str) -> dict[tuple, list[dict]]:
-    out: dict[tuple, list[dict]] = defaultdict(list)
-    for r in rows:
-        out[tuple(r[n] for n in names)].append(r)
-    return out
 
 
 def compass_of(row: dict) -> dict | None:
@@ -88,7 +75,7 @@ def integration_table(rows: Sequence[dict], options: ScoringOptions | None = Non
     if not compass:
         return out
     run, model = compass[0]["run"], compass[0]["model"]
-    for variant, vrows in _variants(compass):
+    for variant, vrows in variants(compass):
         captions: dict[tuple, dict] = defaultdict(lambda: {"composed": None, "parts": {}, "facts": None, "image": None})
         for r in vrows:
             facts = compass_of(r)
@@ -147,8 +134,8 @@ def skill_load_table(rows: Sequence[dict], options: ScoringOptions | None = None
     run, model = skill[0]["run"], skill[0]["model"]
     blank = {"beta": None, "se": None, "t": None, "df": None, "p": None, "significance": None, "ci_lo": None,
              "ci_hi": None}
-    for variant, vrows in _variants(skill):
-        groups = _group_by([{**r, "_level": compass_of(r)["level"], "_skill": compass_of(r)["skill"]}
+    for variant, vrows in variants(skill):
+        groups = group_by([{**r, "_level": compass_of(r)["level"], "_skill": compass_of(r)["skill"]}
                                    for r in vrows], "_level", "_skill")
         for (level, target), group in sorted(groups.items()):
             terms = [t for t in TYPES if t in level]  # the types the level has
@@ -198,8 +185,8 @@ def skill_cells_table(rows: Sequence[dict], options: ScoringOptions | None = Non
     if not skill:
         return out
     run, model = skill[0]["run"], skill[0]["model"]
-    for variant, vrows in _variants(skill):
-        cells = _group_by([{**r, "_cell": (compass_of(r)["level"], compass_of(r)["skill"],
+    for variant, vrows in variants(skill):
+        cells = group_by([{**r, "_cell": (compass_of(r)["level"], compass_of(r)["skill"],
                                            *(int(compass_of(r)["counts"][t]) for t in TYPES))} for r in vrows], "_cell")
         for ((level, target, n_o, n_a, n_r),), group in sorted(cells.items()):
             out.append({"run": run, "model": model, "variant": variant, "level": level, "skill": target,

@@ -172,11 +172,6 @@ def measure_splits(rows: list[dict], train: list) -> list[dict]:
     return out
 
 
-def _acc_note(r: dict) -> str:
-    lo, hi = r.get("accuracy_lo"), r.get("accuracy_hi")
-    return f"[{100 * lo:.0f}, {100 * hi:.0f}]" if lo is not None and hi is not None else ""
-
-
 BINDING = ReportTable(
     name="autocomp", title="Binding (Auto-Comp) beside chance",
     definition="Auto-Comp Swap, Confusion and N = 1 caption choices: accuracy with its Wilson interval, "
@@ -186,7 +181,7 @@ BINDING = ReportTable(
          "N sets another), else the truth and 49 drawn from the question's seed (the question says which); an "
          "image-text model ranks all of them.",
     columns=(Column("task", "task", "text"), Column("N", "n_objects", "int"), Column("condition", "condition", "text"),
-             Column("n", "n", "int"), Column("accuracy", "accuracy", note=_acc_note), Column("chance", "chance")),
+             Column("n", "n", "int"), Column("accuracy", "accuracy", interval="pct"), Column("chance", "chance")),
     measure=measure_binding, keys=AUTOCOMP_KEYS)
 
 PAIRED = ReportTable(
@@ -229,7 +224,7 @@ SPLITS = ReportTable(
          "caption names (the shortcut a key's sampling leaves open): 1/3, the chance, on relation_zsl; on the "
          "paper's own sampling (relation_zsl_split) 1.00 on OOD test, whose labels each name another pair of "
          "shapes. A model's accuracy near it may be the shortcut's.",
-    columns=(Column("split", "split", "text"), Column("n", "n", "int"), Column("accuracy", "accuracy", note=_acc_note),
+    columns=(Column("split", "split", "text"), Column("n", "n", "int"), Column("accuracy", "accuracy", interval="pct"),
              Column("chance", "chance"), Column("bag-of-shapes", "bag_of_shapes")),
     measure=measure_splits, keys=COMPGEN_KEYS)
 
@@ -239,7 +234,7 @@ RELATIONS = ReportTable(
                "condition (Auto-Comp Table 13)",
     note="Auto-Comp, Table 13: over, under, to the left of, to the right of, measured in the image plane.",
     columns=(Column("relation", "relation", "text"), Column("condition", "condition", "text"), Column("n", "n", "int"),
-             Column("accuracy", "accuracy", note=_acc_note), Column("chance", "chance")),
+             Column("accuracy", "accuracy", interval="pct"), Column("chance", "chance")),
     measure=measure_relations, keys=AUTOCOMP_KEYS[:2])
 
 TABLES = (BINDING, PAIRED, RELATIONS, DISTRACTORS, SPLITS)

@@ -456,14 +456,6 @@ def measure(rows: list[dict], train: list[str]) -> list[dict]:
     return out
 
 
-def _interval(lo: str, hi: str, pct: bool = False):
-    def note(r: dict) -> str:
-        if r.get(lo) is None or r.get(hi) is None:
-            return ""
-        return f"[{100 * r[lo]:.1f}, {100 * r[hi]:.1f}]" if pct else f"[{r[lo]:.3f}, {r[hi]:.3f}]"
-    return note
-
-
 TABLE = ReportTable(
     name="crest", title="Crests (KamonBench metrics)",
     definition="KamonBench, normalisation 'kamonbench' (whitespace removed, katakana to hiragana, "
@@ -493,10 +485,9 @@ TABLE = ReportTable(
          "absent from the training labels while each of its factor values is present; 'unseen factor' rows are "
          "not recombination items. 'lenient': this project's looser normalisation, for comparison.",
     columns=(Column("slice", "slice", "text"), Column("n", "n", "int"), Column("parse rate", "parse_rate"),
-             Column("Acc", "exact", note=_interval("exact_lo", "exact_hi", pct=True)),
+             Column("Acc", "exact", interval="pct", digits=1),
              Column("Acc NIT", "acc_nit", note=lambda r: f"n {r['acc_nit_n']}" if "acc_nit_n" in r else ""),
-             Column("CER / TER", "error_rate", "num",
-                    note=lambda r: r["error_unit"] + " " + _interval("error_rate_lo", "error_rate_hi")(r)),
+             Column("CER / TER", "error_rate", "num", note=lambda r: r["error_unit"], interval="num"),
              Column("lenient Acc", "exact_lenient"),
              Column("container", "container_acc"), Column("modifier", "modifier_acc"), Column("motif", "motif_acc"),
              Column("contained exact", "exact_contained_acc"), Column("contained motif", "motif_contained_acc"),

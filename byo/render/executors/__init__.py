@@ -115,7 +115,7 @@ def retry_or_fail(queue: deque, task, failures: int, problem: str, retries: int)
 
 def signal_when_parent_dies(sig: int = signal.SIGKILL) -> bool:
     """Linux: have the kernel send `sig` to this process when its parent dies (kill -9 included),
-    so that a killed run leaves no orphan working on. False where this is not available."""
+    so that a killed render leaves no orphan working on. False where this is not available."""
     try:
         return ctypes.CDLL(None, use_errno=True).prctl(1, sig) == 0  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):

@@ -25,7 +25,7 @@ class InProcess:
                 result = render(task, self.threads)
             except FatalRenderError:
                 raise
-            except Exception as err:  # recorded as a failed image; the run goes on
+            except Exception as err:  # recorded as a failed image; the render goes on
                 yield task, None, describe(err)
             else:
                 yield task, result, None

@@ -56,7 +56,7 @@ def _serve(conn, handler: str, threads: int, parent: int, cpus: set[int]) -> Non
         while (task := conn.recv()) is not None:
             try:
                 conn.send(("ok", run(task, threads)))
-            except FatalRenderError as err:  # every image would fail: the parent stops the run
+            except FatalRenderError as err:  # every image would fail: the parent stops the render
                 conn.send(("fatal", str(err)))
             except Exception as err:  # reported to the parent; the worker goes on
                 conn.send(("error", describe(err)))
@@ -144,7 +144,7 @@ class LocalPool:
 
     def run(self, tasks: Iterable[RenderTask]) -> Iterator[Outcome]:
         """Run the tasks in worker processes; a crash or a timeout is retried, then a failed task,
-        never a hang. A fatal error (see FatalRenderError) stops the run."""
+        never a hang. A fatal error (see FatalRenderError) stops the render."""
         queue = deque((task, 0) for task in tasks)  # (task, failed attempts so far)
         ctx = multiprocessing.get_context("spawn")
         busy: list[_Worker] = []

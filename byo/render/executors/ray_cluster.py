@@ -88,7 +88,7 @@ class RayExecutor:
     def __init__(self, address: str | None = None, *, threads: int = 1, workers: int | None = None,
                  timeout: float | None = None, retries: int = 2, handler: str | None = None):
         require_ray()
-        self.address = address  # None: RAY_ADDRESS, else a Ray started here for the run
+        self.address = address  # None: RAY_ADDRESS, else a Ray started here for the render
         self.threads = threads  # CPUs (Cycles threads) per worker
         self.workers = workers  # None: as many as the cluster's CPUs (or GPUs) hold
         self.timeout = timeout

@@ -73,8 +73,9 @@ def test_position_answers_pass_the_audit_and_the_oracle(position):
     scores = json.loads((position / "runs" / "oracle" / "scores.json").read_text())
     table = scores["tables"]["autocomp"]
     assert table and all(r["accuracy"] == 1.0 for r in table)
-    assert {(r["n_objects"], r["condition"]) for r in table} == {(2, "minimal"), (2, "contextual"),
-                                                                 (3, "minimal"), (3, "contextual")}
+    # every cell asked (at elevation 12 a cylinder may read as a square: its questions are not asked)
+    asked = {(r["params"]["n"], r["levels"]["content.condition"]) for r in rows}
+    assert {(r["n_objects"], r["condition"]) for r in table} == asked and len(asked) >= 3
 
 
 def test_the_options_a_chat_model_is_shown_are_a_question_setting(position, tmp_path):
@@ -83,7 +84,8 @@ def test_the_options_a_chat_model_is_shown_are_a_question_setting(position, tmp_
     shown, chance 1/26; 108 shown, chance 1/108 (the letters run A to DD)."""
     for given, shown in (("26", 26), ("200", 108)):
         out = tmp_path / f"q{given}.jsonl"
-        assert main(["questions", str(position), "--keys", "autocomp_confusion", "--options", given, "-o", str(out)]) == 0
+        assert main(["questions", str(position), "--keys", "autocomp_confusion", "--options", given, "-o", str(out),
+                     "--unreadable", "ask"]) == 0  # the options are the subject, not readability
         rows = [json.loads(line) for line in out.read_text().splitlines() if '"n": 3' in line]
         assert rows and all(len(r["choices"]) == shown and r["chance"] == pytest.approx(1 / shown) for r in rows)
         assert all(len(r["retrieval"]["captions"]) == 108 for r in rows)

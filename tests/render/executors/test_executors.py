@@ -261,9 +261,9 @@ def test_ray_two_node_cluster_renders_the_same_dataset(config, reference, ray_cl
     assert main(["render", str(config), "-o", str(out), "--executor", "ray", "--address", ray_cluster,
                  "--timeout", "300"]) == 0
     assert_same_dataset(reference, out)
-    from byo.render import log as runlog
+    from byo.render import log as renderlog
 
-    workers = [e["worker"] for e in runlog.read(out) if e.get("event") == "image"]
+    workers = [e["worker"] for e in renderlog.read(out) if e.get("event") == "image"]
     assert len(workers) == N_IMAGES
     nodes = {w.split(" pid ")[0] for w in workers}
     assert len(nodes) == 2, workers  # the render tasks landed on both nodes
