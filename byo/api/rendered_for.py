@@ -22,7 +22,7 @@ from byo.core.errors import ConfigError
 from byo.families import load_config
 from byo.providers import PROVIDERS, pipeline_of
 from byo.providers.image_pipeline import RENDERED_FOR, render_size
-from byo.scene.config import parse_resolution, quick_run, set_path
+from byo.scene.config import parse_resolution, quick_config, set_path
 from byo.scene.setup import RESOLUTION
 
 __all__ = ["RENDERED_FOR", "SizedFor", "config_for", "config_resolution", "image_models", "receivers",
@@ -73,7 +73,7 @@ def config_for(config: str | Path | dict, sized: SizedFor, *, quality: str | Non
                file: str | None = None) -> dict:
     """The config's data rendered at `sized.size`, each model's received size recorded in
     scene.render.counterfactual.received (the legends carry it; the check is measured there too)."""
-    data = quick_run(config, quality=quality, resolution=f"{sized.size[0]}x{sized.size[1]}", file=file)
+    data = quick_config(config, quality=quality, resolution=f"{sized.size[0]}x{sized.size[1]}", file=file)
     set_path(data.setdefault("scene", {}), "render.counterfactual.received",
              {m: list(s) for m, s in sized.received.items()})
     return data
