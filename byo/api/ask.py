@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from byo.api.rendered_for import rendered_for
 from byo.audit.run import AuditReport
 from byo.audit.run import audit_dataset as _audit
 from byo.providers import pipeline_of
@@ -42,7 +43,10 @@ def write_questions(dataset: str | Path, *, keys: Sequence[str] | None = None,
     (`unreadable`: skip, flag or ask). Further options as byo.questions.generate.generate
     (templates, out, options...). `for_models` (PROVIDER:MODEL each, with OpenAI's `detail`):
     each question also decided at the size that model receives (byo.providers.image_pipeline),
-    and marked `unreadable_for` the models that cannot decide it there."""
+    and marked `unreadable_for` the models that cannot decide it there; default: the models the
+    dataset was rendered for (`byo render --for`, its rendered_for.json), at their detail."""
+    if not for_models:
+        for_models, detail = rendered_for(dataset)[0], detail or rendered_for(dataset)[1]
     if for_models:
         options["received"] = {spec: _receiver(pipeline_of(spec, detail=detail)) for spec in for_models}
     path, summary = generate(dataset, keys=list(keys) if keys else None,

@@ -26,7 +26,7 @@ from byo.scene.config import parse_resolution, quick_config, set_path
 from byo.scene.setup import RESOLUTION
 
 __all__ = ["RENDERED_FOR", "SizedFor", "config_for", "config_resolution", "image_models", "receivers",
-           "rendered_for_clash", "sized_for", "write_record"]
+           "rendered_for", "rendered_for_clash", "sized_for", "write_record"]
 
 
 @dataclass(frozen=True)
@@ -37,12 +37,14 @@ class SizedFor:
     size: tuple[int, int]  # rendered: the largest any model receives of `config`, never above it
     received: dict[str, tuple[int, int]]  # model -> the whole image as it receives a render at `size`
     of_config: dict[str, dict]  # model -> what it receives of a render at `config` (Received.to_json)
+    detail: str | None = None  # OpenAI's image detail the models are asked at
 
     @property
     def record(self) -> dict:
         """The dataset's RENDERED_FOR record."""
         return {"config": list(self.config), "rendered": list(self.size), "models": self.of_config,
-                "received": {m: list(s) for m, s in self.received.items()}}
+                "received": {m: list(s) for m, s in self.received.items()},
+                **({"detail": self.detail} if self.detail else {})}
 
 
 def config_resolution(config: str | Path, resolution: str | None = None) -> tuple[int, int]:
@@ -64,7 +66,7 @@ def sized_for(config: str | Path, models: Sequence[str], *, detail: str | None =
     except ValueError as err:
         raise ConfigError(str(config), [(field, str(err))]) from None
     received = {spec: p.receive(*render).resampled for spec, p in pipelines.items()}
-    return SizedFor(size, render, received, of_config)
+    return SizedFor(size, render, received, of_config, detail)
 
 
 def config_for(config: str | Path | dict, sized: SizedFor, *, quality: str | None = None,
@@ -118,3 +120,14 @@ def rendered_for_clash(dataset: str | Path, sized: SizedFor) -> str | None:
     why = f"{', '.join(more)} receives more" if more else "the models' largest received size differs"
     return (f"{dataset} was rendered at {rendered[0]}x{rendered[1]} for {', '.join(models)}; {why} "
             f"({sized.size[0]}x{sized.size[1]}): render into another output (-o), never upscaled")
+
+
+def rendered_for(dataset: str | Path) -> tuple[list[str], str | None]:
+    """The models a dataset was rendered for (its RENDERED_FOR record) and their detail; none
+    without a record, or with one byo cannot read (byo eval names that one)."""
+    path = Path(dataset) / RENDERED_FOR
+    try:
+        record = json.loads(path.read_text()) if path.is_file() else {}
+        return [str(m) for m in record.get("models") or {}], record.get("detail")
+    except (ValueError, AttributeError, TypeError):
+        return [], None

@@ -78,9 +78,14 @@ def print_question_summary(args, path: Path, summary) -> None:
     for model, got in summary.received.items():
         size = "x".join(map(str, got["received"])) if got["received"] else "unknown (not published)"
         console.print(f"{escape(model)}: receives {'x'.join(map(str, got['sent']))} as {size}; "
-                      f"{got['undecidable']} questions undecidable there", highlight=False)
+                      f"{got['undecidable']} questions undecidable there{CHECK_NOTE.get(got.get('counterfactual'), '')}",
+                      highlight=False)
     console.print(f"{sum(summary.questions.values())} questions ({sum(summary.flagged.values())} flagged as "
                   f"unreadable), {sum(summary.skipped.values())} skipped{per_level}{other}: {path}", highlight=False)
+
+
+# how the counterfactual check was taken at the received size (byo.questions.received.AtSize.check)
+CHECK_NOTE = {"rendered": " (the counterfactual check as rendered: byo render --for the model measures it at its size)"}
 
 
 def render_alternatives(args) -> None:

@@ -369,6 +369,10 @@ def pipeline_for(provider_type: str, model: str, *, detail: str | None = None) -
     if provider_type in ("openai", "azure"):
         return openai_pipeline(model, detail)
     if provider_type == "anthropic":
+        if re.search(r"opus-4[-.]7", name):  # and, likely, later models: the vision page's rule is the 1568 px one
+            return unknown(f"{model}: Claude Opus 4.7 reads images at a higher resolution (about 3.75 megapixels, "
+                           "as reported at its release) than the 1568 px rule of Anthropic's vision page; its exact "
+                           "rule is not one byo knows")
         return Pipeline("anthropic", anthropic)
     if provider_type == "gemini":
         return Pipeline("gemini tokens", gemini)
@@ -418,8 +422,9 @@ def rendered_for_problem(record: Mapping, name: str, pipeline: Pipeline) -> str 
     if not got.known:
         return (f"rendered at {rendered[0]}x{rendered[1]} for {', '.join(models)}; the size {name} "
                 f"receives is not published: render again at the config's {config[0]}x{config[1]}")
-    if got.shown[0] > rendered[0] or got.shown[1] > rendered[1]:
+    whole = got.resampled  # the whole image at its scale (a centre crop's before the cut)
+    if whole[0] > rendered[0] or whole[1] > rendered[1]:
         return (f"rendered at {rendered[0]}x{rendered[1]} for {', '.join(models)}; {name} receives "
-                f"{got.shown[0]}x{got.shown[1]} of the config's {config[0]}x{config[1]}: render again with "
+                f"{whole[0]}x{whole[1]} of the config's {config[0]}x{config[1]}: render again with "
                 f"--for {name}")
     return None

@@ -142,5 +142,15 @@ def test_each_provider_exposes_its_pipeline():
     assert not create_provider("blind", "", params).image_pipeline().receive(64, 48).known
     assert pipeline_for("openai-compatible", "Qwen/Qwen2.5-VL-7B-Instruct").receive(1920, 1080).size == (1316, 728)
     assert not pipeline_for("ollama", "llama3.2-vision").receive(1920, 1080).known
+    assert not pipeline_for("anthropic", "claude-opus-4-7").receive(1920, 1080).known  # a higher-resolution model
+    assert pipeline_for("anthropic", "claude-opus-4-1").receive(1920, 1080).size == anthropic(1920, 1080).size
     with pytest.raises(ValueError, match="at least 1"):
         gpt.image_pipeline().receive(0, 10)
+
+
+def test_qwen2_vl_agrees_with_transformers_smart_resize_where_importable():
+    module = pytest.importorskip("transformers.models.qwen2_vl.image_processing_pil_qwen2_vl")
+    for w, h in [(1920, 1080), (1365, 768), (640, 360), (64, 48), (20, 20), (333, 777), (4000, 100), (8000, 6000)]:
+        for lo, hi in [(3136, 1003520), (256 * 28 * 28, 1280 * 28 * 28), (3136, 12845056)]:
+            hf_h, hf_w = module.smart_resize(h, w, factor=28, min_pixels=lo, max_pixels=hi)
+            assert qwen2_vl(w, h, min_pixels=lo, max_pixels=hi).size == (hf_w, hf_h), (w, h, lo, hi)

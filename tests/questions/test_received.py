@@ -93,3 +93,14 @@ def test_the_question_is_asked_of_the_model_that_can_decide_it_and_not_of_the_on
     assert sorted(r["id"] for r in other.rows) == sorted(r["id"] for r in rows)
     assert {tuple(r["image"]["received"]["size"]) for r in other.rows} == {(1316, 728)}
     assert {tuple(r["image"]["sent_size"]) for r in other.rows} == {(1920, 1080)}
+
+
+def test_the_command_says_when_the_check_was_taken_as_rendered(tmp_path, capsys):
+    from byo.cli import main
+
+    dataset = full_hd(tmp_path)
+    assert main(["questions", str(dataset), "--keys", "identify_type_one_piece", "--unreadable", "flag",
+                 "--for", LOW, "--detail", "low", "-o", str(tmp_path / "q.jsonl")]) == 0
+    said = " ".join(capsys.readouterr().err.split())
+    assert f"{LOW}: receives 1920x1080 as 512x288" in said
+    assert "the counterfactual check as rendered: byo render --for the model measures it at its size" in said

@@ -34,8 +34,8 @@ def test_rendered_for_two_models_the_legend_records_their_sizes_and_the_check_at
     at = check.received[LOW]  # measured again at GPT-4o's 512x288 only (Claude's is the image's own)
     assert set(check.received) == {LOW} and at.size == (512, 288)
     assert at.area == round(check.area * 0.8 * 0.8) and 0 < at.presence
-    asked = byo.write_questions(out, keys=["identify_type_one_piece"], unreadable="flag", for_models=[LOW, CLAUDE],
-                                detail="low", out=tmp_path / "q.jsonl")
+    # without --for, decided for the models it was rendered for, at their detail (rendered_for.json)
+    asked = byo.write_questions(out, keys=["identify_type_one_piece"], unreadable="flag", out=tmp_path / "q.jsonl")
     received = asked.summary.received
     assert received[LOW]["received"] == [512, 288] and received[LOW]["counterfactual"] == "received"
     assert "counterfactual" not in received[CLAUDE]  # received whole: nothing decided again
