@@ -20,16 +20,17 @@ from byo.eval.layout import (
 )
 from byo.eval.settings import EvalSettings
 from byo.eval.shots import MAX_SHOTS, Shots
-from byo.providers import PROVIDERS, Provider, create_provider
+from byo.providers import PROVIDERS, Provider, create_provider, providers_that, sdk_secret_variables
 from byo.providers.catalog import ModelEntry, load_catalog, provider_entry
 from byo.providers.image_pipeline import RENDERED_FOR, rendered_for_problem
 from byo.providers.keys import redact_all, resolve_key
 from byo.questions.load import QUESTIONS, Question, load_questions
 
-# --text-only: language models behind an API
-TEXT_ONLY = ("openai", "groq", "ollama", "openai-compatible", "azure", "anthropic", "gemini")
-BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "groq": "GROQ_BASE_URL", "ollama": "OLLAMA_HOST",
-                "azure": "AZURE_OPENAI_ENDPOINT"}
+
+def base_url_from_env(ptype: str) -> str | None:
+    """The base URL the provider's SDK reads from its variable (Provider.base_url_env), if set."""
+    env = PROVIDERS[ptype].base_url_env
+    return os.environ.get(env) if env else None
 
 
 def check_numbers(s: EvalSettings) -> None:
@@ -70,11 +71,11 @@ def capped_price(s: EvalSettings) -> None:
 def check_base_url(s: EvalSettings, ptype: str, listed: str | None, file: str | None) -> None:
     """A base URL that no client can reach is refused before any request (ConfigError naming where
     it came from: --base-url, the providers file, or the environment variable the SDK reads)."""
-    env = BASE_URL_ENV.get(ptype, "")
-    url = s.base_url or listed or os.environ.get(env)
+    env = PROVIDERS[ptype].base_url_env or ""
+    url = s.base_url or listed or base_url_from_env(ptype)
     if not url:
         return
-    problem = url_problem(url, bare_host=ptype == "ollama")
+    problem = url_problem(url, bare_host=PROVIDERS[ptype].bare_host)
     if problem is None:
         return
     if s.base_url:
@@ -112,8 +113,7 @@ class Evaluation:
         reference = PROVIDERS[self.ptype].reference
         if s.structured and not PROVIDERS[self.ptype].structured:
             raise ConfigError("<command line>", [("--structured", f"the {self.ptype} provider takes no JSON schema for "
-                                                  "its replies; the OpenAI-compatible ones, ollama and the reference "
-                                                  "providers do")])
+                                                  "its replies; " + ", ".join(providers_that("structured")) + " do")])
         self.model = s.model or (self.ptype if reference else None)
         if not self.model:
             raise ConfigError("<command line>", [("--model", f"required for the {self.ptype} provider")])
@@ -125,8 +125,8 @@ class Evaluation:
                                       "expected one of " + ", ".join(entry.models))])
         if s.batch and PROVIDERS[self.ptype].batch_route is None:
             raise ConfigError("<command line>", [("--batch", f"the {self.ptype} provider has no batch API through byo; "
-                                                  "openai, azure and openai-compatible (a server with OpenAI's /files "
-                                                  "and /batches) do")])
+                                                  + ", ".join(providers_that("batch_route")) + " do (a server with "
+                                                  "/files and /batches)")])
         capped_price(s)
         questions_path = Path(s.questions) if s.questions else self.dataset / QUESTIONS
         all_questions = load_questions(questions_path, self.dataset) if questions is None else list(questions)
@@ -141,9 +141,8 @@ class Evaluation:
         self.questions = all_questions[: s.limit] if s.limit is not None else all_questions
         check_numbers(s)
         if s.shots and not PROVIDERS[self.ptype].few_shot:
-            raise ConfigError("<command line>", [("--shots", f"the {self.ptype} provider sends no examples; the "
-                                                  "OpenAI-compatible ones (openai, groq, openai-compatible) and "
-                                                  "ollama do")])
+            raise ConfigError("<command line>", [("--shots", f"the {self.ptype} provider sends no examples; "
+                                                  + ", ".join(providers_that("few_shot")) + " do")])
         if s.shots and s.structured:
             raise ConfigError("<command line>", [("--shots", "examples answer in free form; leave out --structured")])
         if s.shots and s.text_only:
@@ -155,18 +154,19 @@ class Evaluation:
                                                      f"the image-text provider {self.ptype} ranks; ask chat models "
                                                      "these questions, or write questions of a key that has them "
                                                      "(docs/image_text.md)")])
-        if s.text_only and self.ptype not in TEXT_ONLY:
+        if s.text_only and not PROVIDERS[self.ptype].text_only:
             raise ConfigError("<command line>", [("--text-only", f"asks a language model the questions without "
-                                                  f"their images through {', '.join(TEXT_ONLY)}; not {self.ptype}")])
+                                                  f"their images through {', '.join(providers_that('text_only'))}; "
+                                                  f"not {self.ptype}")])
 
         self.timeout = s.timeout or entry.timeout or PROVIDERS[self.ptype].default_timeout
         self.api = s.api or entry.api
         # The SDKs also read these variables; naming the URL here puts it into the cache key.
-        self.base_url = s.base_url or entry.base_url or os.environ.get(BASE_URL_ENV.get(self.ptype, ""))
+        self.base_url = s.base_url or entry.base_url or base_url_from_env(self.ptype)
         check_base_url(s, self.ptype, entry.base_url, file)
-        # Redacted from every recorded message (the ollama SDK reads OLLAMA_API_KEY by itself; a
+        # Redacted from every recorded message (keys an SDK reads by itself, Provider.sdk_secret_env; a
         # server may echo the URL, and with it a key in its user information or query).
-        self.secrets = [os.environ.get("OLLAMA_API_KEY"), *url_secrets(self.base_url)]
+        self.secrets = [*(os.environ.get(v) for v in sdk_secret_variables()), *url_secrets(self.base_url)]
         if reference:
             self.api_key, self.key_source = None, "none"
         else:
@@ -178,7 +178,7 @@ class Evaluation:
             self.ptype, self.model, s.params, api=self.api, base_url=self.base_url, api_key=self.api_key,
             timeout=self.timeout, questions=all_questions, connections=s.concurrency, dataset=self.dataset,
             local={"device": s.device, "dtype": s.dtype, "batch_size": s.batch_size},
-            azure={"api_version": s.api_version or entry.api_version, "deployment": s.deployment or entry.deployment})
+            deployment={"api_version": s.api_version or entry.api_version, "deployment": s.deployment or entry.deployment})
         if entry.max_image_bytes:
             self.provider.limits = replace(self.provider.limits, max_bytes=entry.max_image_bytes)
         if entry.max_image_pixels:

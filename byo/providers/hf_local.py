@@ -125,6 +125,7 @@ def model_pipeline(name: str) -> Pipeline:
 class HuggingFace(Provider):
     type = "hf"
     local = True
+    price_source = "processor"
     default_timeout = 900.0  # a batch on a CPU takes minutes; a request waits for its batch
 
     def __init__(self, model: str, params: GenerationParams, *, api_key: str | None = None,

@@ -77,6 +77,8 @@ class ImageText(Provider):
     and return one row per item (normalized later); every call is counted in `calls`."""
 
     ranks = True  # answered by byo.eval.ranking, not by `answer`
+    chat = False
+    price_source = "embeddings"
     local = True
     needs_image = True
     cacheable = True  # its embeddings are cached (byo.eval.embeddings)
@@ -231,6 +233,8 @@ class RankReference(Provider):
 
     ranks = True
     reference = True
+    chat = False
+    price_source = None
     needs_image = False
     cacheable = False
 
