@@ -11,6 +11,7 @@ from rich.markup import escape
 
 import byo
 from byo.cli.console import add_json, add_quiet, console, new_table, out, print_json, quiet, waiting
+from byo.cli.fields import message
 from byo.cli.options import add_max_answer_chars, add_wait, device_name, positive, whole
 from byo.core.errors import ConfigError
 from byo.core.locks import Busy
@@ -237,7 +238,7 @@ def cmd_run_status(args) -> int:
         try:
             evaluate(settings, show_progress=False)
         except Busy as err:  # a byo eval --batch of the run is waiting for its batches: it collects them
-            busy = str(err)
+            busy = message(err)
     summary = run_summary(args.dataset)
     if args.json:
         print_json(summary)

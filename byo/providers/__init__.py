@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from importlib import import_module
 from pathlib import Path
 
-from byo.core.errors import ConfigError
+from byo.core.errors import ARGUMENTS, ConfigError
 from byo.providers.base import (
     GenerationParams,
     ImageLimits,
@@ -98,16 +98,16 @@ def create_provider(ptype: str, model: str, params: GenerationParams, *, api: st
     options (hf: device, dtype, batch_size); `dataset`: for a provider that reads the legends
     (the simulated observer); `deployment`: api_version and deployment, for a provider of
     `deployments` (Azure)."""
-    where = "<command line>"
+    where = ARGUMENTS
     if api == "responses" and ptype != "openai":
-        raise ConfigError(where, [("--api", f"the Responses API is OpenAI's; {ptype} uses chat")])
+        raise ConfigError(where, [("api", f"the Responses API is OpenAI's; {ptype} uses chat")])
     if ptype not in PROVIDERS:
-        raise ConfigError(where, [("--provider", f"unknown provider type {ptype!r}; expected one of "
+        raise ConfigError(where, [("provider", f"unknown provider type {ptype!r}; expected one of "
                                    + ", ".join(PROVIDERS))])
     if PROVIDERS[ptype].base_url_required and not base_url:
-        raise ConfigError(where, [("--base-url", f"required for {ptype}: {PROVIDERS[ptype].base_url_required}")])
+        raise ConfigError(where, [("base_url", f"required for {ptype}: {PROVIDERS[ptype].base_url_required}")])
     if api == "responses" and params.seed is not None:
-        raise ConfigError(where, [("--seed", "the Responses API takes no seed; use --api chat")])
+        raise ConfigError(where, [("seed", "the Responses API takes no seed; set `api` to chat")])
     cls = import_module("byo.providers.openai_api").OpenAIResponses if api == "responses" else PROVIDERS[ptype]
     if cls.reference:
         return cls(model, params, questions=questions or [], **({"dataset": dataset} if cls.reads_legends else {}))
@@ -119,11 +119,11 @@ def create_provider(ptype: str, model: str, params: GenerationParams, *, api: st
                connections=connections, **extra)
 
 
-def pipeline_of(spec: str, *, detail: str | None = None, flag: str = "--for") -> Pipeline:
+def pipeline_of(spec: str, *, detail: str | None = None, field: str = "for_models") -> Pipeline:
     """What model `spec` (PROVIDER:MODEL, a provider type and its model) receives of a sent image
     (byo.providers.image_pipeline), with OpenAI's `detail` when given."""
     ptype, _, model = spec.partition(":")
     if ptype not in PROVIDERS or not model:
-        raise ConfigError("<command line>", [(flag, f"{spec!r}: expected PROVIDER:MODEL with PROVIDER one of "
-                                              + ", ".join(PROVIDERS))])
+        raise ConfigError(ARGUMENTS, [(field, f"{spec!r}: expected PROVIDER:MODEL with PROVIDER one of "
+                                       + ", ".join(PROVIDERS))])
     return PROVIDERS[ptype].pipeline_of(model, GenerationParams(detail=detail))

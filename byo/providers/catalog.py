@@ -21,7 +21,7 @@ from typing import Literal
 import yaml
 from pydantic import Field, ValidationError, field_validator
 
-from byo.core.errors import ConfigError, format_key_path
+from byo.core.errors import ARGUMENTS, ConfigError, format_key_path
 from byo.core.inputs import read_text
 from byo.core.schema import Strict, shown, validation_problems
 from byo.providers import PROVIDERS
@@ -117,5 +117,5 @@ def provider_entry(name: str, catalog: Catalog | None, file: str | None) -> tupl
     if name in PROVIDERS:
         return name, ProviderEntry()
     known = sorted(set(PROVIDERS) | set(catalog.providers if catalog else ()))
-    raise ConfigError(file or "<command line>", [("--provider", f"unknown provider {name!r}; expected one of "
-                                                  + ", ".join(known))])
+    raise ConfigError(file or ARGUMENTS, [("`provider`" if file else "provider", f"unknown provider {name!r}; "
+                                           "expected one of " + ", ".join(known))])

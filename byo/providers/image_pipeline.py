@@ -369,7 +369,7 @@ def render_size(config_size: tuple[int, int], pipelines: Mapping[str, Pipeline])
     unknown_models = [name for name, r in received.items() if not r.known]
     if unknown_models:
         raise ValueError(f"the size {', '.join(unknown_models)} receives is not published: render at the config's "
-                         "resolution (leave out --for)")
+                         "resolution (leave out `for_models`)")
     shown = max((r.shown for r in received.values()), key=lambda s: (s[0] * s[1], s))
     size = (min(shown[0], config_size[0]), min(shown[1], config_size[1]))
     return size, {name: r.to_json() for name, r in received.items()}
@@ -394,5 +394,5 @@ def rendered_for_problem(record: Mapping, name: str, pipeline: Pipeline) -> str 
     if got.shown[0] > rendered[0] or got.shown[1] > rendered[1]:
         return (f"rendered at {rendered[0]}x{rendered[1]} for {', '.join(models)}; {name} receives "
                 f"{got.shown[0]}x{got.shown[1]} of the config's {config[0]}x{config[1]}: render again with "
-                f"--for {name}")
+                f"`for_models` {name}")
     return None

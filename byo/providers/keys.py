@@ -29,7 +29,7 @@ def resolve_key(provider_type: str, *, key_env: str | None = None,
         return os.environ[name].strip(), f"environment {name}"
     if key_env or (cls and cls.key_required):
         raise ConfigError("<environment>", [(name, f"not set: the {provider_type} provider needs an API key; "
-                                             "export it or pass --key-file FILE")])
+                                             "export it or give its file as `key_file`")])
     return None, "none"
 
 

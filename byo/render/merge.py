@@ -43,10 +43,10 @@ def _selection(dirs: list[Path]) -> tuple[int | None, int | None]:
                 except ValueError as err:
                     raise InputError(d / runlog.RENDER_LOG, str(err)) from None
                 found.add((limit, sample))
-    for i, flag in enumerate(("--limit", "--sample")):
+    for i, field in enumerate(("limit", "sample")):
         values = {s[i] for s in found}
         if len(values) > 1:
-            raise ConfigError("<merge>", [(flag, f"the directories were rendered with different values of {flag} "
+            raise ConfigError("<merge>", [(f"`{field}`", f"the directories were rendered with different values of `{field}` "
                                           f"({', '.join(str(x) for x in sorted(values, key=str))})")])
     return found.pop() if found else (None, None)
 

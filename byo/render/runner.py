@@ -149,7 +149,7 @@ def _output(out: Path, resolved: dict, resume: bool, file: str) -> Layout:
         if previous.is_file() and read_json(previous) != resolved:
             raise ConfigError(file, [("<output>", f"{out} was rendered from a different config "
                                       f"({first_difference(read_json(previous), resolved)}, as rendered vs now); "
-                                      "--resume needs the same config")])
+                                      "`resume` needs the same config")])
     return Layout(out)
 
 
@@ -158,7 +158,7 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
                    shard: Shard | None = None, file: str | None = None, show_progress: bool = True,
                    max_images: int | None = None, sample: int | None = None,
                    on_result: Callable[[RenderResult], None] | None = None, wait: bool = False,
-                   on_wait: Callable[[str], None] | None = None, wait_flag: str | None = "--wait") -> RenderReport:
+                   on_wait: Callable[[str], None] | None = None, wait_flag: str | None = "`wait`") -> RenderReport:
     """Render `config` (a validated config, data, or a YAML file) into `out_dir`: the first
     `limit` images of the plan (or a stratified `sample` of it, every combination of levels before
     any is repeated: byo.scene.plan.stratified_indices), only those of `shard` when given. One process writes a dataset:

@@ -82,8 +82,8 @@ def render_on_slurm(config: str | Path, out: str | Path | None, *, shards: int |
     cfg = load_config(config)
     count = shards or cfg.slurm.shards
     if count is None:
-        raise ConfigError(file, [("slurm.shards", "how many array tasks? set slurm.shards in the config or pass "
-                                  "--shards N")])
+        raise ConfigError(file, [("slurm.shards", "how many array tasks? set slurm.shards in the config or give "
+                                  "`shards`")])
     selected = selected_jobs(cfg, limit=work.limit)
     if work.max_images is not None and len(selected) > work.max_images:
         raise ConfigError(file, [("<dataset>", f"{len(selected):,} images to render, more than the limit of "

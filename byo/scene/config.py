@@ -32,7 +32,7 @@ from pydantic import (
     model_validator,
 )
 
-from byo.core.errors import ConfigError, format_key_path
+from byo.core.errors import ARGUMENTS, ConfigError, format_key_path
 from byo.core.schema import Strict, shown, validation_problems
 from byo.scene.setup import FAMILY_PRESETS, RESOLUTION, QualityPresets, SetupConfig
 
@@ -552,6 +552,6 @@ def parse_resolution(text: str) -> str | list[int]:
         return text
     width, sep, height = text.lower().partition("x")
     if not (sep and width.isdigit() and height.isdigit() and int(width) > 0 and int(height) > 0):
-        raise ConfigError("<command line>", [("--resolution", f"{text[:40]!r}: expected WIDTHxHEIGHT (e.g. 640x360) "
-                                                            f"or a preset ({', '.join(RESOLUTION)})")])
+        raise ConfigError(ARGUMENTS, [("resolution", f"{text[:40]!r}: expected WIDTHxHEIGHT (e.g. 640x360) "
+                                                   f"or a preset ({', '.join(RESOLUTION)})")])
     return [int(width), int(height)]

@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from byo.core.errors import ConfigError, FatalRenderError
+from byo.core.errors import ARGUMENTS, ConfigError, FatalRenderError
 from byo.render.executors import (
     STARTUP_SECONDS,
     Outcome,
@@ -49,8 +49,8 @@ HEAD_IP = "127.0.0.2"  # loopback (see LocalCluster)
 
 def require_ray() -> None:
     if ray is None:
-        raise ConfigError("<command line>", [("--executor ray", "Ray is not installed; install the extra: "
-                                              "pip install 'byo-render[ray]' (or .[ray] from a checkout)")])
+        raise ConfigError(ARGUMENTS, [("executor", "ray: Ray is not installed; install the extra: "
+                                        "pip install 'byo-render[ray]' (or .[ray] from a checkout)")])
 
 
 class _RenderActor:
