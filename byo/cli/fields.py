@@ -12,21 +12,21 @@ COMMAND_LINE = "<command line>"
 
 # field -> the flag that sets it (one table for every command)
 FLAGS: dict[str, str] = {
-    "api": "--api", "base_url": "--base-url", "baseline": "--baseline", "batch": "--batch",
+    "api": "--api", "base": "--base", "base_url": "--base-url", "baseline": "--baseline", "batch": "--batch",
     "chance": "--chance", "concurrency": "--concurrency", "correction": "--correction", "cost": "--max-cost",
     "dataset": "--dataset", "device": "--device", "direction": "--direction", "dtype": "--dtype",
-    "executor": "--executor", "for_models": "--for", "force": "--force", "format": "--format",
+    "executor": "--executor", "family": "--family", "for_models": "--for", "force": "--force", "format": "--format",
     "host": "--host", "images": "--max-images", "instructions": "--instructions", "judge": "--judge",
     "key_env": "--key-env", "key_file": "--key-file", "keys": "--keys", "limit": "--limit", "link": "--link",
-    "max_answer_chars": "--max-answer-chars", "max_cost": "--max-cost", "max_side": "--max-side",
-    "model": "--model", "options": "--options", "output": "-o", "perplexity_model": "--perplexity-model",
+    "max_answer_chars": "--max-answer-chars", "max_cost": "--max-cost", "max_images": "--max-images", "max_side": "--max-side",
+    "model": "--model", "options": "--options", "out": "-o", "output": "-o", "perplexity_model": "--perplexity-model",
     "port": "--port", "preprompts": "--preprompts", "prompts": "--prompts", "provider": "--provider",
-    "providers_file": "--providers", "range": "--range", "repeats": "--repeats", "report": "--report",
+    "providers_file": "--providers", "quality": "--quality", "range": "--range", "repeats": "--repeats", "report": "--report",
     "require_complete": "--require-complete", "resolution": "--resolution", "resume": "--resume",
     "retries": "--retries", "rpm": "--rpm", "run": "--run", "sample": "--sample", "seed": "--seed",
     "shards": "--shards", "shots": "--shots", "shots_from": "--shots-from", "shots_seed": "--shots-seed",
     "slurm_local": "--slurm-local", "structured": "--structured", "task": "--task",
-    "text_only": "--text-only", "timeout": "--timeout", "trials": "--max-trials",
+    "text_only": "--text-only", "threads": "--threads", "timeout": "--timeout", "trials": "--max-trials",
     "unreadable": "--unreadable", "variable": "--variable", "variant": "--variant", "wait": "--wait",
     "width": "--width",
 }

@@ -116,20 +116,20 @@ def check_output(out: Path, force: bool) -> Manifest:
     in the way: a file, a link, files byo did not write."""
     problem = link_problem(out)
     if problem:
-        raise ConfigError(str(out), [("-o", problem)])
+        raise ConfigError(str(out), [("`out`", problem)])
     if out.exists() and not out.is_dir():
-        raise ConfigError(str(out), [("-o", "exists and is not a directory; expected a new or empty directory")])
+        raise ConfigError(str(out), [("`out`", "exists and is not a directory; expected a new or empty directory")])
     if not out.is_dir():
         return Manifest(out)
     manifest = Manifest(out)
     foreign = foreign_files(out, manifest)
     if foreign:
-        raise ConfigError(str(out), [("-o", f"holds files byo did not write (or changed since): {listed(foreign)}; "
-                                      "an export replaces only its own files (--force too): move them away or "
+        raise ConfigError(str(out), [("`out`", f"holds files byo did not write (or changed since): {listed(foreign)}; "
+                                      "an export replaces only its own files (`force` too): move them away or "
                                       "choose another output")])
     if manifest.files and not manifest.pending and not force:
-        raise ConfigError(str(out), [("-o", f"holds an earlier export ({len(manifest.files)} files, by "
-                                      f"{manifest.command or 'byo export'}); pass --force to replace it, or choose "
+        raise ConfigError(str(out), [("`out`", f"holds an earlier export ({len(manifest.files)} files, by "
+                                      f"{manifest.command or 'byo export'}); pass `force` to replace it, or choose "
                                       "another output")])
     return manifest
 

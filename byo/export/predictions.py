@@ -469,7 +469,7 @@ def import_predictions(file: str | Path, fmt: str, dataset: str | Path, *, run: 
     with writer_lock(run_dir, what="run", wait=wait, on_wait=on_wait, wait_flag="`wait`"):
         if (run_dir / PREDICTIONS).exists() and not force and not interrupted_import(run_dir, info["request"]):
             raise ConfigError(str(run_dir), [("`run`", f"already holds {PREDICTIONS}; choose another `run` or "
-                                              "pass --force to replace it")])
+                                              "pass `force` to replace it")])
         # run.json first, unfinished: an import killed before the end is then replaced by the next
         atomic_write_text(run_dir / RUN_FILE, json.dumps({**info, "finished": False}, indent=1,
                                                          ensure_ascii=False) + "\n")

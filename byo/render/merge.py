@@ -64,17 +64,17 @@ def check_output(out: Path, dirs: list[Path]) -> bool:
     """Whether `out` can take the merge: new, empty, or holding an interrupted merge of the same
     directories (which this one finishes: True). Else a ConfigError saying what is in the way."""
     if out.is_symlink() or out.exists() and not out.is_dir():
-        raise ConfigError(str(out), [("-o", "is a file or a link: the merged dataset needs an empty or new "
+        raise ConfigError(str(out), [("`out`", "is a file or a link: the merged dataset needs an empty or new "
                                       "directory")])
     held = entries(out)
     if not held:
         return False
     sources = interrupted_merge(out)
     if sources is None:
-        raise ConfigError(str(out), [("-o", f"the merged dataset needs an empty or new directory; it holds "
+        raise ConfigError(str(out), [("`out`", f"the merged dataset needs an empty or new directory; it holds "
                                       f"{_listed(sorted(p.name for p in held))}")])
     if sources != [str(d.resolve()) for d in dirs]:
-        raise ConfigError(str(out), [("-o", f"holds an interrupted merge of other directories ({_listed(sources)}); "
+        raise ConfigError(str(out), [("`out`", f"holds an interrupted merge of other directories ({_listed(sources)}); "
                                       "rerun that merge to finish it, or choose another output")])
     return True
 

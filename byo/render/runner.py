@@ -138,7 +138,7 @@ def _output(out: Path, resolved: dict, resume: bool, file: str) -> Layout:
         if not resume:
             names = sorted(p.name for p in held)
             shown = ", ".join(names[:5]) + (f" ... and {len(names) - 5} more" if len(names) > 5 else "")
-            raise ConfigError(file, [("<output>", f"{out} is not empty (it holds {shown}); pass --resume to "
+            raise ConfigError(file, [("<output>", f"{out} is not empty (it holds {shown}); pass `resume` to "
                                       "continue a render of this config there, or choose another output directory")])
         started = {IMAGES, MASKS, LEGENDS, PASSES, COUNTERFACTUALS, METADATA, SOURCE_CONFIG, runlog.RENDER_LOG}
         foreign = sorted(p.name for p in held if p.name not in started and not p.name.startswith("."))
@@ -171,7 +171,7 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
     selected = selected_jobs(cfg, limit=limit, shard=shard, sample=sample)
     if max_images is not None and len(selected) > max_images:
         raise ConfigError(file, [("<dataset>", f"{len(selected):,} images to render, more than the limit of "
-                                  f"{max_images:,}; raise it with --max-images, or render a part with --limit")])
+                                  f"{max_images:,}; raise it with `max_images`, or render a part with `limit`")])
     resolved = resolved_config(cfg)
     out = _output_dir(cfg, out_dir, file)
     with writer_lock(out, what="dataset", wait=wait, on_wait=on_wait, wait_flag=wait_flag):
@@ -331,7 +331,7 @@ def _unreadable_legend(layout: Layout, family: Family, legends: list[dict]) -> I
                 family.export(Layout(scratch), [legend])
             except DATA_ERRORS as err:
                 return InputError(layout.legend(legend["name"]), f"not a {family.name} legend this version can read "
-                                  f"({type(err).__name__}: {str(err)[:150]}); remove it and render again with --resume")
+                                  f"({type(err).__name__}: {str(err)[:150]}); remove it and render again with `resume`")
     return InputError(layout.root / LEGENDS, f"the {family.name} legends do not fit together (the dataset files of "
                       "the family could not be written)")
 

@@ -87,7 +87,7 @@ def render_on_slurm(config: str | Path, out: str | Path | None, *, shards: int |
     selected = selected_jobs(cfg, limit=work.limit)
     if work.max_images is not None and len(selected) > work.max_images:
         raise ConfigError(file, [("<dataset>", f"{len(selected):,} images to render, more than the limit of "
-                                  f"{work.max_images:,}; raise it with --max-images, or render a part with --limit")])
+                                  f"{work.max_images:,}; raise it with `max_images`, or render a part with `limit`")])
     count = min(count, len(selected))  # no empty shard
     sample_tasks(cfg, selected, file)  # an impossible scene is named now, not on a node
     out = Path(out or cfg.dataset.output_dir or Path("output") / cfg.dataset.name)

@@ -534,7 +534,7 @@ def quick_run(source: str | Path | dict, *, quality: str | None = None,
     variables = raw.get("variables") or {}
     if not isinstance(scene, dict):
         raise ConfigError(file, [("scene", "expected a mapping")])
-    clash = [(f"variables.{path}", "varies the key that --quality / --resolution sets; render the config as it is")
+    clash = [(f"variables.{path}", "varies the key that `quality` / `resolution` sets; render the config as it is")
              for path in overrides if isinstance(variables, dict) and path in variables]
     if clash:
         raise ConfigError(file, clash)

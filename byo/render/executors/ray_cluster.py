@@ -117,7 +117,7 @@ class RayExecutor:
             capacity = min(capacity, int(resources.get("GPU", 0)))
             if capacity < 1:  # the workers would wait for a GPU for ever
                 raise FatalRenderError("render.device is gpu, but the Ray cluster has no GPU (or fewer CPUs "
-                                       f"than --threads {self.threads}); set render.device to auto or cpu")
+                                       f"than `threads` {self.threads}); set render.device to auto or cpu")
         actor_class = ray.remote(_RenderActor).options(
             num_cpus=self.threads, num_gpus=gpus, max_restarts=0, scheduling_strategy="SPREAD")
         slots: list[_Slot] = []
