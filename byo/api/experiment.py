@@ -51,7 +51,7 @@ from byo.api.rendered_for import (
 )
 from byo.audit.run import AuditReport, audit_dataset
 from byo.core.dataset import atomic_write_text
-from byo.core.errors import ConfigError
+from byo.core.errors import ARGUMENTS, ConfigError
 from byo.core.inputs import reading
 from byo.core.outputs import check_file_output, writing_outputs
 from byo.core.paths import as_name
@@ -273,7 +273,7 @@ def load_experiment(path: str | Path, models: Sequence[str] = (), baseline: str 
     try:
         extra = [model_spec(m) for m in models]
     except ValueError as err:
-        raise ConfigError("<command line>", [("--model", str(err))]) from None
+        raise ConfigError(ARGUMENTS, [("model", str(err))]) from None
     if path.is_dir():
         protocol = load_protocol(path)
         exp = Experiment(name=path.resolve().name, configs=_configs_in(path), models=extra, protocol=protocol,
@@ -322,11 +322,11 @@ def load_experiment(path: str | Path, models: Sequence[str] = (), baseline: str 
         exp = Experiment(name=path.stem, configs=[path], models=extra)
     exp.baseline = baseline or exp.baseline
     if not exp.models:
-        raise ConfigError(str(path), [("--model", "no model to evaluate: pass --model PROVIDER:MODEL (or blind, "
+        raise ConfigError(str(path), [("`model`", "no model to evaluate: give `model` PROVIDER:MODEL (or blind, "
                                                   "oracle), or list models in the experiment file")])
     names = [run_of(m) for m in exp.models]
     if exp.baseline is not None and exp.baseline not in names:
-        raise ConfigError(str(path), [("--baseline", f"{exp.baseline!r} is none of the models' runs: "
+        raise ConfigError(str(path), [("`baseline`", f"{exp.baseline!r} is none of the models' runs: "
                                                      + ", ".join(names))])
     return exp
 
@@ -399,7 +399,7 @@ def run_experiment(experiment: Experiment, *, out: str | Path | None = None, wor
     work: list[str] = []
     configs = [(path, load_config(path)) for path in experiment.configs]  # every config checked first
     page = Path(report or (Path(out) if out is not None else Path("output") / experiment.name) / "report.html")
-    check_file_output(page, force=force, flag="--report")  # a file of the user's there: refused before any work
+    check_file_output(page, force=force, flag="`report`")  # a file of the user's there: refused before any work
     check_view_output(viewer_page(page), force=force)
     for model in experiment.models:  # and every model's endpoint (a base URL no client reaches, say)
         preflight(EvalSettings(dataset=Path("."), provider=model.provider, model=model.model,

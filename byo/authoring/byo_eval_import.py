@@ -437,10 +437,10 @@ def _find_base(path: Path, data: dict, base: Path | None, found: Findings) -> Pa
             if (folder / named).is_file():
                 return folder / named
         found.problems.append(("dataset.base_config", f"{named} not found beside the config or above it: give "
-                                                      "the base config (--base)"))
+                                                      "the base config (`base`)"))
         return None
     found.problems.append(("dataset", "a dataset config without its base config: the authors' generator reads "
-                                      "default_config.yml beside it or the default config it is given; give it (--base)"))
+                                      "default_config.yml beside it or the default config it is given; give it (`base`)"))
     return None
 
 
@@ -457,7 +457,7 @@ def convert(data: Any, file: str, family: str | None = None, base_dir: Path | No
     family = family or family_of(data, keys_of)
     if family not in keys_of:
         raise ConfigError(file, [("<file>", "no key of a family whose BYO-Eval configs byo reads "
-                                            f"({', '.join(sorted(keys_of))}); give --family")])
+                                            f"({', '.join(sorted(keys_of))}); give `family`")])
     table = {**SETUP, **keys_of[family]}
     found = Findings()
     name = Path(file).name

@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from byo.cli.console import new_table, out
-from byo.providers.keys import KEY_ENV
+from byo.providers import key_variables
 from byo.providers.ollama_api import ollama_host, ollama_models
 
 PROBE_SECONDS = 120
@@ -105,7 +105,7 @@ def facts(refresh: bool = False) -> list[tuple[str, str]]:
     blender, devices = probes["wheel"], probes["devices"]
     ray = _version("ray")
     address = os.environ.get("RAY_ADDRESS")
-    keys = sorted(set(KEY_ENV.values()))
+    keys = key_variables()
     models = ollama_models()
     return [
         ("Blender (bpy wheel)", blender),

@@ -11,6 +11,7 @@ from rich.markup import escape
 
 import byo
 from byo.cli.console import add_json, add_quiet, console, new_table, out, print_json, quiet, waiting
+from byo.cli.fields import message
 from byo.cli.options import add_max_answer_chars, add_wait, device_name, positive, whole
 from byo.core.errors import ConfigError
 from byo.core.locks import Busy
@@ -19,7 +20,7 @@ from byo.eval.batch import collect_settings, run_summary
 from byo.eval.layout import PREDICTIONS, RUN_FILE
 from byo.eval.repeats import evaluate_repeats
 from byo.eval.run import EvalSettings, evaluate
-from byo.providers import GenerationParams
+from byo.providers import PROVIDERS, GenerationParams, providers_that
 from byo.providers.azure import DEFAULT_API_VERSION
 
 
@@ -142,20 +143,30 @@ def eval_summary(report, args) -> int:
     return 1 if report.failed else 0
 
 
+def _listed(capability: str) -> str:
+    """The provider types with `capability` (a Provider class attribute), for a help text."""
+    return ", ".join(providers_that(capability))
+
+
 def add_eval_arguments(p: argparse.ArgumentParser) -> None:
+    baselines = [t for t, cls in PROVIDERS.items() if cls.reference and not cls.ranks]
+    rankers = providers_that("ranks")
+    in_process = [t for t, cls in PROVIDERS.items() if cls.local and cls.chat]
+    keys = ", ".join(f"{t} {cls.key_env}" for t, cls in PROVIDERS.items() if cls.key_env)
     p.add_argument("dataset", type=Path, help="dataset directory (with questions.jsonl)")
     p.add_argument("--provider", required=True,
-                   help="openai, azure, anthropic, gemini, groq, ollama, openai-compatible, hf (transformers in this "
-                   "process), blind, oracle, "
-                   "clip (open_clip) and hf-clip (transformers CLIP / SigLIP), which rank candidate captions, "
-                   "rank-oracle, rank-blind, or a --providers entry")
-    p.add_argument("--model", help="model name (optional for blind and oracle; hf: a Hub name or a local folder)")
+                   help=f"a chat model's provider: {_listed('chat')} ({', '.join(in_process)} in this process); "
+                   f"a baseline that asks no model: {', '.join(baselines)}; an image-text model, which ranks "
+                   f"candidate captions: {', '.join(rankers)}; or a --providers entry")
+    p.add_argument("--model", help=f"model name (optional for {', '.join(baselines)}; hf: a Hub name or a local "
+                   "folder)")
     p.add_argument("--questions", type=Path, help="question file (default DATASET/questions.jsonl)")
     p.add_argument("--providers", type=Path, help="providers YAML: endpoints, models, prices")
     p.add_argument("--run", help="run name: DATASET/runs/RUN (default PROVIDER-MODEL); rerun it to resume")
-    p.add_argument("--base-url", help="API base URL (openai-compatible: required)")
+    p.add_argument("--base-url", help=f"API base URL (required for {_listed('base_url_required')}; default: "
+                   + ", ".join(f"{t} {cls.base_url_env}" for t, cls in PROVIDERS.items() if cls.base_url_env) + ")")
     p.add_argument("--api", choices=["chat", "responses"], help="OpenAI API (default chat)")
-    p.add_argument("--key-env", help="environment variable holding the API key")
+    p.add_argument("--key-env", help=f"environment variable holding the API key (default: {keys})")
     p.add_argument("--key-file", type=Path, help="file holding the API key (alone, or NAME=KEY lines)")
     p.add_argument("--concurrency", type=whole(1), default=8, help="requests in flight at once")
     p.add_argument("--rpm", type=positive, help="at most this many requests per minute")
@@ -168,16 +179,17 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
                    "(default: none sent)")
     p.add_argument("--detail", choices=["auto", "low", "high"], help="OpenAI image detail")
     p.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"],
-                   help="a reasoning model's effort (OpenAI's reasoning_effort); its reasoning is stored apart")
+                   help=f"a reasoning model's effort (OpenAI's reasoning_effort; {_listed('reasoning')}); its "
+                   "reasoning is stored apart")
     p.add_argument("--max-side", type=whole(16), help="downscale images whose longest side exceeds this (pixels)")
     p.add_argument("--cache", type=Path, help="request cache (default DATASET/runs/cache.sqlite)")
     p.add_argument("--structured", action="store_true", help="ask for the answer as JSON of a schema built from its "
                    "answer type (response_format; ollama: format), read without heuristics; the run is "
                    "PROVIDER-MODEL-structured: byo report and byo compare set it against the free-form run")
     p.add_argument("--text-only", action="store_true", help="the text-only baseline: ask a language model "
-                   "(openai, groq, ollama, openai-compatible) each question without its image, to measure what the "
+                   f"({_listed('text_only')}) each question without its image, to measure what the "
                    "options alone give away (caption priors, Auto-Comp's blind LLM); the run is PROVIDER-MODEL-text-only")
-    hf = p.add_argument_group("--provider hf, clip, hf-clip (pip install 'byo-render[hf]' or '[clip]')")
+    hf = p.add_argument_group(f"--provider {_listed('local')} (pip install 'byo-render[hf]' or '[clip]')")
     hf.add_argument("--device", default="auto", type=device_name, help="where the model runs: auto (CUDA, then MPS, then CPU), cpu, "
                     "cuda, cuda:1, mps")
     hf.add_argument("--dtype", choices=["auto", "float32", "bfloat16", "float16"], default="auto",
@@ -186,7 +198,7 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> None:
                     "--concurrency); clip, hf-clip: images or captions embedded together")
     p.add_argument("--repeats", type=whole(1), default=1, help="ask each question K times: repeat 1 is the run, "
                    "repeat r the run RUN.repeat-r (asked anew, cached per repeat); byo score reports their agreement")
-    shots = p.add_argument_group("few-shot prompts (openai, groq, openai-compatible, ollama)")
+    shots = p.add_argument_group(f"few-shot prompts ({_listed('few_shot')})")
     shots.add_argument("--shots", type=whole(0), default=0, help="K solved examples (image, prompt, true answer) of "
                        "the same question key and prompt before each question, never its own image; the run is "
                        "PROVIDER-MODEL-Kshot")
@@ -205,14 +217,14 @@ def add_cost_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-cost", type=positive, metavar="USD", help="send no request that would bring the "
                    "run's spend (over all its invocations, at the --providers prices) over USD; rerun with a higher "
                    "cap to go on")
-    batch = p.add_argument_group("batches (openai, azure, openai-compatible)")
+    batch = p.add_argument_group(f"batches ({_listed('batch_route')})")
     batch.add_argument("--batch", action="store_true", help="send the requests the cache cannot answer through the "
                        "provider's Batch API (/files and /batches; half price at OpenAI), wait for them, polling, and "
                        "collect them; rerun (or byo status RUN) to collect after a stop or a crash")
     batch.add_argument("--no-wait", action="store_true", help="--batch: return once the batches are submitted")
     batch.add_argument("--batch-poll", type=positive, default=30.0, metavar="SECONDS",
                        help="--batch: seconds between polls")
-    azure = p.add_argument_group("--provider azure (Azure OpenAI)")
+    azure = p.add_argument_group(f"--provider {_listed('deployments')} (deployments)")
     azure.add_argument("--api-version", help=f"the api-version query parameter (default: OPENAI_API_VERSION, else "
                        f"{DEFAULT_API_VERSION})")
     azure.add_argument("--deployment", help="the deployment to ask (default: --model)")
@@ -226,7 +238,7 @@ def cmd_run_status(args) -> int:
         try:
             evaluate(settings, show_progress=False)
         except Busy as err:  # a byo eval --batch of the run is waiting for its batches: it collects them
-            busy = str(err)
+            busy = message(err)
     summary = run_summary(args.dataset)
     if args.json:
         print_json(summary)

@@ -8,6 +8,7 @@ import warnings
 from rich.markup import escape
 
 from byo.cli.console import console
+from byo.cli.fields import message
 from byo.core.errors import ConfigError, FatalRenderError, Note, RenderError
 from byo.core.stops import Stopped, stoppable
 
@@ -39,7 +40,7 @@ def _invoke(func, args) -> int:
         console.print(f"[yellow]{stop}[/yellow]", highlight=False)
         return stop.exit_code
     except (ConfigError, FatalRenderError) as err:
-        console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
+        console.print(f"[red]error:[/red] {escape(message(err))}", highlight=False)
         return 2
     except RenderError as err:
         console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)

@@ -32,10 +32,18 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+# The `file` of a problem with the arguments a function was given: its keys are the arguments'
+# names (the API's fields, `concurrency`), and a field named inside a message is written in
+# backquotes. The command line prints them as its own flags (byo.cli.fields).
+ARGUMENTS = "<arguments>"
+
+
 class ConfigError(ValueError):
-    """A problem with what a command was given (a config, a flag, a file it reads), reported before
-    any work starts, in a message of bounded length. Its first line stands alone: the file, the key
-    and what was expected; further problems follow, one per line."""
+    """A problem with what a command was given (a config, its arguments, a file it reads), reported
+    before any work starts, in a message of bounded length. Its first line stands alone: the file,
+    the key and what was expected; further problems follow, one per line. Below the command line a
+    problem names the API's fields, never a flag: `ConfigError(ARGUMENTS, [("concurrency", ...)])`,
+    and "`max_cost`" inside a message or as the key of a problem of another file."""
 
     def __init__(self, file: str, problems: Sequence[tuple[str | None, str]]):
         self.file = file

@@ -94,9 +94,9 @@ def writer_lock(directory: str | Path, *, what: str = "directory", wait: bool = 
                 on_wait: Callable[[str], None] | None = None, wait_flag: str | None = None) -> Iterator[Path]:
     """Hold the lock of `directory` (created if need be) for the block. Held by another process:
     Busy, or with `wait` block until it is free (`on_wait(holder)` is told once). `wait_flag`:
-    the command's option that waits (named in the refusal; a command without one names none). Directories
-    created here are removed again when the block leaves them empty (a command that failed before
-    writing anything leaves nothing behind)."""
+    the caller's argument that waits, as "`wait`" (named in the refusal; a caller without one
+    names none). Directories created here are removed again when the block leaves them empty (a
+    command that failed before writing anything leaves nothing behind)."""
     directory = Path(directory)
     created = _created(directory)
     path = directory / LOCK_FILE

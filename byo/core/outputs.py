@@ -141,7 +141,7 @@ def own_entries(name: str) -> bool:
     return name in (MANIFEST, LOCK_FILE)
 
 
-def check_file_output(path: Path, *, force: bool, flag: str = "-o", own_place: bool = False) -> None:
+def check_file_output(path: Path, *, force: bool, flag: str = "`output`", own_place: bool = False) -> None:
     """Refuse, before any work, an output file that cannot or must not be written: a directory, a
     link, a path under a file, or a file byo did not write (unless `force`). `own_place`: the
     path is byo's own in a dataset or run (`RUN/view.html`): an existing file there is byo's."""
@@ -159,11 +159,11 @@ def check_file_output(path: Path, *, force: bool, flag: str = "-o", own_place: b
     if force or own_place or not path.exists():
         return
     if not Manifest(path.parent).owns(path):
-        raise InputError(path, "exists and byo did not write it (or it changed since byo did); pass --force to "
+        raise InputError(path, "exists and byo did not write it (or it changed since byo did); pass `force` to "
                          "replace it, or choose another path", key=flag)
 
 
-def check_folder_output(folder: Path, *, force: bool, flag: str = "-o") -> None:
+def check_folder_output(folder: Path, *, force: bool, flag: str = "`output`") -> None:
     """Refuse a folder of outputs (FILE_files/ beside a page) that holds a link or, unless
     `force`, files byo did not write."""
     folder = Path(folder)
@@ -178,7 +178,7 @@ def check_folder_output(folder: Path, *, force: bool, flag: str = "-o") -> None:
         raise InputError(folder, f"holds symbolic links byo did not make: {listed(links)}", key=flag)
     if foreign and not force:
         raise InputError(folder, f"holds files byo did not write (or changed since): {listed(foreign)}; pass "
-                         "--force to replace them, or choose another path", key=flag)
+                         "`force` to replace them, or choose another path", key=flag)
 
 
 @contextlib.contextmanager

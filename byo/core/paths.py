@@ -9,20 +9,20 @@ import re
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from byo.core.errors import InputError
+from byo.core.errors import ARGUMENTS, InputError
 
 MAX_NAME = 120
 _SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _UNSAFE_RUN = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-def safe_name(name: str, flag: str, what: str = "name") -> str:
+def safe_name(name: str, field: str, what: str = "name") -> str:
     """`name` when it is a plain file name (letters, digits, '.', '_', '-'; not starting with '.'
-    or '-'); else an error naming the flag."""
+    or '-'); else an error naming the argument `field` it was given as."""
     if not isinstance(name, str) or not _SAFE.fullmatch(name) or len(name) > MAX_NAME:
         shown = repr(name)[:60]
-        raise InputError("<command line>", f"{shown} is not a safe {what}: expected up to {MAX_NAME} letters, "
-                         "digits, '.', '_' or '-', not starting with '.' or '-'", key=flag)
+        raise InputError(ARGUMENTS, f"{shown} is not a safe {what}: expected up to {MAX_NAME} letters, "
+                         "digits, '.', '_' or '-', not starting with '.' or '-'", key=field)
     return name
 
 

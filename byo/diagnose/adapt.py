@@ -37,7 +37,7 @@ from byo.core.dataset import (
     atomic_write_bytes,
     atomic_write_text,
 )
-from byo.core.errors import ConfigError
+from byo.core.errors import ARGUMENTS, ConfigError
 from byo.core.inputs import read_json
 from byo.core.locks import entries, writer_lock
 from byo.core.seeding import split_seed
@@ -96,11 +96,11 @@ class Budget:
     cost: float | None = None
 
     def problems(self) -> list[tuple[str, str]]:
-        out = [(f"--{name.replace('_', '-')}", "expected a positive number")
-               for name, value in (("width", self.width), ("max_trials", self.trials), ("max_images", self.images),
-                                   ("max_cost", self.cost)) if value is not None and not value > 0]
+        out = [(name, "expected a positive number")
+               for name, value in (("width", self.width), ("trials", self.trials), ("images", self.images),
+                                   ("cost", self.cost)) if value is not None and not value > 0]
         if self.width is None and self.trials is None and self.images is None and self.cost is None:
-            out.append(("--width", "give a target width or a budget (--max-trials, --max-images, --max-cost)"))
+            out.append(("width", "give a target width or a budget (`trials`, `images`, `cost`)"))
         return out
 
 
@@ -158,7 +158,7 @@ def _numbers(values) -> list[float]:
 def variable_range(cfg: DatasetConfig, path: str, given: tuple[float, float] | None, file: str) -> Variable:
     """The tested range: `given` (--range), else the config's own levels of the variable; whole
     numbers only when the scene refuses a fractional value there."""
-    where = f"variables.{path}" if path in cfg.variables else "--variable"
+    where = f"variables.{path}" if path in cfg.variables else "`variable`"
     if given is not None:
         lo, hi = given
     else:
@@ -168,10 +168,10 @@ def variable_range(cfg: DatasetConfig, path: str, given: tuple[float, float] | N
         elif isinstance(var, VaryingAll) and len(_numbers(var.levels)) >= 2:
             lo, hi = min(_numbers(var.levels)), max(_numbers(var.levels))
         else:
-            raise ConfigError(file, [(where, f"no numeric range of {path} in the config: give --range LO HI (its "
+            raise ConfigError(file, [(where, f"no numeric range of {path} in the config: give `range` LO HI (its "
                                              "lowest and highest level)")])
     if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
-        raise ConfigError(file, [("--range", f"expected LO < HI, two finite numbers, got {lo:g} {hi:g}")])
+        raise ConfigError(file, [("`range`", f"expected LO < HI, two finite numbers, got {lo:g} {hi:g}")])
     base = cfg.full_scene()
     known = set(validate_scene(base, cfg.family)[2])
 
@@ -253,17 +253,17 @@ def check(settings: AdaptSettings) -> tuple[DatasetConfig, Variable, str]:
     cfg = load_config(settings.config, file)
     problems = settings.budget.problems()
     if settings.direction not in DIRECTIONS:
-        problems.append(("--direction", f"expected one of {', '.join(DIRECTIONS)}"))
+        problems.append(("direction", f"expected one of {', '.join(DIRECTIONS)}"))
     if settings.link not in LINKS:
-        problems.append(("--link", f"expected one of {', '.join(LINKS)}"))
+        problems.append(("link", f"expected one of {', '.join(LINKS)}"))
     if settings.chance is not None and not 0 <= settings.chance < 1:
-        problems.append(("--chance", "expected a guess rate in [0, 1)"))
+        problems.append(("chance", "expected a guess rate in [0, 1)"))
     if settings.provider in PROVIDERS and (PROVIDERS[settings.provider].ranks or settings.provider == "blind"):
-        problems.append(("--model", f"{settings.provider} cannot answer trials one at a time: the blind baseline "
+        problems.append(("model", f"{settings.provider} cannot answer trials one at a time: the blind baseline "
                                     "answers from the whole question file's prior, and image-text models rank "
                                     "captions; use a chat model, oracle or simulated"))
     if problems:
-        raise ConfigError("<command line>", problems)
+        raise ConfigError(ARGUMENTS, problems)
     preflight(eval_settings(settings, Path(".")))  # a cap with no price, a base URL no client reaches: refused now
     return cfg, variable_range(cfg, settings.variable, settings.range, file), file
 

@@ -32,12 +32,10 @@ from pathlib import Path
 
 from PIL import Image
 
-from byo.providers import PROVIDERS
+from byo.providers import PROVIDERS, GenerationParams
 from byo.providers.catalog import Catalog, ModelEntry, provider_entry
-from byo.providers.hf_local import HuggingFace
 from byo.providers.hf_local import input_tokens as hf_input_tokens
-from byo.providers.image_pipeline import Pipeline, openai_tiles, pipeline_for
-from byo.providers.image_text import ImageText
+from byo.providers.image_pipeline import Pipeline, openai_tiles
 from byo.questions.generate import DEFAULT_PROMPTS, generate
 from byo.questions.load import Question, load_questions
 
@@ -133,7 +131,7 @@ def estimate_model(model: str, questions: QuestionEstimate, dataset: Path, *, ca
     ptype, entry = provider_entry(provider, catalog, catalog_file)
     cls = PROVIDERS[ptype]
     calls = questions.total * repeats
-    if cls.reference or issubclass(cls, ImageText) or not questions.sample:
+    if cls.price_source in (None, "embeddings") or not questions.sample:  # free, or no token estimate
         return ModelEstimate(model, calls, None, None, None)
     price = entry.models.get(name)
     assumptions = []
@@ -144,10 +142,10 @@ def estimate_model(model: str, questions: QuestionEstimate, dataset: Path, *, ca
                 w, h = im.size
             scale = min(1.0, max_side / max(w, h)) if max_side else 1.0
             sizes[q.image] = (max(1, round(w * scale)), max(1, round(h * scale)))
-    if issubclass(cls, HuggingFace):
+    if cls.price_source == "processor":
         per_question = [hf_input_tokens(name, q.prompt, _image(dataset, q).resize(sizes[q.image])) for q in questions.sample]
     else:
-        pipeline = pipeline_for(ptype, name)
+        pipeline = cls.pipeline_of(name, GenerationParams())
         counted = [_api_input_tokens(q, sizes[q.image], price, pipeline) for q in questions.sample]
         per_question = [tokens for tokens, _ in counted]
         assumptions.append(f"text at {CHARS_PER_TOKEN} characters per token, images at "

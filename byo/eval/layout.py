@@ -35,9 +35,9 @@ def repeat_run_name(name: str, repeat: int) -> str:
     return name if repeat <= 1 else f"{name}.repeat-{repeat}"
 
 
-def run_path(dataset: Path, name: str, flag: str = "--run") -> Path:
+def run_path(dataset: Path, name: str, field: str = "run") -> Path:
     """DATASET/runs/NAME; a name that is not a plain file name (`../x`, `a/b`) is refused."""
-    return dataset / RUNS / safe_name(name, flag, "run name")
+    return dataset / RUNS / safe_name(name, field, "run name")
 
 
 def default_cache(dataset: Path) -> Path:
@@ -67,7 +67,7 @@ def check_same_request(run_dir: Path, request: dict) -> None:
         if before != request:
             changed = ", ".join(k for k, v in request.items() if (before or {}).get(k) != v)
             raise ConfigError(str(previous), [("request", f"this run was made with different settings "
-                                               f"({changed} changed); choose another --run NAME")])
+                                               f"({changed} changed); choose another `run`")])
 
 
 def recorded_path(path: Path, dataset: Path) -> str:
@@ -164,7 +164,7 @@ def lost_answers(earlier: dict[str, dict], questions: list, path: Path) -> None:
                                               else "", f"{len(reworded)} to questions it now words otherwise"
                                               if reworded else "") if part)
         raise ConfigError(str(path), [("<run>", f"{len(gone) + len(reworded)} answers of this run would be lost: "
-                                       f"{what} (was byo questions run again?); choose another --run NAME for the "
+                                       f"{what} (was byo questions run again?); choose another `run` for the "
                                        f"new questions, or move this run away")])
 
 
@@ -185,12 +185,12 @@ def check_run_folder(run_dir: Path, dataset: Path) -> None:
     """A run folder must be a folder inside the dataset, its files no links leading out of it
     (byo.core.paths: nothing read or written outside a dataset through a link)."""
     if run_dir.name == CACHE or (run_dir.exists() and not run_dir.is_dir()):
-        raise ConfigError(str(run_dir), [("--run", "is a file (the request cache?), not a run folder: choose "
-                                          "another --run NAME")])
+        raise ConfigError(str(run_dir), [("`run`", "is a file (the request cache?), not a run folder: choose "
+                                          "another `run`")])
     relative = f"{RUNS}/{run_dir.name}"
     for name in ("", PREDICTIONS, RUN_FILE):
         if inside(dataset, f"{relative}/{name}".rstrip("/")) is None:
-            raise ConfigError(str(run_dir / name), [("--run", "leads outside the dataset through a symbolic link; "
+            raise ConfigError(str(run_dir / name), [("`run`", "leads outside the dataset through a symbolic link; "
                                                      "byo reads and writes nothing through such a link")])
 
 

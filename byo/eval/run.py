@@ -53,7 +53,7 @@ __all__ = ["EvalReport", "EvalSettings", "Session", "evaluate", "run_name"]
 
 
 def evaluate(settings: EvalSettings, *, show_progress: bool = True,
-             on_wait: Callable[[str], None] | None = None, wait_flag: str | None = "--wait") -> EvalReport:
+             on_wait: Callable[[str], None] | None = None, wait_flag: str | None = "`wait`") -> EvalReport:
     """Ask every question. One process writes a run: another one on the same run is refused (exit
     2, naming it, and `wait_flag`, the caller's way to wait, when it has one), or waited for with
     `settings.wait` (`on_wait(holder)` is told)."""
@@ -61,7 +61,7 @@ def evaluate(settings: EvalSettings, *, show_progress: bool = True,
 
 
 def run_locked(ev: Evaluation, *, show_progress: bool = True,
-               on_wait: Callable[[str], None] | None = None, wait_flag: str | None = "--wait") -> EvalReport:
+               on_wait: Callable[[str], None] | None = None, wait_flag: str | None = "`wait`") -> EvalReport:
     """Run a resolved evaluation while holding its run's lock (see `evaluate`)."""
     check_run_folder(ev.run_dir, ev.dataset)
     with writer_lock(ev.run_dir, what="run", wait=ev.settings.wait, on_wait=on_wait, wait_flag=wait_flag):
@@ -93,7 +93,7 @@ def earlier_rows(path: Path) -> dict[str, dict]:
     if problems:
         where, what = problems[0]
         raise InputError(path, f"{what}; move the file away (its answers are in the request cache) or choose "
-                         "another --run NAME", key=where)
+                         "another `run`", key=where)
     return rows
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from byo.core.dataset import Layout
-from byo.core.errors import ConfigError
+from byo.core.errors import ARGUMENTS, ConfigError
 from byo.core.inputs import read_json
 from byo.questions.load import QUESTIONS, Question, load_questions
 
@@ -74,9 +74,9 @@ class Shots:
         else:
             self.source_dir = Path(source)
             if not (self.source_dir / QUESTIONS).is_file():
-                raise ConfigError("<command line>", [("--shots-from", f"{source} is neither a split "
-                                                      f"({', '.join(SPLITS)}) nor a dataset directory with "
-                                                      f"{QUESTIONS}")])
+                raise ConfigError(ARGUMENTS, [("shots_from", f"{source} is neither a split "
+                                             f"({', '.join(SPLITS)}) nor a dataset directory with "
+                                             f"{QUESTIONS}")])
             pool = load_questions(self.source_dir / QUESTIONS, self.source_dir)
             self.source = str(self.source_dir)
         self.pool: dict[tuple, list[Question]] = defaultdict(list)
@@ -84,10 +84,10 @@ class Shots:
             self.pool[self.group(q)].append(q)
         short = next((q for q in questions if len(self.candidates(q)) < k), None)
         if short is not None:
-            raise ConfigError("<command line>", [("--shots", f"{k} examples per question, but question "
-                                                  f"{short.id!r} (key {short.key}, prompt {short.preprompt}/"
-                                                  f"{short.instruction}) has {len(self.candidates(short))} "
-                                                  f"candidates in {self.source}")])
+            raise ConfigError(ARGUMENTS, [("shots", f"{k} examples per question, but question "
+                                         f"{short.id!r} (key {short.key}, prompt {short.preprompt}/"
+                                         f"{short.instruction}) has {len(self.candidates(short))} "
+                                         f"candidates in {self.source}")])
 
     @staticmethod
     def group(q: Question) -> tuple:

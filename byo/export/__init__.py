@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 
-from byo.core.errors import ConfigError
+from byo.core.errors import ARGUMENTS, ConfigError
 from byo.core.locks import command_line, writer_lock
 from byo.core.outputs import Manifest, foreign_files, link_problem, listed, sha256_of
 
@@ -70,13 +70,13 @@ def export(dataset: str | Path, fmt: str, out: str | Path, *, force: bool = Fals
     from byo.export.source import check_images, load_source
 
     if fmt not in FORMATS:
-        raise ConfigError("<command line>", [("--format", f"unknown format {fmt!r}; expected one of "
-                                              + ", ".join(FORMATS))])
+        raise ConfigError(ARGUMENTS, [("format", f"unknown format {fmt!r}; expected one of "
+                                     + ", ".join(FORMATS))])
     task = options.get("task")
     if task is not None and (not TASK.fullmatch(task) or keyword.iskeyword(task)):
-        raise ConfigError("<command line>", [("--task", f"{task[:60]!r} is not a task name: expected letters, "
-                                              "digits and '_', not starting with a digit (it names files and a "
-                                              "Python function)")])
+        raise ConfigError(ARGUMENTS, [("task", f"{task[:60]!r} is not a task name: expected letters, "
+                                     "digits and '_', not starting with a digit (it names files and a "
+                                     "Python function)")])
     out = Path(out)
     check_output(out, force)
     if FORMATS[fmt].images:
@@ -87,7 +87,7 @@ def export(dataset: str | Path, fmt: str, out: str | Path, *, force: bool = Fals
     else:
         source = load_source(dataset)
         check_images(source)
-    with writer_lock(out, what="export", wait=wait, on_wait=on_wait, wait_flag="--wait"):
+    with writer_lock(out, what="export", wait=wait, on_wait=on_wait, wait_flag="`wait`"):
         for stale in out.glob(PARTIAL + "*"):  # left by an export that was killed
             shutil.rmtree(stale, ignore_errors=True)
         manifest = check_output(out, force)
@@ -116,20 +116,20 @@ def check_output(out: Path, force: bool) -> Manifest:
     in the way: a file, a link, files byo did not write."""
     problem = link_problem(out)
     if problem:
-        raise ConfigError(str(out), [("-o", problem)])
+        raise ConfigError(str(out), [("`out`", problem)])
     if out.exists() and not out.is_dir():
-        raise ConfigError(str(out), [("-o", "exists and is not a directory; expected a new or empty directory")])
+        raise ConfigError(str(out), [("`out`", "exists and is not a directory; expected a new or empty directory")])
     if not out.is_dir():
         return Manifest(out)
     manifest = Manifest(out)
     foreign = foreign_files(out, manifest)
     if foreign:
-        raise ConfigError(str(out), [("-o", f"holds files byo did not write (or changed since): {listed(foreign)}; "
-                                      "an export replaces only its own files (--force too): move them away or "
+        raise ConfigError(str(out), [("`out`", f"holds files byo did not write (or changed since): {listed(foreign)}; "
+                                      "an export replaces only its own files (`force` too): move them away or "
                                       "choose another output")])
     if manifest.files and not manifest.pending and not force:
-        raise ConfigError(str(out), [("-o", f"holds an earlier export ({len(manifest.files)} files, by "
-                                      f"{manifest.command or 'byo export'}); pass --force to replace it, or choose "
+        raise ConfigError(str(out), [("`out`", f"holds an earlier export ({len(manifest.files)} files, by "
+                                      f"{manifest.command or 'byo export'}); pass `force` to replace it, or choose "
                                       "another output")])
     return manifest
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from byo import __version__
 from byo.core.dataset import atomic_write_text
-from byo.core.errors import ConfigError, InputError
+from byo.core.errors import ARGUMENTS, ConfigError, InputError
 from byo.core.inputs import decode, json_kind, read_bytes, read_json, reading
 from byo.core.locks import writer_lock
 from byo.core.paths import as_name, safe_name
@@ -436,14 +436,14 @@ def import_predictions(file: str | Path, fmt: str, dataset: str | Path, *, run: 
                        wait: bool = False, on_wait: Callable[[str], None] | None = None) -> ImportReport:
     file, dataset = Path(file), Path(dataset)
     if fmt not in FORMATS:
-        raise ConfigError("<command line>", [("--format", f"unknown format {fmt!r}; expected one of "
-                                              + ", ".join(FORMATS))])
+        raise ConfigError(ARGUMENTS, [("format", f"unknown format {fmt!r}; expected one of "
+                                     + ", ".join(FORMATS))])
     if run is not None:
-        safe_name(run, "--run", "run name")
+        safe_name(run, "run", "run name")
     if not file.is_file():
         raise ConfigError(str(file), [("<file>", f"file not found: expected a {fmt} predictions file")])
     if not dataset.is_dir():
-        raise ConfigError(str(dataset), [("--dataset", "not a directory: expected the dataset the answers are for")])
+        raise ConfigError(str(dataset), [("`dataset`", "not a directory: expected the dataset the answers are for")])
     questions_path = dataset / QUESTIONS
     if not questions_path.is_file():
         raise ConfigError(str(questions_path), [("<file>", "file not found: expected the dataset's question file "
@@ -466,10 +466,10 @@ def import_predictions(file: str | Path, fmt: str, dataset: str | Path, *, run: 
             "max_answer_chars": max_answer_chars, "finished": True, "statuses": dict(sorted(statuses.items())),
             "tokens": tokens}
     check_run_folder(run_dir, dataset)
-    with writer_lock(run_dir, what="run", wait=wait, on_wait=on_wait, wait_flag="--wait"):
+    with writer_lock(run_dir, what="run", wait=wait, on_wait=on_wait, wait_flag="`wait`"):
         if (run_dir / PREDICTIONS).exists() and not force and not interrupted_import(run_dir, info["request"]):
-            raise ConfigError(str(run_dir), [("--run", f"already holds {PREDICTIONS}; choose another --run NAME or "
-                                              "pass --force to replace it")])
+            raise ConfigError(str(run_dir), [("`run`", f"already holds {PREDICTIONS}; choose another `run` or "
+                                              "pass `force` to replace it")])
         # run.json first, unfinished: an import killed before the end is then replaced by the next
         atomic_write_text(run_dir / RUN_FILE, json.dumps({**info, "finished": False}, indent=1,
                                                          ensure_ascii=False) + "\n")

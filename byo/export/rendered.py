@@ -13,7 +13,7 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from byo.core.dataset import LEGENDS, Layout
-from byo.core.errors import ConfigError
+from byo.core.errors import ARGUMENTS, ConfigError
 from byo.families import get_family
 from byo.families.base import Family
 from byo.questions.load import QUESTIONS, load_questions
@@ -45,8 +45,8 @@ class Rendered:
 
 def extra(name: str, installed: str) -> ConfigError:
     """The error for a format whose reader/writer library is an optional extra."""
-    return ConfigError("<command line>", [("--format", f"needs {installed} (pip install 'byo-render[{name}]', "
-                                           f"or .[{name}] from a checkout)")])
+    return ConfigError(ARGUMENTS, [("format", f"needs {installed} (pip install 'byo-render[{name}]', "
+                                  f"or .[{name}] from a checkout)")])
 
 
 def load_rendered(dataset: str | Path) -> Rendered:

@@ -42,7 +42,7 @@ from byo.core.dataset import (
     atomic_write_text,
     png_bytes,
 )
-from byo.core.errors import ConfigError, InputError
+from byo.core.errors import ARGUMENTS, ConfigError, InputError
 from byo.core.figures import color, png, pyplot, subplots
 from byo.core.inputs import read_json, reading
 from byo.core.report_tables import ALL, Column, ReportTable, ScoringOptions, group_by, variants
@@ -123,7 +123,7 @@ __all__ = [
     "CATALOG", "EDGE", "HD_PIXELS", "QualityPreset", "POSITION_WORDS", "RESOLVED_CONFIG", "SHOWN", "SRGB", "UNSEEN",
     "Answer", "AnswerTable", "AnswerType", "AuditTable", "ColorDef", "Column", "Expected", "Family", "IllPosed", "InputError", "Layout",
     "MeasuredImage", "PackError", "PlacementError", "Problem", "ReportTable", "ResolvedSetup", "Retrieval", "SceneObject", "SceneSpec",
-    "ALL", "ConfigError", "ScoringOptions", "cluster_index", "clustered_mean", "color", "png", "pyplot", "subplots",
+    "ALL", "ARGUMENTS", "ConfigError", "ScoringOptions", "cluster_index", "clustered_mean", "color", "png", "pyplot", "subplots",
     "Seen", "Sheet", "SheetOption", "SheetRequest", "Skip", "Unreadable", "Strict", "atomic_write_bytes", "atomic_write_text", "attribute_unreadable", "outline_unreadable", "blur_px", "box_size", "color_name", "color_unreadable", "custom_rgb", "domain",
     "find_pack", "font", "grid", "group_by", "guarded", "keyed_error", "left_out_when_none", "letter_of", "measured_attribute", "multiple_choice", "not_separable", "not_shown",
     "option_index", "option_label", "option_labels", "options_shown", "plural",

@@ -159,7 +159,7 @@ def select(questions: list[Question], *, variant: str | None, per_level: int | N
     chosen = variant or variants[0]
     if chosen != ALL_VARIANTS:
         if chosen not in variants:
-            raise ConfigError(where, [("--variant", f"no question has the variant {chosen!r}; expected one of "
+            raise ConfigError(where, [("`variant`", f"no question has the variant {chosen!r}; expected one of "
                                        f"{', '.join(variants)} or {ALL_VARIANTS!r}")])
         questions = [q for q in questions if variant_of(q) == chosen]
     if per_level is not None:

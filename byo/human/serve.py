@@ -12,7 +12,7 @@ from pathlib import Path
 
 import uvicorn
 
-from byo.core.errors import ConfigError
+from byo.core.errors import ARGUMENTS, ConfigError
 from byo.core.locks import writer_lock
 from byo.core.stops import Stopped
 from byo.human.app import create_app
@@ -50,9 +50,9 @@ def prepare(settings: HumanSettings) -> Study:
                                           "questions (byo questions)")])
     problem = check_name(settings.run)
     if problem:
-        raise ConfigError("<command line>", [("--run", problem)])
+        raise ConfigError(ARGUMENTS, [("run", problem)])
     if not 0 <= settings.port <= 65535:
-        raise ConfigError("<command line>", [("--port", f"expected 0 to 65535, got {settings.port}")])
+        raise ConfigError(ARGUMENTS, [("port", f"expected 0 to 65535, got {settings.port}")])
     path = Path(settings.questions) if settings.questions else dataset / QUESTIONS
     questions = load_questions(path, dataset)
     selection = select(questions, variant=settings.variant, per_level=settings.per_level,
@@ -69,8 +69,8 @@ def bind(host: str, port: int) -> socket.socket:
         sock.bind(address)
         sock.listen(128)  # connections wait in the backlog until uvicorn accepts them
     except OSError as err:
-        raise ConfigError("<command line>", [("--host/--port", f"cannot listen on {host}:{port}: "
-                                              f"{err.strerror or err}")]) from None
+        raise ConfigError(ARGUMENTS, [("port", f"cannot listen on {host}:{port} (`host`, `port`): "
+                                        f"{err.strerror or err}")]) from None
     return sock
 
 

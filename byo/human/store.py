@@ -140,11 +140,11 @@ class Study:
                      if before.get("type") == "human" else f"a run of provider {before.get('provider')!r}")
             raise ConfigError(str(run_file.parent), [("<run>", f"holds the answers of {owner}: study {self.run!r} "
                                                       f"cannot share it with annotator {annotator!r}; choose "
-                                                      "another --run NAME or annotator name")])
+                                                      "another `run` or annotator name")])
         if before != now_request:
             changed = ", ".join(k for k, v in now_request.items() if before.get(k) != v)
             raise ConfigError(str(run_file), [("request", f"this run was made with other settings ({changed} "
-                                               "changed); choose another --run NAME")])
+                                               "changed); choose another `run`")])
 
     def annotator(self, name: str) -> Annotator:
         """The annotator's state, read from their run on first use; from then on this server holds
@@ -189,7 +189,7 @@ class Study:
             who.paused = bool((info.get("human") or {}).get("paused"))
         elif (run_dir / PREDICTIONS).exists() or (run_dir / PREDICTIONS).is_symlink():
             raise ConfigError(str(run_dir), [("<run>", "holds predictions but no run.json: not a run of byo "
-                                              "human; choose another annotator name or --run NAME")])
+                                              "human; choose another annotator name or `run`")])
         return who
 
     # --- writing ------------------------------------------------------------------------------

@@ -23,6 +23,9 @@ DEFAULT_MAX_TOKENS = 1024
 
 class AnthropicCompatible(OpenAICompatible):
     type = "anthropic"
+    key_env = "ANTHROPIC_API_KEY"
+    key_required = True
+    base_url_required = None
     batch_route = None  # no /batches behind this endpoint that byo knows of
     default_base_url = ANTHROPIC_BASE_URL
     max_tokens_field = "max_tokens"

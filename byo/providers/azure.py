@@ -24,6 +24,10 @@ API_VERSION_ENV = "OPENAI_API_VERSION"  # what the openai SDK itself reads
 
 class AzureOpenAI(ChatCompletions):
     type = "azure"
+    key_env = "AZURE_OPENAI_API_KEY"
+    base_url_env = "AZURE_OPENAI_ENDPOINT"
+    deployments = True
+    base_url_required = "the resource's endpoint, e.g. https://RESOURCE.openai.azure.com (or AZURE_OPENAI_ENDPOINT)"
     batch_route = "/chat/completions"  # the `url` of each line of an Azure batch file
 
     def __init__(self, model: str, params: GenerationParams, *, api_key: str | None, base_url: str | None = None,

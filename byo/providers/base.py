@@ -179,9 +179,32 @@ class ImageLimits:
 
 class Provider:
     """Base class. `identity` goes into the cache key: the type, plus the base URL when one is set
-    (redacted: a key in the URL does not change the answers)."""
+    (redacted: a key in the URL does not change the answers).
+
+    A provider describes itself in its class attributes: what it can do (the capabilities below),
+    where its key and base URL come from, how its cost is known and how it takes images
+    (`needs_image`, `default_limits`, `pipeline_of`). Settings are checked, keys resolved, `byo
+    doctor` and `byo eval --help` written from them (byo.eval.resolve, byo.providers.keys); adding a
+    provider is its module and one line in `byo.providers.PROVIDERS`."""
 
     type = ""
+    # Capabilities
+    chat = True  # answers a prompt with a model (a judge can be one); not a baseline, not a ranker
+    text_only = False  # a language model that can be asked without the image (byo eval --text-only)
+    reasoning = False  # sends a reasoning model's effort (GenerationParams.reasoning_effort)
+    # Where its key and endpoint come from
+    key_env: str | None = None  # the environment variable of its API key (the default of --key-env)
+    key_required = False  # no request without a key
+    base_url_env: str | None = None  # the variable its SDK reads for the base URL (put in the cache key)
+    base_url_required: str | None = None  # when a base URL is required: what to give, with an example
+    sdk_secret_env: tuple[str, ...] = ()  # variables its SDK reads by itself that hold a secret (redacted)
+    deployments = False  # an Azure resource: takes an api_version and a deployment (create_provider's `azure`)
+    bare_host = False  # a base URL may be HOST[:PORT] alone, taken as http (as the ollama client takes it)
+    # How its cost is known: "tokens" (the API's token counts at the providers file's prices; byo
+    # plan --estimate counts the prompt and the image pipeline's tokens), "processor" (an
+    # in-process model whose processor counts the tokens), "embeddings" (an image-text model: no
+    # token estimate), None (a baseline: free)
+    price_source: str | None = "tokens"
     needs_image = True
     reference = False  # a baseline that calls no model (blind, oracle)
     local = False  # runs a model in this process: takes its options (device, dtype, batch_size)

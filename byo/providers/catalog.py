@@ -19,15 +19,14 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 
-from byo.core.errors import ConfigError, format_key_path
+from byo.core.errors import ARGUMENTS, ConfigError, format_key_path
 from byo.core.inputs import read_text
-from byo.core.schema import Strict, validation_problems
+from byo.core.schema import Strict, shown, validation_problems
 from byo.providers import PROVIDERS
 
-PROVIDER_TYPES: tuple[str, ...] = tuple(PROVIDERS)
-ProviderType = Literal[PROVIDER_TYPES]
+PROVIDER_TYPES: tuple[str, ...] = tuple(PROVIDERS)  # as registered at import; the checks below read PROVIDERS
 
 
 BATCH_DISCOUNT = 0.5  # OpenAI's and Azure's Batch APIs: half the price of live requests
@@ -60,7 +59,7 @@ class ModelEntry(Strict):
 
 
 class ProviderEntry(Strict):
-    type: ProviderType | None = None  # default: the entry's name, when that is a provider type
+    type: str | None = None  # a key of PROVIDERS; default: the entry's name, when that is a provider type
     base_url: str | None = None
     api: Literal["chat", "responses"] = "chat"  # responses: OpenAI's Responses API
     api_key_env: str | None = None
@@ -73,6 +72,14 @@ class ProviderEntry(Strict):
     max_image_bytes: int | None = Field(None, gt=0)
     max_image_pixels: int | None = Field(None, gt=0)
     models: dict[str, ModelEntry] = Field(default_factory=dict)
+
+    @field_validator("type")
+    @classmethod
+    def _registered(cls, value: str | None) -> str | None:
+        if value is not None and value not in PROVIDERS:
+            names = [repr(t) for t in PROVIDERS]
+            raise ValueError(f"Input should be {', '.join(names[:-1])} or {names[-1]} (got {shown(value)})")
+        return value
 
 
 class Catalog(Strict):
@@ -90,9 +97,9 @@ def load_catalog(path: str | Path) -> Catalog:
     problems = []
     entries = raw.get("providers") if isinstance(raw, dict) else None
     for name, entry in entries.items() if isinstance(entries, dict) else []:
-        if name not in PROVIDER_TYPES and not (isinstance(entry, dict) and entry.get("type")):
+        if name not in PROVIDERS and not (isinstance(entry, dict) and entry.get("type")):
             problems.append((format_key_path(("providers", name, "type")),
-                             f"required: {name!r} is not one of " + ", ".join(PROVIDER_TYPES)))
+                             f"required: {name!r} is not one of " + ", ".join(PROVIDERS)))
     try:
         catalog = Catalog.model_validate(raw)
     except ValidationError as err:
@@ -107,8 +114,8 @@ def provider_entry(name: str, catalog: Catalog | None, file: str | None) -> tupl
     if catalog is not None and name in catalog.providers:
         entry = catalog.providers[name]
         return entry.type or name, entry
-    if name in PROVIDER_TYPES:
+    if name in PROVIDERS:
         return name, ProviderEntry()
-    known = sorted(set(PROVIDER_TYPES) | set(catalog.providers if catalog else ()))
-    raise ConfigError(file or "<command line>", [("--provider", f"unknown provider {name!r}; expected one of "
-                                                  + ", ".join(known))])
+    known = sorted(set(PROVIDERS) | set(catalog.providers if catalog else ()))
+    raise ConfigError(file or ARGUMENTS, [("`provider`" if file else "provider", f"unknown provider {name!r}; "
+                                           "expected one of " + ", ".join(known))])

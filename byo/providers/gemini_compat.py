@@ -21,6 +21,9 @@ GEMINI_LIMITS = ImageLimits(max_bytes=15 * 1024 * 1024)
 
 class GeminiCompatible(OpenAICompatible):
     type = "gemini"
+    key_env = "GEMINI_API_KEY"
+    key_required = True
+    base_url_required = None
     batch_route = None  # no /batches behind this endpoint that byo knows of
     default_base_url = GEMINI_BASE_URL
     max_tokens_field = "max_tokens"

@@ -26,7 +26,7 @@ import threading
 
 from PIL import Image
 
-from byo.core.errors import ConfigError
+from byo.core.errors import ARGUMENTS, ConfigError
 from byo.providers.base import (
     GenerationParams,
     ImageLimits,
@@ -47,8 +47,8 @@ def _libraries():
         import torch
         import transformers
     except ModuleNotFoundError as err:
-        raise ConfigError("<command line>", [("--provider hf", f"needs {err.name}, which is not installed: "
-                                              f"{INSTALL}")]) from None
+        raise ConfigError(ARGUMENTS, [("provider", f"hf needs {err.name}, which is not installed: "
+                                        f"{INSTALL}")]) from None
     return torch, transformers
 
 
@@ -78,10 +78,10 @@ def _load(transformers, torch, name: str, dtype: str, device: str) -> tuple:
             model = transformers.AutoModelForImageTextToText.from_pretrained(
                 name, dtype=dtype if dtype == "auto" else getattr(torch, dtype)).to(device).eval()
         except (OSError, ValueError, KeyError) as err:
-            raise ConfigError("<command line>", [("--model", f"could not load {name!r} as a transformers "
-                                                  f"vision-language model: {_first_line(err)}")]) from None
+            raise ConfigError(ARGUMENTS, [("model", f"could not load {name!r} as a transformers "
+                                         f"vision-language model: {_first_line(err)}")]) from None
         except (RuntimeError, AssertionError) as err:  # a device this torch cannot use
-            raise ConfigError("<command line>", [("--device", f"{device}: {_first_line(err)}")]) from None
+            raise ConfigError(ARGUMENTS, [("device", f"{device}: {_first_line(err)}")]) from None
         _LOADED.clear()  # one model in memory at a time
         _LOADED[key] = processor, model
     return _LOADED[key]
@@ -99,8 +99,8 @@ def _processor(name: str):
     try:
         return transformers.AutoProcessor.from_pretrained(name)
     except (OSError, ValueError, KeyError) as err:
-        raise ConfigError("<command line>", [("--model", f"could not load the processor of {name!r}: "
-                                              f"{_first_line(err)}")]) from None
+        raise ConfigError(ARGUMENTS, [("model", f"could not load the processor of {name!r}: "
+                                     f"{_first_line(err)}")]) from None
 
 
 def input_tokens(name: str, prompt: str, image: Image.Image) -> int:
@@ -125,6 +125,7 @@ def model_pipeline(name: str) -> Pipeline:
 class HuggingFace(Provider):
     type = "hf"
     local = True
+    price_source = "processor"
     default_timeout = 900.0  # a batch on a CPU takes minutes; a request waits for its batch
 
     def __init__(self, model: str, params: GenerationParams, *, api_key: str | None = None,
@@ -134,7 +135,7 @@ class HuggingFace(Provider):
         self.model_name = model  # self.model becomes the loaded model
         torch, transformers = _libraries()
         if dtype not in DTYPES:
-            raise ConfigError("<command line>", [("--dtype", f"expected one of {', '.join(DTYPES)}, got {dtype!r}")])
+            raise ConfigError(ARGUMENTS, [("dtype", f"expected one of {', '.join(DTYPES)}, got {dtype!r}")])
         self.torch = torch
         self.dtype = dtype
         self.device = pick_device(torch, device)

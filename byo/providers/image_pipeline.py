@@ -399,7 +399,7 @@ def render_size(config_size: tuple[int, int], pipelines: Mapping[str, Pipeline])
     unknown_models = [name for name, r in received.items() if not r.known]
     if unknown_models:
         raise ValueError(f"the size {', '.join(unknown_models)} receives is not published: render at the config's "
-                         "resolution (leave out --for)")
+                         "resolution (leave out `for_models`)")
     # the whole image at each model's scale (a centre crop's before it cuts), the largest by area
     shown = max((r.resampled for r in received.values()), key=lambda s: (s[0] * s[1], s))
     size = config_size if shown[0] >= config_size[0] or shown[1] >= config_size[1] else shown
@@ -426,5 +426,5 @@ def rendered_for_problem(record: Mapping, name: str, pipeline: Pipeline) -> str 
     if whole[0] > rendered[0] or whole[1] > rendered[1]:
         return (f"rendered at {rendered[0]}x{rendered[1]} for {', '.join(models)}; {name} receives "
                 f"{whole[0]}x{whole[1]} of the config's {config[0]}x{config[1]}: render again with "
-                f"--for {name}")
+                f"`for_models` {name}")
     return None

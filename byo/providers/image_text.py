@@ -37,7 +37,7 @@ from collections.abc import Sequence
 import numpy as np
 from PIL import Image
 
-from byo.core.errors import ConfigError
+from byo.core.errors import ARGUMENTS, ConfigError
 from byo.providers.base import GenerationParams, ImageLimits, Provider, Request, Response
 from byo.providers.hf_local import model_pipeline, pick_device
 from byo.providers.image_pipeline import Pipeline, unknown
@@ -59,11 +59,11 @@ def _require(provider: str, *modules: str):
         try:
             out.append(importlib.import_module(name))
         except ModuleNotFoundError as err:
-            raise ConfigError("<command line>", [(f"--provider {provider}", f"needs {err.name}, which is not "
-                                                  f"installed: {INSTALL}")]) from None
+            raise ConfigError(ARGUMENTS, [("provider", f"{provider} needs {err.name}, which is not "
+                                            f"installed: {INSTALL}")]) from None
         except (ImportError, RuntimeError) as err:  # e.g. a torchvision built for another torch
-            raise ConfigError("<command line>", [(f"--provider {provider}", f"{name} does not import: "
-                                                  f"{_first_line(err)}; {INSTALL}")]) from None
+            raise ConfigError(ARGUMENTS, [("provider", f"{provider}: {name} does not import: "
+                                            f"{_first_line(err)}; {INSTALL}")]) from None
     return out
 
 
@@ -78,6 +78,8 @@ class ImageText(Provider):
     and return one row per item (normalized later); every call is counted in `calls`."""
 
     ranks = True  # answered by byo.eval.ranking, not by `answer`
+    chat = False
+    price_source = "embeddings"
     local = True
     needs_image = True
     cacheable = True  # its embeddings are cached (byo.eval.embeddings)
@@ -141,8 +143,8 @@ class HFClip(ImageText):
         try:  # the name is checked now (its config is small); the weights load on the first embedding
             self.transformers.AutoConfig.from_pretrained(model)
         except (OSError, ValueError, KeyError) as err:
-            raise ConfigError("<command line>", [("--model", f"could not load {model!r} as a transformers "
-                                                  f"image-text model: {_first_line(err)}")]) from None
+            raise ConfigError(ARGUMENTS, [("model", f"could not load {model!r} as a transformers "
+                                         f"image-text model: {_first_line(err)}")]) from None
 
     def image_pipeline(self) -> Pipeline:
         """What the model receives: read from its own image processor's config (CLIP's and SigLIP's
@@ -163,13 +165,13 @@ class HFClip(ImageText):
             self.processor = tf.AutoProcessor.from_pretrained(self.model)
             self.net = tf.AutoModel.from_pretrained(self.model).to(self.device).eval()
         except (OSError, ValueError, KeyError) as err:
-            raise ConfigError("<command line>", [("--model", f"could not load {self.model!r} as a transformers "
-                                                  f"image-text model: {_first_line(err)}")]) from None
+            raise ConfigError(ARGUMENTS, [("model", f"could not load {self.model!r} as a transformers "
+                                         f"image-text model: {_first_line(err)}")]) from None
         except (RuntimeError, AssertionError) as err:
-            raise ConfigError("<command line>", [("--device", f"{self.device}: {_first_line(err)}")]) from None
+            raise ConfigError(ARGUMENTS, [("device", f"{self.device}: {_first_line(err)}")]) from None
         if not hasattr(self.net, "get_image_features") or not hasattr(self.net, "get_text_features"):
-            raise ConfigError("<command line>", [("--model", f"{self.model!r} is a {type(self.net).__name__}, not an "
-                                                  "image-text dual encoder (CLIP, SigLIP)")])
+            raise ConfigError(ARGUMENTS, [("model", f"{self.model!r} is a {type(self.net).__name__}, not an "
+                                         "image-text dual encoder (CLIP, SigLIP)")])
         # SigLIP was trained on text padded to its full length; CLIP on the longest of the batch.
         self.padding = "max_length" if "siglip" in type(self.net).__name__.lower() else True
 
@@ -200,15 +202,15 @@ class OpenClip(ImageText):
     def __init__(self, model: str, params: GenerationParams, **kwargs):
         super().__init__(model, params, **kwargs)
         if not model.startswith("hf-hub:") and "/" not in model:
-            raise ConfigError("<command line>", [("--model", f"expected ARCH/PRETRAINED as open_clip names them "
-                                                  f"(e.g. ViT-B-32/laion2b_s34b_b79k) or hf-hub:ORG/NAME, got "
-                                                  f"{model!r}")])
+            raise ConfigError(ARGUMENTS, [("model", f"expected ARCH/PRETRAINED as open_clip names them "
+                                         f"(e.g. ViT-B-32/laion2b_s34b_b79k) or hf-hub:ORG/NAME, got "
+                                         f"{model!r}")])
         self.torch, self.open_clip = _require(self.type, "torch", "open_clip")
         self.device = pick_device(self.torch, self.device_asked)
         arch = model.partition("/")[0]
         if not model.startswith("hf-hub:") and arch not in self.open_clip.list_models():
-            raise ConfigError("<command line>", [("--model", f"open_clip has no architecture {arch!r}; "
-                                                  "open_clip.list_models() lists them")])
+            raise ConfigError(ARGUMENTS, [("model", f"open_clip has no architecture {arch!r}; "
+                                         "open_clip.list_models() lists them")])
 
     @property
     def endpoint(self) -> str:
@@ -221,8 +223,8 @@ class OpenClip(ImageText):
                                                                             device=self.device)
             self.tokenizer = self.open_clip.get_tokenizer(arch)
         except (OSError, ValueError, KeyError, RuntimeError) as err:
-            raise ConfigError("<command line>", [("--model", f"could not load {self.model!r} with open_clip: "
-                                                  f"{_first_line(err)}")]) from None
+            raise ConfigError(ARGUMENTS, [("model", f"could not load {self.model!r} with open_clip: "
+                                         f"{_first_line(err)}")]) from None
         self.net, self.preprocess = net.eval(), preprocess
 
     def _images(self, images: list[Image.Image]) -> np.ndarray:
@@ -241,6 +243,8 @@ class RankReference(Provider):
 
     ranks = True
     reference = True
+    chat = False
+    price_source = None
     needs_image = False
     cacheable = False
 

@@ -14,23 +14,22 @@ from urllib.parse import quote
 
 from byo.core.errors import ConfigError
 from byo.core.inputs import read_bytes
-
-KEY_ENV = {"openai": "OPENAI_API_KEY", "groq": "GROQ_API_KEY", "openai-compatible": "OPENAI_COMPATIBLE_API_KEY",
-           "azure": "AZURE_OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
-KEY_REQUIRED = {"openai", "groq", "azure", "anthropic", "gemini"}
+from byo.providers import PROVIDERS
 
 
 def resolve_key(provider_type: str, *, key_env: str | None = None,
                 key_file: str | Path | None = None) -> tuple[str | None, str]:
-    """(key, where it came from). A key file holds the key alone, or `NAME=value` lines."""
-    name = key_env or KEY_ENV.get(provider_type)
+    """(key, where it came from): from `key_file`, else the variable `key_env`, else the provider
+    class's `key_env`. A key file holds the key alone, or `NAME=value` lines."""
+    cls = PROVIDERS.get(provider_type)
+    name = key_env or (cls.key_env if cls else None)
     if key_file is not None:
         return _key_from_file(Path(key_file), name), f"file {key_file}"
     if name and os.environ.get(name):
         return os.environ[name].strip(), f"environment {name}"
-    if key_env or provider_type in KEY_REQUIRED:
+    if key_env or (cls and cls.key_required):
         raise ConfigError("<environment>", [(name, f"not set: the {provider_type} provider needs an API key; "
-                                             "export it or pass --key-file FILE")])
+                                             "export it or give its file as `key_file`")])
     return None, "none"
 
 

@@ -42,6 +42,10 @@ def ollama_models() -> list[str] | None:
 
 class Ollama(Provider):
     type = "ollama"
+    text_only = True
+    base_url_env = "OLLAMA_HOST"
+    bare_host = True
+    sdk_secret_env = ("OLLAMA_API_KEY",)  # the SDK sends it by itself
     structured = True  # `format`: a JSON schema
     few_shot = True  # examples as earlier user (text + images) and assistant messages
 

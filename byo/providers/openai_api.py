@@ -96,6 +96,11 @@ class ChatCompletions(Provider):
     """`/chat/completions` with a text part and an `image_url` part (a base64 data URI)."""
 
     type = "openai"
+    text_only = True
+    reasoning = True  # reasoning_effort (byo.providers.reasoning)
+    key_env = "OPENAI_API_KEY"
+    key_required = True
+    base_url_env = "OPENAI_BASE_URL"
     max_tokens_field = "max_completion_tokens"
     sdk_name = "openai"
     structured = True  # response_format: json_schema
@@ -209,6 +214,10 @@ class OpenAICompatible(ChatCompletions):
     """vLLM, llama.cpp server, LM Studio, Ollama's /v1: any base URL serving /chat/completions."""
 
     type = "openai-compatible"
+    key_env = "OPENAI_COMPATIBLE_API_KEY"
+    key_required = False  # local servers often need none
+    base_url_env = None
+    base_url_required = "the server's URL, e.g. http://localhost:8000/v1"
     max_tokens_field = "max_tokens"  # what most local servers understand
 
     def default_limits(self) -> ImageLimits:
@@ -228,6 +237,8 @@ class Groq(ChatCompletions):
     """Groq's OpenAI-shaped chat API, through the groq SDK (which appends /openai/v1)."""
 
     type = "groq"
+    key_env = "GROQ_API_KEY"
+    base_url_env = "GROQ_BASE_URL"
     batch_route = None  # not through byo
 
     def default_limits(self) -> ImageLimits:

@@ -27,6 +27,8 @@ class Reference(Provider):
 
     needs_image = False
     reference = True
+    chat = False
+    price_source = None
     cacheable = False
     structured = True
 

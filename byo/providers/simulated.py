@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from byo.core.dataset import Layout
-from byo.core.errors import ConfigError
+from byo.core.errors import ARGUMENTS, ConfigError
 from byo.core.inputs import DATA_ERRORS, read_json
 from byo.families.base import blur_px, option_label, visible
 from byo.providers.base import GenerationParams, ProviderFailure, Request, Response
@@ -106,7 +106,7 @@ class Simulated(Reference):
         try:
             self.quantity, planted = parse_spec(model)
         except ValueError as err:
-            raise ConfigError("<command line>", [("--model", f"the simulated observer: {err}")]) from None
+            raise ConfigError(ARGUMENTS, [("model", f"the simulated observer: {err}")]) from None
         self.threshold, self.slope, self.lapse = planted["threshold"], planted["slope"], planted["lapse"]
         self.layout = Layout(dataset) if dataset is not None else None
         self.legends: dict[str, dict] = {}

@@ -17,7 +17,7 @@ import yaml
 from pydantic import ValidationError, field_validator
 
 from byo.core.dataset import RESOLVED_CONFIG, Layout, atomic_write_text
-from byo.core.errors import ConfigError, InputError
+from byo.core.errors import ARGUMENTS, ConfigError, InputError
 from byo.core.inputs import read_image, read_json, reading
 from byo.core.locks import writer_lock
 from byo.core.outputs import check_file_output, writing_outputs
@@ -160,8 +160,8 @@ def load_templates(plugin, prompts: str = DEFAULT_PROMPTS, templates: str | Path
     family_t = _load(where, FamilyTemplates)
     common = _load(Path(templates) / "common.yaml" if templates else files(CATALOG) / "common.yaml", Common)
     if prompts not in PROMPT_SETS:
-        raise ConfigError("--prompts", [("--prompts", f"unknown prompt set {prompts!r}; expected "
-                                                      f"{', '.join(PROMPT_SETS)}")])
+        raise ConfigError(ARGUMENTS, [("prompts", f"unknown prompt set {prompts!r}; expected "
+                                                f"{', '.join(PROMPT_SETS)}")])
     folder = PROMPT_SETS[prompts]
     if folder is None:
         return where, family_t, common
@@ -171,7 +171,7 @@ def load_templates(plugin, prompts: str = DEFAULT_PROMPTS, templates: str | Path
     if not own.is_file():
         covered = sorted(p.name.removesuffix(".yaml") for p in set_dir.iterdir()
                          if p.name.endswith(".yaml") and p.name != "common.yaml") if set_dir.is_dir() else []
-        raise ConfigError(str(own), [("--prompts", f"the prompt set {prompts!r} has no wording for family {family!r}; "
+        raise ConfigError(str(own), [("`prompts`", f"the prompt set {prompts!r} has no wording for family {family!r}; "
                                                    f"it words {', '.join(covered) or 'no family'}")])
     worded = _load(own, PromptSetFamily)
     unknown = [(f"questions.{k}", f"not a question key of {family} (keys: {', '.join(family_t.questions)})")
@@ -247,8 +247,8 @@ def unreadable_policy(layout: Layout, given: str | None) -> str:
     config's `questions.unreadable`, else skip."""
     if given is not None:
         if given not in UNREADABLE_POLICIES:
-            raise ConfigError("--unreadable", [("--unreadable", f"unknown policy {given!r}; expected "
-                                                              f"{', '.join(UNREADABLE_POLICIES)}")])
+            raise ConfigError(ARGUMENTS, [("unreadable", f"unknown policy {given!r}; expected "
+                                                   f"{', '.join(UNREADABLE_POLICIES)}")])
         return given
     policy = config_questions(layout).get("unreadable", "skip")
     if policy not in UNREADABLE_POLICIES:
@@ -268,14 +268,14 @@ def config_questions(layout: Layout) -> dict:
 def options_cap(layout: Layout, given: int | None) -> int | None:
     """The most options a chat model is shown for a question with a candidate set: `given`
     (--options), else the dataset config's `questions.options`, else None (the family's default)."""
-    where, value = ("--options", given) if given is not None else (
+    where, value = ("options", given) if given is not None else (
         "questions.options", config_questions(layout).get("options"))
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= MAX_OPTIONS:
         expected = f"an integer from 2 to {MAX_OPTIONS} (the options a chat model is shown)"
-        if where == "--options":
-            raise ConfigError("--options", [("--options", f"{value!r}: expected {expected}")])
+        if where == "options":
+            raise ConfigError(ARGUMENTS, [("options", f"{value!r}: expected {expected}")])
         raise InputError(layout.root / RESOLVED_CONFIG, f"{value!r}: expected {expected}", key=where)
     return value
 
@@ -347,7 +347,7 @@ def generate(dataset: str | Path, *, preprompts=None, instructions=None, keys=No
     own = {(Path(dataset) / name).resolve() for name in (QUESTIONS, SUMMARY_FILE)}
     for path in (target, target.with_name(SUMMARY_FILE)):
         check_file_output(path, force=force, own_place=out is None or path.resolve() in own)
-    with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait, wait_flag="--wait"):
+    with writer_lock(dataset, what="dataset", wait=wait, on_wait=on_wait, wait_flag="`wait`"):
         return _generate(Layout(dataset), preprompts, instructions, keys, templates, out, unreadable, prompts,
                          options, received)
 
@@ -368,13 +368,13 @@ class QuestionMaker:
         self.where, self.family_t, self.common = load_templates(plugin, prompts, templates)
         preprompts = list(preprompts or self.common.grid.preprompts)  # None: the prompt set's grid
         instructions = list(instructions or self.common.grid.instructions)
-        problems = [("--preprompts", f"unknown preprompt {p!r}; expected {', '.join(PREPROMPTS)}")
+        problems = [("`preprompts`", f"unknown preprompt {p!r}; expected {', '.join(PREPROMPTS)}")
                     for p in preprompts if p not in PREPROMPTS]
-        problems += [("--instructions", f"unknown instruction {i!r}; expected {', '.join(self.common.instructions)}")
+        problems += [("`instructions`", f"unknown instruction {i!r}; expected {', '.join(self.common.instructions)}")
                      for i in instructions if i not in self.common.instructions]
         self.asked = keys or default_keys(layout)  # None: every key of the family
         self.keys = expand_keys(self.asked, list(self.family_t.questions), plugin.opt_in_keys)
-        problems += [("--keys", f"unknown question key {k!r} for {family}") for k in self.keys
+        problems += [("`keys`", f"unknown question key {k!r} for {family}") for k in self.keys
                      if k not in self.family_t.questions]
         problems += [(f"questions.{k}", "no answer function for this key") for k in self.keys
                      if k in self.family_t.questions and k not in plugin.answers]

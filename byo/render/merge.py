@@ -43,10 +43,10 @@ def _selection(dirs: list[Path]) -> tuple[int | None, int | None]:
                 except ValueError as err:
                     raise InputError(d / renderlog.RENDER_LOG, str(err)) from None
                 found.add((limit, sample))
-    for i, flag in enumerate(("--limit", "--sample")):
+    for i, field in enumerate(("limit", "sample")):
         values = {s[i] for s in found}
         if len(values) > 1:
-            raise ConfigError("<merge>", [(flag, f"the directories were rendered with different values of {flag} "
+            raise ConfigError("<merge>", [(f"`{field}`", f"the directories were rendered with different values of `{field}` "
                                           f"({', '.join(str(x) for x in sorted(values, key=str))})")])
     return found.pop() if found else (None, None)
 
@@ -64,17 +64,17 @@ def check_output(out: Path, dirs: list[Path]) -> bool:
     """Whether `out` can take the merge: new, empty, or holding an interrupted merge of the same
     directories (which this one finishes: True). Else a ConfigError saying what is in the way."""
     if out.is_symlink() or out.exists() and not out.is_dir():
-        raise ConfigError(str(out), [("-o", "is a file or a link: the merged dataset needs an empty or new "
+        raise ConfigError(str(out), [("`out`", "is a file or a link: the merged dataset needs an empty or new "
                                       "directory")])
     held = entries(out)
     if not held:
         return False
     sources = interrupted_merge(out)
     if sources is None:
-        raise ConfigError(str(out), [("-o", f"the merged dataset needs an empty or new directory; it holds "
+        raise ConfigError(str(out), [("`out`", f"the merged dataset needs an empty or new directory; it holds "
                                       f"{_listed(sorted(p.name for p in held))}")])
     if sources != [str(d.resolve()) for d in dirs]:
-        raise ConfigError(str(out), [("-o", f"holds an interrupted merge of other directories ({_listed(sources)}); "
+        raise ConfigError(str(out), [("`out`", f"holds an interrupted merge of other directories ({_listed(sources)}); "
                                       "rerun that merge to finish it, or choose another output")])
     return True
 

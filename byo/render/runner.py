@@ -137,7 +137,7 @@ def _output(out: Path, resolved: dict, resume: bool, file: str) -> Layout:
         if not resume:
             names = sorted(p.name for p in held)
             shown = ", ".join(names[:5]) + (f" ... and {len(names) - 5} more" if len(names) > 5 else "")
-            raise ConfigError(file, [("<output>", f"{out} is not empty (it holds {shown}); pass --resume to "
+            raise ConfigError(file, [("<output>", f"{out} is not empty (it holds {shown}); pass `resume` to "
                                       "continue a render of this config there, or choose another output directory")])
         started = {IMAGES, MASKS, LEGENDS, PASSES, COUNTERFACTUALS, METADATA, SOURCE_CONFIG, renderlog.RENDER_LOG}
         foreign = sorted(p.name for p in held if p.name not in started and not p.name.startswith("."))
@@ -148,7 +148,7 @@ def _output(out: Path, resolved: dict, resume: bool, file: str) -> Layout:
         if previous.is_file() and read_json(previous) != resolved:
             raise ConfigError(file, [("<output>", f"{out} was rendered from a different config "
                                       f"({first_difference(read_json(previous), resolved)}, as rendered vs now); "
-                                      "--resume needs the same config")])
+                                      "`resume` needs the same config")])
     return Layout(out)
 
 
@@ -157,7 +157,7 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
                    shard: Shard | None = None, file: str | None = None, show_progress: bool = True,
                    max_images: int | None = None, sample: int | None = None,
                    on_result: Callable[[RenderResult], None] | None = None, wait: bool = False,
-                   on_wait: Callable[[str], None] | None = None, wait_flag: str | None = "--wait") -> RenderReport:
+                   on_wait: Callable[[str], None] | None = None, wait_flag: str | None = "`wait`") -> RenderReport:
     """Render `config` (a validated config, data, or a YAML file) into `out_dir`: the first
     `limit` images of the plan (or a stratified `sample` of it, every combination of levels before
     any is repeated: byo.scene.plan.stratified_indices), only those of `shard` when given. One process writes a dataset:
@@ -170,7 +170,7 @@ def render_dataset(config: DatasetConfig | dict | str | Path, out_dir: str | Pat
     selected = selected_jobs(cfg, limit=limit, shard=shard, sample=sample)
     if max_images is not None and len(selected) > max_images:
         raise ConfigError(file, [("<dataset>", f"{len(selected):,} images to render, more than the limit of "
-                                  f"{max_images:,}; raise it with --max-images, or render a part with --limit")])
+                                  f"{max_images:,}; raise it with `max_images`, or render a part with `limit`")])
     resolved = resolved_config(cfg)
     out = _output_dir(cfg, out_dir, file)
     with writer_lock(out, what="dataset", wait=wait, on_wait=on_wait, wait_flag=wait_flag):
@@ -298,7 +298,7 @@ def _unreadable_legend(layout: Layout, family: Family, legends: list[dict]) -> I
                 family.export(Layout(scratch), [legend])
             except DATA_ERRORS as err:
                 return InputError(layout.legend(legend["name"]), f"not a {family.name} legend this version can read "
-                                  f"({type(err).__name__}: {str(err)[:150]}); remove it and render again with --resume")
+                                  f"({type(err).__name__}: {str(err)[:150]}); remove it and render again with `resume`")
     return InputError(layout.root / LEGENDS, f"the {family.name} legends do not fit together (the dataset files of "
                       "the family could not be written)")
 

@@ -82,12 +82,12 @@ def render_on_slurm(config: str | Path, out: str | Path | None, *, shards: int |
     cfg = load_config(config)
     count = shards or cfg.slurm.shards
     if count is None:
-        raise ConfigError(file, [("slurm.shards", "how many array tasks? set slurm.shards in the config or pass "
-                                  "--shards N")])
+        raise ConfigError(file, [("slurm.shards", "how many array tasks? set slurm.shards in the config or give "
+                                  "`shards`")])
     selected = selected_jobs(cfg, limit=work.limit)
     if work.max_images is not None and len(selected) > work.max_images:
         raise ConfigError(file, [("<dataset>", f"{len(selected):,} images to render, more than the limit of "
-                                  f"{work.max_images:,}; raise it with --max-images, or render a part with --limit")])
+                                  f"{work.max_images:,}; raise it with `max_images`, or render a part with `limit`")])
     count = min(count, len(selected))  # no empty shard
     sample_tasks(cfg, selected, file)  # an impossible scene is named now, not on a node
     out = Path(out or cfg.dataset.output_dir or Path("output") / cfg.dataset.name)

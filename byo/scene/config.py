@@ -32,7 +32,7 @@ from pydantic import (
     model_validator,
 )
 
-from byo.core.errors import ConfigError, format_key_path
+from byo.core.errors import ARGUMENTS, ConfigError, format_key_path
 from byo.core.schema import Strict, shown, validation_problems
 from byo.scene.setup import FAMILY_PRESETS, RESOLUTION, QualityPresets, SetupConfig
 
@@ -534,7 +534,7 @@ def quick_config(source: str | Path | dict, *, quality: str | None = None,
     variables = raw.get("variables") or {}
     if not isinstance(scene, dict):
         raise ConfigError(file, [("scene", "expected a mapping")])
-    clash = [(f"variables.{path}", "varies the key that --quality / --resolution sets; render the config as it is")
+    clash = [(f"variables.{path}", "varies the key that `quality` / `resolution` sets; render the config as it is")
              for path in overrides if isinstance(variables, dict) and path in variables]
     if clash:
         raise ConfigError(file, clash)
@@ -552,6 +552,6 @@ def parse_resolution(text: str) -> str | list[int]:
         return text
     width, sep, height = text.lower().partition("x")
     if not (sep and width.isdigit() and height.isdigit() and int(width) > 0 and int(height) > 0):
-        raise ConfigError("<command line>", [("--resolution", f"{text[:40]!r}: expected WIDTHxHEIGHT (e.g. 640x360) "
-                                                            f"or a preset ({', '.join(RESOLUTION)})")])
+        raise ConfigError(ARGUMENTS, [("resolution", f"{text[:40]!r}: expected WIDTHxHEIGHT (e.g. 640x360) "
+                                                   f"or a preset ({', '.join(RESOLUTION)})")])
     return [int(width), int(height)]

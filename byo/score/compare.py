@@ -41,7 +41,7 @@ import numpy as np
 import scipy  # scipy.stats loads on first use
 
 from byo.core.dataset import atomic_write_text
-from byo.core.errors import ConfigError
+from byo.core.errors import ARGUMENTS, ConfigError
 from byo.core.stats import PairedProportions, cluster_index, cluster_sign_test
 from byo.score import psychometric as psy
 from byo.score.metrics import rng_for
@@ -296,8 +296,8 @@ def compare(a: Scores, b: Scores, *, n_boot: int = 1000, seed: int = 0, correcti
             tolerance: float | None = None, criterion: float | None = None) -> dict:
     """The comparison of two scored runs over the same questions (ConfigError otherwise)."""
     if correction not in CORRECTIONS:
-        raise ConfigError("<command line>", [("--correction", f"expected one of {', '.join(CORRECTIONS)}, "
-                                              f"got {correction!r}")])
+        raise ConfigError(ARGUMENTS, [("correction", f"expected one of {', '.join(CORRECTIONS)}, "
+                                     f"got {correction!r}")])
     check_same_questions(a, b)
     tolerance = a.settings.get("tolerance", 0) if tolerance is None else tolerance
     criterion = a.settings.get("criterion", psy.CRITERION) if criterion is None else criterion

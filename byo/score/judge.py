@@ -21,18 +21,24 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
 
-from byo.core.errors import ConfigError
+from byo.core.errors import ARGUMENTS, ConfigError
 from byo.eval.cache import RequestCache, request_key
 from byo.eval.layout import default_cache
-from byo.eval.resolve import BASE_URL_ENV
-from byo.providers import PROVIDERS, GenerationParams, ProviderFailure, Request, create_provider
+from byo.eval.resolve import base_url_from_env
+from byo.providers import (
+    PROVIDERS,
+    GenerationParams,
+    ProviderFailure,
+    Request,
+    create_provider,
+    providers_that,
+)
 from byo.providers.catalog import load_catalog, provider_entry
 from byo.providers.keys import resolve_key
 from byo.providers.reasoning import split_reasoning
@@ -119,16 +125,16 @@ class Judge:
         self.settings = s = settings
         name, sep, model = s.spec.partition(":")
         if not sep or not name or not model:
-            raise ConfigError("<command line>", [("--judge", f"expected PROVIDER:MODEL (openai:gpt-4o-mini), got "
-                                                  f"{s.spec!r}")])
+            raise ConfigError(ARGUMENTS, [("judge", f"expected PROVIDER:MODEL (openai:gpt-4o-mini), got "
+                                         f"{s.spec!r}")])
         catalog = load_catalog(s.providers_file) if s.providers_file else None
         self.ptype, entry = provider_entry(name, catalog, str(s.providers_file) if s.providers_file else None)
         cls = PROVIDERS[self.ptype]
-        if cls.reference or cls.ranks:
-            raise ConfigError("<command line>", [("--judge", f"{self.ptype} answers no prompt; a judge is a chat "
-                                                  "model (openai, groq, ollama, openai-compatible, hf)")])
+        if not cls.chat:
+            raise ConfigError(ARGUMENTS, [("judge", f"{self.ptype} answers no prompt; a judge is a chat "
+                                         f"model ({', '.join(providers_that('chat'))})")])
         self.name, self.model = f"{name}:{model}", model
-        base_url = s.base_url or entry.base_url or os.environ.get(BASE_URL_ENV.get(self.ptype, ""))
+        base_url = s.base_url or entry.base_url or base_url_from_env(self.ptype)
         api_key, _ = resolve_key(self.ptype, key_env=s.key_env or entry.api_key_env,
                                  key_file=s.key_file or entry.api_key_file)
         self.params = GenerationParams(temperature=0.0)

@@ -55,10 +55,10 @@ class Scores:
 
 
 def check_complete(scores: Scores, run_dir: Path) -> None:
-    """For --require-complete: a partial run is an error."""
+    """For `require_complete`: a partial run is an error."""
     if scores.partial:
         raise ConfigError(str(Path(run_dir) / PREDICTIONS), [(
-            "--require-complete", f"{scores.partial}; expected every question answered: rerun the same "
+            "`require_complete`", f"{scores.partial}; expected every question answered: rerun the same "
                                   "byo eval command to finish the run")])
 
 

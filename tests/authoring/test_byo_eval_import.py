@@ -166,7 +166,7 @@ def test_noise_lighting_and_board_colors_map(tmp_path):
      "expected [min, max]"),
     ("dataset: {name: x}\nvariables: {chess.count_config: {variate_type: fixed, variate_levels: {type: explicit}}}",
      "name each piece under content.pieces"),
-    ("camera: {distance: 2}\n", "give --family"),
+    ("camera: {distance: 2}\n", "give `family`"),
     ("dataset: {name: x}\nvariables: {chess.count_config: {variate_type: fixed, variate_levels: -3}}", "content.count"),
     ("board: {length: 0.7, width: 0.5}\n", "squares are square"),
     ("board: {length: 0.0}\n", "leaves no room for squares"),

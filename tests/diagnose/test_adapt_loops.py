@@ -58,7 +58,7 @@ def test_a_cap_for_a_model_without_a_price_is_refused_before_any_request(tmp_pat
     config = far_camera_config(tmp_path)
     with FakeVLM() as fake:
         file = providers(tmp_path, fake.url, priced=False)
-        with pytest.raises(ConfigError, match=r"--max-cost: needs the price of tiny-vlm: give "
+        with pytest.raises(ConfigError, match=r"`max_cost`: needs the price of tiny-vlm: give "
                                               r"providers\.fake\.models\.tiny-vlm its input_per_million"):
             adapt(AdaptSettings(config=config, variable="camera.distance", provider="fake", model="tiny-vlm",
                                 key="count_objects", out=tmp_path / "out", budget=Budget(cost=0.5),

@@ -117,12 +117,12 @@ def test_bad_settings_are_named_before_any_work(tmp_path):
     out = tmp_path / "out"
     cases = [
         (dict(variable="blur.fstop", key="count_piecez"), "count_piecez"),
-        (dict(variable="camera.elevation", key="count_pieces"), "give --range LO HI"),
+        (dict(variable="camera.elevation", key="count_pieces"), "give `range` LO HI"),
         (dict(variable="blur.fstop", key="count_pieces", range=(0.5, -1.0)), "expected LO < HI"),
         (dict(variable="content.count", key="count_pieces", range=(1, 500)), "level 500 makes the scene invalid"),
         (dict(variable="blur.fstop", key="count_pieces", provider="blind"), "blind"),
         (dict(variable="blur.fstop", key="count_pieces", model="blur_px,threshold=1"), "simulated observer"),
-        (dict(variable="blur.fstop", key="count_pieces", budget=Budget(width=-1.0)), "--width"),
+        (dict(variable="blur.fstop", key="count_pieces", budget=Budget(width=-1.0)), "<arguments>: width: expected a positive number"),
     ]
     for change, says in cases:
         settings = {"config": config, "provider": "simulated", "model": OBSERVER, "out": out, **change}

@@ -337,7 +337,7 @@ def test_a_run_name_keeps_its_settings_and_limit_grows(tmp_path, key):
         assert len(first.rows) == 2
         grown = evaluate(settings(ds, fake.url), show_progress=False)
         assert grown.cached == 2 and grown.requests_sent == 4 and len(fake.log) == 6
-        with pytest.raises(ConfigError, match=r"settings \(parameters changed\); choose another --run"):
+        with pytest.raises(ConfigError, match=r"settings \(parameters changed\); choose another `run`"):
             evaluate(settings(ds, fake.url, params=GenerationParams(seed=1)), show_progress=False)
 
 

@@ -95,9 +95,9 @@ def test_shots_from_a_named_split_or_another_dataset(tmp_path):
 
 def test_bad_shot_requests_fail_before_any_request(tmp_path, capsys):
     ds = make_dataset(tmp_path / "ds", 4)
-    with pytest.raises(ConfigError, match="--shots"):
+    with pytest.raises(ConfigError, match="<arguments>: shots: 5 examples"):
         evaluate_fake(ds, "openai", "http://127.0.0.1:9/v1", shots=5)  # 4 images: at most 3 others per question
-    with pytest.raises(ConfigError, match="--shots-from"):
+    with pytest.raises(ConfigError, match="shots_from"):
         evaluate_fake(ds, "openai", "http://127.0.0.1:9/v1", shots=1, shots_from=str(tmp_path / "nowhere"))
     with pytest.raises(ConfigError, match="sends no examples"):
         evaluate_fake(ds, "oracle", None, model=None, shots=1)

@@ -76,9 +76,9 @@ def test_hosted_providers_check_their_settings_before_any_request(tmp_path, monk
         with pytest.raises(ConfigError, match=f"{variable}: not set"):
             Evaluation(EvalSettings(dataset=ds, provider=provider, model="m", base_url="http://127.0.0.1:9"))
         monkeypatch.setenv(variable, KEY)
-    with pytest.raises(ConfigError, match="--base-url: required for azure"):
+    with pytest.raises(ConfigError, match="<arguments>: base_url: required for azure"):
         Evaluation(EvalSettings(dataset=ds, provider="azure", model="m"))
-    with pytest.raises(ConfigError, match="--structured: the anthropic provider takes no JSON schema"):
+    with pytest.raises(ConfigError, match="<arguments>: structured: the anthropic provider takes no JSON schema"):
         Evaluation(EvalSettings(dataset=ds, provider="anthropic", model="m", structured=True))
     anthropic = Evaluation(EvalSettings(dataset=ds, provider="anthropic", model="m")).provider
     gemini = Evaluation(EvalSettings(dataset=ds, provider="gemini", model="m", structured=True)).provider

@@ -168,7 +168,7 @@ def test_non_empty_output_needs_resume_and_bad_configs_touch_nothing(tmp_path):
     out.mkdir()
     (out / "keep.txt").write_text("precious")
     ok = write_config(tmp_path, clevr_config())
-    with pytest.raises(ConfigError, match=r"not empty \(it holds keep.txt\); pass --resume"):
+    with pytest.raises(ConfigError, match=r"not empty \(it holds keep.txt\); pass `resume`"):
         render_dataset(str(ok), str(out), show_progress=False)
     bad = write_config(tmp_path, clevr_config(content={"mode": "random", "count": 12, "sizes": ["large"]}),
                        "bad.yaml")

@@ -46,6 +46,7 @@ import numpy as np
 
 from byo.families.api import (
     ALL,
+    ARGUMENTS,
     Column,
     ConfigError,
     ReportTable,
@@ -268,8 +269,8 @@ def _num(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
-PERPLEXITY_SKIPPED = ("skipped: the perplexity check of the negatives needs a language model (byo score "
-                      "--perplexity-model NAME, a transformers causal LM such as gpt2)")
+PERPLEXITY_SKIPPED = ("skipped: the perplexity check of the negatives needs a language model "
+                      "(byo score --perplexity-model NAME, a transformers causal LM such as gpt2)")
 
 
 def perplexity_table(rows: Sequence[dict], options: ScoringOptions | None = None, device: str = "auto") -> list[dict]:
@@ -324,14 +325,14 @@ def perplexities(texts: list[str], model: str, device: str = "auto") -> list[flo
         import torch
         import transformers
     except ModuleNotFoundError as err:
-        raise ConfigError("<command line>", [("--perplexity-model", f"needs {err.name}, which is not installed: "
-                                              "pip install 'byo-render[hf]'")]) from None
+        raise ConfigError(ARGUMENTS, [("perplexity_model", f"needs {err.name}, which is not installed: "
+                                     "pip install 'byo-render[hf]'")]) from None
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(model)
         lm = transformers.AutoModelForCausalLM.from_pretrained(model).eval()
     except (OSError, ValueError, KeyError) as err:
-        raise ConfigError("<command line>", [("--perplexity-model", f"could not load {model!r} as a causal "
-                                              f"language model: {str(err).splitlines()[0]}")]) from None
+        raise ConfigError(ARGUMENTS, [("perplexity_model", f"could not load {model!r} as a causal "
+                                     f"language model: {str(err).splitlines()[0]}")]) from None
     where = "cuda" if device == "auto" and torch.cuda.is_available() else ("cpu" if device == "auto" else device)
     lm = lm.to(where)
     out = []
@@ -362,7 +363,7 @@ def integration_figure(series: list[tuple[str, str, list[dict]]]) -> list[tuple[
                 continue
             n = [r["n"] for r in pts]
             ax.plot(n, [r["r1_composed"] for r in pts], "-o", color=color, label=f"{label} composed")
-            ax.plot(n, [r["r1_decomposed"] for r in pts], "--s", color=color, label=f"{label} decomposed")
+            ax.plot(n, [r["r1_decomposed"] for r in pts], ls="--", marker="s", color=color, label=f"{label} decomposed")
         ax.set_title(f"{level}")
         ax.set_xlabel("complexity N (primitives)")
         ax.set_ylim(-0.02, 1.02)

@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from byo.core.errors import ConfigError, FatalRenderError
+from byo.core.errors import ARGUMENTS, ConfigError, FatalRenderError
 from byo.render.executors import (
     STARTUP_SECONDS,
     Outcome,
@@ -49,8 +49,8 @@ HEAD_IP = "127.0.0.2"  # loopback (see LocalCluster)
 
 def require_ray() -> None:
     if ray is None:
-        raise ConfigError("<command line>", [("--executor ray", "Ray is not installed; install the extra: "
-                                              "pip install 'byo-render[ray]' (or .[ray] from a checkout)")])
+        raise ConfigError(ARGUMENTS, [("executor", "ray: Ray is not installed; install the extra: "
+                                        "pip install 'byo-render[ray]' (or .[ray] from a checkout)")])
 
 
 class _RenderActor:
@@ -117,7 +117,7 @@ class RayExecutor:
             capacity = min(capacity, int(resources.get("GPU", 0)))
             if capacity < 1:  # the workers would wait for a GPU for ever
                 raise FatalRenderError("render.device is gpu, but the Ray cluster has no GPU (or fewer CPUs "
-                                       f"than --threads {self.threads}); set render.device to auto or cpu")
+                                       f"than `threads` {self.threads}); set render.device to auto or cpu")
         actor_class = ray.remote(_RenderActor).options(
             num_cpus=self.threads, num_gpus=gpus, max_restarts=0, scheduling_strategy="SPREAD")
         slots: list[_Slot] = []

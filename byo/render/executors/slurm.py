@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from byo.core.errors import ConfigError
+from byo.core.errors import ARGUMENTS, ConfigError
 
 try:
     import submitit
@@ -34,8 +34,8 @@ POLL_SECONDS = 5.0  # how often the driver looks at its jobs (submitit caches sa
 
 def require_submitit() -> None:
     if submitit is None:
-        raise ConfigError("<command line>", [("--executor slurm", "submitit is not installed; install the extra: "
-                                              "pip install 'byo-render[slurm]' (or .[slurm] from a checkout)")])
+        raise ConfigError(ARGUMENTS, [("executor", "slurm: submitit is not installed; install the extra: "
+                                        "pip install 'byo-render[slurm]' (or .[slurm] from a checkout)")])
 
 
 @dataclass(frozen=True)
@@ -101,9 +101,9 @@ class SlurmArray:
             return self.executor().map_array(_Resumable(function), *columns)
         except (RuntimeError, OSError, subprocess.CalledProcessError) as err:
             detail = " ".join(str(err).split())[:300] or type(err).__name__
-            raise ConfigError("<command line>", [("--executor slurm", f"could not submit the job array: {detail} "
-                                                  "(run byo render on a Slurm login node, or pass --slurm-local "
-                                                  "to run the array here)")]) from None
+            raise ConfigError(ARGUMENTS, [("executor", f"slurm: could not submit the job array: {detail} "
+                                            "(run byo render on a Slurm login node, or set `slurm_local` "
+                                            "to run the array here)")]) from None
 
     @staticmethod
     def outcomes(jobs: list) -> Iterator[TaskOutcome]:
