@@ -60,7 +60,7 @@ def sized_for(config: str | Path, models: Sequence[str], *, detail: str | None =
     """The size to render `config` at for `models` (PROVIDER:MODEL each; OpenAI's `detail`): a
     ConfigError naming `field` for a model whose received size is not published."""
     size = config_resolution(config, resolution)
-    pipelines = {spec: pipeline_of(spec, detail=detail, flag=field) for spec in models}
+    pipelines = {spec: pipeline_of(spec, detail=detail, field=field) for spec in models}
     try:
         render, of_config = render_size(size, pipelines)
     except ValueError as err:
@@ -97,7 +97,7 @@ def receivers(models: Sequence[str], detail: str | None = None, field: str = "mo
     """Per model whose received size is published, its rule as the question generator takes it
     (sent size -> the whole image at the received scale): byo.questions.generate's `received`.
     The others (Gemini's, an unknown model's) are left out: they are asked every question."""
-    pipelines = {spec: pipeline_of(spec, detail=detail, flag=field) for spec in models}
+    pipelines = {spec: pipeline_of(spec, detail=detail, field=field) for spec in models}
     return {spec: (lambda w, h, p=p: p.receive(w, h).resampled) for spec, p in pipelines.items()
             if p.receive(1920, 1080).known}
 
