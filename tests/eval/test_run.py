@@ -112,8 +112,10 @@ def test_injected_failures_end_as_answers_or_explicit_errors(tmp_path, key):
     """(b) 20% of requests fail (429, 500, timeout, malformed): every item ends answered or with an
     error status, nothing is duplicated, and token totals are exact."""
     ds = make_dataset(tmp_path / "ds", 50)
-    with FakeVLM(answerer(ds), fault_rate=0.2, seed=3, hang=1.3) as fake:
-        report = evaluate(settings(ds, fake.url, concurrency=8, timeout=1.0, retries=1), show_progress=False)
+    # the client waits 4 s: an answer the busy test process (server and client share it) is slow to
+    # send must not time out and be asked again; a "timeout" fault stalls past it
+    with FakeVLM(answerer(ds), fault_rate=0.2, seed=3, hang=4.5) as fake:
+        report = evaluate(settings(ds, fake.url, concurrency=8, timeout=4.0, retries=1), show_progress=False)
         outcomes = Counter(s.outcome for s in fake.log)
         assert {"429", "500", "timeout", "malformed"} <= set(outcomes)
         assert 0.12 < sum(outcomes[f] for f in ("429", "500", "timeout", "malformed")) / len(fake.log) < 0.3
