@@ -307,7 +307,7 @@ def evidence_in(layout: Layout, legend: dict, rgb, mask) -> dict:
         found = measure_objects(rgb, mask, {o["id"]: [o["id"], *parts.get(o["id"], [])] for o in legend["objects"]})
     except ValueError as err:
         raise InputError(layout.mask(legend["name"]), str(err)) from None
-    seen = seen_as_rendered({**legend, "objects": [{**o, "rendered": found[o["id"]].to_json()} if o["id"] in found
+    seen = seen_as_rendered({**legend, "objects": [{**o, "rendered": found[o["id"]].to_json(digits=None)} if o["id"] in found
                                                    else o for o in legend["objects"]]})
     return with_outlines(seen, (mask.shape[1], mask.shape[0]))
 

@@ -84,9 +84,13 @@ class Evidence:
     step: float = 0.0  # |median grey inside - median grey of the local background| (grey levels)
     standout: float = 0.0
 
-    def to_json(self) -> dict:
-        return {k: (round(v, 2) if isinstance(v, float) else v) for k, v in asdict(self).items()} | {
-            "lab": [round(c, 2) for c in self.lab]}
+    def to_json(self, digits: int | None = 2) -> dict:
+        """The evidence as JSON, floats rounded to `digits` (None: as measured, for decisions: a
+        standout of 1.498 rounded to 1.5 would pass the 1.5 threshold the audit's own measure fails)."""
+        def rounded(v: float) -> float:
+            return v if digits is None else round(v, digits)
+        return {k: (rounded(v) if isinstance(v, float) else v) for k, v in asdict(self).items()} | {
+            "lab": [rounded(c) for c in self.lab]}
 
     @property
     def shows(self) -> bool:
