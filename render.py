@@ -19,7 +19,7 @@ def main() -> int:
     from byo.core.blender_python import use_checkout
 
     use_checkout(ROOT)
-    from byo.cli import run
+    from byo.cli import invoke
     from byo.cli.render import add_render_arguments, cmd_render
 
     argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
@@ -27,7 +27,7 @@ def main() -> int:
     add_render_arguments(parser)
     args = parser.parse_args(argv)
     args.in_process = True  # bpy is this Blender; no worker processes
-    return run(cmd_render, args)
+    return invoke(cmd_render, args)
 
 
 if __name__ == "__main__":
