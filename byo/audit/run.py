@@ -279,7 +279,7 @@ def audit_dataset(dataset: str | Path, *, questions: str | Path | None = None,
         raise ConfigError(str(path), [("<file>", "no questions to audit (run `byo questions DATASET` first)")])
     by_image: dict[str, list] = defaultdict(list)
     # nothing asked (every question skipped): the per-level table still says why
-    asked = load_questions(path, layout.root) if path.read_text().strip() else []
+    asked = load_questions(path, layout.root) if path.read_bytes().strip() else []
     for signature, rows in distinct(asked).items():
         by_image[signature[0]].append(rows)
     audits, legend_checks = family_audit(family) if family else (AuditTable(), [])
