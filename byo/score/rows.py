@@ -148,11 +148,12 @@ def _ranked(q: Question, p: dict) -> tuple[dict, float | None]:
 
 
 def legend_splits(questions: list[Question], dataset: Path) -> dict[str, str]:
-    """image -> split part, from the legend's extras, of images whose questions of a family's own
-    answer type do not carry it (their metrics are sliced by split)."""
-    layout, out = Layout(dataset), {}
+    """image -> split part, from the legend's extras, of images whose questions do not carry it
+    (metrics are sliced by split; a crest whose motif questions were not asked keeps its split)."""
+    layout, out, read = Layout(dataset), {}, set()
     for q in questions:
-        if q.answer_type in FAMILY_TYPES and "split" not in q.params and q.image not in out:
+        if "split" not in q.params and q.image not in read:
+            read.add(q.image)
             path = layout.legend(Path(q.image).stem)
             if not path.exists():
                 continue
