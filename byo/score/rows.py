@@ -149,7 +149,7 @@ def _ranked(q: Question, p: dict) -> tuple[dict, float | None]:
 
 def legend_splits(questions: list[Question], dataset: Path) -> dict[str, str]:
     """image -> split part, from the legend's extras, of images whose questions do not carry it
-    (metrics are sliced by split; a crest whose motif questions were not asked keeps its split)."""
+    (metrics are sliced by split: an image none of whose questions of a family's own type was asked keeps it)."""
     layout, out, read = Layout(dataset), {}, set()
     for q in questions:
         if "split" not in q.params and q.image not in read:
