@@ -74,6 +74,19 @@ class Runs:
             self.labels.append(m if len(same_model) == 1 else f"{m} ({d})" if same_model.count(d) == 1
                                else f"{m} ({s.facts['run']})")
 
+
+    def question_summaries(self) -> list[tuple[str, dict]]:
+        """(dataset, its questions summary) for each dataset of the runs whose summary `byo
+        questions` wrote beside the questions, once per dataset."""
+        out, seen = [], set()
+        for s in self.runs:
+            dataset = s.facts.get("dataset")
+            path = Path(dataset) / SUMMARY_FILE if dataset else None
+            if path is None or dataset in seen or not path.is_file():
+                continue
+            seen.add(dataset)
+            out.append((dataset, read_json(path)))
+        return out
     def items(self):
         return zip(self.labels, self.runs, strict=True)
 
@@ -138,14 +151,8 @@ def skipped_levels(runs: Runs, key: str) -> list[dict]:
     skipped, over the datasets of the runs (their questions summaries): variable, level, skipped,
     questions."""
     counts: dict[tuple[str, str], Counter] = {}
-    seen = set()
-    for s in runs.runs:
-        dataset = s.facts.get("dataset")
-        path = Path(dataset) / SUMMARY_FILE if dataset else None
-        if path is None or dataset in seen or not path.is_file():
-            continue
-        seen.add(dataset)
-        by_key = read_json(path).get("key_levels", {})
+    for _, summary in runs.question_summaries():
+        by_key = summary.get("key_levels", {})
         for k, variables in by_key.items():
             if key not in ("*", k):
                 continue

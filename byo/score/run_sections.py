@@ -8,10 +8,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from byo.core.inputs import read_json
 from byo.core.paths import inside
 from byo.core.report_tables import Section
-from byo.questions.load import SUMMARY_FILE
 from byo.score import plots, registry
 from byo.score import psychometric as psy
 from byo.score.compare import TEST_SIGN, compare, question_difference, testing_summary
@@ -112,14 +110,8 @@ def paired_section(runs: Runs) -> list[dict]:
 def asked_section(runs: Runs) -> list[dict]:
     """Per dataset of the runs, per variable and level: the questions asked, skipped and flagged as
     unreadable, and why (the summary `byo questions` wrote beside the questions)."""
-    out, seen = [], set()
-    for s in runs.runs:
-        dataset = s.facts.get("dataset")
-        path = Path(dataset) / SUMMARY_FILE if dataset else None
-        if path is None or dataset in seen or not path.is_file():
-            continue
-        seen.add(dataset)
-        summary = read_json(path)
+    out = []
+    for dataset, summary in runs.question_summaries():
         rows = [{"variable": variable, "level": level, "asked": c.get("asked", 0), "skipped": c.get("skipped", 0),
                  "flagged": c.get("flagged", 0),
                  "why": "; ".join(f"{r} ({n})" for r, n in sorted(summary.get("why", {}).get(variable, {})
