@@ -12,6 +12,7 @@ from pydantic import ValidationError
 import byo
 from byo.api.experiment import model_fields
 from byo.cli.console import console, new_table, out
+from byo.cli.fields import flags_in
 from byo.cli.options import positive, unit, whole
 from byo.core.errors import ConfigError
 from byo.core.schema import validation_problems
@@ -63,7 +64,7 @@ def cmd_adapt(args) -> int:
         if trial.hits:
             answers = ", ".join("right" if h else "wrong" for h in trial.hits)
         else:
-            answers = f"not asked: {trial.skipped}" if trial.skipped else "no answer: " + ", ".join(
+            answers = f"not asked: {flags_in(trial.skipped)}" if trial.skipped else "no answer: " + ", ".join(
                 q["status"] for q in trial.questions)
         console.print(f"trial {trial.index + 1:>3}  {args.variable}={trial.level:.4g}  {answers}  threshold "
                       f"{interval(trial.estimate)}", highlight=False)
@@ -85,7 +86,7 @@ def cmd_adapt(args) -> int:
                   f"{args.model}")
     shown.add_row(args.variable, interval(result.estimate), str(result.images), str(result.answers))
     out().print(shown)
-    console.print(f"stopped: {result.stopped}{cost}", highlight=False)
+    console.print(f"stopped: {flags_in(str(result.stopped))}{cost}", highlight=False)
     console.print(f"dataset: {result.out_dir}\nrun: {result.run_dir}\nresult: {result.result}"
                   + (f"\nfigure: {result.figure}" if result.figure else ""), highlight=False)
     return answered(result)
@@ -96,7 +97,7 @@ def answered(result) -> int:
     none could be made), else 0."""
     if result.answers:
         return 0
-    console.print(f"[red]byo adapt: no answer[/red] in {len(result.trials)} trials ({result.stopped})", highlight=False)
+    console.print(f"[red]byo adapt: no answer[/red] in {len(result.trials)} trials ({flags_in(str(result.stopped))})", highlight=False)
     return 1
 
 

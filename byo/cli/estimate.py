@@ -8,6 +8,7 @@ import os
 from rich.console import Console
 
 from byo.cli.console import console, new_table
+from byo.cli.fields import flags_in
 from byo.eval.estimate import estimate_model, estimate_questions
 from byo.providers.catalog import load_catalog, provider_entry
 from byo.render.estimate import estimate_render
@@ -80,5 +81,5 @@ def print_estimate(args, cfg, shown: Console) -> None:
                 else "no price (the providers file --providers gives input_per_million and output_per_million)")
         table.add_row(model, f"{found.calls:,} calls, {cost}",
                       f"{found.input_tokens:,} input and {found.output_tokens:,} output tokens; "
-                      + "; ".join(found.assumptions))
+                      + flags_in("; ".join(found.assumptions)))
     shown.print(table)

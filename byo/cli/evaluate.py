@@ -11,7 +11,7 @@ from rich.markup import escape
 
 import byo
 from byo.cli.console import add_json, add_quiet, console, new_table, out, print_json, quiet, waiting
-from byo.cli.fields import message
+from byo.cli.fields import flags_in, message
 from byo.cli.options import add_max_answer_chars, add_wait, device_name, positive, whole
 from byo.core.errors import ConfigError
 from byo.core.locks import Busy
@@ -97,22 +97,22 @@ def read_run_info(run_dir: Path) -> dict:
 
 def eval_summary(report, args) -> int:
     if report.stopped:
-        stop = report.stopped
+        stop, said = report.stopped, flags_in(report.stopped.message)
         done = (f"{len(report.rows)} of {report.n_questions} questions answered, {report.unanswered} left "
                 f"({report.requests_sent} requests sent, {report.cached} answers from the cache)")
         if stop.reason in ("endpoint", "disk"):
             kept = f"; predictions so far: {report.run_dir / PREDICTIONS}" if report.rows else ""
-            console.print(f"[red]error:[/red] {escape(stop.message)}. {done}{kept}; rerun the same command to resume",
+            console.print(f"[red]error:[/red] {escape(said)}. {done}{kept}; rerun the same command to resume",
                           highlight=False)
         elif stop.reason == "batch":
-            console.print(f"{escape(stop.message)}. {len(report.rows)} of {report.n_questions} questions answered "
+            console.print(f"{escape(said)}. {len(report.rows)} of {report.n_questions} questions answered "
                           f"({report.requests_sent} requests submitted, {report.cached} answers from the cache)",
                           highlight=False)
         elif stop.reason == "budget":
-            console.print(f"[yellow]{escape(stop.message)}[/yellow]. {done}; rerun with a higher --max-cost to go on",
+            console.print(f"[yellow]{escape(said)}[/yellow]. {done}; rerun with a higher --max-cost to go on",
                           highlight=False)
         else:
-            console.print(f"{stop.message}: {done}; rerun the same command to resume", highlight=False)
+            console.print(f"{escape(said)}: {done}; rerun the same command to resume", highlight=False)
         return stop.exit_code
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(report.statuses.items()))
     info = read_run_info(report.run_dir)
@@ -248,7 +248,7 @@ def cmd_run_status(args) -> int:
     cap = f" of --max-cost ${summary['max_cost_usd']:g}" if summary.get("max_cost_usd") is not None else ""
     shown.print(f"{summary['run']}: {summary['answered'] or 0} of {summary['n_questions']} questions answered "
                 f"({', '.join(f'{k} {n}' for k, n in (summary['statuses'] or {}).items())}){cost}{cap}"
-                + ("" if summary["finished"] else f"; not finished: {summary['stopped'] or 'stopped'}"),
+                + ("" if summary["finished"] else f"; not finished: {escape(flags_in(summary['stopped'] or 'stopped'))}"),
                 highlight=False)
     if busy:
         shown.print(f"[yellow]not polled[/yellow]: {escape(busy)}", highlight=False)

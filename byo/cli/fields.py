@@ -1,6 +1,8 @@
 """The API's fields as the command line's flags. Below byo/cli/ a problem names what a function was
 given by its field (`ConfigError(ARGUMENTS, [("concurrency", ...)])`, "`max_cost`" inside a
-message); the command line prints it with its flags (`<command line>: --concurrency: ...`)."""
+message, a failure or a stop); the command line prints it with its flags (`<command line>:
+--concurrency: ...`, "over --max-cost"). Files keep the field form: what a run or a render writes
+is read by the API as much as by the command line."""
 
 from __future__ import annotations
 
@@ -34,8 +36,9 @@ FLAGS: dict[str, str] = {
 _QUOTED = re.compile(r"`([a-z][a-z0-9_]*)`")
 
 
-def _flags_in(text: str) -> str:
-    """`text` with each backquoted field of FLAGS written as its flag."""
+def flags_in(text: str) -> str:
+    """`text` with each backquoted field of FLAGS written as its flag (a failure's message, a stop's
+    reason, a table's note, as the command line prints them)."""
     return _QUOTED.sub(lambda m: FLAGS.get(m.group(1), m.group(0)), text)
 
 
@@ -47,7 +50,7 @@ def _key(key: str | None, arguments: bool) -> str | None:
         return FLAGS[quoted.group(1)]
     if arguments and key in FLAGS:
         return FLAGS[key]
-    return _flags_in(key)
+    return flags_in(key)
 
 
 def in_flags(err: ConfigError) -> ConfigError:
@@ -55,9 +58,10 @@ def in_flags(err: ConfigError) -> ConfigError:
     line's, their fields its flags; a field named in a message is its flag too."""
     arguments = err.file == ARGUMENTS
     return ConfigError(COMMAND_LINE if arguments else err.file,
-                       [(_key(key, arguments), _flags_in(text)) for key, text in err.problems])
+                       [(_key(key, arguments), flags_in(text)) for key, text in err.problems])
 
 
 def message(err: BaseException) -> str:
-    """What the command line prints of `err`: a ConfigError in its flags (`in_flags`)."""
-    return str(in_flags(err)) if isinstance(err, ConfigError) else str(err)
+    """What the command line prints of `err`: a ConfigError in its flags (`in_flags`), any other
+    error (a RenderError, a stop) with the fields its text names as flags."""
+    return str(in_flags(err)) if isinstance(err, ConfigError) else flags_in(str(err))

@@ -37,13 +37,13 @@ def _invoke(func, args) -> int:
         with stoppable():
             return func(args)
     except Stopped as stop:
-        console.print(f"[yellow]{stop}[/yellow]", highlight=False)
+        console.print(f"[yellow]{escape(message(stop))}[/yellow]", highlight=False)
         return stop.exit_code
     except (ConfigError, FatalRenderError) as err:
         console.print(f"[red]error:[/red] {escape(message(err))}", highlight=False)
         return 2
     except RenderError as err:
-        console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
+        console.print(f"[red]error:[/red] {escape(message(err))}", highlight=False)
         return 1
     except OSError as err:  # a file or directory that cannot be read or written, a full disk
         where = f"{err.filename}: " if err.filename else ""

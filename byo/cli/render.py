@@ -18,6 +18,7 @@ from byo.cli.console import (
     say,
     waiting,
 )
+from byo.cli.fields import flags_in
 from byo.cli.options import (
     add_max_images,
     add_quick_options,
@@ -158,7 +159,7 @@ def cmd_status(args) -> int:
         shown.print(f"seconds per image ({len(status.seconds)} renders): " +
                   ", ".join(f"{k} {v:.2f}" for k, v in timing.items()))
     for name, error in status.failed.items():
-        shown.print(f"[red]failed[/red] {name}: {error}", highlight=False)
+        shown.print(f"[red]failed[/red] {name}: {flags_in(str(error))}", highlight=False)
     for name, found in status.damaged.items():
         shown.print(f"[yellow]damaged[/yellow] {name}: {'; '.join(found)} (--resume renders it again)", highlight=False)
     if not args.check:

@@ -21,6 +21,7 @@ from byo.cli.console import (
     print_json,
     quiet,
 )
+from byo.cli.fields import flags_in
 from byo.cli.options import (
     add_curve_arguments,
     add_interval_arguments,
@@ -127,7 +128,7 @@ def print_declared(scores) -> None:
         table = new_table(*(["key"] if keyed else []), *(c.header for c in declared.columns), title=declared.title)
         for r in rows:
             table.add_row(*([str(r.get("key", ""))] if keyed else []),
-                          *(" ".join(filter(None, [c.text(r), c.small(r)]))
+                          *(flags_in(" ".join(filter(None, [c.text(r), c.small(r)])))
                             for c in declared.columns))
         out().print(table)
 

@@ -446,7 +446,7 @@ class Adaptive:
             trial.skipped = "the endpoint went down"
             raise
         if not predictions:  # none sent: the next request could pass the cost budget
-            trial.skipped = "not asked: the cost budget (--max-cost) is reached"
+            trial.skipped = "not asked: the cost budget (`cost`) is reached"
             trial.estimate = self.method.estimate() if self.method.history else None
             return trial
         if self.chance is None:  # the guess rate of the question as asked (0 for open answers)

@@ -387,7 +387,7 @@ class Explanation:
             left = None if self.settings.max_cost is None else self.settings.max_cost - sum(spent)
             if left is not None and left <= 0:
                 for t in twins:
-                    t.outcome, t.note = NOT_ASKED, "the cost budget (--max-cost) is spent"
+                    t.outcome, t.note = NOT_ASKED, "the cost budget (`max_cost`) is spent"
                 continue
             if change.source == RESIZE:
                 cost = self.full_detail(change, twins, left)
@@ -484,7 +484,7 @@ class Explanation:
                     t.outcome = FLIPPED if hit(row, self.tolerance) else STILL_WRONG
         for t in twins:
             if t.outcome is None:  # not sent: it could pass the cost budget
-                t.outcome, t.note = NOT_ASKED, "the cost budget (--max-cost) is reached"
+                t.outcome, t.note = NOT_ASKED, "the cost budget (`max_cost`) is reached"
         return report.spent_usd if report.max_cost_usd is not None else report.cost_usd
 
 

@@ -98,7 +98,7 @@ class Ledger:
             if not isinstance(data, dict) or not isinstance(data.get("parts"), list) \
                     or not all(isinstance(p, dict) and isinstance(p.get("keys"), list) for p in data["parts"]):
                 raise InputError(self.path, f"expected the run's batches (an object with a list of parts), got "
-                                 f"{json_kind(data)}; it is written by byo eval --batch", key="parts")
+                                 f"{json_kind(data)}; it is written by a run with `batch`", key="parts")
             self.data = data
 
     @property
@@ -145,8 +145,8 @@ def settings_from_record(run_dir: Path, record: dict) -> EvalSettings:
     """The settings of the run's batches, to poll and collect them (byo status RUN)."""
     if record.pop("base_url_secret", False):
         raise ConfigError(str(run_dir / BATCHES), [("settings.base_url", "the run's base URL holds a secret, which "
-                                                   "byo does not write; rerun byo eval --batch with the same flags "
-                                                   "to collect its batches")])
+                                                   "byo does not write; evaluate again with `batch` and the same "
+                                                   "settings to collect its batches")])
     names = {f.name: f for f in dataclasses.fields(EvalSettings)}
     unknown = sorted(set(record) - set(names))
     if unknown:
@@ -496,7 +496,7 @@ class BatchRun:
                 if item.key is not None and (record := self.cache.get(item.key)) is not None:
                     self.cached += 1
                     self.budget.learn(item.raw_input, record["tokens"])
-            bar = Bar(f"[bold]eval --batch[/bold] {s.provider}/{ev.model}", len(self.items), unit="q",
+            bar = Bar(f"[bold]eval (batch)[/bold] {s.provider}/{ev.model}", len(self.items), unit="q",
                       enabled=show_progress)
             with on_signals(self.stop), bar:
                 bar.advance(self.cached, note=self.note())
@@ -525,7 +525,7 @@ class BatchRun:
         if self.stopped is None and self.ledger.waiting():
             waiting = sum(p["requests"] for p in self.ledger.waiting())
             self.stopped = Stopped("batch", f"{waiting} requests wait in {len(self.ledger.waiting())} batches at "
-                                   f"the provider; byo status {ev.run_dir} (or byo eval --batch again) collects them", 0)
+                                   f"the provider; evaluating again with `batch` (or byo status {ev.run_dir}) collects them", 0)
         write_predictions(ev.run_dir, rows)
         report = self.report(rows, time.perf_counter() - started)
         write_run_file(ev.run_dir, self.run_info(report))

@@ -153,7 +153,7 @@ class Budget:
         usd = est.usd or 0.0
         if self.spent + self.reserved + usd > self.cap:
             self.reached = (f"stopped: the next request (about ${usd:.4f}{price}) would bring the run's spend to "
-                            f"${self.spent + self.reserved + usd:.4f}, over --max-cost ${self.cap:g}")
+                            f"${self.spent + self.reserved + usd:.4f}, over `max_cost` ${self.cap:g}")
             return False
         self.reserved += usd
         return True

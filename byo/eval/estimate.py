@@ -153,10 +153,10 @@ def estimate_model(model: str, questions: QuestionEstimate, dataset: Path, *, ca
     if answer_tokens is None:
         answers = [ANSWER_TOKENS.get(q.preprompt, DEFAULT_ANSWER_TOKENS) for q in questions.sample]
         assumptions.append(f"answers of {statistics.fmean(answers):.0f} tokens on average (the preprompts' "
-                           "defaults; --answer-tokens sets it)")
+                           "defaults; `answer_tokens` sets it)")
     else:
         answers = [answer_tokens] * len(questions.sample)
-        assumptions.append(f"answers of {answer_tokens} tokens (--answer-tokens)")
+        assumptions.append(f"answers of {answer_tokens} tokens (`answer_tokens`)")
     scale = calls / len(questions.sample)
     return ModelEstimate(model, calls, round(sum(per_question) * scale), round(sum(answers) * scale), price,
                          tuple(assumptions))

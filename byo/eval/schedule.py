@@ -29,12 +29,12 @@ def endpoint_fault(failure: ProviderFailure) -> str | None:
     """What to check when this failure, repeated, means no request can succeed; None when it says
     nothing about the endpoint (a 500, a rate limit or a refused image: the server is there)."""
     if failure.status == "connection_error":
-        return "check that the server is running and reachable, and the URL (--base-url)"
+        return "check that the server is running and reachable, and the URL (`base_url`)"
     if failure.http_status in (401, 403):
-        return "check the API key (its variable, --key-env or --key-file) and that it may use this model"
+        return "check the API key (its variable, `key_env` or `key_file`) and that it may use this model"
     if failure.http_status in (404, 405, 501):
-        return ("check the URL (--base-url; OpenAI-compatible servers usually end in /v1) and the model "
-                "name (--model)")
+        return ("check the URL (`base_url`; OpenAI-compatible servers usually end in /v1) and the model "
+                "name (`model`)")
     return None
 
 

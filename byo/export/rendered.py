@@ -59,7 +59,7 @@ def load_rendered(dataset: str | Path) -> Rendered:
     legends = layout.legends()
     if not legends:
         raise ConfigError(str(root / LEGENDS), [("<legends>", "no complete image: render the dataset first "
-                                                 "(byo render, or --resume an interrupted one)")])
+                                                 "(or `resume` an interrupted render)")])
     families = {lg["family"] for lg in legends}
     if len(families) != 1:
         raise ConfigError(str(root / LEGENDS), [("family", f"expected one family, found {sorted(families)}")])

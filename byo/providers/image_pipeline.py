@@ -415,7 +415,8 @@ def rendered_for_problem(record: Mapping, name: str, pipeline: Pipeline) -> str 
             (int(record["rendered"][0]), int(record["rendered"][1]))
         models = list(record.get("models") or {})
     except (KeyError, IndexError, TypeError, ValueError):
-        return "expected config and rendered as [width, height] and models as a mapping (byo render --for writes it)"
+        return ("expected config and rendered as [width, height] and models as a mapping (a render for models, "
+                "`for_models`, writes it)")
     if name in models or rendered == config:
         return None
     got = pipeline.receive(*config)

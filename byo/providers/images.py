@@ -37,7 +37,7 @@ def prepare_image(path: Path, limits: ImageLimits, max_side: int | None = None,
 
     info = {"sha256": hashlib.sha256(data).hexdigest(), "format": fmt.lower(), "size": [width, height],
             "sent_size": list(sent_size), "bytes": len(data), "downscaled": sent_size != (width, height)}
-    hint = "; pass --max-side to downscale" if max_side is None else "; pass a smaller --max-side"
+    hint = "; pass `max_side` to downscale" if max_side is None else "; pass a smaller `max_side`"
     if limits.max_bytes is not None and len(data) > limits.max_bytes:
         raise ProviderFailure("image_too_large", f"{path}: {len(data)} bytes exceeds {provider}'s limit of "
                               f"{limits.max_bytes} bytes{hint}")

@@ -133,7 +133,7 @@ def calibrate(cfg: DatasetConfig, *, images: int = CALIBRATION_IMAGES, threads: 
         render_dataset(cfg, tmp / "dataset", executor=LocalPool(1, threads=threads), limit=limit, shard=shard,
                        show_progress=False, on_result=results.append)
         if not results:
-            raise RenderError(f"byo plan --estimate: none of the {images} calibration images of {cfg.dataset.name} "
+            raise RenderError(f"the render estimate: none of the {images} calibration images of {cfg.dataset.name} "
                               "could be rendered (the reasons are above): the render would fail the same way; "
                               "fix the config, then plan again")
         record = {"indices": [r.legend["index"] for r in results],

@@ -116,7 +116,7 @@ def merge(dirs: list[str | Path], out: str | Path, say=None) -> dict[str, Path]:
     planned = [j.name for j in selected_jobs(cfg, limit=limit, sample=sample)]
     missing = [n for n in planned if n not in owner]
     unplanned = sorted(set(owner) - set(planned))
-    for what, names in (("damaged images (render them again with --resume)", damaged),
+    for what, names in (("damaged images (render them again with `resume`)", damaged),
                         ("images in more than one directory", duplicated),
                         (f"missing images (of {len(planned)} planned)", missing),
                         ("images outside the plan", unplanned)):

@@ -211,9 +211,9 @@ def _render_locked(cfg: DatasetConfig, config, file: str, out: Path, resolved: d
     except Stopped as stop:
         layout.remove_temporary_files()
         loop.stopped(stop.name)
-        stop.detail = (f"{len(report.rendered)} of {len(tasks)} images rendered; continue with: "
-                       f"byo render {file} -o {layout.root} --resume"
-                       + "".join(f" --{flag} {value}" for flag, value in (("limit", limit), ("sample", sample)) if value))
+        same = ", ".join(f"`{field}` {value}" for field, value in (("limit", limit), ("sample", sample)) if value)
+        stop.detail = (f"{len(report.rendered)} of {len(tasks)} images rendered; continue with `resume` "
+                       f"(config {file}, into {layout.root}" + (f", the same {same})" if same else ")"))
         raise
     report.written = finalize(layout, cfg.family)
     loop.end()

@@ -61,7 +61,9 @@ def test_a_cap_reached_mid_run_stops_it_and_a_higher_cap_finishes_it_without_res
         assert len(fake.log) == len(first)  # nothing sent that was not answered
         assert run["spent_usd"] == pytest.approx(billed_usd(first)) and run["max_cost_usd"] == cap
         assert run["finished"] is False and run["answered"] == len(first)
-        assert run["stopped"].startswith("stopped: the next request (about $") and f"--max-cost ${cap:g}" in run["stopped"]
+        # the run's file names the field, as the API says it; the command line prints its flag
+        assert run["stopped"].startswith("stopped: the next request (about $") and f"over `max_cost` ${cap:g}" in run["stopped"]
+        assert f"over --max-cost ${cap:g}" in " ".join(printed.split()) and "`max_cost`" not in printed
         assert "rerun with a higher --max-cost to go on" in printed
 
         # The same cap again: what the estimates still allow is sent, and the spend stays as close.

@@ -386,7 +386,7 @@ def test_every_client_stops_on_a_closed_port(tmp_path, key, monkeypatch, provide
     report = evaluate(run, show_progress=False)
     assert report.requests_sent < 12 * (run.retries + 1)  # stopped before spending every retry
     assert report.stopped is not None and report.stopped.reason == "endpoint" and report.stopped.exit_code == 1
-    assert "connection_error" in report.stopped.message and "--base-url" in report.stopped.message
+    assert "connection_error" in report.stopped.message and "(`base_url`)" in report.stopped.message
     assert all(r["status"] == "connection_error" for r in report.rows) and report.unanswered > 0
 
 

@@ -131,7 +131,7 @@ def test_images_over_the_limit_fail_unless_downscaling_is_requested(tmp_path, ke
         assert not fake.log
         sent = evaluate_fake(ds, "tight", url, providers_file=providers, run="sent", max_side=8)
     assert [r["status"] for r in refused.rows] == ["image_too_large"] * 2
-    assert "--max-side" in refused.rows[0]["error"]
+    assert "pass `max_side` to downscale" in refused.rows[0]["error"]  # a row keeps the field
     row = sent.rows[0]
     assert row["status"] == "ok"
     assert row["image"]["size"] == [64, 48] and row["image"]["sent_size"] == [8, 6]

@@ -270,7 +270,7 @@ def _num(x) -> float | None:
 
 
 PERPLEXITY_SKIPPED = ("skipped: the perplexity check of the negatives needs a language model "
-                      "(byo score --perplexity-model NAME, a transformers causal LM such as gpt2)")
+                      "(`perplexity_model` NAME, a transformers causal LM such as gpt2)")
 
 
 def perplexity_table(rows: Sequence[dict], options: ScoringOptions | None = None, device: str = "auto") -> list[dict]:

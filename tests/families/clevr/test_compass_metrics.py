@@ -195,7 +195,7 @@ PPL_ROWS = [compass_set(f"i{k}", "OA", "composed", [f"There is a {c} cube.", f"T
 
 def test_the_perplexity_check_says_when_it_is_skipped():
     (only,) = perplexity_table(PPL_ROWS, None)
-    assert only["effect_size_r"] is None and "skipped" in only["note"] and "--perplexity-model" in only["note"]
+    assert only["effect_size_r"] is None and "skipped" in only["note"] and "`perplexity_model`" in only["note"]
 
 
 @pytest.mark.skipif(not all(importlib.util.find_spec(m) for m in ("torch", "transformers")),
