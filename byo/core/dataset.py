@@ -111,7 +111,7 @@ class Layout:
         path = {**self.files(name, PASS_KINDS), "legend": self.legend(name)}.get(key)
         if path is None or not what:
             path, what = self.legend(name), found[0]
-        return InputError(path, f"{what} (a damaged image: a render with `resume` renders it again)")
+        return InputError(path, f"{what} (a damaged image: `resume` renders it again)")
 
     def remove_temporary_files(self) -> int:
         """Temporary files left by an interrupted write (see `temp_path_for`)."""

@@ -7,9 +7,12 @@ import pytest
 from eval_data import make_dataset
 
 from byo.cli import COMMANDS, build_parser, main
-from byo.cli.fields import FLAGS, in_flags
-from byo.core.errors import ARGUMENTS, ConfigError
+from byo.cli.fields import FLAGS, flags_in, in_flags
+from byo.cli.outcome import invoke
+from byo.core.errors import ARGUMENTS, ConfigError, RenderError
+from byo.core.stops import Stopped
 from byo.eval.run import EvalSettings, evaluate
+from byo.export import export
 
 
 def test_the_api_names_the_field_and_the_command_line_its_flag(tmp_path, monkeypatch, capsys):
@@ -48,3 +51,46 @@ def test_every_flag_of_the_table_is_a_flag_of_a_command():
         sub = next(a for a in parser._actions if a.dest == "command").choices[command]
         flags |= {option for action in sub._actions for option in action.option_strings}
     assert not set(FLAGS.values()) - flags
+
+
+def test_an_advice_inside_another_files_problem_names_the_field_and_prints_the_flag(tmp_path, capsys):
+    """A dataset with no complete image: the API is told to `resume`, the command line --resume."""
+    (tmp_path / "ds" / "legends").mkdir(parents=True)
+    with pytest.raises(ConfigError) as api:
+        export(tmp_path / "ds", "coco", tmp_path / "out")
+    assert str(api.value).endswith("no complete image: render the dataset first (or `resume` an interrupted render)")
+    assert main(["export", str(tmp_path / "ds"), "--format", "coco", "-o", str(tmp_path / "out")]) == 2
+    printed = " ".join(capsys.readouterr().err.split())
+    assert printed.endswith("(or --resume an interrupted render)") and "`" not in printed
+
+
+@pytest.mark.parametrize("raised, code", [
+    (RenderError("the render estimate: none of the 3 calibration images could be rendered; `resume` it"), 1),
+    (ConfigError("runs/r/batches.json", [("settings.base_url", "evaluate again with `batch`")]), 2),
+])
+def test_every_error_the_command_line_catches_is_printed_with_its_flags(raised, code, capsys):
+    def command(args):
+        raise raised
+
+    assert invoke(command, None) == code
+    printed = " ".join(capsys.readouterr().err.split())
+    assert "`" not in printed and ("--resume it" in printed or "again with --batch" in printed)
+
+
+def test_a_stop_is_printed_with_its_flags(capsys):
+    stop = Stopped(2)
+    stop.detail = "3 of 8 images rendered; continue with `resume` (config c.yaml, into out, the same `limit` 8)"
+
+    def command(args):
+        raise stop
+
+    assert invoke(command, None) == 130
+    assert " ".join(capsys.readouterr().err.split()) == (
+        "stopped by SIGINT: 3 of 8 images rendered; continue with --resume (config c.yaml, into out, the same "
+        "--limit 8)")
+
+
+def test_only_the_fields_of_the_table_become_flags():
+    assert flags_in("over `max_cost` $1.5; `resume`, `cost`, `perplexity_model` NAME, `answer_tokens`; "
+                    "`not_a_field`, max_cost") == ("over --max-cost $1.5; --resume, --max-cost, --perplexity-model "
+                                                   "NAME, --answer-tokens; `not_a_field`, max_cost")
