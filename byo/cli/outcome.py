@@ -1,5 +1,6 @@
 """A command's outcome as the user reads it: known errors in one paragraph and an exit code, notes
-in lines of their own, Ctrl-C and SIGTERM as a stop that names what was kept."""
+in lines of their own, Ctrl-C and SIGTERM as a stop that names what was kept; each with the API
+fields its text names written as the command line's flags (byo.cli.fields)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import warnings
 from rich.markup import escape
 
 from byo.cli.console import console
-from byo.cli.fields import message
+from byo.cli.fields import flags_in, message
 from byo.core.errors import ConfigError, FatalRenderError, Note, RenderError
 from byo.core.stops import Stopped, stoppable
 
@@ -16,7 +17,7 @@ from byo.core.stops import Stopped, stoppable
 def show_notes(message, category, filename, lineno, file=None, line=None) -> None:
     """Warnings as the user reads them: a Note in one line, anything else in Python's format."""
     if issubclass(category, Note):
-        console.print(f"note: {escape(str(message))}", highlight=False)
+        console.print(f"note: {escape(flags_in(str(message)))}", highlight=False)
     else:
         python_showwarning(message, category, filename, lineno, file, line)
 
