@@ -346,8 +346,9 @@ def audit_image(layout: Layout, legend: dict, report: AuditReport, groups: list[
                                                            for o in legend["objects"]})
             unidentified = outline.unidentified(legend, get_family(family), ResolvedSetup.model_validate(
                 legend["setup"]).projector().project)
+            squares = readable.squares_unresolved(legend, rgb, mask)
             image = MeasuredImage.measure(legend, mask, rgb, own_alternatives(layout, legend["name"]), contrast,
-                                          unidentified)
+                                          unidentified, {"squares": squares} if squares else None)
     except ValidationError as err:
         raise ConfigError(str(file), [("setup", f"not a legend this version can audit ({err.error_count()} problems; "
                                                 "render the dataset again)")]) from None

@@ -61,19 +61,23 @@ class MeasuredImage:
     rgb: np.ndarray | None = None  # the rendered image (H x W x 3, 8-bit); None: no readability evidence
     # object id -> attribute -> {each value its outline is not told from: why} (byo/audit/outline.py)
     unidentified: dict[int, dict[str, dict[str, str]]] = field(default_factory=dict)
+    # what the image does not resolve, by what it is ("squares": a board's) -> why (byo/audit/readable.py)
+    unresolved: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def measure(cls, legend: dict, mask: np.ndarray, rgb: np.ndarray | None = None,
                 alternatives: dict[int, dict] | None = None, contrast: dict[int, str] | None = None,
-                unidentified: dict[int, dict[str, dict[str, str]]] | None = None) -> MeasuredImage:
+                unidentified: dict[int, dict[str, dict[str, str]]] | None = None,
+                unresolved: dict[str, str] | None = None) -> MeasuredImage:
         """`alternatives`: object id -> counterfactual measurements rendered for the audit itself
         (`byo audit` renders them for images whose legend has none); else the legend's.
         `contrast`: object id -> its band by contrast against its local background in the image
         (presence relative to the scene, measured by byo/audit/readable.py): an object seen by it
         is seen, whatever its removal changed. `unidentified`: the values each object's outline
-        is not told from in the image (the audit's own outline measure, byo/audit/outline.py)."""
+        is not told from in the image (the audit's own outline measure, byo/audit/outline.py).
+        `unresolved`: what the image does not resolve ("squares") -> why."""
         setup = ResolvedSetup.model_validate(legend["setup"])
-        image = cls(legend, mask, setup, rgb=rgb, unidentified=unidentified or {})
+        image = cls(legend, mask, setup, rgb=rgb, unidentified=unidentified or {}, unresolved=unresolved or {})
         for o in legend["objects"]:
             ids = [o["id"], *image.part_ids(o["id"])]  # an object's pixels include its parts' (own mask ids)
             n = int(sum(image.pixel_counts[i] for i in ids))
