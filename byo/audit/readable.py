@@ -78,3 +78,53 @@ def hidden_changes(finding, others: Sequence, evaluate: Callable[[list], object]
         if isinstance(found, expected_type) and found != finding:
             return extra[0]
     return None
+
+
+# A board's squares resolve when the light and dark squares' centres still differ: the 10th
+# percentile over adjacent light-dark pairs of their Michelson contrast of linear luminance
+# (docs/readability.md, "The board's squares"). The checker blurred by a disc wider than about
+# twice a square flattens and then inverts (the disc's first zero), whatever the exposure.
+MIN_SQUARE_CONTRAST = 0.15
+SQUARE_PERCENTILE = 10
+
+
+def square_contrast(rgb: np.ndarray, mask: np.ndarray, corners: np.ndarray, dark: np.ndarray) -> tuple[float, int] | None:
+    """(the SQUARE_PERCENTILE-th percentile of the light-minus-dark Michelson contrast between
+    adjacent squares' centres, the pairs measured); `corners`: the grid's projected corners
+    ((rows + 1) x (columns + 1) x 2, pixels), `dark`: 1 where a square is dark. A centre whose 3x3
+    pixels any object covers is left out; None when no pair is left."""
+    y = _linear_y(rgb.astype(np.float64))
+    h, w = y.shape
+    centres = (corners[1:, 1:] + corners[:-1, :-1] + corners[1:, :-1] + corners[:-1, 1:]) / 4
+    level = np.full(centres.shape[:2], np.nan)
+    for (i, j), (x, yy) in zip(np.ndindex(*centres.shape[:2]), centres.reshape(-1, 2), strict=True):
+        c, r = int(x), int(yy)
+        if 1 <= c < w - 1 and 1 <= r < h - 1 and not mask[r - 1:r + 2, c - 1:c + 2].any():
+            level[i, j] = np.median(y[r - 1:r + 2, c - 1:c + 2])
+    found = []
+    for a, b, da, db in ((level[:, :-1], level[:, 1:], dark[:, :-1], dark[:, 1:]),
+                         (level[:-1], level[1:], dark[:-1], dark[1:])):
+        pair = (da != db) & ~np.isnan(a) & ~np.isnan(b)
+        light, shade = np.where(da[pair] == 0, a[pair], b[pair]), np.where(da[pair] == 0, b[pair], a[pair])
+        found.append((light - shade) / np.maximum(light + shade, 1e-6))
+    values = np.concatenate(found)
+    return (float(np.percentile(values, SQUARE_PERCENTILE)), int(values.size)) if values.size else None
+
+
+def squares_unresolved(legend: Mapping, rgb: np.ndarray, mask: np.ndarray) -> str | None:
+    """Why the board's squares cannot be counted in the image (their centres' contrast); None
+    when they resolve or the legend records no board of squares (`extras.board`, the projected
+    `landmarks.board_corners`)."""
+    board = (legend.get("extras") or {}).get("board")
+    corners = (legend.get("landmarks") or {}).get("board_corners")
+    if not board or not corners or len(corners) != (board["rows"] + 1) * (board["columns"] + 1):
+        return None
+    dark = np.asarray(board.get("dark_squares")
+                      or [[(i + j) % 2 for j in range(board["columns"])] for i in range(board["rows"])])
+    grid = np.asarray(corners, float)[:, :2].reshape(board["rows"] + 1, board["columns"] + 1, 2)
+    found = square_contrast(rgb, mask, grid, dark)
+    if found is None or found[0] >= MIN_SQUARE_CONTRAST:
+        return None
+    return (f"unreadable (squares): the board's squares do not resolve in the image: the light and dark squares' "
+            f"centres differ by a Michelson contrast of {found[0]:.2f} or less in {SQUARE_PERCENTILE}% of "
+            f"{found[1]} neighbouring pairs (< {MIN_SQUARE_CONTRAST:g})")

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from byo.audit import readable
+from byo.audit import outline, readable
 from byo.core.dataset import Layout, atomic_write_text
 from byo.core.errors import ConfigError, InputError
 from byo.core.inputs import DATA_ERRORS, read_image, read_json, reading
@@ -50,6 +50,7 @@ from byo.families.audit_kit import (
 from byo.questions.load import QUESTIONS, SUMMARY_FILE, load_questions
 from byo.scene import counterfactual
 from byo.scene.counterfactual import LEGEND_FIELD
+from byo.scene.setup import ResolvedSetup
 
 AUDIT_FILE = "audit.json"
 STATUSES = ("ok", "wrong", "ill_posed", "flagged", "unchecked")
@@ -343,7 +344,11 @@ def audit_image(layout: Layout, legend: dict, report: AuditReport, groups: list[
                 parts.setdefault(p["object"], []).append(p["id"])
             contrast = readable.contrast_bands(rgb, mask, {o["id"]: [o["id"], *parts.get(o["id"], [])]
                                                            for o in legend["objects"]})
-            image = MeasuredImage.measure(legend, mask, rgb, own_alternatives(layout, legend["name"]), contrast)
+            unidentified = outline.unidentified(legend, get_family(family), ResolvedSetup.model_validate(
+                legend["setup"]).projector().project)
+            squares = readable.squares_unresolved(legend, rgb, mask)
+            image = MeasuredImage.measure(legend, mask, rgb, own_alternatives(layout, legend["name"]), contrast,
+                                          unidentified, {"squares": squares} if squares else None)
     except ValidationError as err:
         raise ConfigError(str(file), [("setup", f"not a legend this version can audit ({err.error_count()} problems; "
                                                 "render the dataset again)")]) from None

@@ -59,17 +59,25 @@ class MeasuredImage:
     setup: ResolvedSetup
     objects: list[Seen] = field(default_factory=list)
     rgb: np.ndarray | None = None  # the rendered image (H x W x 3, 8-bit); None: no readability evidence
+    # object id -> attribute -> {each value its outline is not told from: why} (byo/audit/outline.py)
+    unidentified: dict[int, dict[str, dict[str, str]]] = field(default_factory=dict)
+    # what the image does not resolve, by what it is ("squares": a board's) -> why (byo/audit/readable.py)
+    unresolved: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def measure(cls, legend: dict, mask: np.ndarray, rgb: np.ndarray | None = None,
-                alternatives: dict[int, dict] | None = None, contrast: dict[int, str] | None = None) -> MeasuredImage:
+                alternatives: dict[int, dict] | None = None, contrast: dict[int, str] | None = None,
+                unidentified: dict[int, dict[str, dict[str, str]]] | None = None,
+                unresolved: dict[str, str] | None = None) -> MeasuredImage:
         """`alternatives`: object id -> counterfactual measurements rendered for the audit itself
         (`byo audit` renders them for images whose legend has none); else the legend's.
         `contrast`: object id -> its band by contrast against its local background in the image
         (presence relative to the scene, measured by byo/audit/readable.py): an object seen by it
-        is seen, whatever its removal changed."""
+        is seen, whatever its removal changed. `unidentified`: the values each object's outline
+        is not told from in the image (the audit's own outline measure, byo/audit/outline.py).
+        `unresolved`: what the image does not resolve ("squares") -> why."""
         setup = ResolvedSetup.model_validate(legend["setup"])
-        image = cls(legend, mask, setup, rgb=rgb)
+        image = cls(legend, mask, setup, rgb=rgb, unidentified=unidentified or {}, unresolved=unresolved or {})
         for o in legend["objects"]:
             ids = [o["id"], *image.part_ids(o["id"])]  # an object's pixels include its parts' (own mask ids)
             n = int(sum(image.pixel_counts[i] for i in ids))
@@ -187,6 +195,16 @@ class MeasuredImage:
                 return IllPosed(f"unreadable ({attribute}): {o.kind} {o.id} rendered with {attribute} {bad[0]} instead "
                                 f"of {own} differs by {o.alternatives.alternatives[attribute][bad[0]]:g} < "
                                 f"{counterfactual.MIN_DIFFERENCE:g} ΔE00")
+        return None
+
+    def outline_off(self, objects: list[Seen], attribute: str, values=None) -> IllPosed | None:
+        """Ill-posed when an object's outline, as the image draws it, is another value's of
+        `attribute` (of `values`, or any): different is not identifiable (a cone from above is a disc)."""
+        for o in objects:
+            found = self.unidentified.get(o.id, {}).get(attribute, {})
+            bad = [v for v in (found if values is None else values) if v in found]
+            if bad:
+                return IllPosed(f"unreadable ({attribute}): {found[bad[0]]}")
         return None
 
     def elevation_to(self, point) -> float:

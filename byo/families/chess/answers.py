@@ -28,6 +28,7 @@ from byo.families.chess.model import (
     TYPE_READABLE_MAX_ELEVATION,
     TYPE_READABLE_MIN_HEIGHT_PX,
 )
+from byo.families.chess.squares import squares_unresolved
 
 ANSWERS = AnswerTable()
 
@@ -103,7 +104,7 @@ def count_squares(legend, rng):
     b = _board(legend)
     if not b.get("in_frame", True):
         return Skip("the board is partly out of the frame")
-    return Answer(b["rows"] * b["columns"])
+    return unless(squares_unresolved(legend), Answer(b["rows"] * b["columns"]))
 
 
 @ANSWERS.key("count_identification_white_pieces")

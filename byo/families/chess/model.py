@@ -65,6 +65,15 @@ TYPE_READABLE_MAX_BLUR = 0.3
 # piece covers at the height from which the same bench resolves every piece's outline
 # (docs/piece_silhouettes.md, "When does a piece count as seen?").
 MIN_VISIBLE_PIXELS = 23
+# The board's squares are counted ("how many squares?") only where they resolve: the depth-of-field
+# disc at every square at most this many times the square's smaller side as projected. A disc
+# 2.44 times the side cancels the checker's period (a uniform disc's first zero); calibrated by
+# eye and by the squares' centre contrast on renders at f/9 to f/0.5 (docs/readability.md,
+# "The board's squares").
+SQUARES_READABLE_MAX_BLUR = 2.0
+# ... and every square at least this many pixels across: smaller, the checker aliases on the pixel
+# grid (a 1.8 px square of a 64 x 48 image is a texture, a 2.2 px one still a checker).
+SQUARES_READABLE_MIN_PX = 2.0
 
 
 def azimuth_from_side(azimuth: float) -> float:

@@ -71,15 +71,15 @@ def _attributes_off(image: MeasuredImage, seen: list[Seen], attributes: tuple[st
                     decisive: Decisive | None = None) -> IllPosed | None:
     """The counterfactual renders of every attribute the question names, where each was rendered
     for every seen object: each object that decides the answer (`decisive`; default every seen
-    object) against each other value that would change it; else the size and blur rule."""
+    object) against each other value that would change it; else the size and blur rule. Then,
+    either way, the same objects' outlines against the same values (identifiable, not just
+    different: the audit's own outline measure, MeasuredImage.outline_off)."""
+    pairs = [(a, o, values) for a in attributes for o, values in (decisive or {}).get(a, [(o, None) for o in seen])]
     if not all(image.measured(seen, a) for a in attributes):
-        return _unreadable(image, seen)
-    for a in attributes:
-        for o, values in (decisive or {}).get(a, [(o, None) for o in seen]):
-            found = image.attribute_off([o], a, values)
-            if found:
-                return found
-    return None
+        found = _unreadable(image, seen)
+    else:
+        found = next((f for a, o, values in pairs if (f := image.attribute_off([o], a, values))), None)
+    return found or next((f for a, o, values in pairs if (f := image.outline_off([o], a, values))), None)
 
 
 def _member(objects: list[Seen], shape: str) -> list[tuple[Seen, list[str] | None]]:
