@@ -12,7 +12,7 @@ independent: the interval is then narrower than it should be).
 - **Agreement**: the share of items where the two say the same, with its Wilson interval (95%,
   `statsmodels.stats.proportion.proportion_confint`).
 - **Cohen's kappa** (Cohen 1960): (p_o - p_e) / (1 - p_e), p_e from the two sides' marginals;
-  undefined when one side says only one thing (p_e = 1).
+  0 when one side says the same of every item, undefined when both do (p_e = 1).
 - **strict**: the rule says unreadable, the person answered right; **lenient**: the rule says
   readable, the person did not. A rule with many strict items and few lenient ones could ask more.
 - Under MIN_ITEMS items a row is *not estimable*: its counts are shown, no agreement or kappa.
@@ -101,8 +101,7 @@ def rule_agreement(rule: str, items: Iterable[Item]) -> RuleAgreement:
     out.low, out.high = wilson(agree, n)
     out.kappa = cohen_kappa([a for a, _ in pairs], [b for _, b in pairs])
     if out.kappa is None:
-        out.note = "kappa undefined: " + ("the rule" if len({a for a, _ in pairs}) == 1 else "the people") + \
-                   " said one thing only"
+        out.note = "kappa undefined: the rule and the people said the same one thing of every item"
     return out
 
 
