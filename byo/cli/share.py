@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from PIL import Image
+from rich.table import Table
 
 from byo.cli.console import (
     DefaultsParser,
@@ -137,13 +138,40 @@ def cmd_import_predictions(args) -> int:
 
 
 def cmd_human(args) -> int:
+    if args.agreement:
+        return human_agreement(args)
     try:  # the `human` extra: starlette and uvicorn
         from byo.human.serve import HumanSettings, serve
     except ModuleNotFoundError as err:
         raise ConfigError("<command line>", [("byo human", f"needs the `human` extra ({err.name} is not installed): "
                                               "pip install 'byo-render[human]'")]) from None
     return serve(HumanSettings(dataset=args.dataset, run=args.run, host=args.host, port=args.port,
-                               questions=args.questions, variant=args.variant, per_level=args.per_level))
+                               questions=args.questions, variant=args.variant, per_level=args.per_level,
+                               borderline=args.borderline))
+
+
+def human_agreement(args) -> int:
+    """byo human DATASET --agreement: each readability rule's decision against the people's answers."""
+    from byo.human.agreement import study_agreement
+
+    found = study_agreement(args.dataset, args.run)
+    if args.json:
+        print_json(found)
+        return 0
+    table = Table(title=f"readability rules against {len(found['annotators'])} annotators "
+                        f"({', '.join(found['annotators'])}), {found['answers']} answers")
+    for column in ("rule", "items", "readable: right", "readable: wrong", "unreadable: right", "unreadable: wrong",
+                   "agreement", f"{found['confidence']:.0%} Wilson", "Cohen's kappa", "note"):
+        table.add_column(column)
+    for r in found["rules"]:
+        low, high = r["interval"] or (None, None)
+        table.add_row(r["rule"], str(r["items"]), str(r["readable_right"]), str(r["readable_wrong"]),
+                      str(r["unreadable_right"]), str(r["unreadable_wrong"]),
+                      "-" if r["agreement"] is None else f"{r['agreement']:.0%}",
+                      "-" if low is None else f"{low:.0%}-{high:.0%}",
+                      "-" if r["kappa"] is None else f"{r['kappa']:.2f}", r["note"])
+    console.print(table)
+    return 0
 
 
 def add_export(ex: argparse.ArgumentParser) -> None:
@@ -187,6 +215,11 @@ def add_human(hu: argparse.ArgumentParser) -> None:
                                       "first)")
     hu.add_argument("--per-level", type=whole(1), help="at most N questions of each key at each combination of "
                                                        "levels (the same sample for every annotator)")
+    hu.add_argument("--borderline", type=whole(1), help="the borderline sheet: at most N questions per readability "
+                    "rule and side of its threshold, those nearest it (docs/readability.md)")
+    hu.add_argument("--agreement", action="store_true", help="serve nothing: print how often each readability "
+                    "rule's decision agrees with the run's annotators (right = readable)")
+    add_json(hu)
     hu.set_defaults(func=cmd_human)
 
 

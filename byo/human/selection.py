@@ -122,6 +122,7 @@ class Selection:
     questions: list[Question]
     variant: str
     per_level: int | None
+    borderline: int | None = None  # --borderline N: the questions nearest each rule's threshold (borderline.py)
     items: dict[str, Item] = field(default_factory=dict)
     sha256: str = ""
 
@@ -150,6 +151,11 @@ class Selection:
         rng = np.random.default_rng(seed("order", dataset_name, annotator))
         ids = self.ids
         return [ids[i] for i in rng.permutation(len(ids))]
+
+
+def borderline_only(selection: Selection, ids: set[str], n: int) -> Selection:
+    """`selection` narrowed to the questions of a borderline sheet (`ids`, byo.human.borderline)."""
+    return Selection([q for q in selection.questions if q.id in ids], selection.variant, selection.per_level, n)
 
 
 def select(questions: list[Question], *, variant: str | None, per_level: int | None, dataset_name: str,

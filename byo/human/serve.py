@@ -16,7 +16,8 @@ from byo.core.errors import ARGUMENTS, ConfigError
 from byo.core.locks import writer_lock
 from byo.core.stops import Stopped
 from byo.human.app import create_app
-from byo.human.selection import check_name, select
+from byo.human.borderline import dataset_picks
+from byo.human.selection import borderline_only, check_name, select
 from byo.human.store import Study, lock_dir
 from byo.questions.load import QUESTIONS, load_questions
 
@@ -30,6 +31,7 @@ class HumanSettings:
     questions: Path | None = None  # default DATASET/questions.jsonl
     variant: str | None = None  # PREPROMPT/INSTRUCTION or "all"; default the file's first
     per_level: int | None = None
+    borderline: int | None = None  # at most N questions per readability rule and side of its threshold
 
 
 def is_loopback(host: str) -> bool:
@@ -57,7 +59,26 @@ def prepare(settings: HumanSettings) -> Study:
     questions = load_questions(path, dataset)
     selection = select(questions, variant=settings.variant, per_level=settings.per_level,
                        dataset_name=dataset.resolve().name, run=settings.run, where=str(path))
-    return Study(dataset, settings.run, path, selection)
+    notes: list[str] = []
+    if settings.borderline:
+        picks, notes = dataset_picks(dataset, selection.questions, settings.borderline)
+        selection = borderline_only(selection, {p.id for p in picks}, settings.borderline)
+        notes.append(sheet_line(picks))
+    study = Study(dataset, settings.run, path, selection)
+    study.notes += notes
+    return study
+
+
+def sheet_line(picks) -> str:
+    """What the borderline sheet holds, per rule and side."""
+    counts: dict[str, dict[str, int]] = {}
+    for p in picks:
+        side = counts.setdefault(p.rule, {})
+        side[p.side] = side.get(p.side, 0) + 1
+    shown = "; ".join(f"{rule}: " + ", ".join(f"{n} {side}" for side, n in sorted(sides.items()))
+                      for rule, sides in sorted(counts.items()))
+    return (f"borderline sheet: {len({p.id for p in picks})} questions nearest the readability rules' thresholds "
+            f"({shown or 'none: no rule found a question unreadable'})")
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -108,6 +129,7 @@ def _serve(study: Study, settings: HumanSettings, app, token: str | None, say: C
     address = url(settings.host, port)
     s = study.selection
     sample = f", at most {s.per_level} per key and level" if s.per_level else ""
+    sample += f", at most {s.borderline} per rule and side of its threshold" if s.borderline else ""
     say(f"byo human: {len(s.questions)} questions of {study.dataset} (variant {s.variant}{sample}); "
         f"each annotator's answers go to {study.runs_dir / (study.run + '-NAME')}")
     if study.annotators:

@@ -103,7 +103,8 @@ class Study:
         """What a run is made of: a run keeps the settings it was first made with."""
         return {"provider": PROVIDER, "type": "human", "model": annotator, "study": self.run,
                 "variant": self.selection.variant, "per_level": self.selection.per_level,
-                "questions_sha256": self.selection.fingerprint()}
+                "questions_sha256": self.selection.fingerprint(),
+                **({"borderline": self.selection.borderline} if self.selection.borderline else {})}
 
     def run_dir(self, annotator: str) -> Path:
         return self.runs_dir / f"{self.run}-{annotator}"
