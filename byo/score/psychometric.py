@@ -166,8 +166,13 @@ def fit_batch(shape: Shape, theta0: np.ndarray, x: np.ndarray, k: np.ndarray, n:
         system = info + da[:, None, None] * (eye * scale[:, :, None])
         try:
             step = np.linalg.solve(system, grad[..., None])[..., 0]
-        except np.linalg.LinAlgError:
+        except np.linalg.LinAlgError:  # a singular row takes a gradient step; the others still solve
             step = grad / scale
+            for i, (a, g) in enumerate(zip(system, grad, strict=True)):
+                try:
+                    step[i] = np.linalg.solve(a, g)
+                except np.linalg.LinAlgError:
+                    pass
         candidate = np.where(fixed, th, np.clip(th + step, box[:, 0], box[:, 1]))
         ll_new = shape.loglik(candidate, x, ka, na)
         better = ll_new >= lla - 1e-12
@@ -295,21 +300,24 @@ def _profile_interval(shape: Shape, theta: np.ndarray, ll: np.ndarray, x, k, n, 
                                      np.repeat(ts[None], int(improved.sum()), 0))
     stat = np.maximum(0.0, 2 * (ll[:, None] - prof) / phi[:, None])
     centre = theta[:, 0]
-    ends = []
+    ends = np.full((2, B), np.nan)  # lower and upper end; both sides are bisected in one batch
+    rows, inners, outers = [], [], []
     for side in (-1, 1):
         order = ts if side > 0 else ts[::-1]
         beyond = (order[None] - centre[:, None]) * side > 0
         exceeds = beyond & ((stat if side > 0 else stat[:, ::-1]) > critical[:, None])
-        found = exceeds.any(axis=1)
+        found = np.flatnonzero(exceeds.any(axis=1))
         first = np.argmax(exceeds, axis=1)  # the first rejected threshold going outward
         before = np.maximum(first - 1, 0)
         inner = np.where((first > 0) & beyond[np.arange(B), before], order[before], centre)
-        got = np.full(B, np.nan)
-        f = np.flatnonzero(found)
-        if len(f):
-            got[f] = _bisect(shape, theta[f], x, k[f], n[f], box, inner[f], order[first[f]], ll[f], phi[f],
-                             critical[f])
-        ends.append(got)
+        rows.append(found)
+        inners.append(inner[found])
+        outers.append(order[first[found]])
+    f = np.concatenate(rows)
+    if len(f):
+        got = _bisect(shape, theta[f], x, k[f], n[f], box, np.concatenate(inners), np.concatenate(outers), ll[f],
+                      phi[f], critical[f])
+        ends[0, rows[0]], ends[1, rows[1]] = got[:len(rows[0])], got[len(rows[0]):]
     return theta, ll, (ends[0], ends[1])
 
 
@@ -318,7 +326,9 @@ def estimate(x: np.ndarray, k: np.ndarray, n: np.ndarray, chance: float, *, link
              strata: np.ndarray | None = None) -> list[Breaking]:
     """The breaking point of each data set: rows of hits k and questions n (B, levels) at the tested
     levels x; phi, df_phi: each data set's dispersion and its degrees of freedom (0: none
-    estimated); strata: each level's group for the deviance test (default: the levels)."""
+    estimated); strata: each level's group for the deviance test (default: the levels), (levels,)
+    for all data sets or (B, levels). Rows are independent: a batch gives each row what it gives
+    alone."""
     x, k, n = np.asarray(x, float), np.atleast_2d(np.asarray(k, float)), np.atleast_2d(np.asarray(n, float))
     B, L = k.shape
     phi = np.broadcast_to(np.asarray(phi, float), (B,))
@@ -356,6 +366,7 @@ def estimate(x: np.ndarray, k: np.ndarray, n: np.ndarray, chance: float, *, link
             theta[rows], _, (lo[rows], hi[rows]) = _profile_interval(shape, *start, x, ka[rows], na[rows], box,
                                                                      phi[rows], critical[rows])
     out: list[Breaking | None] = [None] * B
+    strata = None if strata is None else np.broadcast_to(np.asarray(strata), (B, L))
     for i in range(B):
         levels_with_data = int((n[i] > 0).sum())
         base = {"direction": int(direction[i]), "theta": theta[i], "loglik": float(sup[i])}
@@ -364,7 +375,8 @@ def estimate(x: np.ndarray, k: np.ndarray, n: np.ndarray, chance: float, *, link
         if levels_with_data < MIN_LEVELS:
             out[i] = Breaking(VERDICT_NOT, _too_few(levels_with_data), gof_p=None, flat_p=None, **base)
             continue
-        gof_p = _gof_p(Shape(chance, link, int(direction[i]), criterion), raw_theta[i], x, k[i], n[i], strata, phi[i],
+        gof_p = _gof_p(Shape(chance, link, int(direction[i]), criterion), raw_theta[i], x, k[i], n[i],
+                       None if strata is None else strata[i], phi[i],
                        df_phi[i], separated=bool(separated[i]), cut=int(cut[i]))
         common = {**base, "flat_p": flat_p, "gof_p": gof_p}
         if flat_p >= ALPHA:
@@ -565,10 +577,28 @@ def subitizing_range(x: np.ndarray, k: np.ndarray, n: np.ndarray, level: float =
 
 def analyse(trials: Trials, chance: float, *, link: str = "logistic", criterion: float = CRITERION) -> dict:
     """Fit and test one curve: a flat dict, one table row."""
-    k, n = trials.counts()
-    phi, df_phi = dispersion(trials)
-    got = estimate(trials.levels, k[None], n[None], chance, link=link, criterion=criterion, phi=phi,
-                   df_phi=df_phi, strata=trials.strata_of_levels())[0]
+    return analyse_batch([trials], chance, link=link, criterion=criterion)[0]
+
+
+def analyse_batch(batch: Sequence[Trials], chance: float, *, link: str = "logistic",
+                  criterion: float = CRITERION) -> list[dict]:
+    """`analyse` for data sets tested at the same levels, fitted together: one batched estimate
+    instead of one per data set (each row is what `analyse` gives it alone)."""
+    levels = batch[0].levels
+    if any(not np.array_equal(t.levels, levels) for t in batch):
+        raise ValueError("analyse_batch: every data set must have the same tested levels")
+    counts = [t.counts() for t in batch]
+    dispersions = [dispersion(t) for t in batch]
+    found = estimate(levels, np.array([k for k, _ in counts]), np.array([n for _, n in counts]), chance, link=link,
+                     criterion=criterion, phi=np.array([phi for phi, _ in dispersions]),
+                     df_phi=np.array([df for _, df in dispersions]),
+                     strata=np.array([t.strata_of_levels() for t in batch]))
+    return [_fit_row(t, n, phi, got, chance, link, criterion)
+            for t, (_, n), (phi, _), got in zip(batch, counts, dispersions, found, strict=True)]
+
+
+def _fit_row(trials: Trials, n: np.ndarray, phi: float, got: Breaking, chance: float, link: str,
+             criterion: float) -> dict:
     shape = Shape(chance, link, got.direction, criterion)
     curve = Curve(shape, got.theta)
     out = {"link": link, "criterion": criterion, "chance": chance, "n": int(n.sum()), "images": len(trials.x),
@@ -684,6 +714,7 @@ def breaking_point_tables(rows: Sequence[dict], *, tolerance: float = 0, criteri
     """One fit row per (key, variable, link) and one point row per (key, variable, level), all
     prompt variants pooled."""
     fits, points = [], []
+    curves = []  # (index in fits, base, variable, trials, used, subitizing, chance, link)
     by_key: dict[str, list[dict]] = {}
     for r in rows:
         by_key.setdefault(r["key"], []).append(r)
@@ -714,12 +745,22 @@ def breaking_point_tables(rows: Sequence[dict], *, tolerance: float = 0, criteri
                                                  [r["image"] for r in used])
                 subitizing = subitizing_range(exact.levels, *exact.counts())
             for link in links:
-                row = analyse(trials, chance, link=link, criterion=criterion)
-                rendered, received = object_at(used, variable, row["threshold"]) if variable != TRUTH else (None, None)
-                fits.append({**base, "variable": variable, **row,
-                             "object_px_rendered": rendered, "object_px_received": received,
-                             "subitizing": subitizing if variable == TRUTH else None,
-                             "clustering": "images (the dispersion between images scales the likelihood ratios)"})
+                fits.append(None)  # filled below, once every curve of its levels, chance and link is fitted
+                curves.append((len(fits) - 1, base, variable, trials, used, subitizing, chance, link))
+    # Curves tested at the same levels with the same guess rate and link are fitted in one batch.
+    batches: dict[tuple, list[tuple]] = {}
+    for curve in curves:
+        _, _, _, trials, _, _, chance, link = curve
+        batches.setdefault((trials.levels.tobytes(), chance, link), []).append(curve)
+    for batch in batches.values():
+        _, _, _, _, _, _, chance, link = batch[0]
+        rows = analyse_batch([c[3] for c in batch], chance, link=link, criterion=criterion)
+        for (index, base, variable, _, used, subitizing, _, _), row in zip(batch, rows, strict=True):
+            rendered, received = object_at(used, variable, row["threshold"]) if variable != TRUTH else (None, None)
+            fits[index] = {**base, "variable": variable, **row,
+                           "object_px_rendered": rendered, "object_px_received": received,
+                           "subitizing": subitizing if variable == TRUTH else None,
+                           "clustering": "images (the dispersion between images scales the likelihood ratios)"}
     return fits, points
 
 
