@@ -40,14 +40,15 @@ it) scales every likelihood ratio: a quasi-likelihood.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy  # scipy.special and scipy.stats load on first use (a report that fits nothing never pays)
 
 from byo.core.stats import clustered_proportion
 from byo.scene.setup import preset_number
+from byo.score.trials import Trials, dispersion
 
 LINKS = ("logistic", "probit")
 MAX_LAPSE = 0.1
@@ -87,9 +88,10 @@ def link_ppf(link: str, c: float) -> float:
 @dataclass(frozen=True)
 class Shape:
     """What a fit holds fixed: the guess rate, the link, the direction (+1 rises, -1 falls) and the
-    criterion. Parameters theta (..., 3) = (threshold t, log steepness b, lapse)."""
+    criterion. Parameters theta (..., 3) = (threshold t, log steepness b, lapse). A batch of rows may
+    have a guess rate each: chance (B, 1), taken along with its rows (`rows`, `repeat`)."""
 
-    chance: float
+    chance: float | np.ndarray
     link: str = "logistic"
     direction: int = 1
     criterion: float = CRITERION
@@ -97,6 +99,12 @@ class Shape:
     @property
     def z_criterion(self) -> float:
         return link_ppf(self.link, self.criterion)
+
+    def rows(self, index) -> Shape:
+        return self if np.ndim(self.chance) == 0 else replace(self, chance=self.chance[index])
+
+    def repeat(self, times: int) -> Shape:
+        return self if np.ndim(self.chance) == 0 else replace(self, chance=np.repeat(self.chance, times, axis=0))
 
     def z(self, theta: np.ndarray, x: np.ndarray) -> np.ndarray:
         return self.direction * np.exp(theta[..., 1:2]) * (x - theta[..., 0:1]) + self.z_criterion
@@ -157,7 +165,8 @@ def fit_batch(shape: Shape, theta0: np.ndarray, x: np.ndarray, k: np.ndarray, n:
         if not len(active):
             break
         th, ka, na, lla, da = theta[active], k[active], n[active], ll[active], damping[active]
-        grad, info = shape.score_and_information(th, x, ka, na)
+        climbing = shape.rows(active)
+        grad, info = climbing.score_and_information(th, x, ka, na)
         held = fixed | ((th <= box[:, 0] + 1e-12) & (grad < 0)) | ((th >= box[:, 1] - 1e-12) & (grad > 0))
         grad = np.where(held, 0.0, grad)
         free = ~held
@@ -166,10 +175,15 @@ def fit_batch(shape: Shape, theta0: np.ndarray, x: np.ndarray, k: np.ndarray, n:
         system = info + da[:, None, None] * (eye * scale[:, :, None])
         try:
             step = np.linalg.solve(system, grad[..., None])[..., 0]
-        except np.linalg.LinAlgError:
+        except np.linalg.LinAlgError:  # a singular row takes a gradient step; the others still solve
             step = grad / scale
+            for i, (a, g) in enumerate(zip(system, grad, strict=True)):
+                try:
+                    step[i] = np.linalg.solve(a, g)
+                except np.linalg.LinAlgError:
+                    pass
         candidate = np.where(fixed, th, np.clip(th + step, box[:, 0], box[:, 1]))
-        ll_new = shape.loglik(candidate, x, ka, na)
+        ll_new = climbing.loglik(candidate, x, ka, na)
         better = ll_new >= lla - 1e-12
         theta[active] = np.where(better[:, None], candidate, th)
         gain = np.where(better, ll_new - lla, 0.0)
@@ -188,7 +202,8 @@ def grid_start(shape: Shape, x: np.ndarray, k: np.ndarray, n: np.ndarray, box: n
     slopes = np.linspace(box[1, 0] + 1.0, box[1, 1] - 0.5, 8)
     lapses = np.array([0.0, 0.05])
     grid = np.array(np.meshgrid(ts, slopes, lapses, indexing="ij")).reshape(3, -1).T
-    ll = shape.loglik(grid[None], x, k[:, None, :], n[:, None, :])  # (B, grid)
+    rows = shape if np.ndim(shape.chance) == 0 else replace(shape, chance=shape.chance[:, None])
+    ll = rows.loglik(grid[None], x, k[:, None, :], n[:, None, :])  # (B, grid)
     return grid[np.argmax(ll, axis=1)]
 
 
@@ -258,7 +273,7 @@ def _profile(shape: Shape, theta_hat: np.ndarray, x, k, n, box, ts: np.ndarray) 
     starts[:, :, 1, 1:] = middling
     rows = starts.reshape(-1, 3)
     reps = T * 2
-    theta, ll = fit_batch(shape, rows, x, np.repeat(k, reps, axis=0), np.repeat(n, reps, axis=0), box,
+    theta, ll = fit_batch(shape.repeat(reps), rows, x, np.repeat(k, reps, axis=0), np.repeat(n, reps, axis=0), box,
                           hold=(True, False, False))
     ll = ll.reshape(B, T, 2)
     pick = np.argmax(ll, axis=2)
@@ -289,40 +304,46 @@ def _profile_interval(shape: Shape, theta: np.ndarray, ll: np.ndarray, x, k, n, 
     best = np.argmax(prof, axis=1)
     improved = prof[np.arange(B), best] > ll + 1e-6
     if improved.any():  # a local maximum was climbed: start again from the better point
-        theta[improved], ll[improved] = fit_batch(shape, prof_theta[improved, best[improved]], x, k[improved],
-                                                  n[improved], box)
-        prof[improved], _ = _profile(shape, theta[improved], x, k[improved], n[improved], box,
+        theta[improved], ll[improved] = fit_batch(shape.rows(improved), prof_theta[improved, best[improved]], x,
+                                                  k[improved], n[improved], box)
+        prof[improved], _ = _profile(shape.rows(improved), theta[improved], x, k[improved], n[improved], box,
                                      np.repeat(ts[None], int(improved.sum()), 0))
     stat = np.maximum(0.0, 2 * (ll[:, None] - prof) / phi[:, None])
     centre = theta[:, 0]
-    ends = []
+    ends = np.full((2, B), np.nan)  # lower and upper end; both sides are bisected in one batch
+    rows, inners, outers = [], [], []
     for side in (-1, 1):
         order = ts if side > 0 else ts[::-1]
         beyond = (order[None] - centre[:, None]) * side > 0
         exceeds = beyond & ((stat if side > 0 else stat[:, ::-1]) > critical[:, None])
-        found = exceeds.any(axis=1)
+        found = np.flatnonzero(exceeds.any(axis=1))
         first = np.argmax(exceeds, axis=1)  # the first rejected threshold going outward
         before = np.maximum(first - 1, 0)
         inner = np.where((first > 0) & beyond[np.arange(B), before], order[before], centre)
-        got = np.full(B, np.nan)
-        f = np.flatnonzero(found)
-        if len(f):
-            got[f] = _bisect(shape, theta[f], x, k[f], n[f], box, inner[f], order[first[f]], ll[f], phi[f],
-                             critical[f])
-        ends.append(got)
+        rows.append(found)
+        inners.append(inner[found])
+        outers.append(order[first[found]])
+    f = np.concatenate(rows)
+    if len(f):
+        got = _bisect(shape.rows(f), theta[f], x, k[f], n[f], box, np.concatenate(inners), np.concatenate(outers), ll[f],
+                      phi[f], critical[f])
+        ends[0, rows[0]], ends[1, rows[1]] = got[:len(rows[0])], got[len(rows[0]):]
     return theta, ll, (ends[0], ends[1])
 
 
-def estimate(x: np.ndarray, k: np.ndarray, n: np.ndarray, chance: float, *, link: str = "logistic",
+def estimate(x: np.ndarray, k: np.ndarray, n: np.ndarray, chance: float | np.ndarray, *, link: str = "logistic",
              criterion: float = CRITERION, phi: np.ndarray | float = 1.0, df_phi: np.ndarray | int = 0,
              strata: np.ndarray | None = None) -> list[Breaking]:
     """The breaking point of each data set: rows of hits k and questions n (B, levels) at the tested
-    levels x; phi, df_phi: each data set's dispersion and its degrees of freedom (0: none
-    estimated); strata: each level's group for the deviance test (default: the levels)."""
+    levels x; chance: the guess rate, one or one per data set (B,); phi, df_phi: each data set's dispersion and its degrees of freedom (0: none
+    estimated); strata: each level's group for the deviance test (default: the levels), (levels,)
+    for all data sets or (B, levels). Rows are independent: a batch gives each row what it gives
+    alone."""
     x, k, n = np.asarray(x, float), np.atleast_2d(np.asarray(k, float)), np.atleast_2d(np.asarray(n, float))
     B, L = k.shape
     phi = np.broadcast_to(np.asarray(phi, float), (B,))
     df_phi = np.broadcast_to(np.asarray(df_phi, int), (B,))
+    chance = chance if np.ndim(chance) == 0 else np.asarray(chance, float).reshape(B, 1)
     if L < MIN_LEVELS:
         return [Breaking(VERDICT_NOT, _too_few(int((n[i] > 0).sum())), 1, np.full(3, np.nan), float("nan"), None,
                          None) for i in range(B)]
@@ -351,11 +372,12 @@ def estimate(x: np.ndarray, k: np.ndarray, n: np.ndarray, chance: float, *, link
     for d in (1, -1):
         rows = np.flatnonzero(direction == d)
         if len(rows):
-            shape = Shape(chance, link, d, criterion)
+            shape = Shape(chance, link, d, criterion).rows(rows)
             start = fit_batch(shape, raw_theta[rows], x, ka[rows], na[rows], box)
             theta[rows], _, (lo[rows], hi[rows]) = _profile_interval(shape, *start, x, ka[rows], na[rows], box,
                                                                      phi[rows], critical[rows])
     out: list[Breaking | None] = [None] * B
+    strata = None if strata is None else np.broadcast_to(np.asarray(strata), (B, L))
     for i in range(B):
         levels_with_data = int((n[i] > 0).sum())
         base = {"direction": int(direction[i]), "theta": theta[i], "loglik": float(sup[i])}
@@ -364,7 +386,9 @@ def estimate(x: np.ndarray, k: np.ndarray, n: np.ndarray, chance: float, *, link
         if levels_with_data < MIN_LEVELS:
             out[i] = Breaking(VERDICT_NOT, _too_few(levels_with_data), gof_p=None, flat_p=None, **base)
             continue
-        gof_p = _gof_p(Shape(chance, link, int(direction[i]), criterion), raw_theta[i], x, k[i], n[i], strata, phi[i],
+        chance_i = chance if np.ndim(chance) == 0 else float(chance[i, 0])
+        gof_p = _gof_p(Shape(chance_i, link, int(direction[i]), criterion), raw_theta[i], x, k[i], n[i],
+                       None if strata is None else strata[i], phi[i],
                        df_phi[i], separated=bool(separated[i]), cut=int(cut[i]))
         common = {**base, "flat_p": flat_p, "gof_p": gof_p}
         if flat_p >= ALPHA:
@@ -427,90 +451,6 @@ def _gof_p(shape: Shape, theta, x, k, n, strata, phi, df_phi, *, separated: bool
     return float(scipy.stats.f.sf(deviance / df / phi, df, df_phi) if df_phi > 0 else scipy.stats.chi2.sf(deviance / phi, df))
 
 
-# --- the data: one record per image -------------------------------------------------------
-@dataclass
-class Trials:
-    """Per image: its level x, its stratum (the level, or a bin of a many-valued variable), hits k of
-    n questions. Fits use the counts per distinct x."""
-
-    x: np.ndarray  # per image
-    k: np.ndarray
-    n: np.ndarray
-    stratum: np.ndarray  # int per image
-    levels: np.ndarray  # the distinct x, sorted
-    level_of: np.ndarray  # per image: index into levels
-
-    @classmethod
-    def from_observations(cls, x: Sequence[float], hit: Sequence[bool], image: Sequence[Hashable],
-                          max_strata: int = 30, bins: int = 8) -> Trials:
-        """One observation per question; questions of one image must share their x."""
-        ids: dict = {}
-        idx = np.array([ids.setdefault(im, len(ids)) for im in image])
-        x = np.asarray(x, float)
-        xs = np.full(len(ids), np.nan)
-        xs[idx] = x
-        k = np.bincount(idx, weights=np.asarray(hit, float), minlength=len(ids))
-        n = np.bincount(idx, minlength=len(ids)).astype(float)
-        levels, level_of = np.unique(xs, return_inverse=True)
-        if len(levels) <= max_strata:
-            stratum = level_of
-        else:
-            edges = np.unique(np.quantile(xs, np.linspace(0, 1, bins + 1)))
-            stratum = np.clip(np.searchsorted(edges, xs, side="right") - 1, 0, len(edges) - 2)
-        return cls(x=xs, k=k, n=n, stratum=np.asarray(stratum), levels=levels, level_of=level_of)
-
-    def counts(self) -> tuple[np.ndarray, np.ndarray]:
-        """Hits and questions per distinct level."""
-        L = len(self.levels)
-        return (np.bincount(self.level_of, weights=self.k, minlength=L),
-                np.bincount(self.level_of, weights=self.n, minlength=L))
-
-    def strata_of_levels(self) -> np.ndarray:
-        out = np.zeros(len(self.levels), dtype=np.int64)
-        out[self.level_of] = self.stratum
-        return out
-
-    def draws(self, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-        """(n_boot, draws) indices of images drawn with replacement within each stratum: m - 1 of a
-        stratum's m images (Rao & Wu 1988), whose spread matches the unbiased variance of the
-        stratified design (m of m would shrink it by (m - 1) / m)."""
-        columns = []
-        for s in np.unique(self.stratum):
-            members = np.flatnonzero(self.stratum == s)
-            size = max(1, len(members) - 1)
-            columns.append(members[rng.integers(0, len(members), size=(n_boot, size))])
-        return np.concatenate(columns, axis=1)
-
-    def resampled_counts(self, draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Hits and questions per level for each row of `draws`: (n_boot, levels) each."""
-        B, L = draws.shape[0], len(self.levels)
-        cell = (np.arange(B)[:, None] * L + self.level_of[draws]).ravel()
-        k = np.bincount(cell, weights=self.k[draws].ravel(), minlength=B * L).reshape(B, L)
-        n = np.bincount(cell, weights=self.n[draws].ravel(), minlength=B * L).reshape(B, L)
-        return k, n
-
-
-def dispersion(trials: Trials) -> tuple[float, int]:
-    """Between-image dispersion at equal levels (Pearson, per stratum, over the images with more than
-    one question: one yes-or-no answer says nothing of it), at least 1, and its degrees of freedom.
-    When no level shows it (every image of a level right, or every one wrong) and every image
-    answers all its questions alike (a blind baseline's prompt variants), an image counts once: the
-    dispersion is its mean number of questions, with 0 degrees of freedom; otherwise (1, 0)."""
-    chi2, df = 0.0, 0
-    several = trials.n > 1
-    for s in np.unique(trials.stratum):
-        m = (trials.stratum == s) & (trials.n > 1)
-        if m.sum() < 2:
-            continue
-        p = trials.k[m].sum() / trials.n[m].sum()
-        if 0 < p < 1:  # a stratum all right or all wrong says nothing of the dispersion
-            chi2 += float((((trials.k[m] - trials.n[m] * p) ** 2) / (trials.n[m] * p * (1 - p))).sum())
-            df += int(m.sum()) - 1
-    if df == 0 and several.any() and np.all((trials.k[several] == 0) | (trials.k[several] == trials.n[several])):
-        return float(trials.n[several].mean()), 0
-    return (max(1.0, chi2 / df) if df > 0 else 1.0), df
-
-
 # --- one curve ----------------------------------------------------------------------------------
 @dataclass
 class Curve:
@@ -565,10 +505,31 @@ def subitizing_range(x: np.ndarray, k: np.ndarray, n: np.ndarray, level: float =
 
 def analyse(trials: Trials, chance: float, *, link: str = "logistic", criterion: float = CRITERION) -> dict:
     """Fit and test one curve: a flat dict, one table row."""
-    k, n = trials.counts()
-    phi, df_phi = dispersion(trials)
-    got = estimate(trials.levels, k[None], n[None], chance, link=link, criterion=criterion, phi=phi,
-                   df_phi=df_phi, strata=trials.strata_of_levels())[0]
+    return analyse_batch([trials], chance, link=link, criterion=criterion)[0]
+
+
+def analyse_batch(batch: Sequence[Trials], chance: float | Sequence[float], *, link: str = "logistic",
+                  criterion: float = CRITERION) -> list[dict]:
+    """`analyse` for data sets tested at the same levels, fitted together: one batched estimate
+    instead of one per data set (each row is what `analyse` gives it alone); chance: one guess rate
+    or one per data set."""
+    levels = batch[0].levels
+    if any(not np.array_equal(t.levels, levels) for t in batch):
+        raise ValueError("analyse_batch: every data set must have the same tested levels")
+    chances = [chance] * len(batch) if np.ndim(chance) == 0 else list(chance)
+    counts = [t.counts() for t in batch]
+    dispersions = [dispersion(t) for t in batch]
+    found = estimate(levels, np.array([k for k, _ in counts]), np.array([n for _, n in counts]),
+                     chance if np.ndim(chance) == 0 else np.array(chances), link=link,
+                     criterion=criterion, phi=np.array([phi for phi, _ in dispersions]),
+                     df_phi=np.array([df for _, df in dispersions]),
+                     strata=np.array([t.strata_of_levels() for t in batch]))
+    return [_fit_row(t, n, phi, got, c, link, criterion)
+            for t, c, (_, n), (phi, _), got in zip(batch, chances, counts, dispersions, found, strict=True)]
+
+
+def _fit_row(trials: Trials, n: np.ndarray, phi: float, got: Breaking, chance: float, link: str,
+             criterion: float) -> dict:
     shape = Shape(chance, link, got.direction, criterion)
     curve = Curve(shape, got.theta)
     out = {"link": link, "criterion": criterion, "chance": chance, "n": int(n.sum()), "images": len(trials.x),
@@ -684,6 +645,7 @@ def breaking_point_tables(rows: Sequence[dict], *, tolerance: float = 0, criteri
     """One fit row per (key, variable, link) and one point row per (key, variable, level), all
     prompt variants pooled."""
     fits, points = [], []
+    curves = []  # (index in fits, base, variable, trials, used, subitizing, chance, link)
     by_key: dict[str, list[dict]] = {}
     for r in rows:
         by_key.setdefault(r["key"], []).append(r)
@@ -714,12 +676,21 @@ def breaking_point_tables(rows: Sequence[dict], *, tolerance: float = 0, criteri
                                                  [r["image"] for r in used])
                 subitizing = subitizing_range(exact.levels, *exact.counts())
             for link in links:
-                row = analyse(trials, chance, link=link, criterion=criterion)
-                rendered, received = object_at(used, variable, row["threshold"]) if variable != TRUTH else (None, None)
-                fits.append({**base, "variable": variable, **row,
-                             "object_px_rendered": rendered, "object_px_received": received,
-                             "subitizing": subitizing if variable == TRUTH else None,
-                             "clustering": "images (the dispersion between images scales the likelihood ratios)"})
+                fits.append(None)  # filled below, once every curve of its levels, chance and link is fitted
+                curves.append((len(fits) - 1, base, variable, trials, used, subitizing, chance, link))
+    # Curves tested at the same levels with the same link are fitted in one batch.
+    batches: dict[tuple, list[tuple]] = {}
+    for curve in curves:
+        _, _, _, trials, _, _, _, link = curve
+        batches.setdefault((trials.levels.tobytes(), link), []).append(curve)
+    for (_, link), batch in batches.items():
+        rows = analyse_batch([c[3] for c in batch], [c[6] for c in batch], link=link, criterion=criterion)
+        for (index, base, variable, _, used, subitizing, _, _), row in zip(batch, rows, strict=True):
+            rendered, received = object_at(used, variable, row["threshold"]) if variable != TRUTH else (None, None)
+            fits[index] = {**base, "variable": variable, **row,
+                           "object_px_rendered": rendered, "object_px_received": received,
+                           "subitizing": subitizing if variable == TRUTH else None,
+                           "clustering": "images (the dispersion between images scales the likelihood ratios)"}
     return fits, points
 
 
