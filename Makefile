@@ -84,12 +84,15 @@ PYTEST := $(BIN)/pytest -q --dist loadfile
 # Without renders, most of the tests' time is spent waiting (on servers on loopback, on the
 # processes they start, on timeouts): one worker more than the cores fills those waits.
 FAST_WORKERS := $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+# The workers fill the cores: numpy's BLAS threads in each of them would only spin for a share
+# (a report's figures take a quarter more CPU with them).
+ONE_BLAS_THREAD := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 test: $(STAMP) harness
 	$(PYTEST) -n auto
 
 test-fast: $(STAMP)
-	$(PYTEST) -n $(FAST_WORKERS) -m "not render and not blender and not browser and not harness"
+	$(ONE_BLAS_THREAD) $(PYTEST) -n $(FAST_WORKERS) -m "not render and not blender and not browser and not harness"
 
 # Each benchmark writes its section to $(BENCH_RESULTS)/NAME.json; bench/report.py merges them
 # into bench/results.json and bench/results.md (its docstring gives the section format).

@@ -57,6 +57,19 @@ def crest_config(name: str = "crest", *, seed: int = 4, n_images: int = 1, conte
             "scene": {"resolution": [64, 64], **scene, "content": content or {}}, "variables": variables or {}}
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _reports_built_in_one_process():
+    """A test worker is one of nproc + 1 (make test-fast): a report forking workers of its own adds
+    their start and the figures' way back (a quarter more CPU) and no speed. Reports built in a
+    test are built section by section; the forked build is checked against it in
+    tests/score/test_report.py, and commands the tests start as processes keep it."""
+    from byo.score import report
+
+    report.WORKERS = 1
+    yield
+    report.WORKERS = None
+
+
 def pytest_collection_modifyitems(config, items):
     have_bpy = importlib.util.find_spec("bpy") is not None
     for item in items:

@@ -6,5 +6,7 @@ One job per module: `selection` (which questions, in what order for whom, and wh
 told of each: never the truth), `answers` (a submitted answer checked and written as text),
 `store` (the annotators' runs on disk: one journal line per answer, fsynced, and the lock that
 keeps one server per run), `app` (the ASGI application: routes, access token, host check, error
-messages) and `serve` (binding the socket, printing the address, running uvicorn).
+messages), `serve` (binding the socket, printing the address, running uvicorn), `borderline` (the
+questions nearest each readability rule's threshold, `--borderline N`) and `agreement` (each rule's
+decision against the annotators' answers, `--agreement`).
 """

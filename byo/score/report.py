@@ -47,6 +47,7 @@ def _build(section: Section, runs: Runs):
 
 
 _building: tuple[Runs, dict[str, Section]] | None = None  # what forked workers build from (inherited, not pickled)
+WORKERS: int | None = None  # build_sections' default; None: one per CPU (the test suite sets 1, its workers fill the CPUs)
 
 
 def _build_one(name: str, key: tuple | None = None):
@@ -62,6 +63,7 @@ def build_sections(runs: Runs, sections: dict[str, Section], workers: int | None
     By default, one worker per CPU (up to 4), and none while another thread runs here: a forked
     child would inherit any lock that thread holds."""
     global _building
+    workers = WORKERS if workers is None else workers
     if workers is None:
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
         workers = min(cpus, 4) if threading.active_count() == 1 else 1

@@ -19,6 +19,7 @@ from PIL import Image
 from score_fixtures import VARIANTS, make_dataset, make_fake_runs, make_run
 
 from byo.cli import main
+from byo.score import report as report_module
 from byo.score.report import Runs, build_sections, page_sections
 from byo.score.report_format import skipped_levels
 from byo.score.run import load_scores
@@ -34,7 +35,11 @@ def report(tmp_path_factory):
     for run in runs:
         assert main(["score", str(run), "--bootstrap", "300"]) == 0
     out = root / "report.html"
-    assert main(["report", *map(str, runs), "-o", str(out), "--bootstrap", "300"]) == 0
+    workers, report_module.WORKERS = report_module.WORKERS, None  # built as users get it: forked, one per CPU
+    try:
+        assert main(["report", *map(str, runs), "-o", str(out), "--bootstrap", "300"]) == 0
+    finally:
+        report_module.WORKERS = workers
     return root, runs, out
 
 
