@@ -19,6 +19,7 @@ from byo.cli.console import (
     say,
     waiting,
 )
+from byo.cli.fields import flags_in
 from byo.cli.options import add_max_answer_chars, add_wait, byte_size, whole
 from byo.core.dataset import Layout
 from byo.core.errors import ConfigError
@@ -147,7 +148,8 @@ def cmd_human(args) -> int:
                                               "pip install 'byo-render[human]'")]) from None
     return serve(HumanSettings(dataset=args.dataset, run=args.run, host=args.host, port=args.port,
                                questions=args.questions, variant=args.variant, per_level=args.per_level,
-                               borderline=args.borderline))
+                               borderline=args.borderline),
+                 say=lambda line: print(flags_in(line), flush=True))
 
 
 def human_agreement(args) -> int:

@@ -139,12 +139,12 @@ def study_agreement(dataset: Path, run: str) -> dict:
     dataset = Path(dataset)
     summary_path = dataset / SUMMARY_FILE
     if not summary_path.is_file():
-        raise ConfigError(str(summary_path), [("<file>", "missing: write the questions first (byo questions DATASET "
-                                               "--unreadable flag)")])
+        raise ConfigError(str(summary_path), [("<file>", "missing: write the questions first, with `unreadable` "
+                                               "flag")])
     cases = json.loads(summary_path.read_text()).get("unreadable") or []
     runs = study_runs(dataset, run)
     if not runs:
-        raise ConfigError(str(dataset / RUNS), [("run", f"no answers of the study {run!r} (byo human DATASET --run "
+        raise ConfigError(str(dataset / RUNS), [("run", f"no answers of the study {run!r} (collected with `run` "
                                                  f"{run}): expected {run}-NAME/run.json")])
     rows, annotators = [], []
     for run_dir in runs:

@@ -202,7 +202,7 @@ def dataset_picks(dataset: Path, questions: Sequence[Question], n: int) -> tuple
     skipped = sum(1 for c in cases if c.get("policy") == "skip")
     if skipped:
         notes.append(f"{skipped} unreadable questions were skipped, not written: the sheet has no unreadable side "
-                     "for them (write them with: byo questions DATASET --unreadable flag)")
+                     "for them (write the questions with `unreadable` flag)")
     if rules := unmeasured_rules(cases):
         notes.append(f"no margin is measured for the rules {', '.join(rules)}: their questions are not on the sheet")
     return pick(questions, legends, cases, n), notes
