@@ -113,7 +113,8 @@ def rendered_for_clash(dataset: str | Path, sized: SizedFor) -> str | None:
         record = json.loads(path.read_text())
         rendered, models = tuple(int(v) for v in record["rendered"]), list(record.get("models") or {})
     except (ValueError, KeyError, TypeError):
-        return f"{path}: expected config and rendered as [width, height] (a render for models, `for_models`, writes it)"
+        return (f"{path}: expected config and rendered as [width, height] (a render for models, `for_models`, "
+                "writes it)")
     if rendered == sized.size:
         return None
     more = [m for m, s in sized.received.items() if m not in models and (s[0] > rendered[0] or s[1] > rendered[1])]

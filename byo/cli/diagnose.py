@@ -97,7 +97,8 @@ def answered(result) -> int:
     none could be made), else 0."""
     if result.answers:
         return 0
-    console.print(f"[red]byo adapt: no answer[/red] in {len(result.trials)} trials ({flags_in(str(result.stopped))})", highlight=False)
+    console.print(f"[red]byo adapt: no answer[/red] in {len(result.trials)} trials "
+                  f"({flags_in(str(result.stopped))})", highlight=False)
     return 1
 
 

@@ -246,9 +246,9 @@ def cmd_run_status(args) -> int:
     shown = out()
     cost = f", spent ${summary['spent_usd']:.4f}" if summary.get("spent_usd") is not None else ""
     cap = f" of --max-cost ${summary['max_cost_usd']:g}" if summary.get("max_cost_usd") is not None else ""
+    why = "" if summary["finished"] else f"; not finished: {escape(flags_in(summary['stopped'] or 'stopped'))}"
     shown.print(f"{summary['run']}: {summary['answered'] or 0} of {summary['n_questions']} questions answered "
-                f"({', '.join(f'{k} {n}' for k, n in (summary['statuses'] or {}).items())}){cost}{cap}"
-                + ("" if summary["finished"] else f"; not finished: {escape(flags_in(summary['stopped'] or 'stopped'))}"),
+                f"({', '.join(f'{k} {n}' for k, n in (summary['statuses'] or {}).items())}){cost}{cap}{why}",
                 highlight=False)
     if busy:
         shown.print(f"[yellow]not polled[/yellow]: {escape(busy)}", highlight=False)

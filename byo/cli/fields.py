@@ -14,7 +14,8 @@ COMMAND_LINE = "<command line>"
 
 # field -> the flag that sets it (one table for every command)
 FLAGS: dict[str, str] = {
-    "answer_tokens": "--answer-tokens", "api": "--api", "base": "--base", "base_url": "--base-url", "baseline": "--baseline", "batch": "--batch",
+    "answer_tokens": "--answer-tokens", "api": "--api", "base": "--base", "base_url": "--base-url",
+    "baseline": "--baseline", "batch": "--batch",
     "chance": "--chance", "concurrency": "--concurrency", "correction": "--correction", "cost": "--max-cost",
     "dataset": "--dataset", "device": "--device", "direction": "--direction", "dtype": "--dtype",
     "executor": "--executor", "family": "--family", "for_models": "--for", "force": "--force", "format": "--format",

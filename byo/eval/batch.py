@@ -525,7 +525,8 @@ class BatchRun:
         if self.stopped is None and self.ledger.waiting():
             waiting = sum(p["requests"] for p in self.ledger.waiting())
             self.stopped = Stopped("batch", f"{waiting} requests wait in {len(self.ledger.waiting())} batches at "
-                                   f"the provider; evaluating again with `batch` (or byo status {ev.run_dir}) collects them", 0)
+                                   f"the provider; evaluating again with `batch` (or byo status {ev.run_dir}) "
+                                   "collects them", 0)
         write_predictions(ev.run_dir, rows)
         report = self.report(rows, time.perf_counter() - started)
         write_run_file(ev.run_dir, self.run_info(report))

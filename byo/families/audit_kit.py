@@ -165,16 +165,21 @@ class MeasuredImage:
                                 f"(ink {e.ink} px, seam {e.seam:.1f} grey levels)")
         return None
 
-    def color_off(self, objects: list[Seen], palette: dict[str, tuple[float, ...]]) -> IllPosed | None:
+    def color_off(self, objects: list[Seen], palette: dict[str, tuple[float, ...]],
+                  named: frozenset[str] | None = None) -> IllPosed | None:
         """Ill-posed when an object's rendered colour is not nearer its own palette colour than any
-        other by evidence.COLOUR_MARGIN (CIEDE2000)."""
+        other by evidence.COLOUR_MARGIN (CIEDE2000). With `named` (the colours the question names),
+        only an object of one of them, or whose colour could be read as one, counts."""
         for o in objects:
             e, own = self.evidence.get(o.id), o.attributes.get("color")
             if e is None or not isinstance(own, str) or own not in palette:
                 continue
-            margin, nearest = evidence.color_margin(e.lab, own, palette)
-            if margin < evidence.COLOR_MARGIN:
-                return IllPosed(f"unreadable (color): {own} {o.kind} {o.id} renders as {nearest} "
+            margin, _ = evidence.color_margin(e.lab, own, palette)
+            if margin >= evidence.COLOR_MARGIN:
+                continue
+            rivals = evidence.read_as(e.lab, own, palette)  # the colours it could be read as, nearest first
+            if named is None or own in named or named & set(rivals):
+                return IllPosed(f"unreadable (color): {own} {o.kind} {o.id} renders as {rivals[0]} "
                                 f"(ΔE00 margin {margin:.1f})")
         return None
 

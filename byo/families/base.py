@@ -21,7 +21,7 @@ import itertools
 import math
 import sys
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
 from importlib.resources import files
@@ -226,17 +226,20 @@ def not_separable(objects: list[dict]) -> Problem | None:
     return None
 
 
-def color_unreadable(objects: list[dict], palette: Mapping[str, Sequence[float]]) -> Problem | None:
+def color_unreadable(objects: list[dict], palette: Mapping[str, Sequence[float]],
+                     named: Collection[str] | None = None) -> Problem | None:
     """The first object whose rendered colour (median CIELAB) is not nearer its own palette colour
     than any other by evidence.COLOUR_MARGIN (CIEDE2000); `palette`: name -> sRGB 0-1. Objects of a
-    colour outside the palette are not judged."""
+    colour outside the palette are not judged. With `named` (the colours a question names), only an
+    object that is one of them, or could be read as one (evidence.read_as), is judged."""
     for o in objects:
         e, own = o.get("rendered"), o["attributes"].get("color")
         if not e or not isinstance(own, str) or own not in palette:
             continue
-        margin, nearest = evidence.color_margin(e["lab"], own, palette)
-        if margin < evidence.COLOR_MARGIN:
-            return ("color", f"{_where(o)} renders as {nearest}: ΔE00 margin {margin:.1f} < {evidence.COLOR_MARGIN:g}",
+        margin, _ = evidence.color_margin(e["lab"], own, palette)
+        rivals = evidence.read_as(e["lab"], own, palette)  # the colours it could be read as, nearest first
+        if margin < evidence.COLOR_MARGIN and (named is None or own in named or any(c in named for c in rivals)):
+            return ("color", f"{_where(o)} renders as {rivals[0]}: ΔE00 margin {margin:.1f} < {evidence.COLOR_MARGIN:g}",
                     (o["id"],))
     return None
 

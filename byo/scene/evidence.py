@@ -224,13 +224,18 @@ def color_margin(lab: Sequence[float], own: str, palette: Mapping[str, Sequence[
 
 @functools.lru_cache(maxsize=65536)
 def _color_margin(lab: tuple[float, ...], own: str, palette: tuple) -> tuple[float, str]:
-    colors = {**PLAIN_COLORS, **dict(palette)}
-    labs = _palette_lab(tuple(colors.items()))
-    d = skimage.color.deltaE_ciede2000(np.broadcast_to(np.asarray(lab, dtype=np.float64), labs.shape), labs, kL=LIGHTNESS_WEIGHT)
-    distance = {name: float(v) for name, v in zip(colors, d, strict=True)}
+    distance = _distances(lab, palette)
     nearest = min(distance, key=distance.__getitem__)
     rivals = [d for name, d in distance.items() if name != own]
     return (min(rivals) if rivals else float("inf")) - distance[own], nearest
+
+
+def _distances(lab: tuple[float, ...], palette: tuple) -> dict[str, float]:
+    """CIEDE2000 (kL = LIGHTNESS_WEIGHT) from `lab` to each colour of PLAIN_COLOURS and `palette`."""
+    colors = {**PLAIN_COLORS, **dict(palette)}
+    labs = _palette_lab(tuple(colors.items()))
+    d = skimage.color.deltaE_ciede2000(np.broadcast_to(np.asarray(lab, dtype=np.float64), labs.shape), labs, kL=LIGHTNESS_WEIGHT)
+    return {name: float(v) for name, v in zip(colors, d, strict=True)}
 
 
 @functools.lru_cache(maxsize=256)
@@ -241,3 +246,17 @@ def _palette_lab(colors: tuple) -> np.ndarray:
 
 def color_reads(lab: Sequence[float], own: str, palette: Mapping[str, Sequence[float]]) -> bool:
     return color_margin(lab, own, palette)[0] >= COLOR_MARGIN
+
+
+def read_as(lab: Sequence[float], own: str, palette: Mapping[str, Sequence[float]]) -> tuple[str, ...]:
+    """The colours other than `own` (the palette and PLAIN_COLOURS) the rendered `lab` could be read
+    as: not farther than the distance to `own` plus COLOR_MARGIN (CIEDE2000, as color_margin), nearest
+    first. Empty exactly when color_reads."""
+    return _read_as(tuple(float(v) for v in lab), own, tuple((name, tuple(float(v) for v in c)) for name, c in palette.items()))
+
+
+@functools.lru_cache(maxsize=65536)
+def _read_as(lab: tuple[float, ...], own: str, palette: tuple) -> tuple[str, ...]:
+    distance = _distances(lab, palette)
+    return tuple(sorted((name for name, v in distance.items() if name != own and v - distance[own] < COLOR_MARGIN),
+                        key=distance.__getitem__))

@@ -143,9 +143,25 @@ readable = reads("shape", "material", "size")
 
 
 def colored(fn):
-    """Decorate an answer function whose question names or asks colours: the colour rule."""
+    """Decorate an answer function whose question names or asks colours: the colour rule over every
+    visible object (conservative: the keys whose answer a misread colour of any object may change)."""
     def checked(legend, rng):
         return unless(_colors_unreadable(legend), fn(legend, rng))
+
+    checked.__doc__ = fn.__doc__
+    return checked
+
+
+def colored_by(fn):
+    """Decorate an answer function whose answer, as far as colours go, rests only on which objects
+    are the colour its params name (`color`): the colour rule over the objects that decide it, those of that colour
+    (which might not read as it) and those that could be read as it (docs/readability.md). An
+    object read as another colour the question does not name changes nothing."""
+    def checked(legend, rng):
+        result = fn(legend, rng)
+        if not isinstance(result, Answer):
+            return result
+        return unless(color_unreadable(visible(legend), palette(legend), {result.params["color"]}), result)
 
     checked.__doc__ = fn.__doc__
     return checked
@@ -168,7 +184,7 @@ def count_objects(legend, rng):
 
 @ANSWERS.key("count_color")
 @shown
-@colored
+@colored_by
 def count_color(legend, rng):
     color = _pick(rng, _colors(legend))
     return Answer(sum(_attr(o, "color") == color for o in visible(legend)), {"color": color})
@@ -192,7 +208,7 @@ def _label(o: dict) -> tuple[str, str]:
 
 @ANSWERS.key("exist_color_shape")
 @shown
-@colored
+@colored_by
 @reads("shape", decisive=lambda legend, a: {"shape": membership(_of(legend, color=a.params["color"]), "shape",
                                                                  a.params["shape"])})
 def exist_color_shape(legend, rng):
@@ -235,7 +251,7 @@ def query_color(legend, rng):
 
 @ANSWERS.key("query_shape_unique_color")
 @shown
-@colored
+@colored_by
 @reads("shape", decisive=lambda legend, a: {"shape": [(o, None) for o in _of(legend, color=a.params["color"])]})
 def query_shape(legend, rng):
     return _query(legend, rng, "color", "shape")

@@ -342,10 +342,15 @@ def _palette(image: MeasuredImage) -> dict[str, tuple[float, ...]]:
 
 
 # The readability rules (docs/readability.md), from the image file: each seen object stands out
-# (every key); each seen object's rendered colour reads as its own (keys naming colours).
-COLOR_KEYS = ("count_color", "exist_color_shape", "query_color_unique_shape", "query_shape_unique_color",
+# (every key); each seen object's rendered colour reads as its own (keys naming colours), or, for
+# the keys whose answer rests only on which objects are the colour the question names (params
+# `color`), each seen object of that colour or that could be read as it.
+NAMED_COLOR_KEYS = ("count_color", "exist_color_shape", "query_shape_unique_color")
+COLOR_KEYS = ("query_color_unique_shape",
                "label_choice", "label_zsl", "relation_choice", "relation_zsl", "relation_zsl_split", "binding_swap",
                "binding_confusion",
                "autocomp_swap", "autocomp_confusion", "autocomp_vary_color", "autocomp_vary_object")
+guarded(AUDITS, NAMED_COLOR_KEYS,
+        lambda q, image, seen: image.color_off(seen, _palette(image), frozenset([q["params"]["color"]])))
 guarded(AUDITS, (*COLOR_KEYS, *COMPASS_AUDITS), lambda q, image, seen: image.color_off(seen, _palette(image)))
 guarded(AUDITS, list(AUDITS), lambda q, image, seen: image.unshown(seen))
