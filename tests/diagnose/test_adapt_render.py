@@ -150,7 +150,7 @@ def test_a_cost_budget_stops_the_run(tmp_path):
                                            "params": GenerationParams(max_tokens=16)}))
         billed = [s.tokens for s in fake.log]
     per_answer = [1000.0 * (t["input"] + t["output"]) / 1e6 for t in billed]
-    assert result.stopped.startswith("stopped: the next request (about $") and "--max-cost $0.5" in result.stopped
+    assert result.stopped.startswith("stopped: the next request (about $") and "over `max_cost` $0.5" in result.stopped
     assert result.stopped.endswith(f"the run has spent ${result.cost_usd:.4f} of it")
     assert result.cost_usd == pytest.approx(sum(per_answer))
     assert sum(per_answer) <= 0.5 < sum(per_answer) + 2 * per_answer[-1]  # stopped before passing it
