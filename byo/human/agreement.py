@@ -10,7 +10,7 @@ unreadable. Each annotator's answer is an item (answers to one question by sever
 independent: the interval is then narrower than it should be).
 
 - **Agreement**: the share of items where the two say the same, with its Wilson interval (95%,
-  `statsmodels.stats.proportion.proportion_confint`).
+  `byo.core.stats.wilson`).
 - **Cohen's kappa** (Cohen 1960): (p_o - p_e) / (1 - p_e), p_e from the two sides' marginals;
   0 when one side says the same of every item, undefined when both do (p_e = 1).
 - **strict**: the rule says unreadable, the person answered right; **lenient**: the rule says
@@ -26,8 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from byo.core.errors import ConfigError
-from byo.eval.layout import RUN_FILE, RUNS
+from byo.core.stats import wilson
+from byo.eval.layout import RUNS
 from byo.human.borderline import rule_keys
+from byo.human.store import study_requests
 from byo.questions.load import SUMMARY_FILE
 from byo.score.rows import UNREADABLE_TAG, load_run
 
@@ -78,13 +80,6 @@ def cohen_kappa(rule_readable: Sequence[bool], person_readable: Sequence[bool]) 
     return None if expected >= 1 else (observed - expected) / (1 - expected)
 
 
-def wilson(successes: int, n: int) -> tuple[float, float]:
-    from statsmodels.stats.proportion import proportion_confint  # brings pandas: only here
-
-    low, high = proportion_confint(successes, n, alpha=1 - CONFIDENCE, method="wilson")
-    return float(low), float(high)
-
-
 def rule_agreement(rule: str, items: Iterable[Item]) -> RuleAgreement:
     """The agreement of `rule` (ALL: any rule) with the people over the items it decides."""
     pairs = [(it.flagged is None if rule == ALL else it.flagged != rule, it.right) for it in items
@@ -98,7 +93,7 @@ def rule_agreement(rule: str, items: Iterable[Item]) -> RuleAgreement:
         out.note = f"not estimable: {n} items (at least {MIN_ITEMS})"
         return out
     out.agreement = agree / n
-    out.low, out.high = wilson(agree, n)
+    out.low, out.high = wilson(agree, n, CONFIDENCE)
     out.kappa = cohen_kappa([a for a, _ in pairs], [b for _, b in pairs])
     if out.kappa is None:
         out.note = "kappa undefined: the rule and the people said the same one thing of every item"
@@ -123,15 +118,7 @@ def agreement_table(items: Sequence[Item]) -> list[RuleAgreement]:
 
 def study_runs(dataset: Path, run: str) -> list[Path]:
     """The annotators' run folders of the study `run` (`byo human --run RUN`) of `dataset`."""
-    found = []
-    for run_file in sorted((Path(dataset) / RUNS).glob(f"{run}-*/{RUN_FILE}")):
-        try:
-            request = json.loads(run_file.read_text()).get("request") or {}
-        except (OSError, ValueError, AttributeError):
-            continue
-        if isinstance(request, dict) and request.get("type") == "human" and request.get("study") == run:
-            found.append(run_file.parent)
-    return found
+    return [run_file.parent for run_file, _ in study_requests(Path(dataset) / RUNS, run)]
 
 
 def study_agreement(dataset: Path, run: str) -> dict:

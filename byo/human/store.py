@@ -58,6 +58,20 @@ def lock_dir(runs_dir: Path, run: str) -> Path:
     return runs_dir / f".{run}.human"
 
 
+def study_requests(runs_dir: Path, run: str) -> list[tuple[Path, dict]]:
+    """The human runs of the study `run` under `runs_dir`: each run file with its request (a file
+    that cannot be read, or another study's or a model's run, left out)."""
+    found = []
+    for run_file in sorted(runs_dir.glob(f"{run}-*/{RUN_FILE}")):
+        try:
+            request = json.loads(run_file.read_text()).get("request") or {}
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(request, dict) and request.get("type") == "human" and request.get("study") == run:
+            found.append((run_file, request))
+    return found
+
+
 def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -114,13 +128,7 @@ class Study:
         resumed (a damaged file, a folder another server holds): each said, none stops the others.
         ConfigError when a run of the study was made with other settings."""
         found, problems = [], []
-        for run_file in sorted(self.runs_dir.glob(f"{self.run}-*/{RUN_FILE}")):
-            try:
-                request = json.loads(run_file.read_text()).get("request") or {}
-            except (OSError, ValueError, AttributeError):
-                continue
-            if not isinstance(request, dict) or request.get("type") != "human" or request.get("study") != self.run:
-                continue
+        for run_file, request in study_requests(self.runs_dir, self.run):
             annotator = str(request.get("model"))
             if self.run_dir(annotator) != run_file.parent:
                 continue
