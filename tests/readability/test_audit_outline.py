@@ -10,6 +10,7 @@ import json
 
 import numpy as np
 import pytest
+from calibration_scene import calibration_config
 from conftest import write_config
 
 from byo.audit import outline as audit_outline
@@ -30,17 +31,7 @@ TOLERANCE = 0.005
 
 
 def _config(name: str, elevations: list[float], **scene) -> dict:
-    """The calibration scene of tests/readability/test_identifiable.py: a blue cylinder, a green
-    cube turned square to the camera and a red metal cone, 128x96, the camera at 1.25 m."""
-    objects = [{"shape": "cylinder", "color": "blue", "material": "rubber", "position": [-1.3, 0.0]},
-               {"shape": "cube", "color": "green", "material": "rubber", "position": [1.3, 0.0], "rotation": 0},
-               {"shape": "cone", "color": "red", "material": "metal", "position": [0.0, -1.5]}]
-    camera = scene.pop("camera", {"distance": 1.25})
-    return {"dataset": {"name": name, "family": "clevr", "seed": 5, "n_images": 1},
-            "scene": {"resolution": [128, 96], "render": {"samples": 8, "denoise": "off", "min_visible_pixels": 1},
-                      "camera": camera, "content": {"mode": "objects", "objects": objects}, **scene},
-            "variables": {"camera.elevation": {"type": "varying_all", "levels": elevations}},
-            "questions": {"keys": KEYS}}
+    return calibration_config(name, elevations, KEYS, **scene)
 
 
 def _legends(config: dict) -> list[dict]:

@@ -11,6 +11,7 @@ import json
 
 import numpy as np
 import pytest
+from calibration_scene import calibration_config
 from conftest import write_config
 
 from byo.cli import main
@@ -45,24 +46,13 @@ def test_a_square_is_told_from_a_disc_sharp_but_not_under_a_disc_of_blur_as_wide
     assert outline.outline_difference(_square(8), _circle(8), blur_px=16.0) < outline.MIN_OUTLINE
 
 
-def _config(name: str, elevations: list[float], **scene) -> dict:
-    objects = [{"shape": "cylinder", "color": "blue", "material": "rubber", "position": [-1.3, 0.0]},
-               {"shape": "cube", "color": "green", "material": "rubber", "position": [1.3, 0.0], "rotation": 0},
-               {"shape": "cone", "color": "red", "material": "metal", "position": [0.0, -1.5]}]
-    camera = scene.pop("camera", {"distance": 1.25})
-    return {"dataset": {"name": name, "family": "clevr", "seed": 5, "n_images": 1},
-            "scene": {"resolution": [128, 96], "render": {"samples": 8, "denoise": "off", "min_visible_pixels": 1},
-                      "camera": camera, "content": {"mode": "objects", "objects": objects}, **scene},
-            "variables": {"camera.elevation": {"type": "varying_all", "levels": elevations}}}
-
-
 @pytest.fixture(scope="module")
 def extremes(tmp_path_factory) -> dict[str, Layout]:
     """Sharp at 90, 6 and 35 degrees; the strongest blur focused in front of the objects; the
     farthest camera preset (5 m), rendered once, questions written."""
-    configs = {"sharp": _config("sharp", [90, 6, 35]),
-               "blurred": _config("blurred", [35], blur={"fstop": "very_high", "focus_distance": 0.3}),
-               "far": _config("far", [35], camera={"distance": "high"})}
+    configs = {"sharp": calibration_config("sharp", [90, 6, 35]),
+               "blurred": calibration_config("blurred", [35], blur={"fstop": "very_high", "focus_distance": 0.3}),
+               "far": calibration_config("far", [35], camera={"distance": "high"})}
     out = {}
     for name, config in configs.items():
         tmp = tmp_path_factory.mktemp(name)
