@@ -237,8 +237,10 @@ def color_unreadable(objects: list[dict], palette: Mapping[str, Sequence[float]]
         if not e or not isinstance(own, str) or own not in palette:
             continue
         margin, _ = evidence.color_margin(e["lab"], own, palette)
+        if margin >= evidence.COLOR_MARGIN:
+            continue
         rivals = evidence.read_as(e["lab"], own, palette)  # the colours it could be read as, nearest first
-        if margin < evidence.COLOR_MARGIN and (named is None or own in named or any(c in named for c in rivals)):
+        if named is None or own in named or any(c in named for c in rivals):
             return ("color", f"{_where(o)} renders as {rivals[0]}: ΔE00 margin {margin:.1f} < {evidence.COLOR_MARGIN:g}",
                     (o["id"],))
     return None
