@@ -92,7 +92,7 @@ test: $(STAMP) harness
 	$(PYTEST) -n auto
 
 test-fast: $(STAMP)
-	$(ONE_BLAS_THREAD) $(PYTEST) -n $(FAST_WORKERS) -m "not render and not blender and not browser and not harness"
+	$(ONE_BLAS_THREAD) $(PYTEST) -n $(FAST_WORKERS) -m "not render and not blender and not browser and not harness and not slow"
 
 # Each benchmark writes its section to $(BENCH_RESULTS)/NAME.json; bench/report.py merges them
 # into bench/results.json and bench/results.md (its docstring gives the section format).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import fnmatch
 import functools
 import json
@@ -114,10 +115,17 @@ class Common(Strict):
     grid: Grid = Grid()
 
 
+@functools.lru_cache(maxsize=64)
+def _parse_templates(text: str):
+    """A templates file's data, parsed once per text (every question step reads the same few files)
+    with libyaml where PyYAML has it."""
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 (a safe loader)
+
+
 def _load(path, model):
     """`path`: a file or a package resource (importlib.resources)."""
     try:
-        return model.model_validate(yaml.safe_load(path.read_text()))
+        return model.model_validate(copy.deepcopy(_parse_templates(path.read_text())))
     except FileNotFoundError:
         raise ConfigError(str(path), [("<file>", "question templates not found")]) from None
     except UnicodeDecodeError:

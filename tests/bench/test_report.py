@@ -67,6 +67,7 @@ def test_quick_sections_are_not_held_to_the_requirements(tmp_path):
     assert "not checked (quick sizes)" in (tmp_path / "out.md").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_bench_quick_runs_the_eval_and_scoring_benchmarks(tmp_path):
     """The scoring benchmark parses and scores 2,000 predictions of the golden datasets' questions;

@@ -75,6 +75,7 @@ def byo_batch(dataset: Path, url: str, providers: Path, *flags: str) -> subproce
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 def test_a_kill_between_submit_and_collect_submits_nothing_twice(tmp_path, key):
     """500 questions in batches of 200; byo is killed (SIGKILL) once its 3 batches are submitted
     and it is polling them; the rerun polls and collects the same batches: every request was

@@ -92,6 +92,7 @@ def answer_for(questions: dict[tuple, dict], structured_ok: set[str]):
     return answer
 
 
+@pytest.mark.slow
 def test_structured_run_through_the_openai_client_is_read_exactly_and_reported(tmp_path, monkeypatch):
     for k, v in KEY_ENV.items():
         monkeypatch.setenv(k, v)

@@ -177,6 +177,7 @@ def test_scorer_judges_as_byo_score(tmp_path):
         scorer.score("nope", "3")
 
 
+@pytest.mark.slow
 def test_import_jsonl_is_a_run_like_byo_eval_writes(dataset, tmp_path):
     root, questions = dataset
     data = tmp_path / "data"

@@ -16,6 +16,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
 from eval_data import make_dataset
 
 MEMORY_BOUND = 300 * 2**20  # bytes of address space above the baseline
@@ -80,6 +81,7 @@ def baseline_address_space(log: Path, dataset: Path) -> int:
     return int(proc.stderr.split("vm")[-1].split()[0]) * 1024
 
 
+@pytest.mark.slow
 def test_a_large_inspect_log_imports_within_the_memory_bound(tmp_path):
     dataset = make_dataset(tmp_path / "ds", n=300)
     ids = [json.loads(line)["id"] for line in (dataset / "questions.jsonl").read_text().splitlines()]
@@ -98,6 +100,7 @@ def test_a_large_inspect_log_imports_within_the_memory_bound(tmp_path):
     assert peak_rss(proc) < 400 * 2**20, peak_rss(proc)  # measured: see docs/safety.md
 
 
+@pytest.mark.slow
 def test_a_large_json_log_keeps_one_sample_of_objects(tmp_path):
     """The .json form is read as text (its size in memory), its samples decoded one at a time."""
     dataset = make_dataset(tmp_path / "ds", n=60)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 from conftest import ROOT
 from human_server import Server, golden_dataset, questions
 
@@ -30,6 +31,7 @@ def score(run) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_a_study_killed_mid_answer_keeps_every_whole_answer_and_asks_the_cut_one_again(tmp_path):
     dataset = golden_dataset(tmp_path)
     total = len(questions(dataset))

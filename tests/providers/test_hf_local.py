@@ -55,6 +55,7 @@ def rows(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
+@pytest.mark.slow
 def test_tiny_model_answers_resumes_after_a_kill_and_is_scored(tiny_model, tmp_path, capsys):
     ds = make_dataset(tmp_path / "ds", 48)
     predictions = ds / "runs/tiny/predictions.jsonl"

@@ -173,6 +173,7 @@ def test_tiny_clip_ranks_end_to_end_and_a_second_run_calls_no_model(tiny_clip, t
     assert math.isclose(overall["recall_at_1"], sum(r["recall_at_1"] for r in parsed) / 20)
 
 
+@pytest.mark.slow
 @needs_torch
 def test_a_killed_run_resumes_without_computing_anything_twice(tiny_clip, tmp_path, monkeypatch):
     ds = make_retrieval_dataset(tmp_path / "ds", 32)

@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
+import pytest
 from conftest import ROOT
 from eval_data import make_dataset, truth_by_image
 from fake_vlm import FakeVLM
@@ -70,6 +71,7 @@ def byo(capsys, monkeypatch, *args: str, env: dict | None = None) -> tuple[int, 
     return status, printed.out + printed.err
 
 
+@pytest.mark.slow
 def test_no_file_written_holds_a_key_given_in_any_form(tmp_path, capsys, monkeypatch):
     dataset = make_dataset(tmp_path / "ds", 6)
     key_file = tmp_path / "key.txt"  # the user's own file, outside the dataset

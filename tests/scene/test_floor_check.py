@@ -71,6 +71,7 @@ def test_objects_kept_and_flagged_are_not_refused(tmp_path):
     assert main(["plan", str(write_config(tmp_path, newcomer(on_hidden="flag")))]) == 0
 
 
+@pytest.mark.slow
 def test_a_scene_that_cannot_be_placed_is_refused_with_a_count_that_places(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "300")
     path = write_config(tmp_path, newcomer([0.25], [8]))

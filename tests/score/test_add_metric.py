@@ -22,6 +22,8 @@ from score_fixtures import make_fake_runs
 
 import byo.score
 
+pytestmark = pytest.mark.slow  # two `byo score` and a `byo report` in fresh interpreters
+
 REGISTRY = Path(byo.score.__file__).with_name("registry.py")
 SHARED = "SHARED: tuple[ReportTable, ...] = (\n"  # the shipped registry's tuple of shared tables
 REGISTRATION = "    __import__('refusals').TABLE,\n"
