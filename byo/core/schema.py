@@ -6,6 +6,7 @@ from __future__ import annotations
 import reprlib
 import types
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import (
@@ -32,12 +33,22 @@ class Strict(BaseModel):
     @classmethod
     def _no_lax_numbers(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            for name, field in cls.model_fields.items():
-                key = field.alias or name
-                problem = lax_number(data[key], field.annotation) if key in data else None
+            for key, annotation in _number_fields(cls):
+                problem = lax_number(data[key], annotation) if key in data else None
                 if problem:
                     raise keyed_error(key, problem)
         return data
+
+
+_FIELDS: dict[type, list[tuple[str, Any]]] = {}
+
+
+def _number_fields(model: type[BaseModel]) -> list[tuple[str, Any]]:
+    """(key, annotation) of each field of `model`, read once per model class."""
+    fields = _FIELDS.get(model)
+    if fields is None:
+        fields = _FIELDS[model] = [(f.alias or name, f.annotation) for name, f in model.model_fields.items()]
+    return fields
 
 
 KEYED = "keyed_problem"
@@ -60,12 +71,47 @@ def _members(annotation) -> list:
 
 def _admits(members: list, kind: type) -> bool:
     """Whether some alternative takes a value of `kind` as it is (bool, str or float)."""
+    return any(member is Any or member is object or member is kind for member in members)
+
+
+@dataclass(frozen=True)
+class _NumberPlan:
+    """What lax_number needs to know of one annotation, worked out once: whether it wants a
+    number, which literals it allows, which plain kinds it admits, and its container alternatives
+    as (kind, argument annotations)."""
+
+    numeric: bool
+    whole_only: bool  # int but not float
+    literals: frozenset
+    admits: frozenset  # of bool, str, float
+    containers: tuple[tuple[str, tuple], ...]
+
+
+_PLANS: dict[int, tuple[Any, _NumberPlan]] = {}  # id(annotation) -> (annotation, its plan)
+
+
+def _plan(annotation) -> _NumberPlan:
+    entry = _PLANS.get(id(annotation))
+    if entry is not None and entry[0] is annotation:
+        return entry[1]
+    members = _members(annotation)
+    numeric = [m for m in members if m in (int, float)]
+    containers = []
     for member in members:
-        if member is Any or member is object or member is kind:
-            return True
-        if kind is float and member is float:
-            return True
-    return False
+        origin, args = get_origin(member), get_args(member)
+        if origin in (list, set, frozenset) and args:
+            containers.append(("items", (args[0],)))
+        elif origin is tuple and args:
+            containers.append(("repeated" if len(args) == 2 and args[1] is Ellipsis else "fixed", args))
+        elif origin is dict and len(args) == 2:
+            containers.append(("values", (args[1],)))
+    plan = _NumberPlan(
+        numeric=bool(numeric), whole_only=int in numeric and float not in numeric,
+        literals=frozenset(v for m in members if get_origin(m) is Literal for v in get_args(m)),
+        admits=frozenset(kind for kind in (bool, str, float) if _admits(members, kind)),
+        containers=tuple(containers))
+    _PLANS[id(annotation)] = (annotation, plan)  # the annotation is kept, so its id is not reused
+    return plan
 
 
 def lax_number(value: Any, annotation, depth: int = 0) -> str | None:
@@ -74,36 +120,33 @@ def lax_number(value: Any, annotation, depth: int = 0) -> str | None:
     not a number (YAML reads `"16"` as text); a float is not a whole number (`count: 5.0`);
     an int is a fine float. Lists, tuples and mappings are checked element by element; nested
     models check their own fields."""
-    if depth > 8:
+    if depth > 8 or not isinstance(value, bool | str | float | list | tuple | dict):
         return None
-    members = _members(annotation)
-    numeric = [m for m in members if m in (int, float)]
+    plan = _plan(annotation)
     if isinstance(value, bool):
-        literals = {v for m in members if get_origin(m) is Literal for v in get_args(m)}
-        if numeric and value not in literals and not _admits(members, bool):
+        if plan.numeric and value not in plan.literals and bool not in plan.admits:
             return f"expected a number, got the boolean {str(value).lower()}"
         return None
     if isinstance(value, str):
-        literals = {v for m in members if get_origin(m) is Literal for v in get_args(m)}
-        if numeric and value not in literals and not _admits(members, str) and _is_number_text(value):
+        if plan.numeric and value not in plan.literals and str not in plan.admits and _is_number_text(value):
             return f"expected a number, got the text {shown(value)} (write it without quotes)"
         return None
     if isinstance(value, float):
-        if int in numeric and float not in numeric and not _admits(members, float):
+        if plan.whole_only and float not in plan.admits:
             return f"expected a whole number, got {shown(value)}"
         return None
     verdicts = []  # for each alternative shaped like `value`: its first problem, or None
-    for member in members:
-        origin, args = get_origin(member), get_args(member)
-        if origin in (list, set, frozenset) and args and isinstance(value, list | tuple):
-            found = [lax_number(v, args[0], depth + 1) for v in value]
-        elif origin is tuple and args and isinstance(value, list | tuple):
-            kinds = [args[0]] * len(value) if len(args) == 2 and args[1] is Ellipsis else list(args)
-            found = [lax_number(v, k, depth + 1) for v, k in zip(value, kinds, strict=False)]
-        elif origin is dict and len(args) == 2 and isinstance(value, dict):
-            found = [lax_number(v, args[1], depth + 1) for v in value.values()]
-        else:
+    for kind, args in plan.containers:
+        if kind == "values":
+            if not isinstance(value, dict):
+                continue
+            found = [lax_number(v, args[0], depth + 1) for v in value.values()]
+        elif not isinstance(value, list | tuple):
             continue
+        elif kind == "fixed":
+            found = [lax_number(v, k, depth + 1) for v, k in zip(value, args, strict=False)]
+        else:  # items, repeated
+            found = [lax_number(v, args[0], depth + 1) for v in value]
         verdicts.append(next((f for f in found if f), None))
     if verdicts and all(verdicts):  # no alternative takes it as written
         return verdicts[0] if verdicts[0].endswith("(in a list)") else f"{verdicts[0]} (in a list)"

@@ -37,7 +37,7 @@ def config_text(**changes) -> str:
         for part in parents:
             node = node.setdefault(part, {})
         node[last] = value
-    return yaml.safe_dump(data, sort_keys=False)
+    return yaml.dump(data, Dumper=yaml.CSafeDumper, sort_keys=False)  # libyaml: dozens are made at import
 
 
 def range_config(**var) -> str:

@@ -101,6 +101,7 @@ def blind_run(root, questions: list[Question]) -> str:
     return str(write_run(root, "blind-blind", rows))
 
 
+@pytest.mark.slow
 def test_the_demo_report_shows_no_false_interval_and_labels_the_blind_curves_as_its_prior(tmp_path):
     """Two datasets shaped like the demo's (CLEVR-style: 2 counts x 2 azimuths x 2 images; poker: 2
     card totals x 2 images), the blind baseline on each, scored and reported as `make demo` does.

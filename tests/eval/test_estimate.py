@@ -82,6 +82,7 @@ def test_an_unknown_provider_is_refused_before_any_render(tmp_path, capsys):
     assert "nosuch" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_an_hf_models_estimate_is_its_recorded_usage(tmp_path, monkeypatch):
     """The tiny transformers VLM of tests/hf_tiny.py answers every question; the estimate of its input
     tokens (its processor's count) is what the run records, and the cost is the price file's prices

@@ -443,6 +443,7 @@ def leftovers(root: Path) -> list[Path]:
     return [p for p in root.rglob("*") if p.name.startswith(".") or p.name.endswith(("-wal", "-shm", ".tmp"))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_stops_a_real_eval_cleanly_and_a_rerun_finishes_it(tmp_path, key, sig):
     ds = make_dataset(tmp_path / "ds", 30)

@@ -72,6 +72,7 @@ def dataset(tmp_path):
     return make_dataset(tmp_path / "ds", N_QUESTIONS)
 
 
+@pytest.mark.slow
 def test_a_second_eval_on_the_same_run_exits_2_naming_the_first(dataset):
     gate = Gate()
     with FakeVLM(gate.answer) as fake:
@@ -96,6 +97,7 @@ def test_a_second_eval_on_the_same_run_exits_2_naming_the_first(dataset):
     assert not (dataset / "runs" / "shared" / LOCK_FILE).exists()  # removed by its holder
 
 
+@pytest.mark.slow
 def test_with_wait_the_second_eval_waits_then_takes_every_answer_from_the_cache(dataset):
     gate = Gate()
     with FakeVLM(gate.answer) as fake:
@@ -112,6 +114,7 @@ def test_with_wait_the_second_eval_waits_then_takes_every_answer_from_the_cache(
         assert len(fake.log) == N_QUESTIONS
 
 
+@pytest.mark.slow
 def test_a_writer_killed_with_kill_9_lets_go_of_the_run(dataset):
     gate = Gate()
     with FakeVLM(gate.answer) as fake:

@@ -93,6 +93,7 @@ def test_qwen2_vl_sizes_are_multiples_of_28_within_the_pixel_bounds():
         assert 256 <= got.tokens <= 1280
 
 
+@pytest.mark.slow
 def test_llava_next_choice_agrees_with_transformers_where_importable():
     module = pytest.importorskip("transformers.image_processing_utils")
     for w, h in [(1920, 1080), (640, 360), (37, 1000)]:

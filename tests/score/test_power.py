@@ -25,6 +25,7 @@ def simulated_images(s: power.PowerSettings, around: int, reps: int = 6000) -> f
     return (s.power - intercept) / slope
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("settings", [
     power.PowerSettings(difference=0.10, baseline=0.6, icc=0.3, keys_per_image=4),
     power.PowerSettings(difference=0.15, baseline=0.5, icc=0.0, keys_per_image=1),

@@ -32,6 +32,7 @@ def own_estimate_inside(b: psy.Breaking) -> bool:
     return b.lo <= a < c <= b.hi
 
 
+@pytest.mark.slow
 def test_simulated_observers_planted_thresholds_are_covered_and_flat_ones_not_estimated():
     """A logistic observer (chance 0.25, lapse 0.03, 10% to 90% of its rise over 40% of the tested
     range) with a planted threshold drawn uniformly between the second and the second-to-last level;

@@ -212,6 +212,7 @@ def test_hard_negatives_share_the_rank_or_the_suit_and_are_absent():
         assert any(n[-1] == code[-1] for n in negatives) and any(n[:-1] == code[:-1] for n in negatives)
 
 
+@pytest.mark.slow
 def test_card_sheet_configs_hold_every_card_once_and_the_preview_draws_them(tmp_path):
     faces_cfg, *backs = sheet_configs(40)
     cfg = load_config(faces_cfg)
